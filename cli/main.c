@@ -1,0 +1,48 @@
+/* jett: dispatches `jett GROUP ...` to the group's entry point. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "jett-config.h"
+
+static const struct {
+    const char *name;
+    cli_group_fn fn;
+    const char *summary;
+} groups[] = {
+    {"profile", cli_profile_main, "dump, pack and replay event captures"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: jett COMMAND [ARGS...]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
+        fprintf(f, "  %-10s %s\n", groups[i].name, groups[i].summary);
+    fprintf(f, "\nRun 'jett COMMAND --help' for a command's options.\n");
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("jett: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return CLI_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage(stderr), CLI_EXIT_USAGE;
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+        return usage(stdout), CLI_EXIT_OK;
+    if (strcmp(argv[1], "--version") == 0)
+        return printf("jett %s\n", JETT_VERSION), CLI_EXIT_OK;
+    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
+        if (strcmp(argv[1], groups[i].name) == 0)
+            return groups[i].fn(argc - 1, argv + 1);
+    return cli_usage_error("unknown command '%s' (try 'jett --help')", argv[1]);
+}
