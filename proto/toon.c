@@ -23,6 +23,7 @@
  * a byte is written, so the writer itself fails only when memory runs out.
  */
 #include "proto/toon.h"
+#include "proto/utf8.h"
 
 #include <inttypes.h>
 #include <locale.h>
@@ -298,46 +299,10 @@ static int toon_fail(struct toon_check *c, const char *fmt, ...)
     return -1;
 }
 
-/* Returns the offset of the first byte that is not well-formed UTF-8
- * (overlongs, surrogates and code points above U+10FFFF included), or
- * `len` when all of s is valid. */
-static size_t toon_utf8_invalid_at(const unsigned char *s, size_t len)
-{
-    size_t i = 0;
-    while (i < len) {
-        unsigned char c = s[i];
-        size_t n;
-        unsigned char lo = 0x80, hi = 0xBF;
-        if (c < 0x80) {
-            i++;
-            continue;
-        } else if (c >= 0xC2 && c <= 0xDF) {
-            n = 1;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            n = 2;
-            lo = c == 0xE0 ? 0xA0 : 0x80;
-            hi = c == 0xED ? 0x9F : 0xBF;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            n = 3;
-            lo = c == 0xF0 ? 0x90 : 0x80;
-            hi = c == 0xF4 ? 0x8F : 0xBF;
-        } else {
-            return i;
-        }
-        if (len - i <= n || s[i + 1] < lo || s[i + 1] > hi)
-            return i;
-        for (size_t k = 2; k <= n; k++)
-            if ((s[i + k] & 0xC0) != 0x80)
-                return i;
-        i += n + 1;
-    }
-    return len;
-}
-
 static int toon_check_utf8(struct toon_check *c, const char *s, size_t len, const char *what)
 {
-    size_t at = toon_utf8_invalid_at((const unsigned char *)s, len);
-    if (at < len)
+    size_t at;
+    if (!utf8_valid(s, len, &at))
         return toon_fail(c, "toon: invalid UTF-8 in %s at byte %zu", what, at);
     return 0;
 }
