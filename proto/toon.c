@@ -73,6 +73,7 @@ struct toon_value {
         struct {
             struct toon_member *members;
             size_t len, cap;
+            size_t nindex; /* members[0..nindex) have array-index keys */
         } obj;
     } as;
 };
@@ -195,12 +196,17 @@ static int64_t toon_array_index(const char *k, size_t len)
  * them.  Any other order could never be written by the reference. */
 static size_t toon_member_slot(const struct toon_value *obj, int64_t index)
 {
-    size_t n = obj->as.obj.len, i = 0;
+    size_t lo = 0, hi = obj->as.obj.nindex;
     if (index < 0)
-        return n;
-    while (i < n && obj->as.obj.members[i].index >= 0 && obj->as.obj.members[i].index <= index)
-        i++;
-    return i;
+        return obj->as.obj.len;
+    while (lo < hi) { /* the first index key above `index` */
+        size_t mid = lo + (hi - lo) / 2;
+        if (obj->as.obj.members[mid].index <= index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 int toon_setn(struct toon_value *obj, const char *key, size_t key_len, struct toon_value *v)
@@ -228,6 +234,7 @@ int toon_setn(struct toon_value *obj, const char *key, size_t key_len, struct to
     memmove(m + at + 1, m + at, (obj->as.obj.len - at) * sizeof *m);
     m[at] = (struct toon_member){k, key_len, index, v};
     obj->as.obj.len++;
+    obj->as.obj.nindex += index >= 0;
     return obj->failed ? -1 : 0;
 }
 
@@ -607,40 +614,52 @@ static double toon_digits_value(const char *d, int ndig, int exp10)
     return strtod(tmp, NULL);
 }
 
+/* Tries p significant digits: the correctly rounded p-digit decimal, or
+ * failing that its neighbour on the other side of x (the rounding interval
+ * of a double can be asymmetric).  Stores the digits that read back as x
+ * in d with x ~ 0.d * 10^*exp10 and returns p, or returns 0.  Some p-digit
+ * decimal reads back exactly when one of these two does, so the answer is
+ * monotonic in p. */
+static int toon_try_digits(double x, int p, char d[20], int *exp10)
+{
+    char tmp[40], alt[20];
+    snprintf(tmp, sizeof tmp, "%.*e", p - 1, x); /* D[.DDD]e[+-]XX */
+    int n = 0;
+    for (const char *s = tmp; *s != 'e'; s++)
+        if (*s != '.')
+            d[n++] = *s;
+    *exp10 = atoi(strchr(tmp, 'e') + 1) + 1;
+    double back = toon_digits_value(d, n, *exp10);
+    if (back == x)
+        return n;
+    int alt_exp = *exp10;
+    memcpy(alt, d, (size_t)n);
+    if (back < x)
+        toon_digits_up(alt, n, &alt_exp);
+    else if (!toon_digits_down(alt, n))
+        return 0;
+    if (toon_digits_value(alt, n, alt_exp) != x)
+        return 0;
+    memcpy(d, alt, (size_t)n);
+    *exp10 = alt_exp;
+    return n;
+}
+
 /* Finds the shortest digit string that reads back as x (x finite, > 0),
- * picking the closest such string, as ECMAScript Number::toString does.
- * Stores the digits in d (no trailing zeros) with x ~ 0.d * 10^*exp10 and
- * returns their count.  Expects the C locale to be in effect. */
+ * picking the closest such string, as ECMAScript Number::toString does:
+ * a binary search over 1..17 digits (17 always read back).  Returns the
+ * digit count; d and *exp10 as toon_try_digits.  Expects the C locale. */
 static int toon_shortest(double x, char d[20], int *exp10)
 {
-    char tmp[40];
-    for (int p = 1; p <= 17; p++) {
-        snprintf(tmp, sizeof tmp, "%.*e", p - 1, x);
-        /* tmp = D[.DDD]e[+-]XX */
-        int n = 0;
-        for (const char *s = tmp; *s != 'e'; s++)
-            if (*s != '.')
-                d[n++] = *s;
-        *exp10 = atoi(strchr(tmp, 'e') + 1) + 1;
-        double back = toon_digits_value(d, n, *exp10);
-        if (back == x)
-            return n;
-        /* The correctly rounded candidate missed; its neighbour on the
-         * other side of x may still round-trip (an asymmetric interval). */
-        char alt[20];
-        int alt_exp = *exp10;
-        memcpy(alt, d, (size_t)n);
-        if (back < x)
-            toon_digits_up(alt, n, &alt_exp);
-        else if (!toon_digits_down(alt, n))
-            continue;
-        if (toon_digits_value(alt, n, alt_exp) == x) {
-            memcpy(d, alt, (size_t)n);
-            *exp10 = alt_exp;
-            return n;
-        }
+    int lo = 1, hi = 17;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (toon_try_digits(x, mid, d, exp10) > 0)
+            hi = mid;
+        else
+            lo = mid + 1;
     }
-    return 0; /* unreachable: 17 digits always round-trip */
+    return toon_try_digits(x, lo, d, exp10);
 }
 
 /* Lays out k significant digits d of value 0.d * 10^n as ECMAScript's

@@ -274,6 +274,18 @@ static struct toon_value *row2(const char *k1, struct toon_value *v1, const char
     return o;
 }
 
+/* Array-index keys go first, ascending, as a JavaScript object lists them. */
+START_TEST(index_keys_first)
+{
+    static const char *const keys[] = {"b", "10", "a", "2", "02", "4294967295", "4294967294", "-1"};
+    struct toon_value *o = toon_object();
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        toon_set(o, keys[i], toon_int((int64_t)i));
+    expect(o, "\"2\": 3\n\"10\": 1\n\"4294967294\": 6\nb: 0\na: 2\n\"02\": 4\n"
+              "\"4294967295\": 5\n\"-1\": 7");
+}
+END_TEST
+
 START_TEST(tabular_and_groups)
 {
     struct toon_value *a = toon_array();
@@ -446,6 +458,7 @@ Suite *toon_suite(void)
     tcase_add_test(tc, numbers);
     tcase_add_test(tc, numbers_ignore_locale);
     tcase_add_test(tc, objects_and_empties);
+    tcase_add_test(tc, index_keys_first);
     tcase_add_test(tc, tabular_and_groups);
     tcase_add_test(tc, keyed_objects);
     tcase_add_test(tc, list_items);
