@@ -6,12 +6,17 @@
  *
  *   root       primitive | array | keyed object | object fields
  *   field      key ": " primitive | array | keyed object | key ":" fields
+ *   header     [key] "[" N [":"] [DELIM] "]" ["{" fields "}"] ":"
  *   array      "[]" or "key: []"                     (empty)
  *              header " " v1 DELIM v2 ...            (all primitives)
- *              header "{" fields "}" ":" rows        (tabular)
- *              header ":" "- " items                 (anything else)
- *   keyed      key "[" N ":" "]{" fields "}:" then "entry: cells" lines,
- *              for an object of >= 2 non-empty objects of one tabular shape
+ *              header{fields}, one row a line        (tabular)
+ *              header, then "- " items a level down  (anything else)
+ *   keyed      key[N:]{fields}, then "entry: cells" lines, for an object
+ *              of >= 2 non-empty objects of one tabular shape
+ *   item       "- " primitive | "- " inline array | "- [N]:" items |
+ *              "-" (empty object) | "- " first field, the rest a level
+ *              down (a tabular or keyed first field keeps its rows two
+ *              levels down)
  *
  * A tabular field is a primitive column or a nested field group
  * `name{a,b}` when every row holds a non-empty object of one tabular shape
