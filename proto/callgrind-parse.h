@@ -12,8 +12,8 @@ struct cg_idmap {
 };
 
 /*
- * Parser state.  Per part: position bases, the current object/file/function,
- * the cob/cfi overrides (resolved when cfn= is read, cleared after a call's
+ * Parser state.  Per part: position bases (the last self-cost line), the current
+ * object/file/function, the cob/cfi overrides (resolved when cfn= is read, cleared after a call's
  * cost line), the resolved callee (valid until the next fn= or part) and a
  * pending call (calls= read, its cost line expected next).  The ID
  * dictionaries survive parts.
@@ -27,7 +27,7 @@ struct cg_parser {
     uint64_t part_line;
     bool in_body;
     uint64_t base[3];
-    uint32_t ctx[3];
+    uint32_t ctx[CG_CTX_COUNT];
     uint32_t ov_ob, ov_fl;
     uint32_t callee[3];
     bool has_callee;

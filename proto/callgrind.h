@@ -101,8 +101,10 @@ struct cg_header {
 enum cg_record_kind { CG_COST, CG_CALL };
 
 /*
- * A resolved record.  Names index model->names[namespace]; ob and fl may be
- * CG_NONE, fn never is.  values indexes model->values:
+ * A resolved record.  Names index model->names[namespace]; ob, fl and fn_fl
+ * may be CG_NONE, fn never is.  fl is the file of the costs (fl=, fi=, fe=);
+ * fn_fl the file in effect when fn= was read, which with ob and fn names the
+ * function (as callgrind_annotate keys it).  values indexes model->values:
  *   cost: positions[npos], costs[nevents]
  *   call: target[npos], positions[npos], inclusive costs[nevents]
  * Omitted trailing costs are stored as zeros.
@@ -113,7 +115,11 @@ struct cg_record {
     uint32_t cob, cfl, cfn; /* callee, calls only (CG_NONE otherwise) */
     uint64_t count;         /* call count, calls only */
     size_t values;
+    uint32_t fn_fl;
 };
+
+/* Caller context as the builder takes it. */
+enum { CG_CTX_OB, CG_CTX_FL, CG_CTX_FN, CG_CTX_FN_FL, CG_CTX_COUNT };
 
 /*
  * A part: headers in order (totals included wherever it was declared; the
@@ -185,13 +191,15 @@ int cg_model_end_part(struct cg_model *m, struct cg_error *err);
 /* Interns a name (trimmed, nonempty, valid UTF-8) in a namespace. */
 int cg_model_name(struct cg_model *m, enum cg_ns ns, const char *s, size_t len, uint32_t *id,
                   struct cg_error *err);
-/* Appends a cost record (ncosts <= nevents; the rest are zero). */
-int cg_model_add_cost(struct cg_model *m, const uint32_t ctx[3], const uint64_t *pos,
+/* Appends a cost record (ncosts <= nevents; the rest are zero); ctx is
+ * indexed by CG_CTX_*. */
+int cg_model_add_cost(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT], const uint64_t *pos,
                       const uint64_t *costs, size_t ncosts, struct cg_error *err);
 /* Appends a call record; callee[3] = object, file, function. */
-int cg_model_add_call(struct cg_model *m, const uint32_t ctx[3], const uint32_t callee[3],
-                      uint64_t count, const uint64_t *target, const uint64_t *pos,
-                      const uint64_t *costs, size_t ncosts, struct cg_error *err);
+int cg_model_add_call(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT],
+                      const uint32_t callee[3], uint64_t count, const uint64_t *target,
+                      const uint64_t *pos, const uint64_t *costs, size_t ncosts,
+                      struct cg_error *err);
 
 /* Event name j of a part, and the values of a record. */
 const struct cg_str *cg_part_event(const struct cg_model *m, const struct cg_part *p, size_t j);

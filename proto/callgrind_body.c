@@ -16,7 +16,7 @@ static const enum cg_ns directive_ns[D_CALLS] = {
 void cg_body_reset(struct cg_parser *ps)
 {
     memset(ps->base, 0, sizeof ps->base);
-    ps->ctx[0] = ps->ctx[1] = ps->ctx[2] = CG_NONE;
+    ps->ctx[0] = ps->ctx[1] = ps->ctx[2] = ps->ctx[3] = CG_NONE;
     ps->ov_ob = ps->ov_fl = CG_NONE;
     ps->has_callee = false;
     ps->pending = false;
@@ -82,7 +82,8 @@ static int apply_spec(struct cg_parser *ps, enum directive d, uint32_t name)
         ps->ctx[1] = name;
         break;
     case D_FN:
-        ps->ctx[2] = name;
+        ps->ctx[CG_CTX_FN] = name;
+        ps->ctx[CG_CTX_FN_FL] = ps->ctx[CG_CTX_FL];
         ps->has_callee = false;
         break;
     case D_COB:
@@ -214,7 +215,8 @@ int cg_body_directive(struct cg_parser *ps, const char *key, size_t klen, const 
     return apply_spec(ps, (enum directive)d, name);
 }
 
-/* cost line -> positions (Space+ number)*; costs at most one per event */
+/* cost line -> positions (Space+ number)*; costs at most one per event.
+ * After calls= it is the call's cost line (source position, inclusive costs). */
 int cg_body_cost(struct cg_parser *ps, const char *s, size_t len)
 {
     const struct cg_part *p = cg_model_part(ps->m);
@@ -237,8 +239,11 @@ int cg_body_cost(struct cg_parser *ps, const char *s, size_t len)
                          : cg_model_add_cost(ps->m, ps->ctx, ps->pos, ps->costs, ncosts, ps->err);
     if (rc < 0)
         return cg_parser_here(ps);
-    memcpy(ps->base, ps->pos, sizeof ps->base);
+    /* Only self-cost lines move the bases: valgrind writes a call's source
+     * position, like its target, relative to the last self-cost line. */
     if (ps->pending)
         ps->pending = false, ps->ov_ob = ps->ov_fl = CG_NONE;
+    else
+        memcpy(ps->base, ps->pos, sizeof ps->base);
     return 0;
 }

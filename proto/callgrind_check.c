@@ -40,7 +40,7 @@ static int record_check(const struct cg_model *m, const struct cg_part *p,
     if ((r->kind != CG_COST && !call) || !range_ok(r->values, width, m->nvalues))
         return cg_fail(err, CG_SYNTAX, 0, "model: bad record kind or values");
     if (!name_ok(m, CG_NS_OBJECT, r->ob, true) || !name_ok(m, CG_NS_FILE, r->fl, true) ||
-        !name_ok(m, CG_NS_FUNCTION, r->fn, false))
+        !name_ok(m, CG_NS_FUNCTION, r->fn, false) || !name_ok(m, CG_NS_FILE, r->fn_fl, true))
         return cg_fail(err, CG_SYNTAX, 0, "model: record names an undefined name");
     if (call && (!name_ok(m, CG_NS_OBJECT, r->cob, true) || !name_ok(m, CG_NS_FILE, r->cfl, true) ||
                  !name_ok(m, CG_NS_FUNCTION, r->cfn, false)))

@@ -81,7 +81,7 @@ static bool record_eq(struct eq *e, const struct cg_part *p, const struct cg_rec
     if (x->kind != y->kind || x->count != y->count)
         return false;
     if (!name_eq(e, CG_NS_OBJECT, x->ob, y->ob) || !name_eq(e, CG_NS_FILE, x->fl, y->fl) ||
-        !name_eq(e, CG_NS_FUNCTION, x->fn, y->fn))
+        !name_eq(e, CG_NS_FUNCTION, x->fn, y->fn) || !name_eq(e, CG_NS_FILE, x->fn_fl, y->fn_fl))
         return false;
     if (x->kind == CG_CALL &&
         (!name_eq(e, CG_NS_OBJECT, x->cob, y->cob) || !name_eq(e, CG_NS_FILE, x->cfl, y->cfl) ||

@@ -11,7 +11,7 @@ struct norm {
     struct cg_error *err;
     uint32_t *fresh[CG_NS_COUNT];
     uint32_t next[CG_NS_COUNT];
-    uint32_t ctx[3];
+    uint32_t ctx[CG_CTX_COUNT];
 };
 
 /* Room for a line with `names` bytes of names and `nums` numbers. */
@@ -117,32 +117,33 @@ static int put_cost_line(struct norm *n, const struct cg_part *p, const uint64_t
     return cg_out_eol(&n->o, n->err);
 }
 
-/* ob=/fl=/fn= lines that make the text's context the record's.  A file
- * change inside the same function and object is written as fi=, as valgrind
- * does for inlined code, so that callgrind_annotate groups it the same way. */
+/* Makes the text's current object or file `want` with spec=. */
+static int set_ctx(struct norm *n, int k, const char *spec, uint32_t want)
+{
+    if (want == n->ctx[k])
+        return 0;
+    if (want == CG_NONE)
+        return cg_fail(n->err, CG_SYNTAX, 0, "record unsets the %s of earlier records",
+                       k == CG_CTX_OB ? "object" : "file");
+    n->ctx[k] = want;
+    return put_name(n, spec, k == CG_CTX_OB ? CG_NS_OBJECT : CG_NS_FILE, want);
+}
+
+/* Lines that make the text's context the record's: for a new function
+ * ob=, fl= (its own file) and fn=, as valgrind writes them; then fi= when
+ * the costs lie in another file, so that callgrind_annotate keys and groups
+ * every record as it does for the original. */
 static int put_context(struct norm *n, const struct cg_record *r)
 {
-    static const char *const spec[3] = {"ob", "fl", "fn"};
-    const uint32_t want[3] = {r->ob, r->fl, r->fn};
-    if (want[0] == n->ctx[0] && want[2] == n->ctx[2]) {
-        if (want[1] == n->ctx[1])
-            return 0;
-        if (want[1] == CG_NONE)
-            return cg_fail(n->err, CG_SYNTAX, 0, "record unsets the file of earlier records");
-        n->ctx[1] = want[1];
-        return put_name(n, "fi", CG_NS_FILE, want[1]);
-    }
-    for (int k = 0; k < 3; k++) {
-        if (want[k] == n->ctx[k] && k < 2)
-            continue;
-        if (want[k] == CG_NONE)
-            return cg_fail(n->err, CG_SYNTAX, 0, "record unsets the %s of earlier records",
-                           k == 0 ? "object" : "file");
-        if (put_name(n, spec[k], (enum cg_ns)k, want[k]) < 0)
+    if (r->fn != n->ctx[CG_CTX_FN] || r->fn_fl != n->ctx[CG_CTX_FN_FL]) {
+        if (set_ctx(n, CG_CTX_OB, "ob", r->ob) < 0 || set_ctx(n, CG_CTX_FL, "fl", r->fn_fl) < 0 ||
+            put_name(n, "fn", CG_NS_FUNCTION, r->fn) < 0)
             return -1;
-        n->ctx[k] = want[k];
+        n->ctx[CG_CTX_FN] = r->fn, n->ctx[CG_CTX_FN_FL] = r->fn_fl;
+    } else if (set_ctx(n, CG_CTX_OB, "ob", r->ob) < 0) { /* ob= alone keeps the function */
+        return -1;
     }
-    return 0;
+    return set_ctx(n, CG_CTX_FL, "fi", r->fl);
 }
 
 /* [cob=] [cfi=] cfn= calls= and the call's cost line. */
@@ -177,7 +178,7 @@ static int put_part(struct norm *n, size_t i)
     const struct cg_part *p = &m->parts[i];
     if (put_headers(n, i) < 0)
         return -1;
-    n->ctx[0] = n->ctx[1] = n->ctx[2] = CG_NONE;
+    n->ctx[0] = n->ctx[1] = n->ctx[2] = n->ctx[3] = CG_NONE;
     for (size_t k = 0; k < p->nrecords; k++) {
         const struct cg_record *r = &m->records[p->first_record + k];
         const uint64_t *v = m->values + r->values;

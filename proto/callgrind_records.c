@@ -11,7 +11,9 @@ static size_t name_units(const struct cg_model *m, enum cg_ns ns, uint32_t id, b
     return id < m->nnames[ns] ? m->names[ns][id].units : SIZE_MAX;
 }
 
-/* Units of the names of an (object, file, function) triple, or SIZE_MAX. */
+/* Units of the names of an (object, file, function) triple, or SIZE_MAX.
+ * The function's own file is checked but not charged (DESIGN 11 counts the
+ * object, file and function of a record). */
 static size_t triple_units(const struct cg_model *m, const uint32_t t[3])
 {
     size_t a = name_units(m, CG_NS_OBJECT, t[0], true);
@@ -57,15 +59,25 @@ static void push_costs(struct cg_model *m, const struct cg_part *p, const uint64
     m->nvalues += p->nevents;
 }
 
-int cg_model_add_cost(struct cg_model *m, const uint32_t ctx[3], const uint64_t *pos,
+int cg_model_add_cost(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT], const uint64_t *pos,
                       const uint64_t *costs, size_t ncosts, struct cg_error *err)
 {
     struct cg_part *p = cg_model_part(m);
     size_t columns = p ? p->npos + p->nevents : 0;
-    if (record_admit(m, triple_units(m, ctx), columns, ncosts, err) < 0)
+    size_t units = triple_units(m, ctx);
+    if (name_units(m, CG_NS_FILE, ctx[CG_CTX_FN_FL], true) == SIZE_MAX)
+        units = SIZE_MAX;
+    if (record_admit(m, units, columns, ncosts, err) < 0)
         return -1;
-    m->records[m->nrecords++] = (struct cg_record){CG_COST, ctx[0],  ctx[1], ctx[2],    CG_NONE,
-                                                   CG_NONE, CG_NONE, 0,      m->nvalues};
+    m->records[m->nrecords++] = (struct cg_record){.kind = CG_COST,
+                                                   .ob = ctx[CG_CTX_OB],
+                                                   .fl = ctx[CG_CTX_FL],
+                                                   .fn = ctx[CG_CTX_FN],
+                                                   .cob = CG_NONE,
+                                                   .cfl = CG_NONE,
+                                                   .cfn = CG_NONE,
+                                                   .values = m->nvalues,
+                                                   .fn_fl = ctx[CG_CTX_FN_FL]};
     memcpy(m->values + m->nvalues, pos, p->npos * sizeof *pos);
     m->nvalues += p->npos;
     push_costs(m, p, costs, ncosts);
@@ -73,18 +85,29 @@ int cg_model_add_cost(struct cg_model *m, const uint32_t ctx[3], const uint64_t 
     return 0;
 }
 
-int cg_model_add_call(struct cg_model *m, const uint32_t ctx[3], const uint32_t callee[3],
-                      uint64_t count, const uint64_t *target, const uint64_t *pos,
-                      const uint64_t *costs, size_t ncosts, struct cg_error *err)
+int cg_model_add_call(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT],
+                      const uint32_t callee[3], uint64_t count, const uint64_t *target,
+                      const uint64_t *pos, const uint64_t *costs, size_t ncosts,
+                      struct cg_error *err)
 {
     struct cg_part *p = cg_model_part(m);
     size_t columns = p ? 1 + 2 * p->npos + p->nevents : 0;
     size_t a = triple_units(m, ctx), b = triple_units(m, callee);
+    if (name_units(m, CG_NS_FILE, ctx[CG_CTX_FN_FL], true) == SIZE_MAX)
+        a = SIZE_MAX;
     size_t units = a == SIZE_MAX || b == SIZE_MAX ? SIZE_MAX : a + b;
     if (record_admit(m, units, columns, ncosts, err) < 0)
         return -1;
-    m->records[m->nrecords++] = (struct cg_record){
-        CG_CALL, ctx[0], ctx[1], ctx[2], callee[0], callee[1], callee[2], count, m->nvalues};
+    m->records[m->nrecords++] = (struct cg_record){.kind = CG_CALL,
+                                                   .ob = ctx[CG_CTX_OB],
+                                                   .fl = ctx[CG_CTX_FL],
+                                                   .fn = ctx[CG_CTX_FN],
+                                                   .cob = callee[0],
+                                                   .cfl = callee[1],
+                                                   .cfn = callee[2],
+                                                   .count = count,
+                                                   .values = m->nvalues,
+                                                   .fn_fl = ctx[CG_CTX_FN_FL]};
     memcpy(m->values + m->nvalues, target, p->npos * sizeof *target);
     memcpy(m->values + m->nvalues + p->npos, pos, p->npos * sizeof *pos);
     m->nvalues += 2 * p->npos;

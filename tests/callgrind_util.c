@@ -65,8 +65,9 @@ char *cgt_render(const struct cg_model *m)
             const struct cg_record *r = &m->records[p->first_record + k];
             const uint64_t *v = m->values + r->values;
             cat(&s, &len, "%s %s %s %s", r->kind == CG_CALL ? "call" : "cost",
-                nm(m, CG_NS_OBJECT, r->ob), nm(m, CG_NS_FILE, r->fl),
-                nm(m, CG_NS_FUNCTION, r->fn));
+                nm(m, CG_NS_OBJECT, r->ob), nm(m, CG_NS_FILE, r->fl), nm(m, CG_NS_FUNCTION, r->fn));
+            if (r->fn_fl != r->fl)
+                cat(&s, &len, "[%s]", nm(m, CG_NS_FILE, r->fn_fl));
             if (r->kind == CG_CALL) {
                 cat(&s, &len, " -> %s %s %s x%llu @", nm(m, CG_NS_OBJECT, r->cob),
                     nm(m, CG_NS_FILE, r->cfl), nm(m, CG_NS_FUNCTION, r->cfn),
@@ -91,8 +92,8 @@ void cgt_round_trip(const struct cg_model *m)
     struct cg_error err;
     ck_assert_msg(cg_normalize(m, &a, &alen, &err) == 0, "normalize: %s", err.message);
     struct cg_model *m2 = cg_parse(a, alen, NULL, &err);
-    ck_assert_msg(m2 != NULL, "normalized text rejected at %llu: %s",
-                  (unsigned long long)err.line, err.message);
+    ck_assert_msg(m2 != NULL, "normalized text rejected at %llu: %s", (unsigned long long)err.line,
+                  err.message);
     ck_assert_msg(cg_model_equal(m, m2, why, sizeof why), "round trip differs: %s", why);
     ck_assert_int_eq(cg_normalize(m2, &b, &blen, &err), 0);
     ck_assert_msg(alen == blen && memcmp(a, b, alen) == 0, "normalize is not a fixed point");
@@ -126,25 +127,20 @@ char *cgt_slurp(const char *path, size_t *len)
     return b;
 }
 
-static const char *rooted(const char *var, const char *rel, char buf[2][4096], int *turn)
+static char *rooted(const char *var, const char *rel, char buf[CGT_PATH])
 {
     const char *root = getenv(var);
     ck_assert_msg(root != NULL, "%s is not set", var);
-    char *b = buf[(*turn)++ & 1];
-    snprintf(b, 4096, "%s/%s", root, rel);
-    return b;
+    ck_assert_int_lt(snprintf(buf, CGT_PATH, "%s/%s", root, rel), CGT_PATH);
+    return buf;
 }
 
-const char *cgt_src(const char *rel)
+char *cgt_src(char buf[CGT_PATH], const char *rel)
 {
-    static char buf[2][4096];
-    static int turn;
-    return rooted("JETT_SOURCE_ROOT", rel, buf, &turn);
+    return rooted("JETT_SOURCE_ROOT", rel, buf);
 }
 
-const char *cgt_build(const char *rel)
+char *cgt_build(char buf[CGT_PATH], const char *rel)
 {
-    static char buf[2][4096];
-    static int turn;
-    return rooted("JETT_BUILD_ROOT", rel, buf, &turn);
+    return rooted("JETT_BUILD_ROOT", rel, buf);
 }

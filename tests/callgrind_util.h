@@ -22,7 +22,8 @@ void cgt_parse_err(const char *text, size_t len, enum cg_status kind, uint64_t l
 /* One line per record of every part, written independently of the code
  * under test: "cost OB FL FN | pos.. | costs.." or
  * "call OB FL FN -> COB CFL CFN xCOUNT @target.. | pos.. | costs..";
- * an unset name is "-".  Caller frees. */
+ * FN is followed by [FILE] when the function's own file (in effect at its
+ * fn= line) is not FL; an unset name is "-".  Caller frees. */
 char *cgt_render(const struct cg_model *m);
 /* parse(normalize(m)) equals m, and normalizing that again is identical. */
 void cgt_round_trip(const struct cg_model *m);
@@ -30,8 +31,9 @@ void cgt_round_trip(const struct cg_model *m);
 void cgt_expect_records(const char *text, const char *expected);
 /* Reads a whole file (test data); NULL if absent. */
 char *cgt_slurp(const char *path, size_t *len);
-/* $JETT_SOURCE_ROOT/rel, $JETT_BUILD_ROOT/rel (static buffers, 2 each). */
-const char *cgt_src(const char *rel);
-const char *cgt_build(const char *rel);
+/* $JETT_SOURCE_ROOT/rel and $JETT_BUILD_ROOT/rel, written into buf. */
+#define CGT_PATH 4096
+char *cgt_src(char buf[CGT_PATH], const char *rel);
+char *cgt_build(char buf[CGT_PATH], const char *rel);
 
 #endif

@@ -67,11 +67,34 @@ START_TEST(position_specs_and_calls)
                        "calls=3 20\n16 400\nfi=inl.h\n17 5\nfe=a.c\n18 6\n",
                        "cost o a.c main | 16 | 20\n"
                        "call o a.c main -> lib b.c g x3 @20 | 16 | 400\n"
-                       "cost o inl.h main | 17 | 5\n"
+                       "cost o inl.h main[a.c] | 17 | 5\n"
                        "cost o a.c main | 18 | 6\n");
     /* cfl= is the historic spelling of cfi= */
     cgt_expect_records("events: A\nfl=a.c\nfn=main\ncfl=b.c\ncfn=g\ncalls=1 2\n3 4\n",
                        "call - a.c main -> - b.c g x1 @2 | 3 | 4\n");
+}
+END_TEST
+
+/* A function is named with the file in effect at its fn= line; fi=/fe=/fl=
+ * after it move the costs, not the function; the normal form writes fl=
+ * before fn= and fi= for costs elsewhere, as valgrind does. */
+START_TEST(function_file_is_the_file_at_fn)
+{
+    const char *in = "events: A\nob=o\nfl=crti.S\nfn=f\nfi=crtn.S\n10 1\nfl=x.c\n11 1\n"
+                     "fn=g\n12 1\n";
+    cgt_expect_records(in, "cost o crtn.S f[crti.S] | 10 | 1\n"
+                           "cost o x.c f[crti.S] | 11 | 1\n"
+                           "cost o x.c g | 12 | 1\n");
+    struct cg_model *m = cgt_parse_ok(in);
+    char *out;
+    size_t len;
+    struct cg_error err;
+    ck_assert_int_eq(cg_normalize(m, &out, &len, &err), 0);
+    ck_assert_str_eq(out, "# callgrind format\npart: 1\nevents: A\n"
+                          "ob=(1) o\nfl=(1) crti.S\nfn=(1) f\nfi=(2) crtn.S\n10 1\n"
+                          "fi=(3) x.c\n11 1\nfn=(2) g\n12 1\n");
+    free(out);
+    cg_model_free(m);
 }
 END_TEST
 
@@ -96,11 +119,11 @@ START_TEST(file_aliases_share_ids)
 {
     cgt_expect_records("events: A\nfl=(1) a.c\nfn=f\nfi=(2) b.h\n1 1\nfe=(1)\n2 2\nfi=(2)\n3 3\n"
                        "cfl=(2)\ncfn=g\ncalls=1 1\n4 4\ncfi=(1)\ncfn=h\ncalls=1 1\n5 5\n",
-                       "cost - b.h f | 1 | 1\n"
+                       "cost - b.h f[a.c] | 1 | 1\n"
                        "cost - a.c f | 2 | 2\n"
-                       "cost - b.h f | 3 | 3\n"
-                       "call - b.h f -> - b.h g x1 @1 | 4 | 4\n"
-                       "call - b.h f -> - a.c h x1 @1 | 5 | 5\n");
+                       "cost - b.h f[a.c] | 3 | 3\n"
+                       "call - b.h f[a.c] -> - b.h g x1 @1 | 4 | 4\n"
+                       "call - b.h f[a.c] -> - a.c h x1 @1 | 5 | 5\n");
 }
 END_TEST
 
@@ -152,14 +175,18 @@ START_TEST(bases_reset_per_part)
 }
 END_TEST
 
-START_TEST(call_targets_use_bases_without_moving_them)
+/* A call's target and source positions are read against the bases of the
+ * last self-cost line and move neither (as valgrind writes them). */
+START_TEST(call_positions_use_bases_without_moving_them)
 {
     cgt_expect_records("events: A\nfn=f\n10 1\ncfn=g\ncalls=2 +5\n* 3\n+1 1\n"
-                       "calls=1 -10\n+2 4\n",
+                       "calls=1 -10\n+2 4\ncalls=1 50\n40 5\n+1 1\n",
                        "cost - - f | 10 | 1\n"
                        "call - - f -> - - g x2 @15 | 10 | 3\n"
                        "cost - - f | 11 | 1\n"
-                       "call - - f -> - - g x1 @1 | 13 | 4\n");
+                       "call - - f -> - - g x1 @1 | 13 | 4\n"
+                       "call - - f -> - - g x1 @50 | 40 | 5\n"
+                       "cost - - f | 12 | 1\n");
 }
 END_TEST
 
@@ -207,10 +234,16 @@ START_TEST(headers_ordered_and_typed)
         "version: 1\ncreator: me\npid: 0x10\ncmd:  ./a b \nthread: 2\npart: 3\n"
         "desc: I1 cache: 32\nevent: Sum = A + B : total\nevents: A B\nsummary: 5 0x6\n");
     static const char *const want[][2] = {
-        {"version", "1"}, {"creator", "me"},     {"pid", "16"},
-        {"cmd", "./a b"}, {"thread", "2"},       {"part", "3"},
-        {"desc", "I1 cache: 32"}, {"event", "Sum = A + B : total"},
-        {"events", "A B"}, {"summary", "5 6"},
+        {"version", "1"},
+        {"creator", "me"},
+        {"pid", "16"},
+        {"cmd", "./a b"},
+        {"thread", "2"},
+        {"part", "3"},
+        {"desc", "I1 cache: 32"},
+        {"event", "Sum = A + B : total"},
+        {"events", "A B"},
+        {"summary", "5 6"},
     };
     ck_assert_uint_eq(m->nheaders, 10);
     for (size_t i = 0; i < 10; i++) {
@@ -339,8 +372,8 @@ START_TEST(callee_reused_until_fn_or_part)
                        "call - - f -> - - g x2 @2 | 2 | 2\n");
     ERR("events: A\nfn=f\ncfn=g\ncalls=1 1\n1 1\nfn=h\ncalls=1 1\n1 1\n", CG_SYNTAX, 7,
         "without a 'cfn='");
-    ERR("events: A\nfn=f\ncfn=g\ncalls=1 1\n1 1\nevents: A\nfn=f\ncalls=1 1\n1 1\n", CG_SYNTAX,
-        8, "without a 'cfn='");
+    ERR("events: A\nfn=f\ncfn=g\ncalls=1 1\n1 1\nevents: A\nfn=f\ncalls=1 1\n1 1\n", CG_SYNTAX, 8,
+        "without a 'cfn='");
 }
 END_TEST
 
@@ -354,7 +387,7 @@ START_TEST(overrides_resolved_at_cfn)
                        "call o a f -> o a h x1 @3 | 3 | 3\n");
     /* without overrides the callee takes the caller's object and current file */
     cgt_expect_records("events: A\nob=o\nfl=a\nfn=f\nfi=i\ncfn=g\ncalls=1 1\n1 1\n",
-                       "call o i f -> o i g x1 @1 | 1 | 1\n");
+                       "call o i f[a] -> o i g x1 @1 | 1 | 1\n");
     /* an empty override is cancelled */
     cgt_expect_records("events: A\nfl=a\nfn=f\ncfi=b\ncfi=\ncfn=g\ncalls=1 1\n1 1\n",
                        "call - a f -> - a g x1 @1 | 1 | 1\n");
@@ -386,7 +419,7 @@ START_TEST(outer_whitespace_trimmed)
 {
     cgt_expect_records("  events:\tA  \r\n\tfn= (1)  main x \r\n fl=  a b\t\r\n 1\t 2 \r\n"
                        "fn=(1)\r\n3 4\r\n",
-                       "cost - a b main x | 1 | 2\n"
+                       "cost - a b main x[-] | 1 | 2\n"
                        "cost - a b main x | 3 | 4\n");
     ERR("events: A\nfn=   \n", CG_SYNTAX, 2, "empty name");
     ERR("events: A\nfn=(3\n", CG_SYNTAX, 2, "')'");
@@ -438,8 +471,8 @@ START_TEST(utf8_names_and_errors)
 {
     cgt_expect_records("events: A\nfn=caf\xc3\xa9 \xf0\x9f\x98\x80\n1 1\n",
                        "cost - - caf\xc3\xa9 \xf0\x9f\x98\x80 | 1 | 1\n");
-    ERR("events: A\nfn=\xc3\n", CG_SYNTAX, 2, "UTF-8");            /* truncated mid-line */
-    ERR("events: A\nfn=a\xc3", CG_SYNTAX, 2, "truncated");         /* truncated at the end */
+    ERR("events: A\nfn=\xc3\n", CG_SYNTAX, 2, "UTF-8");             /* truncated mid-line */
+    ERR("events: A\nfn=a\xc3", CG_SYNTAX, 2, "truncated");          /* truncated at the end */
     ERR("events: A\n\nfn=\xc0\xaf\n", CG_SYNTAX, 3, "UTF-8");       /* overlong */
     ERR("events: A\nfn=\xed\xa0\x80\n", CG_SYNTAX, 2, "UTF-8");     /* surrogate */
     ERR("events: A\nfn=\xf4\x90\x80\x80\n", CG_SYNTAX, 2, "UTF-8"); /* above U+10FFFF */
@@ -474,8 +507,8 @@ END_TEST
 
 START_TEST(unreferenced_declarations_dropped)
 {
-    struct cg_model *m =
-        cgt_parse_ok("events: A\nfn=(1) never_costed\nfl=(4) unused.c\nfl=(2) a.c\nfn=(2) f\n1 1\n");
+    struct cg_model *m = cgt_parse_ok(
+        "events: A\nfn=(1) never_costed\nfl=(4) unused.c\nfl=(2) a.c\nfn=(2) f\n1 1\n");
     char *out;
     size_t len;
     struct cg_error err;
@@ -499,7 +532,7 @@ START_TEST(builder_round_trip)
     ck_assert_int_eq(cg_model_name(m, CG_NS_FUNCTION, "main", 4, &fn, &err), 0);
     ck_assert_int_eq(cg_model_name(m, CG_NS_FUNCTION, "(1) odd name", 12, &g, &err), 0);
     ck_assert_int_eq(cg_model_name(m, CG_NS_FILE, "app.jett", 8, &fl, &err), 0);
-    const uint32_t ctx[3] = {CG_NONE, fl, fn}, callee[3] = {CG_NONE, fl, g};
+    const uint32_t ctx[CG_CTX_COUNT] = {CG_NONE, fl, fn, fl}, callee[3] = {CG_NONE, fl, g};
     const uint64_t pos[1] = {3}, target[1] = {9}, costs[1] = {5};
     ck_assert_int_eq(cg_model_add_cost(m, ctx, pos, costs, 1, &err), 0);
     ck_assert_int_eq(cg_model_add_call(m, ctx, callee, 2, target, pos, costs, 1, &err), 0);
@@ -529,6 +562,7 @@ Suite *callgrind_suite(void)
     tcase_add_test(t, position_subsets_in_order);
     tcase_add_test(t, events_unique_and_ordered);
     tcase_add_test(t, position_specs_and_calls);
+    tcase_add_test(t, function_file_is_the_file_at_fn);
     tcase_add_test(t, separate_id_namespaces);
     tcase_add_test(t, fn_and_cfn_share_ids);
     tcase_add_test(t, file_aliases_share_ids);
@@ -536,7 +570,7 @@ Suite *callgrind_suite(void)
     tcase_add_test(t, decimal_and_hex_numbers);
     tcase_add_test(t, relative_positions);
     tcase_add_test(t, bases_reset_per_part);
-    tcase_add_test(t, call_targets_use_bases_without_moving_them);
+    tcase_add_test(t, call_positions_use_bases_without_moving_them);
     tcase_add_test(t, negative_and_overflowing_positions);
     tcase_add_test(t, omitted_and_extra_costs);
     tcase_add_test(t, call_count_is_separate);

@@ -307,9 +307,10 @@ START_TEST(normalize_line_limit)
 END_TEST
 
 /* Writes n bytes (pattern c, with `head` at the start) to a fresh file. */
-static const char *write_file(const char *name, const char *head, char c, size_t n)
+static const char *write_file(char path[CGT_PATH], const char *name, const char *head, char c,
+                              size_t n)
 {
-    const char *path = cgt_build(name);
+    cgt_build(path, name);
     FILE *f = fopen(path, "wb");
     ck_assert_ptr_nonnull(f);
     size_t h = strlen(head);
@@ -325,13 +326,14 @@ START_TEST(file_size_limit)
     char *buf;
     size_t len;
     struct cg_error err;
-    const char *path = write_file("tests/cg-limit.bin", "#", 'x', CG_FILE_MAX_BYTES);
+    char buf_path[CGT_PATH];
+    const char *path = write_file(buf_path, "tests/cg-limit.bin", "#", 'x', CG_FILE_MAX_BYTES);
     ck_assert_int_eq(cg_read_file(path, &buf, &len, &err), CG_READ_OK);
     ck_assert_uint_eq(len, CG_FILE_MAX_BYTES);
     free(buf);
     /* one byte more: refused by size, before decoding (the bad UTF-8 at
      * the start is never reported) */
-    path = write_file("tests/cg-limit.bin", "\xff", 'x', CG_FILE_MAX_BYTES + 1);
+    path = write_file(buf_path, "tests/cg-limit.bin", "\xff", 'x', CG_FILE_MAX_BYTES + 1);
     ck_assert_int_eq(cg_read_file(path, &buf, &len, &err), CG_READ_REJECTED);
     ck_assert_int_eq(err.kind, CG_RESOURCE);
     ck_assert_uint_eq(err.line, 0);
@@ -344,14 +346,15 @@ START_TEST(file_kinds_refused)
     char *buf;
     size_t len;
     struct cg_error err;
-    const char *fifo = cgt_build("tests/cg-fifo");
+    char fifo[CGT_PATH], p[CGT_PATH];
+    cgt_build(fifo, "tests/cg-fifo");
     unlink(fifo);
     ck_assert_int_eq(mkfifo(fifo, 0600), 0);
     ck_assert_int_eq(cg_read_file(fifo, &buf, &len, &err), CG_READ_UNREADABLE);
     unlink(fifo);
-    ck_assert_int_eq(cg_read_file(cgt_build("tests"), &buf, &len, &err), CG_READ_UNREADABLE);
+    ck_assert_int_eq(cg_read_file(cgt_build(p, "tests"), &buf, &len, &err), CG_READ_UNREADABLE);
     ck_assert_int_eq(cg_read_file("/dev/null", &buf, &len, &err), CG_READ_UNREADABLE);
-    ck_assert_int_eq(cg_read_file(cgt_build("tests/no-such-file"), &buf, &len, &err),
+    ck_assert_int_eq(cg_read_file(cgt_build(p, "tests/no-such-file"), &buf, &len, &err),
                      CG_READ_UNREADABLE);
 }
 END_TEST
@@ -363,7 +366,8 @@ START_TEST(file_utf8_across_chunks)
     puts_(&t, "events: A\nfn=");
     repeat(&t, 'a', CG_FILE_CHUNK - t.len - 1);
     puts_(&t, "\xf0\x9f\x98\x80\n1 1\n"); /* bytes 65535..65538 */
-    const char *path = cgt_build("tests/cg-chunks.txt");
+    char path[CGT_PATH];
+    cgt_build(path, "tests/cg-chunks.txt");
     FILE *f = fopen(path, "wb");
     fwrite(t.p, 1, t.len, f);
     fclose(f);
