@@ -49,7 +49,7 @@ static void print_summary(const char *path, const struct cg_model *m)
         const struct cg_part *p = &m->parts[i];
         size_t calls = 0;
         for (size_t k = 0; k < p->nrecords; k++)
-            calls += m->records[p->first_record + k].kind == CG_CALL;
+            calls += m->records[p->first_record + k].call != CG_NONE;
         printf("part %zu: events", i + 1);
         for (uint32_t j = 0; j < p->nevents; j++)
             printf(" %s", cg_part_event(m, p, j)->ptr);

@@ -26,7 +26,11 @@ int cg_fail(struct cg_error *e, enum cg_status kind, uint64_t line, const char *
     __attribute__((format(printf, 4, 5)));
 
 /* Makes room for `need` elements of `elem` bytes; -1 when out of memory. */
-int cg_grow(void **p, size_t *cap, size_t need, size_t elem);
+int cg_grow_slow(void **p, size_t *cap, size_t need, size_t elem);
+static inline int cg_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    return need <= *cap ? 0 : cg_grow_slow(p, cap, need, elem);
+}
 
 /* UTF-16 length of valid UTF-8. */
 size_t cg_utf16_len(const char *s, size_t len);
@@ -45,10 +49,18 @@ int cg_u64(const char *s, size_t len, uint64_t *v, struct cg_error *err);
 char *cg_arena_dup(struct cg_model *m, const char *s, size_t len);
 
 /* The part being filled, or NULL. */
-struct cg_part *cg_model_part(struct cg_model *m);
+static inline struct cg_part *cg_model_part(struct cg_model *m)
+{
+    return m->index->part_open ? &m->parts[m->nparts - 1] : NULL;
+}
 
 /* Appends n values; returns their index or SIZE_MAX when out of memory. */
 size_t cg_model_push_values(struct cg_model *m, const uint64_t *v, size_t n);
+
+/* Reads a short plain number token (at most 19 decimal or 16 hex digits)
+ * straight from *cur, skipping blanks before it: 1 with *cur after it, 0 at
+ * the end, -1 (with *cur at the token) when the token needs cg_u64. */
+int cg_u64_scan(const char **cur, const char *end, uint64_t *v);
 
 /* Checks a model's indices and ranges before it is printed (Syntax). */
 int cg_model_check(const struct cg_model *m, struct cg_error *err);

@@ -98,24 +98,26 @@ struct cg_header {
     struct cg_str value;
 };
 
-enum cg_record_kind { CG_COST, CG_CALL };
+/* The callee side of a call record: object, file, function, call count. */
+struct cg_call {
+    uint32_t cob, cfl, cfn;
+    uint64_t count;
+};
 
 /*
  * A resolved record.  Names index model->names[namespace]; ob, fl and fn_fl
  * may be CG_NONE, fn never is.  fl is the file of the costs (fl=, fi=, fe=);
  * fn_fl the file in effect when fn= was read, which with ob and fn names the
- * function (as callgrind_annotate keys it).  values indexes model->values:
+ * function (as callgrind_annotate keys it).  call indexes model->calls, or
+ * is CG_NONE for a cost record.  values indexes model->values:
  *   cost: positions[npos], costs[nevents]
  *   call: target[npos], positions[npos], inclusive costs[nevents]
  * Omitted trailing costs are stored as zeros.
  */
 struct cg_record {
-    enum cg_record_kind kind;
-    uint32_t ob, fl, fn;
-    uint32_t cob, cfl, cfn; /* callee, calls only (CG_NONE otherwise) */
-    uint64_t count;         /* call count, calls only */
-    size_t values;
-    uint32_t fn_fl;
+    uint32_t ob, fl, fn, fn_fl;
+    uint32_t values;
+    uint32_t call;
 };
 
 /* Caller context as the builder takes it. */
@@ -152,6 +154,8 @@ struct cg_model {
     size_t nevents, events_cap;
     struct cg_record *records;
     size_t nrecords, records_cap;
+    struct cg_call *calls;
+    size_t ncalls, calls_cap;
     uint64_t *values;
     size_t nvalues, values_cap;
     struct cg_str *names[CG_NS_COUNT];
@@ -201,9 +205,11 @@ int cg_model_add_call(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT],
                       const uint64_t *pos, const uint64_t *costs, size_t ncosts,
                       struct cg_error *err);
 
-/* Event name j of a part, and the values of a record. */
+/* Event name j of a part, the values of a record, its callee (NULL for a
+ * cost record). */
 const struct cg_str *cg_part_event(const struct cg_model *m, const struct cg_part *p, size_t j);
 const uint64_t *cg_record_values(const struct cg_model *m, const struct cg_record *r);
+const struct cg_call *cg_record_call(const struct cg_model *m, const struct cg_record *r);
 
 /* --- UTF-8 (incremental, so a reader can check chunk by chunk) --- */
 struct cg_utf8 {

@@ -148,6 +148,9 @@ static int positions(struct cg_parser *ps, struct cursor *c, uint64_t *out)
     const char *t;
     size_t n;
     for (uint32_t k = 0; k < p->npos; k++) {
+        int quick = cg_u64_scan(&c->p, c->end, &out[k]);
+        if (quick > 0)
+            continue;
         if (!next_tok(c, &t, &n))
             return cg_parser_fail(ps, CG_SYNTAX, "expected %u position columns, found %u", p->npos,
                                   k);
@@ -227,12 +230,17 @@ int cg_body_cost(struct cg_parser *ps, const char *s, size_t len)
         return cg_parser_fail(ps, CG_SYNTAX, "cost line before any 'fn=' in the part");
     if (positions(ps, &c, ps->pos) < 0)
         return -1;
-    while (next_tok(&c, &t, &n)) {
+    for (;;) {
+        uint64_t v;
+        int quick = cg_u64_scan(&c.p, c.end, &v);
+        if (quick == 0)
+            break;
         if (ncosts == p->nevents)
             return cg_parser_fail(ps, CG_SYNTAX, "more cost columns than the %u events",
                                   p->nevents);
-        if (cg_u64(t, n, &ps->costs[ncosts++], ps->err) < 0)
+        if (quick < 0 && (next_tok(&c, &t, &n), cg_u64(t, n, &v, ps->err) < 0))
             return cg_parser_here(ps);
+        ps->costs[ncosts++] = v;
     }
     int rc = ps->pending ? cg_model_add_call(ps->m, ps->ctx, ps->callee, ps->count, ps->target,
                                              ps->pos, ps->costs, ncosts, ps->err)

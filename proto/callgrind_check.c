@@ -35,15 +35,16 @@ static int part_check(const struct cg_model *m, const struct cg_part *p, struct 
 static int record_check(const struct cg_model *m, const struct cg_part *p,
                         const struct cg_record *r, struct cg_error *err)
 {
-    bool call = r->kind == CG_CALL;
+    bool call = r->call != CG_NONE;
     size_t width = (call ? 2 * p->npos : p->npos) + p->nevents;
-    if ((r->kind != CG_COST && !call) || !range_ok(r->values, width, m->nvalues))
-        return cg_fail(err, CG_SYNTAX, 0, "model: bad record kind or values");
+    if ((call && r->call >= m->ncalls) || !range_ok(r->values, width, m->nvalues))
+        return cg_fail(err, CG_SYNTAX, 0, "model: bad record call or values");
     if (!name_ok(m, CG_NS_OBJECT, r->ob, true) || !name_ok(m, CG_NS_FILE, r->fl, true) ||
         !name_ok(m, CG_NS_FUNCTION, r->fn, false) || !name_ok(m, CG_NS_FILE, r->fn_fl, true))
         return cg_fail(err, CG_SYNTAX, 0, "model: record names an undefined name");
-    if (call && (!name_ok(m, CG_NS_OBJECT, r->cob, true) || !name_ok(m, CG_NS_FILE, r->cfl, true) ||
-                 !name_ok(m, CG_NS_FUNCTION, r->cfn, false)))
+    const struct cg_call *c = call ? &m->calls[r->call] : NULL;
+    if (c && (!name_ok(m, CG_NS_OBJECT, c->cob, true) || !name_ok(m, CG_NS_FILE, c->cfl, true) ||
+              !name_ok(m, CG_NS_FUNCTION, c->cfn, false)))
         return cg_fail(err, CG_SYNTAX, 0, "model: call names an undefined callee");
     return 0;
 }

@@ -77,15 +77,16 @@ static bool headers_eq(struct eq *e, size_t i, const struct cg_part *p, const st
 static bool record_eq(struct eq *e, const struct cg_part *p, const struct cg_record *x,
                       const struct cg_record *y)
 {
-    size_t width = (x->kind == CG_CALL ? 2 * p->npos : p->npos) + p->nevents;
-    if (x->kind != y->kind || x->count != y->count)
+    const struct cg_call *cx = cg_record_call(e->a, x), *cy = cg_record_call(e->b, y);
+    size_t width = (cx ? 2 * p->npos : p->npos) + p->nevents;
+    if ((cx == NULL) != (cy == NULL))
         return false;
     if (!name_eq(e, CG_NS_OBJECT, x->ob, y->ob) || !name_eq(e, CG_NS_FILE, x->fl, y->fl) ||
         !name_eq(e, CG_NS_FUNCTION, x->fn, y->fn) || !name_eq(e, CG_NS_FILE, x->fn_fl, y->fn_fl))
         return false;
-    if (x->kind == CG_CALL &&
-        (!name_eq(e, CG_NS_OBJECT, x->cob, y->cob) || !name_eq(e, CG_NS_FILE, x->cfl, y->cfl) ||
-         !name_eq(e, CG_NS_FUNCTION, x->cfn, y->cfn)))
+    if (cx && (cx->count != cy->count || !name_eq(e, CG_NS_OBJECT, cx->cob, cy->cob) ||
+               !name_eq(e, CG_NS_FILE, cx->cfl, cy->cfl) ||
+               !name_eq(e, CG_NS_FUNCTION, cx->cfn, cy->cfn)))
         return false;
     return memcmp(e->a->values + x->values, e->b->values + y->values, width * sizeof(uint64_t)) ==
            0;

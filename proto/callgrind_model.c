@@ -33,10 +33,8 @@ const char *cg_status_name(enum cg_status kind)
     return (unsigned)kind < 4 ? names[kind] : "?";
 }
 
-int cg_grow(void **p, size_t *cap, size_t need, size_t elem)
+int cg_grow_slow(void **p, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return 0;
     size_t n = *cap ? *cap : 16;
     while (n < need)
         n *= 2;
@@ -78,6 +76,7 @@ void cg_model_free(struct cg_model *m)
     free(m->headers);
     free(m->events);
     free(m->records);
+    free(m->calls);
     free(m->values);
     free(m);
 }
@@ -98,11 +97,6 @@ char *cg_arena_dup(struct cg_model *m, const char *s, size_t len)
     d[len] = '\0';
     c->used += len + 1;
     return d;
-}
-
-struct cg_part *cg_model_part(struct cg_model *m)
-{
-    return m->index->part_open ? &m->parts[m->nparts - 1] : NULL;
 }
 
 size_t cg_model_push_values(struct cg_model *m, const uint64_t *v, size_t n)
@@ -160,4 +154,9 @@ const struct cg_str *cg_part_event(const struct cg_model *m, const struct cg_par
 const uint64_t *cg_record_values(const struct cg_model *m, const struct cg_record *r)
 {
     return m->values + r->values;
+}
+
+const struct cg_call *cg_record_call(const struct cg_model *m, const struct cg_record *r)
+{
+    return r->call == CG_NONE ? NULL : &m->calls[r->call];
 }

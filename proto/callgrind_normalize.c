@@ -150,7 +150,8 @@ static int put_context(struct norm *n, const struct cg_record *r)
 static int put_call(struct norm *n, const struct cg_part *p, const struct cg_record *r,
                     const uint64_t *v)
 {
-    const uint32_t callee[2] = {r->cob, r->cfl};
+    const struct cg_call *c = &n->m->calls[r->call];
+    const uint32_t callee[2] = {c->cob, c->cfl};
     static const char *const spec[2] = {"cob", "cfi"};
     for (int k = 0; k < 2; k++) {
         if (callee[k] == n->ctx[k])
@@ -161,10 +162,10 @@ static int put_call(struct norm *n, const struct cg_part *p, const struct cg_rec
         if (put_name(n, spec[k], (enum cg_ns)k, callee[k]) < 0)
             return -1;
     }
-    if (put_name(n, "cfn", CG_NS_FUNCTION, r->cfn) < 0 || reserve(n, 0, 1 + p->npos) < 0)
+    if (put_name(n, "cfn", CG_NS_FUNCTION, c->cfn) < 0 || reserve(n, 0, 1 + p->npos) < 0)
         return -1;
     cg_out_bytes(&n->o, "calls=", 6);
-    cg_out_u64(&n->o, r->count);
+    cg_out_u64(&n->o, c->count);
     put_numbers(n, v, p->npos, true);
     if (cg_out_eol(&n->o, n->err) < 0)
         return -1;
@@ -184,7 +185,7 @@ static int put_part(struct norm *n, size_t i)
         const uint64_t *v = m->values + r->values;
         if (put_context(n, r) < 0)
             return -1;
-        if (r->kind == CG_CALL ? put_call(n, p, r, v) < 0 : put_cost_line(n, p, v, v + p->npos) < 0)
+        if (r->call != CG_NONE ? put_call(n, p, r, v) < 0 : put_cost_line(n, p, v, v + p->npos) < 0)
             return -1;
     }
     for (size_t k = 0; p->has_totals && k < p->nheaders; k++) {

@@ -106,6 +106,13 @@ static int parse_line(struct cg_parser *ps, const char *s, size_t len)
         len--;
     if (len == 0 || s[0] == '#')
         return 0;
+    /* keys start with a letter, so a digit, sign or '*' is a cost line */
+    if ((s[0] >= '0' && s[0] <= '9') || s[0] == '+' || s[0] == '-' || s[0] == '*') {
+        if (cg_model_part(ps->m)->nevents == 0)
+            return cg_parser_fail(ps, CG_SYNTAX, "body line before the part's 'events:' line");
+        ps->in_body = true;
+        return cg_body_cost(ps, s, len);
+    }
     size_t k = 0;
     while (k < len && is_ident(s[k]))
         k++;
@@ -116,8 +123,6 @@ static int parse_line(struct cg_parser *ps, const char *s, size_t len)
     ps->in_body = true;
     if (k > 0 && k < len && s[k] == '=')
         return cg_body_directive(ps, s, k, s + k + 1, len - k - 1);
-    if ((s[0] >= '0' && s[0] <= '9') || s[0] == '+' || s[0] == '-' || s[0] == '*')
-        return cg_body_cost(ps, s, len);
     return cg_parser_fail(ps, CG_SYNTAX, "unrecognized line");
 }
 

@@ -35,6 +35,8 @@ static int record_admit(struct cg_model *m, size_t units, size_t columns, size_t
         return cg_fail(err, CG_SYNTAX, 0, "%zu costs for %u events", ncosts, p->nevents);
     if (units == SIZE_MAX)
         return cg_fail(err, CG_SYNTAX, 0, "record names an undefined name");
+    if (m->nvalues + columns > UINT32_MAX)
+        return cg_fail(err, CG_RESOURCE, 0, "too many values");
     if (m->nrecords >= CG_MAX_RECORDS)
         return cg_fail(err, CG_RESOURCE, 0, "more than %u records", CG_MAX_RECORDS);
     size_t cost = CG_RECORD_OVERHEAD + units + CG_COLUMN_COST * columns;
@@ -69,15 +71,12 @@ int cg_model_add_cost(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT], cons
         units = SIZE_MAX;
     if (record_admit(m, units, columns, ncosts, err) < 0)
         return -1;
-    m->records[m->nrecords++] = (struct cg_record){.kind = CG_COST,
-                                                   .ob = ctx[CG_CTX_OB],
+    m->records[m->nrecords++] = (struct cg_record){.ob = ctx[CG_CTX_OB],
                                                    .fl = ctx[CG_CTX_FL],
                                                    .fn = ctx[CG_CTX_FN],
-                                                   .cob = CG_NONE,
-                                                   .cfl = CG_NONE,
-                                                   .cfn = CG_NONE,
-                                                   .values = m->nvalues,
-                                                   .fn_fl = ctx[CG_CTX_FN_FL]};
+                                                   .fn_fl = ctx[CG_CTX_FN_FL],
+                                                   .values = (uint32_t)m->nvalues,
+                                                   .call = CG_NONE};
     memcpy(m->values + m->nvalues, pos, p->npos * sizeof *pos);
     m->nvalues += p->npos;
     push_costs(m, p, costs, ncosts);
@@ -98,16 +97,15 @@ int cg_model_add_call(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT],
     size_t units = a == SIZE_MAX || b == SIZE_MAX ? SIZE_MAX : a + b;
     if (record_admit(m, units, columns, ncosts, err) < 0)
         return -1;
-    m->records[m->nrecords++] = (struct cg_record){.kind = CG_CALL,
-                                                   .ob = ctx[CG_CTX_OB],
+    if (cg_grow((void **)&m->calls, &m->calls_cap, m->ncalls + 1, sizeof *m->calls) < 0)
+        return cg_fail(err, CG_RESOURCE, 0, "out of memory");
+    m->calls[m->ncalls] = (struct cg_call){callee[0], callee[1], callee[2], count};
+    m->records[m->nrecords++] = (struct cg_record){.ob = ctx[CG_CTX_OB],
                                                    .fl = ctx[CG_CTX_FL],
                                                    .fn = ctx[CG_CTX_FN],
-                                                   .cob = callee[0],
-                                                   .cfl = callee[1],
-                                                   .cfn = callee[2],
-                                                   .count = count,
-                                                   .values = m->nvalues,
-                                                   .fn_fl = ctx[CG_CTX_FN_FL]};
+                                                   .fn_fl = ctx[CG_CTX_FN_FL],
+                                                   .values = (uint32_t)m->nvalues,
+                                                   .call = (uint32_t)m->ncalls++};
     memcpy(m->values + m->nvalues, target, p->npos * sizeof *target);
     memcpy(m->values + m->nvalues + p->npos, pos, p->npos * sizeof *pos);
     m->nvalues += 2 * p->npos;

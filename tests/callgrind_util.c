@@ -64,14 +64,15 @@ char *cgt_render(const struct cg_model *m)
         for (size_t k = 0; k < p->nrecords; k++) {
             const struct cg_record *r = &m->records[p->first_record + k];
             const uint64_t *v = m->values + r->values;
-            cat(&s, &len, "%s %s %s %s", r->kind == CG_CALL ? "call" : "cost",
-                nm(m, CG_NS_OBJECT, r->ob), nm(m, CG_NS_FILE, r->fl), nm(m, CG_NS_FUNCTION, r->fn));
+            const struct cg_call *c = cg_record_call(m, r);
+            cat(&s, &len, "%s %s %s %s", c ? "call" : "cost", nm(m, CG_NS_OBJECT, r->ob),
+                nm(m, CG_NS_FILE, r->fl), nm(m, CG_NS_FUNCTION, r->fn));
             if (r->fn_fl != r->fl)
                 cat(&s, &len, "[%s]", nm(m, CG_NS_FILE, r->fn_fl));
-            if (r->kind == CG_CALL) {
-                cat(&s, &len, " -> %s %s %s x%llu @", nm(m, CG_NS_OBJECT, r->cob),
-                    nm(m, CG_NS_FILE, r->cfl), nm(m, CG_NS_FUNCTION, r->cfn),
-                    (unsigned long long)r->count);
+            if (c) {
+                cat(&s, &len, " -> %s %s %s x%llu @", nm(m, CG_NS_OBJECT, c->cob),
+                    nm(m, CG_NS_FILE, c->cfl), nm(m, CG_NS_FUNCTION, c->cfn),
+                    (unsigned long long)c->count);
                 cat_values(&s, &len, v, p->npos);
                 v += p->npos;
             }

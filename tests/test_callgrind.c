@@ -543,7 +543,7 @@ START_TEST(builder_round_trip)
     free(r);
     cgt_round_trip(m);
     /* a corrupted supplied model is a Syntax error, never a crash */
-    m->records[1].cfn = 99;
+    m->calls[0].cfn = 99;
     char *out;
     size_t len;
     ck_assert_int_eq(cg_normalize(m, &out, &len, &err), -1);
