@@ -12,6 +12,8 @@ struct norm {
     uint32_t *fresh[CG_NS_COUNT];
     uint32_t next[CG_NS_COUNT];
     uint32_t ctx[CG_CTX_COUNT];
+    uint32_t callee[3];
+    bool has_callee;
 };
 
 /* Room for a line with `names` bytes of names and `nums` numbers. */
@@ -129,43 +131,89 @@ static int set_ctx(struct norm *n, int k, const char *spec, uint32_t want)
     return put_name(n, spec, k == CG_CTX_OB ? CG_NS_OBJECT : CG_NS_FILE, want);
 }
 
-/* Lines that make the text's context the record's: for a new function
+/* The first call record of the function run that starts at record k, or
+ * NULL (a run ends where the function or its file changes, i.e. at fn=). */
+static const struct cg_record *next_call(const struct norm *n, const struct cg_part *p, size_t k)
+{
+    const struct cg_record *r0 = &n->m->records[p->first_record + k];
+    for (size_t j = k; j < p->nrecords; j++) {
+        const struct cg_record *r = &n->m->records[p->first_record + j];
+        if (r->fn != r0->fn || r->fn_fl != r0->fn_fl)
+            return NULL;
+        if (r->call != CG_NONE)
+            return r;
+    }
+    return NULL;
+}
+
+/* [cob=] [cfi=] cfn= resolving the callee of r, unless the text already
+ * has it resolved (a callee lasts until the next fn=). */
+static int put_callee(struct norm *n, const struct cg_record *r)
+{
+    const struct cg_call *c = &n->m->calls[r->call];
+    const uint32_t want[3] = {c->cob, c->cfl, c->cfn};
+    static const char *const spec[2] = {"cob", "cfi"};
+    if (n->has_callee && memcmp(want, n->callee, sizeof want) == 0)
+        return 0;
+    for (int k = 0; k < 2; k++) {
+        if (want[k] == n->ctx[k])
+            continue;
+        if (want[k] == CG_NONE)
+            return cg_fail(n->err, CG_SYNTAX, 0, "callee without an %s where the caller has one",
+                           k == 0 ? "object" : "file");
+        if (put_name(n, spec[k], (enum cg_ns)k, want[k]) < 0)
+            return -1;
+    }
+    if (put_name(n, "cfn", CG_NS_FUNCTION, c->cfn) < 0)
+        return -1;
+    memcpy(n->callee, want, sizeof want);
+    n->has_callee = true;
+    return 0;
+}
+
+/* Whether the callee of call record c lacks an object or file that the
+ * text is about to set for r: it must then be resolved before that. */
+static bool callee_first(const struct norm *n, const struct cg_record *c, const struct cg_record *r)
+{
+    const struct cg_call *k = &n->m->calls[c->call];
+    return (k->cob == CG_NONE && n->ctx[CG_CTX_OB] == CG_NONE && r->ob != CG_NONE) ||
+           (k->cfl == CG_NONE && n->ctx[CG_CTX_FL] == CG_NONE && r->fl != CG_NONE);
+}
+
+/* Lines that make the text's context that of record k: for a new function
  * ob=, fl= (its own file) and fn=, as valgrind writes them; then fi= when
  * the costs lie in another file, so that callgrind_annotate keys and groups
- * every record as it does for the original. */
-static int put_context(struct norm *n, const struct cg_record *r)
+ * every record as it does for the original.  A callee resolved while the
+ * object or file was still unset is written before they are set. */
+static int put_context(struct norm *n, const struct cg_part *p, size_t k)
 {
+    const struct cg_record *r = &n->m->records[p->first_record + k];
+    const struct cg_record *c = next_call(n, p, k);
     if (r->fn != n->ctx[CG_CTX_FN] || r->fn_fl != n->ctx[CG_CTX_FN_FL]) {
-        if (set_ctx(n, CG_CTX_OB, "ob", r->ob) < 0 || set_ctx(n, CG_CTX_FL, "fl", r->fn_fl) < 0 ||
+        bool ob_later = c && n->m->calls[c->call].cob == CG_NONE && n->ctx[CG_CTX_OB] == CG_NONE &&
+                        r->ob != CG_NONE;
+        if ((!ob_later && set_ctx(n, CG_CTX_OB, "ob", r->ob) < 0) ||
+            set_ctx(n, CG_CTX_FL, "fl", r->fn_fl) < 0 ||
             put_name(n, "fn", CG_NS_FUNCTION, r->fn) < 0)
             return -1;
         n->ctx[CG_CTX_FN] = r->fn, n->ctx[CG_CTX_FN_FL] = r->fn_fl;
-    } else if (set_ctx(n, CG_CTX_OB, "ob", r->ob) < 0) { /* ob= alone keeps the function */
-        return -1;
+        n->has_callee = false;
     }
+    if (c && callee_first(n, c, r) && put_callee(n, c) < 0)
+        return -1;
+    if (set_ctx(n, CG_CTX_OB, "ob", r->ob) < 0)
+        return -1;
     return set_ctx(n, CG_CTX_FL, "fi", r->fl);
 }
 
-/* [cob=] [cfi=] cfn= calls= and the call's cost line. */
+/* The callee, calls= and the call's cost line. */
 static int put_call(struct norm *n, const struct cg_part *p, const struct cg_record *r,
                     const uint64_t *v)
 {
-    const struct cg_call *c = &n->m->calls[r->call];
-    const uint32_t callee[2] = {c->cob, c->cfl};
-    static const char *const spec[2] = {"cob", "cfi"};
-    for (int k = 0; k < 2; k++) {
-        if (callee[k] == n->ctx[k])
-            continue;
-        if (callee[k] == CG_NONE)
-            return cg_fail(n->err, CG_SYNTAX, 0, "callee without an %s in a part that has one",
-                           k == 0 ? "object" : "file");
-        if (put_name(n, spec[k], (enum cg_ns)k, callee[k]) < 0)
-            return -1;
-    }
-    if (put_name(n, "cfn", CG_NS_FUNCTION, c->cfn) < 0 || reserve(n, 0, 1 + p->npos) < 0)
+    if (put_callee(n, r) < 0 || reserve(n, 0, 1 + p->npos) < 0)
         return -1;
     cg_out_bytes(&n->o, "calls=", 6);
-    cg_out_u64(&n->o, c->count);
+    cg_out_u64(&n->o, n->m->calls[r->call].count);
     put_numbers(n, v, p->npos, true);
     if (cg_out_eol(&n->o, n->err) < 0)
         return -1;
@@ -180,10 +228,11 @@ static int put_part(struct norm *n, size_t i)
     if (put_headers(n, i) < 0)
         return -1;
     n->ctx[0] = n->ctx[1] = n->ctx[2] = n->ctx[3] = CG_NONE;
+    n->has_callee = false;
     for (size_t k = 0; k < p->nrecords; k++) {
         const struct cg_record *r = &m->records[p->first_record + k];
         const uint64_t *v = m->values + r->values;
-        if (put_context(n, r) < 0)
+        if (put_context(n, p, k) < 0)
             return -1;
         if (r->call != CG_NONE ? put_call(n, p, r, v) < 0 : put_cost_line(n, p, v, v + p->npos) < 0)
             return -1;

@@ -394,6 +394,28 @@ START_TEST(overrides_resolved_at_cfn)
 }
 END_TEST
 
+/* A callee resolved before the object or file is set keeps them unset, and
+ * the normal form resolves it before it sets them (found by fuzzing). */
+START_TEST(callee_resolved_before_context_is_set)
+{
+    cgt_expect_records("events: A\nfn=f\ncfn=g\ncalls=1 1\n1 1\nfi=x.c\n2 2\ncalls=1 2\n3 3\n",
+                       "call - - f -> - - g x1 @1 | 1 | 1\n"
+                       "cost - x.c f[-] | 2 | 2\n"
+                       "call - x.c f[-] -> - - g x1 @2 | 3 | 3\n");
+    const char *in = "events: A\nfn=f\ncfn=g\nob=o\ncalls=1 1\n1 1\n";
+    cgt_expect_records(in, "call o - f -> - - g x1 @1 | 1 | 1\n");
+    struct cg_model *m = cgt_parse_ok(in);
+    char *out;
+    size_t len;
+    struct cg_error err;
+    ck_assert_int_eq(cg_normalize(m, &out, &len, &err), 0);
+    ck_assert_str_eq(out, "# callgrind format\npart: 1\nevents: A\n"
+                          "fn=(1) f\ncfn=(2) g\nob=(1) o\ncalls=1 1\n1 1\n");
+    free(out);
+    cg_model_free(m);
+}
+END_TEST
+
 START_TEST(overrides_survive_self_costs_cleared_after_call)
 {
     cgt_expect_records("events: A\nfl=a\nfn=f\ncfi=b\n1 1\n2 2\ncfn=g\ncalls=1 1\n3 3\n"
@@ -588,6 +610,7 @@ Suite *callgrind_suite(void)
     tcase_add_test(t, callee_reused_until_fn_or_part);
     tcase_add_test(t, overrides_resolved_at_cfn);
     tcase_add_test(t, overrides_survive_self_costs_cleared_after_call);
+    tcase_add_test(t, callee_resolved_before_context_is_set);
     tcase_add_test(t, pending_call_needs_its_cost_line);
     tcase_add_test(t, outer_whitespace_trimmed);
     tcase_add_test(t, utf8_names_and_errors);
