@@ -341,6 +341,26 @@ START_TEST(file_size_limit)
 }
 END_TEST
 
+/* A file whose size check passes but which yields more: /proc/self/pagemap
+ * is a regular file of size 0 that reads as gigabytes.  Reading must stop
+ * at the limit plus one byte; pagemap refuses that last 1-byte read (it
+ * reads in 8-byte units), so the outcome is a refusal either way, never a
+ * buffer of gigabytes. */
+START_TEST(file_growing_past_size_check)
+{
+    struct stat st;
+    if (stat("/proc/self/pagemap", &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != 0)
+        ck_abort_msg("this test needs /proc/self/pagemap");
+    char *buf;
+    size_t len;
+    struct cg_error err;
+    enum cg_read_status rs = cg_read_file("/proc/self/pagemap", &buf, &len, &err);
+    ck_assert_int_ne(rs, CG_READ_OK);
+    ck_assert(rs == CG_READ_UNREADABLE || (err.kind == CG_RESOURCE && err.line == 0));
+    ck_assert(err.message[0] != '\0');
+}
+END_TEST
+
 START_TEST(file_kinds_refused)
 {
     char *buf;
@@ -422,6 +442,7 @@ Suite *callgrind_limits_suite(void)
     t = tcase_create("file");
     tcase_set_timeout(t, 300);
     tcase_add_test(t, file_size_limit);
+    tcase_add_test(t, file_growing_past_size_check);
     tcase_add_test(t, file_kinds_refused);
     tcase_add_test(t, file_utf8_across_chunks);
     suite_add_tcase(s, t);
