@@ -69,17 +69,17 @@ static int apply_spec(struct cg_parser *ps, enum directive d, uint32_t name)
 {
     switch (d) {
     case D_OB:
-        ps->ctx[0] = name;
+        ps->ctx[CG_CTX_OB] = name;
         break;
     case D_FL:
-        ps->ctx[1] = name;
+        ps->ctx[CG_CTX_FL] = name;
         break;
     case D_FI:
     case D_FE:
-        if (ps->ctx[2] == CG_NONE)
+        if (ps->ctx[CG_CTX_FN] == CG_NONE)
             return cg_parser_fail(ps, CG_SYNTAX, "'%s=' before any 'fn=' in the part",
                                   directive_names[d]);
-        ps->ctx[1] = name;
+        ps->ctx[CG_CTX_FL] = name;
         break;
     case D_FN:
         ps->ctx[CG_CTX_FN] = name;
@@ -94,8 +94,8 @@ static int apply_spec(struct cg_parser *ps, enum directive d, uint32_t name)
         ps->ov_fl = name;
         break;
     default: /* D_CFN: overrides are resolved now */
-        ps->callee[0] = ps->ov_ob != CG_NONE ? ps->ov_ob : ps->ctx[0];
-        ps->callee[1] = ps->ov_fl != CG_NONE ? ps->ov_fl : ps->ctx[1];
+        ps->callee[0] = ps->ov_ob != CG_NONE ? ps->ov_ob : ps->ctx[CG_CTX_OB];
+        ps->callee[1] = ps->ov_fl != CG_NONE ? ps->ov_fl : ps->ctx[CG_CTX_FL];
         ps->callee[2] = name;
         ps->has_callee = true;
         break;
@@ -166,7 +166,7 @@ static int parse_calls(struct cg_parser *ps, const char *v, size_t len)
     struct cursor c = {v, v + len};
     const char *t;
     size_t n;
-    if (ps->ctx[2] == CG_NONE)
+    if (ps->ctx[CG_CTX_FN] == CG_NONE)
         return cg_parser_fail(ps, CG_SYNTAX, "'calls=' before any 'fn=' in the part");
     if (!ps->has_callee)
         return cg_parser_fail(ps, CG_SYNTAX, "'calls=' without a 'cfn=' for this function");
@@ -226,7 +226,7 @@ int cg_body_cost(struct cg_parser *ps, const char *s, size_t len)
     struct cursor c = {s, s + len};
     const char *t;
     size_t n, ncosts = 0;
-    if (ps->ctx[2] == CG_NONE)
+    if (ps->ctx[CG_CTX_FN] == CG_NONE)
         return cg_parser_fail(ps, CG_SYNTAX, "cost line before any 'fn=' in the part");
     if (positions(ps, &c, ps->pos) < 0)
         return -1;
