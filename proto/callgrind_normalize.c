@@ -188,7 +188,11 @@ static bool callee_first(const struct norm *n, const struct cg_record *c, const 
 static int put_context(struct norm *n, const struct cg_part *p, size_t k)
 {
     const struct cg_record *r = &n->m->records[p->first_record + k];
-    const struct cg_record *c = next_call(n, p, k);
+    /* The object or file goes from unset to set at most once per part, so
+     * looking ahead only then keeps the normalizer linear. */
+    bool first_set = (n->ctx[CG_CTX_OB] == CG_NONE && r->ob != CG_NONE) ||
+                     (n->ctx[CG_CTX_FL] == CG_NONE && r->fl != CG_NONE);
+    const struct cg_record *c = first_set ? next_call(n, p, k) : NULL;
     if (r->fn != n->ctx[CG_CTX_FN] || r->fn_fl != n->ctx[CG_CTX_FN_FL]) {
         bool ob_later = c && n->m->calls[c->call].cob == CG_NONE && n->ctx[CG_CTX_OB] == CG_NONE &&
                         r->ob != CG_NONE;

@@ -73,17 +73,42 @@ int cg_u64(const char *s, size_t len, uint64_t *v, struct cg_error *err)
     return 0;
 }
 
+/* Number of decimal digits of v. */
+static size_t decimal_digits(uint64_t v)
+{
+    static const uint64_t pow10[19] = {10ull,
+                                       100ull,
+                                       1000ull,
+                                       10000ull,
+                                       100000ull,
+                                       1000000ull,
+                                       10000000ull,
+                                       100000000ull,
+                                       1000000000ull,
+                                       10000000000ull,
+                                       100000000000ull,
+                                       1000000000000ull,
+                                       10000000000000ull,
+                                       100000000000000ull,
+                                       1000000000000000ull,
+                                       10000000000000000ull,
+                                       100000000000000000ull,
+                                       1000000000000000000ull,
+                                       10000000000000000000ull};
+    size_t n = 1;
+    while (n < 20 && v >= pow10[n - 1])
+        n++;
+    return n;
+}
+
 size_t cg_fmt_u64(char *buf, uint64_t v)
 {
     static const char pairs[] = "00010203040506070809101112131415161718192021222324"
                                 "25262728293031323334353637383940414243444546474849"
                                 "50515253545556575859606162636465666768697071727374"
                                 "75767778798081828384858687888990919293949596979899";
-    size_t n = 1;
-    for (uint64_t t = v; t >= 10; t /= 10)
-        n++;
+    size_t n = decimal_digits(v), at = n;
     /* two digits per division, from the right */
-    size_t at = n;
     while (v >= 100) {
         unsigned r = (unsigned)(v % 100);
         v /= 100;

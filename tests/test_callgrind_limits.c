@@ -125,6 +125,10 @@ START_TEST(records)
     for (unsigned i = 0; i < CG_MAX_RECORDS; i++)
         puts_(&t, "1 1\n");
     accepted(&t);
+    /* the normal form of the largest model reads back the same */
+    struct cg_model *m = cgt_parse_ok(t.p);
+    cgt_round_trip(m);
+    cg_model_free(m);
     puts_(&t, "1 1\n");
     cgt_parse_err(t.p, t.len, CG_RESOURCE, 2 + CG_MAX_RECORDS + 1, "records");
     free(t.p);
