@@ -386,6 +386,7 @@ START_TEST(cli_usage_and_unreadable)
         {"check", "no-such-file"},
         {"check", "."},
         {"check", "/dev/null"},
+        {"normalize", "example.callgrind", "-o", "no-such-dir/out"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *out, *err;

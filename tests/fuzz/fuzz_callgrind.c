@@ -1,4 +1,14 @@
-/* libFuzzer target: parse, and for accepted input the normalizer round trip. */
+/*
+ * libFuzzer target: parse, and for accepted input the normalizer round trip
+ * (parse(normalize(x)) equals parse(x), normalizing twice is a fixed point).
+ *
+ *   CC=clang meson setup build-fuzz -Dfuzz=true
+ *   ninja -C build-fuzz tests/fuzz/fuzz_callgrind
+ *   build-fuzz/tests/fuzz/fuzz_callgrind -jobs=1 -max_len=16384 CORPUS SEEDS
+ *
+ * Good seeds: the files in ../shared/callgrind-foreign/, fixtures/callgrind/
+ * and the valgrind corpus the callgrind_corpus suite writes.
+ */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
