@@ -12,9 +12,11 @@
 
 static const char profile_usage_text[] = "usage: jett profile dump CAPTURE|-\n"
                                          "       jett profile pack TEXT|- -o CAPTURE\n"
+                                         "       jett profile export CAPTURE|- --format collapsed|svg [--weight W] [-o PATH]\n"
                                          "\n"
                                          "  dump   print a capture as text, one record a line\n"
-                                         "  pack   turn that text back into a capture\n";
+                                         "  pack   turn that text back into a capture\n"
+                                         "  export write folded stacks or an SVG flame graph\n";
 
 static int profile_usage(FILE *f, int status)
 {
@@ -100,5 +102,7 @@ int cli_profile_main(int argc, char **argv)
         return cmd_dump(argc - 1, argv + 1);
     if (strcmp(argv[1], "pack") == 0)
         return cmd_pack(argc - 1, argv + 1);
+    if (strcmp(argv[1], "export") == 0)
+        return cli_profile_export(argc - 1, argv + 1);
     return cli_usage_error("profile: unknown subcommand '%s' (try 'jett profile --help')", argv[1]);
 }
