@@ -119,16 +119,18 @@ static int index_add(struct fold *f, uint32_t **index, uint32_t *cap, uint32_t n
 {
     uint32_t first = n - 1;
     if ((uint64_t)*cap < 2 * (uint64_t)n + 2) {
-        uint32_t ncap = *cap ? *cap : 32;
-        while ((uint64_t)ncap < 2 * (uint64_t)n + 2)
+        uint64_t ncap = *cap ? *cap : 32;
+        while (ncap < 2 * (uint64_t)n + 2)
             ncap *= 2;
+        if (ncap > UINT32_MAX)
+            return f->nomem = true, -1;
         uint32_t *idx = calloc(ncap, sizeof *idx);
         if (!idx) {
             f->nomem = true;
             return -1;
         }
         free(*index);
-        *index = idx, *cap = ncap, first = 0;
+        *index = idx, *cap = (uint32_t)ncap, first = 0;
     }
     for (uint32_t i = first; i < n; i++) {
         uint64_t h = hash(f, i);
