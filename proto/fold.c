@@ -30,10 +30,17 @@ struct fold_live {
 };
 #define FOLD_NO_SITE UINT32_MAX
 
-/* Grow-by-doubling array of `n` elements of `size` bytes. */
+/* Makes room for element `n` of a doubling array; 0 or -1 (out of memory). */
 #define GROW(f, arr, n, cap)                                                                       \
     ((n) < (cap) ? 0 : fold_grow((f), (void **)&(arr), &(cap), sizeof *(arr)))
 
+/* The folder's state.  Reading fills the name, FUNC and STACK tables, the
+ * tree (nodes are created when a STACK names a new (parent, name) pair,
+ * so a child's id is always above its parent's) and, for every event, the
+ * per-stack values and the live allocations.  At FINISH the chosen weight
+ * is moved to the tree's self values, summed into totals and the children
+ * are listed in name order.  Everything is owned here and freed by
+ * fold_free. */
 struct fold {
     uint8_t mode;
     enum fold_weight weight;
@@ -61,7 +68,7 @@ struct fold {
     uint32_t n_nodes, nodes_cap;
     uint32_t *node_index;
     uint32_t node_index_cap;
-    uint32_t *children; /* filled by finish(): each node's children, sorted */
+    uint32_t *children; /* filled by link_children(): children, sorted */
     uint32_t max_depth;
     /* Live allocations (linear probing, backward-shift deletion). */
     struct fold_live *live;
