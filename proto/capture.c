@@ -1,8 +1,8 @@
 /* capture: reading and writing JETTCAP1 files over the wire decoder. */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdio.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
