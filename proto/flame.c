@@ -240,13 +240,15 @@ static int put_frames(const struct flame_ctx *c)
         struct todo t = todo[--top];
         const struct fold_node *n = fold_node(c->f, t.node);
         put_frame(c, n, t.offset);
-        uint64_t offset = t.offset;
-        for (uint32_t i = 0; i < n->n_children; i++) {
+        /* children are pushed right to left so that they are written in
+         * name order; the parent's self value lies after the last one */
+        uint64_t end = t.offset + n->total - n->self;
+        for (uint32_t i = n->n_children; i-- > 0;) {
             uint32_t child = fold_child(c->f, n, i);
             uint64_t v = fold_node(c->f, child)->total;
+            end -= v;
             if (gw * ((double)v / (double)c->root) >= FLAME_MIN_PX)
-                todo[top++] = (struct todo){child, offset};
-            offset += v;
+                todo[top++] = (struct todo){child, end};
         }
     }
     free(todo);
