@@ -36,6 +36,24 @@ struct flame_unit {
     bool hex; /* shown as \xNN */
 };
 
+/* True for the East Asian wide and fullwidth ranges, which take two
+ * columns of a monospace font. */
+static bool wide(uint32_t cp)
+{
+    return (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf && cp != 0x303f) ||
+           (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) ||
+           (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) ||
+           (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x20000 && cp <= 0x3fffd);
+}
+
+static uint32_t code_point(const unsigned char *p, size_t n)
+{
+    uint32_t cp = n == 2 ? p[0] & 0x1fu : n == 3 ? p[0] & 0x0fu : p[0] & 0x07u;
+    for (size_t k = 1; k < n; k++)
+        cp = cp << 6 | (p[k] & 0x3fu);
+    return cp;
+}
+
 static struct flame_unit next_unit(const unsigned char *s, size_t len, size_t i)
 {
     unsigned char c = s[i];
@@ -44,7 +62,9 @@ static struct flame_unit next_unit(const unsigned char *s, size_t len, size_t i)
     if (c < 0x80)
         return (struct flame_unit){1, 1, false};
     size_t n = utf8_unit(s, len, i);
-    return n ? (struct flame_unit){n, 1, false} : (struct flame_unit){1, 4, true};
+    if (n == 0)
+        return (struct flame_unit){1, 4, true};
+    return (struct flame_unit){n, wide(code_point(s + i, n)) ? 2 : 1, false};
 }
 
 static void put_unit(FILE *out, const unsigned char *p, struct flame_unit u)

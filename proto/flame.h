@@ -25,8 +25,9 @@ int flame_write_svg(const struct fold *f, FILE *out);
 
 /* Writes s[0..len) as XML character data: & < > " ' escaped, control
  * characters, U+FFFE, U+FFFF and bytes that are not UTF-8 shown as \xNN
- * (XML cannot hold them at all).  At most max_chars characters are
- * written; a longer text is cut to max_chars - 2 and ends in "..". */
+ * (XML cannot hold them at all).  At most max_chars columns are written
+ * (an East Asian wide character takes two, \xNN four); a longer text is
+ * cut to max_chars - 2 columns and ends in "..". */
 void flame_write_text(FILE *out, const char *s, size_t len, size_t max_chars);
 
 #endif

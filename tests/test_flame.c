@@ -238,7 +238,8 @@ static void expect_text(const char *s, size_t max, const char *want)
     free(got);
 }
 
-/* Escapes are one character wide, \xNN four; cuts end in "..". */
+/* Columns: an XML escape is one, \xNN four, a wide character two;
+ * cuts end in "..". */
 START_TEST(text_escapes_and_cuts)
 {
     expect_text("abcdef", 6, "abcdef");
@@ -251,8 +252,13 @@ START_TEST(text_escapes_and_cuts)
     expect_text("a\x01"
                 "b",
                 5, "a..");
-    expect_text("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 3, "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e");
-    expect_text("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 2, "..");
+    /* 日本語: three wide characters, six columns */
+    expect_text("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 6, "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e");
+    expect_text("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 5, "\xe6\x97\xa5..");
+    expect_text("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 3, "..");
+    /* é (U+00E9) is one column, two bytes */
+    expect_text("caf\xc3\xa9s", 5, "caf\xc3\xa9s");
+    expect_text("caf\xc3\xa9s", 4, "ca..");
     expect_text("x\xff", 10, "x\\xff");
     expect_text("\xef\xbf\xbe", 20, "\\xef\\xbf\\xbe");
     expect_text("\xef\xbf\xbd", 20, "\xef\xbf\xbd"); /* U+FFFD is fine */
