@@ -1,8 +1,11 @@
 /* capture: reading and writing JETTCAP1 files over the wire decoder. */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "proto/capture.h"
@@ -17,6 +20,11 @@ struct capture_reader {
     size_t pos, len;
     uint64_t offset; /* bytes handed to the decoder or magic so far */
     bool started, eof, failed;
+    /* Following: wait at end of file for up to timeout_ms without growth;
+     * idle_since is when the current wait began (0: not waiting). */
+    bool follow;
+    uint32_t timeout_ms;
+    uint64_t idle_since;
     struct wire_decoder *dec;
     char err[320];
 };
@@ -40,6 +48,15 @@ struct capture_reader *capture_reader_fd(int fd)
     struct capture_reader *r = reader_new();
     if (r)
         r->fd = fd;
+    return r;
+}
+
+struct capture_reader *capture_reader_follow(int fd, uint32_t timeout_ms)
+{
+    struct capture_reader *r = capture_reader_fd(fd);
+    struct stat st;
+    if (r && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        r->follow = true, r->timeout_ms = timeout_ms;
     return r;
 }
 
@@ -81,8 +98,40 @@ static int fail(struct capture_reader *r, uint64_t at, const char *msg)
     return -1;
 }
 
-/* Refills the buffer when it is empty; sets eof at end of input. */
-static int fill(struct capture_reader *r)
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* At the end of a followed file: sleeps one poll interval, or fails once
+ * the file has not grown for timeout_ms. */
+static int follow_wait(struct capture_reader *r)
+{
+    uint64_t now = now_ms() + 1; /* never 0, which means "not waiting" */
+    if (r->idle_since == 0)
+        r->idle_since = now;
+    if (now - r->idle_since >= r->timeout_ms) {
+        char msg[200], span[32];
+        if (r->timeout_ms % 1000 == 0)
+            snprintf(span, sizeof span, "%" PRIu32 " s", r->timeout_ms / 1000);
+        else
+            snprintf(span, sizeof span, "%" PRIu32 " ms", r->timeout_ms);
+        snprintf(msg, sizeof msg,
+                 "no new data for %s: the capture is incomplete, followed up to byte %" PRIu64
+                 " without FINISH (what was read is a partial result)",
+                 span, r->offset);
+        return fail(r, r->offset, msg);
+    }
+    poll(NULL, 0, CAPTURE_FOLLOW_POLL_MS);
+    return 0;
+}
+
+/* Refills the buffer when it is empty; sets eof at end of input.  A
+ * followed file is waited for unless `final` (after FINISH nothing more
+ * is expected, so the end of what is there is the end). */
+static int fill_from(struct capture_reader *r, bool final)
 {
     if (r->pos < r->len || r->eof)
         return 0;
@@ -101,10 +150,21 @@ static int fill(struct capture_reader *r)
             continue;
         if (n < 0)
             return fail(r, r->offset, strerror(errno));
+        if (n == 0 && r->follow && !final) {
+            if (follow_wait(r) != 0)
+                return -1;
+            continue;
+        }
+        r->idle_since = 0;
         r->len = (size_t)n;
         r->eof = n == 0;
         return 0;
     }
+}
+
+static int fill(struct capture_reader *r)
+{
+    return fill_from(r, false);
 }
 
 static int read_magic(struct capture_reader *r)
@@ -138,7 +198,7 @@ static int decoder_failed(struct capture_reader *r)
 /* After FINISH nothing may follow. */
 static int expect_end(struct capture_reader *r)
 {
-    if (fill(r) != 0)
+    if (fill_from(r, true) != 0)
         return -1;
     if (!r->eof)
         return fail(r, r->offset, "trailing data after FINISH");

@@ -1,0 +1,169 @@
+/* jett profile export: a capture as folded stacks or an SVG flame graph. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/readfile.h"
+#include "proto/flame.h"
+#include "proto/fold.h"
+
+static const char export_usage_text[] =
+    "usage: jett profile export CAPTURE|- --format collapsed|svg [--weight W] [-o PATH]\n"
+    "\n"
+    "  --format collapsed  folded stacks, one 'root;caller;leaf VALUE' line each\n"
+    "  --format svg        a self-contained flame graph\n"
+    "  --weight W          memory captures: allocated (default), count, retained\n"
+    "                      or live-at-peak\n"
+    "  -o PATH             write to PATH instead of standard output\n";
+
+enum export_format { EXPORT_NONE, EXPORT_COLLAPSED, EXPORT_SVG };
+
+struct export_opts {
+    const char *capture, *out;
+    const char *format_arg, *weight_arg;
+    enum export_format format;
+    enum fold_weight weight;
+};
+
+static int parse_weight(const char *s, enum fold_weight *w)
+{
+    static const enum fold_weight all[] = {FOLD_WEIGHT_ALLOCATED, FOLD_WEIGHT_COUNT,
+                                           FOLD_WEIGHT_RETAINED, FOLD_WEIGHT_LIVE_AT_PEAK};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (strcmp(s, fold_weight_name(all[i])) == 0)
+            return *w = all[i], 0;
+    return -1;
+}
+
+/* Takes the value of option argv[*i]; NULL (after the message) if it is
+ * missing or the option was given before. */
+static const char *option_value(int argc, char **argv, int *i, const char *seen)
+{
+    const char *opt = argv[*i];
+    if (seen) {
+        cli_usage_error("profile export: %s given twice", opt);
+        return NULL;
+    }
+    if (*i + 1 == argc) {
+        cli_usage_error("profile export: %s needs a value", opt);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+/* One option or the CAPTURE operand: 0, 1 for --help, or -1 (reported). */
+static int parse_arg(int argc, char **argv, int *i, struct export_opts *o)
+{
+    const char *a = argv[*i];
+    const char **slot = strcmp(a, "--format") == 0   ? &o->format_arg
+                        : strcmp(a, "--weight") == 0 ? &o->weight_arg
+                        : strcmp(a, "-o") == 0       ? &o->out
+                                                     : NULL;
+    if (strcmp(a, "--help") == 0)
+        return 1;
+    if (slot)
+        return (*slot = option_value(argc, argv, i, *slot)) ? 0 : -1;
+    if (a[0] == '-' && a[1] != 0)
+        return cli_usage_error("profile export: unknown option '%s'", a), -1;
+    if (o->capture)
+        return cli_usage_error("profile export: expected one CAPTURE argument"), -1;
+    o->capture = a;
+    return 0;
+}
+
+/* Checks the option values once all are known: 0, 1 for --help, -1. */
+static int parse_opts(int argc, char **argv, struct export_opts *o)
+{
+    for (int i = 1; i < argc; i++) {
+        int rc = parse_arg(argc, argv, &i, o);
+        if (rc != 0)
+            return rc;
+    }
+    if (!o->capture)
+        return cli_usage_error("profile export: expected a CAPTURE argument"), -1;
+    if (!o->format_arg)
+        return cli_usage_error("profile export: --format collapsed|svg is required"), -1;
+    if (strcmp(o->format_arg, "collapsed") == 0)
+        o->format = EXPORT_COLLAPSED;
+    else if (strcmp(o->format_arg, "svg") == 0)
+        o->format = EXPORT_SVG;
+    else
+        return cli_usage_error("profile export: --format must be collapsed or svg, not '%s'",
+                               o->format_arg),
+               -1;
+    o->weight = FOLD_WEIGHT_DEFAULT;
+    if (o->weight_arg && parse_weight(o->weight_arg, &o->weight) != 0)
+        return cli_usage_error("profile export: --weight must be allocated, count, retained or "
+                               "live-at-peak, not '%s'",
+                               o->weight_arg),
+               -1;
+    return 0;
+}
+
+/* Folds the capture; a status, with the messages printed. */
+static int read_fold(const struct export_opts *o, struct fold **out)
+{
+    char err[400];
+    int fd = cli_open_input(o->capture, err, sizeof err);
+    if (fd < 0)
+        return cli_usage_error("%s: %s", o->capture, err);
+    struct capture_reader *r = capture_reader_fd(fd);
+    enum fold_status st = r ? fold_read(r, o->weight, out, err, sizeof err) : FOLD_E_NOMEM;
+    capture_reader_free(r);
+    if (fd != STDIN_FILENO)
+        close(fd);
+    if (st == FOLD_OK)
+        return CLI_EXIT_OK;
+    if (st == FOLD_E_WEIGHT)
+        return cli_usage_error("profile export: %s", err);
+    if (st == FOLD_E_NOMEM)
+        return cli_usage_error("profile export: out of memory");
+    fprintf(stderr, "jett: %s: %s\n", o->capture, err);
+    return CLI_EXIT_BAD_INPUT;
+}
+
+/* Renders into memory, then writes stdout or the -o file at once. */
+static int write_output(const struct export_opts *o, const struct fold *f)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem)
+        return cli_usage_error("profile export: out of memory");
+    int rc = o->format == EXPORT_SVG ? flame_write_svg(f, mem) : fold_write_collapsed(f, mem);
+    if (fclose(mem) != 0 || rc != 0) {
+        free(buf);
+        return cli_usage_error("profile export: out of memory");
+    }
+    char err[320];
+    if (o->out)
+        rc = cli_write_file_atomic(o->out, buf, len, err, sizeof err);
+    else
+        rc = capture_write_all(STDOUT_FILENO, buf, len);
+    free(buf);
+    if (rc != 0)
+        return o->out ? cli_usage_error("%s: %s", o->out, err)
+                      : cli_usage_error("profile export: cannot write the output");
+    return CLI_EXIT_OK;
+}
+
+/* jett profile export CAPTURE --format collapsed|svg [--weight W] [-o PATH] */
+int cli_profile_export(int argc, char **argv)
+{
+    struct export_opts o = {0};
+    int rc = parse_opts(argc, argv, &o);
+    if (rc != 0) {
+        if (rc > 0)
+            fputs(export_usage_text, stdout);
+        return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+    }
+    struct fold *f = NULL;
+    rc = read_fold(&o, &f);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    rc = write_output(&o, f);
+    fold_free(f);
+    return rc;
+}

@@ -1,0 +1,856 @@
+/* fold: a capture's stacks folded into a tree of frames (see fold.h). */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "proto/fold.h"
+#include "proto/wire-internal.h"
+
+/* A display name, `namespace.function`, stored in the name arena. */
+struct fold_name {
+    size_t off;
+    uint32_t len;
+};
+
+/* What a memory capture keeps per creation site (a stack node, or the
+ * site of events without a stack).  live_at_peak is captured lazily, as
+ * DESIGN section 6 describes: `at_peak` is valid for peak `epoch`; a
+ * site whose epoch is older still holds its value at the latest peak in
+ * `live`, since it has not changed since. */
+struct fold_site {
+    uint64_t live, at_peak;
+    uint64_t epoch;
+};
+
+/* One live allocation: id -> size and creation site. */
+struct fold_live {
+    uint64_t id, size;
+    uint32_t site; /* stack id, or FOLD_NO_SITE */
+    bool used;
+};
+#define FOLD_NO_SITE UINT32_MAX
+
+/* Makes room for element `n` of a doubling array; 0 or -1 (out of memory). */
+#define GROW(f, arr, n, cap)                                                                       \
+    ((n) < (cap) ? 0 : fold_grow((f), (void **)&(arr), &(cap), sizeof *(arr)))
+
+/* The folder's state.  Reading fills the name, FUNC and STACK tables, the
+ * tree (nodes are created when a STACK names a new (parent, name) pair,
+ * so a child's id is always above its parent's) and, for every event, the
+ * per-stack values and the live allocations.  At FINISH the chosen weight
+ * is moved to the tree's self values, summed into totals and the children
+ * are listed in name order.  Everything is owned here and freed by
+ * fold_free. */
+struct fold {
+    uint8_t mode;
+    enum fold_weight weight;
+    const char *partial;
+    struct fold_totals t;
+    bool nomem;
+    /* Names: the arena, the table and an open-addressing index (id + 1). */
+    char *arena;
+    size_t arena_len, arena_cap;
+    struct fold_name *names;
+    uint32_t n_names, names_cap;
+    uint32_t *name_index;
+    uint32_t name_index_cap; /* a power of two, at least twice n_names */
+    /* FUNC id -> name. */
+    uint32_t *func_name;
+    uint32_t n_funcs, funcs_cap;
+    /* STACK id -> tree node, weight and (memory) site. */
+    uint32_t *stack_node;
+    uint64_t *stack_value;
+    struct fold_site *sites;
+    uint32_t n_stacks, stacks_cap;
+    struct fold_site no_site;
+    /* The tree and its (parent, name) -> node index (id + 1). */
+    struct fold_node *nodes;
+    uint32_t n_nodes, nodes_cap;
+    uint32_t *node_index;
+    uint32_t node_index_cap;
+    uint32_t *children; /* filled by link_children(): children, sorted */
+    uint32_t max_depth;
+    /* Live allocations (linear probing, backward-shift deletion). */
+    struct fold_live *live;
+    size_t n_live, live_cap;
+    uint64_t live_total, peak_epoch;
+};
+
+static int fold_grow(struct fold *f, void **arr, uint32_t *cap, size_t size)
+{
+    uint32_t ncap = *cap ? *cap * 2 : 16;
+    if (ncap <= *cap) {
+        f->nomem = true;
+        return -1;
+    }
+    void *p = realloc(*arr, (size_t)ncap * size);
+    if (!p) {
+        f->nomem = true;
+        return -1;
+    }
+    *arr = p, *cap = ncap;
+    return 0;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30, x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27, x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* ---- names ---- */
+
+static const char *name_ptr(const struct fold *f, uint32_t name)
+{
+    return f->arena + f->names[name].off;
+}
+
+static bool name_eq(const struct fold *f, uint32_t name, const char *s, size_t len)
+{
+    return f->names[name].len == len && memcmp(name_ptr(f, name), s, len) == 0;
+}
+
+/* Adds entry n - 1 to an open-addressing index of entries 0..n-1 (slot
+ * value id + 1), rebuilding it at twice the size when it is half full. */
+static int index_add(struct fold *f, uint32_t **index, uint32_t *cap, uint32_t n,
+                     uint64_t (*hash)(const struct fold *, uint32_t))
+{
+    uint32_t first = n - 1;
+    if ((uint64_t)*cap < 2 * (uint64_t)n + 2) {
+        uint64_t ncap = *cap ? *cap : 32;
+        while (ncap < 2 * (uint64_t)n + 2)
+            ncap *= 2;
+        if (ncap > UINT32_MAX)
+            return f->nomem = true, -1;
+        uint32_t *idx = calloc(ncap, sizeof *idx);
+        if (!idx) {
+            f->nomem = true;
+            return -1;
+        }
+        free(*index);
+        *index = idx, *cap = (uint32_t)ncap, first = 0;
+    }
+    for (uint32_t i = first; i < n; i++) {
+        uint64_t h = hash(f, i);
+        while ((*index)[h & (*cap - 1)])
+            h++;
+        (*index)[h & (*cap - 1)] = i + 1;
+    }
+    return 0;
+}
+
+static uint64_t name_hash(const struct fold *f, uint32_t name)
+{
+    return hash_bytes(name_ptr(f, name), f->names[name].len);
+}
+
+static int arena_put(struct fold *f, const char *s, size_t len)
+{
+    if (f->arena_cap - f->arena_len < len) {
+        size_t ncap = f->arena_cap ? f->arena_cap : 4096;
+        while (ncap - f->arena_len < len)
+            ncap *= 2;
+        char *p = realloc(f->arena, ncap);
+        if (!p) {
+            f->nomem = true;
+            return -1;
+        }
+        f->arena = p, f->arena_cap = ncap;
+    }
+    memcpy(f->arena + f->arena_len, s, len);
+    f->arena_len += len;
+    return 0;
+}
+
+/* Interns `ns.fn`; returns its name id or UINT32_MAX when out of memory. */
+static uint32_t intern(struct fold *f, struct wire_str ns, struct wire_str fn)
+{
+    size_t len = (size_t)ns.len + 1 + fn.len;
+    size_t off = f->arena_len;
+    if (arena_put(f, ns.ptr, ns.len) || arena_put(f, ".", 1) || arena_put(f, fn.ptr, fn.len))
+        return UINT32_MAX;
+    uint64_t h = hash_bytes(f->arena + off, len);
+    for (uint32_t *idx = f->name_index; idx; h++) {
+        uint32_t slot = idx[h & (f->name_index_cap - 1)];
+        if (slot == 0)
+            break;
+        if (name_eq(f, slot - 1, f->arena + off, len)) {
+            f->arena_len = off; /* already known: drop the copy */
+            return slot - 1;
+        }
+    }
+    if (GROW(f, f->names, f->n_names, f->names_cap) != 0)
+        return UINT32_MAX;
+    f->names[f->n_names++] = (struct fold_name){off, (uint32_t)len};
+    if (index_add(f, &f->name_index, &f->name_index_cap, f->n_names, name_hash) != 0)
+        return UINT32_MAX;
+    return f->n_names - 1;
+}
+
+/* ---- the tree ---- */
+
+static uint64_t node_key_hash(uint32_t parent, uint32_t name)
+{
+    return mix64((uint64_t)parent << 32 | name);
+}
+
+static uint64_t node_hash(const struct fold *f, uint32_t node)
+{
+    return node_key_hash(f->nodes[node].parent, f->nodes[node].name);
+}
+
+static uint32_t add_node(struct fold *f, uint32_t parent, uint32_t name)
+{
+    if (GROW(f, f->nodes, f->n_nodes, f->nodes_cap) != 0)
+        return FOLD_NO_NODE;
+    uint32_t depth = parent == FOLD_NO_NODE ? 0 : f->nodes[parent].depth + 1;
+    f->nodes[f->n_nodes] = (struct fold_node){name, parent, depth, FOLD_NO_NODE, 0, 0, 0};
+    if (depth > f->max_depth)
+        f->max_depth = depth;
+    return f->n_nodes++;
+}
+
+/* The child of `parent` named `name`, created when new. */
+static uint32_t child_node(struct fold *f, uint32_t parent, uint32_t name)
+{
+    uint64_t h = node_key_hash(parent, name);
+    for (; f->node_index_cap; h++) {
+        uint32_t slot = f->node_index[h & (f->node_index_cap - 1)];
+        if (slot == 0)
+            break;
+        const struct fold_node *n = &f->nodes[slot - 1];
+        if (n->parent == parent && n->name == name)
+            return slot - 1;
+    }
+    uint32_t id = add_node(f, parent, name);
+    if (id == FOLD_NO_NODE ||
+        index_add(f, &f->node_index, &f->node_index_cap, f->n_nodes, node_hash) != 0)
+        return FOLD_NO_NODE;
+    return id;
+}
+
+/* ---- records ---- */
+
+/* Fails the decoder with a message about the current frame, so that the
+ * error carries the frame's byte offset like the decoder's own. */
+__attribute__((format(printf, 2, 3))) static int bad_event(struct capture_reader *r,
+                                                           const char *fmt, ...)
+{
+    char msg[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    wire_fail(capture_reader_decoder(r), WIRE_E_RANGE, "%s", msg);
+    return -1;
+}
+
+static int on_hello(struct fold *f, const struct wire_hello *h)
+{
+    f->mode = h->mode;
+    if (f->weight == FOLD_WEIGHT_DEFAULT)
+        f->weight = h->mode == WIRE_MODE_CPU ? FOLD_WEIGHT_SAMPLES : FOLD_WEIGHT_ALLOCATED;
+    bool cpu_weight = f->weight == FOLD_WEIGHT_SAMPLES;
+    return cpu_weight == (h->mode == WIRE_MODE_CPU) ? 0 : -1;
+}
+
+static int on_func(struct fold *f, const struct wire_func *fn)
+{
+    if (GROW(f, f->func_name, f->n_funcs, f->funcs_cap) != 0)
+        return -1;
+    uint32_t name = intern(f, fn->ns, fn->name);
+    if (name == UINT32_MAX)
+        return -1;
+    f->func_name[f->n_funcs++] = name;
+    return 0;
+}
+
+/* Grows the three per-stack arrays together. */
+static int grow_stacks(struct fold *f)
+{
+    uint32_t cap = f->stacks_cap ? f->stacks_cap * 2 : 64;
+    if (cap <= f->stacks_cap)
+        return f->nomem = true, -1;
+    uint32_t *n = realloc(f->stack_node, (size_t)cap * sizeof *n);
+    if (n)
+        f->stack_node = n;
+    uint64_t *v = n ? realloc(f->stack_value, (size_t)cap * sizeof *v) : NULL;
+    if (v)
+        f->stack_value = v;
+    struct fold_site *st = v ? realloc(f->sites, (size_t)cap * sizeof *st) : NULL;
+    if (!st)
+        return f->nomem = true, -1;
+    f->sites = st, f->stacks_cap = cap;
+    return 0;
+}
+
+static int on_stack(struct fold *f, const struct wire_stack *s)
+{
+    if (f->n_stacks == f->stacks_cap && grow_stacks(f) != 0)
+        return -1;
+    /* the decoder checked that parent and func are defined */
+    uint32_t parent = s->parent == WIRE_NONE32 ? FOLD_ROOT : f->stack_node[s->parent];
+    uint32_t node = child_node(f, parent, f->func_name[s->func_id]);
+    if (node == FOLD_NO_NODE)
+        return -1;
+    f->stack_node[f->n_stacks] = node;
+    f->stack_value[f->n_stacks] = 0;
+    f->sites[f->n_stacks] = (struct fold_site){0, 0, 0};
+    f->n_stacks++;
+    return 0;
+}
+
+static void on_sample(struct fold *f, const struct wire_sample *s)
+{
+    f->t.samples++;
+    switch (s->state) {
+    case WIRE_STATE_JETT:
+        f->t.jett_samples++;
+        f->stack_value[s->stack_id]++; /* a jett sample always has a stack */
+        break;
+    case WIRE_STATE_RUNTIME:
+        f->t.runtime_samples++;
+        break;
+    case WIRE_STATE_WAITING:
+        f->t.waiting_samples++;
+        break;
+    default:
+        f->t.unavailable_samples++;
+    }
+}
+
+/* ---- live allocations ---- */
+
+static size_t live_slot(const struct fold *f, uint64_t id)
+{
+    return (size_t)mix64(id) & (f->live_cap - 1);
+}
+
+/* The entry of a live id, or NULL. */
+static struct fold_live *live_find(struct fold *f, uint64_t id)
+{
+    if (f->live_cap == 0)
+        return NULL;
+    for (size_t i = live_slot(f, id);; i = (i + 1) & (f->live_cap - 1)) {
+        if (!f->live[i].used)
+            return NULL;
+        if (f->live[i].id == id)
+            return &f->live[i];
+    }
+}
+
+static void live_place(struct fold *f, struct fold_live e)
+{
+    size_t i = live_slot(f, e.id);
+    while (f->live[i].used)
+        i = (i + 1) & (f->live_cap - 1);
+    f->live[i] = e;
+}
+
+/* Inserts a new id, doubling the table when it would be half full. */
+static int live_insert(struct fold *f, uint64_t id, uint64_t size, uint32_t site)
+{
+    if (2 * (f->n_live + 1) > f->live_cap) {
+        size_t old_cap = f->live_cap, cap = old_cap ? old_cap * 2 : 64;
+        struct fold_live *old = f->live, *t = calloc(cap, sizeof *t);
+        if (!t)
+            return f->nomem = true, -1;
+        f->live = t, f->live_cap = cap;
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i].used)
+                live_place(f, old[i]);
+        free(old);
+    }
+    live_place(f, (struct fold_live){id, size, site, true});
+    f->n_live++;
+    return 0;
+}
+
+/* Removes an entry, shifting later members of its probe run back. */
+static void live_remove(struct fold *f, struct fold_live *e)
+{
+    size_t mask = f->live_cap - 1, hole = (size_t)(e - f->live);
+    for (size_t i = (hole + 1) & mask; f->live[i].used; i = (i + 1) & mask) {
+        size_t home = live_slot(f, f->live[i].id);
+        /* the entry may move to the hole unless its home lies after the
+         * hole on the cyclic path hole -> i */
+        if (((i - home) & mask) >= ((i - hole) & mask)) {
+            f->live[hole] = f->live[i];
+            hole = i;
+        }
+    }
+    f->live[hole].used = false;
+    f->n_live--;
+}
+
+/* ---- memory events ---- */
+
+static struct fold_site *site_of(struct fold *f, uint32_t site)
+{
+    return site == FOLD_NO_SITE ? &f->no_site : &f->sites[site];
+}
+
+/* A site's live bytes go from `old` to `neu` (of one allocation); the
+ * global peak is recorded.  The caller checked the total cannot overflow. */
+static void site_change(struct fold *f, uint32_t site, uint64_t old, uint64_t neu)
+{
+    struct fold_site *s = site_of(f, site);
+    if (s->epoch != f->peak_epoch) {
+        s->at_peak = s->live;
+        s->epoch = f->peak_epoch;
+    }
+    s->live = s->live - old + neu;
+    f->live_total = f->live_total - old + neu;
+    if (f->live_total > f->t.peak_live_bytes) {
+        f->t.peak_live_bytes = f->live_total;
+        f->peak_epoch++;
+    }
+}
+
+static bool weighs(const struct fold *f, enum fold_weight w, uint32_t stack)
+{
+    return f->weight == w && stack != WIRE_NONE32;
+}
+
+static int on_allocate(struct fold *f, struct capture_reader *r, const struct wire_alloc *a)
+{
+    if (live_find(f, a->allocation_id))
+        return bad_event(r, "ALLOC.allocation_id: allocation %" PRIu64 " is already live",
+                         a->allocation_id);
+    if (a->new_size > UINT64_MAX - f->t.allocated_bytes || a->new_size > UINT64_MAX - f->live_total)
+        return bad_event(r, "ALLOC.new_size: %" PRIu64 " bytes overflow the totals", a->new_size);
+    f->t.allocations++;
+    f->t.allocated_bytes += a->new_size;
+    if (weighs(f, FOLD_WEIGHT_ALLOCATED, a->stack_id))
+        f->stack_value[a->stack_id] += a->new_size;
+    if (weighs(f, FOLD_WEIGHT_COUNT, a->stack_id))
+        f->stack_value[a->stack_id]++;
+    uint32_t site = a->stack_id == WIRE_NONE32 ? FOLD_NO_SITE : a->stack_id;
+    if (live_insert(f, a->allocation_id, a->new_size, site) != 0)
+        return -1;
+    site_change(f, site, 0, a->new_size);
+    return 0;
+}
+
+/* The live entry a resize or free names, its old size checked. */
+static struct fold_live *live_for(struct fold *f, struct capture_reader *r,
+                                  const struct wire_alloc *a)
+{
+    struct fold_live *e = live_find(f, a->allocation_id);
+    if (!e)
+        bad_event(r, "ALLOC.allocation_id: allocation %" PRIu64 " is not live", a->allocation_id);
+    else if (e->size != a->old_size)
+        bad_event(r, "ALLOC.old_size: %" PRIu64 " is not the live size %" PRIu64, a->old_size,
+                  e->size);
+    else
+        return e;
+    return NULL;
+}
+
+static int on_resize(struct fold *f, struct capture_reader *r, const struct wire_alloc *a)
+{
+    struct fold_live *e = live_for(f, r, a);
+    if (!e)
+        return -1;
+    f->t.resizes++;
+    if (a->new_size > a->old_size) {
+        uint64_t growth = a->new_size - a->old_size;
+        if (growth > UINT64_MAX - f->t.allocated_bytes || growth > UINT64_MAX - f->live_total)
+            return bad_event(r, "ALLOC.new_size: %" PRIu64 " bytes overflow the totals",
+                             a->new_size);
+        f->t.allocated_bytes += growth;
+        if (weighs(f, FOLD_WEIGHT_ALLOCATED, a->stack_id))
+            f->stack_value[a->stack_id] += growth;
+    } else {
+        f->t.freed_bytes += a->old_size - a->new_size;
+    }
+    site_change(f, e->site, a->old_size, a->new_size);
+    e->size = a->new_size;
+    return 0;
+}
+
+static int on_free(struct fold *f, struct capture_reader *r, const struct wire_alloc *a)
+{
+    struct fold_live *e = live_for(f, r, a);
+    if (!e)
+        return -1;
+    f->t.frees++;
+    f->t.freed_bytes += a->old_size;
+    site_change(f, e->site, a->old_size, 0);
+    live_remove(f, e);
+    return 0;
+}
+
+static int on_alloc(struct fold *f, struct capture_reader *r, const struct wire_alloc *a)
+{
+    if (a->op == WIRE_OP_ALLOCATE)
+        return on_allocate(f, r, a);
+    if (a->op == WIRE_OP_RESIZE)
+        return on_resize(f, r, a);
+    return on_free(f, r, a);
+}
+
+/* ---- reading ---- */
+
+static int on_events(struct fold *f, struct capture_reader *r, const struct wire_events *evs)
+{
+    struct wire_events_iter it;
+    struct wire_event ev;
+    int rc;
+    wire_events_begin(&it, evs);
+    while ((rc = wire_events_next(capture_reader_decoder(r), &it, &ev)) > 0) {
+        if (ev.kind == WIRE_ENTRY_STACK)
+            rc = on_stack(f, &ev.u.stack);
+        else if (ev.kind == WIRE_ENTRY_SAMPLE)
+            on_sample(f, &ev.u.sample), rc = 0;
+        else
+            rc = on_alloc(f, r, &ev.u.alloc);
+        if (rc != 0)
+            return -1;
+    }
+    return rc;
+}
+
+static void on_finish(struct fold *f, const struct wire_finish *fin)
+{
+    if (fin->collector_failure)
+        f->partial = "collector_failure";
+    else if (fin->stack_limit)
+        f->partial = "stack_capture_limit";
+}
+
+/* Handles one record: 0, or -1 (decoder failed, weight mismatch or out of
+ * memory, told apart by the caller). */
+static int on_record(struct fold *f, struct capture_reader *r, const struct wire_record *rec)
+{
+    switch (rec->type) {
+    case WIRE_HELLO:
+        return on_hello(f, &rec->u.hello);
+    case WIRE_FUNC:
+        return on_func(f, &rec->u.func);
+    case WIRE_EVENTS:
+        return on_events(f, r, &rec->u.events);
+    case WIRE_FINISH:
+        on_finish(f, &rec->u.finish);
+        return 0;
+    default:
+        return 0; /* SOURCE: spans are not part of a folded stack */
+    }
+}
+
+/* Moves the chosen memory weight of each site to its stack. */
+static void settle_sites(struct fold *f)
+{
+    if (f->weight == FOLD_WEIGHT_RETAINED) {
+        for (uint32_t s = 0; s < f->n_stacks; s++)
+            f->stack_value[s] = f->sites[s].live;
+        f->t.weight_total = f->live_total;
+    } else if (f->weight == FOLD_WEIGHT_LIVE_AT_PEAK) {
+        for (uint32_t s = 0; s < f->n_stacks; s++) {
+            const struct fold_site *st = &f->sites[s];
+            f->stack_value[s] = st->epoch == f->peak_epoch ? st->at_peak : st->live;
+        }
+        f->t.weight_total = f->t.peak_live_bytes;
+    } else if (f->weight == FOLD_WEIGHT_COUNT) {
+        f->t.weight_total = f->t.allocations;
+    } else if (f->weight == FOLD_WEIGHT_ALLOCATED) {
+        f->t.weight_total = f->t.allocated_bytes;
+    } else {
+        f->t.weight_total = f->t.samples;
+    }
+    f->t.retained_bytes = f->live_total;
+}
+
+/* Sums self values up the tree.  A child is created after its parent, so
+ * walking the nodes backwards visits every child before its parent. */
+static void sum_tree(struct fold *f)
+{
+    for (uint32_t s = 0; s < f->n_stacks; s++)
+        f->nodes[f->stack_node[s]].self += f->stack_value[s];
+    for (uint32_t i = 0; i < f->n_nodes; i++)
+        f->nodes[i].total = f->nodes[i].self;
+    for (uint32_t i = f->n_nodes; i-- > 1;)
+        f->nodes[f->nodes[i].parent].total += f->nodes[i].total;
+    f->t.weight_attributed = f->nodes[FOLD_ROOT].total;
+}
+
+static int by_name(const void *a, const void *b, void *ctx)
+{
+    const struct fold *f = ctx;
+    const struct fold_name *x = &f->names[f->nodes[*(const uint32_t *)a].name];
+    const struct fold_name *y = &f->names[f->nodes[*(const uint32_t *)b].name];
+    int c = memcmp(f->arena + x->off, f->arena + y->off, x->len < y->len ? x->len : y->len);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* Lists each node's children with a non-zero total, sorted by name. */
+static int link_children(struct fold *f)
+{
+    f->children = malloc(((size_t)f->n_nodes + 1) * sizeof *f->children);
+    if (!f->children)
+        return f->nomem = true, -1;
+    uint32_t next = 0;
+    f->max_depth = 0;
+    for (uint32_t i = 0; i < f->n_nodes; i++)
+        f->nodes[i].n_children = 0;
+    for (uint32_t i = 1; i < f->n_nodes; i++)
+        if (f->nodes[i].total > 0)
+            f->nodes[f->nodes[i].parent].n_children++;
+    for (uint32_t i = 0; i < f->n_nodes; i++) {
+        f->nodes[i].first_child = next;
+        next += f->nodes[i].n_children;
+        f->nodes[i].n_children = 0;
+    }
+    for (uint32_t i = 1; i < f->n_nodes; i++) {
+        struct fold_node *n = &f->nodes[i];
+        if (n->total == 0)
+            continue;
+        struct fold_node *p = &f->nodes[n->parent];
+        f->children[p->first_child + p->n_children++] = i;
+        if (n->depth > f->max_depth)
+            f->max_depth = n->depth;
+    }
+    for (uint32_t i = 0; i < f->n_nodes; i++)
+        qsort_r(f->children + f->nodes[i].first_child, f->nodes[i].n_children, sizeof *f->children,
+                by_name, f);
+    return 0;
+}
+
+static struct fold *fold_new(enum fold_weight w)
+{
+    struct fold *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->weight = w;
+    if (add_node(f, FOLD_NO_NODE, UINT32_MAX) != FOLD_ROOT ||
+        index_add(f, &f->node_index, &f->node_index_cap, 1, node_hash) != 0) {
+        fold_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+static enum fold_status read_all(struct fold *f, struct capture_reader *r, char *err, size_t errlen)
+{
+    struct wire_record rec;
+    int rc;
+    while ((rc = capture_reader_next(r, &rec)) > 0) {
+        if (on_record(f, r, &rec) == 0)
+            continue;
+        if (f->nomem)
+            return snprintf(err, errlen, "out of memory"), FOLD_E_NOMEM;
+        const struct wire_error *e = wire_decoder_error(capture_reader_decoder(r));
+        if (e->code == WIRE_OK)
+            return snprintf(err, errlen, "--weight %s does not apply to a %s capture",
+                            fold_weight_name(f->weight),
+                            f->mode == WIRE_MODE_CPU ? "CPU" : "memory"),
+                   FOLD_E_WEIGHT;
+        snprintf(err, errlen, "byte %" PRIu64 ": %s", e->offset, e->msg);
+        return FOLD_E_CAPTURE;
+    }
+    if (rc < 0)
+        return snprintf(err, errlen, "%s", capture_reader_error(r)), FOLD_E_CAPTURE;
+    return FOLD_OK;
+}
+
+enum fold_status fold_read(struct capture_reader *r, enum fold_weight w, struct fold **out,
+                           char *err, size_t errlen)
+{
+    struct fold *f = fold_new(w);
+    if (!f)
+        return snprintf(err, errlen, "out of memory"), FOLD_E_NOMEM;
+    enum fold_status st = read_all(f, r, err, errlen);
+    if (st == FOLD_OK) {
+        settle_sites(f);
+        sum_tree(f);
+        if (link_children(f) != 0)
+            st = FOLD_E_NOMEM, snprintf(err, errlen, "out of memory");
+    }
+    if (st != FOLD_OK) {
+        fold_free(f);
+        return st;
+    }
+    *out = f;
+    return FOLD_OK;
+}
+
+void fold_free(struct fold *f)
+{
+    if (!f)
+        return;
+    free(f->arena), free(f->names), free(f->name_index), free(f->func_name);
+    free(f->stack_node), free(f->stack_value), free(f->sites);
+    free(f->nodes), free(f->node_index), free(f->children), free(f->live);
+    free(f);
+}
+
+/* ---- accessors ---- */
+
+uint8_t fold_mode(const struct fold *f)
+{
+    return f->mode;
+}
+
+enum fold_weight fold_weight(const struct fold *f)
+{
+    return f->weight;
+}
+
+const char *fold_weight_name(enum fold_weight w)
+{
+    static const char *const names[] = {"default", "samples",  "allocated",
+                                        "count",   "retained", "live-at-peak"};
+    return (unsigned)w < sizeof names / sizeof names[0] ? names[w] : "?";
+}
+
+const char *fold_partial_reason(const struct fold *f)
+{
+    return f->partial;
+}
+
+const struct fold_totals *fold_totals(const struct fold *f)
+{
+    return &f->t;
+}
+
+uint32_t fold_node_count(const struct fold *f)
+{
+    return f->n_nodes;
+}
+
+const struct fold_node *fold_node(const struct fold *f, uint32_t id)
+{
+    return &f->nodes[id];
+}
+
+uint32_t fold_child(const struct fold *f, const struct fold_node *n, uint32_t i)
+{
+    return f->children[n->first_child + i];
+}
+
+const char *fold_node_name(const struct fold *f, const struct fold_node *n, size_t *len)
+{
+    if (n->name == UINT32_MAX) {
+        *len = 3;
+        return "all";
+    }
+    *len = f->names[n->name].len;
+    return name_ptr(f, n->name);
+}
+
+uint32_t fold_max_depth(const struct fold *f)
+{
+    return f->max_depth;
+}
+
+/* ---- collapsed lines ---- */
+
+struct fold_line {
+    size_t off, len; /* the stack text in the line buffer */
+    uint64_t value;
+};
+
+struct fold_lines {
+    char *buf;
+    size_t len, cap;
+    struct fold_line *lines;
+    size_t n, lines_cap;
+};
+
+/* Appends n bytes; with `clean`, a frame name made safe for the format. */
+static int lines_put(struct fold_lines *l, const char *s, size_t n, bool clean)
+{
+    if (l->cap - l->len < n) {
+        size_t cap = l->cap ? l->cap : 4096;
+        while (cap - l->len < n)
+            cap *= 2;
+        char *p = realloc(l->buf, cap);
+        if (!p)
+            return -1;
+        l->buf = p, l->cap = cap;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (clean)
+            c = c == ';' ? ':' : c < 0x20 || c == 0x7f ? '?' : c;
+        l->buf[l->len + i] = (char)c;
+    }
+    l->len += n;
+    return 0;
+}
+
+/* Appends the stack text of `node`, root first. */
+static int line_of(const struct fold *f, struct fold_lines *l, uint32_t node, uint32_t *path)
+{
+    uint32_t depth = f->nodes[node].depth;
+    for (uint32_t i = depth; i > 0; i--, node = f->nodes[node].parent)
+        path[i - 1] = node;
+    for (uint32_t i = 0; i < depth; i++) {
+        size_t len;
+        const char *name = fold_node_name(f, &f->nodes[path[i]], &len);
+        if ((i > 0 && lines_put(l, ";", 1, false) != 0) || lines_put(l, name, len, true) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Collects a line per node with a non-zero self value. */
+static int collect_lines(const struct fold *f, struct fold_lines *l)
+{
+    uint32_t *path = malloc(((size_t)f->max_depth + 1) * sizeof *path);
+    if (!path)
+        return -1;
+    for (uint32_t i = 1; i < f->n_nodes; i++) {
+        if (f->nodes[i].self == 0)
+            continue;
+        if (l->n == l->lines_cap) {
+            size_t cap = l->lines_cap ? l->lines_cap * 2 : 64;
+            struct fold_line *p = realloc(l->lines, cap * sizeof *p);
+            if (!p)
+                return free(path), -1;
+            l->lines = p, l->lines_cap = cap;
+        }
+        size_t off = l->len;
+        if (line_of(f, l, i, path) != 0)
+            return free(path), -1;
+        l->lines[l->n++] = (struct fold_line){off, l->len - off, f->nodes[i].self};
+    }
+    free(path);
+    return 0;
+}
+
+static int by_text(const void *a, const void *b, void *ctx)
+{
+    const char *buf = ctx;
+    const struct fold_line *x = a, *y = b;
+    int c = memcmp(buf + x->off, buf + y->off, x->len < y->len ? x->len : y->len);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+int fold_write_collapsed(const struct fold *f, FILE *out)
+{
+    struct fold_lines l = {0};
+    int rc = collect_lines(f, &l);
+    if (rc == 0 && l.n > 0)
+        qsort_r(l.lines, l.n, sizeof *l.lines, by_text, l.buf);
+    for (size_t i = 0; rc == 0 && i < l.n; i++) {
+        const struct fold_line *x = &l.lines[i];
+        uint64_t value = x->value;
+        /* lines whose text became equal once cleaned are one stack */
+        while (i + 1 < l.n && by_text(x, &l.lines[i + 1], l.buf) == 0)
+            value += l.lines[++i].value;
+        if (fprintf(out, "%.*s %" PRIu64 "\n", (int)x->len, l.buf + x->off, value) < 0)
+            rc = -1;
+    }
+    free(l.buf), free(l.lines);
+    return rc;
+}

@@ -1,0 +1,104 @@
+/*
+ * fold: a capture's stacks folded into a tree of frames, the input of
+ * collapsed ("folded") stack files and flame graphs.
+ *
+ * A frame is a function's display text, `namespace.function`.  The tree is
+ * keyed by display text at every level, so two functions that share a
+ * display name (different source or span) are one frame here, which is
+ * what a folded line can express anyway.  Every stack node of the capture
+ * maps to one tree node through its STACK parents.
+ *
+ * Weights: a CPU capture counts its `jett` samples at the sample's leaf
+ * stack.  A memory capture is weighted by one of FOLD_WEIGHT_ALLOCATED
+ * (initial size at the creating stack plus positive resize growth at the
+ * resizing stack), _COUNT (allocations created), _RETAINED (bytes still
+ * live at the end, credited to the creation stack) or _LIVE_AT_PEAK (bytes
+ * live at the first moment the live total reached its maximum, credited to
+ * the creation stack).  Events without a stack count in the totals only.
+ *
+ * Memory is bounded by what the capture holds: arrays per FUNC and STACK,
+ * and one table entry per live allocation.
+ */
+#ifndef JETT_PROTO_FOLD_H
+#define JETT_PROTO_FOLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "proto/capture.h"
+
+enum fold_weight {
+    FOLD_WEIGHT_DEFAULT,   /* samples for CPU, allocated bytes for memory */
+    FOLD_WEIGHT_SAMPLES,   /* CPU captures only */
+    FOLD_WEIGHT_ALLOCATED, /* memory captures only, from here on */
+    FOLD_WEIGHT_COUNT,
+    FOLD_WEIGHT_RETAINED,
+    FOLD_WEIGHT_LIVE_AT_PEAK,
+};
+
+enum fold_status {
+    FOLD_OK = 0,
+    FOLD_E_CAPTURE, /* the capture is damaged or inconsistent */
+    FOLD_E_WEIGHT,  /* the weight does not apply to the capture's mode */
+    FOLD_E_NOMEM,
+};
+
+/* Totals over the whole capture, events without a stack included. */
+struct fold_totals {
+    /* CPU */
+    uint64_t samples; /* recorded samples, every state */
+    uint64_t jett_samples, runtime_samples, waiting_samples, unavailable_samples;
+    /* memory */
+    uint64_t allocations, resizes, frees;
+    uint64_t allocated_bytes, freed_bytes, peak_live_bytes, retained_bytes;
+    /* the chosen weight over every event, and over the events with a
+     * stack (the tree's root value) */
+    uint64_t weight_total, weight_attributed;
+};
+
+/* A frame of the tree.  Children are sorted by name, bytewise. */
+struct fold_node {
+    uint32_t name;        /* index into the name table; the root has none */
+    uint32_t parent;      /* FOLD_NO_NODE for the root */
+    uint32_t depth;       /* the root is 0 */
+    uint32_t first_child; /* FOLD_NO_NODE when a leaf */
+    uint32_t n_children;  /* children are nodes first_child.. in the child list */
+    uint64_t self, total;
+};
+#define FOLD_NO_NODE UINT32_MAX
+#define FOLD_ROOT 0
+
+struct fold;
+
+/* Reads the whole capture.  FOLD_OK with *out set, or an error with a
+ * message in err ("byte N: message" for a damaged capture). */
+enum fold_status fold_read(struct capture_reader *r, enum fold_weight w, struct fold **out,
+                           char *err, size_t errlen);
+void fold_free(struct fold *f);
+
+uint8_t fold_mode(const struct fold *f);            /* enum wire_mode */
+enum fold_weight fold_weight(const struct fold *f); /* never _DEFAULT */
+const char *fold_weight_name(enum fold_weight w);   /* "samples", "allocated", ... */
+/* NULL when complete; "collector_failure" or "stack_capture_limit". */
+const char *fold_partial_reason(const struct fold *f);
+const struct fold_totals *fold_totals(const struct fold *f);
+
+/* The tree: node FOLD_ROOT is the root, whose total is weight_attributed. */
+uint32_t fold_node_count(const struct fold *f);
+const struct fold_node *fold_node(const struct fold *f, uint32_t id);
+/* The i-th child (0 <= i < n_children) of a node. */
+uint32_t fold_child(const struct fold *f, const struct fold_node *n, uint32_t i);
+/* A frame's display text (not NUL-terminated; may hold any UTF-8). */
+const char *fold_node_name(const struct fold *f, const struct fold_node *n, size_t *len);
+uint32_t fold_max_depth(const struct fold *f);
+
+/* Writes the folded lines, `root;caller;leaf VALUE`, one per distinct
+ * stack with a non-zero self value, sorted bytewise by the stack text.
+ * In a frame's text ';' becomes ':' and control characters become '?'
+ * (the format has no escapes); stacks that become equal are merged.
+ * 0, or -1 on a write error or when out of memory. */
+int fold_write_collapsed(const struct fold *f, FILE *out);
+
+#endif

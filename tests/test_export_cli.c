@@ -1,0 +1,443 @@
+/* End-to-end tests of `jett profile export` and `jett profile dump
+ * --follow`, and of the following capture reader under them: outputs,
+ * exit statuses and messages of the real binaries. */
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proto/captext.h"
+#include "testutil.h"
+
+static char *jett, *tmp;
+
+static void setup(void)
+{
+    jett = tu_build_path("cli/jett");
+    tmp = tu_tmpdir();
+}
+
+static void teardown(void)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    ck_assert_int_eq(system(cmd), 0);
+    free(jett), free(tmp);
+}
+
+static char *tmp_path(const char *name)
+{
+    size_t n = strlen(tmp) + strlen(name) + 2;
+    char *p = malloc(n);
+    snprintf(p, n, "%s/%s", tmp, name);
+    return p;
+}
+
+static char *fixture_path(const char *name)
+{
+    char rel[128];
+    snprintf(rel, sizeof rel, "fixtures/%s.jcap", name);
+    return tu_build_path(rel);
+}
+
+static char *read_fixture(const char *name, size_t *len)
+{
+    char *path = fixture_path(name);
+    char *data = tu_read_file(path, len);
+    ck_assert_msg(data != NULL, "cannot read %s", path);
+    free(path);
+    return data;
+}
+
+static int run(const char *const argv[], struct tu_output *o)
+{
+    ck_assert_int_eq(tu_run(argv, NULL, 0, o), 0);
+    return o->status;
+}
+
+/* Runs export on a fixture with the given options; asserts success and
+ * the exact standard output. */
+static void expect_export(const char *fixture, const char *weight, const char *want)
+{
+    char *cap = fixture_path(fixture);
+    const char *argv[] = {jett,        "profile", "export", cap, "--format",
+                          "collapsed", weight,    weight,   NULL};
+    if (weight)
+        argv[6] = "--weight", argv[7] = weight;
+    struct tu_output o;
+    ck_assert_int_eq(run(argv, &o), 0);
+    ck_assert_str_eq(o.out, want);
+    ck_assert_str_eq(o.err, "");
+    tu_output_free(&o);
+    free(cap);
+}
+
+/* The folded lines of every fixture; the sums are in tests/test_fold.c. */
+START_TEST(collapsed_each_fixture)
+{
+    expect_export("tiny-cpu", NULL, "app.main 1\napp.main;app.work 2\n");
+    expect_export("every-record", NULL,
+                  "app.main;textkit.split \"quoted\", with: colon;std.text.upper 1\n");
+    expect_export("tiny-memory", NULL,
+                  "cache.<init> 64\ncache.main 168\ncache.main;cache.put 64\n");
+    expect_export(
+        "hostile-names", NULL,
+        "app.main 1\n"
+        "app.main;app.work 2\n"
+        "app.main;app.work;app.a_very_long_function_name_that_will_not_fit_in_a_narrow_frame 1\n"
+        "app.main;ctl.tab?here??end 1\n"
+        "app.main;evil.<script>alert('x')</script> 1\n"
+        "app.main;evil.<script>alert('x')</script>;q\"uote.a&b:c 2\n"
+        "app.main;\xe6\x97\xa5\xe6\x9c\xac.\xe9\x96\xa2\xe6\x95\xb0 1\n");
+}
+END_TEST
+
+/* tiny-memory: allocated <init> 64, main 80 + 32 + 25 + 31, main;put 64;
+ * count 1 and 3; retained 128 and 112 + 25; live at peak 128 and 168. */
+START_TEST(collapsed_memory_weights)
+{
+    expect_export("tiny-memory", "allocated",
+                  "cache.<init> 64\ncache.main 168\ncache.main;cache.put 64\n");
+    expect_export("tiny-memory", "count", "cache.<init> 1\ncache.main 3\n");
+    expect_export("tiny-memory", "retained", "cache.<init> 128\ncache.main 137\n");
+    expect_export("tiny-memory", "live-at-peak", "cache.<init> 128\ncache.main 168\n");
+}
+END_TEST
+
+/* -o writes the file and nothing on stdout; options in any order. */
+START_TEST(output_file)
+{
+    char *cap = fixture_path("tiny-cpu"), *out = tmp_path("out.folded");
+    const char *argv[] = {jett, "profile", "export", "-o", out, "--format", "collapsed", cap, NULL};
+    struct tu_output o;
+    ck_assert_int_eq(run(argv, &o), 0);
+    ck_assert_str_eq(o.out, "");
+    tu_output_free(&o);
+    size_t len;
+    char *got = tu_read_file(out, &len);
+    ck_assert_str_eq(got, "app.main 1\napp.main;app.work 2\n");
+    free(got), free(cap), free(out);
+}
+END_TEST
+
+/* Reading "-" from a pipe gives the same bytes as reading the file. */
+START_TEST(pipe_equals_file)
+{
+    static const char *const formats[] = {"collapsed", "svg"};
+    static const char *const fixtures[] = {"tiny-cpu", "tiny-memory", "hostile-names"};
+    for (size_t i = 0; i < 2; i++)
+        for (size_t k = 0; k < 3; k++) {
+            size_t len;
+            char *data = read_fixture(fixtures[k], &len), *cap = fixture_path(fixtures[k]);
+            const char *from_file[] = {jett,       "profile",  "export", cap,
+                                       "--format", formats[i], NULL};
+            const char *from_pipe[] = {jett,       "profile",  "export", "-",
+                                       "--format", formats[i], NULL};
+            struct tu_output a, b;
+            ck_assert_int_eq(run(from_file, &a), 0);
+            ck_assert_int_eq(tu_run(from_pipe, data, len, &b), 0);
+            ck_assert_int_eq(b.status, 0);
+            ck_assert_uint_gt(a.out_len, 0);
+            ck_assert_uint_eq(a.out_len, b.out_len);
+            ck_assert_int_eq(memcmp(a.out, b.out, a.out_len), 0);
+            tu_output_free(&a), tu_output_free(&b);
+            free(data), free(cap);
+        }
+}
+END_TEST
+
+/* The example kept in fixtures/flame/ is what export writes today. */
+START_TEST(example_svg_is_current)
+{
+    char *cap = fixture_path("hostile-names");
+    char *kept = tu_source_path("fixtures/flame/hostile-names.svg");
+    const char *argv[] = {jett, "profile", "export", cap, "--format", "svg", NULL};
+    struct tu_output o;
+    ck_assert_int_eq(run(argv, &o), 0);
+    size_t len;
+    char *want = tu_read_file(kept, &len);
+    ck_assert_ptr_nonnull(want);
+    ck_assert_msg(o.out_len == len && memcmp(o.out, want, len) == 0,
+                  "fixtures/flame/hostile-names.svg differs from the export; regenerate it with "
+                  "jett profile export build/fixtures/hostile-names.jcap --format svg -o "
+                  "fixtures/flame/hostile-names.svg");
+    tu_output_free(&o);
+    free(want), free(kept), free(cap);
+}
+END_TEST
+
+/* A usage error: exit 2, nothing on stdout, exactly `line` on stderr. */
+static void expect_usage(const char *const argv[], const char *line)
+{
+    struct tu_output o;
+    ck_assert_int_eq(run(argv, &o), 2);
+    ck_assert_str_eq(o.out, "");
+    ck_assert_str_eq(o.err, line);
+    tu_output_free(&o);
+}
+
+START_TEST(usage_errors)
+{
+    char *cpu = fixture_path("tiny-cpu"), *mem = fixture_path("tiny-memory");
+    const char *none[] = {jett, "profile", "export", NULL};
+    expect_usage(none, "jett: profile export: expected a CAPTURE argument\n");
+    const char *nofmt[] = {jett, "profile", "export", cpu, NULL};
+    expect_usage(nofmt, "jett: profile export: --format collapsed|svg is required\n");
+    const char *badfmt[] = {jett, "profile", "export", cpu, "--format", "pdf", NULL};
+    expect_usage(badfmt, "jett: profile export: --format must be collapsed or svg, not 'pdf'\n");
+    const char *unknown[] = {jett, "profile", "export", cpu, "--format", "svg", "--zoom", NULL};
+    expect_usage(unknown, "jett: profile export: unknown option '--zoom'\n");
+    const char *twice[] = {jett,  "profile",  "export", cpu, "--format",
+                           "svg", "--format", "svg",    NULL};
+    expect_usage(twice, "jett: profile export: --format given twice\n");
+    const char *otwice[] = {jett, "profile", "export", cpu, "--format", "svg",
+                            "-o", "a",       "-o",     "b", NULL};
+    expect_usage(otwice, "jett: profile export: -o given twice\n");
+    const char *wtwice[] = {jett,       "profile", "export",   mem,     "--format", "svg",
+                            "--weight", "count",   "--weight", "count", NULL};
+    expect_usage(wtwice, "jett: profile export: --weight given twice\n");
+    const char *novalue[] = {jett, "profile", "export", mem, "--format", "svg", "--weight", NULL};
+    expect_usage(novalue, "jett: profile export: --weight needs a value\n");
+    const char *noout[] = {jett, "profile", "export", mem, "--format", "svg", "-o", NULL};
+    expect_usage(noout, "jett: profile export: -o needs a value\n");
+    const char *badw[] = {jett,  "profile",  "export", mem, "--format",
+                          "svg", "--weight", "bytes",  NULL};
+    expect_usage(badw, "jett: profile export: --weight must be allocated, count, retained or "
+                       "live-at-peak, not 'bytes'\n");
+    const char *cpuw[] = {jett,        "profile",  "export",   cpu, "--format",
+                          "collapsed", "--weight", "retained", NULL};
+    expect_usage(cpuw, "jett: profile export: --weight retained does not apply to a CPU "
+                       "capture\n");
+    const char *two[] = {jett, "profile", "export", cpu, mem, "--format", "svg", NULL};
+    expect_usage(two, "jett: profile export: expected one CAPTURE argument\n");
+    const char *missing[] = {jett,       "profile", "export", "/nonexistent/x.jcap",
+                             "--format", "svg",     NULL};
+    expect_usage(missing, "jett: /nonexistent/x.jcap: cannot open: No such file or directory\n");
+    free(cpu), free(mem);
+}
+END_TEST
+
+START_TEST(help)
+{
+    const char *argv[] = {jett, "profile", "export", "--help", NULL};
+    struct tu_output o;
+    ck_assert_int_eq(run(argv, &o), 0);
+    ck_assert_ptr_nonnull(strstr(o.out, "usage: jett profile export CAPTURE|- --format"));
+    tu_output_free(&o);
+    const char *group[] = {jett, "profile", "--help", NULL};
+    ck_assert_int_eq(run(group, &o), 0);
+    ck_assert_ptr_nonnull(strstr(o.out, "jett profile export"));
+    tu_output_free(&o);
+}
+END_TEST
+
+/* tiny-cpu's frames start at bytes 8 (HELLO), 64 (SOURCE), 264 and 284
+ * (FUNC), 304 (EVENTS) and 481 (FINISH, 22 bytes, to 503).  Cut 3 bytes
+ * short, FINISH is damaged: exit 1, its offset, no output file. */
+START_TEST(bad_capture_exits_1)
+{
+    size_t len;
+    char *data = read_fixture("tiny-cpu", &len);
+    ck_assert_uint_eq(len, 503);
+    char *cut = tmp_path("cut.jcap"), *out = tmp_path("cut.svg");
+    ck_assert_int_eq(tu_write_file(cut, data, len - 3), 0);
+    const char *argv[] = {jett, "profile", "export", cut, "--format", "svg", "-o", out, NULL};
+    struct tu_output o;
+    ck_assert_int_eq(run(argv, &o), 1);
+    char want[512];
+    snprintf(want, sizeof want,
+             "jett: %s: byte 481: frame cut short: its header says 18 bytes, 15 present\n", cut);
+    ck_assert_str_eq(o.err, want);
+    ck_assert_int_eq(access(out, F_OK), -1);
+    tu_output_free(&o);
+    free(data), free(cut), free(out);
+}
+END_TEST
+
+/* ---- following ---- */
+
+/* Forks a writer that appends `data` to `path` in uneven pieces (1, 2, 3,
+ * ... 11 bytes, then again), pausing 2 ms after each so that the reader
+ * sees the file grow frame by frame and mid-frame. */
+static pid_t write_slowly(const char *path, const char *data, size_t len)
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid > 0)
+        return pid;
+    int fd = open(path, O_WRONLY | O_APPEND);
+    size_t at = 0, piece = 1;
+    while (fd >= 0 && at < len) {
+        size_t n = piece < len - at ? piece : len - at;
+        if (write(fd, data + at, n) != (ssize_t)n)
+            _exit(1);
+        at += n, piece = piece % 11 + 1;
+        usleep(2000);
+    }
+    _exit(fd >= 0 ? 0 : 1);
+}
+
+static void wait_ok(pid_t pid)
+{
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+static char *dump_text(struct capture_reader *r, int want_rc)
+{
+    char *buf = NULL, err[400];
+    size_t n = 0;
+    FILE *m = open_memstream(&buf, &n);
+    ck_assert_int_eq(captext_dump(m, r, err, sizeof err), want_rc);
+    fclose(m);
+    return buf;
+}
+
+/* The reader itself: following a file written in pieces by another
+ * process yields the same records as reading the finished capture. */
+START_TEST(follow_reader_equals_finished)
+{
+    size_t len;
+    char *data = read_fixture("tiny-memory", &len);
+    char *path = tmp_path("growing.jcap");
+    ck_assert_int_eq(tu_write_file(path, "", 0), 0);
+    pid_t writer = write_slowly(path, data, len);
+    int fd = open(path, O_RDONLY);
+    struct capture_reader *r = capture_reader_follow(fd, 10000);
+    char *followed = dump_text(r, 0);
+    capture_reader_free(r);
+    close(fd);
+    wait_ok(writer);
+    r = capture_reader_mem(data, len);
+    char *finished = dump_text(r, 0);
+    capture_reader_free(r);
+    ck_assert_str_eq(followed, finished);
+    ck_assert_ptr_nonnull(strstr(finished, "FINISH termination=returned"));
+    free(followed), free(finished), free(data), free(path);
+}
+END_TEST
+
+/* The same through `jett profile dump --follow`. */
+START_TEST(dump_follow_equals_dump)
+{
+    size_t len;
+    char *data = read_fixture("hostile-names", &len);
+    char *path = tmp_path("growing.jcap"), *cap = fixture_path("hostile-names");
+    ck_assert_int_eq(tu_write_file(path, "", 0), 0);
+    pid_t writer = write_slowly(path, data, len);
+    const char *follow[] = {jett, "profile", "dump", "--follow", path, NULL};
+    struct tu_output a, b;
+    ck_assert_int_eq(run(follow, &a), 0);
+    wait_ok(writer);
+    const char *dump[] = {jett, "profile", "dump", cap, NULL};
+    ck_assert_int_eq(run(dump, &b), 0);
+    ck_assert_str_eq(a.out, b.out);
+    ck_assert_str_eq(a.err, "");
+    tu_output_free(&a), tu_output_free(&b);
+    free(data), free(path), free(cap);
+}
+END_TEST
+
+/* A capture that stops growing before FINISH: after --timeout seconds,
+ * exit 1 naming the byte reached, with the complete records printed.
+ * 300 bytes of tiny-cpu hold HELLO, SOURCE and the first FUNC (to 284);
+ * the second FUNC (284..304) is cut. */
+START_TEST(follow_times_out)
+{
+    size_t len;
+    char *data = read_fixture("tiny-cpu", &len);
+    char *path = tmp_path("stalled.jcap");
+    ck_assert_int_eq(tu_write_file(path, data, 300), 0);
+    const char *argv[] = {jett, "profile", "dump", path, "--follow", "--timeout", "1", NULL};
+    struct tu_output o;
+    ck_assert_int_eq(run(argv, &o), 1);
+    char want[512];
+    snprintf(want, sizeof want,
+             "jett: %s: byte 300: no new data for 1 s: the capture is incomplete, followed up "
+             "to byte 300 without FINISH (what was read is a partial result)\n",
+             path);
+    ck_assert_str_eq(o.err, want);
+    ck_assert_int_eq(strncmp(o.out, "HELLO version=1 mode=cpu", 24), 0);
+    const char *last = strstr(o.out, "FUNC id=0 ");
+    ck_assert_ptr_nonnull(last);
+    ck_assert_ptr_null(strstr(o.out, "FUNC id=1 "));
+    ck_assert_ptr_eq(strchr(last, '\n') + 1, o.out + o.out_len);
+    tu_output_free(&o);
+    free(data), free(path);
+}
+END_TEST
+
+/* A pipe's end is final even with --follow: no waiting, same output. */
+START_TEST(follow_pipe_and_finished_file)
+{
+    size_t len;
+    char *data = read_fixture("tiny-cpu", &len), *cap = fixture_path("tiny-cpu");
+    const char *pipe_follow[] = {jett, "profile", "dump", "--follow", "-", NULL};
+    const char *file_follow[] = {jett, "profile", "dump", "--follow", cap, NULL};
+    const char *file_dump[] = {jett, "profile", "dump", cap, NULL};
+    struct tu_output a, b, c;
+    ck_assert_int_eq(tu_run(pipe_follow, data, len, &a), 0);
+    ck_assert_int_eq(a.status, 0);
+    ck_assert_int_eq(run(file_follow, &b), 0);
+    ck_assert_int_eq(run(file_dump, &c), 0);
+    ck_assert_str_eq(a.out, c.out);
+    ck_assert_str_eq(b.out, c.out);
+    tu_output_free(&a), tu_output_free(&b), tu_output_free(&c);
+    const char *cut_pipe[] = {jett, "profile", "dump", "--follow", "-", NULL};
+    ck_assert_int_eq(tu_run(cut_pipe, data, 300, &a), 0);
+    ck_assert_int_eq(a.status, 1);
+    ck_assert_ptr_nonnull(strstr(a.err, "byte 284: "));
+    tu_output_free(&a);
+    free(data), free(cap);
+}
+END_TEST
+
+START_TEST(dump_usage_errors)
+{
+    char *cap = fixture_path("tiny-cpu");
+    const char *no_follow[] = {jett, "profile", "dump", cap, "--timeout", "5", NULL};
+    expect_usage(no_follow, "jett: profile dump: --timeout needs --follow\n");
+    const char *zero[] = {jett, "profile", "dump", cap, "--follow", "--timeout", "0", NULL};
+    expect_usage(zero, "jett: profile dump: --timeout must be a whole number of seconds, 1 to "
+                       "86400, not '0'\n");
+    const char *frac[] = {jett, "profile", "dump", cap, "--follow", "--timeout", "1.5", NULL};
+    expect_usage(frac, "jett: profile dump: --timeout must be a whole number of seconds, 1 to "
+                       "86400, not '1.5'\n");
+    const char *twice[] = {jett, "profile", "dump", "--follow", cap, "--follow", NULL};
+    expect_usage(twice, "jett: profile dump: --follow given twice\n");
+    const char *novalue[] = {jett, "profile", "dump", cap, "--follow", "--timeout", NULL};
+    expect_usage(novalue, "jett: profile dump: --timeout takes SECONDS, once\n");
+    const char *unknown[] = {jett, "profile", "dump", cap, "--tail", NULL};
+    expect_usage(unknown, "jett: profile dump: unknown option '--tail'\n");
+    free(cap);
+}
+END_TEST
+
+Suite *export_cli_suite(void)
+{
+    Suite *s = suite_create("export_cli");
+    TCase *t = tcase_create("export");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, collapsed_each_fixture);
+    tcase_add_test(t, collapsed_memory_weights);
+    tcase_add_test(t, output_file);
+    tcase_add_test(t, pipe_equals_file);
+    tcase_add_test(t, example_svg_is_current);
+    tcase_add_test(t, usage_errors);
+    tcase_add_test(t, help);
+    tcase_add_test(t, bad_capture_exits_1);
+    suite_add_tcase(s, t);
+    TCase *f = tcase_create("follow");
+    tcase_add_checked_fixture(f, setup, teardown);
+    tcase_add_test(f, follow_reader_equals_finished);
+    tcase_add_test(f, dump_follow_equals_dump);
+    tcase_add_test(f, follow_times_out);
+    tcase_add_test(f, follow_pipe_and_finished_file);
+    tcase_add_test(f, dump_usage_errors);
+    suite_add_tcase(s, f);
+    return s;
+}

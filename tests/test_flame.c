@@ -1,0 +1,282 @@
+/* Tests of proto/flame: the SVG of each fixture capture parses as XML and
+ * keeps its geometry (checked by tests/flame_check.py), and the numbers,
+ * escapes and labels that matter are pinned by hand. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/captext.h"
+#include "proto/flame.h"
+#include "testutil.h"
+
+#define CPU_HELLO                                                                                  \
+    "HELLO version=1 mode=cpu rate_hz=1000 threshold_bp=500 limit=10 cpu_budget=33554432 "         \
+    "retention_budget=67108864 stack_budget=16777216 backend=\"interpreter_safe_point\" "          \
+    "capabilities=cpu_tick_source colour=false\n"
+#define FINISH                                                                                     \
+    "FINISH termination=returned wall_ns=1 cpu_ns=1 requested=0 coalesced=0 dropped=0 "            \
+    "collector_failure=false stack_limit=false\n"
+
+static char *svg_of_bytes(const void *data, size_t len, enum fold_weight w)
+{
+    struct capture_reader *r = capture_reader_mem(data, len);
+    struct fold *f = NULL;
+    char err[400];
+    ck_assert_msg(fold_read(r, w, &f, err, sizeof err) == FOLD_OK, "fold: %s", err);
+    capture_reader_free(r);
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&buf, &n);
+    ck_assert_int_eq(flame_write_svg(f, m), 0);
+    fclose(m);
+    fold_free(f);
+    return buf;
+}
+
+static char *svg_of(const char *fixture, enum fold_weight w)
+{
+    char rel[128];
+    snprintf(rel, sizeof rel, "fixtures/%s.jcap", fixture);
+    char *path = tu_build_path(rel);
+    size_t len;
+    char *data = tu_read_file(path, &len);
+    ck_assert_msg(data != NULL, "cannot read %s", path);
+    char *svg = svg_of_bytes(data, len, w);
+    free(data), free(path);
+    return svg;
+}
+
+static char *svg_of_text(const char *text)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    char err[320];
+    ck_assert_msg(captext_pack(text, strlen(text), &sb, err, sizeof err) == 0, "%s", err);
+    char *svg = svg_of_bytes(sb.data, sb.size, FOLD_WEIGHT_DEFAULT);
+    msgpack_sbuffer_destroy(&sb);
+    return svg;
+}
+
+/* Runs tests/flame_check.py on the SVG; asserts it prints `want`. */
+static void check_svg(const char *svg, const char *want)
+{
+    char *script = tu_source_path("tests/flame_check.py");
+    const char *argv[] = {"/usr/bin/env", "python3", script, NULL};
+    struct tu_output o;
+    ck_assert_int_eq(tu_run(argv, svg, strlen(svg), &o), 0);
+    ck_assert_msg(o.status == 0 && strcmp(o.out, want) == 0, "flame_check: %d %s%s", o.status,
+                  o.out, o.err);
+    tu_output_free(&o);
+    free(script);
+}
+
+static void has(const char *svg, const char *needle)
+{
+    ck_assert_msg(strstr(svg, needle) != NULL, "missing: %s", needle);
+}
+
+/* tiny-cpu: all 3, app.main 3, app.work 2 = 2/3 of 1180 px = 786.67 px,
+ * 66.67%.  Depths 0..2: work at the top (y 88), main 105, root 122;
+ * height 88 + 3 * 17 + 24 = 163. */
+START_TEST(tiny_cpu_geometry)
+{
+    char *svg = svg_of("tiny-cpu", FOLD_WEIGHT_DEFAULT);
+    check_svg(svg, "ok 3\n");
+    has(svg, "width=\"1200\" height=\"163\"");
+    has(svg, "<title>all: 3 samples (100.00%)</title><rect x=\"10.00\" y=\"122\" "
+             "width=\"1180.00\"");
+    has(svg, "<title>app.main: 3 samples (100.00%)</title><rect x=\"10.00\" y=\"105\" "
+             "width=\"1180.00\"");
+    has(svg, "<title>app.work: 2 samples (66.67%)</title><rect x=\"10.00\" y=\"88\" "
+             "width=\"786.67\"");
+    has(svg, ">status: complete<");
+    has(svg, ">samples: 3 recorded, 3 jett, 0 runtime, 0 waiting, 0 unavailable<");
+    ck_assert_ptr_null(strstr(svg, "<script"));
+    free(svg);
+}
+END_TEST
+
+/* hostile-names, 9 jett samples.  main's children by name: app.work 3
+ * (2 + its child 1), ctl 1, evil 3, 日本 1.  evil starts after 3 + 1 = 4
+ * samples: x = 10 + 1180 * 4 / 9 = 534.44, width 1180 * 3 / 9 = 393.33,
+ * 33.33%; its child q"uote.a&b;c has 2: width 262.22, 22.22%.  The long
+ * name's frame is 1180 / 9 = 131.11 px: (131.11 - 6) / 7.3 = 17 characters,
+ * so 15 and "..". */
+START_TEST(hostile_names_escaped)
+{
+    char *svg = svg_of("hostile-names", FOLD_WEIGHT_DEFAULT);
+    check_svg(svg, "ok 8\n");
+    has(svg, "<title>evil.&lt;script&gt;alert(&apos;x&apos;)&lt;/script&gt;: 3 samples "
+             "(33.33%)</title><rect x=\"534.44\" y=\"105\" width=\"393.33\"");
+    has(svg, "<title>q&quot;uote.a&amp;b;c: 2 samples (22.22%)</title><rect x=\"534.44\" "
+             "y=\"88\" width=\"262.22\"");
+    has(svg, "<title>ctl.tab\\x09here\\x01\\x7fend: 1 sample (11.11%)</title>");
+    has(svg, "<title>app.work: 3 samples (33.33%)</title>");
+    has(svg, ">app.a_very_long..</text>");
+    has(svg, "<title>\xe6\x97\xa5\xe6\x9c\xac.\xe9\x96\xa2\xe6\x95\xb0: 1 sample (11.11%)</title>");
+    has(svg, ">status: partial (stack_capture_limit)<");
+    has(svg, ">samples: 11 recorded, 9 jett, 1 runtime, 1 waiting, 0 unavailable<");
+    has(svg, ">drawn: 9 of 11 samples (the jett samples)<");
+    ck_assert_ptr_null(strstr(svg, "<script"));
+    ck_assert_ptr_null(strstr(svg, "'x'"));
+    ck_assert_ptr_null(strchr(svg, '\x01'));
+    ck_assert_ptr_null(strchr(svg, '\x7f'));
+    ck_assert_ptr_null(strchr(svg, '\t'));
+    free(svg);
+}
+END_TEST
+
+/* Memory weights: tiny-memory's live-at-peak frames are <init> 128 and
+ * main 168 of 296 (43.24% and 56.76%); allocated has main;put 64 too. */
+START_TEST(memory_weights)
+{
+    char *svg = svg_of("tiny-memory", FOLD_WEIGHT_LIVE_AT_PEAK);
+    check_svg(svg, "ok 3\n");
+    has(svg, ">Memory flame graph: bytes live at peak<");
+    has(svg, "<title>cache.&lt;init&gt;: 128 bytes (43.24%)</title>");
+    has(svg, "<title>cache.main: 168 bytes (56.76%)</title>");
+    has(svg, ">drawn: 296 of 296 bytes (events with a Jett stack)<");
+    has(svg, ">allocations: 4, resizes: 2, allocated: 296 bytes, freed: 31 bytes, peak live: 296 "
+             "bytes, retained: 265 bytes<");
+    free(svg);
+    svg = svg_of("tiny-memory", FOLD_WEIGHT_ALLOCATED);
+    check_svg(svg, "ok 4\n");
+    has(svg, "<title>cache.put: 64 bytes (21.62%)</title>");
+    free(svg);
+    svg = svg_of("tiny-memory", FOLD_WEIGHT_COUNT);
+    check_svg(svg, "ok 3\n");
+    has(svg, "<title>cache.main: 3 allocations (75.00%)</title>");
+    has(svg, "<title>cache.&lt;init&gt;: 1 allocation (25.00%)</title>");
+    free(svg);
+}
+END_TEST
+
+/* every-record: one jett sample, three frames deep; collector_failure. */
+START_TEST(every_record_partial)
+{
+    char *svg = svg_of("every-record", FOLD_WEIGHT_DEFAULT);
+    check_svg(svg, "ok 4\n");
+    has(svg, ">status: partial (collector_failure)<");
+    has(svg, "<title>textkit.split &quot;quoted&quot;, with: colon: 1 sample (100.00%)</title>");
+    free(svg);
+}
+END_TEST
+
+START_TEST(same_input_same_bytes)
+{
+    char *a = svg_of("hostile-names", FOLD_WEIGHT_DEFAULT);
+    char *b = svg_of("hostile-names", FOLD_WEIGHT_DEFAULT);
+    ck_assert_str_eq(a, b);
+    free(a), free(b);
+}
+END_TEST
+
+START_TEST(empty_profile_is_valid)
+{
+    char *svg = svg_of_text(CPU_HELLO "CPU_SAMPLE seq=1 tick=1 task=- actor=- thread=0 "
+                                      "state=runtime stack=- span=-\n" FINISH);
+    check_svg(svg, "ok 0\n");
+    has(svg, ">no samples</text>");
+    has(svg, "height=\"160\"");
+    has(svg, ">samples: 1 recorded, 0 jett, 1 runtime, 0 waiting, 0 unavailable<");
+    free(svg);
+}
+END_TEST
+
+/* A frame of 1 sample among 11801 is 1180 / 11801 = 0.09999 px: not
+ * drawn, its sample stays in main's width.  Among 11001 it is 0.107 px. */
+static char *narrow(int main_samples)
+{
+    size_t cap = 1u << 21, len = 0;
+    char *text = malloc(cap);
+    len += (size_t)snprintf(text + len, cap - len, "%s",
+                            CPU_HELLO "FUNC id=0 namespace=\"m\" function=\"main\" source=- "
+                                      "decl=-\nFUNC id=1 namespace=\"m\" function=\"tiny\" "
+                                      "source=- decl=-\nSTACK id=0 parent=- func=0 site=-\n"
+                                      "STACK id=1 parent=0 func=1 site=-\n");
+    for (int i = 1; i <= main_samples + 1; i++)
+        len += (size_t)snprintf(text + len, cap - len,
+                                "CPU_SAMPLE seq=%d tick=%d task=- actor=- thread=0 state=jett "
+                                "stack=%d span=-\n",
+                                i, i, i == 1 ? 1 : 0);
+    snprintf(text + len, cap - len, "%s", FINISH);
+    char *svg = svg_of_text(text);
+    free(text);
+    return svg;
+}
+
+START_TEST(narrow_frames_merge_into_parent)
+{
+    char *svg = narrow(11800);
+    check_svg(svg, "ok 2\n");
+    has(svg, "<title>m.main: 11801 samples (100.00%)</title><rect x=\"10.00\" y=\"105\" "
+             "width=\"1180.00\"");
+    ck_assert_ptr_null(strstr(svg, "m.tiny"));
+    free(svg);
+    svg = narrow(11000);
+    check_svg(svg, "ok 3\n");
+    has(svg, "<title>m.tiny: 1 sample (0.01%)</title><rect x=\"10.00\" y=\"88\" width=\"0.11\"");
+    free(svg);
+}
+END_TEST
+
+static char *text_of(const char *s, size_t len, size_t max)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&buf, &n);
+    flame_write_text(m, s, len, max);
+    fclose(m);
+    return buf;
+}
+
+static void expect_text(const char *s, size_t max, const char *want)
+{
+    char *got = text_of(s, strlen(s), max);
+    ck_assert_str_eq(got, want);
+    free(got);
+}
+
+/* Columns: an XML escape is one, \xNN four, a wide character two;
+ * cuts end in "..". */
+START_TEST(text_escapes_and_cuts)
+{
+    expect_text("abcdef", 6, "abcdef");
+    expect_text("abcdef", 5, "abc..");
+    expect_text("<&>\"'", 5, "&lt;&amp;&gt;&quot;&apos;");
+    expect_text("<<<<<<", 4, "&lt;&lt;..");
+    expect_text("a\x01"
+                "b",
+                6, "a\\x01b");
+    expect_text("a\x01"
+                "b",
+                5, "a..");
+    /* 日本語: three wide characters, six columns */
+    expect_text("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 6, "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e");
+    expect_text("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 5, "\xe6\x97\xa5..");
+    expect_text("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 3, "..");
+    /* é (U+00E9) is one column, two bytes */
+    expect_text("caf\xc3\xa9s", 5, "caf\xc3\xa9s");
+    expect_text("caf\xc3\xa9s", 4, "ca..");
+    expect_text("x\xff", 10, "x\\xff");
+    expect_text("\xef\xbf\xbe", 20, "\\xef\\xbf\\xbe");
+    expect_text("\xef\xbf\xbd", 20, "\xef\xbf\xbd"); /* U+FFFD is fine */
+}
+END_TEST
+
+Suite *flame_suite(void)
+{
+    Suite *s = suite_create("flame");
+    TCase *t = tcase_create("flame");
+    tcase_add_test(t, tiny_cpu_geometry);
+    tcase_add_test(t, hostile_names_escaped);
+    tcase_add_test(t, memory_weights);
+    tcase_add_test(t, every_record_partial);
+    tcase_add_test(t, same_input_same_bytes);
+    tcase_add_test(t, empty_profile_is_valid);
+    tcase_add_test(t, narrow_frames_merge_into_parent);
+    tcase_add_test(t, text_escapes_and_cuts);
+    suite_add_tcase(s, t);
+    return s;
+}

@@ -1,0 +1,447 @@
+/* Tests of proto/fold: folded stacks and memory weights of the fixture
+ * captures and of small captures written here, every number computed by
+ * hand from the captures' event lines (the comments show the sums). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/captext.h"
+#include "proto/fold.h"
+#include "testutil.h"
+
+#define MEM_HELLO                                                                                  \
+    "HELLO version=1 mode=memory rate_hz=0 threshold_bp=500 limit=10 cpu_budget=33554432 "         \
+    "retention_budget=67108864 stack_budget=16777216 backend=\"interpreter_alloc_hooks\" "         \
+    "capabilities=jett_heap_allocation_hooks,free_and_resize_events colour=false\n"
+#define CPU_HELLO                                                                                  \
+    "HELLO version=1 mode=cpu rate_hz=1000 threshold_bp=500 limit=10 cpu_budget=33554432 "         \
+    "retention_budget=67108864 stack_budget=16777216 backend=\"interpreter_safe_point\" "          \
+    "capabilities=cpu_tick_source colour=false\n"
+#define FINISH                                                                                     \
+    "FINISH termination=returned wall_ns=1 cpu_ns=1 requested=0 coalesced=0 dropped=0 "            \
+    "collector_failure=false stack_limit=false\n"
+
+/* A capture's bytes: a built fixture or packed text. */
+struct bytes {
+    char *data;
+    size_t len;
+};
+
+static struct bytes fixture(const char *name)
+{
+    char rel[128];
+    snprintf(rel, sizeof rel, "fixtures/%s.jcap", name);
+    char *path = tu_build_path(rel);
+    struct bytes b;
+    b.data = tu_read_file(path, &b.len);
+    ck_assert_msg(b.data != NULL, "cannot read %s", path);
+    free(path);
+    return b;
+}
+
+static struct bytes pack(const char *text)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    char err[320];
+    int rc = captext_pack(text, strlen(text), &sb, err, sizeof err);
+    ck_assert_msg(rc == 0, "pack: %s", err);
+    return (struct bytes){sb.data, sb.size};
+}
+
+/* Folds b; returns the status with the message in err. */
+static enum fold_status fold_bytes(struct bytes b, enum fold_weight w, struct fold **f, char *err,
+                                   size_t errlen)
+{
+    struct capture_reader *r = capture_reader_mem(b.data, b.len);
+    enum fold_status st = fold_read(r, w, f, err, errlen);
+    capture_reader_free(r);
+    return st;
+}
+
+static struct fold *fold_ok(struct bytes b, enum fold_weight w)
+{
+    struct fold *f = NULL;
+    char err[400];
+    enum fold_status st = fold_bytes(b, w, &f, err, sizeof err);
+    ck_assert_msg(st == FOLD_OK, "fold: %s", err);
+    return f;
+}
+
+static char *collapsed(const struct fold *f)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    ck_assert_int_eq(fold_write_collapsed(f, m), 0);
+    fclose(m);
+    return buf;
+}
+
+static void expect_collapsed(struct bytes b, enum fold_weight w, const char *want)
+{
+    struct fold *f = fold_ok(b, w);
+    char *got = collapsed(f);
+    ck_assert_str_eq(got, want);
+    free(got);
+    fold_free(f);
+}
+
+/* Byte offset of frame `index` (0 is HELLO) in a capture. */
+static size_t frame_offset(struct bytes b, int index)
+{
+    size_t off = 8;
+    for (int i = 0; i < index; i++) {
+        const unsigned char *p = (const unsigned char *)b.data + off;
+        off += 4 + ((size_t)p[0] << 24 | (size_t)p[1] << 16 | (size_t)p[2] << 8 | p[3]);
+    }
+    return off;
+}
+
+/* The child of node `n` named `name`, or NULL. */
+static const struct fold_node *child(const struct fold *f, const struct fold_node *n,
+                                     const char *name)
+{
+    for (uint32_t i = 0; i < n->n_children; i++) {
+        const struct fold_node *c = fold_node(f, fold_child(f, n, i));
+        size_t len;
+        const char *s = fold_node_name(f, c, &len);
+        if (len == strlen(name) && memcmp(s, name, len) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+/* tiny-cpu: seq 1 at stack 0 (app.main); seq 2 and 3 at stack 1
+ * (app.main -> app.work).  So main 1, main;work 2, three jett samples. */
+START_TEST(tiny_cpu)
+{
+    struct bytes b = fixture("tiny-cpu");
+    expect_collapsed(b, FOLD_WEIGHT_DEFAULT, "app.main 1\napp.main;app.work 2\n");
+    struct fold *f = fold_ok(b, FOLD_WEIGHT_SAMPLES);
+    const struct fold_totals *t = fold_totals(f);
+    ck_assert_uint_eq(t->samples, 3);
+    ck_assert_uint_eq(t->jett_samples, 3);
+    ck_assert_uint_eq(t->weight_total, 3);
+    ck_assert_uint_eq(t->weight_attributed, 3);
+    ck_assert_ptr_null(fold_partial_reason(f));
+    ck_assert_int_eq(fold_weight(f), FOLD_WEIGHT_SAMPLES);
+    const struct fold_node *root = fold_node(f, FOLD_ROOT);
+    ck_assert_uint_eq(root->total, 3);
+    ck_assert_uint_eq(root->n_children, 1);
+    const struct fold_node *main_ = child(f, root, "app.main");
+    ck_assert_ptr_nonnull(main_);
+    ck_assert_uint_eq(main_->self, 1);
+    ck_assert_uint_eq(main_->total, 3);
+    const struct fold_node *work = child(f, main_, "app.work");
+    ck_assert_ptr_nonnull(work);
+    ck_assert_uint_eq(work->self, 2);
+    ck_assert_uint_eq(work->total, 2);
+    ck_assert_uint_eq(fold_max_depth(f), 2);
+    fold_free(f);
+    free(b.data);
+}
+END_TEST
+
+/* every-record: four samples, one of each state; only seq 1 (jett, stack
+ * 2 = main -> split -> upper) is folded; the waiting sample at stack 1 is
+ * not.  Its ALLOC events: allocate 0 bytes, resize 0 -> 4096 (growth
+ * 4096), free 4096.  FINISH has both failure flags; collector_failure
+ * wins. */
+START_TEST(every_record)
+{
+    struct bytes b = fixture("every-record");
+    expect_collapsed(b, FOLD_WEIGHT_DEFAULT,
+                     "app.main;textkit.split \"quoted\", with: colon;std.text.upper 1\n");
+    struct fold *f = fold_ok(b, FOLD_WEIGHT_DEFAULT);
+    const struct fold_totals *t = fold_totals(f);
+    ck_assert_uint_eq(t->samples, 4);
+    ck_assert_uint_eq(t->jett_samples, 1);
+    ck_assert_uint_eq(t->runtime_samples, 1);
+    ck_assert_uint_eq(t->waiting_samples, 1);
+    ck_assert_uint_eq(t->unavailable_samples, 1);
+    ck_assert_uint_eq(t->weight_total, 4);
+    ck_assert_uint_eq(t->weight_attributed, 1);
+    ck_assert_uint_eq(t->allocations, 1);
+    ck_assert_uint_eq(t->resizes, 1);
+    ck_assert_uint_eq(t->frees, 1);
+    ck_assert_uint_eq(t->allocated_bytes, 4096);
+    ck_assert_uint_eq(t->freed_bytes, 4096);
+    ck_assert_uint_eq(t->peak_live_bytes, 4096);
+    ck_assert_uint_eq(t->retained_bytes, 0);
+    ck_assert_str_eq(fold_partial_reason(f), "collector_failure");
+    fold_free(f);
+    free(b.data);
+}
+END_TEST
+
+/* tiny-memory, event by event (stacks: 0 = <init>, 1 = main,
+ * 2 = main -> put; sites are creation stacks):
+ *   1 allocate id1 64 @0      live <init> 64            total  64
+ *   2 allocate id2 80 @1      live main 80              total 144
+ *   3 resize id2 80->112 @1   growth 32 at main; main 112  total 176
+ *   4 allocate id3 25 @1      main 137                  total 201
+ *   5 resize id1 64->128 @2   growth 64 at main;put; <init> 128  total 265
+ *   6 allocate id4 31 @1      main 168                  total 296 (peak)
+ *   7 free id4 31             main 137                  total 265
+ * allocated: <init> 64; main 80 + 32 + 25 + 31 = 168; main;put 64; 296.
+ * count: <init> 1 (id1); main 3 (id2, id3, id4).
+ * retained: <init> 128 (id1); main 112 + 25 = 137 (id2, id3); 265.
+ * live-at-peak (after event 6): <init> 128; main 168; 296. */
+START_TEST(tiny_memory_weights)
+{
+    struct bytes b = fixture("tiny-memory");
+    expect_collapsed(b, FOLD_WEIGHT_DEFAULT,
+                     "cache.<init> 64\ncache.main 168\ncache.main;cache.put 64\n");
+    expect_collapsed(b, FOLD_WEIGHT_ALLOCATED,
+                     "cache.<init> 64\ncache.main 168\ncache.main;cache.put 64\n");
+    expect_collapsed(b, FOLD_WEIGHT_COUNT, "cache.<init> 1\ncache.main 3\n");
+    expect_collapsed(b, FOLD_WEIGHT_RETAINED, "cache.<init> 128\ncache.main 137\n");
+    expect_collapsed(b, FOLD_WEIGHT_LIVE_AT_PEAK, "cache.<init> 128\ncache.main 168\n");
+    struct fold *f = fold_ok(b, FOLD_WEIGHT_RETAINED);
+    const struct fold_totals *t = fold_totals(f);
+    ck_assert_uint_eq(t->allocations, 4);
+    ck_assert_uint_eq(t->resizes, 2);
+    ck_assert_uint_eq(t->frees, 1);
+    ck_assert_uint_eq(t->allocated_bytes, 296);
+    ck_assert_uint_eq(t->freed_bytes, 31);
+    ck_assert_uint_eq(t->peak_live_bytes, 296);
+    ck_assert_uint_eq(t->retained_bytes, 265);
+    ck_assert_uint_eq(t->weight_total, 265);
+    ck_assert_uint_eq(t->weight_attributed, 265);
+    fold_free(f);
+    free(b.data);
+}
+END_TEST
+
+/* hostile-names: samples at stacks 2, 2, 1, 3, 4, 5, 6, 7, 0 (jett), one
+ * runtime, one waiting.  Stacks 4 and 5 are two FUNCs both shown as
+ * app.work, so one frame: main;work 1 + 1 = 2.  ';' in "a&b;c" becomes
+ * ':' and the control bytes of "tab\there\x01\x7fend" become '?'.
+ * Sorted bytewise: after "app.main;" come 'a' < 'c' < 'e' < 0xe6 (日). */
+START_TEST(hostile_names)
+{
+    struct bytes b = fixture("hostile-names");
+    expect_collapsed(
+        b, FOLD_WEIGHT_DEFAULT,
+        "app.main 1\n"
+        "app.main;app.work 2\n"
+        "app.main;app.work;app.a_very_long_function_name_that_will_not_fit_in_a_narrow_frame 1\n"
+        "app.main;ctl.tab?here??end 1\n"
+        "app.main;evil.<script>alert('x')</script> 1\n"
+        "app.main;evil.<script>alert('x')</script>;q\"uote.a&b:c 2\n"
+        "app.main;\xe6\x97\xa5\xe6\x9c\xac.\xe9\x96\xa2\xe6\x95\xb0 1\n");
+    struct fold *f = fold_ok(b, FOLD_WEIGHT_DEFAULT);
+    const struct fold_totals *t = fold_totals(f);
+    ck_assert_uint_eq(t->samples, 11);
+    ck_assert_uint_eq(t->jett_samples, 9);
+    ck_assert_uint_eq(t->weight_attributed, 9);
+    ck_assert_str_eq(fold_partial_reason(f), "stack_capture_limit");
+    /* the tree keeps the real names; main's children sorted by name */
+    const struct fold_node *main_ = child(f, fold_node(f, FOLD_ROOT), "app.main");
+    ck_assert_uint_eq(main_->n_children, 4);
+    size_t len;
+    const char *first = fold_node_name(f, fold_node(f, fold_child(f, main_, 0)), &len);
+    ck_assert_int_eq((int)len, 8);
+    ck_assert_int_eq(memcmp(first, "app.work", 8), 0);
+    const struct fold_node *ctl = child(f, main_,
+                                        "ctl.tab\there\x01\x7f"
+                                        "end");
+    ck_assert_ptr_nonnull(ctl);
+    ck_assert_uint_eq(ctl->total, 1);
+    const struct fold_node *evil = child(f, main_, "evil.<script>alert('x')</script>");
+    ck_assert_uint_eq(evil->total, 3);
+    ck_assert_ptr_nonnull(child(f, evil, "q\"uote.a&b;c"));
+    fold_free(f);
+    free(b.data);
+}
+END_TEST
+
+/* Live at peak is the value at the first moment of the global maximum,
+ * even when sites change afterwards; events without a stack count in the
+ * totals only.  Stacks 0 = m.a, 1 = m.b.
+ *   1 allocate id1 100 @a        a 100            total 100
+ *   2 allocate id2 50 @b         b 50             total 150 (peak 1)
+ *   3 free id1                   a 0              total  50
+ *   4 allocate id3 70 @b         b 120            total 120
+ *   5 resize id2 50->10 @a       b 80 (shrink)    total  80
+ *   6 allocate id4 200, no stack                  total 280 (peak 2: a 0, b 80)
+ *   7 free id3 70                b 10             total 210
+ * allocated: a 100, b 50 + 70 = 120; total 100 + 50 + 70 + 200 = 420.
+ * count: a 1, b 2; total 4.  retained: b 10 (id2); total 10 + 200 = 210.
+ * live-at-peak: b 80; total 280.  freed: 100 + 40 + 70 = 210. */
+static const char peak_text[] = MEM_HELLO
+    "FUNC id=0 namespace=\"m\" function=\"a\" source=- decl=-\n"
+    "FUNC id=1 namespace=\"m\" function=\"b\" source=- decl=-\n"
+    "STACK id=0 parent=- func=0 site=-\n"
+    "STACK id=1 parent=- func=1 site=-\n"
+    "ALLOC seq=1 op=allocate id=1 old=- new=100 task=- actor=- thread=0 stack=0 span=-\n"
+    "ALLOC seq=2 op=allocate id=2 old=- new=50 task=- actor=- thread=0 stack=1 span=-\n"
+    "ALLOC seq=3 op=free id=1 old=100 new=- task=- actor=- thread=0 stack=- span=-\n"
+    "ALLOC seq=4 op=allocate id=3 old=- new=70 task=- actor=- thread=0 stack=1 span=-\n"
+    "ALLOC seq=5 op=resize id=2 old=50 new=10 task=- actor=- thread=0 stack=0 span=-\n"
+    "ALLOC seq=6 op=allocate id=4 old=- new=200 task=- actor=- thread=0 stack=- span=-\n"
+    "ALLOC seq=7 op=free id=3 old=70 new=- task=- actor=- thread=0 stack=1 span=-\n" FINISH;
+
+START_TEST(live_at_peak_is_lazy_and_exact)
+{
+    struct bytes b = pack(peak_text);
+    expect_collapsed(b, FOLD_WEIGHT_ALLOCATED, "m.a 100\nm.b 120\n");
+    expect_collapsed(b, FOLD_WEIGHT_COUNT, "m.a 1\nm.b 2\n");
+    expect_collapsed(b, FOLD_WEIGHT_RETAINED, "m.b 10\n");
+    expect_collapsed(b, FOLD_WEIGHT_LIVE_AT_PEAK, "m.b 80\n");
+    static const struct {
+        enum fold_weight w;
+        uint64_t total, attributed;
+    } want[] = {{FOLD_WEIGHT_ALLOCATED, 420, 220},
+                {FOLD_WEIGHT_COUNT, 4, 3},
+                {FOLD_WEIGHT_RETAINED, 210, 10},
+                {FOLD_WEIGHT_LIVE_AT_PEAK, 280, 80}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        struct fold *f = fold_ok(b, want[i].w);
+        ck_assert_uint_eq(fold_totals(f)->weight_total, want[i].total);
+        ck_assert_uint_eq(fold_totals(f)->weight_attributed, want[i].attributed);
+        ck_assert_uint_eq(fold_totals(f)->freed_bytes, 210);
+        ck_assert_uint_eq(fold_totals(f)->peak_live_bytes, 280);
+        fold_free(f);
+    }
+    free(b.data);
+}
+END_TEST
+
+/* Many live allocations force the live table to grow and frees to shift
+ * probe runs: 1000 allocations of 1..1000 bytes at m.a, then every odd id
+ * freed.  Retained = the even sizes 2 + 4 + ... + 1000 = 2 * (500 * 501 / 2)
+ * = 250500; live at peak = 1 + ... + 1000 = 500500. */
+START_TEST(many_live_allocations)
+{
+    size_t cap = 200000, len = 0;
+    char *text = malloc(cap);
+    len += (size_t)snprintf(text + len, cap - len, "%s",
+                            MEM_HELLO "FUNC id=0 namespace=\"m\" function=\"a\" source=- decl=-\n"
+                                      "STACK id=0 parent=- func=0 site=-\n");
+    for (int i = 1; i <= 1000; i++)
+        len += (size_t)snprintf(text + len, cap - len,
+                                "ALLOC seq=%d op=allocate id=%d old=- new=%d task=- actor=- "
+                                "thread=0 stack=0 span=-\n",
+                                i, i, i);
+    for (int i = 1; i <= 1000; i += 2)
+        len += (size_t)snprintf(text + len, cap - len,
+                                "ALLOC seq=%d op=free id=%d old=%d new=- task=- actor=- "
+                                "thread=0 stack=- span=-\n",
+                                1000 + i, i, i);
+    snprintf(text + len, cap - len, "%s", FINISH);
+    struct bytes b = pack(text);
+    expect_collapsed(b, FOLD_WEIGHT_RETAINED, "m.a 250500\n");
+    expect_collapsed(b, FOLD_WEIGHT_LIVE_AT_PEAK, "m.a 500500\n");
+    expect_collapsed(b, FOLD_WEIGHT_COUNT, "m.a 1000\n");
+    free(b.data), free(text);
+}
+END_TEST
+
+static void expect_error(const char *events, int frame, const char *msg)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             MEM_HELLO "FUNC id=0 namespace=\"m\" function=\"a\" source=- decl=-\n"
+                       "EVENTS\n"
+                       "STACK id=0 parent=- func=0 site=-\n"
+                       "ALLOC seq=1 op=allocate id=1 old=- new=8 task=- actor=- thread=0 "
+                       "stack=0 span=-\n"
+                       "END\n"
+                       "EVENTS\n%sEND\n" FINISH,
+             events);
+    struct bytes b = pack(text);
+    struct fold *f = NULL;
+    char err[400], want[400];
+    ck_assert_int_eq(fold_bytes(b, FOLD_WEIGHT_DEFAULT, &f, err, sizeof err), FOLD_E_CAPTURE);
+    snprintf(want, sizeof want, "byte %zu: %s", frame_offset(b, frame), msg);
+    ck_assert_str_eq(err, want);
+    free(b.data);
+}
+
+/* Inconsistent allocation ids fail at the frame holding the event (frame
+ * 3: HELLO, FUNC, EVENTS, then the bad EVENTS). */
+START_TEST(inconsistent_allocations_fail_with_offset)
+{
+    expect_error("ALLOC seq=2 op=free id=9 old=8 new=- task=- actor=- thread=0 stack=- span=-\n", 3,
+                 "ALLOC.allocation_id: allocation 9 is not live");
+    expect_error("ALLOC seq=2 op=resize id=1 old=7 new=9 task=- actor=- thread=0 stack=0 span=-\n",
+                 3, "ALLOC.old_size: 7 is not the live size 8");
+    expect_error("ALLOC seq=2 op=allocate id=1 old=- new=8 task=- actor=- thread=0 stack=0 "
+                 "span=-\n",
+                 3, "ALLOC.allocation_id: allocation 1 is already live");
+    expect_error("ALLOC seq=2 op=allocate id=2 old=- new=18446744073709551614 task=- actor=- "
+                 "thread=0 stack=0 span=-\n",
+                 3, "ALLOC.new_size: 18446744073709551614 bytes overflow the totals");
+}
+END_TEST
+
+/* A damaged capture reports what the reader reports, offset included. */
+START_TEST(damaged_capture_uses_reader_message)
+{
+    struct bytes b = fixture("tiny-cpu");
+    struct bytes cut = {b.data, b.len - 3};
+    struct capture_reader *r = capture_reader_mem(cut.data, cut.len);
+    char want[400], err[400];
+    FILE *null = fopen("/dev/null", "w");
+    ck_assert_int_eq(captext_dump(null, r, want, sizeof want), -1);
+    fclose(null);
+    capture_reader_free(r);
+    struct fold *f = NULL;
+    ck_assert_int_eq(fold_bytes(cut, FOLD_WEIGHT_DEFAULT, &f, err, sizeof err), FOLD_E_CAPTURE);
+    ck_assert_str_eq(err, want);
+    ck_assert_int_eq(strncmp(err, "byte ", 5), 0);
+    struct bytes magic = {"JETTCAP2", 8};
+    ck_assert_int_eq(fold_bytes(magic, FOLD_WEIGHT_DEFAULT, &f, err, sizeof err), FOLD_E_CAPTURE);
+    ck_assert_str_eq(err, "byte 0: not a capture: bad magic (expected JETTCAP1)");
+    free(b.data);
+}
+END_TEST
+
+START_TEST(weight_must_fit_the_mode)
+{
+    struct fold *f = NULL;
+    char err[400];
+    struct bytes cpu = fixture("tiny-cpu"), mem = fixture("tiny-memory");
+    ck_assert_int_eq(fold_bytes(cpu, FOLD_WEIGHT_COUNT, &f, err, sizeof err), FOLD_E_WEIGHT);
+    ck_assert_str_eq(err, "--weight count does not apply to a CPU capture");
+    ck_assert_int_eq(fold_bytes(mem, FOLD_WEIGHT_SAMPLES, &f, err, sizeof err), FOLD_E_WEIGHT);
+    ck_assert_str_eq(err, "--weight samples does not apply to a memory capture");
+    free(cpu.data), free(mem.data);
+}
+END_TEST
+
+/* No jett sample: no lines, a root of 0; the runtime sample is counted. */
+START_TEST(empty_profile)
+{
+    struct bytes b = pack(CPU_HELLO "CPU_SAMPLE seq=1 tick=1 task=- actor=- thread=0 "
+                                    "state=runtime stack=- span=-\n" FINISH);
+    struct fold *f = fold_ok(b, FOLD_WEIGHT_DEFAULT);
+    char *got = collapsed(f);
+    ck_assert_str_eq(got, "");
+    ck_assert_uint_eq(fold_totals(f)->samples, 1);
+    ck_assert_uint_eq(fold_totals(f)->weight_attributed, 0);
+    ck_assert_uint_eq(fold_node(f, FOLD_ROOT)->n_children, 0);
+    free(got), fold_free(f), free(b.data);
+}
+END_TEST
+
+Suite *fold_suite(void)
+{
+    Suite *s = suite_create("fold");
+    TCase *t = tcase_create("fold");
+    tcase_add_test(t, tiny_cpu);
+    tcase_add_test(t, every_record);
+    tcase_add_test(t, tiny_memory_weights);
+    tcase_add_test(t, hostile_names);
+    tcase_add_test(t, live_at_peak_is_lazy_and_exact);
+    tcase_add_test(t, many_live_allocations);
+    tcase_add_test(t, inconsistent_allocations_fail_with_offset);
+    tcase_add_test(t, damaged_capture_uses_reader_message);
+    tcase_add_test(t, weight_must_fit_the_mode);
+    tcase_add_test(t, empty_profile);
+    suite_add_tcase(s, t);
+    return s;
+}
