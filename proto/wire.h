@@ -24,7 +24,7 @@
 #include <msgpack.h>
 
 #define WIRE_PROTOCOL_VERSION 1
-#define WIRE_MAX_FRAME (4u << 20)  /* payload bytes, length prefix excluded */
+#define WIRE_MAX_FRAME (4u << 20) /* payload bytes, length prefix excluded */
 #define WIRE_FRAME_HEADER 4
 #define WIRE_MAX_NAME 4096         /* namespace, function, backend, path */
 #define WIRE_MAX_SOURCE (2u << 20) /* a Jett source file is at most 2 MiB */
@@ -117,12 +117,12 @@ static inline bool wire_span_present(struct wire_span s)
 }
 
 struct wire_config {
-    uint32_t rate_hz;           /* 1..1000 in CPU mode, 0 in memory mode */
-    uint32_t threshold_bp;      /* 0..10000 */
-    uint32_t limit;             /* 1..100 */
-    uint64_t cpu_budget;        /* bytes; at most 32 MiB */
-    uint64_t retention_budget;  /* bytes; at most 64 MiB */
-    uint64_t stack_budget;      /* bytes; at most 16 MiB */
+    uint32_t rate_hz;          /* 1..1000 in CPU mode, 0 in memory mode */
+    uint32_t threshold_bp;     /* 0..10000 */
+    uint32_t limit;            /* 1..100 */
+    uint64_t cpu_budget;       /* bytes; at most 32 MiB */
+    uint64_t retention_budget; /* bytes; at most 64 MiB */
+    uint64_t stack_budget;     /* bytes; at most 16 MiB */
 };
 
 struct wire_hello {
@@ -149,9 +149,9 @@ struct wire_source_span {
 
 struct wire_source {
     uint32_t source_id;
-    uint8_t origin; /* enum wire_origin */
-    struct wire_str path;  /* logical, relative, no ".." */
-    struct wire_str text;  /* literals, comments, secrets blanked to spaces */
+    uint8_t origin;       /* enum wire_origin */
+    struct wire_str path; /* logical, relative, no ".." */
+    struct wire_str text; /* literals, comments, secrets blanked to spaces */
     const struct wire_source_span *spans;
     uint32_t n_spans;
     const uint32_t *line_starts; /* offset of each line; [0] == 0 */
@@ -168,7 +168,7 @@ struct wire_func {
 
 struct wire_stack {
     uint32_t stack_id;
-    uint32_t parent;  /* WIRE_NONE32 for a root frame */
+    uint32_t parent; /* WIRE_NONE32 for a root frame */
     uint32_t func_id;
     struct wire_span site; /* the call in the parent's function that made this frame */
 };
@@ -181,8 +181,8 @@ struct wire_sample {
     uint64_t sequence;
     uint64_t requested_tick;
     struct wire_exec exec;
-    uint8_t state; /* enum wire_state */
-    uint32_t stack_id; /* leaf stack node, WIRE_NONE32 if none */
+    uint8_t state;         /* enum wire_state */
+    uint32_t stack_id;     /* leaf stack node, WIRE_NONE32 if none */
     struct wire_span span; /* leaf statement, in the leaf function's source */
 };
 
@@ -248,20 +248,20 @@ struct wire_record {
 
 enum wire_errcode {
     WIRE_OK = 0,
-    WIRE_E_FRAME_SIZE,  /* length prefix over the limit or zero */
-    WIRE_E_TRUNCATED,   /* stream ended inside a frame */
-    WIRE_E_MSGPACK,     /* payload is not exactly one msgpack object */
-    WIRE_E_TYPE,        /* unknown or misplaced record type */
-    WIRE_E_ARITY,       /* wrong number of fields */
-    WIRE_E_FIELD_TYPE,  /* a field has the wrong msgpack type */
-    WIRE_E_RANGE,       /* an enum or number out of range */
-    WIRE_E_REF,         /* reference to an undefined id */
-    WIRE_E_PATH,        /* logical path absolute, empty or with ".." */
-    WIRE_E_SEQUENCE,    /* a sequence or id that does not increase */
-    WIRE_E_ORDER,       /* record out of protocol order */
-    WIRE_E_UTF8,        /* malformed UTF-8 */
-    WIRE_E_LIMIT,       /* a size or count over its limit */
-    WIRE_E_NOMEM,       /* the decoder could not allocate its bounded buffer */
+    WIRE_E_FRAME_SIZE, /* length prefix over the limit or zero */
+    WIRE_E_TRUNCATED,  /* stream ended inside a frame */
+    WIRE_E_MSGPACK,    /* payload is not exactly one msgpack object */
+    WIRE_E_TYPE,       /* unknown or misplaced record type */
+    WIRE_E_ARITY,      /* wrong number of fields */
+    WIRE_E_FIELD_TYPE, /* a field has the wrong msgpack type */
+    WIRE_E_RANGE,      /* an enum or number out of range */
+    WIRE_E_REF,        /* reference to an undefined id */
+    WIRE_E_PATH,       /* logical path absolute, empty or with ".." */
+    WIRE_E_SEQUENCE,   /* a sequence or id that does not increase */
+    WIRE_E_ORDER,      /* record out of protocol order */
+    WIRE_E_UTF8,       /* malformed UTF-8 */
+    WIRE_E_LIMIT,      /* a size or count over its limit */
+    WIRE_E_NOMEM,      /* the decoder could not allocate its bounded buffer */
 };
 
 struct wire_error {
@@ -297,7 +297,8 @@ static inline uint8_t *wire_le32(uint8_t *p, uint32_t v)
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     memcpy(p, &v, 4);
 #else
-    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16),
+    p[3] = (uint8_t)(v >> 24);
 #endif
     return p + 4;
 }

@@ -1,0 +1,362 @@
+/*
+ * captext_pack: text lines -> capture frames.
+ *
+ * Fields must appear in the order dump writes them.  Every frame is pushed
+ * through a wire decoder as soon as it is built, so an invalid record is
+ * reported with the line that wrote it.
+ */
+#include <stdlib.h>
+
+#include "proto/captext-internal.h"
+#include "proto/captext.h"
+
+/* Pushes the frame just appended (at `at`) through the checking decoder;
+ * `lines` maps an EVENTS frame's entries to their text lines. */
+static int check_frame(struct packer *p, size_t at, const uint32_t *lines)
+{
+    struct wire_decoder *d = p->check;
+    struct wire_record rec;
+    size_t len = p->out->size - at;
+    const char *data = p->out->data + at;
+    while (len > 0) {
+        size_t n = wire_decoder_push(d, data, len);
+        data += n, len -= n;
+        if (wire_decoder_next(d, &rec) < 0)
+            return pack_err(p, "%s", wire_decoder_error(d)->msg);
+    }
+    if (rec.type != WIRE_EVENTS)
+        return 0;
+    struct wire_events_iter it;
+    struct wire_event ev;
+    int rc;
+    uint32_t i = 0;
+    wire_events_begin(&it, &rec.u.events);
+    while ((rc = wire_events_next(d, &it, &ev)) > 0)
+        i++;
+    if (rc < 0) {
+        p->line = lines[i];
+        return pack_err(p, "%s", wire_decoder_error(d)->msg);
+    }
+    return 0;
+}
+
+static int emit(struct packer *p, int rc, size_t at)
+{
+    if (rc != 0)
+        return pack_err(p, "record does not fit in a 4 MiB frame");
+    return check_frame(p, at, NULL);
+}
+
+static int flush_batch(struct packer *p)
+{
+    if (p->batch == BATCH_NONE)
+        return 0;
+    size_t at = p->out->size;
+    uint32_t line = p->line;
+    p->batch = BATCH_NONE;
+    if (wire_encode_events(p->out, p->b.count, p->b.buf, p->b.len) != 0)
+        return pack_err(p, "EVENTS does not fit in a 4 MiB frame");
+    p->b.len = 0, p->b.count = 0;
+    int rc = check_frame(p, at, p->entry_lines);
+    if (rc == 0)
+        p->line = line;
+    return rc;
+}
+
+static int caps_of(struct packer *p, int i, uint32_t *caps)
+{
+    const struct pack_field *f = pack_field(p, i, "capabilities");
+    if (!f)
+        return -1;
+    *caps = 0;
+    if (!f->quoted && f->val_len == 1 && f->val[0] == '-')
+        return 0;
+    const char *s = f->val, *end = f->val + f->val_len;
+    for (;;) {
+        const char *comma = memchr(s, ',', (size_t)(end - s));
+        size_t n = (size_t)((comma ? comma : end) - s);
+        int k = 0;
+        while (k < WIRE_CAP_COUNT && (strlen(wire_capability_names[k]) != n ||
+                                      memcmp(wire_capability_names[k], s, n) != 0))
+            k++;
+        if (k == WIRE_CAP_COUNT)
+            return pack_err(p, "capabilities: unknown capability '%.*s'", (int)n, s);
+        *caps |= 1u << k;
+        if (!comma)
+            return 0;
+        s = comma + 1;
+    }
+}
+
+static int rec_hello(struct packer *p)
+{
+    struct wire_hello h = {0};
+    struct wire_config *c = &h.config;
+    if (pack_num32(p, 0, "version", false, &h.version) ||
+        pack_enum(p, 1, "mode", captext_modes, 2, &h.mode) ||
+        pack_num32(p, 2, "rate_hz", false, &c->rate_hz) ||
+        pack_num32(p, 3, "threshold_bp", false, &c->threshold_bp) ||
+        pack_num32(p, 4, "limit", false, &c->limit) ||
+        pack_num64(p, 5, "cpu_budget", false, &c->cpu_budget) ||
+        pack_num64(p, 6, "retention_budget", false, &c->retention_budget) ||
+        pack_num64(p, 7, "stack_budget", false, &c->stack_budget) ||
+        pack_str(p, 8, "backend", &h.backend) || caps_of(p, 9, &h.capabilities) ||
+        pack_bool(p, 10, "colour", &h.colour) || pack_no_more(p, 11))
+        return -1;
+    size_t at = p->out->size;
+    return emit(p, wire_encode_hello(p->out, &h), at);
+}
+
+/* spans=-  or  KIND:START-END,KIND:START-END,... */
+static int spans_of(struct packer *p, int i, struct wire_source *s)
+{
+    const struct pack_field *f = pack_field(p, i, "spans");
+    if (!f)
+        return -1;
+    s->n_spans = 0;
+    if (!f->quoted && f->val_len == 1 && f->val[0] == '-')
+        return 0;
+    const char *q = f->val, *end = f->val + f->val_len;
+    for (;;) {
+        const char *comma = memchr(q, ',', (size_t)(end - q));
+        const char *stop = comma ? comma : end, *colon = memchr(q, ':', (size_t)(stop - q));
+        if (!colon)
+            return pack_err(p, "spans: expected KIND:START-END, found '%.*s'", (int)(stop - q), q);
+        int k = 0;
+        while (k < 3 && (strlen(captext_span_kinds[k]) != (size_t)(colon - q) ||
+                         memcmp(captext_span_kinds[k], q, (size_t)(colon - q)) != 0))
+            k++;
+        if (k == 3)
+            return pack_err(p, "spans: unknown kind '%.*s'", (int)(colon - q), q);
+        struct wire_span sp;
+        if (pack_span_text(p, "spans", colon + 1, (size_t)(stop - colon - 1), &sp) != 0)
+            return -1;
+        if (s->n_spans == p->spans_cap) {
+            size_t cap = p->spans_cap ? p->spans_cap * 2 : 64;
+            void *np = realloc(p->spans, cap * sizeof *p->spans);
+            if (!np)
+                return pack_err(p, "out of memory");
+            p->spans = np, p->spans_cap = cap;
+        }
+        p->spans[s->n_spans++] = (struct wire_source_span){(uint8_t)k, sp.start, sp.end};
+        if (!comma)
+            break;
+        q = comma + 1;
+    }
+    s->spans = p->spans;
+    return 0;
+}
+
+static int rec_source(struct packer *p)
+{
+    struct wire_source s = {0};
+    if (pack_num32(p, 0, "id", false, &s.source_id) ||
+        pack_enum(p, 1, "origin", captext_origins, 3, &s.origin) ||
+        pack_str(p, 2, "path", &s.path) || spans_of(p, 3, &s) || pack_str(p, 4, "text", &s.text) ||
+        pack_no_more(p, 5))
+        return -1;
+    uint32_t n = wire_line_starts(s.text.ptr, s.text.len, NULL, 0);
+    uint32_t *lines = malloc((size_t)n * sizeof *lines);
+    if (!lines)
+        return pack_err(p, "out of memory");
+    wire_line_starts(s.text.ptr, s.text.len, lines, n);
+    s.line_starts = lines, s.n_lines = n;
+    size_t at = p->out->size;
+    int rc = emit(p, wire_encode_source(p->out, &s), at);
+    free(lines);
+    return rc;
+}
+
+static int rec_func(struct packer *p)
+{
+    struct wire_func f = {0};
+    if (pack_num32(p, 0, "id", false, &f.func_id) || pack_str(p, 1, "namespace", &f.ns) ||
+        pack_str(p, 2, "function", &f.name) || pack_num32(p, 3, "source", true, &f.source_id) ||
+        pack_span(p, 4, "decl", &f.decl) || pack_no_more(p, 5))
+        return -1;
+    size_t at = p->out->size;
+    return emit(p, wire_encode_func(p->out, &f), at);
+}
+
+static int rec_finish(struct packer *p)
+{
+    struct wire_finish f = {0};
+    if (pack_enum(p, 0, "termination", captext_terminations, 3, &f.termination) ||
+        pack_num64(p, 1, "wall_ns", false, &f.wall_ns) ||
+        pack_num64(p, 2, "cpu_ns", true, &f.cpu_ns) ||
+        pack_num64(p, 3, "requested", false, &f.requested_ticks) ||
+        pack_num64(p, 4, "coalesced", false, &f.coalesced_ticks) ||
+        pack_num64(p, 5, "dropped", false, &f.dropped_ticks) ||
+        pack_bool(p, 6, "collector_failure", &f.collector_failure) ||
+        pack_bool(p, 7, "stack_limit", &f.stack_limit) || pack_no_more(p, 8))
+        return -1;
+    size_t at = p->out->size;
+    return emit(p, wire_encode_finish(p->out, &f), at);
+}
+
+static int exec_of(struct packer *p, int i, struct wire_exec *e)
+{
+    return pack_num32(p, i, "task", true, &e->task) ||
+                   pack_num32(p, i + 1, "actor", true, &e->actor) ||
+                   pack_num32(p, i + 2, "thread", true, &e->thread)
+               ? -1
+               : 0;
+}
+
+/* Appends one entry to the batch, remembering its line. */
+static int batch_put(struct packer *p, const struct wire_event *ev)
+{
+    if (p->b.count == p->entry_cap) {
+        size_t cap = p->entry_cap ? p->entry_cap * 2 : 256;
+        void *nl = realloc(p->entry_lines, cap * sizeof *p->entry_lines);
+        if (!nl)
+            return pack_err(p, "out of memory");
+        p->entry_lines = nl, p->entry_cap = cap;
+    }
+    if (p->b.cap - p->b.len < WIRE_ALLOC_SIZE) {
+        if (p->batch == BATCH_IMPLICIT && p->b.len + WIRE_ALLOC_SIZE > WIRE_MAX_FRAME - 16) {
+            if (flush_batch(p) != 0)
+                return -1;
+            p->batch = BATCH_IMPLICIT;
+        } else if (p->b.len + WIRE_ALLOC_SIZE > WIRE_MAX_FRAME - 16)
+            return pack_err(p, "EVENTS block is larger than a 4 MiB frame");
+        else {
+            size_t cap = p->b.cap ? p->b.cap * 2 : 65536;
+            uint8_t *nb = realloc(p->b.buf, cap);
+            if (!nb)
+                return pack_err(p, "out of memory");
+            p->b.buf = nb, p->b.cap = cap;
+        }
+    }
+    p->entry_lines[p->b.count] = p->line;
+    if (ev->kind == WIRE_ENTRY_STACK)
+        wire_batch_stack(&p->b, &ev->u.stack);
+    else if (ev->kind == WIRE_ENTRY_SAMPLE)
+        wire_batch_sample(&p->b, &ev->u.sample);
+    else
+        wire_batch_alloc(&p->b, &ev->u.alloc);
+    return 0;
+}
+
+static int rec_entry(struct packer *p)
+{
+    struct wire_event ev = {0};
+    if (pack_kw_is(p, "STACK")) {
+        struct wire_stack *s = &ev.u.stack;
+        ev.kind = WIRE_ENTRY_STACK;
+        if (pack_num32(p, 0, "id", false, &s->stack_id) ||
+            pack_num32(p, 1, "parent", true, &s->parent) ||
+            pack_num32(p, 2, "func", false, &s->func_id) || pack_span(p, 3, "site", &s->site) ||
+            pack_no_more(p, 4))
+            return -1;
+    } else if (pack_kw_is(p, "CPU_SAMPLE")) {
+        struct wire_sample *s = &ev.u.sample;
+        ev.kind = WIRE_ENTRY_SAMPLE;
+        if (pack_num64(p, 0, "seq", false, &s->sequence) ||
+            pack_num64(p, 1, "tick", false, &s->requested_tick) || exec_of(p, 2, &s->exec) ||
+            pack_enum(p, 5, "state", captext_states, 4, &s->state) ||
+            pack_num32(p, 6, "stack", true, &s->stack_id) || pack_span(p, 7, "span", &s->span) ||
+            pack_no_more(p, 8))
+            return -1;
+    } else {
+        struct wire_alloc *a = &ev.u.alloc;
+        ev.kind = WIRE_ENTRY_ALLOC;
+        if (pack_num64(p, 0, "seq", false, &a->sequence) ||
+            pack_enum(p, 1, "op", captext_ops, 3, &a->op) ||
+            pack_num64(p, 2, "id", false, &a->allocation_id) ||
+            pack_num64(p, 3, "old", true, &a->old_size) ||
+            pack_num64(p, 4, "new", true, &a->new_size) || exec_of(p, 5, &a->exec) ||
+            pack_num32(p, 8, "stack", true, &a->stack_id) || pack_span(p, 9, "span", &a->span) ||
+            pack_no_more(p, 10))
+            return -1;
+    }
+    if (p->batch == BATCH_NONE)
+        p->batch = BATCH_IMPLICIT;
+    return batch_put(p, &ev);
+}
+
+static bool is_entry(const struct packer *p)
+{
+    return pack_kw_is(p, "STACK") || pack_kw_is(p, "CPU_SAMPLE") || pack_kw_is(p, "ALLOC");
+}
+
+/* Dispatches one tokenised line. */
+static int pack_line(struct packer *p)
+{
+    if (is_entry(p))
+        return rec_entry(p);
+    if (p->batch == BATCH_IMPLICIT && flush_batch(p) != 0)
+        return -1;
+    if (pack_kw_is(p, "END")) {
+        if (p->batch != BATCH_EXPLICIT)
+            return pack_err(p, "END without EVENTS");
+        if (p->b.count == 0)
+            return pack_err(p, "EVENTS block without entries");
+        return pack_no_more(p, 0) || flush_batch(p) ? -1 : 0;
+    }
+    if (p->batch == BATCH_EXPLICIT)
+        return pack_err(p, "%.*s inside an EVENTS block (missing END?)", (int)p->kw_len, p->kw);
+    if (pack_kw_is(p, "EVENTS")) {
+        p->batch = BATCH_EXPLICIT;
+        return pack_no_more(p, 0);
+    }
+    if (pack_kw_is(p, "HELLO"))
+        return rec_hello(p);
+    if (pack_kw_is(p, "SOURCE"))
+        return rec_source(p);
+    if (pack_kw_is(p, "FUNC"))
+        return rec_func(p);
+    if (pack_kw_is(p, "FINISH"))
+        return rec_finish(p);
+    return pack_err(p, "unknown record '%.*s'", (int)p->kw_len, p->kw);
+}
+
+static void packer_free(struct packer *p)
+{
+    wire_decoder_free(p->check);
+    free(p->strbuf);
+    free(p->b.buf);
+    free(p->entry_lines);
+    free(p->spans);
+}
+
+static int pack_lines(struct packer *p, const char *text, size_t len)
+{
+    const char *s = text, *end = text + len;
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *eol = nl ? nl : end;
+        p->line++;
+        const char *a = s, *b = eol;
+        while (a < b && (*a == ' ' || *a == '\t'))
+            a++;
+        if (b > a && b[-1] == '\r')
+            b--;
+        s = nl ? nl + 1 : end;
+        if (a == b || *a == '#')
+            continue;
+        if (pack_tokenize(p, a, b) != 0 || pack_line(p) != 0)
+            return -1;
+    }
+    if (p->batch == BATCH_EXPLICIT)
+        return pack_err(p, "EVENTS block not closed by END");
+    if (flush_batch(p) != 0)
+        return -1;
+    if (!wire_decoder_finished(p->check))
+        return pack_err(p, "text ends without FINISH");
+    return 0;
+}
+
+int captext_pack(const char *text, size_t len, msgpack_sbuffer *out, char *err, size_t errlen)
+{
+    struct packer p = {.out = out, .err = err, .errlen = errlen};
+    p.check = wire_decoder_new(WIRE_TO_DAEMON);
+    if (!p.check) {
+        snprintf(err, errlen, "0: out of memory");
+        return -1;
+    }
+    msgpack_sbuffer_write(out, CAPTURE_MAGIC, CAPTURE_MAGIC_LEN);
+    int rc = pack_lines(&p, text, len);
+    packer_free(&p);
+    return rc;
+}

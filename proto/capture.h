@@ -1,0 +1,40 @@
+/*
+ * capture: saved launcher->daemon streams (jett-capture(5)).
+ *
+ * A capture is the 8-byte magic "JETTCAP1" followed by the frames exactly
+ * as they travelled, ending with FINISH.  Errors name the byte offset.
+ */
+#ifndef JETT_PROTO_CAPTURE_H
+#define JETT_PROTO_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/wire.h"
+
+#define CAPTURE_MAGIC "JETTCAP1"
+#define CAPTURE_MAGIC_LEN 8
+
+struct capture_reader;
+
+/* Reads a capture from a descriptor (a file or a pipe; not closed). */
+struct capture_reader *capture_reader_fd(int fd);
+/* Reads a capture held in memory (not copied; must outlive the reader). */
+struct capture_reader *capture_reader_mem(const void *data, size_t len);
+void capture_reader_free(struct capture_reader *r);
+
+/* 1: *rec holds the next record (valid until the next call); 0: the
+ * capture ended cleanly after FINISH; -1: error (capture_reader_error).
+ * Iterate an EVENTS record's entries with wire_events_next on
+ * capture_reader_decoder(r) before calling again. */
+int capture_reader_next(struct capture_reader *r, struct wire_record *rec);
+struct wire_decoder *capture_reader_decoder(struct capture_reader *r);
+/* "byte N: message", valid after -1. */
+const char *capture_reader_error(const struct capture_reader *r);
+/* Byte offset of the record last returned. */
+uint64_t capture_reader_offset(const struct capture_reader *r);
+
+/* Writes all of buf to fd, retrying short writes and EINTR.  0 or -1. */
+int capture_write_all(int fd, const void *buf, size_t len);
+
+#endif

@@ -1,0 +1,241 @@
+/* wire_encode: records -> length-prefixed msgpack frames (msgpack-c packer). */
+#include <stdlib.h>
+
+#include "proto/wire.h"
+
+/* Reserves the 4-byte length prefix; returns its offset. */
+static size_t frame_begin(msgpack_sbuffer *buf)
+{
+    static const char zero[WIRE_FRAME_HEADER] = {0};
+    size_t at = buf->size;
+    msgpack_sbuffer_write(buf, zero, sizeof zero);
+    return at;
+}
+
+/* Patches the length prefix, or drops the frame when it is too large. */
+static int frame_end(msgpack_sbuffer *buf, size_t at)
+{
+    if (buf->size < at + WIRE_FRAME_HEADER) {
+        buf->size = at; /* the sbuffer could not grow */
+        return -1;
+    }
+    size_t len = buf->size - at - WIRE_FRAME_HEADER;
+    if (len > WIRE_MAX_FRAME) {
+        buf->size = at;
+        return -1;
+    }
+    unsigned char *p = (unsigned char *)buf->data + at;
+    p[0] = (unsigned char)(len >> 24);
+    p[1] = (unsigned char)(len >> 16);
+    p[2] = (unsigned char)(len >> 8);
+    p[3] = (unsigned char)len;
+    return 0;
+}
+
+static void pack_str(msgpack_packer *pk, struct wire_str s)
+{
+    msgpack_pack_str(pk, s.len);
+    msgpack_pack_str_body(pk, s.ptr, s.len);
+}
+
+static void pack_opt_u32(msgpack_packer *pk, uint32_t v)
+{
+    if (v == WIRE_NONE32)
+        msgpack_pack_nil(pk);
+    else
+        msgpack_pack_uint32(pk, v);
+}
+
+static void pack_span(msgpack_packer *pk, struct wire_span s)
+{
+    if (!wire_span_present(s)) {
+        msgpack_pack_nil(pk);
+        return;
+    }
+    msgpack_pack_array(pk, 2);
+    msgpack_pack_uint32(pk, s.start);
+    msgpack_pack_uint32(pk, s.end);
+}
+
+int wire_encode_hello(msgpack_sbuffer *buf, const struct wire_hello *r)
+{
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, buf, msgpack_sbuffer_write);
+    size_t at = frame_begin(buf);
+    msgpack_pack_array(&pk, 7);
+    msgpack_pack_uint8(&pk, WIRE_HELLO);
+    msgpack_pack_uint32(&pk, r->version);
+    msgpack_pack_uint8(&pk, r->mode);
+    msgpack_pack_array(&pk, 6);
+    msgpack_pack_uint32(&pk, r->config.rate_hz);
+    msgpack_pack_uint32(&pk, r->config.threshold_bp);
+    msgpack_pack_uint32(&pk, r->config.limit);
+    msgpack_pack_uint64(&pk, r->config.cpu_budget);
+    msgpack_pack_uint64(&pk, r->config.retention_budget);
+    msgpack_pack_uint64(&pk, r->config.stack_budget);
+    pack_str(&pk, r->backend);
+    msgpack_pack_uint32(&pk, r->capabilities);
+    if (r->colour)
+        msgpack_pack_true(&pk);
+    else
+        msgpack_pack_false(&pk);
+    return frame_end(buf, at);
+}
+
+int wire_encode_ready(msgpack_sbuffer *buf, const struct wire_ready *r)
+{
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, buf, msgpack_sbuffer_write);
+    size_t at = frame_begin(buf);
+    msgpack_pack_array(&pk, 2);
+    msgpack_pack_uint8(&pk, WIRE_READY);
+    msgpack_pack_uint32(&pk, r->version);
+    return frame_end(buf, at);
+}
+
+int wire_encode_unsupported(msgpack_sbuffer *buf, const struct wire_unsupported *r)
+{
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, buf, msgpack_sbuffer_write);
+    size_t at = frame_begin(buf);
+    msgpack_pack_array(&pk, 2);
+    msgpack_pack_uint8(&pk, WIRE_UNSUPPORTED);
+    pack_str(&pk, r->capability);
+    return frame_end(buf, at);
+}
+
+/* Spans travel as a bin of 9-byte entries (kind u8, start u32, end u32) and
+ * line starts as a bin of u32, so that a source costs the decoder a handful
+ * of msgpack objects however many spans it has. */
+static int pack_source_tables(msgpack_packer *pk, const struct wire_source *r)
+{
+    size_t span_bytes = (size_t)r->n_spans * 9, line_bytes = (size_t)r->n_lines * 4;
+    if (span_bytes > WIRE_MAX_FRAME || line_bytes > WIRE_MAX_FRAME)
+        return -1;
+    uint8_t *tmp = malloc(span_bytes > line_bytes ? span_bytes : line_bytes);
+    if (!tmp && (span_bytes || line_bytes))
+        return -1;
+    for (uint32_t i = 0; i < r->n_spans; i++) {
+        uint8_t *p = tmp + (size_t)i * 9;
+        p[0] = r->spans[i].kind;
+        wire_le32(wire_le32(p + 1, r->spans[i].start), r->spans[i].end);
+    }
+    msgpack_pack_bin(pk, span_bytes);
+    msgpack_pack_bin_body(pk, tmp, span_bytes);
+    for (uint32_t i = 0; i < r->n_lines; i++)
+        wire_le32(tmp + (size_t)i * 4, r->line_starts[i]);
+    msgpack_pack_bin(pk, line_bytes);
+    msgpack_pack_bin_body(pk, tmp, line_bytes);
+    free(tmp);
+    return 0;
+}
+
+int wire_encode_source(msgpack_sbuffer *buf, const struct wire_source *r)
+{
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, buf, msgpack_sbuffer_write);
+    size_t at = frame_begin(buf);
+    msgpack_pack_array(&pk, 7);
+    msgpack_pack_uint8(&pk, WIRE_SOURCE);
+    msgpack_pack_uint32(&pk, r->source_id);
+    msgpack_pack_uint8(&pk, r->origin);
+    pack_str(&pk, r->path);
+    pack_str(&pk, r->text);
+    if (pack_source_tables(&pk, r) != 0) {
+        buf->size = at;
+        return -1;
+    }
+    return frame_end(buf, at);
+}
+
+int wire_encode_func(msgpack_sbuffer *buf, const struct wire_func *r)
+{
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, buf, msgpack_sbuffer_write);
+    size_t at = frame_begin(buf);
+    msgpack_pack_array(&pk, 6);
+    msgpack_pack_uint8(&pk, WIRE_FUNC);
+    msgpack_pack_uint32(&pk, r->func_id);
+    pack_str(&pk, r->ns);
+    pack_str(&pk, r->name);
+    pack_opt_u32(&pk, r->source_id);
+    pack_span(&pk, r->decl);
+    return frame_end(buf, at);
+}
+
+int wire_encode_events(msgpack_sbuffer *buf, uint32_t count, const uint8_t *bin, size_t bin_len)
+{
+    if (bin_len > WIRE_MAX_FRAME)
+        return -1;
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, buf, msgpack_sbuffer_write);
+    size_t at = frame_begin(buf);
+    msgpack_pack_array(&pk, 3);
+    msgpack_pack_uint8(&pk, WIRE_EVENTS);
+    msgpack_pack_uint32(&pk, count);
+    msgpack_pack_bin(&pk, bin_len);
+    msgpack_pack_bin_body(&pk, bin, bin_len);
+    return frame_end(buf, at);
+}
+
+int wire_encode_finish(msgpack_sbuffer *buf, const struct wire_finish *r)
+{
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, buf, msgpack_sbuffer_write);
+    size_t at = frame_begin(buf);
+    msgpack_pack_array(&pk, 9);
+    msgpack_pack_uint8(&pk, WIRE_FINISH);
+    msgpack_pack_uint8(&pk, r->termination);
+    msgpack_pack_uint64(&pk, r->wall_ns);
+    if (r->cpu_ns == WIRE_NONE64)
+        msgpack_pack_nil(&pk);
+    else
+        msgpack_pack_uint64(&pk, r->cpu_ns);
+    msgpack_pack_uint64(&pk, r->requested_ticks);
+    msgpack_pack_uint64(&pk, r->coalesced_ticks);
+    msgpack_pack_uint64(&pk, r->dropped_ticks);
+    if (r->collector_failure)
+        msgpack_pack_true(&pk);
+    else
+        msgpack_pack_false(&pk);
+    if (r->stack_limit)
+        msgpack_pack_true(&pk);
+    else
+        msgpack_pack_false(&pk);
+    return frame_end(buf, at);
+}
+
+int wire_encode_result(msgpack_sbuffer *buf, const struct wire_result *r)
+{
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, buf, msgpack_sbuffer_write);
+    size_t at = frame_begin(buf);
+    msgpack_pack_array(&pk, 3);
+    msgpack_pack_uint8(&pk, WIRE_RESULT);
+    pack_str(&pk, r->profile);
+    pack_str(&pk, r->human);
+    return frame_end(buf, at);
+}
+
+int wire_encode_record(msgpack_sbuffer *buf, const struct wire_record *r)
+{
+    switch (r->type) {
+    case WIRE_HELLO:
+        return wire_encode_hello(buf, &r->u.hello);
+    case WIRE_READY:
+        return wire_encode_ready(buf, &r->u.ready);
+    case WIRE_UNSUPPORTED:
+        return wire_encode_unsupported(buf, &r->u.unsupported);
+    case WIRE_SOURCE:
+        return wire_encode_source(buf, &r->u.source);
+    case WIRE_FUNC:
+        return wire_encode_func(buf, &r->u.func);
+    case WIRE_EVENTS:
+        return wire_encode_events(buf, r->u.events.count, r->u.events.bin, r->u.events.bin_len);
+    case WIRE_FINISH:
+        return wire_encode_finish(buf, &r->u.finish);
+    case WIRE_RESULT:
+        return wire_encode_result(buf, &r->u.result);
+    }
+    return -1;
+}

@@ -1,0 +1,211 @@
+/* wire_events: the fixed-layout entries of EVENTS frames (daemon side). */
+#include <endian.h>
+
+#include "proto/wire-internal.h"
+
+static inline uint32_t rd32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return le32toh(v);
+}
+
+static inline uint64_t rd64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return le64toh(v);
+}
+
+static inline uint32_t entry_size(uint8_t kind)
+{
+    return kind == WIRE_ENTRY_STACK    ? WIRE_STACK_SIZE
+           : kind == WIRE_ENTRY_SAMPLE ? WIRE_SAMPLE_SIZE
+           : kind == WIRE_ENTRY_ALLOC  ? WIRE_ALLOC_SIZE
+                                       : 0;
+}
+
+/* Structure first: every kind known, entries tiling the bin exactly and
+ * agreeing with the count.  Field values are checked as they are read. */
+int wire_check_events(struct wire_decoder *d, const struct wire_events *ev)
+{
+    if (ev->count == 0) {
+        wire_fail(d, WIRE_E_RANGE, "EVENTS.count: a batch holds at least one entry");
+        return -1;
+    }
+    const uint8_t *p = ev->bin, *end = ev->bin + ev->bin_len;
+    uint32_t n = 0;
+    while (p < end) {
+        uint32_t size = entry_size(*p);
+        if (size == 0) {
+            wire_fail(d, WIRE_E_TYPE, "EVENTS.entries: entry %u has unknown kind %u", n, *p);
+            return -1;
+        }
+        if ((size_t)(end - p) < size) {
+            wire_fail(d, WIRE_E_TRUNCATED, "EVENTS.entries: entry %u is cut short", n);
+            return -1;
+        }
+        p += size, n++;
+    }
+    if (n != ev->count) {
+        wire_fail(d, WIRE_E_ARITY, "EVENTS.count: says %u entries, the bin holds %u", ev->count, n);
+        return -1;
+    }
+    return 0;
+}
+
+void wire_events_begin(struct wire_events_iter *it, const struct wire_events *ev)
+{
+    it->p = ev->bin;
+    it->end = ev->bin + ev->bin_len;
+    it->left = ev->count;
+}
+
+static int bad(struct wire_decoder *d, enum wire_errcode code, const char *field, const char *why)
+{
+    wire_fail(d, code, "%s: %s", field, why);
+    return -1;
+}
+
+static int check_span(struct wire_decoder *d, const char *field, struct wire_span s)
+{
+    if ((s.start == WIRE_NONE32) != (s.end == WIRE_NONE32) || s.start > s.end)
+        return bad(d, WIRE_E_RANGE, field, "span is neither absent nor start <= end");
+    return 0;
+}
+
+static int read_stack(struct wire_decoder *d, const uint8_t *p, struct wire_stack *s)
+{
+    s->stack_id = rd32(p + 1);
+    s->parent = rd32(p + 5);
+    s->func_id = rd32(p + 9);
+    s->site.start = rd32(p + 13);
+    s->site.end = rd32(p + 17);
+    if (s->stack_id != d->n_stacks || s->stack_id == WIRE_NONE32) {
+        wire_fail(d, WIRE_E_SEQUENCE, "STACK.stack_id: expected %u, got %u", d->n_stacks,
+                  s->stack_id);
+        return -1;
+    }
+    if (s->parent != WIRE_NONE32 && s->parent >= s->stack_id)
+        return bad(d, WIRE_E_REF, "STACK.parent", "parent stack is not defined");
+    if (s->func_id >= d->n_funcs)
+        return bad(d, WIRE_E_REF, "STACK.func_id", "function is not defined");
+    if (check_span(d, "STACK.site", s->site) != 0)
+        return -1;
+    if (s->parent == WIRE_NONE32 && wire_span_present(s->site))
+        return bad(d, WIRE_E_RANGE, "STACK.site", "a root frame has no call site");
+    d->n_stacks++;
+    return 0;
+}
+
+static void read_tail(const uint8_t *p, struct wire_exec *e, uint32_t *stack,
+                      struct wire_span *span)
+{
+    e->task = rd32(p);
+    e->actor = rd32(p + 4);
+    e->thread = rd32(p + 8);
+    *stack = rd32(p + 12);
+    span->start = rd32(p + 16);
+    span->end = rd32(p + 20);
+}
+
+/* Shared checks of the stack and span an event names. */
+static int check_leaf(struct wire_decoder *d, const char *rec, uint32_t stack,
+                      struct wire_span span)
+{
+    if (stack != WIRE_NONE32 && stack >= d->n_stacks) {
+        wire_fail(d, WIRE_E_REF, "%s.stack_id: stack %u is not defined", rec, stack);
+        return -1;
+    }
+    if ((span.start == WIRE_NONE32) != (span.end == WIRE_NONE32) || span.start > span.end) {
+        wire_fail(d, WIRE_E_RANGE, "%s.span: span is neither absent nor start <= end", rec);
+        return -1;
+    }
+    if (stack == WIRE_NONE32 && span.start != WIRE_NONE32) {
+        wire_fail(d, WIRE_E_RANGE, "%s.span: a span needs a stack", rec);
+        return -1;
+    }
+    return 0;
+}
+
+static int read_sample(struct wire_decoder *d, const uint8_t *p, struct wire_sample *s)
+{
+    s->state = p[1];
+    s->sequence = rd64(p + 2);
+    s->requested_tick = rd64(p + 10);
+    read_tail(p + 18, &s->exec, &s->stack_id, &s->span);
+    if (s->state > WIRE_STATE_UNAVAILABLE)
+        return bad(d, WIRE_E_RANGE, "CPU_SAMPLE.state", "unknown state");
+    if (d->have_sample && s->sequence <= d->last_sample_seq)
+        return bad(d, WIRE_E_SEQUENCE, "CPU_SAMPLE.sequence", "does not increase");
+    if (d->have_sample && s->requested_tick < d->last_tick)
+        return bad(d, WIRE_E_SEQUENCE, "CPU_SAMPLE.requested_tick", "goes backwards");
+    if (check_leaf(d, "CPU_SAMPLE", s->stack_id, s->span) != 0)
+        return -1;
+    bool has_stack = s->stack_id != WIRE_NONE32;
+    if (s->state == WIRE_STATE_JETT && !has_stack)
+        return bad(d, WIRE_E_RANGE, "CPU_SAMPLE.stack_id", "a jett sample needs a stack");
+    if ((s->state == WIRE_STATE_RUNTIME || s->state == WIRE_STATE_UNAVAILABLE) && has_stack)
+        return bad(d, WIRE_E_RANGE, "CPU_SAMPLE.stack_id",
+                   "runtime and unavailable samples have no Jett stack");
+    d->have_sample = true;
+    d->last_sample_seq = s->sequence, d->last_tick = s->requested_tick;
+    return 0;
+}
+
+static int read_alloc(struct wire_decoder *d, const uint8_t *p, struct wire_alloc *a)
+{
+    a->op = p[1];
+    a->sequence = rd64(p + 2);
+    a->allocation_id = rd64(p + 10);
+    a->old_size = rd64(p + 18);
+    a->new_size = rd64(p + 26);
+    read_tail(p + 34, &a->exec, &a->stack_id, &a->span);
+    if (a->op > WIRE_OP_FREE)
+        return bad(d, WIRE_E_RANGE, "ALLOC.operation", "unknown operation");
+    if (d->have_alloc && a->sequence <= d->last_alloc_seq)
+        return bad(d, WIRE_E_SEQUENCE, "ALLOC.sequence", "does not increase");
+    if (a->allocation_id == WIRE_NONE64)
+        return bad(d, WIRE_E_RANGE, "ALLOC.allocation_id", "the id is absent");
+    bool old = a->old_size != WIRE_NONE64, neu = a->new_size != WIRE_NONE64;
+    if (old != (a->op != WIRE_OP_ALLOCATE))
+        return bad(d, WIRE_E_RANGE, "ALLOC.old_size",
+                   a->op == WIRE_OP_ALLOCATE ? "an allocate has no old size"
+                                             : "a resize or free needs the old size");
+    if (neu != (a->op != WIRE_OP_FREE))
+        return bad(d, WIRE_E_RANGE, "ALLOC.new_size",
+                   a->op == WIRE_OP_FREE ? "a free has no new size"
+                                         : "an allocate or resize needs the new size");
+    if (check_leaf(d, "ALLOC", a->stack_id, a->span) != 0)
+        return -1;
+    d->have_alloc = true;
+    d->last_alloc_seq = a->sequence;
+    return 0;
+}
+
+int wire_events_next(struct wire_decoder *d, struct wire_events_iter *it, struct wire_event *ev)
+{
+    if (d->failed)
+        return -1;
+    if (it->left == 0)
+        return 0;
+    const uint8_t *p = it->p;
+    ev->kind = p[0];
+    int rc;
+    switch (ev->kind) {
+    case WIRE_ENTRY_STACK:
+        rc = read_stack(d, p, &ev->u.stack);
+        it->p += WIRE_STACK_SIZE;
+        break;
+    case WIRE_ENTRY_SAMPLE:
+        rc = read_sample(d, p, &ev->u.sample);
+        it->p += WIRE_SAMPLE_SIZE;
+        break;
+    default:
+        rc = read_alloc(d, p, &ev->u.alloc);
+        it->p += WIRE_ALLOC_SIZE;
+        break;
+    }
+    it->left--;
+    return rc == 0 ? 1 : -1;
+}
