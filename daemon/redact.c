@@ -77,9 +77,12 @@ static void unit_byte(const struct scan *c, struct unit *u)
     u->end = c->i + (n ? n : 1);
     u->out = (const char *)p;
     u->out_len = n;
-    if (p[0] == ' ' || p[0] == '\t')
+    if (p[0] == ' ')
         u->kind = U_BLANK;
-    else if (n == 0 || p[0] < 0x20 || p[0] == 0x7f || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0))
+    else if (p[0] == '\t') {
+        unit_escape(u, p, 1); /* a control character, but trimmed at the ends */
+        u->kind = U_BLANK;
+    } else if (n == 0 || p[0] < 0x20 || p[0] == 0x7f || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0))
         unit_escape(u, p, n ? n : 1);
     else
         u->kind = U_CHAR;
@@ -165,8 +168,8 @@ int redact_excerpt(const struct redact_source *s, uint32_t line, char out[REDACT
             break;
         if (u.kind == U_COMMENT)
             continue;
-        if (u.kind != U_CHAR && u.kind != U_BLANK)
-            *redacted = true;
+        if (u.kind != U_CHAR && u.out_len != 1)
+            *redacted = true; /* a token or an escape */
         if (n + u.out_len > REDACT_MAX) {
             *redacted = true;
             break;
