@@ -1,0 +1,201 @@
+/* End-to-end tests of `jett profile dump/pack` and `jett-profd replay`:
+ * exit statuses, messages and outputs of the real binaries. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static char *jett, *profd, *tmp;
+
+static void setup(void)
+{
+    jett = tu_build_path("cli/jett");
+    profd = tu_build_path("daemon/jett-profd");
+    tmp = tu_tmpdir();
+}
+
+static void teardown(void)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    ck_assert_int_eq(system(cmd), 0);
+    free(jett), free(profd), free(tmp);
+}
+
+static char *tmp_path(const char *name)
+{
+    size_t n = strlen(tmp) + strlen(name) + 2;
+    char *p = malloc(n);
+    snprintf(p, n, "%s/%s", tmp, name);
+    return p;
+}
+
+static int run(const char *const argv[], struct tu_output *o)
+{
+    ck_assert_int_eq(tu_run(argv, NULL, 0, o), 0);
+    return o->status;
+}
+
+START_TEST(usage_errors_exit_2)
+{
+    struct tu_output o;
+    const char *none[] = {jett, NULL};
+    ck_assert_int_eq(run(none, &o), 2);
+    tu_output_free(&o);
+    const char *unknown[] = {jett, "frobnicate", NULL};
+    ck_assert_int_eq(run(unknown, &o), 2);
+    ck_assert_ptr_nonnull(strstr(o.err, "unknown command 'frobnicate'"));
+    tu_output_free(&o);
+    const char *sub[] = {jett, "profile", "explode", NULL};
+    ck_assert_int_eq(run(sub, &o), 2);
+    tu_output_free(&o);
+    const char *dump2[] = {jett, "profile", "dump", "a", "b", NULL};
+    ck_assert_int_eq(run(dump2, &o), 2);
+    tu_output_free(&o);
+    const char *packo[] = {jett, "profile", "pack", "a", NULL};
+    ck_assert_int_eq(run(packo, &o), 2);
+    ck_assert_ptr_nonnull(strstr(o.err, "jett profile pack TEXT -o CAPTURE"));
+    tu_output_free(&o);
+    const char *packopt[] = {jett, "profile", "pack", "a", "-o", "b", "--bogus", NULL};
+    ck_assert_int_eq(run(packopt, &o), 2);
+    ck_assert_ptr_nonnull(strstr(o.err, "unknown option '--bogus'"));
+    tu_output_free(&o);
+    const char *missing[] = {jett, "profile", "dump", "/nonexistent/x.jcap", NULL};
+    ck_assert_int_eq(run(missing, &o), 2);
+    ck_assert_ptr_nonnull(strstr(o.err, "cannot open"));
+    tu_output_free(&o);
+}
+END_TEST
+
+START_TEST(help_and_version)
+{
+    struct tu_output o;
+    const char *v[] = {jett, "--version", NULL};
+    ck_assert_int_eq(run(v, &o), 0);
+    ck_assert_int_eq(strncmp(o.out, "jett ", 5), 0);
+    tu_output_free(&o);
+    const char *h[] = {jett, "profile", "--help", NULL};
+    ck_assert_int_eq(run(h, &o), 0);
+    ck_assert_ptr_nonnull(strstr(o.out, "jett profile dump"));
+    tu_output_free(&o);
+    const char *pv[] = {profd, "--version", NULL};
+    ck_assert_int_eq(run(pv, &o), 0);
+    ck_assert_int_eq(strncmp(o.out, "jett-profd ", 11), 0);
+    tu_output_free(&o);
+}
+END_TEST
+
+/* pack then dump reproduces the fixture's records; options in any order. */
+START_TEST(pack_dump_roundtrip)
+{
+    char *txt = tu_source_path("fixtures/captures/tiny-memory.jcap.txt");
+    char *cap = tmp_path("m.jcap"), *back = tmp_path("back.txt"), *cap2 = tmp_path("m2.jcap");
+    struct tu_output o;
+    const char *pack[] = {jett, "profile", "pack", "-o", cap, txt, NULL};
+    ck_assert_int_eq(run(pack, &o), 0);
+    tu_output_free(&o);
+    const char *dump[] = {jett, "profile", "dump", cap, NULL};
+    ck_assert_int_eq(run(dump, &o), 0);
+    ck_assert_ptr_nonnull(strstr(o.out, "  ALLOC seq=7 op=free id=4 old=31 new=-"));
+    ck_assert_int_eq(tu_write_file(back, o.out, o.out_len), 0);
+    tu_output_free(&o);
+    const char *repack[] = {jett, "profile", "pack", back, "-o", cap2, NULL};
+    ck_assert_int_eq(run(repack, &o), 0);
+    tu_output_free(&o);
+    size_t l1, l2;
+    char *a = tu_read_file(cap, &l1), *b = tu_read_file(cap2, &l2);
+    ck_assert_uint_eq(l1, l2);
+    ck_assert_int_eq(memcmp(a, b, l1), 0);
+    free(a), free(b), free(txt), free(cap), free(back), free(cap2);
+}
+END_TEST
+
+START_TEST(dump_from_stdin)
+{
+    char *capfile = tu_build_path("fixtures/tiny-cpu.jcap");
+    size_t len;
+    char *cap = tu_read_file(capfile, &len);
+    struct tu_output o;
+    const char *dump[] = {jett, "profile", "dump", "-", NULL};
+    ck_assert_int_eq(tu_run(dump, cap, len, &o), 0);
+    ck_assert_int_eq(o.status, 0);
+    ck_assert_int_eq(strncmp(o.out, "HELLO version=1 mode=cpu", 24), 0);
+    tu_output_free(&o);
+    free(cap), free(capfile);
+}
+END_TEST
+
+/* Bad input exits 1 with the byte offset, after printing what was valid. */
+START_TEST(dump_bad_capture_exits_1)
+{
+    char *capfile = tu_build_path("fixtures/tiny-cpu.jcap");
+    size_t len;
+    char *cap = tu_read_file(capfile, &len);
+    char *cut = tmp_path("cut.jcap");
+    ck_assert_int_eq(tu_write_file(cut, cap, len - 3), 0);
+    struct tu_output o;
+    const char *dump[] = {jett, "profile", "dump", cut, NULL};
+    ck_assert_int_eq(run(dump, &o), 1);
+    ck_assert_ptr_nonnull(strstr(o.out, "HELLO version=1"));
+    ck_assert_ptr_nonnull(strstr(o.err, ": byte "));
+    ck_assert_ptr_nonnull(strstr(o.err, "frame cut short"));
+    tu_output_free(&o);
+    const char *replay[] = {profd, "replay", cut, NULL};
+    ck_assert_int_eq(run(replay, &o), 1);
+    ck_assert_ptr_nonnull(strstr(o.err, "frame cut short"));
+    tu_output_free(&o);
+    free(cap), free(capfile), free(cut);
+}
+END_TEST
+
+START_TEST(pack_bad_text_exits_1_with_line)
+{
+    char *txt = tmp_path("bad.txt"), *out = tmp_path("bad.jcap");
+    const char text[] = "# first\nHELLO version=1 mode=cpu\n";
+    ck_assert_int_eq(tu_write_file(txt, text, sizeof text - 1), 0);
+    struct tu_output o;
+    const char *pack[] = {jett, "profile", "pack", txt, "-o", out, NULL};
+    ck_assert_int_eq(run(pack, &o), 1);
+    ck_assert_ptr_nonnull(strstr(o.err, "bad.txt:2: HELLO: missing field 'rate_hz'"));
+    ck_assert_int_eq(access(out, F_OK), -1); /* no partial capture left behind */
+    tu_output_free(&o);
+    free(txt), free(out);
+}
+END_TEST
+
+START_TEST(replay_counts_records)
+{
+    char *cap = tu_build_path("fixtures/every-record.jcap");
+    struct tu_output o;
+    const char *replay[] = {profd, "replay", cap, NULL};
+    ck_assert_int_eq(run(replay, &o), 0);
+    /* every-record.jcap.txt: 1 HELLO, 3 SOURCE, 4 FUNC, 2 EVENTS frames
+     * (one explicit, one implicit), 1 FINISH, 4 STACK, 4 CPU_SAMPLE,
+     * 3 ALLOC. */
+    ck_assert_str_eq(o.out, "HELLO 1\nSOURCE 3\nFUNC 4\nEVENTS 2\nFINISH 1\n"
+                            "STACK 4\nCPU_SAMPLE 4\nALLOC 3\n");
+    tu_output_free(&o);
+    const char *usage[] = {profd, "bogus", NULL};
+    ck_assert_int_eq(run(usage, &o), 2);
+    tu_output_free(&o);
+    free(cap);
+}
+END_TEST
+
+Suite *cli_profile_suite(void)
+{
+    Suite *s = suite_create("cli_profile");
+    TCase *t = tcase_create("cli");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, usage_errors_exit_2);
+    tcase_add_test(t, help_and_version);
+    tcase_add_test(t, pack_dump_roundtrip);
+    tcase_add_test(t, dump_from_stdin);
+    tcase_add_test(t, dump_bad_capture_exits_1);
+    tcase_add_test(t, pack_bad_text_exits_1_with_line);
+    tcase_add_test(t, replay_counts_records);
+    suite_add_tcase(s, t);
+    return s;
+}

@@ -1,0 +1,143 @@
+/* testutil: process and file helpers shared by the Check suites. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static char *join(const char *env, const char *rel)
+{
+    const char *root = getenv(env);
+    if (!root)
+        root = ".";
+    size_t n = strlen(root) + strlen(rel) + 2;
+    char *p = malloc(n);
+    snprintf(p, n, "%s/%s", root, rel);
+    return p;
+}
+
+char *tu_source_path(const char *rel)
+{
+    return join("JETT_SOURCE_ROOT", rel);
+}
+
+char *tu_build_path(const char *rel)
+{
+    return join("JETT_BUILD_ROOT", rel);
+}
+
+static void append(char **buf, size_t *len, const char *data, size_t n)
+{
+    *buf = realloc(*buf, *len + n + 1);
+    memcpy(*buf + *len, data, n);
+    *len += n;
+    (*buf)[*len] = 0;
+}
+
+/* Pumps stdin, stdout and stderr of the child until both outputs close. */
+static void pump(int in, int out, int err, const char *input, size_t input_len, struct tu_output *o)
+{
+    size_t sent = 0;
+    struct pollfd fds[3] = {{out, POLLIN, 0}, {err, POLLIN, 0}, {in, POLLOUT, 0}};
+    int open_outputs = 2;
+    if (input_len == 0)
+        close(in), fds[2].fd = -1;
+    while (open_outputs > 0) {
+        if (poll(fds, 3, -1) < 0 && errno != EINTR)
+            break;
+        for (int i = 0; i < 2; i++) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP)))
+                continue;
+            char buf[65536];
+            ssize_t n = read(fds[i].fd, buf, sizeof buf);
+            if (n <= 0) {
+                close(fds[i].fd), fds[i].fd = -1, open_outputs--;
+                continue;
+            }
+            if (i == 0)
+                append(&o->out, &o->out_len, buf, (size_t)n);
+            else
+                append(&o->err, &o->err_len, buf, (size_t)n);
+        }
+        if (fds[2].fd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
+            ssize_t n = write(in, input + sent, input_len - sent);
+            if (n > 0)
+                sent += (size_t)n;
+            if (n < 0 || sent == input_len)
+                close(in), fds[2].fd = -1;
+        }
+    }
+    if (fds[2].fd >= 0)
+        close(fds[2].fd);
+}
+
+int tu_run(const char *const argv[], const char *input, size_t input_len, struct tu_output *o)
+{
+    int pin[2], pout[2], perr[2];
+    memset(o, 0, sizeof *o);
+    o->out = calloc(1, 1), o->err = calloc(1, 1);
+    if (pipe(pin) || pipe(pout) || pipe(perr))
+        return -1;
+    signal(SIGPIPE, SIG_IGN);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(pin[0], 0), dup2(pout[1], 1), dup2(perr[1], 2);
+        close(pin[0]), close(pin[1]), close(pout[0]), close(pout[1]);
+        close(perr[0]), close(perr[1]);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(pin[0]), close(pout[1]), close(perr[1]);
+    pump(pin[1], pout[0], perr[0], input, input_len, o);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    o->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return 0;
+}
+
+void tu_output_free(struct tu_output *o)
+{
+    free(o->out);
+    free(o->err);
+}
+
+char *tu_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t n = 0;
+    char chunk[65536];
+    size_t r;
+    while ((r = fread(chunk, 1, sizeof chunk, f)) > 0)
+        append(&buf, &n, chunk, r);
+    fclose(f);
+    if (!buf)
+        buf = calloc(1, 1);
+    *len = n;
+    return buf;
+}
+
+int tu_write_file(const char *path, const void *buf, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    size_t w = fwrite(buf, 1, len, f);
+    return fclose(f) == 0 && w == len ? 0 : -1;
+}
+
+char *tu_tmpdir(void)
+{
+    char tmpl[] = "/tmp/jett-test-XXXXXX";
+    char *d = mkdtemp(tmpl);
+    return d ? strdup(d) : NULL;
+}

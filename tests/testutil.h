@@ -1,0 +1,29 @@
+/* testutil: running the project's binaries and finding its files in tests. */
+#ifndef JETT_TESTS_TESTUTIL_H
+#define JETT_TESTS_TESTUTIL_H
+
+#include <stddef.h>
+
+struct tu_output {
+    int status; /* exit status, or 128 + signal */
+    char *out, *err;
+    size_t out_len, err_len;
+};
+
+/* Runs argv[0] (a path) with `input` on stdin; captures stdout and stderr. */
+int tu_run(const char *const argv[], const char *input, size_t input_len, struct tu_output *o);
+void tu_output_free(struct tu_output *o);
+
+/* $JETT_SOURCE_ROOT/rel or $JETT_BUILD_ROOT/rel in a static buffer of the
+ * caller (returned pointer is malloc'd; free it). */
+char *tu_source_path(const char *rel);
+char *tu_build_path(const char *rel);
+
+/* Reads a whole file into a malloc'd buffer (NULL on error). */
+char *tu_read_file(const char *path, size_t *len);
+/* Writes a file; 0 or -1. */
+int tu_write_file(const char *path, const void *buf, size_t len);
+/* A fresh temporary directory (malloc'd path). */
+char *tu_tmpdir(void);
+
+#endif
