@@ -149,6 +149,9 @@ uint32_t agg_index_find(const struct agg_index *ix, uint32_t hash, agg_eq_fn eq,
                         const void *key);
 /* Bytes the index would hold after one more insert. */
 size_t agg_index_bytes_after_insert(const struct agg_index *ix);
+/* The most the index holds during one more insert: a resize allocates the
+ * new table before it frees the old one, and budgets count both. */
+size_t agg_index_peak_after_insert(const struct agg_index *ix);
 size_t agg_index_bytes(const struct agg_index *ix);
 /* Inserts (growing first if needed); -1 when memory runs out. */
 int agg_index_insert(struct agg_index *ix, uint32_t hash, uint32_t entry);

@@ -13,7 +13,8 @@
  * daemon's maximum):
  *
  *   stack tables (SOURCE, FUNC, STACK and the call-chain trie): every
- *     table's real allocation (capacity x entry size) is counted; a STACK,
+ *     table's real allocation (capacity x entry size; capacities double
+ *     from 16; hash indexes as for hot lines below) is counted; a STACK,
  *     FUNC or SOURCE that would exceed the budget is not stored, it and
  *     every later one of its kind count as unavailable, and the profile is
  *     `partial` / `stack_capture_limit`.
@@ -23,8 +24,8 @@
  *       call-chain bucket AGG_COST_CHAIN bytes (sample count)
  *       hot-line bucket  AGG_COST_HOT   bytes (function, span, count, link)
  *     plus the hot-line hash index, 8 bytes a slot, power-of-two capacity,
- *     at most half full, starting at 16 slots; a resize is charged its new
- *     size while the old index is released.  The function and namespace
+ *     at most half full, starting at 16 slots; a resize must fit with both
+ *     the old and the new index held, then keeps only the new one.  The function and namespace
  *     strings are held once, by the FUNC table, and charged there.  The
  *     first bucket that does not fit flips the profile to `partial` /
  *     `cpu_metadata_limit`; existing buckets keep counting and the totals

@@ -74,7 +74,7 @@ static void hot_line(struct agg *a, uint32_t ident, struct agg_fnb *fnb, struct 
     if (off == AGG_NONE) {
         if (a->cpu_limited)
             return;
-        off = cpu_take(a, AGG_COST_HOT, agg_index_bytes_after_insert(&a->hot_index));
+        off = cpu_take(a, AGG_COST_HOT, agg_index_peak_after_insert(&a->hot_index));
         if (off == AGG_NONE)
             return;
         if (agg_index_insert(&a->hot_index, h, off) < 0) {

@@ -4,10 +4,16 @@
 
 #include "daemon/agg-internal.h"
 
-/* Bytes the index would add on one more insert. */
+/* Bytes the index keeps after one more insert (charged)... */
 static size_t index_growth(const struct agg_index *ix)
 {
     return agg_index_bytes_after_insert(ix) - agg_index_bytes(ix);
+}
+
+/* ...and the most it adds while inserting (checked against the budget). */
+static size_t index_peak(const struct agg_index *ix)
+{
+    return agg_index_peak_after_insert(ix) - agg_index_bytes(ix);
 }
 
 static bool stack_fits(const struct agg *a, size_t more)
@@ -97,7 +103,7 @@ static uint32_t count_lines(const char *t, uint32_t n, uint32_t *out)
 
 static size_t source_cost(const struct agg *a, const struct wire_source *s, uint32_t lines)
 {
-    return agg_vec_growth(&a->sources, 1) + index_growth(&a->source_index) + s->path.len + 1 +
+    return agg_vec_growth(&a->sources, 1) + index_peak(&a->source_index) + s->path.len + 1 +
            s->text.len + (size_t)s->n_spans * sizeof(struct wire_source_span) +
            (size_t)lines * sizeof(uint32_t);
 }
@@ -229,7 +235,7 @@ static uint32_t ident_intern(struct agg *a, const struct ident_key *k)
         return found;
     size_t cost = agg_vec_growth(&a->idents, 1) +
                   agg_vec_growth(&a->strings, k->ns.len + k->name.len + 2) +
-                  index_growth(&a->ident_index) + agg_vec_growth(&a->funcs, 1);
+                  index_peak(&a->ident_index) + agg_vec_growth(&a->funcs, 1);
     if (!stack_fits(a, cost) ||
         agg_vec_reserve(&a->strings, k->ns.len + k->name.len + 2, &a->stack_bytes) < 0)
         return AGG_NONE;
@@ -344,7 +350,7 @@ static uint32_t chain_intern(struct agg *a, uint32_t parent, uint32_t ident, siz
     uint32_t found = agg_index_find(&a->chain_index, h, chain_eq, a, &k);
     if (found != AGG_NONE)
         return stack_fits(a, node_cost) ? found : AGG_NONE;
-    size_t cost = node_cost + agg_vec_growth(&a->chains, 1) + index_growth(&a->chain_index);
+    size_t cost = node_cost + agg_vec_growth(&a->chains, 1) + index_peak(&a->chain_index);
     if (!stack_fits(a, cost))
         return AGG_NONE;
     struct agg_chain *c = agg_vec_push(&a->chains, &a->stack_bytes);

@@ -109,6 +109,12 @@ size_t agg_index_bytes_after_insert(const struct agg_index *ix)
     return (size_t)cap * sizeof(struct agg_slot);
 }
 
+size_t agg_index_peak_after_insert(const struct agg_index *ix)
+{
+    size_t after = agg_index_bytes_after_insert(ix), now = agg_index_bytes(ix);
+    return after == now ? now : after + now; /* a resize holds both tables */
+}
+
 static void index_place(struct agg_slot *slots, uint32_t cap, uint32_t hash, uint32_t entry)
 {
     uint32_t mask = cap - 1, i = hash & mask;

@@ -407,3 +407,39 @@ void rank_free(struct rank_report *r)
     r->entries = NULL;
     r->n_entries = 0;
 }
+
+int rank_parse_percent(const char *s, uint32_t *bp)
+{
+    uint64_t whole = 0, frac = 0;
+    size_t i = 0, digits = 0, fd = 0;
+    for (; s[i] >= '0' && s[i] <= '9'; i++, digits++)
+        if (whole <= 100)
+            whole = whole * 10 + (uint64_t)(s[i] - '0');
+    if (digits == 0)
+        return -1;
+    if (s[i] == '.') {
+        for (i++; s[i] >= '0' && s[i] <= '9' && fd < 3; i++, fd++)
+            frac = frac * 10 + (uint64_t)(s[i] - '0');
+        if (fd == 0 || fd > 2)
+            return -1;
+        if (fd == 1)
+            frac *= 10;
+    }
+    if (s[i] != '\0' || whole > 100 || whole * 100 + frac > 10000)
+        return -1;
+    *bp = (uint32_t)(whole * 100 + frac);
+    return 0;
+}
+
+int rank_parse_limit(const char *s, uint32_t *limit)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+    for (; s[i] >= '0' && s[i] <= '9'; i++)
+        if (v <= 100)
+            v = v * 10 + (uint64_t)(s[i] - '0');
+    if (i == 0 || s[i] != '\0' || v < 1 || v > 100)
+        return -1;
+    *limit = (uint32_t)v;
+    return 0;
+}

@@ -124,4 +124,11 @@ uint64_t rank_percent_hundredths(uint64_t n, uint64_t d);
 /* True when n * 10000 >= threshold_bp * d, computed without overflow. */
 bool rank_meets(uint64_t n, uint64_t d, uint32_t threshold_bp);
 
+/* Command-line values, validated as DESIGN section 3 says (before anything
+ * is loaded).  PERCENT matches ^[0-9]+(\.[0-9]{1,2})?$ and is at most 100,
+ * stored as basis points; COUNT is a plain decimal integer 1..100.
+ * 0, or -1 when malformed or out of range. */
+int rank_parse_percent(const char *s, uint32_t *bp);
+int rank_parse_limit(const char *s, uint32_t *limit);
+
 #endif
