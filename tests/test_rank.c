@@ -219,6 +219,44 @@ START_TEST(empty_profile)
 }
 END_TEST
 
+/* DESIGN section 3: PERCENT ^[0-9]+(\.[0-9]{1,2})?$ up to 100, COUNT
+ * 1..100. */
+START_TEST(cli_values)
+{
+    static const struct {
+        const char *s;
+        int rc;
+        uint32_t bp;
+    } pct[] = {
+        {"5", 0, 500},        {"5.00", 0, 500},  {"0", 0, 0},    {"100", 0, 10000},
+        {"100.00", 0, 10000}, {"33.3", 0, 3330}, {"0.01", 0, 1}, {"007.5", 0, 750},
+        {".5", -1, 0},        {"5.", -1, 0},     {"+5", -1, 0},  {"1e1", -1, 0},
+        {"5.001", -1, 0},     {"100.01", -1, 0}, {"101", -1, 0}, {"", -1, 0},
+        {"-1", -1, 0},        {"5%", -1, 0},     {" 5", -1, 0},  {"99999999999999999999", -1, 0},
+    };
+    for (size_t i = 0; i < sizeof pct / sizeof pct[0]; i++) {
+        uint32_t bp = 12345;
+        ck_assert_msg(rank_parse_percent(pct[i].s, &bp) == pct[i].rc, "'%s'", pct[i].s);
+        if (pct[i].rc == 0)
+            ck_assert_uint_eq(bp, pct[i].bp);
+    }
+    static const struct {
+        const char *s;
+        int rc;
+        uint32_t n;
+    } lim[] = {
+        {"1", 0, 1}, {"100", 0, 100}, {"10", 0, 10},  {"0", -1, 0},    {"101", -1, 0},
+        {"", -1, 0}, {"+1", -1, 0},   {"1.0", -1, 0}, {"0x10", -1, 0}, {"99999999999", -1, 0},
+    };
+    for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++) {
+        uint32_t n = 12345;
+        ck_assert_msg(rank_parse_limit(lim[i].s, &n) == lim[i].rc, "'%s'", lim[i].s);
+        if (lim[i].rc == 0)
+            ck_assert_uint_eq(n, lim[i].n);
+    }
+}
+END_TEST
+
 Suite *rank_suite(void)
 {
     Suite *s = suite_create("rank");
@@ -229,6 +267,7 @@ Suite *rank_suite(void)
     tcase_add_test(t, ordering_keys_in_turn);
     tcase_add_test(t, limit_truncates);
     tcase_add_test(t, empty_profile);
+    tcase_add_test(t, cli_values);
     suite_add_tcase(s, t);
     return s;
 }
