@@ -1,14 +1,18 @@
 /* jett-profd: the aggregator process.  `replay` reads a saved capture. */
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/readfile.h"
+#include "daemon/server.h"
 #include "jett-config.h"
 #include "proto/capture.h"
 
 static const char usage_text[] = "usage: jett-profd replay CAPTURE|-\n"
+                                 "       jett-profd --fd N\n"
                                  "       jett-profd --help | --version\n";
 
 /* Counts the records of a capture by type (and hot entries by kind). */
@@ -60,12 +64,26 @@ static int replay_count(const char *path)
     return 0;
 }
 
+/* --fd N: the launcher's socket, inherited as descriptor N. */
+static int serve_fd(const char *arg)
+{
+    char *end;
+    long fd = strtol(arg, &end, 10);
+    if (*arg == '\0' || *end != '\0' || fd < 0 || fd > 65535 || fcntl((int)fd, F_GETFD) < 0) {
+        fprintf(stderr, "jett-profd: --fd expects an open descriptor number\n");
+        return 2;
+    }
+    return server_run((int)fd);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--help") == 0)
         return fputs(usage_text, stdout), 0;
     if (argc == 2 && strcmp(argv[1], "--version") == 0)
         return printf("jett-profd %s\n", JETT_VERSION), 0;
+    if (argc == 3 && strcmp(argv[1], "--fd") == 0)
+        return serve_fd(argv[2]);
     if (argc == 3 && strcmp(argv[1], "replay") == 0)
         return replay_count(argv[2]);
     fputs(usage_text, stderr);
