@@ -180,6 +180,14 @@ static void runtime_finish(struct interp_state *s, int rc, struct value ret,
         r->exit_code = (int)ret.u.i;
     } else if (rc == 0 && ret.tag != V_NIL) {
         rc = -1;
+        const struct interp_func_info *fi = &s->prog->infos[s->prog->main_fn];
+        const struct interp_source *src = s->prog->sources[fi->source_id];
+        uint32_t line, column;
+        interp_source_position(src, fi->decl.start, &line, &column);
+        free(s->err_loc);
+        s->err_loc = NULL;
+        if (asprintf(&s->err_loc, "%s:%u:%u", src->path, line, column) < 0)
+            s->err_loc = NULL;
         free(s->err_msg);
         if (ret.tag == V_INT && !ret.secret)
             asprintf(&s->err_msg, "main returned %lld, outside 0..255", (long long)ret.u.i);

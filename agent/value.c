@@ -113,11 +113,18 @@ static void val_format_float(double f, struct strbuf *b)
         sb_puts(b, f < 0 ? "-inf" : "inf");
         return;
     }
-    char tmp[64];
-    for (int prec = 1; prec <= 17; prec++) {
+    char tmp[400];
+    int prec = 1;
+    for (; prec <= 17; prec++) {
         snprintf(tmp, sizeof tmp, "%.*g", prec, f);
         if (strtod(tmp, NULL) == f)
             break;
+    }
+    double mag = fabs(f);
+    if (strchr(tmp, 'e') != NULL && mag >= 1e-4 && mag < 1e16) {
+        int exp10 = (int)floor(log10(mag));
+        int decimals = prec - 1 - exp10;
+        snprintf(tmp, sizeof tmp, "%.*f", decimals > 0 ? decimals : 0, f);
     }
     sb_puts(b, tmp);
     if (strpbrk(tmp, ".en") == NULL)
