@@ -38,8 +38,8 @@ static void hh_err(void *ctx, const char *data, size_t len)
 static void hh_debug(void *ctx, const struct interp_debug_row *row)
 {
     char line[2048];
-    int n = snprintf(line, sizeof line, "%s:%u:%u %s\n", row->path, row->line, row->column,
-                     row->value);
+    int n =
+        snprintf(line, sizeof line, "%s:%u:%u %s\n", row->path, row->line, row->column, row->value);
     hb_put(&((struct harness_host *)ctx)->debug, line, (size_t)n);
 }
 
@@ -47,9 +47,10 @@ static void hh_log(void *ctx, const struct interp_log_record *rec)
 {
     struct harness_buf *b = &((struct harness_host *)ctx)->logs;
     char line[4096];
-    int n = snprintf(line, sizeof line, "%s %s %s %s:%u:%u %s.%s", rec->accepted ? "ok" : "rejected",
-                     rec->level ? rec->level : "-", rec->message ? rec->message : "-", rec->path,
-                     rec->line, rec->column, rec->ns, rec->function);
+    int n =
+        snprintf(line, sizeof line, "%s %s %s %s:%u:%u %s.%s", rec->accepted ? "ok" : "rejected",
+                 rec->level ? rec->level : "-", rec->message ? rec->message : "-", rec->path,
+                 rec->line, rec->column, rec->ns, rec->function);
     hb_put(b, line, (size_t)n);
     for (size_t i = 0; i < rec->n_fields; i++) {
         n = snprintf(line, sizeof line, " %s=%s", rec->fields[i].key, rec->fields[i].value);
@@ -136,6 +137,8 @@ void harness_run_file(struct harness_run *r, const char *path, unsigned long fai
 void harness_run(struct harness_run *r, const char *text)
 {
     char *dir = harness_tmpdir();
+    if (dir == NULL)
+        abort();
     harness_write(dir, "main.jett", text);
     char path[4096];
     snprintf(path, sizeof path, "%s/main.jett", dir);
@@ -158,6 +161,8 @@ char *harness_load_diags(const char *text)
 {
     struct harness_run r;
     char *dir = harness_tmpdir();
+    if (dir == NULL)
+        abort();
     harness_write(dir, "main.jett", text);
     char path[4096];
     snprintf(path, sizeof path, "%s/main.jett", dir);

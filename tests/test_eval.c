@@ -44,9 +44,11 @@ static void expect_error(const char *body, const char *want)
 
 START_TEST(literals_print)
 {
-    expect_out("print(1, -2, 1.5, 2.0, 1e3, true, false, nil)", "1 -2 1.5 2.0 1000.0 true false nil\n");
+    expect_out("print(1, -2, 1.5, 2.0, 1e3, true, false, nil)",
+               "1 -2 1.5 2.0 1000.0 true false nil\n");
     expect_out("print(\"a\\tb\\\"c\\\\\", \"\\u{e9}\")", "a\tb\"c\\ \xc3\xa9\n");
-    expect_out("print([1, \"a\", [nil]], {\"k\": \"v\", \"n\": 2})", "[1, \"a\", [nil]] {\"k\": \"v\", \"n\": 2}\n");
+    expect_out("print([1, \"a\", [nil]], {\"k\": \"v\", \"n\": 2})",
+               "[1, \"a\", [nil]] {\"k\": \"v\", \"n\": 2}\n");
     expect_out("print(b\"A\\n\")", "b\"A\\n\"\n");
     expect_out("print(0.1 + 0.2)", "0.30000000000000004\n");
     expect_out("print()", "\n");
@@ -81,16 +83,23 @@ START_TEST(statements)
     expect_out("let x = 1\nx = x + 1\nx += 10\nx -= 2\nx *= 3\nprint(x)", "30\n");
     expect_out("let s = \"a\"\ns += \"b\"\ns += \"c\"\nprint(s)", "abc\n");
     expect_out("let l = [1, 2]\nl[0] = 5\nl[1] += 3\nprint(l)", "[5, 5]\n");
-    expect_out("let m = {}\nm[\"a\"] = 1\nm[\"a\"] += 1\nm[\"b\"] = 0\nprint(m)", "{\"a\": 2, \"b\": 0}\n");
-    expect_out("let x = 5\nif x > 3 {\n print(\"big\")\n} else if x > 1 {\n print(\"mid\")\n} else {\n print(\"small\")\n}",
+    expect_out("let m = {}\nm[\"a\"] = 1\nm[\"a\"] += 1\nm[\"b\"] = 0\nprint(m)",
+               "{\"a\": 2, \"b\": 0}\n");
+    expect_out("let x = 5\nif x > 3 {\n print(\"big\")\n} else if x > 1 {\n print(\"mid\")\n} else "
+               "{\n print(\"small\")\n}",
                "big\n");
-    expect_out("let x = 2\nif x > 3 {\n print(\"big\")\n}\nelse if x > 1 {\n print(\"mid\")\n}", "mid\n");
-    expect_out("let i = 0\nwhile i < 10 {\n i += 1\n if i == 2 {\n continue\n }\n if i == 4 {\n break\n }\n print(i)\n}",
+    expect_out("let x = 2\nif x > 3 {\n print(\"big\")\n}\nelse if x > 1 {\n print(\"mid\")\n}",
+               "mid\n");
+    expect_out("let i = 0\nwhile i < 10 {\n i += 1\n if i == 2 {\n continue\n }\n if i == 4 {\n "
+               "break\n }\n print(i)\n}",
                "1\n3\n");
     expect_out("for i in 0..3 {\n print(i)\n}\nfor i in 3..1 {\n print(i)\n}", "0\n1\n2\n");
     expect_out("for x in [\"a\", \"b\"] {\n print(x)\n}", "a\nb\n");
-    expect_out("let m = {\"z\": 1, \"a\": 2, \"m\": 3}\nfor k in m {\n print(k, m[k])\n}", "z 1\na 2\nm 3\n");
-    expect_out("for i in 0..5 {\n if i == 1 {\n continue\n }\n if i == 3 {\n break\n }\n print(i)\n}", "0\n2\n");
+    expect_out("let m = {\"z\": 1, \"a\": 2, \"m\": 3}\nfor k in m {\n print(k, m[k])\n}",
+               "z 1\na 2\nm 3\n");
+    expect_out(
+        "for i in 0..5 {\n if i == 1 {\n continue\n }\n if i == 3 {\n break\n }\n print(i)\n}",
+        "0\n2\n");
     expect_out("let x = 1\nif true {\n let x = 2\n print(x)\n}\nprint(x)", "2\n1\n");
 }
 END_TEST
@@ -131,25 +140,29 @@ START_TEST(main_exit_codes)
     harness_run(&r, HEAD "fn main() {\n}\n");
     ck_assert_int_eq(r.result.exit_code, 0);
     harness_free(&r);
-    expect_error_src(HEAD "fn main() {\n return 256\n}\n", "main.jett:2:1: runtime error: main returned 256, outside 0..255");
+    expect_error_src(HEAD "fn main() {\n return 256\n}\n",
+                     "main.jett:2:1: runtime error: main returned 256, outside 0..255");
 }
 END_TEST
 
 START_TEST(try_catch)
 {
-    expect_out("try {\n fail(\"boom\")\n print(\"no\")\n} catch e {\n print(\"caught\", e)\n}\nprint(\"after\")",
+    expect_out("try {\n fail(\"boom\")\n print(\"no\")\n} catch e {\n print(\"caught\", "
+               "e)\n}\nprint(\"after\")",
                "caught boom\nafter\n");
     expect_out("try {\n let x = 1 / 0\n} catch e {\n print(e)\n}", "division by zero\n");
-    expect_out("try {\n try {\n fail(1)\n } catch a {\n fail(\"again \" + a)\n }\n} catch b {\n print(b)\n}",
+    expect_out("try {\n try {\n fail(1)\n } catch a {\n fail(\"again \" + a)\n }\n} catch b {\n "
+               "print(b)\n}",
                "again 1\n");
 }
 END_TEST
 
 START_TEST(try_catch_across_calls)
 {
-    const char *src = HEAD "fn deep(n) {\n if n == 0 {\n fail(\"bottom\")\n }\n return deep(n - 1)\n}\n"
-                           "fn main() {\n try {\n deep(50)\n } catch e {\n print(e)\n }\n"
-                           " print(deep == deep)\n}\n";
+    const char *src =
+        HEAD "fn deep(n) {\n if n == 0 {\n fail(\"bottom\")\n }\n return deep(n - 1)\n}\n"
+             "fn main() {\n try {\n deep(50)\n } catch e {\n print(e)\n }\n"
+             " print(deep == deep)\n}\n";
     struct harness_run r;
     harness_run(&r, src);
     ck_assert_str_eq(r.out, "bottom\ntrue\n");
@@ -169,19 +182,27 @@ START_TEST(runtime_errors)
                  "main.jett:4:9: runtime error: integer overflow in -9223372036854775808 / -1");
     expect_error("let x = 4611686018427387904 * 2",
                  "main.jett:3:9: runtime error: integer overflow in 4611686018427387904 * 2");
-    expect_error("let l = [1, 2]\nprint(l[2])", "main.jett:4:7: runtime error: index 2 out of range (length 2)");
-    expect_error("let l = [1]\nl[-1] = 0", "main.jett:4:1: runtime error: index -1 out of range (length 1)");
-    expect_error("let m = {\"a\": 1}\nprint(m[\"b\"])", "main.jett:4:7: runtime error: missing map key \"b\"");
-    expect_error("let x = 1 + \"a\"", "main.jett:3:9: runtime error: cannot apply '+' to int and string");
-    expect_error("let x = [1] < [2]", "main.jett:3:9: runtime error: cannot compare list and list with '<'");
+    expect_error("let l = [1, 2]\nprint(l[2])",
+                 "main.jett:4:7: runtime error: index 2 out of range (length 2)");
+    expect_error("let l = [1]\nl[-1] = 0",
+                 "main.jett:4:1: runtime error: index -1 out of range (length 1)");
+    expect_error("let m = {\"a\": 1}\nprint(m[\"b\"])",
+                 "main.jett:4:7: runtime error: missing map key \"b\"");
+    expect_error("let x = 1 + \"a\"",
+                 "main.jett:3:9: runtime error: cannot apply '+' to int and string");
+    expect_error("let x = [1] < [2]",
+                 "main.jett:3:9: runtime error: cannot compare list and list with '<'");
     expect_error("if 1 {\n}", "main.jett:3:4: runtime error: condition must be bool, got int");
     expect_error("let x = !1", "main.jett:3:9: runtime error: '!' expects bool, got int");
-    expect_error("let x = 1 && true", "main.jett:3:9: runtime error: '&&' expects bool operands, got int");
-    expect_error("let x: int = \"a\" + \"b\"",
-                 "main.jett:3:14: runtime error: type mismatch: 'x' is int but the value is string");
+    expect_error("let x = 1 && true",
+                 "main.jett:3:9: runtime error: '&&' expects bool operands, got int");
+    expect_error(
+        "let x: int = \"a\" + \"b\"",
+        "main.jett:3:14: runtime error: type mismatch: 'x' is int but the value is string");
     expect_error("for x in 5 {\n}", "main.jett:3:10: runtime error: cannot iterate over int");
     expect_error("let f = 3\nf()", "main.jett:4:1: runtime error: cannot call int");
-    expect_error("let x = \"abc\"[1.0]", "main.jett:3:9: runtime error: index must be int, got float");
+    expect_error("let x = \"abc\"[1.0]",
+                 "main.jett:3:9: runtime error: index must be int, got float");
     expect_error("let x = 5[0]", "main.jett:3:9: runtime error: cannot index int");
     expect_error("let x = -(-9223372036854775807 - 1)",
                  "main.jett:3:9: runtime error: integer overflow in -(-9223372036854775808)");
@@ -227,9 +248,10 @@ END_TEST
 START_TEST(recursion_limit)
 {
     /* 100,000 deep: the documented limit (10,000 calls) raises an error */
-    const char *src = HEAD "fn down(n) {\n if n == 0 {\n return 0\n }\n return 1 + down(n - 1)\n}\n"
-                           "fn main() {\n print(down(9000))\n try {\n down(100000)\n } catch e {\n print(e)\n }\n"
-                           " down(100000)\n}\n";
+    const char *src =
+        HEAD "fn down(n) {\n if n == 0 {\n return 0\n }\n return 1 + down(n - 1)\n}\n"
+             "fn main() {\n print(down(9000))\n try {\n down(100000)\n } catch e {\n print(e)\n }\n"
+             " down(100000)\n}\n";
     struct harness_run r;
     harness_run(&r, src);
     ck_assert_str_eq(r.out, "9000\nstack overflow: more than 10000 nested calls\n");
@@ -242,8 +264,9 @@ END_TEST
 
 START_TEST(secrets)
 {
-    expect_out("let t = secret(\"hunter2\")\nprint(t, [t], str(t))\nprint(t == \"hunter2\", t != \"x\")",
-               "<secret> [<secret>] <secret>\ntrue true\n");
+    expect_out(
+        "let t = secret(\"hunter2\")\nprint(t, [t], str(t))\nprint(t == \"hunter2\", t != \"x\")",
+        "<secret> [<secret>] <secret>\ntrue true\n");
     expect_error("let t = secret(\"k\")\nlet s = \"Bearer \" + t",
                  "main.jett:4:9: runtime error: a secret cannot be used with '+'");
     expect_error("let t = secret(\"k\")\nlet n = len(t)",
