@@ -20,8 +20,9 @@ struct check_local {
     uint32_t slot;
     uint32_t depth;
     struct ast_type type;
-    bool secret;
+    bool secret; /* its value contains a secret: uses are secret spans */
     bool konst;
+    bool typed; /* its checked type is secret<T> */
 };
 
 struct checker {
@@ -76,7 +77,8 @@ static uint32_t check_declare(struct checker *C, const char *name, uint32_t at,
             abort();
     }
     uint32_t slot = C->n_slots++;
-    C->locals[C->n_locals++] = (struct check_local){name, slot, C->depth, type, secret, konst};
+    C->locals[C->n_locals++] =
+        (struct check_local){name, slot, C->depth, type, secret, konst, type.secret || secret};
     return slot;
 }
 
@@ -211,10 +213,12 @@ static void check_name(struct checker *C, struct ast *e)
         e->kind = E_LOCAL;
         e->u.name.slot = l->slot;
         e->secret = l->secret;
+        e->check_secret = l->typed;
     } else if ((g = check_find_global(C, C->ns, name)) >= 0) {
         e->kind = E_GLOBAL;
         e->u.name.slot = (uint32_t)g;
         e->secret = C->p->globals[g].secret;
+        e->check_secret = C->p->globals[g].typed;
     } else if ((g = check_find_fn(C, C->ns, name)) >= 0) {
         e->kind = E_FUNC;
         e->u.name.slot = (uint32_t)g;
@@ -361,11 +365,33 @@ static void check_top_expr(struct checker *C, struct ast *e)
 
 static void check_block(struct checker *C, struct ast *b);
 
+/* Whether an expression's checked type is secret<T> (not merely derived
+ * from one, as `k == "x"` is): secret bindings, calls returning secret,
+ * items of a secret container. */
+static bool check_secret_typed(struct checker *C, const struct ast *e)
+{
+    switch (e->kind) {
+    case E_LOCAL:
+    case E_GLOBAL:
+        return e->check_secret;
+    case E_CALL:
+        if (e->u.call.ckind == CALL_FUNC)
+            return C->p->fns[e->u.call.target].decl->ret.secret;
+        if (e->u.call.ckind == CALL_BUILTIN)
+            return builtin_table[e->u.call.target].secret_result;
+        return false;
+    case E_INDEX:
+        return check_secret_typed(C, e->u.bin.a);
+    default:
+        return false;
+    }
+}
+
 /* Statically visible secret into a non-secret annotation is an error. */
 static void check_secret_store(struct checker *C, struct ast_type t, const struct ast *v,
                                const char *what)
 {
-    if (v->secret && t.base != T_NONE && !t.secret)
+    if (check_secret_typed(C, v) && t.base != T_NONE && !t.secret)
         check_error(C, v->start, "a secret value cannot be stored in %s of type %s", what,
                     ast_type_name(t));
 }
@@ -378,6 +404,7 @@ static void check_let(struct checker *C, struct ast *s)
     bool secret = s->u.let.type.secret || s->u.let.init->secret;
     s->u.let.slot =
         check_declare(C, s->u.let.name, s->u.let.name_start, s->u.let.type, secret, s->konst);
+    C->locals[C->n_locals - 1].typed = s->u.let.type.secret || check_secret_typed(C, s->u.let.init);
 }
 
 /* x = e, x[i] = e, x += e: the target must be assignable. */
@@ -400,6 +427,7 @@ static void check_assign(struct checker *C, struct ast *s)
         s->check = l->type.base;
         s->check_secret = l->type.secret;
         l->secret |= s->u.assign.value->secret;
+        l->typed |= check_secret_typed(C, s->u.assign.value);
     } else if (t->kind == E_GLOBAL) {
         struct interp_global *g = &C->p->globals[t->u.name.slot];
         if (g->decl->konst)
@@ -535,6 +563,7 @@ static void check_globals(struct checker *C, struct interp_fn *init)
         check_annotation(C, s->u.let.type, s->u.let.init, g->name);
         check_secret_store(C, s->u.let.type, s->u.let.init, g->name);
         g->secret = s->u.let.type.secret || s->u.let.init->secret;
+        g->typed = s->u.let.type.secret || check_secret_typed(C, s->u.let.init);
     }
     init->n_slots = C->n_slots;
 }

@@ -35,7 +35,8 @@ struct interp_global {
     const char *name;
     uint32_t ns;
     struct ast *decl; /* the S_LET */
-    bool secret;
+    bool secret;      /* its value contains a secret */
+    bool typed;       /* its checked type is secret<T> */
 };
 
 struct interp_program {

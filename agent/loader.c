@@ -389,7 +389,7 @@ static void ld_build(struct loader *L)
         for (uint32_t k = 0; k < f->n_globals; k++, p->n_globals++) {
             struct ast *g = f->globals[k];
             g->u.let.slot = p->n_globals;
-            p->globals[p->n_globals] = (struct interp_global){g->u.let.name, i, g, false};
+            p->globals[p->n_globals] = (struct interp_global){g->u.let.name, i, g, false, false};
         }
     }
     for (uint32_t i = 0; i < p->n_sources; i++) {

@@ -353,6 +353,7 @@ static bool parse_param(struct parser *P, struct ast_param *out)
     const struct lex_token *t = parse_expect(P, TK_IDENT, "a parameter name");
     if (t == NULL)
         return false;
+    memset(out, 0, sizeof *out);
     out->name = parse_ident_text(P, t);
     out->start = t->start;
     return !parse_accept(P, TK_COLON) || parse_type(P, &out->type);
