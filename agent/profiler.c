@@ -32,6 +32,7 @@ struct profiler {
     uint32_t path_node[PROFILER_MAX_FRAMES];
     uint32_t path_len;
     uint64_t wall_start, cpu_start;
+    struct profiler_heap_totals heap;
 };
 
 static uint64_t clock_ns(clockid_t id)
@@ -232,9 +233,38 @@ static void *timer_main(void *arg)
 
 /* ---- memory ---- */
 
+/* Exact totals of the contract's counters, whatever happens downstream. */
+static void count_heap(struct profiler_heap_totals *t, const struct heap_event *ev)
+{
+    if (ev->op == HEAP_OP_ALLOCATE) {
+        t->allocation_count++;
+        t->allocated_bytes += ev->new_size;
+        t->live_bytes += ev->new_size;
+    } else if (ev->op == HEAP_OP_RESIZE) {
+        t->resize_count++;
+        if (ev->new_size >= ev->old_size)
+            t->allocated_bytes += ev->new_size - ev->old_size,
+                t->live_bytes += ev->new_size - ev->old_size;
+        else
+            t->freed_bytes += ev->old_size - ev->new_size,
+                t->live_bytes -= ev->old_size - ev->new_size;
+    } else {
+        t->freed_bytes += ev->old_size;
+        t->live_bytes -= ev->old_size;
+    }
+    if (t->live_bytes > t->peak_live_bytes)
+        t->peak_live_bytes = t->live_bytes;
+}
+
+void profiler_heap_totals(const struct profiler *p, struct profiler_heap_totals *out)
+{
+    *out = p->heap;
+}
+
 static void on_heap_event(void *ctx, const struct heap_event *ev)
 {
     struct profiler *p = ctx;
+    count_heap(&p->heap, ev);
     if (collector_failed(p->c))
         return;
     struct captured cap;

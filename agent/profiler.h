@@ -38,4 +38,13 @@ int profiler_start(struct profiler *p);
  * caller's). */
 void profiler_stop(struct profiler *p, struct wire_finish *fin);
 
+/* The heap observer's own exact totals (memory mode), kept on the agent
+ * side independently of the daemon's aggregation so that tests can check
+ * one against the other. */
+struct profiler_heap_totals {
+    uint64_t allocation_count, resize_count, allocated_bytes, freed_bytes, peak_live_bytes,
+        live_bytes;
+};
+void profiler_heap_totals(const struct profiler *p, struct profiler_heap_totals *out);
+
 #endif

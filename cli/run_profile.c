@@ -28,6 +28,16 @@ static uint32_t backend_caps(void)
     return caps;
 }
 
+/* A budget in bytes: the real one, or (test-only) a smaller one from the
+ * environment so that tests can exhaust it; never a larger one. */
+static uint64_t budget(const char *env, uint64_t real)
+{
+    const char *v = getenv(env);
+    char *end;
+    unsigned long long b = v ? strtoull(v, &end, 10) : 0;
+    return v && *v && *end == 0 && b > 0 && b < real ? b : real;
+}
+
 static const char *backend_name(enum run_mode m)
 {
     return m == RUN_MODE_CPU ? "interpreter_safe_point" : "interpreter_alloc_hooks";
@@ -119,7 +129,9 @@ enum run_profile_setup run_profile_setup(struct run_profile *rp, const struct in
     struct wire_hello h = {WIRE_PROTOCOL_VERSION,
                            a->mode == RUN_MODE_CPU ? WIRE_MODE_CPU : WIRE_MODE_MEMORY,
                            {a->mode == RUN_MODE_CPU ? a->rate_hz : 0, a->threshold_bp, a->limit,
-                            32u << 20, 64u << 20, 16u << 20},
+                            budget("JETT_TEST_CPU_BUDGET", 32u << 20),
+                            budget("JETT_TEST_RETENTION_BUDGET", 64u << 20),
+                            budget("JETT_TEST_STACK_BUDGET", 16u << 20)},
                            {backend, (uint32_t)strlen(backend)},
                            backend_caps(),
                            colour};
@@ -150,11 +162,32 @@ int run_profile_start(struct run_profile *rp, struct interp_state *s)
     return profiler_start(rp->profiler);
 }
 
+/* Test-only: JETT_TEST_HEAP_TOTALS names a file that receives the heap
+ * observer's own totals, to compare with the daemon's profile. */
+static void write_heap_totals(const struct profiler *p)
+{
+    const char *path = getenv("JETT_TEST_HEAP_TOTALS");
+    FILE *f = path ? fopen(path, "w") : NULL;
+    if (!f)
+        return;
+    struct profiler_heap_totals t;
+    profiler_heap_totals(p, &t);
+    fprintf(f,
+            "allocation_count %llu\nresize_count %llu\nallocated_bytes %llu\n"
+            "freed_bytes %llu\npeak_live_bytes %llu\nretained_bytes %llu\n",
+            (unsigned long long)t.allocation_count, (unsigned long long)t.resize_count,
+            (unsigned long long)t.allocated_bytes, (unsigned long long)t.freed_bytes,
+            (unsigned long long)t.peak_live_bytes, (unsigned long long)t.live_bytes);
+    fclose(f);
+}
+
 int run_profile_finish(struct run_profile *rp, enum interp_termination term,
                        struct collector_result *res)
 {
     struct wire_finish fin = {0};
     profiler_stop(rp->profiler, &fin);
+    if (rp->args->mode == RUN_MODE_MEMORY)
+        write_heap_totals(rp->profiler);
     fin.termination = (uint8_t)term;
     return collector_finish(rp->collector, &fin, RESULT_MS, res);
 }
