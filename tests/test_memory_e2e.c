@@ -32,9 +32,8 @@ static void teardown(void)
 
 static char *program(const char *name, const char *text)
 {
-    char *path = malloc(strlen(dir) + strlen(name) + 2);
-    sprintf(path, "%s/%s", dir, name);
-    ck_assert_int_eq(tu_write_file(path, text, strlen(text)), 0);
+    char *path = tu_write_program(dir, name, text);
+    ck_assert_ptr_nonnull(path);
     return path;
 }
 
@@ -219,52 +218,6 @@ START_TEST(retention_budget_exhaustion_is_partial)
 }
 END_TEST
 
-static pid_t spawn_jett(const char *const *argv, const char *out)
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        freopen(out, "w", stdout);
-        freopen("/dev/null", "w", stderr);
-        execv(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    return pid;
-}
-
-static pid_t daemon_of(pid_t parent)
-{
-    for (int tries = 0; tries < 200; tries++) {
-        DIR *d = opendir("/proc");
-        struct dirent *e;
-        pid_t found = -1;
-        while (d && found < 0 && (e = readdir(d))) {
-            char path[300], comm[64] = "";
-            int ppid = 0;
-            snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-            FILE *f = fopen(path, "r");
-            if (!f)
-                continue;
-            if (fscanf(f, "%*d (%63[^)]) %*c %d", comm, &ppid) == 2 && ppid == parent &&
-                strcmp(comm, "jett-profd") == 0)
-                found = (pid_t)atoi(e->d_name);
-            fclose(f);
-        }
-        if (d)
-            closedir(d);
-        if (found > 0)
-            return found;
-        usleep(20000);
-    }
-    return -1;
-}
-
-static int wait_status(pid_t pid)
-{
-    int st;
-    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 /* The daemon is killed or stopped while the program allocates. */
 static void daemon_fails(int daemon_signal, const char *ending, int jett_signal, int want,
                          const char *want_kind)
@@ -283,8 +236,8 @@ static void daemon_fails(int daemon_signal, const char *ending, int jett_signal,
     char *p = program("m.jett", text), out[600];
     snprintf(out, sizeof out, "%s/out.toon", dir);
     const char *argv[] = {jett, "run", p, "--profile-memory", "--agent", NULL};
-    pid_t pid = spawn_jett(argv, out);
-    pid_t d = daemon_of(pid);
+    pid_t pid = tu_spawn(argv, out);
+    pid_t d = tu_child_named(pid, "jett-profd");
     ck_assert_int_gt(d, 0);
     usleep(200000);
     kill(d, daemon_signal);
@@ -292,7 +245,7 @@ static void daemon_fails(int daemon_signal, const char *ending, int jett_signal,
         usleep(300000);
         kill(pid, jett_signal);
     }
-    ck_assert_int_eq(wait_status(pid), want);
+    ck_assert_int_eq(tu_wait(pid), want);
     if (daemon_signal == SIGSTOP)
         kill(d, SIGKILL), kill(d, SIGCONT);
     size_t len;

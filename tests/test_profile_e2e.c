@@ -34,9 +34,8 @@ static void teardown(void)
 /* Writes a one-file program into the temp folder; returns its path. */
 static char *program(const char *name, const char *text)
 {
-    char *path = malloc(strlen(dir) + strlen(name) + 2);
-    sprintf(path, "%s/%s", dir, name);
-    ck_assert_int_eq(tu_write_file(path, text, strlen(text)), 0);
+    char *path = tu_write_program(dir, name, text);
+    ck_assert_ptr_nonnull(path);
     return path;
 }
 
@@ -181,7 +180,9 @@ START_TEST(recursion_deeper_than_128_is_truncated)
     const char *argv[] = {jett, "run", p, "--profile", "--agent", NULL};
     run(argv, &o);
     ck_assert_int_eq(o.status, 0);
-    ck_assert_msg(field(o.out, "truncated_stacks") > 100, "%s", o.out);
+    /* Nearly every sample lands in the 200 ms spent 301 frames deep. */
+    long long trunc = field(o.out, "truncated_stacks"), att = field(o.out, "attributed_samples");
+    ck_assert_msg(trunc > 10 && trunc * 10 >= att * 9, "%lld of %lld\n%s", trunc, att, o.out);
     ck_assert_ptr_nonnull(strstr(o.out, "function: <truncated-stack>"));
     tu_output_free(&o);
     free(p);
@@ -209,55 +210,6 @@ START_TEST(runtime_error_keeps_partial_observations)
 }
 END_TEST
 
-/* Starts jett in the background; returns its pid (stdout to `out`). */
-static pid_t spawn_jett(const char *const *argv, const char *out)
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        freopen(out, "w", stdout);
-        freopen("/dev/null", "w", stderr);
-        execv(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    return pid;
-}
-
-/* The pid of the jett-profd child of `parent`, waiting for it to exist. */
-static pid_t daemon_of(pid_t parent)
-{
-    for (int tries = 0; tries < 200; tries++) {
-        DIR *d = opendir("/proc");
-        struct dirent *e;
-        while (d && (e = readdir(d))) {
-            char path[300], comm[64] = "";
-            int ppid = 0;
-            snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-            FILE *f = fopen(path, "r");
-            if (!f)
-                continue;
-            if (fscanf(f, "%*d (%63[^)]) %*c %d", comm, &ppid) == 2 && ppid == parent &&
-                strcmp(comm, "jett-profd") == 0) {
-                pid_t found = (pid_t)atoi(e->d_name);
-                fclose(f);
-                closedir(d);
-                return found;
-            }
-            fclose(f);
-        }
-        if (d)
-            closedir(d);
-        usleep(20000);
-    }
-    return -1;
-}
-
-static int wait_status(pid_t pid)
-{
-    int st;
-    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 /* The daemon dies mid-run; the program finishes; `ending` decides how. */
 static void daemon_killed(const char *ending, int signal_jett, int want_status,
                           const char *want_kind)
@@ -275,8 +227,8 @@ static void daemon_killed(const char *ending, int signal_jett, int want_status,
     char *p = program("k.jett", text), out[600];
     snprintf(out, sizeof out, "%s/out.toon", dir);
     const char *argv[] = {jett, "run", p, "--profile", "--agent", NULL};
-    pid_t pid = spawn_jett(argv, out);
-    pid_t d = daemon_of(pid);
+    pid_t pid = tu_spawn(argv, out);
+    pid_t d = tu_child_named(pid, "jett-profd");
     ck_assert_int_gt(d, 0);
     usleep(200000);
     kill(d, SIGKILL);
@@ -284,7 +236,7 @@ static void daemon_killed(const char *ending, int signal_jett, int want_status,
         usleep(100000);
         kill(pid, signal_jett);
     }
-    ck_assert_int_eq(wait_status(pid), want_status);
+    ck_assert_int_eq(tu_wait(pid), want_status);
     size_t len;
     char *doc = tu_read_file(out, &len);
     ck_assert_ptr_nonnull(strstr(doc, "\n  partial_reason: collector_failure\n"));
@@ -323,11 +275,11 @@ START_TEST(sigint_finishes_an_interrupted_profile)
          out[600];
     snprintf(out, sizeof out, "%s/out.toon", dir);
     const char *argv[] = {jett, "run", p, "--profile", "--agent", NULL};
-    pid_t pid = spawn_jett(argv, out);
-    ck_assert_int_gt(daemon_of(pid), 0);
+    pid_t pid = tu_spawn(argv, out);
+    ck_assert_int_gt(tu_child_named(pid, "jett-profd"), 0);
     usleep(300000);
     kill(pid, SIGINT);
-    ck_assert_int_eq(wait_status(pid), 130);
+    ck_assert_int_eq(tu_wait(pid), 130);
     size_t len;
     char *doc = tu_read_file(out, &len);
     ck_assert_msg(strstr(doc, "\n  status: partial\n  partial_reason: interrupted\n"), "%s", doc);
