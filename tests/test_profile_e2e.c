@@ -74,7 +74,7 @@ static void check_tick_invariant(const char *doc)
     ck_assert_int_eq(req, rec + coa + dro);
 }
 
-/* Equal wall time, one function in few slow builtin calls (about 0.4 ms
+/* Equal wall time, one function in few slow builtin calls (about 0.1 ms
  * each, shorter than the 1 ms tick so that nothing coalesces) and one in
  * many cheap statements: elapsed-time sampling gives both about half,
  * where counting statements would give `fast` nearly everything. */
@@ -83,14 +83,14 @@ START_TEST(elapsed_time_not_statement_counts)
     char *p = program("share.jett", "namespace share\n"
                                     "fn slow() {\n"
                                     "    let t0 = now_ms()\n"
-                                    "    while now_ms() - t0 < 400 {\n"
-                                    "        let s = repeat(\"ab\", 100000)\n"
+                                    "    while now_ms() - t0 < 800 {\n"
+                                    "        let s = repeat(\"ab\", 25000)\n"
                                     "    }\n"
                                     "}\n"
                                     "fn fast() {\n"
                                     "    let t0 = now_ms()\n"
                                     "    let x = 0\n"
-                                    "    while now_ms() - t0 < 400 {\n"
+                                    "    while now_ms() - t0 < 800 {\n"
                                     "        x += 1\n"
                                     "    }\n"
                                     "}\n"
