@@ -28,15 +28,25 @@ struct toon_value *toon_object(void);
 struct toon_value *toon_array(void);
 struct toon_value *toon_null(void);
 struct toon_value *toon_bool(bool b);
+/* Integers are written exactly as they are.  (The reference library keeps
+ * numbers as doubles, so it can only vouch for |v| <= 2^53.) */
 struct toon_value *toon_int(int64_t v);
 struct toon_value *toon_uint(uint64_t v);
+/* Doubles are written as ECMAScript's Number::toString writes them: the
+ * shortest digits that read back exactly, plain decimals for 1e-7 <= |v| <
+ * 1e21 and exponent form ("1e+21", "5e-324") outside, -0 as 0, NaN and
+ * infinities as null, in the C locale whatever the process locale is. */
 struct toon_value *toon_double(double v);
 /* Copies `len` bytes; the bytes must be UTF-8 (checked by toon_encode). */
 struct toon_value *toon_string(const char *s, size_t len);
 struct toon_value *toon_cstr(const char *s);
 
-/* Appends key -> value to an object (keys keep insertion order; a repeated
- * key is an error reported by toon_encode).  Returns 0, or -1 when the
+/* Appends key -> value to an object.  Keys keep insertion order, except
+ * that keys which are array indices in the JavaScript sense ("0", "7",
+ * "42": no sign, no leading zero, below 2^32 - 1) move to the front in
+ * ascending order, as a JavaScript object lists them: the reference
+ * encoder can write no other order, so ours cannot either.  A repeated key
+ * is an error reported by toon_encode.  Returns 0, or -1 when the
  * object is failed or memory runs out. */
 int toon_set(struct toon_value *obj, const char *key, struct toon_value *v);
 int toon_setn(struct toon_value *obj, const char *key, size_t key_len, struct toon_value *v);
@@ -50,10 +60,14 @@ struct toon_options {
     int indent;     /* spaces per level; 2 when 0 */
 };
 
-/* Encodes `v` as a TOON document (no trailing newline).  On success *out is
- * a NUL-terminated malloc'd buffer of *out_len bytes and 0 is returned; on
- * failure -1 with a message in err (invalid UTF-8, duplicate key, a failed
- * node, out of memory). */
+/* Encodes `v` as a TOON document (no trailing newline; an empty root
+ * object is the empty document).  On success *out is a NUL-terminated
+ * malloc'd buffer of *out_len bytes and 0 is returned; on failure -1 with
+ * *out NULL and a message in err: invalid UTF-8 in a string or key, a
+ * duplicate key, a failed node, nesting deeper than 512 levels, a bad
+ * option (delimiter not ',', '\t' or '|'; indent not 0..64), out of
+ * memory.  Nothing is written unless the whole tree is valid.
+ * tests/toon-check proves output canonical against the reference. */
 int toon_encode(const struct toon_value *v, const struct toon_options *opt, char **out,
                 size_t *out_len, char *err, size_t errlen);
 

@@ -14,7 +14,8 @@ struct wire_decoder {
     /* Framing. */
     uint8_t hdr[WIRE_FRAME_HEADER];
     uint32_t hdr_have;
-    uint8_t *frame;
+    uint8_t *frame;     /* owned copy of a frame that arrived in pieces */
+    const uint8_t *cur; /* the ready frame: `frame` or borrowed input */
     uint32_t frame_cap, need, have;
     bool in_payload, ready;
     uint64_t base, consumed, frame_off;

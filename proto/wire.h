@@ -414,7 +414,9 @@ void wire_decoder_free(struct wire_decoder *d);
 void wire_decoder_set_base(struct wire_decoder *d, uint64_t base);
 
 /* Takes bytes up to the end of the current frame; returns how many it took.
- * Call wire_decoder_next after each push. */
+ * Call wire_decoder_next after each push.  A frame that arrives whole is
+ * decoded in place, so `data` must stay unchanged until the next push
+ * (records point into it). */
 size_t wire_decoder_push(struct wire_decoder *d, const void *data, size_t len);
 
 /* 1: *rec holds a record (valid until the next push); 0: more bytes needed;
@@ -440,7 +442,7 @@ uint32_t wire_decoder_stacks(const struct wire_decoder *d);
  * 1: *ev holds an entry; 0: batch done; -1: error (decoder failed). */
 struct wire_events_iter {
     const uint8_t *p, *end;
-    uint32_t left;
+    uint32_t left, total;
 };
 void wire_events_begin(struct wire_events_iter *it, const struct wire_events *ev);
 int wire_events_next(struct wire_decoder *d, struct wire_events_iter *it, struct wire_event *ev);

@@ -103,12 +103,30 @@ static void begin_payload(struct wire_decoder *d)
     d->need = need, d->have = 0, d->in_payload = true;
 }
 
+/* A whole frame at the start of the input is decoded where it lies: the
+ * caller's buffer must then stay as it is until its next push. */
+static size_t borrow_frame(struct wire_decoder *d, const uint8_t *p, size_t len)
+{
+    uint32_t need = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    if (need == 0 || need > WIRE_MAX_FRAME || len - WIRE_FRAME_HEADER < need)
+        return 0;
+    d->frame_off = d->base + d->consumed;
+    d->cur = p + WIRE_FRAME_HEADER, d->need = need, d->ready = true;
+    d->consumed += WIRE_FRAME_HEADER + (size_t)need;
+    return WIRE_FRAME_HEADER + (size_t)need;
+}
+
 size_t wire_decoder_push(struct wire_decoder *d, const void *data, size_t len)
 {
     const uint8_t *p = data;
     size_t used = 0;
     if (d->failed || d->ready)
         return 0;
+    if (!d->in_payload && d->hdr_have == 0 && len >= WIRE_FRAME_HEADER) {
+        size_t n = borrow_frame(d, p, len);
+        if (n > 0)
+            return n;
+    }
     if (!d->in_payload) {
         if (d->hdr_have == 0)
             d->frame_off = d->base + d->consumed;
@@ -133,7 +151,7 @@ size_t wire_decoder_push(struct wire_decoder *d, const void *data, size_t len)
     memcpy(d->frame + d->have, p + used, take);
     d->have += (uint32_t)take, used += take;
     if (d->have == d->need)
-        d->ready = true, d->in_payload = false, d->hdr_have = 0;
+        d->ready = true, d->in_payload = false, d->hdr_have = 0, d->cur = d->frame;
     d->consumed += used;
     return used;
 }
@@ -188,10 +206,10 @@ int wire_decoder_next(struct wire_decoder *d, struct wire_record *rec)
         return 0;
     d->ready = false;
     char msg[160];
-    if (wire_scan_frame(d->frame, d->need, msg, sizeof msg) != 0)
+    if (wire_scan_frame(d->cur, d->need, msg, sizeof msg) != 0)
         return wire_fail(d, WIRE_E_MSGPACK, "%s", msg), -1;
     size_t off = 0;
-    if (msgpack_unpack_next(&d->unp, (const char *)d->frame, d->need, &off) !=
+    if (msgpack_unpack_next(&d->unp, (const char *)d->cur, d->need, &off) !=
             MSGPACK_UNPACK_SUCCESS ||
         off != d->need)
         return wire_fail(d, WIRE_E_MSGPACK, "payload is not one msgpack object"), -1;

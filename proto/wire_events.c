@@ -25,30 +25,17 @@ static inline uint32_t entry_size(uint8_t kind)
                                        : 0;
 }
 
-/* Structure first: every kind known, entries tiling the bin exactly and
- * agreeing with the count.  Field values are checked as they are read. */
+/* The count must be non-zero; the entries' kinds and sizes are checked as
+ * the iterator reaches them, so each byte is read once while it is hot. */
 int wire_check_events(struct wire_decoder *d, const struct wire_events *ev)
 {
     if (ev->count == 0) {
         wire_fail(d, WIRE_E_RANGE, "EVENTS.count: a batch holds at least one entry");
         return -1;
     }
-    const uint8_t *p = ev->bin, *end = ev->bin + ev->bin_len;
-    uint32_t n = 0;
-    while (p < end) {
-        uint32_t size = entry_size(*p);
-        if (size == 0) {
-            wire_fail(d, WIRE_E_TYPE, "EVENTS.entries: entry %u has unknown kind %u", n, *p);
-            return -1;
-        }
-        if ((size_t)(end - p) < size) {
-            wire_fail(d, WIRE_E_TRUNCATED, "EVENTS.entries: entry %u is cut short", n);
-            return -1;
-        }
-        p += size, n++;
-    }
-    if (n != ev->count) {
-        wire_fail(d, WIRE_E_ARITY, "EVENTS.count: says %u entries, the bin holds %u", ev->count, n);
+    if (ev->bin_len / WIRE_STACK_SIZE < ev->count) {
+        wire_fail(d, WIRE_E_ARITY, "EVENTS.count: %u entries cannot fit in %u bytes", ev->count,
+                  ev->bin_len);
         return -1;
     }
     return 0;
@@ -58,7 +45,7 @@ void wire_events_begin(struct wire_events_iter *it, const struct wire_events *ev
 {
     it->p = ev->bin;
     it->end = ev->bin + ev->bin_len;
-    it->left = ev->count;
+    it->left = it->total = ev->count;
 }
 
 static int bad(struct wire_decoder *d, enum wire_errcode code, const char *field, const char *why)
@@ -74,7 +61,7 @@ static int check_span(struct wire_decoder *d, const char *field, struct wire_spa
     return 0;
 }
 
-static int read_stack(struct wire_decoder *d, const uint8_t *p, struct wire_stack *s)
+static inline int read_stack(struct wire_decoder *d, const uint8_t *p, struct wire_stack *s)
 {
     s->stack_id = rd32(p + 1);
     s->parent = rd32(p + 5);
@@ -110,8 +97,8 @@ static void read_tail(const uint8_t *p, struct wire_exec *e, uint32_t *stack,
 }
 
 /* Shared checks of the stack and span an event names. */
-static int check_leaf(struct wire_decoder *d, const char *rec, uint32_t stack,
-                      struct wire_span span)
+static inline int check_leaf(struct wire_decoder *d, const char *rec, uint32_t stack,
+                             struct wire_span span)
 {
     if (stack != WIRE_NONE32 && stack >= d->n_stacks) {
         wire_fail(d, WIRE_E_REF, "%s.stack_id: stack %u is not defined", rec, stack);
@@ -128,7 +115,7 @@ static int check_leaf(struct wire_decoder *d, const char *rec, uint32_t stack,
     return 0;
 }
 
-static int read_sample(struct wire_decoder *d, const uint8_t *p, struct wire_sample *s)
+static inline int read_sample(struct wire_decoder *d, const uint8_t *p, struct wire_sample *s)
 {
     s->state = p[1];
     s->sequence = rd64(p + 2);
@@ -153,7 +140,7 @@ static int read_sample(struct wire_decoder *d, const uint8_t *p, struct wire_sam
     return 0;
 }
 
-static int read_alloc(struct wire_decoder *d, const uint8_t *p, struct wire_alloc *a)
+static inline int read_alloc(struct wire_decoder *d, const uint8_t *p, struct wire_alloc *a)
 {
     a->op = p[1];
     a->sequence = rd64(p + 2);
@@ -187,25 +174,35 @@ int wire_events_next(struct wire_decoder *d, struct wire_events_iter *it, struct
 {
     if (d->failed)
         return -1;
-    if (it->left == 0)
+    if (it->left == 0) {
+        if (it->p != it->end) {
+            wire_fail(d, WIRE_E_ARITY, "EVENTS.count: %zu bytes after the last counted entry",
+                      (size_t)(it->end - it->p));
+            return -1;
+        }
         return 0;
-    const uint8_t *p = it->p;
-    ev->kind = p[0];
-    int rc;
-    switch (ev->kind) {
-    case WIRE_ENTRY_STACK:
-        rc = read_stack(d, p, &ev->u.stack);
-        it->p += WIRE_STACK_SIZE;
-        break;
-    case WIRE_ENTRY_SAMPLE:
-        rc = read_sample(d, p, &ev->u.sample);
-        it->p += WIRE_SAMPLE_SIZE;
-        break;
-    default:
-        rc = read_alloc(d, p, &ev->u.alloc);
-        it->p += WIRE_ALLOC_SIZE;
-        break;
     }
+    const uint8_t *p = it->p;
+    size_t avail = (size_t)(it->end - p);
+    uint32_t index = it->total - it->left;
+    ev->kind = p[0];
+    uint32_t size = entry_size(ev->kind);
+    if (size == 0) {
+        wire_fail(d, WIRE_E_TYPE, "EVENTS.entries: entry %u has unknown kind %u", index, p[0]);
+        return -1;
+    }
+    if (avail < size) {
+        wire_fail(d, WIRE_E_TRUNCATED, "EVENTS.entries: entry %u is cut short", index);
+        return -1;
+    }
+    int rc;
+    if (ev->kind == WIRE_ENTRY_ALLOC)
+        rc = read_alloc(d, p, &ev->u.alloc);
+    else if (ev->kind == WIRE_ENTRY_SAMPLE)
+        rc = read_sample(d, p, &ev->u.sample);
+    else
+        rc = read_stack(d, p, &ev->u.stack);
+    it->p = p + size;
     it->left--;
     return rc == 0 ? 1 : -1;
 }

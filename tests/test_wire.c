@@ -781,20 +781,26 @@ START_TEST(events_structure)
 {
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
-    uint8_t bin[2 * WIRE_STACK_SIZE] = {0};
+    uint8_t bin[2 * WIRE_STACK_SIZE + 9] = {0};
     struct wire_stack st = {1, 0, 0, WIRE_SPAN_NONE};
     wire_put_stack(bin, &st);
     put_base(&sb);
     wire_encode_events(&sb, 2, bin, WIRE_STACK_SIZE);
-    expect_error(&sb, WIRE_E_ARITY, "EVENTS.count: says 2 entries, the bin holds 1");
+    expect_error(&sb, WIRE_E_ARITY, "EVENTS.count: 2 entries cannot fit in 21 bytes");
     msgpack_sbuffer_clear(&sb);
     put_base(&sb);
-    wire_encode_events(&sb, 1, bin, WIRE_STACK_SIZE - 1);
-    expect_error(&sb, WIRE_E_TRUNCATED, "EVENTS.entries: entry 0 is cut short");
+    wire_encode_events(&sb, 1, bin, WIRE_STACK_SIZE + 3);
+    expect_error(&sb, WIRE_E_ARITY, "EVENTS.count: 3 bytes after the last counted entry");
+    msgpack_sbuffer_clear(&sb);
+    /* 51 bytes hold two 21-byte entries, but the second is an ALLOC (58). */
+    put_base(&sb);
+    bin[WIRE_STACK_SIZE] = WIRE_ENTRY_ALLOC;
+    wire_encode_events(&sb, 2, bin, WIRE_STACK_SIZE + 30);
+    expect_error(&sb, WIRE_E_TRUNCATED, "EVENTS.entries: entry 1 is cut short");
     msgpack_sbuffer_clear(&sb);
     put_base(&sb);
     bin[WIRE_STACK_SIZE] = 9;
-    wire_encode_events(&sb, 2, bin, sizeof bin);
+    wire_encode_events(&sb, 2, bin, 2 * WIRE_STACK_SIZE);
     expect_error(&sb, WIRE_E_TYPE, "entry 1 has unknown kind 9");
     msgpack_sbuffer_clear(&sb);
     put_base(&sb);
