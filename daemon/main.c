@@ -10,12 +10,14 @@
 #include "daemon/agg.h"
 #include "daemon/rank.h"
 #include "daemon/render.h"
+#include "daemon/serve.h"
 #include "jett-config.h"
 #include "proto/capture.h"
 
 static const char usage_text[] =
     "usage: jett-profd replay CAPTURE|- [--profile-threshold PERCENT] [--profile-limit COUNT]\n"
     "                         [--agent]\n"
+    "       jett-profd --fd N\n"
     "       jett-profd --help | --version\n";
 
 struct replay_args {
@@ -172,6 +174,13 @@ int main(int argc, char **argv)
         return fputs(usage_text, stdout), 0;
     if (argc == 2 && strcmp(argv[1], "--version") == 0)
         return printf("jett-profd %s\n", JETT_VERSION), 0;
+    if (argc == 3 && strcmp(argv[1], "--fd") == 0) {
+        char *end;
+        long fd = strtol(argv[2], &end, 10);
+        if (*argv[2] == '\0' || *end != '\0' || fd < 0 || fd > 65535)
+            return usage_error(": expects a descriptor number", "--fd");
+        return serve_fd((int)fd);
+    }
     if (argc >= 2 && strcmp(argv[1], "replay") == 0) {
         struct replay_args a;
         int rc = replay_parse(argc, argv, &a);

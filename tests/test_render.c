@@ -34,14 +34,19 @@ static const struct {
     {"cpu-hostile", "cpu-hostile", NULL, NULL},
 };
 
-/* Replays fixture i; `agent` selects TOON.  Returns stdout (malloc'd). */
-static char *replay_fixture(int i, bool agent, size_t *len)
+/* Replays fixture i with `jett-profd replay` or, when `jett` is set,
+ * with `jett profile replay` (the daemon over a socketpair); `agent`
+ * selects TOON.  Returns stdout (malloc'd). */
+static char *replay_with(int i, bool agent, bool jett, size_t *len)
 {
     char rel[128];
     snprintf(rel, sizeof rel, "fixtures/%s.jcap", fixtures[i].capture);
-    char *cap = tu_build_path(rel), *profd = tu_build_path("daemon/jett-profd");
-    const char *argv[7] = {profd, "replay", cap, NULL, NULL, NULL, NULL};
+    char *cap = tu_build_path(rel);
+    char *profd = tu_build_path(jett ? "cli/jett" : "daemon/jett-profd");
+    const char *argv[8] = {profd, "replay", cap, NULL, NULL, NULL, NULL, NULL};
     int n = 3;
+    if (jett)
+        argv[1] = "profile", argv[2] = "replay", argv[3] = cap, n = 4;
     if (fixtures[i].flag)
         argv[n++] = fixtures[i].flag, argv[n++] = fixtures[i].value;
     if (agent)
@@ -66,6 +71,11 @@ static char *expected(int i, const char *ext, size_t *len)
     return text;
 }
 
+static char *replay_fixture(int i, bool agent, size_t *len)
+{
+    return replay_with(i, agent, false, len);
+}
+
 START_TEST(fixture_human)
 {
     size_t n, m;
@@ -85,6 +95,23 @@ START_TEST(fixture_toon)
     ck_assert_uint_eq(n, m + 1);
     ck_assert_int_eq(got[m], '\n');
     ck_assert_msg(memcmp(got, want, m) == 0, "%s.toon differs:\n%s", fixtures[_i].expected, got);
+    free(got), free(want);
+}
+END_TEST
+
+/* `jett profile replay` drives the daemon over a socketpair, as `jett
+ * run` will, and prints the same bytes as `jett-profd replay`. */
+START_TEST(fixture_via_launcher)
+{
+    size_t n, m;
+    char *got = replay_with(_i, false, true, &n), *want = expected(_i, "human", &m);
+    ck_assert_msg(n == m && memcmp(got, want, n) == 0, "%s.human differs:\n%s",
+                  fixtures[_i].expected, got);
+    free(got), free(want);
+    got = replay_with(_i, true, true, &n);
+    want = expected(_i, "toon", &m);
+    ck_assert_uint_eq(n, m + 1);
+    ck_assert_msg(memcmp(got, want, m) == 0, "%s.toon differs", fixtures[_i].expected);
     free(got), free(want);
 }
 END_TEST
@@ -265,6 +292,56 @@ START_TEST(broken_captures)
 }
 END_TEST
 
+static int run_jett(const char *const *args, struct tu_output *o)
+{
+    char *jett = tu_build_path("cli/jett");
+    const char *argv[8] = {jett, "profile", "replay"};
+    for (int i = 0; args[i] && i < 4; i++)
+        argv[i + 3] = args[i];
+    ck_assert_int_eq(tu_run(argv, NULL, 0, o), 0);
+    free(jett);
+    return o->status;
+}
+
+/* Through the launcher: a backend without safe stack capture is refused
+ * at HELLO (UNSUPPORTED, exit 4, no profile); a capture cut before FINISH
+ * still gets the daemon's profile, with the collector failure (exit 1). */
+START_TEST(launcher_unsupported_and_broken)
+{
+    struct wire_hello h = ev_hello_rec(AGG_CPU_BUDGET_MAX, AGG_STACK_BUDGET_MAX);
+    h.capabilities &= ~(uint32_t)WIRE_CAP_SAFE_STACK_CAPTURE;
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    ck_assert_int_eq(wire_encode_hello(&sb, &h), 0);
+    struct wire_finish f = {0, 1, WIRE_NONE64, 0, 0, 0, false, false};
+    ck_assert_int_eq(wire_encode_finish(&sb, &f), 0);
+    char *cap = write_capture(&sb, "unsupported.jcap");
+    struct tu_output o;
+    const char *args[] = {cap, NULL};
+    ck_assert_int_eq(run_jett(args, &o), 4);
+    ck_assert_str_eq(o.err, "jett: profiler unsupported: the backend lacks safe_stack_capture\n");
+    ck_assert_uint_eq(o.out_len, 0);
+    tu_output_free(&o);
+    free(cap);
+    msgpack_sbuffer_clear(&sb);
+    h = ev_hello_rec(AGG_CPU_BUDGET_MAX, AGG_STACK_BUDGET_MAX);
+    ck_assert_int_eq(wire_encode_hello(&sb, &h), 0);
+    cap = write_capture(&sb, "nofinish.jcap");
+    const char *agent[] = {cap, "--agent", NULL};
+    ck_assert_int_eq(run_jett(agent, &o), 1);
+    ck_assert_ptr_nonnull(strstr(o.err, "capture ends without FINISH"));
+    ck_assert_ptr_nonnull(strstr(o.out, "  status: partial\n  partial_reason: collector_failure\n"
+                                        "  termination: unavailable\n"));
+    tu_output_free(&o);
+    const char *bad[] = {cap, "--profile-limit", "101", NULL};
+    ck_assert_int_eq(run_jett(bad, &o), 2);
+    ck_assert_str_eq(o.err, "jett: --profile-limit: expects a COUNT from 1 to 100\n");
+    tu_output_free(&o);
+    free(cap);
+    msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
 Suite *render_suite(void)
 {
     Suite *s = suite_create("render");
@@ -272,9 +349,11 @@ Suite *render_suite(void)
     int n = (int)(sizeof fixtures / sizeof fixtures[0]);
     tcase_add_loop_test(t, fixture_human, 0, n);
     tcase_add_loop_test(t, fixture_toon, 0, n);
+    tcase_add_loop_test(t, fixture_via_launcher, 0, n);
     tcase_add_test(t, human_toon_parity);
     tcase_add_test(t, replay_flags);
     tcase_add_test(t, broken_captures);
+    tcase_add_test(t, launcher_unsupported_and_broken);
     suite_add_tcase(s, t);
     return s;
 }
