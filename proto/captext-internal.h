@@ -54,6 +54,8 @@ const struct pack_field *pack_field(struct packer *p, int i, const char *key);
 int pack_no_more(struct packer *p, int n);
 int pack_num32(struct packer *p, int i, const char *key, bool opt, uint32_t *out);
 int pack_num64(struct packer *p, int i, const char *key, bool opt, uint64_t *out);
+/* Any u64, for fields that have no absent value (sequences, ticks). */
+int pack_u64(struct packer *p, int i, const char *key, uint64_t *out);
 int pack_enum(struct packer *p, int i, const char *key, const char *const *names, int n,
               uint8_t *out);
 int pack_bool(struct packer *p, int i, const char *key, bool *out);

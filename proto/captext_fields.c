@@ -196,6 +196,11 @@ int pack_num64(struct packer *p, int i, const char *key, bool opt, uint64_t *out
     return pack_num(p, i, key, WIRE_NONE64 - 1, opt ? WIRE_NONE64 : 0, out);
 }
 
+int pack_u64(struct packer *p, int i, const char *key, uint64_t *out)
+{
+    return pack_num(p, i, key, UINT64_MAX, 0, out);
+}
+
 int pack_enum(struct packer *p, int i, const char *key, const char *const *names, int n,
               uint8_t *out)
 {

@@ -252,17 +252,15 @@ static int rec_entry(struct packer *p)
     } else if (pack_kw_is(p, "CPU_SAMPLE")) {
         struct wire_sample *s = &ev.u.sample;
         ev.kind = WIRE_ENTRY_SAMPLE;
-        if (pack_num64(p, 0, "seq", false, &s->sequence) ||
-            pack_num64(p, 1, "tick", false, &s->requested_tick) || exec_of(p, 2, &s->exec) ||
-            pack_enum(p, 5, "state", captext_states, 4, &s->state) ||
+        if (pack_u64(p, 0, "seq", &s->sequence) || pack_u64(p, 1, "tick", &s->requested_tick) ||
+            exec_of(p, 2, &s->exec) || pack_enum(p, 5, "state", captext_states, 4, &s->state) ||
             pack_num32(p, 6, "stack", true, &s->stack_id) || pack_span(p, 7, "span", &s->span) ||
             pack_no_more(p, 8))
             return -1;
     } else {
         struct wire_alloc *a = &ev.u.alloc;
         ev.kind = WIRE_ENTRY_ALLOC;
-        if (pack_num64(p, 0, "seq", false, &a->sequence) ||
-            pack_enum(p, 1, "op", captext_ops, 3, &a->op) ||
+        if (pack_u64(p, 0, "seq", &a->sequence) || pack_enum(p, 1, "op", captext_ops, 3, &a->op) ||
             pack_num64(p, 2, "id", false, &a->allocation_id) ||
             pack_num64(p, 3, "old", true, &a->old_size) ||
             pack_num64(p, 4, "new", true, &a->new_size) || exec_of(p, 5, &a->exec) ||
