@@ -63,6 +63,19 @@ static struct toon_value *cpu_totals(const struct rank_cpu_totals *t)
     return o;
 }
 
+static struct toon_value *mem_totals(const struct rank_mem_totals *t)
+{
+    struct toon_value *o = toon_object();
+    toon_set(o, "allocation_count", num(t->allocation_count));
+    toon_set(o, "resize_count", num(t->resize_count));
+    toon_set(o, "allocated_bytes", num(t->allocated_bytes));
+    toon_set(o, "freed_bytes", num(t->freed_bytes));
+    toon_set(o, "peak_live_bytes", num(t->peak_live_bytes));
+    toon_set(o, "retained_bytes", num(t->retained_bytes));
+    toon_set(o, "attributed_allocated_bytes", num(t->attributed_allocated_bytes));
+    return o;
+}
+
 static struct toon_value *hot_lines(const struct rank_entry *e)
 {
     struct toon_value *a = toon_array();
@@ -131,6 +144,22 @@ static struct toon_value *cpu_entry(const struct rank_entry *e)
     return o;
 }
 
+static struct toon_value *mem_entry(const struct rank_entry *e)
+{
+    struct toon_value *o = entry_head(e);
+    toon_set(o, "allocation_count", num(e->secondary));
+    toon_set(o, "allocated_bytes", num(e->primary));
+    toon_set(o, "allocation_percent", hundredths(e->percent_hundredths));
+    toon_set(o, "freed_bytes", num(e->freed_bytes));
+    toon_set(o, "retained_bytes", num(e->retained_bytes));
+    toon_set(o, "live_at_peak_bytes", num(e->live_at_peak_bytes));
+    toon_set(o, "resize_count", num(e->resize_count));
+    toon_set(o, "origin", origin(e->origin));
+    toon_set(o, "call_chains", chains(e, "bytes"));
+    toon_set(o, "suggestions", suggestions(e));
+    return o;
+}
+
 static struct toon_value *capabilities(uint32_t bits)
 {
     struct toon_value *o = toon_object();
@@ -151,10 +180,11 @@ struct toon_value *render_profile_value(const struct rank_report *r)
     toon_set(p, "backend", toon_cstr(r->backend));
     toon_set(p, "coverage", toon_cstr(r->coverage));
     toon_set(p, "config", config(r));
-    toon_set(p, "totals", cpu_totals(&r->cpu));
+    bool cpu = r->mode == WIRE_MODE_CPU;
+    toon_set(p, "totals", cpu ? cpu_totals(&r->cpu) : mem_totals(&r->mem));
     struct toon_value *list = toon_array();
     for (size_t i = 0; i < r->n_entries; i++)
-        toon_push(list, cpu_entry(&r->entries[i]));
+        toon_push(list, cpu ? cpu_entry(&r->entries[i]) : mem_entry(&r->entries[i]));
     toon_set(p, "bottlenecks", list);
     toon_set(p, "eligible_bottlenecks", toon_uint(r->eligible));
     toon_set(p, "emitted_bottlenecks", toon_uint(r->emitted));
