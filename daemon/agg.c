@@ -17,6 +17,7 @@ struct agg *agg_new(void)
     a->chains.elem = sizeof(struct agg_chain);
     a->cfg = (struct wire_config){
         1000, 500, 10, AGG_CPU_BUDGET_MAX, AGG_RETENTION_BUDGET_MAX, AGG_STACK_BUDGET_MAX};
+    a->mem.watermark = UINT64_MAX; /* no untracked allocation yet */
     return a;
 }
 
