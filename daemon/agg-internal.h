@@ -57,7 +57,7 @@ struct agg_ident {
     uint32_t ns, ns_len, name, name_len; /* offsets into `strings` */
     uint32_t source;                     /* index into sources, AGG_NONE: unavailable */
     struct wire_span decl;               /* WIRE_SPAN_NONE: unavailable */
-    uint32_t cpu;                        /* function bucket offset, AGG_NONE */
+    uint32_t bucket;                     /* CPU function or memory site bucket offset, AGG_NONE */
     uint32_t hash;
     uint32_t flags;
 };
@@ -74,7 +74,7 @@ struct agg_node {
 struct agg_chain {
     uint32_t parent; /* chain of the caller, AGG_NONE at the root */
     uint32_t ident;
-    uint32_t cpu; /* chain bucket offset, AGG_NONE */
+    uint32_t bucket; /* chain bucket offset (samples or bytes), AGG_NONE */
     uint32_t hash;
 };
 
@@ -94,6 +94,37 @@ struct agg_hotb {
     uint32_t next;
 };
 
+/* Memory-mode site bucket (one per creation or resizing function), also
+ * carved from the arena.  live_at_peak is kept lazily: `at_peak` is the
+ * site's live bytes at the latest global peak once the site has changed
+ * after it (last_change > peak_event); otherwise `live` still is. */
+struct agg_siteb {
+    uint64_t allocation_count, allocated_bytes, resize_count, freed_bytes;
+    uint64_t live, at_peak, last_change;
+};
+struct agg_mchainb {
+    uint64_t bytes;
+};
+
+/* A live allocation: its id and, packed, its size (low 40 bits) and
+ * creation site (high 24 bits, AGG_MEM_NO_SITE when it has none). */
+struct agg_live {
+    uint64_t id; /* AGG_MEM_EMPTY: free slot */
+    uint64_t size_site;
+};
+#define AGG_MEM_EMPTY UINT64_MAX
+#define AGG_MEM_SIZE_BITS 40
+#define AGG_MEM_NO_SITE 0xffffffu
+
+struct agg_mem {
+    uint64_t allocation_count, resize_count, allocated_bytes, freed_bytes, attributed;
+    uint64_t live, peak, events, peak_event;
+    uint64_t max_id, watermark;
+    bool have_id, limited;
+    struct agg_live *table; /* open addressing, linear probing, <= 3/4 full */
+    uint64_t cap, n;
+};
+
 struct agg_cpu_totals {
     uint64_t recorded, attributed, runtime, waiting, unavailable, truncated;
 };
@@ -110,7 +141,7 @@ struct agg {
     uint64_t errors;
     char first_error[256];
 
-    /* Stack tables: everything below up to `cpu_arena` is charged here. */
+    /* Stack tables: everything below up to `arena` is charged here. */
     size_t stack_bytes;
     bool stack_limited;                    /* a record was refused by the stack budget */
     uint32_t n_sources, n_funcs, n_stacks; /* ids defined on the wire */
@@ -125,11 +156,12 @@ struct agg {
     struct agg_index chain_index;
 
     /* CPU detail: an arena of cfg.cpu_budget bytes plus the hot index. */
-    unsigned char *cpu_arena;
-    size_t cpu_used; /* arena bytes handed out */
+    unsigned char *arena; /* cpu_budget (cpu) or retention_budget (memory) bytes */
+    size_t arena_used;    /* arena bytes handed out */
     struct agg_index hot_index;
     bool cpu_limited;
     struct agg_cpu_totals cpu;
+    struct agg_mem mem;
     uint64_t last_sequence;
     bool have_sequence;
 };
@@ -172,15 +204,22 @@ static inline const char *agg_str(const struct agg *a, uint32_t off)
     return (const char *)a->strings.p + off;
 }
 
-static inline void *agg_cpu_at(const struct agg *a, uint32_t off)
+static inline void *agg_bucket_at(const struct agg *a, uint32_t off)
 {
-    return a->cpu_arena + off;
+    return a->arena + off;
 }
 
 /* ---- agg_tables.c ---- */
 void agg_tables_free(struct agg *a);
 /* True when `id` names a stored, valid stack node. */
 bool agg_node_usable(const struct agg *a, uint32_t id);
+
+/* ---- agg_mem.c ---- */
+int agg_mem_event(struct agg *a, const struct wire_alloc *e);
+size_t agg_mem_bytes(const struct agg *a);
+void agg_mem_free(struct agg *a);
+/* A site's live bytes at the global peak (resolving the lazy capture). */
+uint64_t agg_mem_site_at_peak(const struct agg *a, const struct agg_siteb *s);
 
 /* ---- agg_cpu.c ---- */
 int agg_cpu_sample(struct agg *a, const struct wire_sample *s);

@@ -17,6 +17,7 @@ struct agg *agg_new(void)
     a->chains.elem = sizeof(struct agg_chain);
     a->cfg = (struct wire_config){
         1000, 500, 10, AGG_CPU_BUDGET_MAX, AGG_RETENTION_BUDGET_MAX, AGG_STACK_BUDGET_MAX};
+    a->mem.watermark = UINT64_MAX; /* no untracked allocation yet */
     return a;
 }
 
@@ -26,6 +27,7 @@ void agg_free(struct agg *a)
         return;
     agg_tables_free(a);
     agg_cpu_free(a);
+    agg_mem_free(a);
     free(a->backend);
     free(a);
 }
@@ -121,8 +123,7 @@ int agg_alloc(struct agg *a, const struct wire_alloc *e)
 {
     if (!event_ok(a, "ALLOC", WIRE_MODE_MEMORY, e->sequence))
         return -1;
-    agg_errorf(a, "ALLOC: memory aggregation is not available in this daemon");
-    return -1;
+    return agg_mem_event(a, e);
 }
 
 int agg_event(struct agg *a, const struct wire_event *ev)
@@ -191,6 +192,8 @@ enum agg_status agg_status(const struct agg *a, enum agg_reason *reason)
         r = AGG_REASON_STACK_CAPTURE_LIMIT;
     else if (a->cpu_limited)
         r = AGG_REASON_CPU_METADATA_LIMIT;
+    else if (a->mem.limited)
+        r = AGG_REASON_RETENTION_METADATA_LIMIT;
     *reason = r;
     if (!a->have_hello)
         return AGG_UNAVAILABLE;
@@ -209,7 +212,14 @@ const char *agg_error(const struct agg *a)
 
 size_t agg_cpu_bytes(const struct agg *a)
 {
-    return a->cpu_used + agg_index_bytes(&a->hot_index);
+    if (a->mode != WIRE_MODE_CPU)
+        return 0;
+    return a->arena_used + agg_index_bytes(&a->hot_index);
+}
+
+size_t agg_retention_bytes(const struct agg *a)
+{
+    return a->mode == WIRE_MODE_MEMORY ? agg_mem_bytes(a) : 0;
 }
 
 size_t agg_stack_bytes(const struct agg *a)

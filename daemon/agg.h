@@ -30,7 +30,21 @@
  *     first bucket that does not fit flips the profile to `partial` /
  *     `cpu_metadata_limit`; existing buckets keep counting and the totals
  *     stay exact.
- *   retention (memory mode): see agg_mem.
+ *   retention (memory mode): one arena of the retention budget holds the
+ *     site buckets (AGG_COST_SITE bytes: counts, bytes, live, live at
+ *     the peak) and memory call-chain buckets (AGG_COST_CHAIN bytes); the
+ *     live-allocation table beside it holds AGG_COST_LIVE bytes a slot
+ *     (id, size and creation site), a power of two from 256 slots, at
+ *     most 3/4 full, doubling only if old and new tables fit together.
+ *     An allocation that does not fit is not tracked: the profile is
+ *     `partial` / `retention_metadata_limit`, freed, live, peak, retained
+ *     and live-at-peak bytes become unavailable, counts and allocated
+ *     bytes stay exact, and frees or resizes of ids at or above the first
+ *     untracked one are expected (below it, an unknown id is an error).
+ *
+ * Allocation ids must increase at each allocate (the agent numbers them
+ * in creation order), which is how a reused id is detected without
+ * remembering every retired one.
  */
 #ifndef JETT_DAEMON_AGG_H
 #define JETT_DAEMON_AGG_H
@@ -49,6 +63,8 @@
 #define AGG_COST_CHAIN 8u
 #define AGG_COST_HOT 24u
 #define AGG_HOT_INDEX_MIN 16u
+#define AGG_COST_SITE 56u
+#define AGG_COST_LIVE 16u
 
 enum agg_status { AGG_COMPLETE = 0, AGG_PARTIAL = 1, AGG_UNAVAILABLE = 2 };
 
@@ -100,6 +116,7 @@ const char *agg_error(const struct agg *a);
 /* Bytes held against each budget. */
 size_t agg_cpu_bytes(const struct agg *a);
 size_t agg_stack_bytes(const struct agg *a);
+size_t agg_retention_bytes(const struct agg *a);
 
 const char *agg_reason_name(enum agg_reason r);
 const char *agg_status_name(enum agg_status s);

@@ -9,20 +9,20 @@
  * and `index_after` bytes of hot-line index would pass the budget. */
 static uint32_t cpu_take(struct agg *a, size_t n, size_t index_after)
 {
-    if (a->cpu_used + n + index_after > a->cfg.cpu_budget) {
+    if (a->arena_used + n + index_after > a->cfg.cpu_budget) {
         a->cpu_limited = true;
         return AGG_NONE;
     }
-    if (a->cpu_arena == NULL) {
-        a->cpu_arena = malloc(a->cfg.cpu_budget);
-        if (a->cpu_arena == NULL) {
+    if (a->arena == NULL) {
+        a->arena = malloc(a->cfg.cpu_budget);
+        if (a->arena == NULL) {
             agg_errorf(a, "CPU buckets: out of memory");
             return AGG_NONE;
         }
     }
-    uint32_t off = (uint32_t)a->cpu_used;
-    a->cpu_used += n;
-    memset(a->cpu_arena + off, 0, n);
+    uint32_t off = (uint32_t)a->arena_used;
+    a->arena_used += n;
+    memset(a->arena + off, 0, n);
     return off;
 }
 
@@ -30,28 +30,28 @@ static uint32_t cpu_take(struct agg *a, size_t n, size_t index_after)
 static struct agg_fnb *fn_bucket(struct agg *a, uint32_t ident)
 {
     struct agg_ident *d = agg_ident_at(a, ident);
-    if (d->cpu == AGG_NONE) {
+    if (d->bucket == AGG_NONE) {
         if (a->cpu_limited)
             return NULL;
-        d->cpu = cpu_take(a, AGG_COST_FN, agg_index_bytes(&a->hot_index));
-        if (d->cpu == AGG_NONE)
+        d->bucket = cpu_take(a, AGG_COST_FN, agg_index_bytes(&a->hot_index));
+        if (d->bucket == AGG_NONE)
             return NULL;
-        ((struct agg_fnb *)agg_cpu_at(a, d->cpu))->hot_head = AGG_NONE;
+        ((struct agg_fnb *)agg_bucket_at(a, d->bucket))->hot_head = AGG_NONE;
     }
-    return agg_cpu_at(a, d->cpu);
+    return agg_bucket_at(a, d->bucket);
 }
 
 static struct agg_chainb *chain_bucket(struct agg *a, uint32_t chain)
 {
     struct agg_chain *c = agg_vec_at(&a->chains, chain);
-    if (c->cpu == AGG_NONE) {
+    if (c->bucket == AGG_NONE) {
         if (a->cpu_limited)
             return NULL;
-        c->cpu = cpu_take(a, AGG_COST_CHAIN, agg_index_bytes(&a->hot_index));
-        if (c->cpu == AGG_NONE)
+        c->bucket = cpu_take(a, AGG_COST_CHAIN, agg_index_bytes(&a->hot_index));
+        if (c->bucket == AGG_NONE)
             return NULL;
     }
-    return agg_cpu_at(a, c->cpu);
+    return agg_bucket_at(a, c->bucket);
 }
 
 struct hot_key {
@@ -61,7 +61,7 @@ struct hot_key {
 static bool hot_eq(const void *ctx, uint32_t entry, const void *key)
 {
     const struct hot_key *k = key;
-    const struct agg_hotb *h = agg_cpu_at(ctx, entry);
+    const struct agg_hotb *h = agg_bucket_at(ctx, entry);
     return h->ident == k->ident && h->start == k->start;
 }
 
@@ -81,11 +81,11 @@ static void hot_line(struct agg *a, uint32_t ident, struct agg_fnb *fnb, struct 
             agg_errorf(a, "hot lines: out of memory");
             return;
         }
-        struct agg_hotb *b = agg_cpu_at(a, off);
+        struct agg_hotb *b = agg_bucket_at(a, off);
         *b = (struct agg_hotb){0, ident, span.start, span.end, fnb->hot_head};
         fnb->hot_head = off;
     }
-    ((struct agg_hotb *)agg_cpu_at(a, off))->self++;
+    ((struct agg_hotb *)agg_bucket_at(a, off))->self++;
 }
 
 /* The leaf statement span if it lies in the leaf function's source;
@@ -177,7 +177,7 @@ int agg_cpu_sample(struct agg *a, const struct wire_sample *s)
 
 void agg_cpu_free(struct agg *a)
 {
-    free(a->cpu_arena);
-    a->cpu_arena = NULL;
+    free(a->arena);
+    a->arena = NULL;
     agg_index_free(&a->hot_index);
 }

@@ -249,7 +249,7 @@ static uint32_t ident_intern(struct agg *a, const struct ident_key *k)
     d->name_len = k->name.len;
     d->source = k->source;
     d->decl = k->decl;
-    d->cpu = AGG_NONE;
+    d->bucket = AGG_NONE;
     d->hash = h;
     d->flags = is_name(&k->ns, "<runtime>") && is_name(&k->name, "<truncated-stack>")
                    ? AGG_IDENT_TRUNCATED

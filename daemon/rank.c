@@ -64,7 +64,7 @@ static int ident_cmp(const struct agg *a, uint32_t x, uint32_t y)
 
 static const struct agg_fnb *fnb_of(const struct agg *a, uint32_t ident)
 {
-    return agg_cpu_at(a, agg_ident_at(a, ident)->cpu);
+    return agg_bucket_at(a, agg_ident_at(a, ident)->bucket);
 }
 
 /* Bottleneck order: inclusive desc, self desc, then identity. */
@@ -80,19 +80,39 @@ static int cpu_entry_cmp(const void *x, const void *y, void *ctx)
     return ident_cmp(a, i, j);
 }
 
-/* Identities with a CPU bucket that meet the threshold, sorted. */
-static uint32_t *cpu_eligible(const struct agg *a, uint32_t threshold_bp, uint64_t *n)
+static const struct agg_siteb *siteb_of(const struct agg *a, uint32_t ident)
 {
-    uint64_t den = a->cpu.attributed;
+    return agg_bucket_at(a, agg_ident_at(a, ident)->bucket);
+}
+
+/* Memory order: allocated bytes desc, allocation count desc, identity. */
+static int mem_entry_cmp(const void *x, const void *y, void *ctx)
+{
+    const struct agg *a = ctx;
+    uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+    const struct agg_siteb *p = siteb_of(a, i), *q = siteb_of(a, j);
+    if (p->allocated_bytes != q->allocated_bytes)
+        return p->allocated_bytes > q->allocated_bytes ? -1 : 1;
+    if (p->allocation_count != q->allocation_count)
+        return p->allocation_count > q->allocation_count ? -1 : 1;
+    return ident_cmp(a, i, j);
+}
+
+/* Identities with a bucket that meet the threshold, sorted. */
+static uint32_t *eligible(const struct agg *a, uint32_t threshold_bp, uint64_t *n)
+{
+    bool cpu = a->mode == WIRE_MODE_CPU;
+    uint64_t den = cpu ? a->cpu.attributed : a->mem.attributed;
     uint32_t *ids = malloc(((size_t)a->idents.len + 1) * sizeof *ids);
     if (ids == NULL)
         return NULL;
     *n = 0;
     for (uint32_t i = 0; den > 0 && i < a->idents.len; i++)
-        if (agg_ident_at(a, i)->cpu != AGG_NONE &&
-            rank_meets(fnb_of(a, i)->inclusive, den, threshold_bp))
+        if (agg_ident_at(a, i)->bucket != AGG_NONE &&
+            rank_meets(cpu ? fnb_of(a, i)->inclusive : siteb_of(a, i)->allocated_bytes, den,
+                       threshold_bp))
             ids[(*n)++] = i;
-    qsort_r(ids, *n, sizeof *ids, cpu_entry_cmp, (void *)a);
+    qsort_r(ids, *n, sizeof *ids, cpu ? cpu_entry_cmp : mem_entry_cmp, (void *)a);
     return ids;
 }
 
@@ -159,7 +179,7 @@ static int entry_hot_lines(const struct agg *a, uint32_t ident, struct rank_entr
     const struct agg_hotb *top[RANK_TOP];
     unsigned n = 0;
     for (uint32_t off = fnb_of(a, ident)->hot_head; off != AGG_NONE;) {
-        const struct agg_hotb *h = agg_cpu_at(a, off);
+        const struct agg_hotb *h = agg_bucket_at(a, off);
         TOP_INSERT(top, n, h, hot_before);
         off = h->next;
     }
@@ -189,12 +209,12 @@ static unsigned chain_seq(const struct agg *a, uint32_t chain, uint32_t out[WIRE
 /* Chains: samples desc, then the identity sequences lexically. */
 static bool chain_before(const struct agg *a, uint32_t x, uint32_t y)
 {
-    uint64_t sx =
-        ((struct agg_chainb *)agg_cpu_at(a, ((struct agg_chain *)agg_vec_at(&a->chains, x))->cpu))
-            ->samples;
-    uint64_t sy =
-        ((struct agg_chainb *)agg_cpu_at(a, ((struct agg_chain *)agg_vec_at(&a->chains, y))->cpu))
-            ->samples;
+    uint64_t sx = ((struct agg_chainb *)agg_bucket_at(
+                       a, ((struct agg_chain *)agg_vec_at(&a->chains, x))->bucket))
+                      ->samples;
+    uint64_t sy = ((struct agg_chainb *)agg_bucket_at(
+                       a, ((struct agg_chain *)agg_vec_at(&a->chains, y))->bucket))
+                      ->samples;
     if (sx != sy)
         return sx > sy;
     uint32_t p[WIRE_MAX_STACK_DEPTH], q[WIRE_MAX_STACK_DEPTH];
@@ -240,7 +260,7 @@ static int entries_chains(const struct agg *a, const uint32_t *slot, struct rank
         return -1;
     for (uint32_t c = 0; c < a->chains.len; c++) {
         const struct agg_chain *p = agg_vec_at(&a->chains, c);
-        if (p->cpu == AGG_NONE || slot[p->ident] == AGG_NONE)
+        if (p->bucket == AGG_NONE || slot[p->ident] == AGG_NONE)
             continue;
         struct rank_entry *e = &r->entries[slot[p->ident]];
         uint32_t *t = top[slot[p->ident]];
@@ -256,7 +276,7 @@ static int entries_chains(const struct agg *a, const uint32_t *slot, struct rank
         for (unsigned k = 0; k < r->entries[i].n_chains; k++) {
             struct rank_chain *o = &r->entries[i].chains[k];
             const struct agg_chain *p = agg_vec_at(&a->chains, top[i][k]);
-            o->weight = ((struct agg_chainb *)agg_cpu_at(a, p->cpu))->samples;
+            o->weight = ((struct agg_chainb *)agg_bucket_at(a, p->bucket))->samples;
             o->chain = chain_text(a, top[i][k], &o->len);
             if (o->chain == NULL)
                 rc = -1;
@@ -285,7 +305,46 @@ static void entry_identity(const struct agg *a, uint32_t ident, struct rank_entr
 }
 
 /* Fills the emitted CPU entries from the sorted eligible identities. */
-static int cpu_entries(const struct agg *a, const uint32_t *ids, struct rank_report *r)
+/* The CPU numbers of an entry: counts, percent, hot lines, suggestion. */
+static int cpu_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
+                     enum agg_status status)
+{
+    const struct agg_fnb *f = fnb_of(a, ident);
+    e->primary = f->inclusive;
+    e->secondary = f->self;
+    e->percent_hundredths = rank_percent_hundredths(f->inclusive, a->cpu.attributed);
+    e->freed_bytes = e->retained_bytes = e->live_at_peak_bytes = e->resize_count = RANK_NA;
+    if (entry_hot_lines(a, ident, e) < 0)
+        return -1;
+    if (status != AGG_COMPLETE)
+        return 0;
+    if (e->path.ptr == NULL)
+        return e->suggestions_unavailable = true, 0;
+    return suggest_cpu(e);
+}
+
+/* The memory numbers of an entry; live values only while exact. */
+static int mem_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
+                     const struct rank_report *r)
+{
+    const struct agg_siteb *s = siteb_of(a, ident);
+    bool exact = !a->mem.limited;
+    e->primary = s->allocated_bytes;
+    e->secondary = s->allocation_count;
+    e->percent_hundredths = rank_percent_hundredths(s->allocated_bytes, a->mem.attributed);
+    e->resize_count = s->resize_count;
+    e->freed_bytes = exact ? s->freed_bytes : RANK_NA;
+    e->retained_bytes = exact ? s->live : RANK_NA;
+    e->live_at_peak_bytes = exact ? agg_mem_site_at_peak(a, s) : RANK_NA;
+    if (r->status != AGG_COMPLETE)
+        return 0;
+    if (e->path.ptr == NULL)
+        return e->suggestions_unavailable = true, 0;
+    return suggest_mem(e, r->threshold_bp, a->mem.attributed);
+}
+
+/* Fills the emitted entries from the sorted eligible identities. */
+static int fill_entries(const struct agg *a, const uint32_t *ids, struct rank_report *r)
 {
     uint32_t *slot = malloc(((size_t)a->idents.len + 1) * sizeof *slot);
     if (slot == NULL)
@@ -295,21 +354,11 @@ static int cpu_entries(const struct agg *a, const uint32_t *ids, struct rank_rep
     int rc = 0;
     for (size_t i = 0; i < r->n_entries; i++) {
         struct rank_entry *e = &r->entries[i];
-        const struct agg_fnb *f = fnb_of(a, ids[i]);
         slot[ids[i]] = (uint32_t)i;
         e->rank = i + 1;
         entry_identity(a, ids[i], e);
-        e->primary = f->inclusive;
-        e->secondary = f->self;
-        e->percent_hundredths = rank_percent_hundredths(f->inclusive, a->cpu.attributed);
-        e->freed_bytes = e->retained_bytes = e->live_at_peak_bytes = e->resize_count = RANK_NA;
-        if (entry_hot_lines(a, ids[i], e) < 0)
-            rc = -1;
-        if (r->status != AGG_COMPLETE)
-            continue;
-        if (e->path.ptr == NULL)
-            e->suggestions_unavailable = true;
-        else if (suggest_cpu(e) < 0)
+        if ((a->mode == WIRE_MODE_CPU ? cpu_entry(a, ids[i], e, r->status)
+                                      : mem_entry(a, ids[i], e, r)) < 0)
             rc = -1;
     }
     if (rc == 0)
@@ -344,6 +393,19 @@ static void cpu_totals(const struct agg *a, struct rank_cpu_totals *t)
                                       : RANK_NA;
 }
 
+/* Memory totals; live values are unavailable once tracking stopped. */
+static void mem_totals(const struct agg *a, struct rank_mem_totals *t)
+{
+    const struct agg_mem *m = &a->mem;
+    t->allocation_count = m->allocation_count;
+    t->resize_count = m->resize_count;
+    t->allocated_bytes = m->allocated_bytes;
+    t->freed_bytes = m->limited ? RANK_NA : m->freed_bytes;
+    t->peak_live_bytes = m->limited ? RANK_NA : m->peak;
+    t->retained_bytes = m->limited ? RANK_NA : m->live;
+    t->attributed_allocated_bytes = m->attributed;
+}
+
 static const char *termination_name(const struct agg *a)
 {
     static const char *const names[] = {"returned", "runtime_error", "interrupted"};
@@ -372,15 +434,14 @@ static void report_header(const struct agg *a, const struct rank_options *opt,
     r->collector_errors = a->errors;
     r->collector_error = a->first_error;
     cpu_totals(a, &r->cpu);
+    mem_totals(a, &r->mem);
 }
 
 int rank_build(const struct agg *a, const struct rank_options *opt, struct rank_report *out)
 {
     report_header(a, opt, out);
-    if (a->mode != WIRE_MODE_CPU)
-        return 0;
     uint64_t n = 0;
-    uint32_t *ids = cpu_eligible(a, out->threshold_bp, &n);
+    uint32_t *ids = eligible(a, out->threshold_bp, &n);
     if (ids == NULL)
         return -1;
     out->eligible = n;
@@ -388,7 +449,7 @@ int rank_build(const struct agg *a, const struct rank_options *opt, struct rank_
     out->truncated = n - out->emitted;
     out->n_entries = (size_t)out->emitted;
     out->entries = calloc(out->n_entries + 1, sizeof *out->entries);
-    int rc = out->entries ? cpu_entries(a, ids, out) : -1;
+    int rc = out->entries ? fill_entries(a, ids, out) : -1;
     free(ids);
     return rc;
 }

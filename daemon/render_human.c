@@ -115,6 +115,23 @@ static void cpu_config_totals(FILE *f, const struct rank_report *r)
     put_line(f, "process CPU time", t->process_cpu_ms, " ms");
 }
 
+static void mem_config_totals(FILE *f, const struct rank_report *r)
+{
+    const struct rank_mem_totals *t = &r->mem;
+    fputs("config: threshold ", f);
+    put_hundredths(f, r->threshold_bp);
+    fprintf(f, "%%, limit %u, retention metadata budget %llu bytes\n", r->limit,
+            (unsigned long long)r->retention_budget);
+    fputs("totals:\n", f);
+    put_line(f, "allocations", t->allocation_count, NULL);
+    put_line(f, "resizes", t->resize_count, NULL);
+    put_line(f, "allocated bytes", t->allocated_bytes, NULL);
+    put_line(f, "freed bytes", t->freed_bytes, NULL);
+    put_line(f, "peak live bytes", t->peak_live_bytes, NULL);
+    put_line(f, "retained bytes", t->retained_bytes, NULL);
+    put_line(f, "attributed bytes", t->attributed_allocated_bytes, NULL);
+}
+
 static void put_location(FILE *f, struct rank_str path, uint64_t line, uint64_t column)
 {
     put_str(f, path);
@@ -126,32 +143,22 @@ static void put_location(FILE *f, struct rank_str path, uint64_t line, uint64_t 
     }
 }
 
-/* One ranked entry with its hot lines, chains and suggestions. */
-static void cpu_entry(FILE *f, const struct rank_entry *e)
+/* The entry head shared by both modes: name, location, origin. */
+static void entry_name(FILE *f, const struct rank_entry *e)
 {
     static const char *const origins[] = {"project", "dependency", "stdlib"};
-    fprintf(f, "%s#%llu  ", "", (unsigned long long)e->rank);
-    put_hundredths(f, e->percent_hundredths);
-    fprintf(f, "%%  self %llu / inclusive %llu  ", (unsigned long long)e->secondary,
-            (unsigned long long)e->primary);
     put_str(f, e->ns);
     fputc('.', f);
     put_str(f, e->fn);
     fputs("  ", f);
     put_location(f, e->path, e->line, RANK_NA);
     fprintf(f, " (%s)\n", e->origin >= 0 ? origins[e->origin] : "unavailable");
-    for (unsigned k = 0; k < e->n_hot; k++) {
-        const struct rank_hot *h = &e->hot[k];
-        fputs("    hot line  ", f);
-        put_location(f, h->path, h->line, h->column);
-        fprintf(f, "  %llu samples  ", (unsigned long long)h->self_samples);
-        if (h->code)
-            fprintf(f, "| %s%s\n", h->code, h->source_redacted ? "  (redacted)" : "");
-        else
-            fputs("code unavailable\n", f);
-    }
+}
+
+static void entry_tail(FILE *f, const struct rank_entry *e, const char *unit)
+{
     for (unsigned k = 0; k < e->n_chains; k++) {
-        fprintf(f, "    chain     %llu samples  ", (unsigned long long)e->chains[k].weight);
+        fprintf(f, "    chain     %llu %s  ", (unsigned long long)e->chains[k].weight, unit);
         render_escaped(f, e->chains[k].chain, e->chains[k].len);
         fputc('\n', f);
     }
@@ -164,13 +171,54 @@ static void cpu_entry(FILE *f, const struct rank_entry *e)
     }
 }
 
+/* One ranked CPU entry with its hot lines, chains and suggestions. */
+static void cpu_entry(FILE *f, const struct rank_entry *e)
+{
+    fprintf(f, "#%llu  ", (unsigned long long)e->rank);
+    put_hundredths(f, e->percent_hundredths);
+    fprintf(f, "%%  self %llu / inclusive %llu  ", (unsigned long long)e->secondary,
+            (unsigned long long)e->primary);
+    entry_name(f, e);
+    for (unsigned k = 0; k < e->n_hot; k++) {
+        const struct rank_hot *h = &e->hot[k];
+        fputs("    hot line  ", f);
+        put_location(f, h->path, h->line, h->column);
+        fprintf(f, "  %llu samples  ", (unsigned long long)h->self_samples);
+        if (h->code)
+            fprintf(f, "| %s%s\n", h->code, h->source_redacted ? "  (redacted)" : "");
+        else
+            fputs("code unavailable\n", f);
+    }
+    entry_tail(f, e, "samples");
+}
+
+/* One ranked memory entry: bytes, counts, then chains and suggestions. */
+static void mem_entry(FILE *f, const struct rank_entry *e)
+{
+    fprintf(f, "#%llu  ", (unsigned long long)e->rank);
+    put_hundredths(f, e->percent_hundredths);
+    fprintf(f, "%%  %llu bytes / %llu allocations  ", (unsigned long long)e->primary,
+            (unsigned long long)e->secondary);
+    entry_name(f, e);
+    fputs("    freed ", f);
+    put_num(f, e->freed_bytes);
+    fputs(", retained ", f);
+    put_num(f, e->retained_bytes);
+    fputs(", live at peak ", f);
+    put_num(f, e->live_at_peak_bytes);
+    fputs(", resizes ", f);
+    put_num(f, e->resize_count);
+    fputc('\n', f);
+    entry_tail(f, e, "bytes");
+}
+
 static void bottlenecks(FILE *f, const struct rank_report *r)
 {
     fprintf(f, "bottlenecks: %llu eligible, %llu emitted, %llu truncated\n",
             (unsigned long long)r->eligible, (unsigned long long)r->emitted,
             (unsigned long long)r->truncated);
     for (size_t i = 0; i < r->n_entries; i++)
-        cpu_entry(f, &r->entries[i]);
+        (r->mode == WIRE_MODE_CPU ? cpu_entry : mem_entry)(f, &r->entries[i]);
 }
 
 int render_human(const struct rank_report *r, char **out, size_t *len)
@@ -180,7 +228,7 @@ int render_human(const struct rank_report *r, char **out, size_t *len)
     if (f == NULL)
         return -1;
     header(f, r);
-    cpu_config_totals(f, r);
+    (r->mode == WIRE_MODE_CPU ? cpu_config_totals : mem_config_totals)(f, r);
     bottlenecks(f, r);
     return fclose(f) == 0 ? 0 : -1;
 }

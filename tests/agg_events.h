@@ -104,4 +104,44 @@ static inline int ev_finish(struct ev *e, uint8_t term, uint64_t coalesced, uint
     return agg_finish(e->a, &f);
 }
 
+/* A memory aggregation after a valid HELLO with the given budget. */
+static inline struct ev ev_mem_start(uint64_t retention_budget)
+{
+    struct ev e = {agg_new(), 0};
+    ck_assert_ptr_nonnull(e.a);
+    struct wire_hello h = ev_hello_rec(AGG_CPU_BUDGET_MAX, AGG_STACK_BUDGET_MAX);
+    h.mode = WIRE_MODE_MEMORY;
+    h.config.rate_hz = 0;
+    h.config.retention_budget = retention_budget;
+    h.backend = ev_str("interpreter_alloc_hooks");
+    h.capabilities = WIRE_CAP_RUNTIME_THREAD_REGISTRATION | WIRE_CAP_SOURCE_SPANS |
+                     WIRE_CAP_HEAP_ALLOCATION_HOOKS | WIRE_CAP_FREE_AND_RESIZE_EVENTS;
+    ck_assert_int_eq(agg_hello(e.a, &h), 0);
+    return e;
+}
+
+#define EV_NA WIRE_NONE64
+
+/* ALLOC on a worker thread; sizes EV_NA where the operation has none. */
+static inline int ev_alloc_on(struct ev *e, uint32_t thread, uint8_t op, uint64_t id, uint64_t old,
+                              uint64_t new_size, uint32_t stack)
+{
+    e->seq++;
+    struct wire_alloc x = {
+        e->seq, op, id, old, new_size, {WIRE_NONE32, WIRE_NONE32, thread}, stack, WIRE_SPAN_NONE};
+    return agg_alloc(e->a, &x);
+}
+
+static inline int ev_alloc(struct ev *e, uint8_t op, uint64_t id, uint64_t old, uint64_t new_size,
+                           uint32_t stack)
+{
+    return ev_alloc_on(e, 0, op, id, old, new_size, stack);
+}
+
+static inline int ev_mem_finish(struct ev *e)
+{
+    struct wire_finish f = {WIRE_TERM_RETURNED, 1000000, WIRE_NONE64, 0, 0, 0, false, false};
+    return agg_finish(e->a, &f);
+}
+
 #endif
