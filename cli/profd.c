@@ -11,65 +11,23 @@
 #include <unistd.h>
 
 #include "cli/profd.h"
+#include "cli/profd_spawn.h"
 #include "proto/capture.h"
-
-/* The daemon's path: $JETT_PROFD, a sibling of this executable, the build
- * tree's daemon/ folder, else "jett-profd" for a PATH lookup. */
-static void profd_path(char *out, size_t n)
-{
-    const char *env = getenv("JETT_PROFD");
-    if (env && *env) {
-        snprintf(out, n, "%s", env);
-        return;
-    }
-    char self[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len > 0) {
-        self[len] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash) {
-            *slash = '\0';
-            snprintf(out, n, "%s/jett-profd", self);
-            if (access(out, X_OK) == 0)
-                return;
-            snprintf(out, n, "%s/../daemon/jett-profd", self);
-            if (access(out, X_OK) == 0)
-                return;
-        }
-    }
-    snprintf(out, n, "jett-profd");
-}
-
-/* In the child: the socket becomes descriptor 3, then exec. */
-static void profd_exec(int fd, const char *path)
-{
-    if (fd != 3 && (dup2(fd, 3) < 0 || close(fd) < 0))
-        _exit(127);
-    fcntl(3, F_SETFD, 0);
-    signal(SIGPIPE, SIG_DFL);
-    execlp(path, "jett-profd", "--fd", "3", (char *)NULL);
-    _exit(127);
-}
 
 int cli_profd_start(struct cli_profd *p, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-        return snprintf(err, errlen, "socketpair: %s", strerror(errno)), -1;
-    char path[PATH_MAX + 32];
-    profd_path(path, sizeof path);
+    char *path;
+    if (profd_find(&path) != 0)
+        return snprintf(err, errlen, "jett-profd not found beside jett"), -1;
     p->dec = wire_decoder_new(WIRE_TO_LAUNCHER);
-    p->pid = p->dec ? fork() : -1;
-    if (p->pid == 0)
-        profd_exec(sv[1], path);
-    close(sv[1]);
-    if (p->pid < 0) {
-        close(sv[0]);
+    int rc = p->dec ? profd_spawn(path, &p->fd, &p->pid, err, errlen) : -1;
+    free(path);
+    if (rc != 0) {
         wire_decoder_free(p->dec);
-        return snprintf(err, errlen, "cannot start jett-profd: %s", strerror(errno)), -1;
+        p->dec = NULL;
+        return -1;
     }
-    p->fd = sv[0];
     signal(SIGPIPE, SIG_IGN); /* a dead daemon is an error return, not a signal */
     return 0;
 }

@@ -4,9 +4,9 @@
  * inherited), writes frames to it and reads its answers (READY,
  * UNSUPPORTED, RESULT) with the wire decoder.
  *
- * The daemon binary is $JETT_PROFD when set, else the jett-profd beside
- * this executable (or in the build tree's daemon/ folder), else the one on
- * PATH.
+ * The daemon binary is the jett-profd beside this executable (or in the
+ * build tree's daemon/ folder): never one found elsewhere, which could be
+ * another version.
  */
 #ifndef JETT_CLI_PROFD_H
 #define JETT_CLI_PROFD_H
