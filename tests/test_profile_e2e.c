@@ -355,6 +355,17 @@ START_TEST(capture_replays_to_the_same_bytes)
     ck_assert_int_eq(again.status, 0);
     const char *prof = strstr(live.out, "\nprofile:\n");
     ck_assert_ptr_nonnull(prof);
+    /* The whole envelope is canonical TOON for the reference library. */
+    char env_path[600];
+    snprintf(env_path, sizeof env_path, "%s/live.toon", dir);
+    ck_assert_int_eq(tu_write_file(env_path, live.out, live.out_len - 1), 0); /* no final \n */
+    char *checker = tu_source_path("tests/toon-check/toon-check");
+    struct tu_output chk;
+    const char *cargv[] = {checker, env_path, NULL};
+    run(cargv, &chk);
+    ck_assert_msg(chk.status == 0, "%s%s", chk.out, chk.err);
+    tu_output_free(&chk);
+    free(checker);
     /* The envelope ends with the profile (no error pair on success). */
     ck_assert_str_eq(prof + 1, again.out);
     tu_output_free(&live);
