@@ -181,9 +181,13 @@ static void serve_event_cb(struct bufferevent *bev, short what, void *arg)
 
 int serve_fd(int fd)
 {
-    signal(SIGINT, SIG_IGN); /* the launcher owns interrupts and asks us to finish */
+    /* Interrupts reach the whole process group; the launcher owns them and
+     * finishes the stream itself, so the daemon must outlive them.  It
+     * ends on end of stream, or is killed when the launcher dies. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     struct serve s = {event_base_new(), NULL,  wire_decoder_new(WIRE_TO_DAEMON),
                       agg_new(),        false, 0};
     if (s.base)

@@ -264,6 +264,41 @@ START_TEST(daemon_killed_with_sigint_exits_130)
 }
 END_TEST
 
+/* SIGTERM to the whole process group, as a service manager sends it: the
+ * daemon ignores it and the launcher still finishes the profile. */
+START_TEST(group_sigterm_finishes_the_profile)
+{
+    char *p = program("term.jett", "namespace term\n"
+                                   "fn main() {\n"
+                                   "    while true {\n"
+                                   "        sleep(10)\n"
+                                   "    }\n"
+                                   "}\n"),
+         out[600];
+    snprintf(out, sizeof out, "%s/out.toon", dir);
+    const char *argv[] = {jett, "run", p, "--profile", "--agent", NULL};
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        if (!freopen(out, "w", stdout) || !freopen("/dev/null", "w", stderr))
+            _exit(126);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    ck_assert_int_gt(tu_child_named(pid, "jett-profd"), 0);
+    usleep(300000);
+    kill(-pid, SIGTERM);
+    ck_assert_int_eq(tu_wait(pid), 143);
+    size_t len;
+    char *doc = tu_read_file(out, &len);
+    ck_assert_msg(strstr(doc, "\n  status: partial\n  partial_reason: interrupted\n"), "%s", doc);
+    ck_assert_ptr_nonnull(strstr(doc, "\nerror: interrupted by SIGTERM"));
+    free(doc);
+    free(p);
+}
+END_TEST
+
 START_TEST(sigint_finishes_an_interrupted_profile)
 {
     char *p = program("spin.jett", "namespace spin\n"
@@ -438,6 +473,7 @@ Suite *profile_e2e_suite(void)
     tcase_add_test(t, recursion_deeper_than_128_is_truncated);
     tcase_add_test(t, runtime_error_keeps_partial_observations);
     tcase_add_test(t, sigint_finishes_an_interrupted_profile);
+    tcase_add_test(t, group_sigterm_finishes_the_profile);
     suite_add_tcase(s, t);
     t = tcase_create("failures");
     tcase_add_checked_fixture(t, setup, teardown);
