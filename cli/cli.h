@@ -18,6 +18,8 @@ typedef int (*cli_group_fn)(int argc, char **argv);
 
 int cli_profile_main(int argc, char **argv);
 int cli_run_main(int argc, char **argv);
+/* jett profile diff (argv[0] is "diff"). */
+int cli_profile_diff(int argc, char **argv);
 
 /* Prints "jett: " + message + newline on stderr; returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

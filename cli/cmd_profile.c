@@ -18,11 +18,13 @@ static const char profile_usage_text[] =
     "       jett profile replay CAPTURE|- [--profile-threshold "
     "PERCENT]\n"
     "                           [--profile-limit COUNT] [--agent]\n"
+    "       jett profile diff BASE NEW [--agent]\n"
     "\n"
     "  dump   print a capture as text, one record a line\n"
     "  pack   turn that text back into a capture\n"
     "  replay run jett-profd on a capture and print its "
-    "profile\n";
+    "profile\n"
+    "  diff   per-function change between two captures of one mode\n";
 
 static int profile_usage(FILE *f, int status)
 {
@@ -282,6 +284,8 @@ int cli_profile_main(int argc, char **argv)
         return cmd_dump(argc - 1, argv + 1);
     if (strcmp(argv[1], "pack") == 0)
         return cmd_pack(argc - 1, argv + 1);
+    if (strcmp(argv[1], "diff") == 0)
+        return cli_profile_diff(argc - 1, argv + 1);
     if (strcmp(argv[1], "replay") == 0)
         return cmd_replay(argc - 1, argv + 1);
     return cli_usage_error("profile: unknown subcommand '%s' (try 'jett profile --help')", argv[1]);
