@@ -213,6 +213,7 @@ static bool ship_batch(struct collector *c)
 static void *writer_main(void *arg)
 {
     struct collector *c = arg;
+    pthread_setname_np(pthread_self(), "jett-writer");
     long nap_ns = 200000;
     for (;;) {
         bool stopping = atomic_load(&c->stop);
@@ -236,7 +237,6 @@ int collector_start(struct collector *c)
         fail(c, "cannot start the writer thread");
         return -1;
     }
-    pthread_setname_np(c->writer, "jett-writer");
     c->started = true;
     return 0;
 }
