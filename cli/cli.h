@@ -19,6 +19,9 @@ typedef int (*cli_group_fn)(int argc, char **argv);
 int cli_profile_main(int argc, char **argv);
 int cli_callgrind_main(int argc, char **argv);
 int cli_profile_export(int argc, char **argv); /* cli/cmd_export.c */
+int cli_run_main(int argc, char **argv);
+/* jett profile diff (argv[0] is "diff"). */
+int cli_profile_diff(int argc, char **argv);
 
 /* Prints "jett: " + message + newline on stderr; returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,4 +1,5 @@
-/* jett profile export: a capture as folded stacks or an SVG flame graph. */
+/* jett profile export: a capture as folded stacks, an SVG flame graph or a
+ * Callgrind profile. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,19 +7,22 @@
 
 #include "cli/cli.h"
 #include "cli/readfile.h"
+#include "proto/cgexport.h"
 #include "proto/flame.h"
 #include "proto/fold.h"
 
 static const char export_usage_text[] =
-    "usage: jett profile export CAPTURE|- --format collapsed|svg [--weight W] [-o PATH]\n"
+    "usage: jett profile export CAPTURE|- --format collapsed|svg|callgrind [--weight W]\n"
+    "                           [-o PATH]\n"
     "\n"
     "  --format collapsed  folded stacks, one 'root;caller;leaf VALUE' line each\n"
     "  --format svg        a self-contained flame graph\n"
+    "  --format callgrind  a Callgrind profile for KCachegrind and callgrind_annotate\n"
     "  --weight W          memory captures: allocated (default), count, retained\n"
     "                      or live-at-peak\n"
     "  -o PATH             write to PATH instead of standard output\n";
 
-enum export_format { EXPORT_NONE, EXPORT_COLLAPSED, EXPORT_SVG };
+enum export_format { EXPORT_NONE, EXPORT_COLLAPSED, EXPORT_SVG, EXPORT_CALLGRIND };
 
 struct export_opts {
     const char *capture, *out;
@@ -84,14 +88,21 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
     if (!o->capture)
         return cli_usage_error("profile export: expected a CAPTURE argument"), -1;
     if (!o->format_arg)
-        return cli_usage_error("profile export: --format collapsed|svg is required"), -1;
+        return cli_usage_error("profile export: --format collapsed|svg|callgrind is required"), -1;
     if (strcmp(o->format_arg, "collapsed") == 0)
         o->format = EXPORT_COLLAPSED;
     else if (strcmp(o->format_arg, "svg") == 0)
         o->format = EXPORT_SVG;
+    else if (strcmp(o->format_arg, "callgrind") == 0)
+        o->format = EXPORT_CALLGRIND;
     else
-        return cli_usage_error("profile export: --format must be collapsed or svg, not '%s'",
-                               o->format_arg),
+        return cli_usage_error(
+                   "profile export: --format must be collapsed, svg or callgrind, not '%s'",
+                   o->format_arg),
+               -1;
+    if (o->format == EXPORT_CALLGRIND && o->weight_arg)
+        return cli_usage_error("profile export: --weight applies to collapsed and svg; a "
+                               "Callgrind profile carries every weight as an event"),
                -1;
     o->weight = FOLD_WEIGHT_DEFAULT;
     if (o->weight_arg && parse_weight(o->weight_arg, &o->weight) != 0)
@@ -124,7 +135,22 @@ static int read_fold(const struct export_opts *o, struct fold **out)
     return CLI_EXIT_BAD_INPUT;
 }
 
-/* Renders into memory, then writes stdout or the -o file at once. */
+/* Writes stdout or the -o file at once. */
+static int write_buffer(const struct export_opts *o, const char *buf, size_t len)
+{
+    char err[320];
+    int rc;
+    if (o->out)
+        rc = cli_write_file_atomic(o->out, buf, len, err, sizeof err);
+    else
+        rc = capture_write_all(STDOUT_FILENO, buf, len);
+    if (rc != 0)
+        return o->out ? cli_usage_error("%s: %s", o->out, err)
+                      : cli_usage_error("profile export: cannot write the output");
+    return CLI_EXIT_OK;
+}
+
+/* Renders the fold into memory, then writes it. */
 static int write_output(const struct export_opts *o, const struct fold *f)
 {
     char *buf = NULL;
@@ -137,19 +163,38 @@ static int write_output(const struct export_opts *o, const struct fold *f)
         free(buf);
         return cli_usage_error("profile export: out of memory");
     }
-    char err[320];
-    if (o->out)
-        rc = cli_write_file_atomic(o->out, buf, len, err, sizeof err);
-    else
-        rc = capture_write_all(STDOUT_FILENO, buf, len);
+    rc = write_buffer(o, buf, len);
     free(buf);
-    if (rc != 0)
-        return o->out ? cli_usage_error("%s: %s", o->out, err)
-                      : cli_usage_error("profile export: cannot write the output");
-    return CLI_EXIT_OK;
+    return rc;
 }
 
-/* jett profile export CAPTURE --format collapsed|svg [--weight W] [-o PATH] */
+/* --format callgrind: straight from the capture's stacks and lines. */
+static int export_callgrind(const struct export_opts *o)
+{
+    char err[400], *buf = NULL;
+    size_t len = 0;
+    int fd = cli_open_input(o->capture, err, sizeof err);
+    if (fd < 0)
+        return cli_usage_error("%s: %s", o->capture, err);
+    struct capture_reader *r = capture_reader_fd(fd);
+    FILE *mem = open_memstream(&buf, &len);
+    int rc = r && mem ? cgexport_write(r, mem, err, sizeof err) : -1;
+    if (mem)
+        fclose(mem);
+    capture_reader_free(r);
+    if (fd != STDIN_FILENO)
+        close(fd);
+    if (rc != 0) {
+        fprintf(stderr, "jett: %s: %s\n", o->capture, r && mem ? err : "out of memory");
+        free(buf);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    rc = write_buffer(o, buf, len);
+    free(buf);
+    return rc;
+}
+
+/* jett profile export CAPTURE --format F [--weight W] [-o PATH] */
 int cli_profile_export(int argc, char **argv)
 {
     struct export_opts o = {0};
@@ -159,6 +204,8 @@ int cli_profile_export(int argc, char **argv)
             fputs(export_usage_text, stdout);
         return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
     }
+    if (o.format == EXPORT_CALLGRIND)
+        return export_callgrind(&o);
     struct fold *f = NULL;
     rc = read_fold(&o, &f);
     if (rc != CLI_EXIT_OK)

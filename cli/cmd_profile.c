@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/profd.h"
 #include "cli/readfile.h"
+#include "daemon/rank.h"
 #include "proto/captext.h"
 
 #define PACK_MAX_TEXT (1u << 30)
@@ -13,12 +15,18 @@
 static const char profile_usage_text[] =
     "usage: jett profile dump CAPTURE|- [--follow [--timeout SECONDS]]\n"
     "       jett profile pack TEXT|- -o CAPTURE\n"
-    "       jett profile export CAPTURE|- --format collapsed|svg [--weight W] [-o PATH]\n"
+    "       jett profile replay CAPTURE|- [--profile-threshold PERCENT]\n"
+    "                           [--profile-limit COUNT] [--agent]\n"
+    "       jett profile export CAPTURE|- --format collapsed|svg|callgrind [--weight W]\n"
+    "                           [-o PATH]\n"
+    "       jett profile diff BASE NEW [--agent]\n"
     "\n"
     "  dump   print a capture as text, one record a line; --follow waits for\n"
     "         a capture still being written (default timeout 30 s)\n"
     "  pack   turn that text back into a capture\n"
-    "  export write folded stacks or an SVG flame graph\n";
+    "  replay run jett-profd on a capture and print its profile\n"
+    "  export write folded stacks, an SVG flame graph or a Callgrind profile\n"
+    "  diff   per-function change between two captures of one mode\n";
 
 static int profile_usage(FILE *f, int status)
 {
@@ -157,6 +165,180 @@ static int cmd_pack(int argc, char **argv)
     return CLI_EXIT_OK;
 }
 
+struct replay_opts {
+    const char *path;
+    bool agent;
+    struct rank_options rank;
+};
+
+static const char pct_range[] = "expects a PERCENT from 0 to 100 (at most two decimals)";
+static const char count_range[] = "expects a COUNT from 1 to 100";
+
+/* Parses one --profile-threshold / --profile-limit value. */
+static int replay_value(const char *opt, const char *v, struct replay_opts *o)
+{
+    bool thr = strcmp(opt, "--profile-threshold") == 0;
+    if (thr ? o->rank.set_threshold : o->rank.set_limit)
+        return cli_usage_error("%s: repeated option", opt);
+    if (!v || (thr ? rank_parse_percent(v, &o->rank.threshold_bp)
+                   : rank_parse_limit(v, &o->rank.limit)) != 0)
+        return cli_usage_error("%s: %s", opt, thr ? pct_range : count_range);
+    *(thr ? &o->rank.set_threshold : &o->rank.set_limit) = true;
+    return CLI_EXIT_OK;
+}
+
+/* CAPTURE|- and the options, in any order, each at most once; values
+ * are validated exactly as `jett run` validates them. */
+static int replay_parse(int argc, char **argv, struct replay_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int rc = CLI_EXIT_OK;
+        if (strcmp(a, "--agent") == 0) {
+            if (o->agent)
+                return cli_usage_error("--agent: repeated option");
+            o->agent = true;
+        } else if (strcmp(a, "--profile-threshold") == 0 || strcmp(a, "--profile-limit") == 0) {
+            rc = replay_value(a, i + 1 < argc ? argv[++i] : NULL, o);
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return cli_usage_error("%s: unknown option", a);
+        } else if (o->path) {
+            return cli_usage_error("profile replay: expected one CAPTURE argument");
+        } else {
+            o->path = a;
+        }
+        if (rc != CLI_EXIT_OK)
+            return rc;
+    }
+    if (!o->path)
+        return cli_usage_error("profile replay: expected one CAPTURE argument");
+    return CLI_EXIT_OK;
+}
+
+/* Encodes one capture record for the daemon, with the replay overrides
+ * in HELLO and every EVENTS entry checked first.  0 or -1. */
+static int replay_encode(struct capture_reader *r, struct wire_record *rec,
+                         const struct replay_opts *o, msgpack_sbuffer *sb)
+{
+    if (rec->type == WIRE_HELLO) {
+        if (o->rank.set_threshold)
+            rec->u.hello.config.threshold_bp = o->rank.threshold_bp;
+        if (o->rank.set_limit)
+            rec->u.hello.config.limit = o->rank.limit;
+    }
+    if (rec->type == WIRE_EVENTS) {
+        struct wire_events_iter it;
+        struct wire_event ev;
+        int rc;
+        wire_events_begin(&it, &rec->u.events);
+        while ((rc = wire_events_next(capture_reader_decoder(r), &it, &ev)) > 0)
+            ;
+        if (rc < 0)
+            return -1;
+    }
+    return wire_encode_record(sb, rec);
+}
+
+/* After HELLO: READY lets the stream go on; UNSUPPORTED ends the run. */
+static int replay_handshake(struct cli_profd *p)
+{
+    struct wire_record ans;
+    char err[320];
+    int rc = cli_profd_recv(p, &ans, err, sizeof err);
+    if (rc > 0 && ans.type == WIRE_READY)
+        return CLI_EXIT_OK;
+    if (rc > 0 && ans.type == WIRE_UNSUPPORTED) {
+        fprintf(stderr, "jett: profiler unsupported: the backend lacks %.*s\n",
+                (int)ans.u.unsupported.capability.len, ans.u.unsupported.capability.ptr);
+        return 4;
+    }
+    fprintf(stderr, "jett: %s\n", rc < 0 ? err : "jett-profd did not answer HELLO");
+    return CLI_EXIT_BAD_INPUT;
+}
+
+/* Streams the capture to the daemon; a bad capture is reported and the
+ * stream ends there (the daemon reports it as a collector failure). */
+static int replay_stream(struct cli_profd *p, struct capture_reader *r, const struct replay_opts *o)
+{
+    struct wire_record rec;
+    int rc, status = CLI_EXIT_OK;
+    while (status == CLI_EXIT_OK && (rc = capture_reader_next(r, &rec)) > 0) {
+        msgpack_sbuffer sb;
+        msgpack_sbuffer_init(&sb);
+        bool hello = rec.type == WIRE_HELLO;
+        if (replay_encode(r, &rec, o, &sb) != 0) {
+            const struct wire_error *e = wire_decoder_error(capture_reader_decoder(r));
+            fprintf(stderr, "jett: %s: byte %llu: %s\n", o->path, (unsigned long long)e->offset,
+                    e->msg);
+            status = CLI_EXIT_BAD_INPUT;
+        } else if (cli_profd_send(p, sb.data, sb.size) != 0) {
+            status = CLI_EXIT_BAD_INPUT; /* the daemon answered early or died */
+        } else if (hello) {
+            status = replay_handshake(p);
+        }
+        msgpack_sbuffer_destroy(&sb);
+    }
+    if (status == CLI_EXIT_OK && rc < 0) {
+        fprintf(stderr, "jett: %s: %s\n", o->path, capture_reader_error(r));
+        status = CLI_EXIT_BAD_INPUT;
+    }
+    cli_profd_close_write(p);
+    return status;
+}
+
+/* Reads RESULT and prints the report (or the TOON with --agent). */
+static int replay_result(struct cli_profd *p, bool agent)
+{
+    struct wire_record rec;
+    char err[320];
+    int rc;
+    while ((rc = cli_profd_recv(p, &rec, err, sizeof err)) > 0 && rec.type != WIRE_RESULT)
+        ;
+    if (rc <= 0) {
+        fprintf(stderr, "jett: %s\n", rc < 0 ? err : "jett-profd ended without a profile");
+        return CLI_EXIT_BAD_INPUT;
+    }
+    struct wire_str s = agent ? rec.u.result.profile : rec.u.result.human;
+    fwrite(s.ptr, 1, s.len, stdout);
+    if (agent)
+        fputc('\n', stdout);
+    return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_BAD_INPUT;
+}
+
+/* jett profile replay CAPTURE|- [options]: the daemon on a saved stream,
+ * over a socketpair exactly as `jett run` drives it. */
+static int cmd_replay(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "--help") == 0)
+        return profile_usage(stdout, CLI_EXIT_OK);
+    struct replay_opts o;
+    int status = replay_parse(argc, argv, &o);
+    if (status != CLI_EXIT_OK)
+        return status;
+    char err[320];
+    int fd = cli_open_input(o.path, err, sizeof err);
+    if (fd < 0)
+        return cli_usage_error("%s: %s", o.path, err);
+    struct capture_reader *r = capture_reader_fd(fd);
+    struct cli_profd p;
+    if (!r || cli_profd_start(&p, err, sizeof err) != 0) {
+        capture_reader_free(r);
+        fprintf(stderr, "jett: %s\n", r ? err : "out of memory");
+        return 4;
+    }
+    status = replay_stream(&p, r, &o);
+    capture_reader_free(r);
+    if (fd != STDIN_FILENO)
+        close(fd);
+    if (status != 4) {
+        int res = replay_result(&p, o.agent);
+        status = status != CLI_EXIT_OK ? status : res;
+    }
+    int daemon = cli_profd_finish(&p);
+    return status == CLI_EXIT_OK && daemon != 0 ? CLI_EXIT_BAD_INPUT : status;
+}
+
 int cli_profile_main(int argc, char **argv)
 {
     if (argc < 2)
@@ -169,5 +351,9 @@ int cli_profile_main(int argc, char **argv)
         return cmd_pack(argc - 1, argv + 1);
     if (strcmp(argv[1], "export") == 0)
         return cli_profile_export(argc - 1, argv + 1);
+    if (strcmp(argv[1], "diff") == 0)
+        return cli_profile_diff(argc - 1, argv + 1);
+    if (strcmp(argv[1], "replay") == 0)
+        return cmd_replay(argc - 1, argv + 1);
     return cli_usage_error("profile: unknown subcommand '%s' (try 'jett profile --help')", argv[1]);
 }

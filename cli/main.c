@@ -11,6 +11,7 @@ static const struct {
     cli_group_fn fn;
     const char *summary;
 } groups[] = {
+    {"run", cli_run_main, "run a Jett program, optionally profiled"},
     {"profile", cli_profile_main, "dump, pack and replay event captures"},
     {"callgrind", cli_callgrind_main, "check and normalize Callgrind profiles"},
 };

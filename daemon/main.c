@@ -1,73 +1,191 @@
-/* jett-profd: the aggregator process.  `replay` reads a saved capture. */
-#include <inttypes.h>
+/* jett-profd: the aggregator process.  `replay` reads a saved capture,
+ * aggregates it and prints the profile. */
+#include <malloc.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/readfile.h"
+#include "daemon/agg.h"
+#include "daemon/rank.h"
+#include "daemon/render.h"
+#include "daemon/serve.h"
 #include "jett-config.h"
 #include "proto/capture.h"
 
-static const char usage_text[] = "usage: jett-profd replay CAPTURE|-\n"
-                                 "       jett-profd --help | --version\n";
+static const char usage_text[] =
+    "usage: jett-profd replay CAPTURE|- [--profile-threshold PERCENT] [--profile-limit COUNT]\n"
+    "                         [--agent]\n"
+    "       jett-profd --fd N\n"
+    "       jett-profd --help | --version\n";
 
-/* Counts the records of a capture by type (and hot entries by kind). */
-static int replay_count(const char *path)
+struct replay_args {
+    const char *path;
+    struct rank_options opt;
+    bool agent;
+};
+
+static int usage_error(const char *msg, const char *opt)
+{
+    fprintf(stderr, "jett-profd: %s%s\n", opt ? opt : "", msg);
+    return 2;
+}
+
+/* Parses `replay` arguments in any order; each option at most once. */
+static int replay_parse(int argc, char **argv, struct replay_args *a)
+{
+    memset(a, 0, sizeof *a);
+    for (int i = 2; i < argc; i++) {
+        const char *o = argv[i];
+        bool thr = strcmp(o, "--profile-threshold") == 0, lim = strcmp(o, "--profile-limit") == 0;
+        if (strcmp(o, "--agent") == 0) {
+            if (a->agent)
+                return usage_error(": repeated option", o);
+            a->agent = true;
+        } else if (thr || lim) {
+            if (thr ? a->opt.set_threshold : a->opt.set_limit)
+                return usage_error(": repeated option", o);
+            if (i + 1 == argc)
+                return usage_error(thr ? ": expects a PERCENT from 0 to 100 (at most two decimals)"
+                                       : ": expects a COUNT from 1 to 100",
+                                   o);
+            const char *v = argv[++i];
+            if (thr ? rank_parse_percent(v, &a->opt.threshold_bp) != 0
+                    : rank_parse_limit(v, &a->opt.limit) != 0)
+                return usage_error(thr ? ": expects a PERCENT from 0 to 100 (at most two decimals)"
+                                       : ": expects a COUNT from 1 to 100",
+                                   o);
+            *(thr ? &a->opt.set_threshold : &a->opt.set_limit) = true;
+        } else if (o[0] == '-' && o[1] != '\0') {
+            return usage_error(": unknown option", o);
+        } else if (a->path) {
+            return usage_error("replay: expected one CAPTURE argument", NULL);
+        } else {
+            a->path = o;
+        }
+    }
+    return a->path ? 0 : usage_error("replay: expected one CAPTURE argument", NULL);
+}
+
+/* Feeds one record (an EVENTS record entry by entry) to the aggregation;
+ * -1 when the decoder rejected an entry. */
+static int feed_record(struct agg *g, struct wire_decoder *d, const struct wire_record *rec)
+{
+    switch (rec->type) {
+    case WIRE_HELLO:
+        return agg_hello(g, &rec->u.hello), 0;
+    case WIRE_SOURCE:
+        return agg_source(g, &rec->u.source), 0;
+    case WIRE_FUNC:
+        return agg_func(g, &rec->u.func), 0;
+    case WIRE_FINISH:
+        return agg_finish(g, &rec->u.finish), 0;
+    case WIRE_EVENTS:
+        break;
+    default:
+        return 0;
+    }
+    struct wire_events_iter it;
+    struct wire_event ev;
+    int rc;
+    wire_events_begin(&it, &rec->u.events);
+    while ((rc = wire_events_next(d, &it, &ev)) > 0)
+        agg_event(g, &ev);
+    return rc;
+}
+
+/* Reads the whole capture into `g`.  A decode error is a collector error
+ * of the profile (and reported on stderr); returns 1 then, else 0. */
+static int replay_feed(struct agg *g, struct capture_reader *r, const char *path)
+{
+    struct wire_record rec;
+    int rc;
+    while ((rc = capture_reader_next(r, &rec)) > 0)
+        if (feed_record(g, capture_reader_decoder(r), &rec) < 0) {
+            const struct wire_error *e = wire_decoder_error(capture_reader_decoder(r));
+            char msg[400];
+            snprintf(msg, sizeof msg, "byte %llu: %s", (unsigned long long)e->offset, e->msg);
+            agg_fail(g, msg);
+            fprintf(stderr, "jett-profd: %s: %s\n", path, msg);
+            return 1;
+        }
+    if (rc == 0)
+        return 0;
+    agg_fail(g, capture_reader_error(r));
+    fprintf(stderr, "jett-profd: %s: %s\n", path, capture_reader_error(r));
+    return 1;
+}
+
+/* Renders the report in the requested form on stdout. */
+static int replay_print(const struct rank_report *rep, bool agent)
+{
+    char *text = NULL, err[256] = "";
+    size_t len = 0;
+    int rc =
+        agent ? render_toon(rep, &text, &len, err, sizeof err) : render_human(rep, &text, &len);
+    if (rc != 0) {
+        fprintf(stderr, "jett-profd: cannot render the profile: %s\n", err[0] ? err : "no memory");
+        free(text);
+        return 1;
+    }
+    fwrite(text, 1, len, stdout);
+    if (agent)
+        fputc('\n', stdout);
+    free(text);
+    return fflush(stdout) == 0 ? 0 : 1;
+}
+
+static int replay(const struct replay_args *a)
 {
     char err[320];
-    int fd = cli_open_input(path, err, sizeof err);
-    if (fd < 0) {
-        fprintf(stderr, "jett-profd: %s: %s\n", path, err);
-        return 2;
-    }
+    int fd = cli_open_input(a->path, err, sizeof err);
+    if (fd < 0)
+        return fprintf(stderr, "jett-profd: %s: %s\n", a->path, err), 2;
     struct capture_reader *r = capture_reader_fd(fd);
-    if (!r) {
-        fprintf(stderr, "jett-profd: out of memory\n");
-        return 1;
-    }
-    uint64_t types[WIRE_TYPE_MAX + 1] = {0}, entries[4] = {0};
-    struct wire_record rec;
-    int rc, entry_rc = 0;
-    while (entry_rc >= 0 && (rc = capture_reader_next(r, &rec)) > 0) {
-        types[rec.type]++;
-        if (rec.type != WIRE_EVENTS)
-            continue;
-        struct wire_events_iter it;
-        struct wire_event ev;
-        wire_events_begin(&it, &rec.u.events);
-        while ((entry_rc = wire_events_next(capture_reader_decoder(r), &it, &ev)) > 0)
-            entries[ev.kind]++;
-    }
-    if (entry_rc < 0 || rc < 0) {
-        const struct wire_error *e = wire_decoder_error(capture_reader_decoder(r));
-        if (entry_rc < 0)
-            fprintf(stderr, "jett-profd: %s: byte %" PRIu64 ": %s\n", path, e->offset, e->msg);
-        else
-            fprintf(stderr, "jett-profd: %s: %s\n", path, capture_reader_error(r));
+    struct agg *g = agg_new();
+    if (!r || !g) {
         capture_reader_free(r);
-        return 1;
+        agg_free(g);
+        return fprintf(stderr, "jett-profd: out of memory\n"), 1;
     }
+    int status = replay_feed(g, r, a->path);
     capture_reader_free(r);
     if (fd != STDIN_FILENO)
         close(fd);
-    for (int t = 1; t <= WIRE_TYPE_MAX; t++)
-        if (types[t])
-            printf("%s %" PRIu64 "\n", wire_type_names[t], types[t]);
-    static const char *const kinds[4] = {"", "STACK", "CPU_SAMPLE", "ALLOC"};
-    for (int k = 1; k < 4; k++)
-        if (entries[k])
-            printf("%s %" PRIu64 "\n", kinds[k], entries[k]);
-    return 0;
+    agg_end(g);
+    struct rank_report rep;
+    if (rank_build(g, &a->opt, &rep) != 0)
+        status = 1, fprintf(stderr, "jett-profd: out of memory\n");
+    else if (replay_print(&rep, a->agent) != 0)
+        status = 1;
+    rank_free(&rep);
+    agg_free(g);
+    return status;
 }
 
 int main(int argc, char **argv)
 {
+    /* Large tables live in their own mappings, so a doubling realloc
+     * moves pages instead of copying and freed blocks leave the process:
+     * what the budgets count is what the process holds. */
+    mallopt(M_MMAP_THRESHOLD, 64 * 1024);
     if (argc == 2 && strcmp(argv[1], "--help") == 0)
         return fputs(usage_text, stdout), 0;
     if (argc == 2 && strcmp(argv[1], "--version") == 0)
         return printf("jett-profd %s\n", JETT_VERSION), 0;
-    if (argc == 3 && strcmp(argv[1], "replay") == 0)
-        return replay_count(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--fd") == 0) {
+        char *end;
+        long fd = strtol(argv[2], &end, 10);
+        if (*argv[2] == '\0' || *end != '\0' || fd < 0 || fd > 65535)
+            return usage_error(": expects a descriptor number", "--fd");
+        return serve_fd((int)fd);
+    }
+    if (argc >= 2 && strcmp(argv[1], "replay") == 0) {
+        struct replay_args a;
+        int rc = replay_parse(argc, argv, &a);
+        return rc != 0 ? rc : replay(&a);
+    }
     fputs(usage_text, stderr);
     return 2;
 }

@@ -1,4 +1,5 @@
 /* testutil: process and file helpers shared by the Check suites. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -140,4 +141,71 @@ char *tu_tmpdir(void)
     char tmpl[] = "/tmp/jett-test-XXXXXX";
     char *d = mkdtemp(tmpl);
     return d ? strdup(d) : NULL;
+}
+
+char *tu_write_program(const char *dir, const char *name, const char *text)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(n);
+    snprintf(path, n, "%s/%s", dir, name);
+    if (tu_write_file(path, text, strlen(text)) != 0) {
+        free(path);
+        return NULL;
+    }
+    return path;
+}
+
+pid_t tu_spawn(const char *const argv[], const char *out)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (!freopen(out, "w", stdout) || !freopen("/dev/null", "w", stderr))
+            _exit(126);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* One scan of /proc for a child of `parent` named `comm`. */
+static pid_t scan_children(pid_t parent, const char *comm)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    pid_t found = -1;
+    while (d && found < 0 && (e = readdir(d))) {
+        char path[300], name[64] = "";
+        int ppid = 0;
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        if (fscanf(f, "%*d (%63[^)]) %*c %d", name, &ppid) == 2 && ppid == parent &&
+            strcmp(name, comm) == 0)
+            found = (pid_t)atoi(e->d_name);
+        fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+pid_t tu_child_named(pid_t parent, const char *comm)
+{
+    for (int tries = 0; tries < 200; tries++) {
+        pid_t pid = scan_children(parent, comm);
+        if (pid > 0)
+            return pid;
+        usleep(20000);
+    }
+    return -1;
+}
+
+int tu_wait(pid_t pid)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }

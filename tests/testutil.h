@@ -3,6 +3,7 @@
 #define JETT_TESTS_TESTUTIL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 struct tu_output {
     int status; /* exit status, or 128 + signal */
@@ -25,5 +26,20 @@ char *tu_read_file(const char *path, size_t *len);
 int tu_write_file(const char *path, const void *buf, size_t len);
 /* A fresh temporary directory (malloc'd path). */
 char *tu_tmpdir(void);
+
+/* Writes `text` to DIR/NAME; returns the malloc'd path (asserts nothing:
+ * NULL when the write fails). */
+char *tu_write_program(const char *dir, const char *name, const char *text);
+
+/* Starts argv in the background with its stdout in `out` and its stderr
+ * discarded; returns the child's pid. */
+pid_t tu_spawn(const char *const argv[], const char *out);
+
+/* The pid of the child of `parent` whose command is `comm`, waiting up to
+ * four seconds for it to appear; -1 when there is none. */
+pid_t tu_child_named(pid_t parent, const char *comm);
+
+/* Waits for `pid`: its exit status, or 128 + signal. */
+int tu_wait(pid_t pid);
 
 #endif

@@ -1,0 +1,248 @@
+/* builtins_str: conversions and string functions.  Offsets and lengths
+ * are in bytes; an offset that would split a UTF-8 character is an
+ * error; upper/lower change ASCII letters only. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/builtins.h"
+
+int bi_bounds(struct interp_state *s, const struct ast *call, struct value *args, uint32_t n,
+              int64_t len, int64_t *start, int64_t *end);
+
+static int bi_new_str(struct interp_state *s, const struct ast *call, const char *data, size_t len,
+                      struct value *out)
+{
+    struct heap_str *r = heap_str_new(&s->heap, data, len);
+    if (r == NULL)
+        return interp_oom(s, call);
+    *out = val_str(r);
+    return 0;
+}
+
+int bi_str(struct interp_state *s, struct value *args, uint32_t n, const struct ast *call,
+           struct value *out)
+{
+    (void)n;
+    if (args[0].tag == V_STR && !args[0].secret) {
+        *out = args[0];
+        heap_retain(*out);
+        return 0;
+    }
+    struct strbuf b = {0};
+    val_format(s->prog, args[0], false, &b);
+    int r = bi_new_str(s, call, b.data ? b.data : "", b.len, out);
+    sb_free(&b);
+    return r;
+}
+
+/* int(s) for a string: optional sign and decimal digits, nothing else. */
+static int bi_parse_int(struct interp_state *s, const struct ast *call, const struct heap_str *str,
+                        struct value *out)
+{
+    const char *p = str->data;
+    size_t i = (p[0] == '-' || p[0] == '+') ? 1 : 0;
+    bool digits = i < str->len;
+    for (size_t j = i; j < str->len; j++)
+        digits &= p[j] >= '0' && p[j] <= '9';
+    errno = 0;
+    long long v = digits ? strtoll(p, NULL, 10) : 0;
+    if (!digits || errno == ERANGE)
+        return interp_raise(s, call, "int: cannot convert \"%s\" to int", p);
+    *out = val_int(v);
+    return 0;
+}
+
+int bi_int(struct interp_state *s, struct value *args, uint32_t n, const struct ast *call,
+           struct value *out)
+{
+    (void)n;
+    struct value v = args[0];
+    if (v.secret)
+        return bi_want(s, call, args, 0, V_INT);
+    switch (v.tag) {
+    case V_INT:
+        *out = v;
+        return 0;
+    case V_BOOL:
+        *out = val_int(v.u.b);
+        return 0;
+    case V_FLOAT:
+        if (!(v.u.f > -9223372036854775808.0 - 1 && v.u.f < 9223372036854775808.0))
+            return interp_raise(s, call, "int: %g does not fit in an int", v.u.f);
+        *out = val_int((int64_t)v.u.f);
+        return 0;
+    case V_STR:
+        return bi_parse_int(s, call, v.u.s, out);
+    default:
+        return interp_raise(s, call, "int: cannot convert %s to int", val_type_name(v));
+    }
+}
+
+int bi_float(struct interp_state *s, struct value *args, uint32_t n, const struct ast *call,
+             struct value *out)
+{
+    (void)n;
+    struct value v = args[0];
+    if (v.secret)
+        return bi_want(s, call, args, 0, V_FLOAT);
+    if (v.tag == V_FLOAT) {
+        *out = v;
+        return 0;
+    }
+    if (v.tag == V_INT) {
+        *out = val_float((double)v.u.i);
+        return 0;
+    }
+    if (v.tag == V_STR) {
+        char *end;
+        errno = 0;
+        double f = strtod(v.u.s->data, &end);
+        if (v.u.s->len == 0 || *end != '\0' || errno == ERANGE)
+            return interp_raise(s, call, "float: cannot convert \"%s\" to float", v.u.s->data);
+        *out = val_float(f);
+        return 0;
+    }
+    return interp_raise(s, call, "float: cannot convert %s to float", val_type_name(v));
+}
+
+/* substr(s, start [, length]) */
+int bi_substr(struct interp_state *s, struct value *args, uint32_t n, const struct ast *call,
+              struct value *out)
+{
+    if (bi_want(s, call, args, 0, V_STR) < 0 || bi_want(s, call, args, 1, V_INT) < 0 ||
+        (n == 3 && bi_want(s, call, args, 2, V_INT) < 0))
+        return -1;
+    struct value b[3] = {args[0], args[1], args[1]};
+    if (n == 3 && (args[2].u.i < 0 || __builtin_add_overflow(args[1].u.i, args[2].u.i, &b[2].u.i)))
+        return interp_raise(s, call, "substr: negative or too large length %lld",
+                            (long long)args[2].u.i);
+    int64_t a, e;
+    if (bi_bounds(s, call, b, n, args[0].u.s->len, &a, &e) < 0)
+        return -1;
+    return bi_new_str(s, call, args[0].u.s->data + a, (size_t)(e - a), out);
+}
+
+int bi_split(struct interp_state *s, struct value *args, uint32_t n, const struct ast *call,
+             struct value *out)
+{
+    (void)n;
+    if (bi_want(s, call, args, 0, V_STR) < 0 || bi_want(s, call, args, 1, V_STR) < 0)
+        return -1;
+    const struct heap_str *str = args[0].u.s, *sep = args[1].u.s;
+    if (sep->len == 0)
+        return interp_raise(s, call, "split: the separator is empty");
+    struct heap_list *l = heap_list_new(&s->heap, 0);
+    if (l == NULL)
+        return interp_oom(s, call);
+    *out = val_list(l);
+    const char *p = str->data, *end = str->data + str->len;
+    for (;;) {
+        const char *hit = memmem(p, (size_t)(end - p), sep->data, sep->len);
+        const char *stop = hit ? hit : end;
+        struct heap_str *part = heap_str_new(&s->heap, p, (size_t)(stop - p));
+        if (part == NULL || heap_list_push(&s->heap, l, part ? val_str(part) : VAL_NIL) < 0) {
+            val_release(s, *out);
+            return interp_oom(s, call);
+        }
+        if (hit == NULL)
+            return 0;
+        p = hit + sep->len;
+    }
+}
+
+int bi_join(struct interp_state *s, struct value *args, uint32_t n, const struct ast *call,
+            struct value *out)
+{
+    (void)n;
+    if (bi_want(s, call, args, 0, V_LIST) < 0 || bi_want(s, call, args, 1, V_STR) < 0)
+        return -1;
+    const struct heap_list *l = args[0].u.l;
+    size_t total = 0;
+    for (uint32_t i = 0; i < l->len; i++) {
+        if (l->items[i].tag != V_STR || l->items[i].secret)
+            return interp_raise(s, call, "join: item %u must be string, got %s%s", i,
+                                l->items[i].secret ? "secret " : "", val_type_name(l->items[i]));
+        total += l->items[i].u.s->len + (i ? args[1].u.s->len : 0);
+    }
+    struct heap_str *r = heap_str_alloc(&s->heap, total);
+    if (r == NULL)
+        return interp_oom(s, call);
+    char *w = r->data;
+    for (uint32_t i = 0; i < l->len; i++) {
+        if (i) {
+            memcpy(w, args[1].u.s->data, args[1].u.s->len);
+            w += args[1].u.s->len;
+        }
+        memcpy(w, l->items[i].u.s->data, l->items[i].u.s->len);
+        w += l->items[i].u.s->len;
+    }
+    *out = val_str(r);
+    return 0;
+}
+
+int bi_find(struct interp_state *s, struct value *args, uint32_t n, const struct ast *call,
+            struct value *out)
+{
+    (void)n;
+    if (bi_want(s, call, args, 0, V_STR) < 0 || bi_want(s, call, args, 1, V_STR) < 0)
+        return -1;
+    const char *hit =
+        memmem(args[0].u.s->data, args[0].u.s->len, args[1].u.s->data, args[1].u.s->len);
+    *out = val_int(hit ? hit - args[0].u.s->data : -1);
+    return 0;
+}
+
+static int bi_case(struct interp_state *s, struct value *args, const struct ast *call, bool up,
+                   struct value *out)
+{
+    if (bi_want(s, call, args, 0, V_STR) < 0)
+        return -1;
+    struct heap_str *r = heap_str_new(&s->heap, args[0].u.s->data, args[0].u.s->len);
+    if (r == NULL)
+        return interp_oom(s, call);
+    for (uint32_t i = 0; i < r->len; i++) {
+        char c = r->data[i];
+        if (up && c >= 'a' && c <= 'z')
+            r->data[i] = (char)(c - 32);
+        else if (!up && c >= 'A' && c <= 'Z')
+            r->data[i] = (char)(c + 32);
+    }
+    *out = val_str(r);
+    return 0;
+}
+
+int bi_upper(struct interp_state *s, struct value *args, uint32_t n, const struct ast *call,
+             struct value *out)
+{
+    (void)n;
+    return bi_case(s, args, call, true, out);
+}
+
+int bi_lower(struct interp_state *s, struct value *args, uint32_t n, const struct ast *call,
+             struct value *out)
+{
+    (void)n;
+    return bi_case(s, args, call, false, out);
+}
+
+int bi_repeat(struct interp_state *s, struct value *args, uint32_t n, const struct ast *call,
+              struct value *out)
+{
+    (void)n;
+    if (bi_want(s, call, args, 0, V_STR) < 0 || bi_want(s, call, args, 1, V_INT) < 0)
+        return -1;
+    int64_t times = args[1].u.i, len = args[0].u.s->len;
+    if (times < 0 || (len > 0 && times > (int64_t)(UINT32_MAX / 2) / len))
+        return interp_raise(s, call, "repeat: count %lld is negative or too large",
+                            (long long)times);
+    struct heap_str *r = heap_str_alloc(&s->heap, (size_t)(len * times));
+    if (r == NULL)
+        return interp_oom(s, call);
+    for (int64_t i = 0; i < times; i++)
+        memcpy(r->data + i * len, args[0].u.s->data, (size_t)len);
+    *out = val_str(r);
+    return 0;
+}

@@ -1,0 +1,83 @@
+/*
+ * collector: the launcher's end of the connection to jett-profd.
+ *
+ * The main thread sends HELLO and waits for READY (the handshake), sends
+ * the run manifest (SOURCE and FUNC), then starts the writer thread.  The
+ * runtime thread appends hot-event entries to the ring; the writer ships
+ * them in EVENTS frames of at most COLLECTOR_FRAME bytes to the socket and,
+ * when asked, to a capture file.  At termination collector_finish drains
+ * the ring, sends FINISH and reads RESULT.
+ *
+ * Failure is sticky and never blocks the program: once the socket fails or
+ * the daemon makes no progress for `stall_ns`, every later append is
+ * dropped at once and collector_finish reports the failure.  The capture
+ * file, when there is one, still receives every frame.
+ */
+#ifndef JETT_AGENT_COLLECTOR_H
+#define JETT_AGENT_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agent/evring.h"
+#include "proto/wire.h"
+
+#define COLLECTOR_FRAME (64u << 10)
+#define COLLECTOR_RING (4u << 20)
+#define COLLECTOR_STALL_NS (5000000000ull)
+
+struct collector;
+
+enum collector_answer {
+    COLLECTOR_READY,
+    COLLECTOR_UNSUPPORTED, /* the daemon named a missing capability */
+    COLLECTOR_NO_ANSWER,   /* no daemon, no answer in time, or a bad answer */
+};
+
+/* `sock` is the connected socket (owned from now on); `capture_fd` a file
+ * open for writing or -1.  NULL when memory runs out. */
+struct collector *collector_new(int sock, int capture_fd, size_t ring_bytes, uint64_t stall_ns);
+void collector_free(struct collector *c);
+
+/* Sends HELLO and waits up to timeout_ms for the answer; for UNSUPPORTED
+ * the capability's name is copied into `missing`. */
+enum collector_answer collector_handshake(struct collector *c, const struct wire_hello *h,
+                                          int timeout_ms, char *missing, size_t missing_len);
+
+/* Sends one SOURCE or FUNC record (main thread, before collector_start). */
+int collector_send_source(struct collector *c, const struct wire_source *s);
+int collector_send_func(struct collector *c, const struct wire_func *f);
+
+/* Starts the writer thread.  0 or -1. */
+int collector_start(struct collector *c);
+
+/* Runtime thread: the ring the entries go to, and whether the collector
+ * still accepts them. */
+struct evring *collector_ring(struct collector *c);
+bool collector_failed(const struct collector *c);
+
+/* Runtime thread: appends one entry.  Without `wait` a full ring drops it
+ * (false); with `wait` it waits for the writer (memory events are never
+ * dropped) until the collector fails. */
+bool collector_put(struct collector *c, const uint8_t *entry, size_t n, bool wait);
+
+/* The daemon's answer at the end of a run. */
+struct collector_result {
+    char *profile; /* canonical TOON "profile:" document */
+    size_t profile_len;
+    char *human;
+    size_t human_len;
+};
+
+/* Drains the ring, stops the writer, sends FINISH (fin->collector_failure
+ * is set when the collector failed before) and waits up to timeout_ms for
+ * RESULT.  0 with *out filled, or -1 when the collector failed. */
+int collector_finish(struct collector *c, struct wire_finish *fin, int timeout_ms,
+                     struct collector_result *out);
+void collector_result_free(struct collector_result *r);
+
+/* Why the collector failed ("" while it has not). */
+const char *collector_error(const struct collector *c);
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * evring: the bounded single-producer single-consumer ring between the
+ * runtime thread (which appends fixed-layout event entries) and the
+ * writer thread (which ships them in EVENTS frames).
+ *
+ * The producer never allocates, locks or makes a system call: an append
+ * is two relaxed/acquire loads, a copy and a release store.  The consumer
+ * takes whole entries only, reading each entry's kind byte for its size.
+ */
+#ifndef JETT_AGENT_EVRING_H
+#define JETT_AGENT_EVRING_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+struct evring {
+    uint8_t *buf;
+    size_t cap;          /* a power of two */
+    _Atomic size_t head; /* bytes ever appended (producer) */
+    _Atomic size_t tail; /* bytes ever consumed (consumer) */
+};
+
+/* 0, or -1 when memory runs out; cap is rounded up to a power of two. */
+int evring_init(struct evring *r, size_t cap);
+void evring_destroy(struct evring *r);
+
+/* Bytes the producer can append now. */
+static inline size_t evring_space(struct evring *r)
+{
+    size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    size_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+    return r->cap - (head - tail);
+}
+
+/* Appends one entry of n bytes; false (nothing written) when it does not
+ * fit. */
+static inline bool evring_put(struct evring *r, const uint8_t *entry, size_t n)
+{
+    size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    size_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+    if (r->cap - (head - tail) < n)
+        return false;
+    size_t at = head & (r->cap - 1), first = r->cap - at;
+    if (first >= n) {
+        memcpy(r->buf + at, entry, n);
+    } else {
+        memcpy(r->buf + at, entry, first);
+        memcpy(r->buf, entry + first, n - first);
+    }
+    atomic_store_explicit(&r->head, head + n, memory_order_release);
+    return true;
+}
+
+/* Bytes waiting for the consumer. */
+static inline size_t evring_used(struct evring *r)
+{
+    size_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+    size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    return head - tail;
+}
+
+/* Consumer: copies whole entries, at most `max` bytes, into dst and
+ * releases their space; *count gets the number of entries.  Returns the
+ * bytes copied. */
+size_t evring_take(struct evring *r, uint8_t *dst, size_t max, uint32_t *count);
+
+#endif

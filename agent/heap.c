@@ -1,0 +1,241 @@
+/* heap: creation, growth and release of Jett heap objects (see heap.h). */
+#include "agent/heap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void heap_init(struct heap *h, uint64_t fail_at)
+{
+    memset(h, 0, sizeof *h);
+    h->next_id = 1;
+    h->fail_at = fail_at;
+    h->live.prev = h->live.next = &h->live;
+}
+
+void heap_set_observer(struct heap *h, heap_observer_fn fn, void *ctx)
+{
+    h->observer = fn;
+    h->observer_ctx = ctx;
+}
+
+/* Counts one allocation attempt; false when the test switch fails it. */
+static int heap_attempt(struct heap *h)
+{
+    h->attempts++;
+    return !(h->fail_at != 0 && h->attempts == h->fail_at);
+}
+
+static void heap_emit(struct heap *h, enum heap_op op, const struct heap_obj *o, uint64_t old_size,
+                      uint64_t new_size)
+{
+    if (h->observer == NULL || o->konst)
+        return;
+    struct heap_event ev = {op, (enum heap_type)o->type, o->id, old_size, new_size};
+    h->observer(h->observer_ctx, &ev);
+}
+
+static void heap_link(struct heap *h, struct heap_obj *o, enum heap_type type)
+{
+    o->rc = 1;
+    o->type = (uint8_t)type;
+    o->konst = 0;
+    o->id = h->next_id++;
+    o->next = h->live.next;
+    o->prev = &h->live;
+    h->live.next->prev = o;
+    h->live.next = o;
+}
+
+static void heap_unlink(struct heap_obj *o)
+{
+    o->prev->next = o->next;
+    o->next->prev = o->prev;
+}
+
+/* After realloc moved an object, its neighbours must point at the copy. */
+static void heap_relink(struct heap_obj *o)
+{
+    o->prev->next = o;
+    o->next->prev = o;
+}
+
+uint64_t heap_size(const struct heap_obj *o)
+{
+    switch (o->type) {
+    case HEAP_STR:
+    case HEAP_BYTES:
+        return HEAP_STR_HEADER + (uint64_t)((const struct heap_str *)o)->len;
+    case HEAP_LIST:
+        return HEAP_LIST_HEADER + HEAP_LIST_SLOT * (uint64_t)((const struct heap_list *)o)->cap;
+    default:
+        return HEAP_MAP_HEADER + HEAP_MAP_SLOT * (uint64_t)((const struct heap_map *)o)->cap;
+    }
+}
+
+static struct heap_str *heap_bytes_make(struct heap *h, const char *data, size_t len,
+                                        enum heap_type type)
+{
+    if (len > UINT32_MAX - 64 || !heap_attempt(h))
+        return NULL;
+    struct heap_str *s = malloc(sizeof *s + len + 1);
+    if (s == NULL)
+        return NULL;
+    heap_link(h, &s->h, type);
+    s->len = s->cap = (uint32_t)len;
+    s->hash = 0;
+    if (data != NULL)
+        memcpy(s->data, data, len);
+    s->data[len] = '\0';
+    heap_emit(h, HEAP_OP_ALLOCATE, &s->h, 0, heap_size(&s->h));
+    return s;
+}
+
+struct heap_str *heap_str_new(struct heap *h, const char *data, size_t len)
+{
+    return heap_bytes_make(h, data, len, HEAP_STR);
+}
+
+struct heap_str *heap_str_alloc(struct heap *h, size_t len)
+{
+    return heap_bytes_make(h, NULL, len, HEAP_STR);
+}
+
+struct heap_str *heap_bytes_new(struct heap *h, const char *data, size_t len)
+{
+    return heap_bytes_make(h, data, len, HEAP_BYTES);
+}
+
+struct heap_str *heap_str_const(const char *data, size_t len)
+{
+    struct heap_str *s = malloc(sizeof *s + len + 1);
+    if (s == NULL)
+        return NULL;
+    memset(&s->h, 0, sizeof s->h);
+    s->h.rc = 1;
+    s->h.konst = 1;
+    s->len = s->cap = (uint32_t)len;
+    s->hash = 0;
+    memcpy(s->data, data, len);
+    s->data[len] = '\0';
+    return s;
+}
+
+void heap_str_const_free(struct heap_str *s)
+{
+    free(s);
+}
+
+/* Grows a uniquely referenced string in place (amortized doubling). */
+static int heap_str_grow(struct heap *h, struct heap_str **sp, const char *data, size_t len)
+{
+    struct heap_str *s = *sp;
+    uint64_t old = heap_size(&s->h);
+    size_t need = (size_t)s->len + len;
+    if (need > s->cap) {
+        size_t cap = s->cap < 16 ? 32 : (size_t)s->cap * 2;
+        if (cap < need)
+            cap = need;
+        if (cap > UINT32_MAX - 64)
+            return -1;
+        struct heap_str *n = realloc(s, sizeof *n + cap + 1);
+        if (n == NULL)
+            return -1;
+        heap_relink(&n->h);
+        n->cap = (uint32_t)cap;
+        *sp = s = n;
+    }
+    memcpy(s->data + s->len, data, len);
+    s->len = (uint32_t)need;
+    s->data[need] = '\0';
+    s->hash = 0;
+    heap_emit(h, HEAP_OP_RESIZE, &s->h, old, heap_size(&s->h));
+    return 0;
+}
+
+int heap_str_append(struct heap *h, struct heap_str **sp, const char *data, size_t len)
+{
+    struct heap_str *s = *sp;
+    if ((size_t)s->len + len > UINT32_MAX - 64)
+        return -1;
+    if (s->h.rc == 1 && !s->h.konst && s->h.type == HEAP_STR) {
+        if (!heap_attempt(h))
+            return -1;
+        return heap_str_grow(h, sp, data, len);
+    }
+    struct heap_str *n = heap_bytes_make(h, NULL, (size_t)s->len + len, (enum heap_type)s->h.type);
+    if (n == NULL)
+        return -1;
+    memcpy(n->data, s->data, s->len);
+    memcpy(n->data + s->len, data, len);
+    *sp = n;
+    struct value old = {.tag = V_STR};
+    old.u.s = s;
+    heap_release(h, old);
+    return 0;
+}
+
+/* FNV-1a, never 0 so that 0 can mean "not computed". */
+uint32_t heap_str_hash(struct heap_str *s)
+{
+    if (s->hash != 0)
+        return s->hash;
+    uint32_t x = 2166136261u;
+    for (uint32_t i = 0; i < s->len; i++)
+        x = (x ^ (uint8_t)s->data[i]) * 16777619u;
+    s->hash = x ? x : 1;
+    return s->hash;
+}
+
+/* Releases what an object holds (no event for the object itself). */
+static void heap_drop_children(struct heap *h, struct heap_obj *o)
+{
+    if (o->type == HEAP_LIST) {
+        struct heap_list *l = (struct heap_list *)o;
+        for (uint32_t i = 0; i < l->len; i++)
+            heap_release(h, l->items[i]);
+        free(l->items);
+    } else if (o->type == HEAP_MAP) {
+        struct heap_map *m = (struct heap_map *)o;
+        for (uint32_t i = 0; i < m->used; i++) {
+            if (m->entries[i].key == NULL)
+                continue;
+            heap_release(h, val_str(m->entries[i].key));
+            heap_release(h, m->entries[i].val);
+        }
+        free(m->entries);
+        free(m->index);
+    }
+}
+
+void heap_free_obj(struct heap *h, struct heap_obj *o)
+{
+    if (o->konst)
+        return;
+    heap_emit(h, HEAP_OP_FREE, o, heap_size(o), 0);
+    heap_unlink(o);
+    heap_drop_children(h, o);
+    free(o);
+}
+
+/* Frees the raw memory of an object without touching what it points at. */
+static void heap_free_raw(struct heap_obj *o)
+{
+    if (o->type == HEAP_LIST) {
+        free(((struct heap_list *)o)->items);
+    } else if (o->type == HEAP_MAP) {
+        free(((struct heap_map *)o)->entries);
+        free(((struct heap_map *)o)->index);
+    }
+    free(o);
+}
+
+void heap_destroy(struct heap *h)
+{
+    struct heap_obj *o = h->live.next;
+    while (o != &h->live) {
+        struct heap_obj *next = o->next;
+        heap_free_raw(o);
+        o = next;
+    }
+    h->live.prev = h->live.next = &h->live;
+}

@@ -1,0 +1,77 @@
+/* heap_list: creation and growth of Jett lists (see heap.h for sizes). */
+#include "agent/heap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct heap_list *heap_list_new(struct heap *h, uint32_t cap)
+{
+    h->attempts++;
+    if (h->fail_at != 0 && h->attempts == h->fail_at)
+        return NULL;
+    struct heap_list *l = malloc(sizeof *l);
+    struct value *items = cap ? malloc(sizeof *items * cap) : NULL;
+    if (l == NULL || (cap && items == NULL)) {
+        free(l);
+        free(items);
+        return NULL;
+    }
+    l->h.rc = 1;
+    l->h.type = HEAP_LIST;
+    l->h.konst = 0;
+    l->h.id = h->next_id++;
+    l->h.next = h->live.next;
+    l->h.prev = &h->live;
+    h->live.next->prev = &l->h;
+    h->live.next = &l->h;
+    l->len = 0;
+    l->cap = cap;
+    l->items = items;
+    if (h->observer)
+        h->observer(h->observer_ctx, &(struct heap_event){HEAP_OP_ALLOCATE, HEAP_LIST, l->h.id, 0,
+                                                          heap_size(&l->h)});
+    return l;
+}
+
+/* Doubles a full list's capacity (at least 4): one resize event. */
+static int heap_list_grow(struct heap *h, struct heap_list *l)
+{
+    h->attempts++;
+    if (h->fail_at != 0 && h->attempts == h->fail_at)
+        return -1;
+    uint64_t old = heap_size(&l->h);
+    uint32_t cap = l->cap < 2 ? 4 : l->cap * 2;
+    if (l->cap >= (1u << 30))
+        return -1;
+    struct value *items = realloc(l->items, sizeof *items * cap);
+    if (items == NULL)
+        return -1;
+    l->items = items;
+    l->cap = cap;
+    if (h->observer)
+        h->observer(h->observer_ctx, &(struct heap_event){HEAP_OP_RESIZE, HEAP_LIST, l->h.id, old,
+                                                          heap_size(&l->h)});
+    return 0;
+}
+
+int heap_list_push(struct heap *h, struct heap_list *l, struct value v)
+{
+    if (l->len == l->cap && heap_list_grow(h, l) < 0) {
+        heap_release(h, v);
+        return -1;
+    }
+    l->items[l->len++] = v;
+    return 0;
+}
+
+int heap_list_insert(struct heap *h, struct heap_list *l, uint32_t at, struct value v)
+{
+    if (l->len == l->cap && heap_list_grow(h, l) < 0) {
+        heap_release(h, v);
+        return -1;
+    }
+    memmove(l->items + at + 1, l->items + at, sizeof *l->items * (l->len - at));
+    l->items[at] = v;
+    l->len++;
+    return 0;
+}

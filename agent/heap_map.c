@@ -1,0 +1,177 @@
+/* heap_map: insertion-ordered string-keyed maps with an open-addressing
+ * index (see heap.h for sizes).  Entries are kept in insertion order in
+ * `entries`; `index` maps a hash to an entry number by linear probing. */
+#include "agent/heap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t heap_map_round(uint32_t n)
+{
+    uint32_t c = 8;
+    while (c < n)
+        c *= 2;
+    return c;
+}
+
+/* (Re)builds the index for the current entries with 2 * cap slots. */
+static int heap_map_reindex(struct heap_map *m)
+{
+    uint32_t size = m->cap * 2;
+    int32_t *index = malloc(sizeof *index * size);
+    if (index == NULL)
+        return -1;
+    memset(index, 0xff, sizeof *index * size);
+    free(m->index);
+    m->index = index;
+    m->imask = size - 1;
+    for (uint32_t e = 0; e < m->used; e++) {
+        uint32_t i = m->entries[e].hash & m->imask;
+        while (index[i] >= 0)
+            i = (i + 1) & m->imask;
+        index[i] = (int32_t)e;
+    }
+    return 0;
+}
+
+struct heap_map *heap_map_new(struct heap *h, uint32_t n)
+{
+    h->attempts++;
+    if (h->fail_at != 0 && h->attempts == h->fail_at)
+        return NULL;
+    struct heap_map *m = calloc(1, sizeof *m);
+    if (m == NULL)
+        return NULL;
+    if (n > 0) {
+        m->cap = heap_map_round(n);
+        m->entries = malloc(sizeof *m->entries * m->cap);
+        if (m->entries == NULL || heap_map_reindex(m) < 0) {
+            free(m->entries);
+            free(m);
+            return NULL;
+        }
+    }
+    m->h.rc = 1;
+    m->h.type = HEAP_MAP;
+    m->h.id = h->next_id++;
+    m->h.next = h->live.next;
+    m->h.prev = &h->live;
+    h->live.next->prev = &m->h;
+    h->live.next = &m->h;
+    if (h->observer)
+        h->observer(h->observer_ctx,
+                    &(struct heap_event){HEAP_OP_ALLOCATE, HEAP_MAP, m->h.id, 0, heap_size(&m->h)});
+    return m;
+}
+
+static int heap_map_find(const struct heap_map *m, const char *key, uint32_t len, uint32_t hash)
+{
+    if (m->imask == 0)
+        return -1;
+    uint32_t i = hash & m->imask;
+    for (;;) {
+        int32_t e = m->index[i];
+        if (e < 0)
+            return -1;
+        const struct heap_map_entry *en = &m->entries[e];
+        if (en->hash == hash && en->key != NULL && en->key->len == len &&
+            memcmp(en->key->data, key, len) == 0)
+            return e;
+        i = (i + 1) & m->imask;
+    }
+}
+
+struct value *heap_map_get(struct heap_map *m, struct heap_str *key)
+{
+    int e = heap_map_find(m, key->data, key->len, heap_str_hash(key));
+    return e < 0 ? NULL : &m->entries[e].val;
+}
+
+struct value *heap_map_get_cstr(struct heap_map *m, const char *key, size_t len)
+{
+    uint32_t x = 2166136261u;
+    for (size_t i = 0; i < len; i++)
+        x = (x ^ (uint8_t)key[i]) * 16777619u;
+    int e = heap_map_find(m, key, (uint32_t)len, x ? x : 1);
+    return e < 0 ? NULL : &m->entries[e].val;
+}
+
+/* Drops removed entries, keeping order; the capacity does not change. */
+static void heap_map_compact(struct heap_map *m)
+{
+    uint32_t w = 0;
+    for (uint32_t r = 0; r < m->used; r++)
+        if (m->entries[r].key != NULL)
+            m->entries[w++] = m->entries[r];
+    m->used = w;
+}
+
+/* Makes room for one more entry: compact, or double (one resize event). */
+static int heap_map_make_room(struct heap *h, struct heap_map *m)
+{
+    if (m->used < m->cap)
+        return 0;
+    if (m->len < m->used && m->len <= m->cap / 2) {
+        heap_map_compact(m);
+        return heap_map_reindex(m);
+    }
+    h->attempts++;
+    if ((h->fail_at != 0 && h->attempts == h->fail_at) || m->cap >= (1u << 28))
+        return -1;
+    uint64_t old = heap_size(&m->h);
+    uint32_t cap = m->cap ? m->cap * 2 : 8;
+    struct heap_map_entry *entries = realloc(m->entries, sizeof *entries * cap);
+    if (entries == NULL)
+        return -1;
+    m->entries = entries;
+    uint32_t old_cap = m->cap;
+    m->cap = cap;
+    heap_map_compact(m);
+    if (heap_map_reindex(m) < 0) {
+        m->cap = old_cap;
+        return -1;
+    }
+    if (h->observer)
+        h->observer(h->observer_ctx,
+                    &(struct heap_event){HEAP_OP_RESIZE, HEAP_MAP, m->h.id, old, heap_size(&m->h)});
+    return 0;
+}
+
+int heap_map_set(struct heap *h, struct heap_map *m, struct heap_str *key, struct value v)
+{
+    uint32_t hash = heap_str_hash(key);
+    int e = heap_map_find(m, key->data, key->len, hash);
+    if (e >= 0) {
+        struct value old = m->entries[e].val;
+        m->entries[e].val = v;
+        heap_release(h, old);
+        return 0;
+    }
+    if (heap_map_make_room(h, m) < 0) {
+        heap_release(h, v);
+        return -1;
+    }
+    uint32_t n = m->used++;
+    m->entries[n] = (struct heap_map_entry){key, hash, v};
+    key->h.rc++;
+    m->len++;
+    uint32_t i = hash & m->imask;
+    while (m->index[i] >= 0)
+        i = (i + 1) & m->imask;
+    m->index[i] = (int32_t)n;
+    return 0;
+}
+
+int heap_map_remove(struct heap *h, struct heap_map *m, struct heap_str *key, struct value *out)
+{
+    int e = heap_map_find(m, key->data, key->len, heap_str_hash(key));
+    if (e < 0)
+        return -1;
+    struct heap_map_entry *en = &m->entries[e];
+    *out = en->val;
+    heap_release(h, val_str(en->key));
+    en->key = NULL;
+    en->val = VAL_NIL;
+    m->len--;
+    return 0;
+}

@@ -1,0 +1,146 @@
+/*
+ * interp-internal: the loaded program and the run state, shared by the
+ * loader, checker, evaluator, builtins and runtime.  Not for the launcher.
+ */
+#ifndef JETT_AGENT_INTERP_INTERNAL_H
+#define JETT_AGENT_INTERP_INTERNAL_H
+
+#include <stdatomic.h>
+
+#include "agent/ast.h"
+#include "agent/interp.h"
+#include "agent/parser.h"
+
+/* A namespace: exactly one source file declares it. */
+struct interp_ns {
+    const char *name;
+    uint32_t source_id;
+    struct ast_file *file;
+    uint32_t init_fn;  /* function id of this namespace's <init> */
+    uint32_t *imports; /* namespace indices, in import order */
+    uint32_t n_imports;
+    uint32_t first_fn, n_fns;         /* its functions' ids */
+    uint32_t first_global, n_globals; /* its global slots */
+};
+
+/* A callable function (user function or a namespace's <init>). */
+struct interp_fn {
+    struct ast_fn *decl; /* NULL for <init> */
+    uint32_t ns;
+    uint32_t n_params, n_slots;
+    struct ast *body; /* S_BLOCK; for <init>, a block of global S_LETs */
+};
+
+struct interp_global {
+    const char *name;
+    uint32_t ns;
+    struct ast *decl; /* the S_LET */
+    bool secret;      /* its value contains a secret */
+    bool typed;       /* its checked type is secret<T> */
+};
+
+struct interp_program {
+    struct interp_source **sources;
+    uint32_t n_sources;
+    struct interp_ns *nss;
+    uint32_t n_ns;
+    struct interp_fn *fns;
+    struct interp_func_info *infos;
+    uint32_t n_fns;
+    struct interp_global *globals;
+    uint32_t n_globals;
+    uint32_t *init_order; /* namespace indices, dependencies first */
+    uint32_t n_init;
+    uint32_t main_fn;
+    uint32_t main_ns;
+    struct arena arena;
+    struct parse_consts consts;
+};
+
+/* One active Jett call.  A sampler reads `stmt_*` of the leaf and
+ * `call_*` of the others. */
+struct interp_frame {
+    uint32_t func_id;
+    uint32_t stmt_start, stmt_end;
+    uint32_t call_start, call_end;
+    struct value *slots;
+};
+
+enum interp_pending_bits { PENDING_INTERRUPT = 1u, PENDING_SAMPLE = 2u };
+
+struct interp_state {
+    _Atomic uint32_t pending;    /* enum interp_pending_bits; read at every safe point */
+    _Atomic int blocked;         /* 1 while in sleep */
+    _Atomic int signo;           /* the interrupting signal */
+    struct interp_frame *frames; /* INTERP_MAX_DEPTH + 1 entries, preallocated */
+    uint32_t depth;
+    struct value *slots; /* the leaf frame's slots */
+    uint32_t builtin;    /* the builtin being called (for its error messages) */
+    const struct interp_program *prog;
+    struct heap heap;
+    struct value *globals;
+    struct interp_host host;
+    char **args;
+    size_t n_args;
+    interp_sampler_fn sampler;
+    void *sampler_ctx;
+    int wake[2]; /* self-pipe: interp_interrupt writes, sleep polls */
+    /* the error being propagated (EX_ERROR) */
+    bool interrupted;
+    char *err_msg; /* "message" */
+    char *err_loc; /* "path:line:column" */
+    char *err_trace;
+    struct value ret; /* the value of the return being propagated */
+};
+
+enum exec_status { EX_NORMAL = 0, EX_BREAK, EX_CONTINUE, EX_RETURN, EX_ERROR };
+
+/* ---- checker ---- */
+int check_program(struct interp_program *p, struct interp_diags *diags);
+
+/* ---- evaluator ---- */
+int eval_expr(struct interp_state *s, const struct ast *n, struct value *out);
+enum exec_status exec_block(struct interp_state *s, const struct ast *b);
+/* Calls function `fn` with args (borrowed); result in *out (owned). */
+int eval_call_value(struct interp_state *s, struct value fn, struct value *args, uint32_t n,
+                    const struct ast *site, struct value *out);
+int eval_call_fn(struct interp_state *s, uint32_t fn_id, struct value *slots,
+                 const struct ast *site, struct value *out);
+/* Raises a runtime error at node n (in the leaf frame's source). */
+int interp_raise(struct interp_state *s, const struct ast *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int interp_oom(struct interp_state *s, const struct ast *n);
+void interp_safe_point_slow(struct interp_state *s);
+
+static inline int interp_safe_point(struct interp_state *s)
+{
+    if (__builtin_expect(atomic_load_explicit(&s->pending, memory_order_relaxed) != 0, 0)) {
+        interp_safe_point_slow(s);
+        return s->interrupted ? -1 : 0;
+    }
+    return 0;
+}
+
+static inline void val_release(struct interp_state *s, struct value v)
+{
+    heap_release(&s->heap, v);
+}
+
+/* ---- values: formatting, comparing (value.c) ---- */
+struct strbuf {
+    char *data;
+    size_t len, cap;
+};
+void sb_put(struct strbuf *b, const char *data, size_t n);
+void sb_puts(struct strbuf *b, const char *str);
+void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_free(struct strbuf *b);
+/* Appends v as print shows it; `quoted` for strings inside containers. */
+void val_format(const struct interp_program *p, struct value v, bool quoted, struct strbuf *b);
+bool val_equal(struct value a, struct value b);
+/* -2 when a and b cannot be ordered; else -1, 0, 1. */
+int val_compare(struct value a, struct value b);
+bool val_matches(struct value v, struct ast_type t);
+const char *ast_type_name(struct ast_type t);
+
+#endif

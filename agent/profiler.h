@@ -1,0 +1,50 @@
+/*
+ * profiler: the interpreter's CPU and memory adapters.
+ *
+ * CPU mode: a `jett-timer` thread wakes on absolute CLOCK_MONOTONIC
+ * deadlines and only counts: a tick that finds the runtime thread blocked
+ * (in sleep) is a waiting tick; otherwise it sets one pending bit, or is
+ * coalesced when the bit is still set.  At its next safe point the
+ * runtime thread captures the stack (at most 128 frames) and appends the
+ * sample.  A sample whose entries do not fit in the ring is dropped and
+ * counted before its stack is interned, so a STACK entry is never lost.
+ *
+ * Memory mode: the heap observer turns every allocate/resize/free into an
+ * ALLOC entry with the creation stack; memory events wait for room and
+ * are never dropped.
+ *
+ * Counters: requested = recorded + coalesced + dropped, exactly.
+ */
+#ifndef JETT_AGENT_PROFILER_H
+#define JETT_AGENT_PROFILER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agent/collector.h"
+#include "agent/interp.h"
+
+struct profiler;
+
+/* `trunc_func` is the id of the reserved `<truncated-stack>` FUNC. */
+struct profiler *profiler_new(struct collector *c, struct interp_state *s, uint8_t mode,
+                              uint32_t rate_hz, size_t stack_budget, uint32_t trunc_func);
+void profiler_free(struct profiler *p);
+
+/* Hooks the interpreter and, in CPU mode, starts the timer.  0 or -1. */
+int profiler_start(struct profiler *p);
+
+/* Stops the timer and fills the FINISH counters (termination is the
+ * caller's). */
+void profiler_stop(struct profiler *p, struct wire_finish *fin);
+
+/* The heap observer's own exact totals (memory mode), kept on the agent
+ * side independently of the daemon's aggregation so that tests can check
+ * one against the other. */
+struct profiler_heap_totals {
+    uint64_t allocation_count, resize_count, allocated_bytes, freed_bytes, peak_live_bytes,
+        live_bytes;
+};
+void profiler_heap_totals(const struct profiler *p, struct profiler_heap_totals *out);
+
+#endif

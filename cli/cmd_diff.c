@@ -1,0 +1,99 @@
+/* jett profile diff BASE NEW [--agent]: per-function change between two
+ * captures of the same mode. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/readfile.h"
+#include "daemon/diff.h"
+#include "daemon/feed.h"
+
+/* Aggregates one capture into a report holding every function.  0, 1 for
+ * a bad capture (message printed), 2 for an unreadable file. */
+static int load(const char *path, struct agg **g, struct rank_report *rep)
+{
+    char err[400];
+    int fd = cli_open_input(path, err, sizeof err);
+    if (fd < 0)
+        return cli_usage_error("%s: %s", path, err);
+    struct capture_reader *r = capture_reader_fd(fd);
+    *g = agg_new();
+    int rc = r && *g ? feed_capture(*g, r, err, sizeof err) : 1;
+    capture_reader_free(r);
+    if (fd != STDIN_FILENO)
+        close(fd);
+    if (rc != 0) {
+        fprintf(stderr, "jett: %s: %s\n", path, *g ? err : "out of memory");
+        return CLI_EXIT_BAD_INPUT;
+    }
+    agg_end(*g);
+    struct rank_options opt = diff_rank_options();
+    if (rank_build(*g, &opt, rep) != 0) {
+        fprintf(stderr, "jett: %s: out of memory\n", path);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    return 0;
+}
+
+static int print_diff(const struct rank_report *b, const struct rank_report *n, bool agent)
+{
+    struct diff d;
+    char err[256], *text = NULL;
+    size_t len = 0;
+    if (diff_build(b, n, &d, err, sizeof err) != 0) {
+        fprintf(stderr, "jett: profile diff: %s\n", err);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    int rc = agent ? diff_render_toon(&d, &text, &len, err, sizeof err)
+                   : diff_render_human(&d, &text, &len);
+    diff_free(&d);
+    if (rc != 0) {
+        fprintf(stderr, "jett: profile diff: cannot render: %s\n", agent ? err : "out of memory");
+        free(text);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    fwrite(text, 1, len, stdout);
+    if (agent)
+        fputc('\n', stdout);
+    free(text);
+    return CLI_EXIT_OK;
+}
+
+int cli_profile_diff(int argc, char **argv)
+{
+    const char *paths[2] = {NULL, NULL};
+    bool agent = false;
+    int np = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--agent") == 0) {
+            if (agent)
+                return cli_usage_error("profile diff: --agent is given more than once");
+            agent = true;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return cli_usage_error("profile diff: unknown option '%s'", argv[i]);
+        } else if (np == 2) {
+            return cli_usage_error("profile diff: expected two captures, BASE and NEW");
+        } else {
+            paths[np++] = argv[i];
+        }
+    }
+    if (np != 2)
+        return cli_usage_error("profile diff: expected two captures, BASE and NEW");
+    if (strcmp(paths[0], "-") == 0 && strcmp(paths[1], "-") == 0)
+        return cli_usage_error("profile diff: only one capture can come from standard input");
+    struct agg *g[2] = {NULL, NULL};
+    struct rank_report rep[2];
+    memset(rep, 0, sizeof rep);
+    int rc = load(paths[0], &g[0], &rep[0]);
+    if (rc == 0)
+        rc = load(paths[1], &g[1], &rep[1]);
+    if (rc == 0)
+        rc = print_diff(&rep[0], &rep[1], agent);
+    for (int k = 0; k < 2; k++) {
+        rank_free(&rep[k]);
+        agg_free(g[k]);
+    }
+    return rc;
+}

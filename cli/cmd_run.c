@@ -1,0 +1,224 @@
+/*
+ * jett run: load, check and run a program, optionally profiled.
+ *
+ * Exit status (the first that applies): 2 usage, 3 compile error, 4
+ * profiler setup failure or unsupported mode (no user code ran), 130/143
+ * interrupt, 1 runtime error, 4 collector failure after a normal return,
+ * else main's value.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/run_args.h"
+#include "cli/run_profile.h"
+#include "cli/runout.h"
+
+#define EXIT_COMPILE 3
+#define EXIT_PROFILER 4
+
+_Static_assert(sizeof(struct interp_source_span) == sizeof(struct wire_source_span),
+               "source spans travel as they are");
+
+/* The state a signal handler may interrupt (one run per process). */
+static struct interp_state *volatile running;
+
+static void on_signal(int signo)
+{
+    struct interp_state *s = running;
+    if (s)
+        interp_interrupt(s, signo);
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Prints the envelope (agent) and returns the status. */
+static int emit(struct runout *ro, bool agent, int status)
+{
+    ro->exit_code = status;
+    if (!agent)
+        return status;
+    char *doc, err[200];
+    size_t len;
+    if (runout_render(ro, &doc, &len, err, sizeof err) != 0) {
+        fprintf(stderr, "jett: cannot write the run envelope: %s\n", err);
+        return status;
+    }
+    fwrite(doc, 1, len, stdout);
+    fputc('\n', stdout);
+    free(doc);
+    return status;
+}
+
+static bool has_agent_flag(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--agent") == 0)
+            return true;
+    return false;
+}
+
+/* Compile errors: every diagnostic, exit 3, nothing runs. */
+static int compile_failed(struct runout *ro, bool agent, struct interp_diags *d)
+{
+    for (size_t i = 0; i < d->len; i++) {
+        char line[1024];
+        interp_diag_format(&d->items[i], line, sizeof line);
+        if (agent)
+            runout_add_diag(ro, d->items[i].path, d->items[i].line, d->items[i].column,
+                            d->items[i].message);
+        else
+            fprintf(stderr, "%s\n", line);
+    }
+    runout_set_error(ro, "compile_error", "compile error: %zu error%s", d->len,
+                     d->len == 1 ? "" : "s");
+    return emit(ro, agent, EXIT_COMPILE);
+}
+
+struct run_ctx {
+    struct run_args args;
+    struct runout ro;
+    struct run_profile rp;
+    char *fallback; /* a launcher-made profile, when the daemon gave none */
+    struct collector_result res;
+};
+
+static const char *termination_name(enum interp_termination t)
+{
+    return t == INTERP_RETURNED        ? "returned"
+           : t == INTERP_RUNTIME_ERROR ? "runtime_error"
+                                       : "interrupted";
+}
+
+/* Setup failure before main: a minimal profile, exit 4, no user code. */
+static int setup_failed(struct run_ctx *c, enum run_profile_setup why)
+{
+    bool unsupported = why == RUN_PROFILE_UNSUPPORTED;
+    size_t len;
+    c->fallback = run_profile_fallback(&c->args, "unavailable",
+                                       unsupported ? "backend_unsupported" : "collector_failure",
+                                       "not_started", &len);
+    c->ro.profile = c->fallback, c->ro.profile_len = c->fallback ? len : 0;
+    runout_set_error(&c->ro, unsupported ? "profiler_unsupported" : "profiler_setup_failure", "%s",
+                     c->rp.message);
+    if (!c->args.agent)
+        fprintf(stderr, "jett: %s\n", c->rp.message);
+    return emit(&c->ro, c->args.agent, EXIT_PROFILER);
+}
+
+/* After the run: the profile (the daemon's or, on collector failure, a
+ * minimal one), its report, and the exit status's precedence. */
+static int finish_profile(struct run_ctx *c, const struct interp_result *r, int status)
+{
+    int rc = run_profile_finish(&c->rp, r->termination, &c->res);
+    if (rc == 0) {
+        c->ro.profile = c->res.profile, c->ro.profile_len = c->res.profile_len;
+        if (!c->args.agent) {
+            fflush(stdout);
+            fwrite(c->res.human, 1, c->res.human_len, stderr);
+        }
+        return status;
+    }
+    size_t len;
+    c->fallback = run_profile_fallback(&c->args, "unavailable", "collector_failure",
+                                       termination_name(r->termination), &len);
+    c->ro.profile = c->fallback, c->ro.profile_len = c->fallback ? len : 0;
+    if (!c->args.agent)
+        fprintf(stderr, "jett: profiler: collector failure (%s)\n",
+                collector_error(c->rp.collector));
+    if (r->termination != INTERP_RETURNED)
+        return status;
+    runout_set_error(&c->ro, "profiler_failure", "profiler: collector failure");
+    return EXIT_PROFILER;
+}
+
+/* The run's own outcome: termination, error fields, status. */
+static int outcome(struct run_ctx *c, const struct interp_result *r)
+{
+    c->ro.termination = termination_name(r->termination);
+    if (r->termination == INTERP_RUNTIME_ERROR) {
+        runout_set_error(&c->ro, "runtime_error", "%s", r->message ? r->message : "");
+        if (!c->args.agent)
+            fprintf(stderr, "%s\n%s", r->message ? r->message : "", r->trace ? r->trace : "");
+    } else if (r->termination == INTERP_INTERRUPTED) {
+        runout_set_error(&c->ro, "interrupted", "interrupted by %s",
+                         r->signal == SIGTERM ? "SIGTERM" : "SIGINT");
+    }
+    return r->exit_code;
+}
+
+static int run_program(struct run_ctx *c, struct interp_program *p)
+{
+    struct interp_host host = runout_host(&c->ro);
+    char *fail_at = getenv("JETT_TEST_FAIL_ALLOC");
+    struct interp_options opts = {(const char *const *)c->args.prog_argv, (size_t)c->args.prog_argc,
+                                  fail_at ? strtoull(fail_at, NULL, 10) : 0};
+    struct interp_state *s = interp_new(p, &host, &opts);
+    if (!s) {
+        fprintf(stderr, "jett: out of memory\n");
+        return 1;
+    }
+    c->ro.state = s;
+    bool profiling = c->args.mode != RUN_MODE_NONE;
+    if (profiling && run_profile_start(&c->rp, s) != 0)
+        fprintf(stderr, "jett: profiler: cannot start collection\n");
+    running = s;
+    struct interp_result r;
+    int status = interp_run(s, &r) == 0 ? outcome(c, &r) : 1;
+    running = NULL;
+    fflush(stdout);
+    if (profiling)
+        status = finish_profile(c, &r, status);
+    c->ro.state = NULL;
+    interp_result_free(&r);
+    interp_free(s);
+    return emit(&c->ro, c->args.agent, status);
+}
+
+int cli_run_main(int argc, char **argv)
+{
+    struct run_ctx c;
+    memset(&c, 0, sizeof c);
+    char err[512];
+    bool agent = has_agent_flag(argc, argv);
+    runout_init(&c.ro, agent);
+    int status;
+    if (run_args_parse(argc, argv, &c.args, err, sizeof err) != 0 ||
+        run_profile_open_capture(&c.rp, &c.args, err, sizeof err) != 0) {
+        fprintf(stderr, "jett: %s\n", err);
+        runout_set_error(&c.ro, "usage_error", "%s", err);
+        status = emit(&c.ro, agent, CLI_EXIT_USAGE);
+        runout_free(&c.ro);
+        return status;
+    }
+    install_signals();
+    struct interp_diags diags = {0};
+    struct interp_program *p = interp_load(c.args.file, NULL, &diags);
+    if (!p) {
+        status = compile_failed(&c.ro, agent, &diags);
+    } else if (c.args.mode != RUN_MODE_NONE) {
+        bool colour = isatty(STDERR_FILENO) && !getenv("NO_COLOR") && !agent;
+        enum run_profile_setup su = run_profile_setup(&c.rp, p, colour);
+        status = su == RUN_PROFILE_OK ? run_program(&c, p) : setup_failed(&c, su);
+    } else {
+        status = run_program(&c, p);
+    }
+    run_profile_close(&c.rp);
+    collector_result_free(&c.res);
+    free(c.fallback);
+    interp_diags_free(&diags);
+    interp_program_free(p);
+    runout_free(&c.ro);
+    return status;
+}

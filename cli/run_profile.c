@@ -1,0 +1,236 @@
+/* run_profile: spawn, handshake, manifest, start, finish, fallback. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/profd_spawn.h"
+#include "cli/run_profile.h"
+#include "proto/capture.h"
+#include "proto/toon.h"
+
+#define HANDSHAKE_MS 5000
+#define RESULT_MS 60000
+
+/* What this backend can do; JETT_TEST_WITHDRAW_CAPABILITY (test-only)
+ * removes one by name so that tests can reach UNSUPPORTED. */
+static uint32_t backend_caps(void)
+{
+    uint32_t caps = WIRE_CAP_ALL & ~WIRE_CAP_TASK_ATTRIBUTION;
+    const char *w = getenv("JETT_TEST_WITHDRAW_CAPABILITY");
+    for (int i = 0; w && i < WIRE_CAP_COUNT; i++)
+        if (strcmp(w, wire_capability_names[i]) == 0)
+            caps &= ~(1u << i);
+    return caps;
+}
+
+/* A budget in bytes: the real one, or (test-only) a smaller one from the
+ * environment so that tests can exhaust it; never a larger one. */
+static uint64_t budget(const char *env, uint64_t real)
+{
+    const char *v = getenv(env);
+    char *end;
+    unsigned long long b = v ? strtoull(v, &end, 10) : 0;
+    return v && *v && *end == 0 && b > 0 && b < real ? b : real;
+}
+
+static const char *backend_name(enum run_mode m)
+{
+    return m == RUN_MODE_CPU ? "interpreter_safe_point" : "interpreter_alloc_hooks";
+}
+
+int run_profile_open_capture(struct run_profile *rp, const struct run_args *a, char *err,
+                             size_t errlen)
+{
+    memset(rp, 0, sizeof *rp);
+    rp->args = a, rp->capture_fd = -1, rp->daemon = -1;
+    if (!a->capture)
+        return 0;
+    rp->capture_fd = open(a->capture, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (rp->capture_fd < 0 ||
+        capture_write_all(rp->capture_fd, CAPTURE_MAGIC, CAPTURE_MAGIC_LEN) != 0) {
+        snprintf(err, errlen, "--profile-capture: cannot write '%s': %s", a->capture,
+                 strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* SOURCE with literals, comments and secrets blanked to spaces (newlines
+ * kept, so offsets and lines stay), then every FUNC and the reserved
+ * <truncated-stack>. */
+static int send_manifest(struct run_profile *rp, const struct interp_program *p)
+{
+    for (uint32_t i = 0; i < interp_source_count(p); i++) {
+        const struct interp_source *src = interp_source_get(p, i);
+        char *text = malloc(src->len + 1);
+        if (!text)
+            return -1;
+        memcpy(text, src->text, src->len);
+        for (uint32_t k = 0; k < src->n_spans; k++)
+            for (uint32_t b = src->spans[k].start; b < src->spans[k].end; b++)
+                if (text[b] != '\n')
+                    text[b] = ' ';
+        struct wire_source ws = {src->id,
+                                 (uint8_t)src->origin,
+                                 {src->path, (uint32_t)strlen(src->path)},
+                                 {text, src->len},
+                                 (const struct wire_source_span *)src->spans,
+                                 src->n_spans,
+                                 src->line_starts,
+                                 src->n_lines};
+        int rc = collector_send_source(rp->collector, &ws);
+        free(text);
+        if (rc != 0)
+            return -1;
+    }
+    uint32_t n = interp_func_count(p);
+    for (uint32_t i = 0; i < n; i++) {
+        const struct interp_func_info *f = interp_func_get(p, i);
+        struct wire_func wf = {f->id,
+                               {f->ns, (uint32_t)strlen(f->ns)},
+                               {f->name, (uint32_t)strlen(f->name)},
+                               f->source_id,
+                               {f->decl.start, f->decl.end}};
+        if (collector_send_func(rp->collector, &wf) != 0)
+            return -1;
+    }
+    struct wire_func trunc = {
+        n, {"<runtime>", 9}, {"<truncated-stack>", 17}, WIRE_NONE32, WIRE_SPAN_NONE};
+    return collector_send_func(rp->collector, &trunc);
+}
+
+static enum run_profile_setup setup_failed(struct run_profile *rp, const char *msg)
+{
+    snprintf(rp->message, sizeof rp->message, "profiler: setup failure: %s", msg);
+    return RUN_PROFILE_FAILED;
+}
+
+enum run_profile_setup run_profile_setup(struct run_profile *rp, const struct interp_program *p,
+                                         bool colour)
+{
+    const struct run_args *a = rp->args;
+    char *path, err[200];
+    if (profd_find(&path) != 0)
+        return setup_failed(rp, "jett-profd not found beside jett");
+    int sock;
+    int rc = profd_spawn(path, &sock, &rp->daemon, err, sizeof err);
+    free(path);
+    if (rc != 0)
+        return setup_failed(rp, err);
+    rp->collector = collector_new(sock, rp->capture_fd, COLLECTOR_RING, COLLECTOR_STALL_NS);
+    if (!rp->collector)
+        return setup_failed(rp, "out of memory");
+    const char *backend = backend_name(a->mode);
+    struct wire_hello h = {WIRE_PROTOCOL_VERSION,
+                           a->mode == RUN_MODE_CPU ? WIRE_MODE_CPU : WIRE_MODE_MEMORY,
+                           {a->mode == RUN_MODE_CPU ? a->rate_hz : 0, a->threshold_bp, a->limit,
+                            budget("JETT_TEST_CPU_BUDGET", 32u << 20),
+                            budget("JETT_TEST_RETENTION_BUDGET", 64u << 20),
+                            budget("JETT_TEST_STACK_BUDGET", 16u << 20)},
+                           {backend, (uint32_t)strlen(backend)},
+                           backend_caps(),
+                           colour};
+    char missing[64];
+    switch (collector_handshake(rp->collector, &h, HANDSHAKE_MS, missing, sizeof missing)) {
+    case COLLECTOR_UNSUPPORTED:
+        snprintf(rp->message, sizeof rp->message, "profiler: unsupported: missing capability %s",
+                 missing);
+        return RUN_PROFILE_UNSUPPORTED;
+    case COLLECTOR_NO_ANSWER:
+        return setup_failed(rp, "jett-profd did not answer");
+    case COLLECTOR_READY:
+        break;
+    }
+    if (send_manifest(rp, p) != 0)
+        return setup_failed(rp, "cannot send the run manifest");
+    return RUN_PROFILE_OK;
+}
+
+int run_profile_start(struct run_profile *rp, struct interp_state *s)
+{
+    const struct interp_program *p = interp_state_program(s);
+    uint8_t mode = rp->args->mode == RUN_MODE_CPU ? WIRE_MODE_CPU : WIRE_MODE_MEMORY;
+    rp->profiler =
+        profiler_new(rp->collector, s, mode, rp->args->rate_hz, 16u << 20, interp_func_count(p));
+    if (!rp->profiler || collector_start(rp->collector) != 0)
+        return -1;
+    return profiler_start(rp->profiler);
+}
+
+/* Test-only: JETT_TEST_HEAP_TOTALS names a file that receives the heap
+ * observer's own totals, to compare with the daemon's profile. */
+static void write_heap_totals(const struct profiler *p)
+{
+    const char *path = getenv("JETT_TEST_HEAP_TOTALS");
+    FILE *f = path ? fopen(path, "w") : NULL;
+    if (!f)
+        return;
+    struct profiler_heap_totals t;
+    profiler_heap_totals(p, &t);
+    fprintf(f,
+            "allocation_count %llu\nresize_count %llu\nallocated_bytes %llu\n"
+            "freed_bytes %llu\npeak_live_bytes %llu\nretained_bytes %llu\n",
+            (unsigned long long)t.allocation_count, (unsigned long long)t.resize_count,
+            (unsigned long long)t.allocated_bytes, (unsigned long long)t.freed_bytes,
+            (unsigned long long)t.peak_live_bytes, (unsigned long long)t.live_bytes);
+    fclose(f);
+}
+
+int run_profile_finish(struct run_profile *rp, enum interp_termination term,
+                       struct collector_result *res)
+{
+    struct wire_finish fin = {0};
+    profiler_stop(rp->profiler, &fin);
+    if (rp->args->mode == RUN_MODE_MEMORY)
+        write_heap_totals(rp->profiler);
+    fin.termination = (uint8_t)term;
+    return collector_finish(rp->collector, &fin, RESULT_MS, res);
+}
+
+void run_profile_close(struct run_profile *rp)
+{
+    collector_free(rp->collector);
+    rp->collector = NULL;
+    profiler_free(rp->profiler);
+    rp->profiler = NULL;
+    if (rp->daemon > 0) {
+        int st;
+        if (waitpid(rp->daemon, &st, WNOHANG) == 0) {
+            kill(rp->daemon, SIGKILL);
+            waitpid(rp->daemon, &st, 0);
+        }
+        rp->daemon = -1;
+    }
+    if (rp->capture_fd >= 0)
+        close(rp->capture_fd);
+    rp->capture_fd = -1;
+}
+
+char *run_profile_fallback(const struct run_args *a, const char *status, const char *reason,
+                           const char *termination, size_t *len)
+{
+    struct toon_value *root = toon_object(), *prof = toon_object(), *caps = toon_object();
+    bool cpu = a->mode == RUN_MODE_CPU;
+    toon_set(prof, "schema", toon_cstr("jett.profile.v1"));
+    toon_set(prof, "mode", toon_cstr(cpu ? "cpu" : "memory"));
+    toon_set(prof, "status", toon_cstr(status));
+    toon_set(prof, "partial_reason", toon_cstr(reason));
+    toon_set(prof, "termination", toon_cstr(termination));
+    toon_set(prof, "backend", toon_cstr(backend_name(a->mode)));
+    toon_set(prof, "coverage", toon_cstr(cpu ? "jett_runtime_threads" : "jett_heap"));
+    uint32_t have = backend_caps();
+    for (int i = 0; i < WIRE_CAP_COUNT; i++)
+        toon_set(caps, wire_capability_names[i], toon_bool(have & (1u << i)));
+    toon_set(prof, "capabilities", caps);
+    toon_set(root, "profile", prof);
+    char *out = NULL, err[128];
+    if (toon_encode(root, NULL, &out, len, err, sizeof err) != 0)
+        out = NULL;
+    toon_free(root);
+    return out;
+}

@@ -1,0 +1,57 @@
+/*
+ * run_profile: a profiled run's connection to jett-profd, from spawning
+ * the daemon to its RESULT (DESIGN section 4).
+ */
+#ifndef JETT_CLI_RUN_PROFILE_H
+#define JETT_CLI_RUN_PROFILE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "agent/collector.h"
+#include "agent/interp.h"
+#include "agent/profiler.h"
+#include "cli/run_args.h"
+
+enum run_profile_setup {
+    RUN_PROFILE_OK,
+    RUN_PROFILE_UNSUPPORTED, /* the daemon named a missing capability */
+    RUN_PROFILE_FAILED,      /* no daemon, no answer, or the manifest failed */
+};
+
+struct run_profile {
+    const struct run_args *args;
+    pid_t daemon;
+    int capture_fd;
+    struct collector *collector;
+    struct profiler *profiler;
+    char message[256]; /* the stable error line of a setup failure */
+};
+
+/* Opens the capture file (before anything is loaded: an unwritable path
+ * is a usage error).  0, or -1 with a message. */
+int run_profile_open_capture(struct run_profile *rp, const struct run_args *a, char *err,
+                             size_t errlen);
+
+/* Spawns the daemon, handshakes and sends the run manifest (SOURCE and
+ * FUNC records), before main. */
+enum run_profile_setup run_profile_setup(struct run_profile *rp, const struct interp_program *p,
+                                         bool colour);
+
+/* Hooks the interpreter and starts the writer and, in CPU mode, the timer. */
+int run_profile_start(struct run_profile *rp, struct interp_state *s);
+
+/* Stops collection, sends FINISH, and waits for RESULT.  0 with *res
+ * filled, -1 on collector failure. */
+int run_profile_finish(struct run_profile *rp, enum interp_termination term,
+                       struct collector_result *res);
+
+/* Kills and reaps the daemon if it still runs; closes everything. */
+void run_profile_close(struct run_profile *rp);
+
+/* The minimal profile the launcher writes itself when the daemon could
+ * not give one (setup failure or collector failure), as TOON text. */
+char *run_profile_fallback(const struct run_args *a, const char *status, const char *reason,
+                           const char *termination, size_t *len);
+
+#endif

@@ -1,0 +1,228 @@
+/*
+ * agg internals shared by the aggregation files and the ranking.  Only
+ * daemon/ includes this header.
+ *
+ * Id spaces: the wire's source, function and stack ids index `sources`,
+ * `funcs` and `nodes` directly (they are dense from 0).  A function id maps
+ * to an interned identity (`idents`): two FUNC records with the same
+ * namespace, name, source and declaration span are one function.  Each
+ * stack node maps to an interned call chain (`chains`): the sequence of
+ * identities from the root to that node, whatever the call sites were.
+ */
+#ifndef JETT_DAEMON_AGG_INTERNAL_H
+#define JETT_DAEMON_AGG_INTERNAL_H
+
+#include "daemon/agg.h"
+
+#define AGG_NONE UINT32_MAX
+
+/* A growable array whose allocation (cap * elem bytes) is charged to a
+ * budget counter by agg_vec_grow. */
+struct agg_vec {
+    void *p;
+    uint32_t len, cap, elem;
+};
+
+/* Open-addressing index of entry numbers, keyed by a 32-bit hash stored in
+ * the slot so that a resize needs no callback.  Slot entry AGG_NONE is
+ * empty.  At most half full. */
+struct agg_slot {
+    uint32_t entry, hash;
+};
+struct agg_index {
+    struct agg_slot *slots;
+    uint32_t cap, n;
+};
+
+/* Equality of entry `entry` with `key`, for agg_index_find. */
+typedef bool (*agg_eq_fn)(const void *ctx, uint32_t entry, const void *key);
+
+struct agg_source {
+    uint8_t origin;
+    bool path_ok;  /* a normalized relative path (else the source is unavailable) */
+    bool spans_ok; /* spans sorted, disjoint, inside the text (else no excerpts) */
+    char *path;    /* NUL-terminated */
+    uint32_t path_len;
+    char *text;
+    uint32_t text_len;
+    struct wire_source_span *spans;
+    uint32_t n_spans;
+    uint32_t *lines; /* offset of each line start; lines[0] == 0 */
+    uint32_t n_lines;
+};
+
+#define AGG_IDENT_TRUNCATED 1u /* <runtime>.<truncated-stack> */
+
+struct agg_ident {
+    uint32_t ns, ns_len, name, name_len; /* offsets into `strings` */
+    uint32_t source;                     /* index into sources, AGG_NONE: unavailable */
+    struct wire_span decl;               /* WIRE_SPAN_NONE: unavailable */
+    uint32_t bucket;                     /* CPU function or memory site bucket offset, AGG_NONE */
+    uint32_t hash;
+    uint32_t flags;
+};
+
+#define AGG_NODE_OUTERMOST 1u /* no ancestor has the same identity */
+#define AGG_NODE_INVALID 2u   /* defined by a bad record: samples are unavailable */
+
+struct agg_node {
+    uint32_t parent, ident, chain;
+    uint16_t depth; /* 1 for a root frame */
+    uint16_t flags;
+};
+
+struct agg_chain {
+    uint32_t parent; /* chain of the caller, AGG_NONE at the root */
+    uint32_t ident;
+    uint32_t bucket; /* chain bucket offset (samples or bytes), AGG_NONE */
+    uint32_t hash;
+};
+
+/* CPU detail buckets, carved from the CPU arena. */
+struct agg_fnb {
+    uint64_t inclusive, self;
+    uint32_t hot_head; /* first hot-line bucket of this function */
+    uint32_t pad;
+};
+struct agg_chainb {
+    uint64_t samples;
+};
+struct agg_hotb {
+    uint64_t self;
+    uint32_t ident;
+    uint32_t start, end; /* leaf statement span, AGG_NONE: unavailable */
+    uint32_t next;
+};
+
+/* Memory-mode site bucket (one per creation or resizing function), also
+ * carved from the arena.  live_at_peak is kept lazily: `at_peak` is the
+ * site's live bytes at the latest global peak once the site has changed
+ * after it (last_change > peak_event); otherwise `live` still is. */
+struct agg_siteb {
+    uint64_t allocation_count, allocated_bytes, resize_count, freed_bytes;
+    uint64_t live, at_peak, last_change;
+};
+struct agg_mchainb {
+    uint64_t bytes;
+};
+
+/* A live allocation: its id and, packed, its size (low 40 bits) and
+ * creation site (high 24 bits, AGG_MEM_NO_SITE when it has none). */
+struct agg_live {
+    uint64_t id; /* AGG_MEM_EMPTY: free slot */
+    uint64_t size_site;
+};
+#define AGG_MEM_EMPTY UINT64_MAX
+#define AGG_MEM_SIZE_BITS 40
+#define AGG_MEM_NO_SITE 0xffffffu
+
+struct agg_mem {
+    uint64_t allocation_count, resize_count, allocated_bytes, freed_bytes, attributed;
+    uint64_t live, peak, events, peak_event;
+    uint64_t max_id, watermark;
+    bool have_id, limited;
+    struct agg_live *table; /* open addressing, linear probing, <= 3/4 full */
+    uint64_t cap, n;
+};
+
+struct agg_cpu_totals {
+    uint64_t recorded, attributed, runtime, waiting, unavailable, truncated;
+};
+
+struct agg {
+    bool have_hello, have_finish, ended;
+    uint8_t mode;
+    struct wire_config cfg;
+    char *backend;
+    uint32_t capabilities;
+    bool colour;
+    struct wire_finish finish;
+
+    uint64_t errors;
+    char first_error[256];
+
+    /* Stack tables: everything below up to `arena` is charged here. */
+    size_t stack_bytes;
+    bool stack_limited;                    /* a record was refused by the stack budget */
+    uint32_t n_sources, n_funcs, n_stacks; /* ids defined on the wire */
+    struct agg_vec sources;                /* struct agg_source */
+    struct agg_index source_index;
+    struct agg_vec strings; /* char */
+    struct agg_vec idents;  /* struct agg_ident */
+    struct agg_index ident_index;
+    struct agg_vec funcs; /* uint32_t ident or AGG_NONE */
+    struct agg_vec nodes; /* struct agg_node */
+    struct agg_vec chains;
+    struct agg_index chain_index;
+
+    /* CPU detail: an arena of cfg.cpu_budget bytes plus the hot index. */
+    unsigned char *arena; /* cpu_budget (cpu) or retention_budget (memory) bytes */
+    size_t arena_used;    /* arena bytes handed out */
+    struct agg_index hot_index;
+    bool cpu_limited;
+    struct agg_cpu_totals cpu;
+    struct agg_mem mem;
+    uint64_t last_sequence;
+    bool have_sequence;
+};
+
+/* ---- agg_util.c ---- */
+void agg_errorf(struct agg *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+uint32_t agg_hash_bytes(uint32_t h, const void *p, size_t n);
+uint32_t agg_hash_u32(uint32_t h, uint32_t v);
+/* Bytes that room for `more` elements would add; the caller checks its
+ * budget with it before reserving.  Reserve charges the growth. */
+size_t agg_vec_growth(const struct agg_vec *v, uint32_t more);
+int agg_vec_reserve(struct agg_vec *v, uint32_t more, size_t *charged);
+/* Appends one element (len incremented) and returns it; NULL: no memory. */
+void *agg_vec_push(struct agg_vec *v, size_t *charged);
+void agg_vec_free(struct agg_vec *v);
+uint32_t agg_index_find(const struct agg_index *ix, uint32_t hash, agg_eq_fn eq, const void *ctx,
+                        const void *key);
+/* Bytes the index would hold after one more insert. */
+size_t agg_index_bytes_after_insert(const struct agg_index *ix);
+/* The most the index holds during one more insert: a resize allocates the
+ * new table before it frees the old one, and budgets count both. */
+size_t agg_index_peak_after_insert(const struct agg_index *ix);
+size_t agg_index_bytes(const struct agg_index *ix);
+/* Inserts (growing first if needed); -1 when memory runs out. */
+int agg_index_insert(struct agg_index *ix, uint32_t hash, uint32_t entry);
+void agg_index_free(struct agg_index *ix);
+
+static inline void *agg_vec_at(const struct agg_vec *v, uint32_t i)
+{
+    return (char *)v->p + (size_t)i * v->elem;
+}
+
+static inline struct agg_ident *agg_ident_at(const struct agg *a, uint32_t i)
+{
+    return (struct agg_ident *)agg_vec_at(&a->idents, i);
+}
+
+static inline const char *agg_str(const struct agg *a, uint32_t off)
+{
+    return (const char *)a->strings.p + off;
+}
+
+static inline void *agg_bucket_at(const struct agg *a, uint32_t off)
+{
+    return a->arena + off;
+}
+
+/* ---- agg_tables.c ---- */
+void agg_tables_free(struct agg *a);
+/* True when `id` names a stored, valid stack node. */
+bool agg_node_usable(const struct agg *a, uint32_t id);
+
+/* ---- agg_mem.c ---- */
+int agg_mem_event(struct agg *a, const struct wire_alloc *e);
+size_t agg_mem_bytes(const struct agg *a);
+void agg_mem_free(struct agg *a);
+/* A site's live bytes at the global peak (resolving the lazy capture). */
+uint64_t agg_mem_site_at_peak(const struct agg *a, const struct agg_siteb *s);
+
+/* ---- agg_cpu.c ---- */
+int agg_cpu_sample(struct agg *a, const struct wire_sample *s);
+void agg_cpu_free(struct agg *a);
+
+#endif

@@ -1,0 +1,248 @@
+/* agg: the aggregation's lifecycle, HELLO/FINISH checks and status. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/agg-internal.h"
+
+struct agg *agg_new(void)
+{
+    struct agg *a = calloc(1, sizeof *a);
+    if (a == NULL)
+        return NULL;
+    a->sources.elem = sizeof(struct agg_source);
+    a->strings.elem = 1;
+    a->idents.elem = sizeof(struct agg_ident);
+    a->funcs.elem = sizeof(uint32_t);
+    a->nodes.elem = sizeof(struct agg_node);
+    a->chains.elem = sizeof(struct agg_chain);
+    a->cfg = (struct wire_config){
+        1000, 500, 10, AGG_CPU_BUDGET_MAX, AGG_RETENTION_BUDGET_MAX, AGG_STACK_BUDGET_MAX};
+    a->mem.watermark = UINT64_MAX; /* no untracked allocation yet */
+    return a;
+}
+
+void agg_free(struct agg *a)
+{
+    if (a == NULL)
+        return;
+    agg_tables_free(a);
+    agg_cpu_free(a);
+    agg_mem_free(a);
+    free(a->backend);
+    free(a);
+}
+
+/* A budget must be 1..max; a larger one is refused (the daemon's maximum
+ * applies), as is zero. */
+static uint64_t budget_ok(struct agg *a, const char *name, uint64_t v, uint64_t max)
+{
+    if (v >= 1 && v <= max)
+        return v;
+    agg_errorf(a, "HELLO.config.%s: %llu outside 1..%llu", name, (unsigned long long)v,
+               (unsigned long long)max);
+    return max;
+}
+
+/* Validates the configuration; bad values fall back to the defaults. */
+static void hello_config(struct agg *a, const struct wire_config *c)
+{
+    a->cfg = *c;
+    bool cpu = a->mode == WIRE_MODE_CPU;
+    if (cpu ? (c->rate_hz < 1 || c->rate_hz > 1000) : c->rate_hz != 0) {
+        agg_errorf(a, "HELLO.config.rate_hz: %u out of range", c->rate_hz);
+        a->cfg.rate_hz = cpu ? 1000 : 0;
+    }
+    if (c->threshold_bp > 10000) {
+        agg_errorf(a, "HELLO.config.threshold_bp: %u over 10000", c->threshold_bp);
+        a->cfg.threshold_bp = 500;
+    }
+    if (c->limit < 1 || c->limit > 100) {
+        agg_errorf(a, "HELLO.config.limit: %u outside 1..100", c->limit);
+        a->cfg.limit = 10;
+    }
+    a->cfg.cpu_budget = budget_ok(a, "cpu_budget", c->cpu_budget, AGG_CPU_BUDGET_MAX);
+    a->cfg.retention_budget =
+        budget_ok(a, "retention_budget", c->retention_budget, AGG_RETENTION_BUDGET_MAX);
+    a->cfg.stack_budget = budget_ok(a, "stack_budget", c->stack_budget, AGG_STACK_BUDGET_MAX);
+}
+
+int agg_hello(struct agg *a, const struct wire_hello *h)
+{
+    uint64_t before = a->errors;
+    if (a->have_hello) {
+        agg_errorf(a, "HELLO: repeated");
+        return -1;
+    }
+    a->have_hello = true;
+    if (h->version != WIRE_PROTOCOL_VERSION)
+        agg_errorf(a, "HELLO.version: %u, expected %d", h->version, WIRE_PROTOCOL_VERSION);
+    a->mode = h->mode;
+    if (h->mode > WIRE_MODE_MEMORY) {
+        agg_errorf(a, "HELLO.mode: %u out of range", h->mode);
+        a->mode = WIRE_MODE_CPU;
+    }
+    hello_config(a, &h->config);
+    uint32_t n = h->backend.len > WIRE_MAX_NAME ? 0 : h->backend.len;
+    if (n == 0 || memchr(h->backend.ptr, '\0', n))
+        agg_errorf(a, "HELLO.backend: empty, oversize or NUL-bearing");
+    a->backend = strndup(n && !memchr(h->backend.ptr, '\0', n) ? h->backend.ptr : "unavailable",
+                         n && !memchr(h->backend.ptr, '\0', n) ? n : 11);
+    a->capabilities = h->capabilities & WIRE_CAP_ALL;
+    a->colour = h->colour;
+    return a->errors > before ? -1 : 0;
+}
+
+/* Checks order and sequence shared by every hot event. */
+static bool event_ok(struct agg *a, const char *what, uint8_t mode, uint64_t sequence)
+{
+    if (!a->have_hello || a->have_finish) {
+        agg_errorf(a, "%s %s", what, a->have_hello ? "after FINISH" : "before HELLO");
+        return false;
+    }
+    if (a->mode != mode) {
+        agg_errorf(a, "%s in a %s profile", what, a->mode == WIRE_MODE_CPU ? "cpu" : "memory");
+        return false;
+    }
+    if (a->have_sequence && sequence <= a->last_sequence) {
+        agg_errorf(a, "%s.sequence %llu: not increasing", what, (unsigned long long)sequence);
+        return false;
+    }
+    a->have_sequence = true;
+    a->last_sequence = sequence;
+    return true;
+}
+
+int agg_sample(struct agg *a, const struct wire_sample *s)
+{
+    if (!event_ok(a, "CPU_SAMPLE", WIRE_MODE_CPU, s->sequence))
+        return -1;
+    return agg_cpu_sample(a, s);
+}
+
+int agg_alloc(struct agg *a, const struct wire_alloc *e)
+{
+    if (!event_ok(a, "ALLOC", WIRE_MODE_MEMORY, e->sequence))
+        return -1;
+    return agg_mem_event(a, e);
+}
+
+int agg_event(struct agg *a, const struct wire_event *ev)
+{
+    switch (ev->kind) {
+    case WIRE_ENTRY_STACK:
+        return agg_stack(a, &ev->u.stack);
+    case WIRE_ENTRY_SAMPLE:
+        return agg_sample(a, &ev->u.sample);
+    case WIRE_ENTRY_ALLOC:
+        return agg_alloc(a, &ev->u.alloc);
+    }
+    agg_errorf(a, "EVENTS: entry kind %u unknown", ev->kind);
+    return -1;
+}
+
+int agg_finish(struct agg *a, const struct wire_finish *f)
+{
+    if (!a->have_hello || a->have_finish) {
+        agg_errorf(a, "FINISH %s", a->have_hello ? "repeated" : "before HELLO");
+        return -1;
+    }
+    a->have_finish = true;
+    a->finish = *f;
+    uint64_t before = a->errors;
+    if (f->termination > WIRE_TERM_INTERRUPTED)
+        agg_errorf(a, "FINISH.termination: %u out of range", f->termination);
+    if (a->mode == WIRE_MODE_CPU) {
+        unsigned __int128 sum = (unsigned __int128)a->cpu.recorded + f->coalesced_ticks;
+        sum += f->dropped_ticks;
+        if (sum != f->requested_ticks)
+            agg_errorf(a,
+                       "FINISH: requested ticks %llu != recorded %llu + coalesced %llu + "
+                       "dropped %llu",
+                       (unsigned long long)f->requested_ticks, (unsigned long long)a->cpu.recorded,
+                       (unsigned long long)f->coalesced_ticks,
+                       (unsigned long long)f->dropped_ticks);
+    }
+    return a->errors > before ? -1 : 0;
+}
+
+void agg_fail(struct agg *a, const char *msg)
+{
+    agg_errorf(a, "%s", msg);
+}
+
+void agg_end(struct agg *a)
+{
+    if (a->ended)
+        return;
+    a->ended = true;
+    if (!a->have_hello)
+        agg_errorf(a, "stream ended without HELLO");
+    else if (!a->have_finish)
+        agg_errorf(a, "stream ended without FINISH");
+}
+
+enum agg_status agg_status(const struct agg *a, enum agg_reason *reason)
+{
+    enum agg_reason r = AGG_REASON_NONE;
+    if (a->errors > 0 || (a->have_finish && a->finish.collector_failure))
+        r = AGG_REASON_COLLECTOR_FAILURE;
+    else if (a->finish.termination == WIRE_TERM_INTERRUPTED)
+        r = AGG_REASON_INTERRUPTED;
+    else if (a->stack_limited || a->finish.stack_limit)
+        r = AGG_REASON_STACK_CAPTURE_LIMIT;
+    else if (a->cpu_limited)
+        r = AGG_REASON_CPU_METADATA_LIMIT;
+    else if (a->mem.limited)
+        r = AGG_REASON_RETENTION_METADATA_LIMIT;
+    *reason = r;
+    if (!a->have_hello)
+        return AGG_UNAVAILABLE;
+    return r == AGG_REASON_NONE ? AGG_COMPLETE : AGG_PARTIAL;
+}
+
+uint64_t agg_error_count(const struct agg *a)
+{
+    return a->errors;
+}
+
+const char *agg_error(const struct agg *a)
+{
+    return a->first_error;
+}
+
+size_t agg_cpu_bytes(const struct agg *a)
+{
+    if (a->mode != WIRE_MODE_CPU)
+        return 0;
+    return a->arena_used + agg_index_bytes(&a->hot_index);
+}
+
+size_t agg_retention_bytes(const struct agg *a)
+{
+    return a->mode == WIRE_MODE_MEMORY ? agg_mem_bytes(a) : 0;
+}
+
+size_t agg_stack_bytes(const struct agg *a)
+{
+    return a->stack_bytes;
+}
+
+const char *agg_reason_name(enum agg_reason r)
+{
+    static const char *const names[] = {
+        "none",
+        "collector_failure",
+        "interrupted",
+        "stack_capture_limit",
+        "cpu_metadata_limit",
+        "retention_metadata_limit",
+        "backend_unsupported",
+    };
+    return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "unavailable";
+}
+
+const char *agg_status_name(enum agg_status s)
+{
+    static const char *const names[] = {"complete", "partial", "unavailable"};
+    return (unsigned)s < 3 ? names[s] : "unavailable";
+}

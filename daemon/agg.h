@@ -1,0 +1,124 @@
+/*
+ * agg: online aggregation of one profiling stream, with no I/O.
+ *
+ * The caller feeds decoded records in stream order (HELLO, SOURCE, FUNC,
+ * the hot events, FINISH) and then asks for the status; rank_build turns
+ * the tables into the report.  Every record is checked before it is used:
+ * a record that breaks the protocol (missing HELLO, a reference to an
+ * undefined id, an event after FINISH, ...) is a collector error.  The
+ * stream is never stopped: the error is counted, the first message kept,
+ * and the profile reports `collector_failure`.
+ *
+ * Memory is bounded by three budgets taken from HELLO (each at most the
+ * daemon's maximum):
+ *
+ *   stack tables (SOURCE, FUNC, STACK and the call-chain trie): every
+ *     table's real allocation (capacity x entry size; capacities double
+ *     from 16; hash indexes as for hot lines below) is counted; a STACK,
+ *     FUNC or SOURCE that would exceed the budget is not stored, it and
+ *     every later one of its kind count as unavailable, and the profile is
+ *     `partial` / `stack_capture_limit`.
+ *   CPU detail buckets: carved from one arena of exactly the budget's
+ *     size, so the bytes held are the bytes charged:
+ *       function bucket  AGG_COST_FN    bytes (inclusive, self, hot list)
+ *       call-chain bucket AGG_COST_CHAIN bytes (sample count)
+ *       hot-line bucket  AGG_COST_HOT   bytes (function, span, count, link)
+ *     plus the hot-line hash index, 8 bytes a slot, power-of-two capacity,
+ *     at most half full, starting at 16 slots; a resize must fit with both
+ *     the old and the new index held, then keeps only the new one.  The function and namespace
+ *     strings are held once, by the FUNC table, and charged there.  The
+ *     first bucket that does not fit flips the profile to `partial` /
+ *     `cpu_metadata_limit`; existing buckets keep counting and the totals
+ *     stay exact.
+ *   retention (memory mode): one arena of the retention budget holds the
+ *     site buckets (AGG_COST_SITE bytes: counts, bytes, live, live at
+ *     the peak) and memory call-chain buckets (AGG_COST_CHAIN bytes); the
+ *     live-allocation table beside it holds AGG_COST_LIVE bytes a slot
+ *     (id, size and creation site), a power of two from 256 slots, at
+ *     most 3/4 full, doubling only if old and new tables fit together.
+ *     An allocation that does not fit is not tracked: the profile is
+ *     `partial` / `retention_metadata_limit`, freed, live, peak, retained
+ *     and live-at-peak bytes become unavailable, counts and allocated
+ *     bytes stay exact, and frees or resizes of ids at or above the first
+ *     untracked one are expected (below it, an unknown id is an error).
+ *
+ * Allocation ids must increase at each allocate (the agent numbers them
+ * in creation order), which is how a reused id is detected without
+ * remembering every retired one.
+ */
+#ifndef JETT_DAEMON_AGG_H
+#define JETT_DAEMON_AGG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/wire.h"
+
+#define AGG_CPU_BUDGET_MAX (32u << 20)
+#define AGG_RETENTION_BUDGET_MAX (64u << 20)
+#define AGG_STACK_BUDGET_MAX (16u << 20)
+
+#define AGG_COST_FN 24u
+#define AGG_COST_CHAIN 8u
+#define AGG_COST_HOT 24u
+#define AGG_HOT_INDEX_MIN 16u
+#define AGG_COST_SITE 56u
+#define AGG_COST_LIVE 16u
+
+enum agg_status { AGG_COMPLETE = 0, AGG_PARTIAL = 1, AGG_UNAVAILABLE = 2 };
+
+/* Why a profile is not complete; at most one is reported, the first of
+ * this order that applies (a collector failure makes every other count
+ * suspect, so it wins; the interrupt is the program's, the limits are
+ * ours). */
+enum agg_reason {
+    AGG_REASON_NONE = 0,
+    AGG_REASON_COLLECTOR_FAILURE,
+    AGG_REASON_INTERRUPTED,
+    AGG_REASON_STACK_CAPTURE_LIMIT,
+    AGG_REASON_CPU_METADATA_LIMIT,
+    AGG_REASON_RETENTION_METADATA_LIMIT,
+    AGG_REASON_BACKEND_UNSUPPORTED,
+};
+
+struct agg;
+
+/* A new, empty aggregation (no HELLO yet); NULL when memory runs out. */
+struct agg *agg_new(void);
+void agg_free(struct agg *a);
+
+/* Each returns 0 when the record was accepted and -1 when it was a
+ * collector error (see agg_error); either way feeding may continue. */
+int agg_hello(struct agg *a, const struct wire_hello *h);
+int agg_source(struct agg *a, const struct wire_source *s);
+int agg_func(struct agg *a, const struct wire_func *f);
+int agg_stack(struct agg *a, const struct wire_stack *s);
+int agg_sample(struct agg *a, const struct wire_sample *s);
+int agg_alloc(struct agg *a, const struct wire_alloc *e);
+int agg_event(struct agg *a, const struct wire_event *ev);
+int agg_finish(struct agg *a, const struct wire_finish *f);
+
+/* Records a collector error found outside the aggregation (a decode error
+ * of the stream, say); `msg` is copied if it is the first. */
+void agg_fail(struct agg *a, const char *msg);
+
+/* The stream ended: a missing HELLO or FINISH becomes a collector error. */
+void agg_end(struct agg *a);
+
+/* Status and its reason (AGG_REASON_NONE when complete). */
+enum agg_status agg_status(const struct agg *a, enum agg_reason *reason);
+
+/* Collector errors seen and the first one's message ("" when none). */
+uint64_t agg_error_count(const struct agg *a);
+const char *agg_error(const struct agg *a);
+
+/* Bytes held against each budget. */
+size_t agg_cpu_bytes(const struct agg *a);
+size_t agg_stack_bytes(const struct agg *a);
+size_t agg_retention_bytes(const struct agg *a);
+
+const char *agg_reason_name(enum agg_reason r);
+const char *agg_status_name(enum agg_status s);
+
+#endif

@@ -1,0 +1,183 @@
+/* agg_cpu: CPU samples into function, hot-line and call-chain buckets
+ * carved from an arena of exactly the CPU budget. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/agg-internal.h"
+
+/* Hands out `n` arena bytes, or AGG_NONE (and the limit flag) when they
+ * and `index_after` bytes of hot-line index would pass the budget. */
+static uint32_t cpu_take(struct agg *a, size_t n, size_t index_after)
+{
+    if (a->arena_used + n + index_after > a->cfg.cpu_budget) {
+        a->cpu_limited = true;
+        return AGG_NONE;
+    }
+    if (a->arena == NULL) {
+        a->arena = malloc(a->cfg.cpu_budget);
+        if (a->arena == NULL) {
+            agg_errorf(a, "CPU buckets: out of memory");
+            return AGG_NONE;
+        }
+    }
+    uint32_t off = (uint32_t)a->arena_used;
+    a->arena_used += n;
+    memset(a->arena + off, 0, n);
+    return off;
+}
+
+/* The function bucket of an identity, created on first use. */
+static struct agg_fnb *fn_bucket(struct agg *a, uint32_t ident)
+{
+    struct agg_ident *d = agg_ident_at(a, ident);
+    if (d->bucket == AGG_NONE) {
+        if (a->cpu_limited)
+            return NULL;
+        d->bucket = cpu_take(a, AGG_COST_FN, agg_index_bytes(&a->hot_index));
+        if (d->bucket == AGG_NONE)
+            return NULL;
+        ((struct agg_fnb *)agg_bucket_at(a, d->bucket))->hot_head = AGG_NONE;
+    }
+    return agg_bucket_at(a, d->bucket);
+}
+
+static struct agg_chainb *chain_bucket(struct agg *a, uint32_t chain)
+{
+    struct agg_chain *c = agg_vec_at(&a->chains, chain);
+    if (c->bucket == AGG_NONE) {
+        if (a->cpu_limited)
+            return NULL;
+        c->bucket = cpu_take(a, AGG_COST_CHAIN, agg_index_bytes(&a->hot_index));
+        if (c->bucket == AGG_NONE)
+            return NULL;
+    }
+    return agg_bucket_at(a, c->bucket);
+}
+
+struct hot_key {
+    uint32_t ident, start;
+};
+
+static bool hot_eq(const void *ctx, uint32_t entry, const void *key)
+{
+    const struct hot_key *k = key;
+    const struct agg_hotb *h = agg_bucket_at(ctx, entry);
+    return h->ident == k->ident && h->start == k->start;
+}
+
+/* Counts one self sample at the leaf statement `span` of `ident`. */
+static void hot_line(struct agg *a, uint32_t ident, struct agg_fnb *fnb, struct wire_span span)
+{
+    struct hot_key k = {ident, span.start};
+    uint32_t h = agg_hash_u32(agg_hash_u32(0x9747b28cu, ident), span.start);
+    uint32_t off = agg_index_find(&a->hot_index, h, hot_eq, a, &k);
+    if (off == AGG_NONE) {
+        if (a->cpu_limited)
+            return;
+        off = cpu_take(a, AGG_COST_HOT, agg_index_peak_after_insert(&a->hot_index));
+        if (off == AGG_NONE)
+            return;
+        if (agg_index_insert(&a->hot_index, h, off) < 0) {
+            agg_errorf(a, "hot lines: out of memory");
+            return;
+        }
+        struct agg_hotb *b = agg_bucket_at(a, off);
+        *b = (struct agg_hotb){0, ident, span.start, span.end, fnb->hot_head};
+        fnb->hot_head = off;
+    }
+    ((struct agg_hotb *)agg_bucket_at(a, off))->self++;
+}
+
+/* The leaf statement span if it lies in the leaf function's source;
+ * otherwise a collector error and no span. */
+static struct wire_span leaf_span(struct agg *a, uint32_t ident, struct wire_span span)
+{
+    if (!wire_span_present(span))
+        return WIRE_SPAN_NONE;
+    const struct agg_ident *d = agg_ident_at(a, ident);
+    if (d->source == AGG_NONE)
+        return WIRE_SPAN_NONE; /* a source-less frame has no statement to show */
+    const struct agg_source *s = agg_vec_at(&a->sources, d->source);
+    if (span.start > span.end || span.end > s->text_len) {
+        agg_errorf(a, "CPU_SAMPLE: leaf span [%u, %u) outside its source", span.start, span.end);
+        return WIRE_SPAN_NONE;
+    }
+    return span;
+}
+
+/* Charges one Jett-state sample to every function on its stack: self and
+ * the hot line to the leaf, inclusive and the call chain once per
+ * identity, at its outermost occurrence.  Buckets are created leaf
+ * function first, then its hot line, then frame by frame towards the
+ * root (function bucket, then chain bucket). */
+static int cpu_jett(struct agg *a, const struct wire_sample *s)
+{
+    if (s->stack_id == WIRE_NONE32 || s->stack_id >= a->n_stacks) {
+        a->cpu.unavailable++;
+        agg_errorf(a, "CPU_SAMPLE %llu: jett sample with %s stack", (unsigned long long)s->sequence,
+                   s->stack_id == WIRE_NONE32 ? "no" : "an undefined");
+        return -1;
+    }
+    if (!agg_node_usable(a, s->stack_id)) {
+        a->cpu.unavailable++;
+        return 0;
+    }
+    a->cpu.attributed++;
+    const struct agg_node *leaf = agg_vec_at(&a->nodes, s->stack_id);
+    if (agg_ident_at(a, leaf->ident)->flags & AGG_IDENT_TRUNCATED)
+        a->cpu.truncated++;
+    struct agg_fnb *fnb = fn_bucket(a, leaf->ident);
+    if (fnb) {
+        fnb->self++;
+        hot_line(a, leaf->ident, fnb, leaf_span(a, leaf->ident, s->span));
+    }
+    for (const struct agg_node *n = leaf;;) {
+        if (n->flags & AGG_NODE_OUTERMOST) {
+            struct agg_fnb *f = fn_bucket(a, n->ident);
+            struct agg_chainb *c = f ? chain_bucket(a, n->chain) : NULL;
+            if (f)
+                f->inclusive++;
+            if (c)
+                c->samples++;
+        }
+        if (n->parent == AGG_NONE)
+            break;
+        n = agg_vec_at(&a->nodes, n->parent);
+    }
+    return 0;
+}
+
+int agg_cpu_sample(struct agg *a, const struct wire_sample *s)
+{
+    a->cpu.recorded++;
+    switch (s->state) {
+    case WIRE_STATE_JETT:
+        return cpu_jett(a, s);
+    case WIRE_STATE_RUNTIME:
+        a->cpu.runtime++;
+        break;
+    case WIRE_STATE_WAITING:
+        a->cpu.waiting++;
+        break;
+    default:
+        a->cpu.unavailable++;
+        if (s->state != WIRE_STATE_UNAVAILABLE) {
+            agg_errorf(a, "CPU_SAMPLE %llu: state %u out of range", (unsigned long long)s->sequence,
+                       s->state);
+            return -1;
+        }
+    }
+    if (s->stack_id != WIRE_NONE32 && s->stack_id >= a->n_stacks) {
+        agg_errorf(a, "CPU_SAMPLE %llu: undefined stack %u", (unsigned long long)s->sequence,
+                   s->stack_id);
+        return -1;
+    }
+    return 0;
+}
+
+void agg_cpu_free(struct agg *a)
+{
+    free(a->arena);
+    a->arena = NULL;
+    agg_index_free(&a->hot_index);
+}

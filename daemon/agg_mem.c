@@ -1,0 +1,351 @@
+/* agg_mem: allocation events into site buckets and the live-allocation
+ * table, all under the retention budget. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/agg-internal.h"
+
+#define SIZE_MASK ((UINT64_C(1) << AGG_MEM_SIZE_BITS) - 1)
+
+static size_t table_bytes(uint64_t cap)
+{
+    return (size_t)cap * sizeof(struct agg_live);
+}
+
+size_t agg_mem_bytes(const struct agg *a)
+{
+    return a->arena_used + table_bytes(a->mem.cap);
+}
+
+/* Arena bytes for a bucket, or AGG_NONE (and the limit) past the budget. */
+static uint32_t mem_take(struct agg *a, size_t n)
+{
+    if (agg_mem_bytes(a) + n > a->cfg.retention_budget) {
+        a->mem.limited = true;
+        return AGG_NONE;
+    }
+    if (a->arena == NULL && (a->arena = malloc(a->cfg.retention_budget)) == NULL) {
+        agg_errorf(a, "ALLOC: out of memory");
+        return AGG_NONE;
+    }
+    uint32_t off = (uint32_t)a->arena_used;
+    a->arena_used += n;
+    memset(a->arena + off, 0, n);
+    return off;
+}
+
+/* The site bucket of an identity (created on first use), or NULL. */
+static struct agg_siteb *site_bucket(struct agg *a, uint32_t ident)
+{
+    if (ident == AGG_NONE)
+        return NULL;
+    struct agg_ident *d = agg_ident_at(a, ident);
+    if (d->bucket == AGG_NONE && !a->mem.limited)
+        d->bucket = mem_take(a, sizeof(struct agg_siteb));
+    return d->bucket == AGG_NONE ? NULL : agg_bucket_at(a, d->bucket);
+}
+
+/* Adds bytes to the chain bucket of a stack node's root-to-leaf chain. */
+static void chain_bytes(struct agg *a, uint32_t node, uint64_t bytes)
+{
+    if (node == AGG_NONE)
+        return;
+    struct agg_chain *c =
+        agg_vec_at(&a->chains, ((struct agg_node *)agg_vec_at(&a->nodes, node))->chain);
+    if (c->bucket == AGG_NONE && !a->mem.limited)
+        c->bucket = mem_take(a, sizeof(struct agg_mchainb));
+    if (c->bucket != AGG_NONE)
+        ((struct agg_mchainb *)agg_bucket_at(a, c->bucket))->bytes += bytes;
+}
+
+/* Changes a site's live bytes, first capturing its value at the latest
+ * global peak if this is its first change since that peak. */
+static void site_live(struct agg *a, uint32_t ident, int64_t delta)
+{
+    struct agg_siteb *s = ident == AGG_MEM_NO_SITE ? NULL : site_bucket(a, ident);
+    if (s == NULL)
+        return;
+    if (s->last_change <= a->mem.peak_event)
+        s->at_peak = s->live;
+    s->live += (uint64_t)delta;
+    s->last_change = a->mem.events;
+}
+
+uint64_t agg_mem_site_at_peak(const struct agg *a, const struct agg_siteb *s)
+{
+    return s->last_change <= a->mem.peak_event ? s->live : s->at_peak;
+}
+
+static uint64_t slot_of(const struct agg_mem *m, uint64_t id)
+{
+    uint64_t x = id * 0x9e3779b97f4a7c15ull;
+    return (x ^ (x >> 29)) & (m->cap - 1);
+}
+
+/* The slot holding id, or the empty slot where it would go. */
+static struct agg_live *table_find(const struct agg_mem *m, uint64_t id)
+{
+    if (m->cap == 0)
+        return NULL;
+    for (uint64_t i = slot_of(m, id);; i = (i + 1) & (m->cap - 1))
+        if (m->table[i].id == id || m->table[i].id == AGG_MEM_EMPTY)
+            return &m->table[i];
+}
+
+/* Doubles the table; refused when old and new together would pass the
+ * budget (both are held while rehashing). */
+static bool table_grow(struct agg *a)
+{
+    struct agg_mem *m = &a->mem;
+    uint64_t cap = m->cap ? m->cap * 2 : 256;
+    if (a->arena_used + table_bytes(m->cap) + table_bytes(cap) > a->cfg.retention_budget)
+        return false;
+    struct agg_live *old = m->table;
+    uint64_t old_cap = m->cap;
+    m->table = malloc(table_bytes(cap));
+    if (m->table == NULL) {
+        m->table = old;
+        return false;
+    }
+    for (uint64_t i = 0; i < cap; i++)
+        m->table[i].id = AGG_MEM_EMPTY;
+    m->cap = cap;
+    for (uint64_t i = 0; i < old_cap; i++)
+        if (old[i].id != AGG_MEM_EMPTY)
+            *table_find(m, old[i].id) = old[i];
+    free(old);
+    return true;
+}
+
+/* Records a new live allocation; false when the budget refuses it. */
+static bool table_insert(struct agg *a, uint64_t id, uint64_t size, uint32_t site)
+{
+    struct agg_mem *m = &a->mem;
+    if ((m->n + 1) * 4 > m->cap * 3 && !table_grow(a))
+        return false;
+    struct agg_live *slot = table_find(m, id);
+    slot->id = id;
+    slot->size_site = size | (uint64_t)site << AGG_MEM_SIZE_BITS;
+    m->n++;
+    return true;
+}
+
+/* Removes a slot, shifting later members of its run back (linear
+ * probing needs no tombstones then). */
+static void table_remove(struct agg_mem *m, struct agg_live *slot)
+{
+    uint64_t mask = m->cap - 1, i = (uint64_t)(slot - m->table), j = i;
+    m->table[i].id = AGG_MEM_EMPTY;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (m->table[j].id == AGG_MEM_EMPTY)
+            break;
+        uint64_t home = slot_of(m, m->table[j].id);
+        bool between = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+        if (between)
+            continue;
+        m->table[i] = m->table[j];
+        m->table[j].id = AGG_MEM_EMPTY;
+        i = j;
+    }
+    m->n--;
+}
+
+/* The leaf identity and node of an event's stack; AGG_NONE for none.
+ * False (a collector error) when the stack is undefined. */
+static bool event_site(struct agg *a, const struct wire_alloc *e, uint32_t *ident, uint32_t *node)
+{
+    *ident = *node = AGG_NONE;
+    if (e->stack_id == WIRE_NONE32)
+        return true;
+    if (e->stack_id >= a->n_stacks) {
+        agg_errorf(a, "ALLOC %llu: undefined stack %u", (unsigned long long)e->sequence,
+                   e->stack_id);
+        return false;
+    }
+    if (!agg_node_usable(a, e->stack_id))
+        return true; /* refused by the stack budget: unattributed */
+    *node = e->stack_id;
+    *ident = ((struct agg_node *)agg_vec_at(&a->nodes, e->stack_id))->ident;
+    return true;
+}
+
+/* Allocation pressure (initial bytes or growth) at the event's leaf. */
+static void pressure(struct agg *a, uint32_t ident, uint32_t node, uint64_t bytes, bool create)
+{
+    struct agg_mem *m = &a->mem;
+    m->allocated_bytes += bytes;
+    struct agg_siteb *s = site_bucket(a, ident);
+    if (ident != AGG_NONE)
+        m->attributed += bytes;
+    if (s) {
+        s->allocated_bytes += bytes;
+        if (create)
+            s->allocation_count++;
+        else
+            s->resize_count++;
+    }
+    chain_bytes(a, node, bytes);
+}
+
+/* Global live bytes after a tracked change, and the peak. */
+static void global_live(struct agg_mem *m, int64_t delta)
+{
+    m->live += (uint64_t)delta;
+    if (m->live > m->peak) {
+        m->peak = m->live;
+        m->peak_event = m->events;
+    }
+}
+
+static void mem_allocate(struct agg *a, const struct wire_alloc *e, uint32_t ident, uint32_t node)
+{
+    struct agg_mem *m = &a->mem;
+    if ((m->have_id && e->allocation_id <= m->max_id) || e->allocation_id == AGG_MEM_EMPTY) {
+        agg_errorf(a, "ALLOC %llu: allocation id %llu reused or out of order",
+                   (unsigned long long)e->sequence, (unsigned long long)e->allocation_id);
+        return;
+    }
+    m->have_id = true;
+    m->max_id = e->allocation_id;
+    m->allocation_count++;
+    pressure(a, ident, node, e->new_size, true);
+    uint32_t site = ident == AGG_NONE ? AGG_MEM_NO_SITE : ident;
+    if (e->new_size > SIZE_MASK || site > AGG_MEM_NO_SITE) {
+        agg_errorf(a, "ALLOC %llu: size or site too large to track",
+                   (unsigned long long)e->sequence);
+        return;
+    }
+    if (m->limited || !table_insert(a, e->allocation_id, e->new_size, site)) {
+        if (m->watermark == UINT64_MAX)
+            m->watermark = e->allocation_id; /* the first id not tracked */
+        m->limited = true;
+        return;
+    }
+    site_live(a, site, (int64_t)e->new_size);
+    global_live(m, (int64_t)e->new_size);
+}
+
+/* A live record for a resize or free: NULL (and maybe an error) when the
+ * id is not tracked.  Untracked ids at or above the watermark are
+ * expected once the budget ran out. */
+static struct agg_live *mem_lookup(struct agg *a, const struct wire_alloc *e, bool *untracked)
+{
+    struct agg_mem *m = &a->mem;
+    struct agg_live *r = table_find(m, e->allocation_id);
+    *untracked = false;
+    if (r && r->id == e->allocation_id)
+        return r;
+    if (m->limited && e->allocation_id >= m->watermark && e->allocation_id <= m->max_id) {
+        *untracked = true;
+        return NULL;
+    }
+    agg_errorf(a, "ALLOC %llu: %s of unknown or retired allocation %llu",
+               (unsigned long long)e->sequence, e->op == WIRE_OP_FREE ? "free" : "resize",
+               (unsigned long long)e->allocation_id);
+    return NULL;
+}
+
+/* The tracked size; a record that says otherwise is a collector error
+ * (the tracked size, which the daemon saw created, is kept). */
+static uint64_t mem_size(struct agg *a, const struct wire_alloc *e, const struct agg_live *r)
+{
+    uint64_t size = r->size_site & SIZE_MASK;
+    if (e->old_size != size)
+        agg_errorf(a, "ALLOC %llu: old size %llu, but allocation %llu holds %llu bytes",
+                   (unsigned long long)e->sequence, (unsigned long long)e->old_size,
+                   (unsigned long long)e->allocation_id, (unsigned long long)size);
+    return size;
+}
+
+static void mem_resize(struct agg *a, const struct wire_alloc *e, uint32_t ident, uint32_t node)
+{
+    bool untracked;
+    struct agg_live *r = mem_lookup(a, e, &untracked);
+    if (!r && !untracked)
+        return;
+    uint64_t old = r ? mem_size(a, e, r) : e->old_size;
+    a->mem.resize_count++;
+    if (e->new_size > old) {
+        pressure(a, ident, node, e->new_size - old, false);
+    } else {
+        struct agg_siteb *s = site_bucket(a, ident);
+        if (s)
+            s->resize_count++;
+    }
+    if (!r)
+        return;
+    if (e->new_size > SIZE_MASK) {
+        agg_errorf(a, "ALLOC %llu: size too large to track", (unsigned long long)e->sequence);
+        return;
+    }
+    uint32_t site = (uint32_t)(r->size_site >> AGG_MEM_SIZE_BITS);
+    int64_t delta = (int64_t)(e->new_size - old);
+    if (e->new_size < old) {
+        a->mem.freed_bytes += old - e->new_size;
+        struct agg_siteb *c = site == AGG_MEM_NO_SITE ? NULL : site_bucket(a, site);
+        if (c)
+            c->freed_bytes += old - e->new_size;
+    }
+    r->size_site = e->new_size | (uint64_t)site << AGG_MEM_SIZE_BITS;
+    site_live(a, site, delta);
+    global_live(&a->mem, delta);
+}
+
+static void mem_free(struct agg *a, const struct wire_alloc *e)
+{
+    bool untracked;
+    struct agg_live *r = mem_lookup(a, e, &untracked);
+    if (!r)
+        return;
+    uint64_t size = mem_size(a, e, r);
+    uint32_t site = (uint32_t)(r->size_site >> AGG_MEM_SIZE_BITS);
+    a->mem.freed_bytes += size;
+    struct agg_siteb *c = site == AGG_MEM_NO_SITE ? NULL : site_bucket(a, site);
+    if (c)
+        c->freed_bytes += size;
+    table_remove(&a->mem, r);
+    site_live(a, site, -(int64_t)size);
+    global_live(&a->mem, -(int64_t)size);
+}
+
+/* Sizes present exactly where the operation has them. */
+static bool op_shape_ok(const struct wire_alloc *e)
+{
+    switch (e->op) {
+    case WIRE_OP_ALLOCATE:
+        return e->old_size == WIRE_NONE64 && e->new_size != WIRE_NONE64;
+    case WIRE_OP_RESIZE:
+        return e->old_size != WIRE_NONE64 && e->new_size != WIRE_NONE64;
+    case WIRE_OP_FREE:
+        return e->old_size != WIRE_NONE64 && e->new_size == WIRE_NONE64;
+    }
+    return false;
+}
+
+int agg_mem_event(struct agg *a, const struct wire_alloc *e)
+{
+    uint64_t before = a->errors;
+    uint32_t ident, node;
+    if (!op_shape_ok(e)) {
+        agg_errorf(a, "ALLOC %llu: operation %u with the wrong sizes",
+                   (unsigned long long)e->sequence, e->op);
+        return -1;
+    }
+    if (!event_site(a, e, &ident, &node))
+        return -1;
+    a->mem.events++;
+    if (e->op == WIRE_OP_ALLOCATE)
+        mem_allocate(a, e, ident, node);
+    else if (e->op == WIRE_OP_RESIZE)
+        mem_resize(a, e, ident, node);
+    else
+        mem_free(a, e);
+    return a->errors > before ? -1 : 0;
+}
+
+void agg_mem_free(struct agg *a)
+{
+    free(a->mem.table);
+    a->mem.table = NULL;
+}

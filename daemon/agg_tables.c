@@ -1,0 +1,467 @@
+/* agg_tables: the SOURCE, FUNC and STACK tables under the stack budget. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/agg-internal.h"
+
+/* Bytes the index keeps after one more insert (charged)... */
+static size_t index_growth(const struct agg_index *ix)
+{
+    return agg_index_bytes_after_insert(ix) - agg_index_bytes(ix);
+}
+
+/* ...and the most it adds while inserting (checked against the budget). */
+static size_t index_peak(const struct agg_index *ix)
+{
+    return agg_index_peak_after_insert(ix) - agg_index_bytes(ix);
+}
+
+static bool stack_fits(const struct agg *a, size_t more)
+{
+    return more != SIZE_MAX && a->stack_bytes + more <= a->cfg.stack_budget;
+}
+
+/* A logical path is relative and normalized: no leading '/', no
+ * backslash or drive, no empty, "." or ".." segment; stdlib paths start
+ * with "stdlib/".  Anything else never reaches a report. */
+static bool path_normalized(uint8_t origin, const char *p, uint32_t n)
+{
+    if (n == 0 || memchr(p, '\0', n) || memchr(p, '\\', n))
+        return false;
+    if (origin == WIRE_ORIGIN_STDLIB && (n < 7 || memcmp(p, "stdlib/", 7) != 0))
+        return false;
+    uint32_t seg = 0;
+    for (uint32_t i = 0; i <= n; i++) {
+        if (i < n && p[i] != '/')
+            continue;
+        uint32_t len = i - seg;
+        if (len == 0 || (len == 1 && p[seg] == '.') ||
+            (len == 2 && p[seg] == '.' && p[seg + 1] == '.'))
+            return false;
+        if (seg == 0 && memchr(p, ':', len))
+            return false;
+        seg = i + 1;
+    }
+    return true;
+}
+
+struct source_key {
+    uint8_t origin;
+    const char *path;
+    uint32_t len;
+};
+
+static bool source_eq(const void *ctx, uint32_t entry, const void *key)
+{
+    const struct agg *a = ctx;
+    const struct source_key *k = key;
+    const struct agg_source *s = agg_vec_at(&a->sources, entry);
+    return s->origin == k->origin && s->path_len == k->len && memcmp(s->path, k->path, k->len) == 0;
+}
+
+static int span_cmp(const void *x, const void *y)
+{
+    const struct wire_source_span *a = x, *b = y;
+    return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* Copies and sorts the spans; they must lie in the text and not overlap. */
+static bool source_copy_spans(struct agg_source *d, const struct wire_source *s)
+{
+    if (s->n_spans == 0)
+        return true;
+    d->spans = malloc((size_t)s->n_spans * sizeof *d->spans);
+    if (d->spans == NULL)
+        return false;
+    memcpy(d->spans, s->spans, (size_t)s->n_spans * sizeof *d->spans);
+    d->n_spans = s->n_spans;
+    qsort(d->spans, d->n_spans, sizeof *d->spans, span_cmp);
+    for (uint32_t i = 0; i < d->n_spans; i++) {
+        const struct wire_source_span *p = &d->spans[i];
+        if (p->kind > WIRE_SPAN_SECRET || p->start > p->end || p->end > d->text_len)
+            return false;
+        if (i > 0 && p->start < d->spans[i - 1].end)
+            return false;
+    }
+    return true;
+}
+
+static uint32_t count_lines(const char *t, uint32_t n, uint32_t *out)
+{
+    uint32_t k = 0;
+    if (out)
+        out[0] = 0;
+    k = 1;
+    for (uint32_t i = 0; i < n; i++)
+        if (t[i] == '\n') {
+            if (out)
+                out[k] = i + 1;
+            k++;
+        }
+    return k;
+}
+
+static size_t source_cost(const struct agg *a, const struct wire_source *s, uint32_t lines)
+{
+    return agg_vec_growth(&a->sources, 1) + index_peak(&a->source_index) + s->path.len + 1 +
+           s->text.len + (size_t)s->n_spans * sizeof(struct wire_source_span) +
+           (size_t)lines * sizeof(uint32_t);
+}
+
+/* Fills a stored source from the record; false when memory runs out. */
+static bool source_fill(struct agg *a, struct agg_source *d, const struct wire_source *s)
+{
+    memset(d, 0, sizeof *d);
+    d->origin = s->origin;
+    d->path = malloc(s->path.len + 1);
+    d->text = malloc(s->text.len ? s->text.len : 1);
+    d->n_lines = count_lines(s->text.ptr, s->text.len, NULL);
+    d->lines = malloc((size_t)d->n_lines * sizeof *d->lines);
+    if (!d->path || !d->text || !d->lines)
+        return false;
+    memcpy(d->path, s->path.ptr, s->path.len);
+    d->path[s->path.len] = '\0';
+    d->path_len = s->path.len;
+    if (s->text.len)
+        memcpy(d->text, s->text.ptr, s->text.len);
+    d->text_len = s->text.len;
+    count_lines(d->text, d->text_len, d->lines);
+    d->spans_ok = source_copy_spans(d, s);
+    if (!d->spans_ok)
+        agg_errorf(a, "SOURCE %u: spans overlap or leave the text", s->source_id);
+    d->path_ok = path_normalized(d->origin, d->path, d->path_len);
+    if (!d->path_ok)
+        agg_errorf(a, "SOURCE %u: path is not a normalized relative path", s->source_id);
+    return true;
+}
+
+static bool source_header_ok(struct agg *a, const struct wire_source *s)
+{
+    if (!a->have_hello || a->have_finish) {
+        agg_errorf(a, "SOURCE %s", a->have_hello ? "after FINISH" : "before HELLO");
+        return false;
+    }
+    if (s->source_id != a->n_sources) {
+        agg_errorf(a, "SOURCE.source_id %u: expected %u", s->source_id, a->n_sources);
+        return false;
+    }
+    a->n_sources++;
+    if (s->origin > WIRE_ORIGIN_STDLIB || s->text.len > WIRE_MAX_SOURCE) {
+        agg_errorf(a, "SOURCE %u: origin or text size out of range", s->source_id);
+        return false;
+    }
+    return true;
+}
+
+int agg_source(struct agg *a, const struct wire_source *s)
+{
+    uint64_t before = a->errors;
+    if (!source_header_ok(a, s) || a->sources.len + 1 < a->n_sources)
+        return a->errors > before ? -1 : 0;
+    uint32_t lines = count_lines(s->text.ptr, s->text.len, NULL);
+    if (!stack_fits(a, source_cost(a, s, lines))) {
+        a->stack_limited = true;
+        return 0;
+    }
+    struct agg_source *d = agg_vec_push(&a->sources, &a->stack_bytes);
+    if (d == NULL || !source_fill(a, d, s)) {
+        agg_errorf(a, "SOURCE %u: out of memory", s->source_id);
+        return -1;
+    }
+    a->stack_bytes += s->path.len + 1 + s->text.len +
+                      (size_t)s->n_spans * sizeof(struct wire_source_span) +
+                      (size_t)d->n_lines * sizeof(uint32_t);
+    struct source_key k = {d->origin, d->path, d->path_len};
+    uint32_t h = agg_hash_bytes(agg_hash_u32(2166136261u, d->origin), d->path, d->path_len);
+    if (d->path_ok && agg_index_find(&a->source_index, h, source_eq, a, &k) != AGG_NONE) {
+        agg_errorf(a, "SOURCE %u: duplicate path", s->source_id);
+        d->path_ok = false;
+    } else if (d->path_ok) {
+        a->stack_bytes += index_growth(&a->source_index);
+        if (agg_index_insert(&a->source_index, h, a->sources.len - 1) < 0)
+            agg_errorf(a, "SOURCE %u: out of memory", s->source_id);
+    }
+    return a->errors > before ? -1 : 0;
+}
+
+struct ident_key {
+    struct wire_str ns, name;
+    uint32_t source;
+    struct wire_span decl;
+};
+
+static bool ident_eq(const void *ctx, uint32_t entry, const void *key)
+{
+    const struct agg *a = ctx;
+    const struct ident_key *k = key;
+    const struct agg_ident *d = agg_ident_at(a, entry);
+    return d->source == k->source && d->decl.start == k->decl.start && d->decl.end == k->decl.end &&
+           d->ns_len == k->ns.len && d->name_len == k->name.len &&
+           memcmp(agg_str(a, d->ns), k->ns.ptr, k->ns.len) == 0 &&
+           memcmp(agg_str(a, d->name), k->name.ptr, k->name.len) == 0;
+}
+
+static uint32_t ident_hash(const struct ident_key *k)
+{
+    uint32_t h = agg_hash_bytes(2166136261u, k->ns.ptr, k->ns.len);
+    h = agg_hash_bytes(agg_hash_u32(h, k->ns.len), k->name.ptr, k->name.len);
+    h = agg_hash_u32(h, k->source);
+    return agg_hash_u32(agg_hash_u32(h, k->decl.start), k->decl.end);
+}
+
+static bool is_name(const struct wire_str *s, const char *lit)
+{
+    return s->len == strlen(lit) && memcmp(s->ptr, lit, s->len) == 0;
+}
+
+/* Appends a NUL-terminated copy to the string pool (already reserved). */
+static uint32_t strings_put(struct agg *a, struct wire_str s)
+{
+    uint32_t off = a->strings.len;
+    char *p = agg_vec_at(&a->strings, off);
+    if (s.len)
+        memcpy(p, s.ptr, s.len);
+    p[s.len] = '\0';
+    a->strings.len += s.len + 1;
+    return off;
+}
+
+/* Interns an identity; AGG_NONE when the stack budget refuses it. */
+static uint32_t ident_intern(struct agg *a, const struct ident_key *k)
+{
+    uint32_t h = ident_hash(k);
+    uint32_t found = agg_index_find(&a->ident_index, h, ident_eq, a, k);
+    if (found != AGG_NONE)
+        return found;
+    size_t cost = agg_vec_growth(&a->idents, 1) +
+                  agg_vec_growth(&a->strings, k->ns.len + k->name.len + 2) +
+                  index_peak(&a->ident_index) + agg_vec_growth(&a->funcs, 1);
+    if (!stack_fits(a, cost) ||
+        agg_vec_reserve(&a->strings, k->ns.len + k->name.len + 2, &a->stack_bytes) < 0)
+        return AGG_NONE;
+    struct agg_ident *d = agg_vec_push(&a->idents, &a->stack_bytes);
+    if (d == NULL)
+        return AGG_NONE;
+    memset(d, 0, sizeof *d);
+    d->ns = strings_put(a, k->ns);
+    d->ns_len = k->ns.len;
+    d->name = strings_put(a, k->name);
+    d->name_len = k->name.len;
+    d->source = k->source;
+    d->decl = k->decl;
+    d->bucket = AGG_NONE;
+    d->hash = h;
+    d->flags = is_name(&k->ns, "<runtime>") && is_name(&k->name, "<truncated-stack>")
+                   ? AGG_IDENT_TRUNCATED
+                   : 0;
+    a->stack_bytes += index_growth(&a->ident_index);
+    if (agg_index_insert(&a->ident_index, h, a->idents.len - 1) < 0)
+        return AGG_NONE;
+    return a->idents.len - 1;
+}
+
+/* Checks a FUNC's references; false (with a collector error) when bad. */
+static bool func_refs_ok(struct agg *a, const struct wire_func *f, struct ident_key *k)
+{
+    k->ns = f->ns;
+    k->name = f->name;
+    k->source = AGG_NONE;
+    k->decl = WIRE_SPAN_NONE;
+    if (f->name.len == 0 || f->ns.len == 0 || f->ns.len > WIRE_MAX_NAME ||
+        f->name.len > WIRE_MAX_NAME || memchr(f->ns.ptr, '\0', f->ns.len) ||
+        memchr(f->name.ptr, '\0', f->name.len)) {
+        agg_errorf(a, "FUNC %u: empty, oversize or NUL-bearing name", f->func_id);
+        return false;
+    }
+    if (f->source_id == WIRE_NONE32)
+        return !wire_span_present(f->decl) ||
+               (agg_errorf(a, "FUNC %u: declaration span without a source", f->func_id), false);
+    if (f->source_id >= a->n_sources) {
+        agg_errorf(a, "FUNC %u: undefined source %u", f->func_id, f->source_id);
+        return false;
+    }
+    if (f->source_id >= a->sources.len)
+        return false; /* refused by the stack budget: already reported */
+    const struct agg_source *s = agg_vec_at(&a->sources, f->source_id);
+    if (wire_span_present(f->decl) && (f->decl.start > f->decl.end || f->decl.end > s->text_len)) {
+        agg_errorf(a, "FUNC %u: declaration span outside its source", f->func_id);
+        return false;
+    }
+    if (s->path_ok) {
+        k->source = f->source_id;
+        k->decl = f->decl;
+    }
+    return true;
+}
+
+int agg_func(struct agg *a, const struct wire_func *f)
+{
+    uint64_t before = a->errors;
+    if (!a->have_hello || a->have_finish) {
+        agg_errorf(a, "FUNC %s", a->have_hello ? "after FINISH" : "before HELLO");
+        return -1;
+    }
+    if (f->func_id != a->n_funcs) {
+        agg_errorf(a, "FUNC.func_id %u: expected %u", f->func_id, a->n_funcs);
+        return -1;
+    }
+    a->n_funcs++;
+    if (a->funcs.len + 1 < a->n_funcs)
+        return 0;
+    struct ident_key k;
+    uint32_t ident = AGG_NONE;
+    if (func_refs_ok(a, f, &k)) {
+        ident = ident_intern(a, &k);
+        if (ident == AGG_NONE) {
+            a->stack_limited = true;
+            return 0;
+        }
+    }
+    if (!stack_fits(a, agg_vec_growth(&a->funcs, 1))) {
+        a->stack_limited = true;
+        return 0;
+    }
+    uint32_t *slot = agg_vec_push(&a->funcs, &a->stack_bytes);
+    if (slot == NULL) {
+        agg_errorf(a, "FUNC %u: out of memory", f->func_id);
+        return -1;
+    }
+    *slot = ident;
+    return a->errors > before ? -1 : 0;
+}
+
+struct chain_key {
+    uint32_t parent, ident;
+};
+
+static bool chain_eq(const void *ctx, uint32_t entry, const void *key)
+{
+    const struct agg *a = ctx;
+    const struct chain_key *k = key;
+    const struct agg_chain *c = agg_vec_at(&a->chains, entry);
+    return c->parent == k->parent && c->ident == k->ident;
+}
+
+/* Interns the chain (caller chain, identity); AGG_NONE past the budget. */
+static uint32_t chain_intern(struct agg *a, uint32_t parent, uint32_t ident, size_t node_cost)
+{
+    struct chain_key k = {parent, ident};
+    uint32_t h = agg_hash_u32(agg_hash_u32(0x811c9dc5u, parent), ident);
+    uint32_t found = agg_index_find(&a->chain_index, h, chain_eq, a, &k);
+    if (found != AGG_NONE)
+        return stack_fits(a, node_cost) ? found : AGG_NONE;
+    size_t cost = node_cost + agg_vec_growth(&a->chains, 1) + index_peak(&a->chain_index);
+    if (!stack_fits(a, cost))
+        return AGG_NONE;
+    struct agg_chain *c = agg_vec_push(&a->chains, &a->stack_bytes);
+    if (c == NULL)
+        return AGG_NONE;
+    *c = (struct agg_chain){parent, ident, AGG_NONE, h};
+    a->stack_bytes += index_growth(&a->chain_index);
+    if (agg_index_insert(&a->chain_index, h, a->chains.len - 1) < 0)
+        return AGG_NONE;
+    return a->chains.len - 1;
+}
+
+/* Resolves parent and function of a STACK record into `n`; false leaves
+ * the node invalid (with a collector error when the record was bad). */
+static bool stack_refs_ok(struct agg *a, const struct wire_stack *s, struct agg_node *n)
+{
+    const struct agg_node *p = NULL;
+    if (s->parent != WIRE_NONE32) {
+        if (s->parent >= s->stack_id)
+            return agg_errorf(a, "STACK %u: undefined parent %u", s->stack_id, s->parent), false;
+        p = agg_vec_at(&a->nodes, s->parent);
+        if (p->flags & AGG_NODE_INVALID)
+            return false;
+    }
+    if (s->func_id >= a->n_funcs)
+        return agg_errorf(a, "STACK %u: undefined function %u", s->stack_id, s->func_id), false;
+    if (s->func_id >= a->funcs.len)
+        return false;
+    n->ident = *(uint32_t *)agg_vec_at(&a->funcs, s->func_id);
+    n->depth = p ? p->depth + 1 : 1;
+    n->parent = p ? s->parent : AGG_NONE;
+    if (n->ident == AGG_NONE)
+        return false;
+    if (n->depth > WIRE_MAX_STACK_DEPTH)
+        return agg_errorf(a, "STACK %u: deeper than %d frames", s->stack_id, WIRE_MAX_STACK_DEPTH),
+               false;
+    return true;
+}
+
+/* True when no ancestor of the node has its identity. */
+static bool node_outermost(const struct agg *a, const struct agg_node *n)
+{
+    for (uint32_t p = n->parent; p != AGG_NONE;) {
+        const struct agg_node *q = agg_vec_at(&a->nodes, p);
+        if (q->ident == n->ident)
+            return false;
+        p = q->parent;
+    }
+    return true;
+}
+
+int agg_stack(struct agg *a, const struct wire_stack *s)
+{
+    uint64_t before = a->errors;
+    if (!a->have_hello || a->have_finish) {
+        agg_errorf(a, "STACK %s", a->have_hello ? "after FINISH" : "before HELLO");
+        return -1;
+    }
+    if (s->stack_id != a->n_stacks) {
+        agg_errorf(a, "STACK.stack_id %u: expected %u", s->stack_id, a->n_stacks);
+        return -1;
+    }
+    a->n_stacks++;
+    if (a->nodes.len + 1 < a->n_stacks)
+        return 0;
+    struct agg_node n = {AGG_NONE, AGG_NONE, AGG_NONE, 0, AGG_NODE_INVALID};
+    size_t node_cost = agg_vec_growth(&a->nodes, 1);
+    if (stack_refs_ok(a, s, &n)) {
+        uint32_t pc = n.parent == AGG_NONE
+                          ? AGG_NONE
+                          : ((struct agg_node *)agg_vec_at(&a->nodes, n.parent))->chain;
+        n.chain = chain_intern(a, pc, n.ident, node_cost);
+        if (n.chain == AGG_NONE) {
+            a->stack_limited = true;
+            return 0;
+        }
+        n.flags = node_outermost(a, &n) ? AGG_NODE_OUTERMOST : 0;
+    }
+    if (!stack_fits(a, node_cost)) {
+        a->stack_limited = true;
+        return 0;
+    }
+    struct agg_node *d = agg_vec_push(&a->nodes, &a->stack_bytes);
+    if (d == NULL)
+        return agg_errorf(a, "STACK %u: out of memory", s->stack_id), -1;
+    *d = n;
+    return a->errors > before ? -1 : 0;
+}
+
+bool agg_node_usable(const struct agg *a, uint32_t id)
+{
+    return id < a->nodes.len &&
+           !(((const struct agg_node *)agg_vec_at(&a->nodes, id))->flags & AGG_NODE_INVALID);
+}
+
+void agg_tables_free(struct agg *a)
+{
+    for (uint32_t i = 0; i < a->sources.len; i++) {
+        struct agg_source *s = agg_vec_at(&a->sources, i);
+        free(s->path);
+        free(s->text);
+        free(s->spans);
+        free(s->lines);
+    }
+    agg_vec_free(&a->sources);
+    agg_index_free(&a->source_index);
+    agg_vec_free(&a->strings);
+    agg_vec_free(&a->idents);
+    agg_index_free(&a->ident_index);
+    agg_vec_free(&a->funcs);
+    agg_vec_free(&a->nodes);
+    agg_vec_free(&a->chains);
+    agg_index_free(&a->chain_index);
+}

@@ -1,0 +1,53 @@
+/*
+ * diff: per-function change between two profiles of the same mode
+ * (`jett profile diff`, schema jett.profile-diff.v1).
+ *
+ * Both reports are built with no threshold and no limit, so every
+ * function with a bucket is compared; functions are matched by identity
+ * (namespace, function, origin, path, declaration line).  CPU rows carry
+ * the change in share of attributed samples in percentage points (exact:
+ * every row's difference has the same denominator, so rows are ordered by
+ * exact integers) plus the counts; memory rows the change in allocated,
+ * retained and live-at-peak bytes.  Rows are ordered by absolute change,
+ * then by the bottleneck tie-break keys.
+ */
+#ifndef JETT_DAEMON_DIFF_H
+#define JETT_DAEMON_DIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/rank.h"
+
+enum diff_change { DIFF_UNCHANGED, DIFF_CHANGED, DIFF_APPEARED, DIFF_DISAPPEARED };
+
+struct diff_row {
+    const struct rank_entry *base, *neu; /* NULL on the side it is missing from */
+    enum diff_change change;
+    __int128 key; /* |change| numerator, for ordering */
+};
+
+struct diff {
+    const struct rank_report *base, *neu;
+    struct diff_row *rows;
+    size_t n;
+};
+
+/* The rank options that make a report hold every function. */
+struct rank_options diff_rank_options(void);
+
+/* 0, or -1 with a message (different modes, out of memory). */
+int diff_build(const struct rank_report *base, const struct rank_report *neu, struct diff *out,
+               char *err, size_t errlen);
+void diff_free(struct diff *d);
+
+/* "diff:\n  schema: ..." without a trailing newline.  0 or -1. */
+int diff_render_toon(const struct diff *d, char **out, size_t *len, char *err, size_t errlen);
+/* The human table, ending with a newline.  0 or -1. */
+int diff_render_human(const struct diff *d, char **out, size_t *len);
+
+/* Percentage points x 100 (rounded half away from zero) of
+ * n1/d1 - n0/d0, a zero denominator counting as a zero share. */
+int64_t diff_points_hundredths(uint64_t n0, uint64_t d0, uint64_t n1, uint64_t d1);
+
+#endif

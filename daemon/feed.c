@@ -1,0 +1,47 @@
+/* feed: records and captures -> agg. */
+#include <stdio.h>
+
+#include "daemon/feed.h"
+
+int feed_record(struct agg *g, struct wire_decoder *d, const struct wire_record *rec)
+{
+    switch (rec->type) {
+    case WIRE_HELLO:
+        return agg_hello(g, &rec->u.hello), 0;
+    case WIRE_SOURCE:
+        return agg_source(g, &rec->u.source), 0;
+    case WIRE_FUNC:
+        return agg_func(g, &rec->u.func), 0;
+    case WIRE_FINISH:
+        return agg_finish(g, &rec->u.finish), 0;
+    case WIRE_EVENTS:
+        break;
+    default:
+        return 0;
+    }
+    struct wire_events_iter it;
+    struct wire_event ev;
+    int rc;
+    wire_events_begin(&it, &rec->u.events);
+    while ((rc = wire_events_next(d, &it, &ev)) > 0)
+        agg_event(g, &ev);
+    return rc;
+}
+
+int feed_capture(struct agg *g, struct capture_reader *r, char *err, size_t errlen)
+{
+    struct wire_record rec;
+    int rc;
+    while ((rc = capture_reader_next(r, &rec)) > 0)
+        if (feed_record(g, capture_reader_decoder(r), &rec) < 0) {
+            const struct wire_error *e = wire_decoder_error(capture_reader_decoder(r));
+            snprintf(err, errlen, "byte %llu: %s", (unsigned long long)e->offset, e->msg);
+            agg_fail(g, err);
+            return 1;
+        }
+    if (rc == 0)
+        return 0;
+    snprintf(err, errlen, "%s", capture_reader_error(r));
+    agg_fail(g, err);
+    return 1;
+}

@@ -1,0 +1,20 @@
+/* feed: decoded records and whole captures into an aggregation, shared by
+ * every command that reads a capture so that all agree on one profile. */
+#ifndef JETT_DAEMON_FEED_H
+#define JETT_DAEMON_FEED_H
+
+#include <stddef.h>
+
+#include "daemon/agg.h"
+#include "proto/capture.h"
+
+/* Feeds one record (an EVENTS record entry by entry, validated by the
+ * decoder d); -1 when the decoder rejected an entry. */
+int feed_record(struct agg *g, struct wire_decoder *d, const struct wire_record *rec);
+
+/* Reads a whole capture into g.  A read or decode error becomes the
+ * profile's collector error and is copied to err ("byte N: message");
+ * returns 1 then, else 0. */
+int feed_capture(struct agg *g, struct capture_reader *r, char *err, size_t errlen);
+
+#endif

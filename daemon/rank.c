@@ -1,0 +1,506 @@
+/* rank: thresholds, ordering, limit and the per-entry detail of a report. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/agg-internal.h"
+#include "daemon/rank.h"
+#include "daemon/redact.h"
+#include "daemon/suggest.h"
+
+typedef unsigned __int128 u128;
+
+uint64_t rank_percent_hundredths(uint64_t n, uint64_t d)
+{
+    return (uint64_t)(((u128)n * 20000u + d) / ((u128)d * 2u));
+}
+
+bool rank_meets(uint64_t n, uint64_t d, uint32_t threshold_bp)
+{
+    return (u128)n * 10000u >= (u128)threshold_bp * d;
+}
+
+/* Compares byte strings: bytewise, a prefix first. */
+static int bytes_cmp(const char *a, size_t an, const char *b, size_t bn)
+{
+    int c = memcmp(a, b, an < bn ? an : bn);
+    if (c != 0)
+        return c;
+    return an < bn ? -1 : an > bn;
+}
+
+static int u32_cmp(uint32_t a, uint32_t b)
+{
+    return a < b ? -1 : a > b; /* AGG_NONE / WIRE_NONE32 is the largest: unavailable last */
+}
+
+/* Sources by origin (project < dependency < stdlib), then path;
+ * unavailable last. */
+static int source_cmp(const struct agg *a, uint32_t x, uint32_t y)
+{
+    if (x == y)
+        return 0;
+    if (x == AGG_NONE || y == AGG_NONE)
+        return x == AGG_NONE ? 1 : -1;
+    const struct agg_source *s = agg_vec_at(&a->sources, x), *t = agg_vec_at(&a->sources, y);
+    if (s->origin != t->origin)
+        return s->origin < t->origin ? -1 : 1;
+    return bytes_cmp(s->path, s->path_len, t->path, t->path_len);
+}
+
+/* The total order of function identities: namespace, name, source,
+ * declaration start, declaration end; unavailable after every value. */
+static int ident_cmp(const struct agg *a, uint32_t x, uint32_t y)
+{
+    const struct agg_ident *p = agg_ident_at(a, x), *q = agg_ident_at(a, y);
+    int c = bytes_cmp(agg_str(a, p->ns), p->ns_len, agg_str(a, q->ns), q->ns_len);
+    if (c == 0)
+        c = bytes_cmp(agg_str(a, p->name), p->name_len, agg_str(a, q->name), q->name_len);
+    if (c == 0)
+        c = source_cmp(a, p->source, q->source);
+    if (c == 0)
+        c = u32_cmp(p->decl.start, q->decl.start);
+    return c != 0 ? c : u32_cmp(p->decl.end, q->decl.end);
+}
+
+static const struct agg_fnb *fnb_of(const struct agg *a, uint32_t ident)
+{
+    return agg_bucket_at(a, agg_ident_at(a, ident)->bucket);
+}
+
+/* Bottleneck order: inclusive desc, self desc, then identity. */
+static int cpu_entry_cmp(const void *x, const void *y, void *ctx)
+{
+    const struct agg *a = ctx;
+    uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+    const struct agg_fnb *p = fnb_of(a, i), *q = fnb_of(a, j);
+    if (p->inclusive != q->inclusive)
+        return p->inclusive > q->inclusive ? -1 : 1;
+    if (p->self != q->self)
+        return p->self > q->self ? -1 : 1;
+    return ident_cmp(a, i, j);
+}
+
+static const struct agg_siteb *siteb_of(const struct agg *a, uint32_t ident)
+{
+    return agg_bucket_at(a, agg_ident_at(a, ident)->bucket);
+}
+
+/* Memory order: allocated bytes desc, allocation count desc, identity. */
+static int mem_entry_cmp(const void *x, const void *y, void *ctx)
+{
+    const struct agg *a = ctx;
+    uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+    const struct agg_siteb *p = siteb_of(a, i), *q = siteb_of(a, j);
+    if (p->allocated_bytes != q->allocated_bytes)
+        return p->allocated_bytes > q->allocated_bytes ? -1 : 1;
+    if (p->allocation_count != q->allocation_count)
+        return p->allocation_count > q->allocation_count ? -1 : 1;
+    return ident_cmp(a, i, j);
+}
+
+/* Identities with a bucket that meet the threshold, sorted. */
+static uint32_t *eligible(const struct agg *a, uint32_t threshold_bp, uint64_t *n)
+{
+    bool cpu = a->mode == WIRE_MODE_CPU;
+    uint64_t den = cpu ? a->cpu.attributed : a->mem.attributed;
+    uint32_t *ids = malloc(((size_t)a->idents.len + 1) * sizeof *ids);
+    if (ids == NULL)
+        return NULL;
+    *n = 0;
+    for (uint32_t i = 0; den > 0 && i < a->idents.len; i++)
+        if (agg_ident_at(a, i)->bucket != AGG_NONE &&
+            rank_meets(cpu ? fnb_of(a, i)->inclusive : siteb_of(a, i)->allocated_bytes, den,
+                       threshold_bp))
+            ids[(*n)++] = i;
+    qsort_r(ids, *n, sizeof *ids, cpu ? cpu_entry_cmp : mem_entry_cmp, (void *)a);
+    return ids;
+}
+
+static struct redact_source redact_view(const struct agg_source *s)
+{
+    return (struct redact_source){s->text, s->text_len, s->spans, s->n_spans, s->lines, s->n_lines};
+}
+
+/* Hot lines: self desc, then position (line and column follow the start
+ * offset within the function's one source); unknown spans last. */
+static bool hot_before(const struct agg_hotb *x, const struct agg_hotb *y)
+{
+    if (x->self != y->self)
+        return x->self > y->self;
+    return x->start < y->start;
+}
+
+/* Inserts `item` into a best-first top list of RANK_TOP using `before`. */
+#define TOP_INSERT(arr, n, item, before)                                                           \
+    do {                                                                                           \
+        unsigned _k = (n) < RANK_TOP ? (n)++ : RANK_TOP;                                           \
+        while (_k > 0 && before((item), (arr)[_k - 1])) {                                          \
+            if (_k < RANK_TOP)                                                                     \
+                (arr)[_k] = (arr)[_k - 1];                                                         \
+            _k--;                                                                                  \
+        }                                                                                          \
+        if (_k < RANK_TOP)                                                                         \
+            (arr)[_k] = (item);                                                                    \
+    } while (0)
+
+/* Fills one hot-line row, redacting its excerpt. */
+static int hot_fill(const struct agg *a, const struct agg_ident *d, const struct agg_hotb *h,
+                    struct rank_hot *o)
+{
+    o->self_samples = h->self;
+    o->line = o->column = RANK_NA;
+    if (d->source == AGG_NONE)
+        return 0;
+    const struct agg_source *s = agg_vec_at(&a->sources, d->source);
+    o->path = (struct rank_str){s->path, s->path_len};
+    if (h->start == AGG_NONE)
+        return 0;
+    struct redact_source v = redact_view(s);
+    uint32_t line = redact_line_of(&v, h->start);
+    o->line = (uint64_t)line + 1;
+    o->column = (uint64_t)(h->start - s->lines[line]) + 1;
+    if (!s->spans_ok || !(a->capabilities & WIRE_CAP_SOURCE_SPANS))
+        return 0;
+    char buf[REDACT_MAX + 1];
+    size_t len;
+    if (redact_excerpt(&v, line, buf, &len, &o->source_redacted) < 0)
+        return 0;
+    o->code = malloc(len + 1);
+    if (o->code == NULL)
+        return -1;
+    memcpy(o->code, buf, len + 1);
+    o->code_len = len;
+    return 0;
+}
+
+static int entry_hot_lines(const struct agg *a, uint32_t ident, struct rank_entry *e)
+{
+    const struct agg_ident *d = agg_ident_at(a, ident);
+    const struct agg_hotb *top[RANK_TOP];
+    unsigned n = 0;
+    for (uint32_t off = fnb_of(a, ident)->hot_head; off != AGG_NONE;) {
+        const struct agg_hotb *h = agg_bucket_at(a, off);
+        TOP_INSERT(top, n, h, hot_before);
+        off = h->next;
+    }
+    for (e->n_hot = 0; e->n_hot < n; e->n_hot++)
+        if (hot_fill(a, d, top[e->n_hot], &e->hot[e->n_hot]) < 0)
+            return -1;
+    return 0;
+}
+
+/* The identities of a chain from the root; returns how many. */
+static unsigned chain_seq(const struct agg *a, uint32_t chain, uint32_t out[WIRE_MAX_STACK_DEPTH])
+{
+    unsigned n = 0;
+    for (uint32_t c = chain; c != AGG_NONE && n < WIRE_MAX_STACK_DEPTH; n++) {
+        const struct agg_chain *p = agg_vec_at(&a->chains, c);
+        out[n] = p->ident;
+        c = p->parent;
+    }
+    for (unsigned i = 0; i < n / 2; i++) {
+        uint32_t t = out[i];
+        out[i] = out[n - 1 - i];
+        out[n - 1 - i] = t;
+    }
+    return n;
+}
+
+/* Chains: samples desc, then the identity sequences lexically. */
+static bool chain_before(const struct agg *a, uint32_t x, uint32_t y)
+{
+    uint64_t sx = ((struct agg_chainb *)agg_bucket_at(
+                       a, ((struct agg_chain *)agg_vec_at(&a->chains, x))->bucket))
+                      ->samples;
+    uint64_t sy = ((struct agg_chainb *)agg_bucket_at(
+                       a, ((struct agg_chain *)agg_vec_at(&a->chains, y))->bucket))
+                      ->samples;
+    if (sx != sy)
+        return sx > sy;
+    uint32_t p[WIRE_MAX_STACK_DEPTH], q[WIRE_MAX_STACK_DEPTH];
+    unsigned np = chain_seq(a, x, p), nq = chain_seq(a, y, q);
+    for (unsigned i = 0; i < np && i < nq; i++) {
+        int c = p[i] == q[i] ? 0 : ident_cmp(a, p[i], q[i]);
+        if (c != 0)
+            return c < 0;
+    }
+    return np < nq;
+}
+
+/* "ns.fn > ns.fn > ..." for a chain; NULL when memory runs out. */
+static char *chain_text(const struct agg *a, uint32_t chain, size_t *len)
+{
+    uint32_t seq[WIRE_MAX_STACK_DEPTH];
+    unsigned n = chain_seq(a, chain, seq);
+    size_t total = 1;
+    for (unsigned i = 0; i < n; i++)
+        total += agg_ident_at(a, seq[i])->ns_len + agg_ident_at(a, seq[i])->name_len + 4;
+    char *s = malloc(total), *p = s;
+    if (s == NULL)
+        return NULL;
+    for (unsigned i = 0; i < n; i++) {
+        const struct agg_ident *d = agg_ident_at(a, seq[i]);
+        if (i > 0)
+            memcpy(p, " > ", 3), p += 3;
+        memcpy(p, agg_str(a, d->ns), d->ns_len), p += d->ns_len;
+        *p++ = '.';
+        memcpy(p, agg_str(a, d->name), d->name_len), p += d->name_len;
+    }
+    *p = '\0';
+    *len = (size_t)(p - s);
+    return s;
+}
+
+/* Picks every emitted entry's top chains in one pass over the chains.
+ * `slot` maps an identity to its entry index (AGG_NONE: not emitted). */
+static int entries_chains(const struct agg *a, const uint32_t *slot, struct rank_report *r)
+{
+    uint32_t(*top)[RANK_TOP] = calloc(r->n_entries + 1, sizeof *top);
+    if (top == NULL)
+        return -1;
+    for (uint32_t c = 0; c < a->chains.len; c++) {
+        const struct agg_chain *p = agg_vec_at(&a->chains, c);
+        if (p->bucket == AGG_NONE || slot[p->ident] == AGG_NONE)
+            continue;
+        struct rank_entry *e = &r->entries[slot[p->ident]];
+        uint32_t *t = top[slot[p->ident]];
+        unsigned k = e->n_chains < RANK_TOP ? e->n_chains++ : RANK_TOP;
+        for (; k > 0 && chain_before(a, c, t[k - 1]); k--)
+            if (k < RANK_TOP)
+                t[k] = t[k - 1];
+        if (k < RANK_TOP)
+            t[k] = c;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < r->n_entries; i++)
+        for (unsigned k = 0; k < r->entries[i].n_chains; k++) {
+            struct rank_chain *o = &r->entries[i].chains[k];
+            const struct agg_chain *p = agg_vec_at(&a->chains, top[i][k]);
+            o->weight = ((struct agg_chainb *)agg_bucket_at(a, p->bucket))->samples;
+            o->chain = chain_text(a, top[i][k], &o->len);
+            if (o->chain == NULL)
+                rc = -1;
+        }
+    free(top);
+    return rc;
+}
+
+/* Identity fields of an entry: names, source, declaration line. */
+static void entry_identity(const struct agg *a, uint32_t ident, struct rank_entry *e)
+{
+    const struct agg_ident *d = agg_ident_at(a, ident);
+    e->ns = (struct rank_str){agg_str(a, d->ns), d->ns_len};
+    e->fn = (struct rank_str){agg_str(a, d->name), d->name_len};
+    e->origin = -1;
+    e->line = RANK_NA;
+    if (d->source == AGG_NONE)
+        return;
+    const struct agg_source *s = agg_vec_at(&a->sources, d->source);
+    e->path = (struct rank_str){s->path, s->path_len};
+    e->origin = s->origin;
+    if (wire_span_present(d->decl)) {
+        struct redact_source v = redact_view(s);
+        e->line = (uint64_t)redact_line_of(&v, d->decl.start) + 1;
+    }
+}
+
+/* Fills the emitted CPU entries from the sorted eligible identities. */
+/* The CPU numbers of an entry: counts, percent, hot lines, suggestion. */
+static int cpu_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
+                     enum agg_status status)
+{
+    const struct agg_fnb *f = fnb_of(a, ident);
+    e->primary = f->inclusive;
+    e->secondary = f->self;
+    e->percent_hundredths = rank_percent_hundredths(f->inclusive, a->cpu.attributed);
+    e->freed_bytes = e->retained_bytes = e->live_at_peak_bytes = e->resize_count = RANK_NA;
+    if (entry_hot_lines(a, ident, e) < 0)
+        return -1;
+    if (status != AGG_COMPLETE)
+        return 0;
+    if (e->path.ptr == NULL)
+        return e->suggestions_unavailable = true, 0;
+    return suggest_cpu(e);
+}
+
+/* The memory numbers of an entry; live values only while exact. */
+static int mem_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
+                     const struct rank_report *r)
+{
+    const struct agg_siteb *s = siteb_of(a, ident);
+    bool exact = !a->mem.limited;
+    e->primary = s->allocated_bytes;
+    e->secondary = s->allocation_count;
+    e->percent_hundredths = rank_percent_hundredths(s->allocated_bytes, a->mem.attributed);
+    e->resize_count = s->resize_count;
+    e->freed_bytes = exact ? s->freed_bytes : RANK_NA;
+    e->retained_bytes = exact ? s->live : RANK_NA;
+    e->live_at_peak_bytes = exact ? agg_mem_site_at_peak(a, s) : RANK_NA;
+    if (r->status != AGG_COMPLETE)
+        return 0;
+    if (e->path.ptr == NULL)
+        return e->suggestions_unavailable = true, 0;
+    return suggest_mem(e, r->threshold_bp, a->mem.attributed);
+}
+
+/* Fills the emitted entries from the sorted eligible identities. */
+static int fill_entries(const struct agg *a, const uint32_t *ids, struct rank_report *r)
+{
+    uint32_t *slot = malloc(((size_t)a->idents.len + 1) * sizeof *slot);
+    if (slot == NULL)
+        return -1;
+    for (uint32_t i = 0; i < a->idents.len; i++)
+        slot[i] = AGG_NONE;
+    int rc = 0;
+    for (size_t i = 0; i < r->n_entries; i++) {
+        struct rank_entry *e = &r->entries[i];
+        slot[ids[i]] = (uint32_t)i;
+        e->rank = i + 1;
+        entry_identity(a, ids[i], e);
+        if ((a->mode == WIRE_MODE_CPU ? cpu_entry(a, ids[i], e, r->status)
+                                      : mem_entry(a, ids[i], e, r)) < 0)
+            rc = -1;
+    }
+    if (rc == 0)
+        rc = entries_chains(a, slot, r);
+    free(slot);
+    return rc;
+}
+
+static uint64_t div_round(u128 n, u128 d)
+{
+    return (uint64_t)((n * 2 + d) / (d * 2));
+}
+
+/* CPU totals; what only FINISH knows is unavailable without it. */
+static void cpu_totals(const struct agg *a, struct rank_cpu_totals *t)
+{
+    const struct wire_finish *f = &a->finish;
+    bool fin = a->have_finish;
+    t->recorded_samples = a->cpu.recorded;
+    t->attributed_samples = a->cpu.attributed;
+    t->runtime_samples = a->cpu.runtime;
+    t->waiting_samples = a->cpu.waiting;
+    t->unavailable_samples = a->cpu.unavailable;
+    t->truncated_stacks = a->cpu.truncated;
+    t->requested_ticks = fin ? f->requested_ticks : RANK_NA;
+    t->coalesced_ticks = fin ? f->coalesced_ticks : RANK_NA;
+    t->dropped_ticks = fin ? f->dropped_ticks : RANK_NA;
+    t->wall_ms = fin ? div_round(f->wall_ns, 1000000) : RANK_NA;
+    t->process_cpu_ms = fin && f->cpu_ns != WIRE_NONE64 ? div_round(f->cpu_ns, 1000000) : RANK_NA;
+    t->observed_rate_hundredths = fin && f->wall_ns > 0
+                                      ? div_round((u128)a->cpu.recorded * 100000000000u, f->wall_ns)
+                                      : RANK_NA;
+}
+
+/* Memory totals; live values are unavailable once tracking stopped. */
+static void mem_totals(const struct agg *a, struct rank_mem_totals *t)
+{
+    const struct agg_mem *m = &a->mem;
+    t->allocation_count = m->allocation_count;
+    t->resize_count = m->resize_count;
+    t->allocated_bytes = m->allocated_bytes;
+    t->freed_bytes = m->limited ? RANK_NA : m->freed_bytes;
+    t->peak_live_bytes = m->limited ? RANK_NA : m->peak;
+    t->retained_bytes = m->limited ? RANK_NA : m->live;
+    t->attributed_allocated_bytes = m->attributed;
+}
+
+static const char *termination_name(const struct agg *a)
+{
+    static const char *const names[] = {"returned", "runtime_error", "interrupted"};
+    if (!a->have_finish || a->finish.termination > WIRE_TERM_INTERRUPTED)
+        return "unavailable";
+    return names[a->finish.termination];
+}
+
+/* Everything above the bottleneck list. */
+static void report_header(const struct agg *a, const struct rank_options *opt,
+                          struct rank_report *r)
+{
+    memset(r, 0, sizeof *r);
+    r->mode = a->mode;
+    r->status = agg_status(a, &r->reason);
+    r->termination = termination_name(a);
+    r->backend = a->backend ? a->backend : "unavailable";
+    r->coverage = a->mode == WIRE_MODE_CPU ? "jett_runtime_threads" : "jett_heap";
+    r->colour = a->colour;
+    r->capabilities = a->capabilities;
+    r->rate_hz = a->cfg.rate_hz;
+    r->threshold_bp = opt && opt->set_threshold ? opt->threshold_bp : a->cfg.threshold_bp;
+    r->limit = opt && opt->set_limit ? opt->limit : a->cfg.limit;
+    r->cpu_budget = a->cfg.cpu_budget;
+    r->retention_budget = a->cfg.retention_budget;
+    r->collector_errors = a->errors;
+    r->collector_error = a->first_error;
+    cpu_totals(a, &r->cpu);
+    mem_totals(a, &r->mem);
+}
+
+int rank_build(const struct agg *a, const struct rank_options *opt, struct rank_report *out)
+{
+    report_header(a, opt, out);
+    uint64_t n = 0;
+    uint32_t *ids = eligible(a, out->threshold_bp, &n);
+    if (ids == NULL)
+        return -1;
+    out->eligible = n;
+    out->emitted = n < out->limit ? n : out->limit;
+    out->truncated = n - out->emitted;
+    out->n_entries = (size_t)out->emitted;
+    out->entries = calloc(out->n_entries + 1, sizeof *out->entries);
+    int rc = out->entries ? fill_entries(a, ids, out) : -1;
+    free(ids);
+    return rc;
+}
+
+void rank_free(struct rank_report *r)
+{
+    for (size_t i = 0; r->entries && i < r->n_entries; i++) {
+        struct rank_entry *e = &r->entries[i];
+        for (unsigned k = 0; k < e->n_hot; k++)
+            free(e->hot[k].code);
+        for (unsigned k = 0; k < e->n_chains; k++)
+            free(e->chains[k].chain);
+        suggest_clear(e);
+    }
+    free(r->entries);
+    r->entries = NULL;
+    r->n_entries = 0;
+}
+
+int rank_parse_percent(const char *s, uint32_t *bp)
+{
+    uint64_t whole = 0, frac = 0;
+    size_t i = 0, digits = 0, fd = 0;
+    for (; s[i] >= '0' && s[i] <= '9'; i++, digits++)
+        if (whole <= 100)
+            whole = whole * 10 + (uint64_t)(s[i] - '0');
+    if (digits == 0)
+        return -1;
+    if (s[i] == '.') {
+        for (i++; s[i] >= '0' && s[i] <= '9' && fd < 3; i++, fd++)
+            frac = frac * 10 + (uint64_t)(s[i] - '0');
+        if (fd == 0 || fd > 2)
+            return -1;
+        if (fd == 1)
+            frac *= 10;
+    }
+    if (s[i] != '\0' || whole > 100 || whole * 100 + frac > 10000)
+        return -1;
+    *bp = (uint32_t)(whole * 100 + frac);
+    return 0;
+}
+
+int rank_parse_limit(const char *s, uint32_t *limit)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+    for (; s[i] >= '0' && s[i] <= '9'; i++)
+        if (v <= 100)
+            v = v * 10 + (uint64_t)(s[i] - '0');
+    if (i == 0 || s[i] != '\0' || v < 1 || v > 100)
+        return -1;
+    *limit = (uint32_t)v;
+    return 0;
+}

@@ -1,0 +1,134 @@
+/*
+ * rank: turns a finished aggregation into the report model that both
+ * renderers print, so the TOON object and the human report cannot
+ * disagree.
+ *
+ * Eligibility compares exact integers: an entry is eligible when
+ * impact * 10000 >= threshold_bp * denominator (128-bit), and the
+ * denominator is non-zero.  Eligible entries are ordered by
+ *   1. primary impact, descending (inclusive samples / allocated bytes);
+ *   2. secondary, descending (self samples / allocation count);
+ *   3. namespace, then function name, bytewise;
+ *   4. source origin (project < dependency < stdlib), logical path
+ *      bytewise, declaration start, declaration end;
+ * where "unavailable" sorts after every value.  Ids never take part.
+ * The first `limit` are emitted with ranks from 1.
+ *
+ * Percentages are kept as integer hundredths, rounded half away from zero
+ * only for display.
+ */
+#ifndef JETT_DAEMON_RANK_H
+#define JETT_DAEMON_RANK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/agg.h"
+
+/* An unknown required number. */
+#define RANK_NA UINT64_MAX
+#define RANK_TOP 3 /* hot lines and call chains per entry */
+#define RANK_MAX_SUGGESTIONS 2
+
+/* A string with its length (names may hold any UTF-8). */
+struct rank_str {
+    const char *ptr; /* NULL: unavailable */
+    size_t len;
+};
+
+struct rank_hot {
+    struct rank_str path;
+    uint64_t line, column; /* 1-based; RANK_NA when the span is unknown */
+    uint64_t self_samples;
+    char *code; /* redacted excerpt, NULL: unavailable */
+    size_t code_len;
+    bool source_redacted;
+};
+
+struct rank_chain {
+    uint64_t weight; /* samples (cpu) or bytes (memory) */
+    char *chain;     /* "ns.fn > ns.fn" */
+    size_t len;
+};
+
+struct rank_suggestion {
+    const char *rule;
+    char *text;
+};
+
+struct rank_entry {
+    uint64_t rank;
+    struct rank_str ns, fn, path;
+    uint64_t line;               /* first line of the declaration, RANK_NA */
+    int origin;                  /* enum wire_origin, -1: unavailable */
+    uint64_t primary, secondary; /* cpu: inclusive, self; memory: allocated bytes, count */
+    uint64_t percent_hundredths;
+    /* memory mode only */
+    uint64_t freed_bytes, retained_bytes, live_at_peak_bytes, resize_count;
+    struct rank_hot hot[RANK_TOP];
+    unsigned n_hot;
+    struct rank_chain chains[RANK_TOP];
+    unsigned n_chains;
+    struct rank_suggestion suggestions[RANK_MAX_SUGGESTIONS];
+    unsigned n_suggestions;
+    bool suggestions_unavailable; /* no source: nothing to point at */
+};
+
+struct rank_cpu_totals {
+    uint64_t requested_ticks, recorded_samples, attributed_samples, runtime_samples,
+        waiting_samples, unavailable_samples, coalesced_ticks, dropped_ticks, truncated_stacks;
+    uint64_t observed_rate_hundredths; /* samples per second x 100 */
+    uint64_t wall_ms, process_cpu_ms;
+};
+
+struct rank_mem_totals {
+    uint64_t allocation_count, resize_count, allocated_bytes, freed_bytes, peak_live_bytes,
+        retained_bytes, attributed_allocated_bytes;
+};
+
+/* Overrides of the capture's threshold and limit (replay flags). */
+struct rank_options {
+    bool set_threshold, set_limit;
+    uint32_t threshold_bp, limit;
+};
+
+struct rank_report {
+    int mode; /* enum wire_mode */
+    enum agg_status status;
+    enum agg_reason reason;
+    const char *termination; /* "returned", ..., "unavailable" */
+    const char *backend;
+    const char *coverage;
+    bool colour;
+    uint32_t capabilities;
+    uint32_t rate_hz, threshold_bp, limit;
+    uint64_t cpu_budget, retention_budget;
+    struct rank_cpu_totals cpu;
+    struct rank_mem_totals mem;
+    struct rank_entry *entries; /* emitted entries, in rank order */
+    size_t n_entries;
+    uint64_t eligible, emitted, truncated;
+    uint64_t collector_errors;
+    const char *collector_error; /* first message, "" when none */
+};
+
+/* Builds the report (borrowing strings from `a`, which must outlive it).
+ * Returns 0, or -1 when memory runs out. */
+int rank_build(const struct agg *a, const struct rank_options *opt, struct rank_report *out);
+void rank_free(struct rank_report *r);
+
+/* n * 10000 / d rounded half away from zero (d > 0): a percentage in
+ * hundredths. */
+uint64_t rank_percent_hundredths(uint64_t n, uint64_t d);
+/* True when n * 10000 >= threshold_bp * d, computed without overflow. */
+bool rank_meets(uint64_t n, uint64_t d, uint32_t threshold_bp);
+
+/* Command-line values, validated as DESIGN section 3 says (before anything
+ * is loaded).  PERCENT matches ^[0-9]+(\.[0-9]{1,2})?$ and is at most 100,
+ * stored as basis points; COUNT is a plain decimal integer 1..100.
+ * 0, or -1 when malformed or out of range. */
+int rank_parse_percent(const char *s, uint32_t *bp);
+int rank_parse_limit(const char *s, uint32_t *limit);
+
+#endif

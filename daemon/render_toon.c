@@ -1,0 +1,203 @@
+/* render_toon: the jett.profile.v1 object in DESIGN section 7's order. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/render.h"
+#include "proto/wire.h"
+
+static struct toon_value *num(uint64_t v)
+{
+    return v == RANK_NA ? toon_cstr("unavailable") : toon_uint(v);
+}
+
+static struct toon_value *str(struct rank_str s)
+{
+    return s.ptr ? toon_string(s.ptr, s.len) : toon_cstr("unavailable");
+}
+
+/* Hundredths as a canonical number: 34.19, 34.1, 50. */
+static struct toon_value *hundredths(uint64_t h)
+{
+    if (h == RANK_NA)
+        return toon_cstr("unavailable");
+    if (h % 100 == 0)
+        return toon_uint(h / 100);
+    return toon_double((double)h / 100.0);
+}
+
+static struct toon_value *origin(int o)
+{
+    static const char *const names[] = {"project", "dependency", "stdlib"};
+    return o >= 0 && o <= 2 ? toon_cstr(names[o]) : toon_cstr("unavailable");
+}
+
+static struct toon_value *config(const struct rank_report *r)
+{
+    struct toon_value *c = toon_object();
+    if (r->mode == WIRE_MODE_CPU)
+        toon_set(c, "requested_rate_hz", toon_uint(r->rate_hz));
+    toon_set(c, "threshold_basis_points", toon_uint(r->threshold_bp));
+    toon_set(c, "limit", toon_uint(r->limit));
+    if (r->mode == WIRE_MODE_CPU)
+        toon_set(c, "cpu_metadata_budget_bytes", toon_uint(r->cpu_budget));
+    else
+        toon_set(c, "retention_metadata_budget_bytes", toon_uint(r->retention_budget));
+    return c;
+}
+
+static struct toon_value *cpu_totals(const struct rank_cpu_totals *t)
+{
+    struct toon_value *o = toon_object();
+    toon_set(o, "requested_ticks", num(t->requested_ticks));
+    toon_set(o, "recorded_samples", num(t->recorded_samples));
+    toon_set(o, "attributed_samples", num(t->attributed_samples));
+    toon_set(o, "runtime_samples", num(t->runtime_samples));
+    toon_set(o, "waiting_samples", num(t->waiting_samples));
+    toon_set(o, "unavailable_samples", num(t->unavailable_samples));
+    toon_set(o, "coalesced_ticks", num(t->coalesced_ticks));
+    toon_set(o, "dropped_ticks", num(t->dropped_ticks));
+    toon_set(o, "truncated_stacks", num(t->truncated_stacks));
+    toon_set(o, "observed_rate_hz", hundredths(t->observed_rate_hundredths));
+    toon_set(o, "wall_ms", num(t->wall_ms));
+    toon_set(o, "process_cpu_ms", num(t->process_cpu_ms));
+    return o;
+}
+
+static struct toon_value *mem_totals(const struct rank_mem_totals *t)
+{
+    struct toon_value *o = toon_object();
+    toon_set(o, "allocation_count", num(t->allocation_count));
+    toon_set(o, "resize_count", num(t->resize_count));
+    toon_set(o, "allocated_bytes", num(t->allocated_bytes));
+    toon_set(o, "freed_bytes", num(t->freed_bytes));
+    toon_set(o, "peak_live_bytes", num(t->peak_live_bytes));
+    toon_set(o, "retained_bytes", num(t->retained_bytes));
+    toon_set(o, "attributed_allocated_bytes", num(t->attributed_allocated_bytes));
+    return o;
+}
+
+static struct toon_value *hot_lines(const struct rank_entry *e)
+{
+    struct toon_value *a = toon_array();
+    for (unsigned k = 0; k < e->n_hot; k++) {
+        const struct rank_hot *h = &e->hot[k];
+        struct toon_value *o = toon_object();
+        toon_set(o, "path", str(h->path));
+        toon_set(o, "line", num(h->line));
+        toon_set(o, "column", num(h->column));
+        toon_set(o, "self_samples", num(h->self_samples));
+        toon_set(o, "code", h->code ? toon_string(h->code, h->code_len) : toon_cstr("unavailable"));
+        toon_set(o, "source_redacted", toon_bool(h->source_redacted));
+        toon_push(a, o);
+    }
+    return a;
+}
+
+static struct toon_value *chains(const struct rank_entry *e, const char *weight)
+{
+    struct toon_value *a = toon_array();
+    for (unsigned k = 0; k < e->n_chains; k++) {
+        struct toon_value *o = toon_object();
+        toon_set(o, weight, toon_uint(e->chains[k].weight));
+        toon_set(o, "chain", toon_string(e->chains[k].chain, e->chains[k].len));
+        toon_push(a, o);
+    }
+    return a;
+}
+
+static struct toon_value *suggestions(const struct rank_entry *e)
+{
+    if (e->suggestions_unavailable)
+        return toon_cstr("unavailable");
+    struct toon_value *a = toon_array();
+    for (unsigned k = 0; k < e->n_suggestions; k++) {
+        struct toon_value *o = toon_object();
+        toon_set(o, "rule", toon_cstr(e->suggestions[k].rule));
+        toon_set(o, "text", toon_cstr(e->suggestions[k].text));
+        toon_push(a, o);
+    }
+    return a;
+}
+
+/* rank, namespace, function, path, line: the head of every entry. */
+static struct toon_value *entry_head(const struct rank_entry *e)
+{
+    struct toon_value *o = toon_object();
+    toon_set(o, "rank", toon_uint(e->rank));
+    toon_set(o, "namespace", str(e->ns));
+    toon_set(o, "function", str(e->fn));
+    toon_set(o, "path", str(e->path));
+    toon_set(o, "line", num(e->line));
+    return o;
+}
+
+static struct toon_value *cpu_entry(const struct rank_entry *e)
+{
+    struct toon_value *o = entry_head(e);
+    toon_set(o, "inclusive_samples", num(e->primary));
+    toon_set(o, "self_samples", num(e->secondary));
+    toon_set(o, "cpu_percent", hundredths(e->percent_hundredths));
+    toon_set(o, "origin", origin(e->origin));
+    toon_set(o, "hot_lines", hot_lines(e));
+    toon_set(o, "call_chains", chains(e, "samples"));
+    toon_set(o, "suggestions", suggestions(e));
+    return o;
+}
+
+static struct toon_value *mem_entry(const struct rank_entry *e)
+{
+    struct toon_value *o = entry_head(e);
+    toon_set(o, "allocation_count", num(e->secondary));
+    toon_set(o, "allocated_bytes", num(e->primary));
+    toon_set(o, "allocation_percent", hundredths(e->percent_hundredths));
+    toon_set(o, "freed_bytes", num(e->freed_bytes));
+    toon_set(o, "retained_bytes", num(e->retained_bytes));
+    toon_set(o, "live_at_peak_bytes", num(e->live_at_peak_bytes));
+    toon_set(o, "resize_count", num(e->resize_count));
+    toon_set(o, "origin", origin(e->origin));
+    toon_set(o, "call_chains", chains(e, "bytes"));
+    toon_set(o, "suggestions", suggestions(e));
+    return o;
+}
+
+static struct toon_value *capabilities(uint32_t bits)
+{
+    struct toon_value *o = toon_object();
+    for (int i = 0; i < WIRE_CAP_COUNT; i++)
+        toon_set(o, wire_capability_names[i], toon_bool(bits & (1u << i)));
+    return o;
+}
+
+struct toon_value *render_profile_value(const struct rank_report *r)
+{
+    struct toon_value *p = toon_object();
+    toon_set(p, "schema", toon_cstr("jett.profile.v1"));
+    toon_set(p, "mode", toon_cstr(r->mode == WIRE_MODE_CPU ? "cpu" : "memory"));
+    toon_set(p, "status", toon_cstr(agg_status_name(r->status)));
+    if (r->status != AGG_COMPLETE)
+        toon_set(p, "partial_reason", toon_cstr(agg_reason_name(r->reason)));
+    toon_set(p, "termination", toon_cstr(r->termination));
+    toon_set(p, "backend", toon_cstr(r->backend));
+    toon_set(p, "coverage", toon_cstr(r->coverage));
+    toon_set(p, "config", config(r));
+    bool cpu = r->mode == WIRE_MODE_CPU;
+    toon_set(p, "totals", cpu ? cpu_totals(&r->cpu) : mem_totals(&r->mem));
+    struct toon_value *list = toon_array();
+    for (size_t i = 0; i < r->n_entries; i++)
+        toon_push(list, cpu ? cpu_entry(&r->entries[i]) : mem_entry(&r->entries[i]));
+    toon_set(p, "bottlenecks", list);
+    toon_set(p, "eligible_bottlenecks", toon_uint(r->eligible));
+    toon_set(p, "emitted_bottlenecks", toon_uint(r->emitted));
+    toon_set(p, "truncated_bottlenecks", toon_uint(r->truncated));
+    toon_set(p, "capabilities", capabilities(r->capabilities));
+    return p;
+}
+
+int render_toon(const struct rank_report *r, char **out, size_t *len, char *err, size_t errlen)
+{
+    struct toon_value *doc = toon_object();
+    toon_set(doc, "profile", render_profile_value(r));
+    int rc = toon_encode(doc, NULL, out, len, err, errlen);
+    toon_free(doc);
+    return rc;
+}

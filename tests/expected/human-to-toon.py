@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""human-to-toon: derives a fixture's pinned TOON profile from its
+hand-written human report, through the reference TOON encoder.
+
+    human-to-toon.py CAPTURE.jcap.txt EXPECTED.human > EXPECTED.toon
+
+The human reports in fixtures/expected/ are written by hand from the
+numbers each capture's comment computes.  This script re-reads those
+numbers (and the names, capabilities and budgets from the capture's own
+HELLO and FUNC lines), builds the jett.profile.v1 object in DESIGN
+section 7's field order and encodes it with @toon-format/toon, so that
+the pinned TOON never comes from the code under test.  It needs node and
+the package that tests/toon-check installs (TOON_MODULES: its
+node_modules folder)."""
+import json, os, re, subprocess, sys
+
+CAPS = ["cpu_tick_source", "safe_stack_capture", "jett_runtime_thread_registration",
+        "task_attribution", "source_spans", "process_cpu_time",
+        "jett_heap_allocation_hooks", "free_and_resize_events"]
+TOTALS = [("requested ticks", "requested_ticks"), ("recorded samples", "recorded_samples"),
+          ("attributed samples", "attributed_samples"), ("runtime samples", "runtime_samples"),
+          ("waiting samples", "waiting_samples"), ("unavailable samples", "unavailable_samples"),
+          ("coalesced ticks", "coalesced_ticks"), ("dropped ticks", "dropped_ticks"),
+          ("truncated stacks", "truncated_stacks"), ("observed rate", "observed_rate_hz"),
+          ("wall time", "wall_ms"), ("process CPU time", "process_cpu_ms")]
+
+
+def unescape_text(s):
+    """Capture-text string escapes to the raw string."""
+    out, i = bytearray(), 0
+    while i < len(s):
+        if s[i] == "\\":
+            c = s[i + 1]
+            if c == "x":
+                out.append(int(s[i + 2:i + 4], 16)); i += 4; continue
+            out += {"n": b"\n", "t": b"\t", "r": b"\r", '"': b'"', "\\": b"\\"}[c]
+            i += 2; continue
+        out += s[i].encode(); i += 1
+    return out.decode()
+
+
+def unescape_human(s):
+    """The human report's \\xNN escapes back to the raw string."""
+    return re.sub(rb"\\x([0-9a-f]{2})", lambda m: bytes([int(m.group(1), 16)]),
+                  s.encode()).decode()
+
+
+def capture_info(path):
+    names, caps = [], []
+    for line in open(path, encoding="utf-8"):
+        if line.startswith("HELLO"):
+            caps = re.search(r"capabilities=(\S*)", line).group(1).split(",")
+        if line.startswith("FUNC"):
+            f = re.findall(r'(namespace|function)="((?:[^"\\]|\\.)*)"', line)
+            names.append((unescape_text(f[0][1]), unescape_text(f[1][1])))
+    return names, caps
+
+
+def num(v):
+    if v == "unavailable":
+        return v
+    f = float(v)
+    return int(f) if f == int(f) else f
+
+
+def split_name(name, names):
+    for ns, fn in names:
+        if ns + "." + fn == name:
+            return ns, fn
+    raise SystemExit("no FUNC named " + name)
+
+
+def split_loc(loc):
+    """PATH:LINE[:COLUMN] with PATH possibly holding colons."""
+    if loc.startswith("unavailable:unavailable"):
+        return "unavailable", "unavailable", "unavailable"
+    m = re.fullmatch(r"(.*):(\d+):(\d+)", loc)
+    if m:
+        return m.group(1), int(m.group(2)), int(m.group(3))
+    m = re.fullmatch(r"(.*):(\d+|unavailable)", loc)
+    return m.group(1), num(m.group(2)), None
+
+
+def entry(line, names):
+    m = re.fullmatch(r"#(\d+)  ([\d.]+)%  self (\d+) / inclusive (\d+)  (.*)  (\S.*) \((\w+)\)",
+                     line)
+    ns, fn = split_name(unescape_human(m.group(5)), names)
+    path, ln, _ = split_loc(unescape_human(m.group(6)))
+    return {"rank": int(m.group(1)), "namespace": ns, "function": fn, "path": path,
+            "line": ln, "inclusive_samples": int(m.group(4)), "self_samples": int(m.group(3)),
+            "cpu_percent": num(m.group(2)), "origin": m.group(7), "hot_lines": [],
+            "call_chains": [], "suggestions": []}
+
+
+def detail(e, line):
+    if line.startswith("    hot line  "):
+        m = re.fullmatch(r"    hot line  (.*?)  (\d+) samples  (?:\| (.*?)(  \(redacted\))?|code unavailable)",
+                         line)
+        path, ln, col = split_loc(unescape_human(m.group(1)))
+        code = m.group(3) if m.group(3) is not None else "unavailable"
+        e["hot_lines"].append({"path": path, "line": ln, "column": col if col else "unavailable",
+                               "self_samples": int(m.group(2)), "code": code,
+                               "source_redacted": m.group(4) is not None})
+    elif line.startswith("    chain     "):
+        m = re.fullmatch(r"    chain     (\d+) samples  (.*)", line)
+        e["call_chains"].append({"samples": int(m.group(1)), "chain": unescape_human(m.group(2))})
+    elif line.startswith("    suggest   "):
+        rule, text = line[14:].split(": ", 1)
+        e["suggestions"].append({"rule": rule, "text": unescape_human(text)})
+    elif line == "    suggestions unavailable":
+        e["suggestions"] = "unavailable"
+    else:
+        raise SystemExit("unexpected line: " + line)
+
+
+def header(lines, p):
+    m = re.fullmatch(r"status: (\w+)(?: \((\w+)\))?, termination: (\w+)", lines[1])
+    p["status"] = m.group(1)
+    if m.group(2):
+        p["partial_reason"] = m.group(2)
+    p["termination"] = m.group(3)
+    m = re.fullmatch(r"backend: (.*), coverage: (\w+)", lines[2])
+    p["backend"], p["coverage"] = m.group(1), m.group(2)
+    m = re.fullmatch(r"config: rate (\d+) Hz, threshold ([\d.]+)%, limit (\d+), "
+                     r"CPU metadata budget (\d+) bytes", lines[3])
+    p["config"] = {"requested_rate_hz": int(m.group(1)),
+                   "threshold_basis_points": round(float(m.group(2)) * 100),
+                   "limit": int(m.group(3)), "cpu_metadata_budget_bytes": int(m.group(4))}
+    totals = {}
+    for label, key in TOTALS:
+        line = next(l for l in lines if l.startswith("  " + label + " "))
+        totals[key] = num(line[24:].split(" ")[0])
+    p["totals"] = totals
+
+
+def profile(capture, human):
+    names, caps = capture_info(capture)
+    lines = open(human, encoding="utf-8").read().rstrip("\n").split("\n")
+    p = {"schema": "jett.profile.v1", "mode": "cpu"}
+    header(lines, p)
+    entries, counts = [], None
+    for line in lines[17:]:
+        if line.startswith("bottlenecks: "):
+            counts = [int(x) for x in re.findall(r"\d+", line)]
+        elif line.startswith("#"):
+            entries.append(entry(line, names))
+        else:
+            detail(entries[-1], line)
+    p["bottlenecks"] = entries
+    p["eligible_bottlenecks"], p["emitted_bottlenecks"], p["truncated_bottlenecks"] = counts
+    p["capabilities"] = {c: c in caps for c in CAPS}
+    return {"profile": p}
+
+
+def main():
+    doc = json.dumps(profile(sys.argv[1], sys.argv[2]), ensure_ascii=False)
+    modules = os.environ.get("TOON_MODULES", "build/toon-check/node_modules")
+    script = ("import {encode} from '" + os.path.abspath(modules) +
+              "/@toon-format/toon/dist/index.mjs';"
+              "let s='';process.stdin.on('data',d=>s+=d);"
+              "process.stdin.on('end',()=>process.stdout.write(encode(JSON.parse(s))));")
+    out = subprocess.run(["node", "--input-type=module", "-e", script], input=doc.encode(),
+                         stdout=subprocess.PIPE, check=True).stdout
+    sys.stdout.buffer.write(out)
+
+
+main()

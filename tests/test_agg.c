@@ -1,0 +1,512 @@
+/* Aggregation of injected CPU events: counts, chains, hot lines, states,
+ * truncation, budgets and collector errors.  Every expected number is
+ * computed by hand from the event list, as the comments show. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/agg.h"
+#include "daemon/rank.h"
+#include "tests/agg_events.h"
+
+/* Offsets: line 1 "fn main() {" 0..11, line 2 "  f()" starts 12 (f at 14),
+ * line 3 "}" 18, line 4 "fn f() {" 20, line 5 "  g()" 29 (g at 31),
+ * line 6 "}" 35, line 7 "fn g() {" 37, line 8 "  f()" 46 (f at 48),
+ * line 9 "}" 52; length 54. */
+static const char rec_text[] = "fn main() {\n  f()\n}\nfn f() {\n  g()\n}\nfn g() {\n  f()\n}\n";
+
+/* main (decl 0-20, line 1), f (20-37, line 4), g (37-54, line 7);
+ * stacks 0 main, 1 main>f, 2 main>f>g, 3 main>f>g>f, 4 main>f>g>f>g. */
+static struct ev rec_setup(void)
+{
+    struct ev e = ev_default();
+    ck_assert_int_eq(ev_source(&e, 0, "src/rec.jett", rec_text), 0);
+    ck_assert_int_eq(ev_func(&e, 0, "app", "main", 0, 0, 20), 0);
+    ck_assert_int_eq(ev_func(&e, 1, "app", "f", 0, 20, 37), 0);
+    ck_assert_int_eq(ev_func(&e, 2, "app", "g", 0, 37, 54), 0);
+    ck_assert_int_eq(ev_stack(&e, 0, WIRE_NONE32, 0), 0);
+    ck_assert_int_eq(ev_stack(&e, 1, 0, 1), 0);
+    ck_assert_int_eq(ev_stack(&e, 2, 1, 2), 0);
+    ck_assert_int_eq(ev_stack(&e, 3, 2, 1), 0);
+    ck_assert_int_eq(ev_stack(&e, 4, 3, 2), 0);
+    return e;
+}
+
+static void check_entry(const struct rank_entry *x, uint64_t rank, const char *fn, uint64_t line,
+                        uint64_t incl, uint64_t self, uint64_t pct)
+{
+    ck_assert_uint_eq(x->rank, rank);
+    ck_assert_str_eq(x->ns.ptr, "app");
+    ck_assert_str_eq(x->fn.ptr, fn);
+    ck_assert_str_eq(x->path.ptr, "src/rec.jett");
+    ck_assert_uint_eq(x->line, line);
+    ck_assert_uint_eq(x->primary, incl);
+    ck_assert_uint_eq(x->secondary, self);
+    ck_assert_uint_eq(x->percent_hundredths, pct);
+    ck_assert_int_eq(x->origin, WIRE_ORIGIN_PROJECT);
+}
+
+/* Samples: s1, s2 on main>f>g>f at f's "g()" (31); s3 on main>f>g at g's
+ * "f()" (48); s4 on main at "f()" (14); s5 on main>f>g>f>g at 48; then one
+ * runtime, two waiting, one unavailable sample.  By hand:
+ *   attributed 5, recorded 9;
+ *   main: inclusive 5, self 1 (s4)            -> 100.00%
+ *   f: in s1 s2 s3 s5 once each -> 4, self 2 (s1 s2) -> 80.00%
+ *   g: in s1 s2 s3 s5 -> 4, self 2 (s3 s5)    -> 80.00%
+ *   f and g tie on 4 and 2; "f" < "g" bytewise, so f is rank 2.
+ *   chains: main "app.main" 5; f "app.main > app.f" 4 (outermost f);
+ *   g "app.main > app.f > app.g" 4.
+ *   hot lines: main 2:3 x1; f 5:3 x2; g 8:3 x2. */
+START_TEST(recursion_counts_once)
+{
+    struct ev e = rec_setup();
+    ck_assert_int_eq(ev_jett(&e, 3, 31, 34), 0);
+    ck_assert_int_eq(ev_jett(&e, 3, 31, 34), 0);
+    ck_assert_int_eq(ev_jett(&e, 2, 48, 51), 0);
+    ck_assert_int_eq(ev_jett(&e, 0, 14, 17), 0);
+    ck_assert_int_eq(ev_jett(&e, 4, 48, 51), 0);
+    ck_assert_int_eq(ev_sample(&e, WIRE_STATE_RUNTIME, WIRE_NONE32, WIRE_NONE32, WIRE_NONE32), 0);
+    ck_assert_int_eq(ev_sample(&e, WIRE_STATE_WAITING, WIRE_NONE32, WIRE_NONE32, WIRE_NONE32), 0);
+    ck_assert_int_eq(ev_sample(&e, WIRE_STATE_WAITING, WIRE_NONE32, WIRE_NONE32, WIRE_NONE32), 0);
+    ck_assert_int_eq(ev_sample(&e, WIRE_STATE_UNAVAILABLE, WIRE_NONE32, WIRE_NONE32, WIRE_NONE32),
+                     0);
+    ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 3, 1), 0);
+    agg_end(e.a);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_int_eq(r.status, AGG_COMPLETE);
+    /* requested = 9 recorded + 3 coalesced + 1 dropped = 13 */
+    ck_assert_uint_eq(r.cpu.requested_ticks, 13);
+    ck_assert_uint_eq(r.cpu.recorded_samples, 9);
+    ck_assert_uint_eq(r.cpu.attributed_samples, 5);
+    ck_assert_uint_eq(r.cpu.runtime_samples, 1);
+    ck_assert_uint_eq(r.cpu.waiting_samples, 2);
+    ck_assert_uint_eq(r.cpu.unavailable_samples, 1);
+    ck_assert_uint_eq(r.cpu.coalesced_ticks, 3);
+    ck_assert_uint_eq(r.cpu.dropped_ticks, 1);
+    ck_assert_uint_eq(r.cpu.truncated_stacks, 0);
+    /* 9 samples in 4 ms: 2250 Hz -> 225000 hundredths; wall 4 ms */
+    ck_assert_uint_eq(r.cpu.observed_rate_hundredths, 225000);
+    ck_assert_uint_eq(r.cpu.wall_ms, 4);
+    ck_assert_uint_eq(r.cpu.process_cpu_ms, RANK_NA);
+    ck_assert_uint_eq(r.eligible, 3);
+    ck_assert_uint_eq(r.n_entries, 3);
+    check_entry(&r.entries[0], 1, "main", 1, 5, 1, 10000);
+    check_entry(&r.entries[1], 2, "f", 4, 4, 2, 8000);
+    check_entry(&r.entries[2], 3, "g", 7, 4, 2, 8000);
+    ck_assert_uint_eq(r.entries[0].n_chains, 1);
+    ck_assert_str_eq(r.entries[0].chains[0].chain, "app.main");
+    ck_assert_uint_eq(r.entries[0].chains[0].weight, 5);
+    ck_assert_str_eq(r.entries[1].chains[0].chain, "app.main > app.f");
+    ck_assert_uint_eq(r.entries[1].chains[0].weight, 4);
+    ck_assert_uint_eq(r.entries[1].n_chains, 1);
+    ck_assert_str_eq(r.entries[2].chains[0].chain, "app.main > app.f > app.g");
+    ck_assert_uint_eq(r.entries[2].chains[0].weight, 4);
+    ck_assert_uint_eq(r.entries[0].n_hot, 1);
+    ck_assert_uint_eq(r.entries[0].hot[0].line, 2);
+    ck_assert_uint_eq(r.entries[0].hot[0].column, 3);
+    ck_assert_uint_eq(r.entries[0].hot[0].self_samples, 1);
+    ck_assert_str_eq(r.entries[0].hot[0].code, "f()");
+    ck_assert_uint_eq(r.entries[1].hot[0].line, 5);
+    ck_assert_uint_eq(r.entries[1].hot[0].self_samples, 2);
+    ck_assert_str_eq(r.entries[1].hot[0].code, "g()");
+    ck_assert_uint_eq(r.entries[2].hot[0].line, 8);
+    ck_assert_uint_eq(r.entries[2].hot[0].column, 3);
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
+/* Runtime, waiting and unavailable samples only: the denominator is 0, so
+ * no entry, no division; totals intact (4 recorded, 0 attributed). */
+START_TEST(states_never_charged)
+{
+    struct ev e = rec_setup();
+    ck_assert_int_eq(ev_sample(&e, WIRE_STATE_RUNTIME, 0, WIRE_NONE32, WIRE_NONE32), 0);
+    ck_assert_int_eq(ev_sample(&e, WIRE_STATE_WAITING, 1, WIRE_NONE32, WIRE_NONE32), 0);
+    ck_assert_int_eq(ev_sample(&e, WIRE_STATE_WAITING, 2, WIRE_NONE32, WIRE_NONE32), 0);
+    ck_assert_int_eq(ev_sample(&e, WIRE_STATE_UNAVAILABLE, 0, WIRE_NONE32, WIRE_NONE32), 0);
+    ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
+    agg_end(e.a);
+    struct rank_report r;
+    struct rank_options o = {true, false, 0, 0}; /* threshold 0: anything would pass */
+    ck_assert_int_eq(rank_build(e.a, &o, &r), 0);
+    ck_assert_int_eq(r.status, AGG_COMPLETE);
+    ck_assert_uint_eq(r.cpu.recorded_samples, 4);
+    ck_assert_uint_eq(r.cpu.attributed_samples, 0);
+    ck_assert_uint_eq(r.cpu.runtime_samples, 1);
+    ck_assert_uint_eq(r.cpu.waiting_samples, 2);
+    ck_assert_uint_eq(r.cpu.unavailable_samples, 1);
+    ck_assert_uint_eq(r.eligible, 0);
+    ck_assert_uint_eq(r.emitted, 0);
+    ck_assert_uint_eq(r.truncated, 0);
+    ck_assert_uint_eq(r.n_entries, 0);
+    ck_assert_uint_eq(agg_cpu_bytes(e.a), 0); /* no bucket was created */
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
+/* A stack of 127 app.r frames plus <runtime>.<truncated-stack> as leaf;
+ * two samples on it.  By hand: truncated_stacks 2; both functions have
+ * inclusive 2; the bucket has self 2 against r's 0, so it ranks first;
+ * it has no source: path, line, origin and suggestions unavailable; its
+ * chain is 127 "app.r" (5 bytes each) and the 27-byte bucket name joined
+ * by 127 " > ": 635 + 27 + 381 = 1043 bytes. */
+START_TEST(truncated_stack_bucket)
+{
+    struct ev e = rec_setup();
+    ck_assert_int_eq(ev_func(&e, 3, "app", "r", 0, 20, 37), 0);
+    ck_assert_int_eq(
+        ev_func(&e, 4, "<runtime>", "<truncated-stack>", WIRE_NONE32, WIRE_NONE32, WIRE_NONE32), 0);
+    for (uint32_t i = 0; i < 127; i++)
+        ck_assert_int_eq(ev_stack(&e, 5 + i, i ? 4 + i : WIRE_NONE32, 3), 0);
+    ck_assert_int_eq(ev_stack(&e, 132, 131, 4), 0);
+    ck_assert_int_eq(ev_jett(&e, 132, WIRE_NONE32, WIRE_NONE32), 0);
+    ck_assert_int_eq(ev_jett(&e, 132, WIRE_NONE32, WIRE_NONE32), 0);
+    ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_int_eq(r.status, AGG_COMPLETE);
+    ck_assert_uint_eq(r.cpu.truncated_stacks, 2);
+    ck_assert_uint_eq(r.n_entries, 2);
+    const struct rank_entry *t = &r.entries[0], *x = &r.entries[1];
+    ck_assert_str_eq(t->fn.ptr, "<truncated-stack>");
+    ck_assert_uint_eq(t->primary, 2);
+    ck_assert_uint_eq(t->secondary, 2);
+    ck_assert_ptr_null(t->path.ptr);
+    ck_assert_uint_eq(t->line, RANK_NA);
+    ck_assert_int_eq(t->origin, -1);
+    ck_assert(t->suggestions_unavailable);
+    ck_assert_uint_eq(t->n_suggestions, 0);
+    ck_assert_uint_eq(t->n_hot, 1);
+    ck_assert_ptr_null(t->hot[0].path.ptr);
+    ck_assert_uint_eq(t->hot[0].line, RANK_NA);
+    ck_assert_ptr_null(t->hot[0].code);
+    ck_assert_uint_eq(t->chains[0].len, 1043);
+    ck_assert_str_eq(x->fn.ptr, "r");
+    ck_assert_uint_eq(x->primary, 2);
+    ck_assert_uint_eq(x->secondary, 0);
+    ck_assert_str_eq(x->chains[0].chain, "app.r");
+    /* a 129th frame is a collector error */
+    ck_assert_int_eq(ev_stack(&e, 133, 132, 3), -1);
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
+/* h is called from b (defined first, lower ids) and from a, once each.
+ * The chains tie on 1 sample; "app.a > app.h" sorts before
+ * "app.b > app.h" by identity, whatever the ids. */
+START_TEST(chain_ties_by_identity)
+{
+    struct ev e = ev_default();
+    ck_assert_int_eq(ev_source(&e, 0, "src/t.jett", "fn b() {}\nfn a() {}\nfn h() {}\n"), 0);
+    ck_assert_int_eq(ev_func(&e, 0, "app", "b", 0, 0, 9), 0);
+    ck_assert_int_eq(ev_func(&e, 1, "app", "a", 0, 10, 19), 0);
+    ck_assert_int_eq(ev_func(&e, 2, "app", "h", 0, 20, 29), 0);
+    ck_assert_int_eq(ev_stack(&e, 0, WIRE_NONE32, 0), 0);
+    ck_assert_int_eq(ev_stack(&e, 1, 0, 2), 0);
+    ck_assert_int_eq(ev_stack(&e, 2, WIRE_NONE32, 1), 0);
+    ck_assert_int_eq(ev_stack(&e, 3, 2, 2), 0);
+    ck_assert_int_eq(ev_jett(&e, 1, 20, 29), 0);
+    ck_assert_int_eq(ev_jett(&e, 3, 20, 29), 0);
+    ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    /* h 2/2 = 100%, a and b 1/2 = 50% with self 0 each: a before b */
+    ck_assert_uint_eq(r.n_entries, 3);
+    ck_assert_str_eq(r.entries[0].fn.ptr, "h");
+    ck_assert_str_eq(r.entries[1].fn.ptr, "a");
+    ck_assert_str_eq(r.entries[2].fn.ptr, "b");
+    ck_assert_uint_eq(r.entries[0].n_chains, 2);
+    ck_assert_str_eq(r.entries[0].chains[0].chain, "app.a > app.h");
+    ck_assert_str_eq(r.entries[0].chains[1].chain, "app.b > app.h");
+    ck_assert_uint_eq(r.entries[0].chains[1].weight, 1);
+    /* one hot line at 20 (line 3, column 1) with both samples */
+    ck_assert_uint_eq(r.entries[0].n_hot, 1);
+    ck_assert_uint_eq(r.entries[0].hot[0].line, 3);
+    ck_assert_uint_eq(r.entries[0].hot[0].column, 1);
+    ck_assert_uint_eq(r.entries[0].hot[0].self_samples, 2);
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
+/* CPU budget 215 bytes.  First sample (main>f, f's statement at 31):
+ * f bucket 24 (0+24 <= 215), hot line 24 + index 16 slots x 8 = 128
+ * (48+128 = 176), chain main>f 8 (184), main bucket 24 (208), chain main
+ * 8 would make 216 > 215: refused, the profile is partial.  Second sample
+ * (main alone at 14): main's new hot line is refused; main still counts.
+ * By hand: main inclusive 2 self 1, no hot line, no chain; f inclusive 1
+ * self 1 with one hot line and one chain; bytes held 80 + 128 = 208. */
+START_TEST(cpu_budget_exhaustion)
+{
+    struct ev e = ev_start(215, AGG_STACK_BUDGET_MAX);
+    ck_assert_int_eq(ev_source(&e, 0, "src/rec.jett", rec_text), 0);
+    ck_assert_int_eq(ev_func(&e, 0, "app", "main", 0, 0, 20), 0);
+    ck_assert_int_eq(ev_func(&e, 1, "app", "f", 0, 20, 37), 0);
+    ck_assert_int_eq(ev_stack(&e, 0, WIRE_NONE32, 0), 0);
+    ck_assert_int_eq(ev_stack(&e, 1, 0, 1), 0);
+    ck_assert_int_eq(ev_jett(&e, 1, 31, 34), 0);
+    ck_assert_uint_eq(agg_cpu_bytes(e.a), 208);
+    ck_assert_int_eq(ev_jett(&e, 0, 14, 17), 0);
+    ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
+    enum agg_reason why;
+    ck_assert_int_eq(agg_status(e.a, &why), AGG_PARTIAL);
+    ck_assert_int_eq(why, AGG_REASON_CPU_METADATA_LIMIT);
+    ck_assert_uint_eq(agg_cpu_bytes(e.a), 208);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_uint_eq(r.cpu.attributed_samples, 2);
+    ck_assert_uint_eq(r.cpu.recorded_samples, 2);
+    ck_assert_uint_eq(r.n_entries, 2);
+    ck_assert_str_eq(r.entries[0].fn.ptr, "main");
+    ck_assert_uint_eq(r.entries[0].primary, 2);
+    ck_assert_uint_eq(r.entries[0].secondary, 1);
+    ck_assert_uint_eq(r.entries[0].n_hot, 0);
+    ck_assert_uint_eq(r.entries[0].n_chains, 0);
+    ck_assert_uint_eq(r.entries[0].n_suggestions, 0); /* partial: no suggestions */
+    ck_assert(!r.entries[0].suggestions_unavailable);
+    ck_assert_str_eq(r.entries[1].fn.ptr, "f");
+    ck_assert_uint_eq(r.entries[1].primary, 1);
+    ck_assert_uint_eq(r.entries[1].n_hot, 1);
+    ck_assert_uint_eq(r.entries[1].n_chains, 1);
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
+/* With 216 bytes the main chain fits exactly (216 held); the next new
+ * bucket, main's hot line (24 more), does not. */
+START_TEST(cpu_budget_exact_fit)
+{
+    struct ev e = ev_start(216, AGG_STACK_BUDGET_MAX);
+    ck_assert_int_eq(ev_source(&e, 0, "src/rec.jett", rec_text), 0);
+    ck_assert_int_eq(ev_func(&e, 0, "app", "main", 0, 0, 20), 0);
+    ck_assert_int_eq(ev_func(&e, 1, "app", "f", 0, 20, 37), 0);
+    ck_assert_int_eq(ev_stack(&e, 0, WIRE_NONE32, 0), 0);
+    ck_assert_int_eq(ev_stack(&e, 1, 0, 1), 0);
+    ck_assert_int_eq(ev_jett(&e, 1, 31, 34), 0);
+    enum agg_reason why;
+    ck_assert_uint_eq(agg_cpu_bytes(e.a), 216);
+    ck_assert_int_eq(agg_status(e.a, &why), AGG_COMPLETE);
+    ck_assert_int_eq(ev_jett(&e, 0, 14, 17), 0);
+    ck_assert_uint_eq(agg_cpu_bytes(e.a), 216);
+    ck_assert_int_eq(agg_status(e.a, &why), AGG_PARTIAL);
+    ck_assert_int_eq(why, AGG_REASON_CPU_METADATA_LIMIT);
+    agg_free(e.a);
+}
+END_TEST
+
+static size_t stack_bytes_after_setup(uint64_t stack_budget, struct ev *out)
+{
+    struct ev e = ev_start(AGG_CPU_BUDGET_MAX, stack_budget);
+    ck_assert_int_eq(ev_source(&e, 0, "src/rec.jett", rec_text), 0);
+    ck_assert_int_eq(ev_func(&e, 0, "app", "main", 0, 0, 20), 0);
+    ck_assert_int_eq(ev_func(&e, 1, "app", "f", 0, 20, 37), 0);
+    size_t b = agg_stack_bytes(e.a);
+    if (out)
+        *out = e;
+    else
+        agg_free(e.a);
+    return b;
+}
+
+/* The first STACK needs the node table (16 x 16 bytes), the chain table
+ * (16 x 16) and the chain index (16 x 8): 640 bytes over what SOURCE and
+ * FUNC hold.  One byte short: the node is refused, its sample counts as
+ * unavailable and the profile is partial / stack_capture_limit; every
+ * later STACK is refused too.  Exactly enough: both stacks are kept (the
+ * second needs no growth). */
+START_TEST(stack_budget_cap)
+{
+    size_t base = stack_bytes_after_setup(AGG_STACK_BUDGET_MAX, NULL);
+    struct ev e;
+    stack_bytes_after_setup(base + 639, &e);
+    ck_assert_int_eq(ev_stack(&e, 0, WIRE_NONE32, 0), 0);
+    ck_assert_int_eq(ev_stack(&e, 1, 0, 1), 0);
+    ck_assert_int_eq(ev_jett(&e, 1, 31, 34), 0);
+    ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
+    ck_assert_uint_eq(agg_stack_bytes(e.a), base);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_int_eq(r.status, AGG_PARTIAL);
+    ck_assert_int_eq(r.reason, AGG_REASON_STACK_CAPTURE_LIMIT);
+    ck_assert_uint_eq(r.cpu.recorded_samples, 1);
+    ck_assert_uint_eq(r.cpu.attributed_samples, 0);
+    ck_assert_uint_eq(r.cpu.unavailable_samples, 1);
+    ck_assert_uint_eq(r.n_entries, 0);
+    rank_free(&r);
+    agg_free(e.a);
+
+    stack_bytes_after_setup(base + 640, &e);
+    ck_assert_int_eq(ev_stack(&e, 0, WIRE_NONE32, 0), 0);
+    ck_assert_int_eq(ev_stack(&e, 1, 0, 1), 0);
+    ck_assert_uint_eq(agg_stack_bytes(e.a), base + 640);
+    ck_assert_int_eq(ev_jett(&e, 1, 31, 34), 0);
+    ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
+    enum agg_reason why;
+    ck_assert_int_eq(agg_status(e.a, &why), AGG_COMPLETE);
+    agg_free(e.a);
+}
+END_TEST
+
+START_TEST(missing_hello)
+{
+    struct agg *a = agg_new();
+    struct ev e = {a, 0};
+    ck_assert_int_eq(ev_source(&e, 0, "src/a.jett", "x"), -1);
+    ck_assert_int_eq(ev_jett(&e, 0, WIRE_NONE32, WIRE_NONE32), -1);
+    agg_end(a);
+    enum agg_reason why;
+    ck_assert_int_eq(agg_status(a, &why), AGG_UNAVAILABLE);
+    ck_assert_int_eq(why, AGG_REASON_COLLECTOR_FAILURE);
+    ck_assert_str_eq(agg_error(a), "SOURCE before HELLO");
+    /* the SOURCE, the sample and the end of stream: 3 errors */
+    ck_assert_uint_eq(agg_error_count(a), 3);
+    agg_free(a);
+}
+END_TEST
+
+/* No FINISH: what only FINISH knows is unavailable; the samples still
+ * count; no suggestions (partial). */
+START_TEST(missing_finish)
+{
+    struct ev e = rec_setup();
+    ck_assert_int_eq(ev_jett(&e, 1, 31, 34), 0);
+    agg_end(e.a);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_int_eq(r.status, AGG_PARTIAL);
+    ck_assert_int_eq(r.reason, AGG_REASON_COLLECTOR_FAILURE);
+    ck_assert_str_eq(r.termination, "unavailable");
+    ck_assert_str_eq(r.collector_error, "stream ended without FINISH");
+    ck_assert_uint_eq(r.cpu.requested_ticks, RANK_NA);
+    ck_assert_uint_eq(r.cpu.coalesced_ticks, RANK_NA);
+    ck_assert_uint_eq(r.cpu.dropped_ticks, RANK_NA);
+    ck_assert_uint_eq(r.cpu.wall_ms, RANK_NA);
+    ck_assert_uint_eq(r.cpu.observed_rate_hundredths, RANK_NA);
+    ck_assert_uint_eq(r.cpu.recorded_samples, 1);
+    ck_assert_uint_eq(r.n_entries, 2);
+    ck_assert_uint_eq(r.entries[0].n_suggestions, 0);
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
+START_TEST(undefined_references)
+{
+    struct ev e = rec_setup();
+    ck_assert_int_eq(ev_jett(&e, 99, 31, 34), -1);
+    ck_assert_str_eq(agg_error(e.a), "CPU_SAMPLE 1: jett sample with an undefined stack");
+    ck_assert_int_eq(ev_stack(&e, 5, 4, 9), -1);
+    ck_assert_int_eq(ev_func(&e, 3, "app", "x", 7, WIRE_NONE32, WIRE_NONE32), -1);
+    ck_assert_int_eq(ev_jett(&e, WIRE_NONE32, 31, 34), -1);
+    /* a statement span past the end of the source (54 bytes) */
+    ck_assert_int_eq(ev_jett(&e, 1, 50, 60), 0);
+    ck_assert_uint_eq(agg_error_count(e.a), 5);
+    /* recorded 3 = 0 coalesced: requested 4 contradicts it */
+    struct wire_finish f = {WIRE_TERM_RETURNED, 1, WIRE_NONE64, 4, 0, 0, false, false};
+    ck_assert_int_eq(agg_finish(e.a, &f), -1);
+    ck_assert_int_eq(ev_jett(&e, 1, 31, 34), -1); /* after FINISH */
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_uint_eq(agg_error_count(e.a), 7);
+    ck_assert_int_eq(r.status, AGG_PARTIAL);
+    ck_assert_int_eq(r.reason, AGG_REASON_COLLECTOR_FAILURE);
+    ck_assert_uint_eq(r.cpu.recorded_samples, 3);
+    ck_assert_uint_eq(r.cpu.unavailable_samples, 2);
+    ck_assert_uint_eq(r.cpu.attributed_samples, 1);
+    /* f (inclusive 1, self 1) ranks before main (1, 0); the bad span is
+     * kept as an unavailable location, not guessed */
+    ck_assert_str_eq(r.entries[0].fn.ptr, "f");
+    ck_assert_uint_eq(r.entries[0].hot[0].line, RANK_NA);
+    ck_assert_ptr_null(r.entries[0].hot[0].code);
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
+/* Logical paths: relative and normalized; stdlib under stdlib/.  A bad one
+ * is a collector error and its functions have no source. */
+START_TEST(path_normalization)
+{
+    static const struct {
+        uint8_t origin;
+        const char *path;
+        int rc;
+    } cases[] = {
+        {WIRE_ORIGIN_PROJECT, "src/main.jett", 0},
+        {WIRE_ORIGIN_DEPENDENCY, "json/src/parse.jett", 0},
+        {WIRE_ORIGIN_STDLIB, "stdlib/io.jett", 0},
+        {WIRE_ORIGIN_STDLIB, "io.jett", -1},
+        {WIRE_ORIGIN_PROJECT, "/home/u/src/main.jett", -1},
+        {WIRE_ORIGIN_PROJECT, "src/../secret.jett", -1},
+        {WIRE_ORIGIN_PROJECT, "./src/x.jett", -1},
+        {WIRE_ORIGIN_PROJECT, "src//x.jett", -1},
+        {WIRE_ORIGIN_PROJECT, "C:/x.jett", -1},
+        {WIRE_ORIGIN_PROJECT, "src\\x.jett", -1},
+        {WIRE_ORIGIN_PROJECT, "src/main.jett", -1}, /* duplicate */
+    };
+    struct ev e = ev_default();
+    for (uint32_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(ev_source_spans(&e, i, cases[i].origin, cases[i].path, "fn x() {}\n", NULL,
+                                      0) == cases[i].rc,
+                      "%s", cases[i].path);
+    ck_assert_int_eq(ev_func(&e, 0, "app", "ok", 0, 0, 9), 0);
+    ck_assert_int_eq(ev_func(&e, 1, "app", "abs", 4, 0, 9), 0);
+    ck_assert_int_eq(ev_stack(&e, 0, WIRE_NONE32, 0), 0);
+    ck_assert_int_eq(ev_stack(&e, 1, 0, 1), 0);
+    ck_assert_int_eq(ev_jett(&e, 1, 0, 9), 0);
+    ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    /* both 1/1; self 1 for abs, 0 for ok: abs first, without a path */
+    ck_assert_str_eq(r.entries[0].fn.ptr, "abs");
+    ck_assert_ptr_null(r.entries[0].path.ptr);
+    ck_assert_ptr_null(r.entries[0].hot[0].path.ptr);
+    ck_assert_str_eq(r.entries[1].path.ptr, "src/main.jett");
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
+START_TEST(hello_budgets_capped)
+{
+    struct agg *a = agg_new();
+    struct wire_hello h = ev_hello_rec(AGG_CPU_BUDGET_MAX + 1, AGG_STACK_BUDGET_MAX);
+    ck_assert_int_eq(agg_hello(a, &h), -1);
+    ck_assert_str_eq(agg_error(a), "HELLO.config.cpu_budget: 33554433 outside 1..33554432");
+    ck_assert_int_eq(agg_hello(a, &h), -1); /* repeated */
+    agg_free(a);
+    a = agg_new();
+    h = ev_hello_rec(AGG_CPU_BUDGET_MAX, AGG_STACK_BUDGET_MAX);
+    h.config.limit = 101;
+    ck_assert_int_eq(agg_hello(a, &h), -1);
+    ck_assert_str_eq(agg_error(a), "HELLO.config.limit: 101 outside 1..100");
+    agg_free(a);
+}
+END_TEST
+
+Suite *agg_suite(void);
+
+Suite *agg_suite(void)
+{
+    Suite *s = suite_create("agg");
+    TCase *t = tcase_create("cpu");
+    tcase_add_test(t, recursion_counts_once);
+    tcase_add_test(t, states_never_charged);
+    tcase_add_test(t, truncated_stack_bucket);
+    tcase_add_test(t, chain_ties_by_identity);
+    tcase_add_test(t, cpu_budget_exhaustion);
+    tcase_add_test(t, cpu_budget_exact_fit);
+    tcase_add_test(t, stack_budget_cap);
+    tcase_add_test(t, missing_hello);
+    tcase_add_test(t, missing_finish);
+    tcase_add_test(t, undefined_references);
+    tcase_add_test(t, path_normalization);
+    tcase_add_test(t, hello_budgets_capped);
+    suite_add_tcase(s, t);
+    return s;
+}

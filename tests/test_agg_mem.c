@@ -1,0 +1,302 @@
+/* Memory aggregation of injected allocation events: counts, deltas,
+ * frees crediting creation sites, zero sizes, a moving peak, retained
+ * sites, ids, the retention budget and several workers.  Every expected
+ * number is computed by hand in the comments. */
+#include <check.h>
+#include <stdlib.h>
+
+#include "daemon/agg.h"
+#include "daemon/rank.h"
+#include "tests/agg_events.h"
+
+Suite *agg_mem_suite(void);
+
+static const char text[] = "fn main() {\n  f()\n}\nfn f() {\n  g()\n}\nfn g() {\n  f()\n}\n";
+
+/* main (0-20, line 1), make (20-37, line 4), grow (37-54, line 7);
+ * stacks 0 main, 1 main>make, 2 main>grow. */
+static struct ev setup(uint64_t budget)
+{
+    struct ev e = ev_mem_start(budget);
+    ck_assert_int_eq(ev_source(&e, 0, "src/m.jett", text), 0);
+    ck_assert_int_eq(ev_func(&e, 0, "app", "main", 0, 0, 20), 0);
+    ck_assert_int_eq(ev_func(&e, 1, "app", "make", 0, 20, 37), 0);
+    ck_assert_int_eq(ev_func(&e, 2, "app", "grow", 0, 37, 54), 0);
+    ck_assert_int_eq(ev_stack(&e, 0, WIRE_NONE32, 0), 0);
+    ck_assert_int_eq(ev_stack(&e, 1, 0, 1), 0);
+    ck_assert_int_eq(ev_stack(&e, 2, 0, 2), 0);
+    return e;
+}
+
+static void check_site(const struct rank_entry *x, const char *fn, uint64_t count,
+                       uint64_t allocated, uint64_t pct, uint64_t freed, uint64_t retained,
+                       uint64_t at_peak, uint64_t resizes)
+{
+    ck_assert_str_eq(x->fn.ptr, fn);
+    ck_assert_uint_eq(x->secondary, count);
+    ck_assert_uint_eq(x->primary, allocated);
+    ck_assert_uint_eq(x->percent_hundredths, pct);
+    ck_assert_uint_eq(x->freed_bytes, freed);
+    ck_assert_uint_eq(x->retained_bytes, retained);
+    ck_assert_uint_eq(x->live_at_peak_bytes, at_peak);
+    ck_assert_uint_eq(x->resize_count, resizes);
+}
+
+/* Events (live after each, peak moving 100, 150, 350, 420):
+ *   1 allocate id1 100 at make        live 100  peak
+ *   2 allocate id2 0 at make          live 100  (zero size: counted, 0 bytes)
+ *   3 allocate id3 50 at main         live 150  peak
+ *   4 resize id1 100->300 at grow     live 350  peak (growth 200 to grow)
+ *   5 resize id3 50->20 at grow       live 320  (30 freed, credited to main)
+ *   6 free id1 300 at main            live 20   (300 freed, credited to make)
+ *   7 allocate id4 400 at make        live 420  peak
+ *   8 free id4 400 at grow            live 20   (credited to make)
+ *   9 resize id2 0->10 at make        live 30   (growth 10 to make)
+ * Totals: 4 allocations, 3 resizes, allocated 100+0+50+200+400+10 = 760,
+ * freed 30+300+400 = 730, peak 420, retained 30, attributed 760.
+ * make: 3 allocations, 100+0+400+10 = 510 bytes (67.11%), 1 resize,
+ *   freed 700, retained 10 (id2), 400 live at the peak (id4).
+ * grow: 0 allocations, 200 bytes (26.32%), 2 resizes, freed 0,
+ *   retained 0, 0 at the peak.
+ * main: 1 allocation, 50 bytes (6.58%), 0 resizes, freed 30, retained
+ *   20, 20 at the peak.
+ * Suggestions at 5.00%: make is rank 1 (pressure); no site retains
+ * 5% of 760 = 38 bytes (10 and 20 do not). */
+START_TEST(churn_peak_and_sites)
+{
+    struct ev e = setup(AGG_RETENTION_BUDGET_MAX);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, 100, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, 0, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 3, EV_NA, 50, 0), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 1, 100, 300, 2), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 3, 50, 20, 2), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 1, 300, EV_NA, 0), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 4, EV_NA, 400, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 4, 400, EV_NA, 2), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 2, 0, 10, 1), 0);
+    ck_assert_int_eq(ev_mem_finish(&e), 0);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_int_eq(r.status, AGG_COMPLETE);
+    ck_assert_uint_eq(r.mem.allocation_count, 4);
+    ck_assert_uint_eq(r.mem.resize_count, 3);
+    ck_assert_uint_eq(r.mem.allocated_bytes, 760);
+    ck_assert_uint_eq(r.mem.freed_bytes, 730);
+    ck_assert_uint_eq(r.mem.peak_live_bytes, 420);
+    ck_assert_uint_eq(r.mem.retained_bytes, 30);
+    ck_assert_uint_eq(r.mem.attributed_allocated_bytes, 760);
+    ck_assert_uint_eq(r.n_entries, 3);
+    check_site(&r.entries[0], "make", 3, 510, 6711, 700, 10, 400, 1);
+    check_site(&r.entries[1], "grow", 0, 200, 2632, 0, 0, 0, 2);
+    check_site(&r.entries[2], "main", 1, 50, 658, 30, 20, 20, 0);
+    ck_assert_str_eq(r.entries[0].chains[0].chain, "app.main > app.make");
+    ck_assert_uint_eq(r.entries[0].chains[0].weight, 510);
+    ck_assert_str_eq(r.entries[2].chains[0].chain, "app.main");
+    ck_assert_uint_eq(r.entries[0].n_suggestions, 1);
+    ck_assert_str_eq(r.entries[0].suggestions[0].rule, "MEM_ALLOCATION_PRESSURE");
+    ck_assert_str_eq(r.entries[0].suggestions[0].text,
+                     "Reduce, reuse, or batch allocations in app.make; it allocated 67.11% of "
+                     "attributed bytes.");
+    ck_assert_uint_eq(r.entries[1].n_suggestions, 0);
+    ck_assert_uint_eq(r.entries[2].n_suggestions, 0);
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
+/* Ids: a reused id, a free of an unknown or retired id, a resize of a
+ * retired one, a size the record contradicts and a malformed operation
+ * are collector errors, counted and never guessed:
+ *   allocate id5 64 at make; allocate id5 again (reused: ignored);
+ *   allocate id4 (below the last id: ignored); free id9 (unknown);
+ *   free id5 saying 60 bytes (error; the 64 tracked bytes are freed);
+ *   free id5 again (retired); resize id5 (retired); a free with a new size.
+ * By hand: 7 errors (every event after the first), allocation_count 1,
+ * allocated 64, freed 64 (the wrong-size free still retires id5 with its
+ * tracked 64 bytes), retained 0, peak 64. */
+START_TEST(id_errors)
+{
+    struct ev e = setup(AGG_RETENTION_BUDGET_MAX);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 5, EV_NA, 64, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 5, EV_NA, 8, 1), -1);
+    ck_assert_str_eq(agg_error(e.a), "ALLOC 2: allocation id 5 reused or out of order");
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 4, EV_NA, 8, 1), -1);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 9, 8, EV_NA, 1), -1);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 5, 60, EV_NA, 1), -1);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 5, 64, EV_NA, 1), -1);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 5, 64, 128, 1), -1);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 5, 64, 3, 1), -1);
+    ck_assert_uint_eq(agg_error_count(e.a), 7);
+    ck_assert_int_eq(ev_mem_finish(&e), 0);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_int_eq(r.status, AGG_PARTIAL);
+    ck_assert_int_eq(r.reason, AGG_REASON_COLLECTOR_FAILURE);
+    ck_assert_uint_eq(r.mem.allocation_count, 1);
+    ck_assert_uint_eq(r.mem.resize_count, 0);
+    ck_assert_uint_eq(r.mem.allocated_bytes, 64);
+    ck_assert_uint_eq(r.mem.freed_bytes, 64);
+    ck_assert_uint_eq(r.mem.retained_bytes, 0);
+    ck_assert_uint_eq(r.mem.peak_live_bytes, 64);
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
+/* Retention budget 4160 bytes.  Event 1 (id1 100 at make): make's site
+ * bucket 56 and its chain bucket 8 (64), then the live table's first 256
+ * slots of 16 bytes: 64 + 4096 = 4160, exactly the budget.  Event 2 (id2
+ * 50 at make) fits the table.  Event 3 (id3 30 at main) needs main's site
+ * bucket (56 more): refused; the profile is partial /
+ * retention_metadata_limit and id3 is the first untracked id.  Event 4
+ * frees id3: expected (at the watermark), not an error.  Event 5 frees
+ * id1; event 6 allocates id4 20 at make, untracked.
+ * By hand: 4 allocations, allocated 100+50+30+20 = 200, attributed 200;
+ * freed, peak and retained unavailable; make: 3 allocations, 170 bytes
+ * (85.00%), its live values unavailable; main has no bucket, no entry;
+ * bytes held 4160.  Then freeing id2 twice: the second is below the
+ * watermark and unknown: a collector error. */
+START_TEST(retention_budget)
+{
+    struct ev e = setup(4160);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, 100, 1), 0);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 4160);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, 50, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 3, EV_NA, 30, 0), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 3, 30, EV_NA, 0), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 1, 100, EV_NA, 0), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 4, EV_NA, 20, 1), 0);
+    ck_assert_int_eq(ev_mem_finish(&e), 0);
+    ck_assert_uint_eq(agg_error_count(e.a), 0);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 4160);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_int_eq(r.status, AGG_PARTIAL);
+    ck_assert_int_eq(r.reason, AGG_REASON_RETENTION_METADATA_LIMIT);
+    ck_assert_uint_eq(r.mem.allocation_count, 4);
+    ck_assert_uint_eq(r.mem.allocated_bytes, 200);
+    ck_assert_uint_eq(r.mem.attributed_allocated_bytes, 200);
+    ck_assert_uint_eq(r.mem.freed_bytes, RANK_NA);
+    ck_assert_uint_eq(r.mem.peak_live_bytes, RANK_NA);
+    ck_assert_uint_eq(r.mem.retained_bytes, RANK_NA);
+    ck_assert_uint_eq(r.n_entries, 1);
+    check_site(&r.entries[0], "make", 3, 170, 8500, RANK_NA, RANK_NA, RANK_NA, 0);
+    ck_assert_uint_eq(r.entries[0].n_suggestions, 0);
+    rank_free(&r);
+    /* the stream goes on after FINISH only as errors; use a fresh one */
+    agg_free(e.a);
+    e = setup(4160);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, 100, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, 50, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 3, EV_NA, 30, 0), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 2, 50, EV_NA, 0), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 2, 50, EV_NA, 0), -1);
+    ck_assert_str_eq(agg_error(e.a), "ALLOC 5: free of unknown or retired allocation 2");
+    agg_free(e.a);
+}
+END_TEST
+
+/* Worker 0 creates id1 (64) at make, worker 1 frees it at grow and
+ * worker 1 creates id2 (16) at grow: the free credits make.  By hand:
+ * make 64 allocated, 64 freed, retained 0; grow 16, retained 16. */
+START_TEST(cross_worker_free)
+{
+    struct ev e = setup(AGG_RETENTION_BUDGET_MAX);
+    ck_assert_int_eq(ev_alloc_on(&e, 0, WIRE_OP_ALLOCATE, 1, EV_NA, 64, 1), 0);
+    ck_assert_int_eq(ev_alloc_on(&e, 1, WIRE_OP_FREE, 1, 64, EV_NA, 2), 0);
+    ck_assert_int_eq(ev_alloc_on(&e, 1, WIRE_OP_ALLOCATE, 2, EV_NA, 16, 2), 0);
+    ck_assert_int_eq(ev_mem_finish(&e), 0);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    /* make 64/80 = 80.00%, grow 16/80 = 20.00%; peak 64 after event 1, when
+     * make held 64 and grow 0 */
+    check_site(&r.entries[0], "make", 1, 64, 8000, 64, 0, 64, 0);
+    check_site(&r.entries[1], "grow", 1, 16, 2000, 0, 16, 0, 0);
+    ck_assert_uint_eq(r.mem.peak_live_bytes, 64);
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
+/* Two workers, each in its own order: A allocates 10 at make and frees
+ * it; B allocates 5 at grow and resizes it to 7.  Any interleaving that
+ * keeps each worker's order gives the same counts, bytes and retained
+ * values (ids are numbered in stream order).  Peak and live-at-peak are
+ * not compared: they are defined on the stream order ("after any
+ * event"), so AABB peaks at 10 and ABAB at 15 by definition. */
+START_TEST(interleavings)
+{
+    static const char *const orders[] = {"AABB", "ABAB", "ABBA", "BAAB", "BABA", "BBAA"};
+    for (int k = 0; k < 6; k++) {
+        struct ev e = setup(AGG_RETENTION_BUDGET_MAX);
+        int a = 0, b = 0;
+        uint64_t id = 0, a_id = 0, b_id = 0;
+        for (const char *p = orders[k]; *p; p++) {
+            if (*p == 'A' && a++ == 0)
+                ck_assert_int_eq(ev_alloc_on(&e, 0, WIRE_OP_ALLOCATE, a_id = ++id, EV_NA, 10, 1),
+                                 0);
+            else if (*p == 'A')
+                ck_assert_int_eq(ev_alloc_on(&e, 0, WIRE_OP_FREE, a_id, 10, EV_NA, 1), 0);
+            else if (b++ == 0)
+                ck_assert_int_eq(ev_alloc_on(&e, 1, WIRE_OP_ALLOCATE, b_id = ++id, EV_NA, 5, 2), 0);
+            else
+                ck_assert_int_eq(ev_alloc_on(&e, 1, WIRE_OP_RESIZE, b_id, 5, 7, 2), 0);
+        }
+        ck_assert_int_eq(ev_mem_finish(&e), 0);
+        struct rank_report r;
+        ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+        /* allocated 10 + 5 + 2 = 17: make 10 (58.82%), grow 7 (41.18%) */
+        ck_assert_uint_eq(r.mem.allocated_bytes, 17);
+        ck_assert_uint_eq(r.mem.freed_bytes, 10);
+        ck_assert_uint_eq(r.mem.retained_bytes, 7);
+        ck_assert_uint_eq(r.n_entries, 2);
+        ck_assert_str_eq(r.entries[0].fn.ptr, "make");
+        ck_assert_uint_eq(r.entries[0].percent_hundredths, 5882);
+        ck_assert_uint_eq(r.entries[1].retained_bytes, 7);
+        ck_assert_uint_eq(r.entries[1].resize_count, 1);
+        rank_free(&r);
+        agg_free(e.a);
+    }
+}
+END_TEST
+
+/* An event without a Jett stack counts in the totals, not in
+ * attributed_allocated_bytes: 100 at make, 300 with no stack.  By hand:
+ * allocated 400, attributed 100; make 100/100 = 100.00%, retaining 100
+ * bytes (100 * 10000 >= 500 * 100): both memory rules, by rule id. */
+START_TEST(unattributed_and_retained)
+{
+    struct ev e = setup(AGG_RETENTION_BUDGET_MAX);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, 100, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, 300, WIRE_NONE32), 0);
+    ck_assert_int_eq(ev_mem_finish(&e), 0);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_uint_eq(r.mem.allocated_bytes, 400);
+    ck_assert_uint_eq(r.mem.attributed_allocated_bytes, 100);
+    ck_assert_uint_eq(r.mem.retained_bytes, 400);
+    ck_assert_uint_eq(r.n_entries, 1);
+    check_site(&r.entries[0], "make", 1, 100, 10000, 0, 100, 100, 0);
+    ck_assert_uint_eq(r.entries[0].n_suggestions, 2);
+    ck_assert_str_eq(r.entries[0].suggestions[0].rule, "MEM_ALLOCATION_PRESSURE");
+    ck_assert_str_eq(r.entries[0].suggestions[1].text,
+                     "Review the lifetime of allocations created in app.make; 100 bytes "
+                     "(100.00%) were still live at exit.");
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
+Suite *agg_mem_suite(void)
+{
+    Suite *s = suite_create("agg_mem");
+    TCase *t = tcase_create("memory");
+    tcase_add_test(t, churn_peak_and_sites);
+    tcase_add_test(t, id_errors);
+    tcase_add_test(t, retention_budget);
+    tcase_add_test(t, cross_worker_free);
+    tcase_add_test(t, interleavings);
+    tcase_add_test(t, unattributed_and_retained);
+    suite_add_tcase(s, t);
+    return s;
+}

@@ -1,0 +1,308 @@
+/*
+ * End-to-end tests of `jett run --profile-memory` through the real
+ * binaries: the daemon's totals equal the heap observer's own exact
+ * totals, hand-computed attribution, out-of-memory, the retention budget,
+ * and every way the daemon can fail.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static char *jett, *dir;
+
+static void setup(void)
+{
+    jett = tu_build_path("cli/jett");
+    dir = tu_tmpdir();
+}
+
+static void teardown(void)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    free(jett), free(dir);
+}
+
+static char *program(const char *name, const char *text)
+{
+    char *path = tu_write_program(dir, name, text);
+    ck_assert_ptr_nonnull(path);
+    return path;
+}
+
+/* "    key: N" under totals (4 spaces); -1 when absent or unavailable. */
+static long long total(const char *doc, const char *key)
+{
+    char pat[128];
+    snprintf(pat, sizeof pat, "\n    %s: ", key);
+    const char *p = strstr(doc, pat);
+    if (!p || strncmp(p + strlen(pat), "unavailable", 11) == 0)
+        return -1;
+    return atoll(p + strlen(pat));
+}
+
+/* Runs with JETT_TEST_HEAP_TOTALS and checks every total against the
+ * heap observer's. */
+static void check_totals_match(const char *prog)
+{
+    char totals[600];
+    snprintf(totals, sizeof totals, "%s/heap.txt", dir);
+    setenv("JETT_TEST_HEAP_TOTALS", totals, 1);
+    struct tu_output o;
+    const char *argv[] = {jett, "run", prog, "--profile-memory", "--agent", NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    unsetenv("JETT_TEST_HEAP_TOTALS");
+    ck_assert_msg(o.status == 0, "%s", o.out);
+    size_t len;
+    char *heap = tu_read_file(totals, &len);
+    ck_assert_ptr_nonnull(heap);
+    static const char *const keys[] = {"allocation_count", "resize_count",    "allocated_bytes",
+                                       "freed_bytes",      "peak_live_bytes", "retained_bytes"};
+    for (size_t i = 0; i < 6; i++) {
+        char pat[64];
+        snprintf(pat, sizeof pat, "%s ", keys[i]);
+        const char *h = strstr(heap, pat);
+        ck_assert_ptr_nonnull(h);
+        long long want = atoll(h + strlen(pat));
+        ck_assert_msg(total(o.out, keys[i]) == want, "%s: profile %lld, heap observer %lld\n%s",
+                      keys[i], total(o.out, keys[i]), want, o.out);
+    }
+    ck_assert_int_gt(total(o.out, "allocation_count"), 0);
+    free(heap);
+    tu_output_free(&o);
+}
+
+static const char churn[] = "namespace churn\n"
+                            "let kept = {}\n"
+                            "fn words(n: int) -> list {\n"
+                            "    let out = []\n"
+                            "    for i in 0..n {\n"
+                            "        push(out, \"w\" + str(i % 97))\n"
+                            "    }\n"
+                            "    return out\n"
+                            "}\n"
+                            "fn main() {\n"
+                            "    for r in 0..20 {\n"
+                            "        let ws = words(500)\n"
+                            "        kept[str(r)] = ws[0]\n"
+                            "        let s = \"\"\n"
+                            "        for w in ws {\n"
+                            "            s += w\n"
+                            "        }\n"
+                            "    }\n"
+                            "}\n";
+
+START_TEST(totals_equal_the_heap_observer)
+{
+    char *p = program("churn.jett", churn);
+    check_totals_match(p);
+    free(p);
+}
+END_TEST
+
+START_TEST(example_totals_equal_the_heap_observer)
+{
+    char *examples = tu_source_path("fixtures/programs");
+    DIR *d = opendir(examples);
+    int seen = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char main_file[1200];
+        snprintf(main_file, sizeof main_file, "%s/%s/main.jett", examples, e->d_name);
+        if (access(main_file, R_OK) != 0)
+            continue;
+        check_totals_match(main_file);
+        seen++;
+    }
+    if (d)
+        closedir(d);
+    free(examples);
+    ck_assert_int_ge(seen, 5); /* every example project */
+}
+END_TEST
+
+/* Hand-computed from heap.h's sizes: `store = []` is a 32-byte list made
+ * in <init>; the first push grows it to capacity 4 (32 + 64 = 96, a
+ * 64-byte resize in remember); the strings are 24 + 1000 and 24 + 76.
+ * Attributed 1220 bytes; remember allocated 64 + 1024 + 100 = 1188
+ * (97.38%) and still holds its two strings, 1124 bytes (92.13%). */
+START_TEST(retained_memory_is_credited_to_its_creator)
+{
+    char *p = program("keep.jett", "namespace keep\n"
+                                   "let store = []\n"
+                                   "fn remember() {\n"
+                                   "    push(store, repeat(\"ab\", 500))\n"
+                                   "    push(store, repeat(\"c\", 76))\n"
+                                   "}\n"
+                                   "fn main() {\n"
+                                   "    remember()\n"
+                                   "}\n");
+    struct tu_output o;
+    const char *argv[] = {jett, "run", p, "--profile-memory", "--agent", NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 0);
+    ck_assert_int_eq(total(o.out, "allocation_count"), 3);
+    ck_assert_int_eq(total(o.out, "resize_count"), 1);
+    ck_assert_int_eq(total(o.out, "allocated_bytes"), 1220);
+    ck_assert_int_eq(total(o.out, "freed_bytes"), 0);
+    ck_assert_int_eq(total(o.out, "retained_bytes"), 1220);
+    ck_assert_int_eq(total(o.out, "attributed_allocated_bytes"), 1220);
+    const char *b =
+        strstr(o.out, "    - rank: 1\n      namespace: keep\n      function: remember\n");
+    ck_assert_msg(b != NULL, "%s", o.out);
+    ck_assert_ptr_nonnull(
+        strstr(b, "      allocated_bytes: 1188\n      allocation_percent: 97.38\n"));
+    ck_assert_ptr_nonnull(strstr(b, "      retained_bytes: 1124\n"));
+    /* No comma or colon in the text: canonical TOON leaves it unquoted. */
+    ck_assert_ptr_nonnull(strstr(b, "MEM_RETAINED,Review the lifetime of allocations created in "
+                                    "keep.remember; 1124 bytes (92.13%) were still live at "
+                                    "exit.\n"));
+    tu_output_free(&o);
+    free(p);
+}
+END_TEST
+
+/* The Nth allocation fails: `out of memory`, no event for it, and the
+ * profile of what happened before is complete. */
+START_TEST(out_of_memory_emits_no_event)
+{
+    char *p = program("oom.jett", "namespace oom\n"
+                                  "fn main() {\n"
+                                  "    let a = repeat(\"x\", 10)\n"
+                                  "    let b = repeat(\"y\", 10)\n"
+                                  "    let c = repeat(\"z\", 10)\n"
+                                  "}\n");
+    setenv("JETT_TEST_FAIL_ALLOC", "2", 1);
+    struct tu_output o;
+    const char *argv[] = {jett, "run", p, "--profile-memory", "--agent", NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    unsetenv("JETT_TEST_FAIL_ALLOC");
+    ck_assert_int_eq(o.status, 1);
+    ck_assert_ptr_nonnull(strstr(o.out, "out of memory"));
+    ck_assert_ptr_nonnull(strstr(o.out, "\n  status: complete\n"));
+    ck_assert_ptr_nonnull(strstr(o.out, "\n  termination: runtime_error\n"));
+    /* Only the first string was made (34 bytes); it is freed as main unwinds. */
+    ck_assert_int_eq(total(o.out, "allocation_count"), 1);
+    ck_assert_int_eq(total(o.out, "allocated_bytes"), 34);
+    tu_output_free(&o);
+    free(p);
+}
+END_TEST
+
+START_TEST(retention_budget_exhaustion_is_partial)
+{
+    char *p = program("churn.jett", churn);
+    setenv("JETT_TEST_RETENTION_BUDGET", "4096", 1);
+    struct tu_output o;
+    const char *argv[] = {jett, "run", p, "--profile-memory", "--agent", NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    unsetenv("JETT_TEST_RETENTION_BUDGET");
+    ck_assert_int_eq(o.status, 0);
+    ck_assert_msg(
+        strstr(o.out, "\n  status: partial\n  partial_reason: retention_metadata_limit\n"), "%s",
+        o.out);
+    ck_assert_ptr_nonnull(strstr(o.out, "\n    freed_bytes: unavailable\n"));
+    ck_assert_ptr_nonnull(strstr(o.out, "\n    retained_bytes: unavailable\n"));
+    ck_assert_int_gt(total(o.out, "allocated_bytes"), 0);
+    ck_assert_ptr_nonnull(strstr(o.out, "\n    retention_metadata_budget_bytes: 4096\n"));
+    tu_output_free(&o);
+    free(p);
+}
+END_TEST
+
+/* The daemon is killed or stopped while the program allocates. */
+static void daemon_fails(int daemon_signal, const char *ending, int jett_signal, int want,
+                         const char *want_kind)
+{
+    char text[800];
+    snprintf(text, sizeof text,
+             "namespace m\n"
+             "fn main() {\n"
+             "    let t0 = now_ms()\n"
+             "    while now_ms() - t0 < 1500 {\n"
+             "        let s = str(now_ms()) + \"x\"\n"
+             "    }\n"
+             "    %s\n"
+             "}\n",
+             ending);
+    char *p = program("m.jett", text), out[600];
+    snprintf(out, sizeof out, "%s/out.toon", dir);
+    const char *argv[] = {jett, "run", p, "--profile-memory", "--agent", NULL};
+    pid_t pid = tu_spawn(argv, out);
+    pid_t d = tu_child_named(pid, "jett-profd");
+    ck_assert_int_gt(d, 0);
+    usleep(200000);
+    kill(d, daemon_signal);
+    if (jett_signal) {
+        usleep(300000);
+        kill(pid, jett_signal);
+    }
+    ck_assert_int_eq(tu_wait(pid), want);
+    if (daemon_signal == SIGSTOP)
+        kill(d, SIGKILL), kill(d, SIGCONT);
+    size_t len;
+    char *doc = tu_read_file(out, &len);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_msg(strstr(doc, "\n  partial_reason: collector_failure\n"), "%s", doc);
+    ck_assert_msg(strstr(doc, want_kind) != NULL, "%s", doc);
+    free(doc);
+    free(p);
+}
+
+START_TEST(daemon_killed_in_memory_mode)
+{
+    daemon_fails(SIGKILL, "return 0", 0, 4, "\nerror_kind: profiler_failure\n");
+}
+END_TEST
+
+/* SIGSTOP: no progress for 5 s, the collector gives up, the program
+ * finishes unblocked. */
+START_TEST(daemon_stopped_back_pressure_times_out)
+{
+    daemon_fails(SIGSTOP, "return 0", 0, 4, "\nerror_kind: profiler_failure\n");
+}
+END_TEST
+
+START_TEST(daemon_killed_then_runtime_error)
+{
+    daemon_fails(SIGKILL, "fail(\"late\")", 0, 1, "\nerror_kind: runtime_error\n");
+}
+END_TEST
+
+START_TEST(daemon_killed_then_sigint)
+{
+    daemon_fails(SIGKILL, "return 0", SIGINT, 130, "\nerror_kind: interrupted\n");
+}
+END_TEST
+
+Suite *memory_e2e_suite(void)
+{
+    Suite *s = suite_create("memory_e2e");
+    TCase *t = tcase_create("numbers");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, totals_equal_the_heap_observer);
+    tcase_add_test(t, example_totals_equal_the_heap_observer);
+    tcase_add_test(t, retained_memory_is_credited_to_its_creator);
+    tcase_add_test(t, out_of_memory_emits_no_event);
+    tcase_add_test(t, retention_budget_exhaustion_is_partial);
+    suite_add_tcase(s, t);
+    t = tcase_create("failures");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, daemon_killed_in_memory_mode);
+    tcase_add_test(t, daemon_stopped_back_pressure_times_out);
+    tcase_add_test(t, daemon_killed_then_runtime_error);
+    tcase_add_test(t, daemon_killed_then_sigint);
+    suite_add_tcase(s, t);
+    return s;
+}
