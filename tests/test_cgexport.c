@@ -2,6 +2,7 @@
  * captures, and callgrind_annotate's per-function totals on a real run
  * equal to the profile's self and inclusive samples. */
 #include <check.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -222,6 +223,46 @@ START_TEST(annotate_totals_equal_the_profile)
 }
 END_TEST
 
+/* Every fixture capture exported through the CLI is accepted by our own
+ * Callgrind reader and by callgrind_annotate. */
+START_TEST(every_fixture_reads_back)
+{
+    char *fixtures = tu_build_path("fixtures"), *jett = tu_build_path("cli/jett");
+    char *dir = tu_tmpdir(), out[600];
+    snprintf(out, sizeof out, "%s/x.callgrind", dir);
+    DIR *d = opendir(fixtures);
+    struct dirent *e;
+    int seen = 0;
+    while (d && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".jcap") != 0)
+            continue;
+        char cap[1200];
+        snprintf(cap, sizeof cap, "%s/%s", fixtures, e->d_name);
+        struct tu_output o;
+        const char *exp[] = {jett,        "profile", "export", cap, "--format",
+                             "callgrind", "-o",      out,      NULL};
+        ck_assert_int_eq(tu_run(exp, NULL, 0, &o), 0);
+        ck_assert_msg(o.status == 0, "%s: %s", e->d_name, o.err);
+        tu_output_free(&o);
+        const char *chk[] = {jett, "callgrind", "check", out, NULL};
+        ck_assert_int_eq(tu_run(chk, NULL, 0, &o), 0);
+        ck_assert_msg(o.status == 0, "%s: %s%s", e->d_name, o.out, o.err);
+        tu_output_free(&o);
+        const char *ann[] = {"/usr/bin/callgrind_annotate", out, NULL};
+        ck_assert_int_eq(tu_run(ann, NULL, 0, &o), 0);
+        ck_assert_msg(o.status == 0, "%s: %s", e->d_name, o.err);
+        tu_output_free(&o);
+        seen++;
+    }
+    if (d)
+        closedir(d);
+    ck_assert_int_ge(seen, 10);
+    unlink(out), rmdir(dir);
+    free(dir), free(fixtures), free(jett);
+}
+END_TEST
+
 Suite *cgexport_suite(void)
 {
     Suite *s = suite_create("cgexport");
@@ -232,6 +273,7 @@ Suite *cgexport_suite(void)
     tcase_add_test(t, memory_growth_and_edges);
     tcase_add_test(t, damaged_capture_names_the_byte);
     tcase_add_test(t, annotate_totals_equal_the_profile);
+    tcase_add_test(t, every_fixture_reads_back);
     suite_add_tcase(s, t);
     return s;
 }
