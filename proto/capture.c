@@ -88,7 +88,7 @@ const char *capture_reader_error(const struct capture_reader *r)
 
 uint64_t capture_reader_offset(const struct capture_reader *r)
 {
-    return wire_decoder_error(r->dec)->offset;
+    return wire_decoder_frame_offset(r->dec);
 }
 
 static int fail(struct capture_reader *r, uint64_t at, const char *msg)

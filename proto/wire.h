@@ -429,6 +429,9 @@ int wire_decoder_end(struct wire_decoder *d);
 
 const struct wire_error *wire_decoder_error(const struct wire_decoder *d);
 
+/* Byte offset of the frame last returned (or being read). */
+uint64_t wire_decoder_frame_offset(const struct wire_decoder *d);
+
 /* True once FINISH (to daemon) or RESULT/UNSUPPORTED (to launcher) was seen. */
 bool wire_decoder_finished(const struct wire_decoder *d);
 

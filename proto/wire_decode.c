@@ -59,6 +59,11 @@ const struct wire_error *wire_decoder_error(const struct wire_decoder *d)
     return &d->err;
 }
 
+uint64_t wire_decoder_frame_offset(const struct wire_decoder *d)
+{
+    return d->frame_off;
+}
+
 bool wire_decoder_finished(const struct wire_decoder *d)
 {
     return d->finished;

@@ -73,6 +73,22 @@ START_TEST(roundtrip_memory)
     char err[400];
     ck_assert_int_eq(read_all(r, err, sizeof err), 4);
     capture_reader_free(r);
+    /* The offset of each record is where its frame starts: FINISH last. */
+    r = capture_reader_mem(sb.data, sb.size);
+    struct wire_record rec;
+    ck_assert_int_eq(capture_reader_next(r, &rec), 1);
+    ck_assert_uint_eq(capture_reader_offset(r), CAPTURE_MAGIC_LEN);
+    while (capture_reader_next(r, &rec) > 0 && rec.type != WIRE_FINISH)
+        if (rec.type == WIRE_EVENTS) {
+            struct wire_events_iter it;
+            struct wire_event ev;
+            wire_events_begin(&it, &rec.u.events);
+            while (wire_events_next(capture_reader_decoder(r), &it, &ev) > 0)
+                ;
+        }
+    ck_assert_uint_eq(rec.type, WIRE_FINISH);
+    ck_assert_uint_eq(capture_reader_offset(r), fin);
+    capture_reader_free(r);
     msgpack_sbuffer_destroy(&sb);
 }
 END_TEST
