@@ -303,6 +303,13 @@ START_TEST(example_cpu_profile)
                       "rank 2 is not the tokenizer: %s", line);
         free(line);
     }
+    if (strcmp(examples[_i], "recursive") == 0) {
+        /* Samples inside the 600-frame walk keep 127 frames and a leaf. */
+        const char *t = strstr(report, "\n  truncated stacks ");
+        ck_assert_ptr_nonnull(t);
+        ck_assert_int_gt(atoi(t + strlen("\n  truncated stacks ")), 0);
+        ck_assert_ptr_nonnull(strstr(report, "  <runtime>.<truncated-stack>  "));
+    }
     tu_output_free(&o);
     expected_free(&e);
 }
