@@ -503,6 +503,29 @@ START_TEST(compile_errors)
 }
 END_TEST
 
+/* Errors in several files are all reported, in load order. */
+START_TEST(compile_errors_across_files)
+{
+    write_tmp("two/jett.toml", "");
+    write_tmp("two/main.jett", "namespace two.main\nimport two.util\n\nfn main() {\n"
+                               "    util.helper(nope)\n}\n");
+    write_tmp("two/src/util.jett",
+              "namespace two.util\n\nfn helper(x) {\n    return x + missing\n}\n"
+              "\nfn other() {\n    let a: string = 5\n}\n");
+    char *main = path_join(tmp, "two/main.jett");
+    struct tu_output o;
+    run_jett(&o, "run", main, NULL);
+    ck_assert_int_eq(o.status, 3);
+    ck_assert_str_eq(o.err,
+                     "main.jett:5:17: error: unknown name 'nope'\n"
+                     "src/util.jett:4:16: error: unknown name 'missing'\n"
+                     "src/util.jett:8:21: error: type mismatch: a is string but the value is "
+                     "int\n");
+    tu_output_free(&o);
+    free(main);
+}
+END_TEST
+
 static const char crash_main[] = "namespace e2e.crash\n"
                                  "import e2e.work\n"
                                  "\n"
@@ -603,6 +626,69 @@ START_TEST(main_return_status)
     assert_canonical(&o);
     tu_output_free(&o);
     free(seven), free(big);
+}
+END_TEST
+
+/* The aggregator refuses a mode the launcher cannot serve: exit 4, no
+ * user code runs, and the envelope carries a minimal profile. */
+START_TEST(profiler_unsupported)
+{
+    write_tmp("hello/main.jett", "namespace e2e.hello\n\nfn main() {\n    print(\"ran\")\n}\n");
+    char *main = path_join(tmp, "hello/main.jett");
+    ck_assert_int_eq(setenv("JETT_TEST_WITHDRAW_CAPABILITY", "safe_stack_capture", 1), 0);
+    struct tu_output o;
+    run_jett(&o, "run", main, "--profile", NULL);
+    ck_assert_int_eq(o.status, 4);
+    ck_assert_str_eq(o.out, "");
+    ck_assert_str_eq(o.err, "jett: profiler: unsupported: missing capability safe_stack_capture\n");
+    tu_output_free(&o);
+
+    run_jett(&o, "run", main, "--profile", "--agent", NULL);
+    ck_assert_int_eq(o.status, 4);
+    assert_keys(o.out, HEAD_KEYS ",profile,error_kind,error");
+    assert_field(o.out, "termination", "not_started");
+    assert_field(o.out, "exit_code", "4");
+    assert_field(o.out, "stdout", "\"\"");
+    ck_assert_ptr_nonnull(strstr(o.out,
+                                 "\nprofile:\n  schema: jett.profile.v1\n  mode: cpu\n"
+                                 "  status: unavailable\n  partial_reason: backend_unsupported\n"
+                                 "  termination: not_started\n"));
+    assert_field(o.out, "error_kind", "profiler_unsupported");
+    assert_canonical(&o);
+    tu_output_free(&o);
+
+    /* A capability the CPU mode does not use changes nothing. */
+    ck_assert_int_eq(setenv("JETT_TEST_WITHDRAW_CAPABILITY", "free_and_resize_events", 1), 0);
+    run_jett(&o, "run", main, "--profile", NULL);
+    ck_assert_int_eq(o.status, 0);
+    ck_assert_str_eq(o.out, "ran\n");
+    tu_output_free(&o);
+    unsetenv("JETT_TEST_WITHDRAW_CAPABILITY");
+    free(main);
+}
+END_TEST
+
+/* A failed heap allocation is the runtime error "out of memory". */
+START_TEST(failed_allocation)
+{
+    write_tmp("alloc/main.jett", "namespace e2e.alloc\n\nfn main() {\n    let parts = []\n"
+                                 "    for i in 0..100 {\n        push(parts, str(i))\n    }\n"
+                                 "    print(len(parts))\n}\n");
+    char *main = path_join(tmp, "alloc/main.jett");
+    struct tu_output o;
+    run_jett(&o, "run", main, NULL);
+    ck_assert_int_eq(o.status, 0);
+    ck_assert_str_eq(o.out, "100\n");
+    tu_output_free(&o);
+    ck_assert_int_eq(setenv("JETT_TEST_FAIL_ALLOC", "20", 1), 0);
+    run_jett(&o, "run", main, NULL);
+    unsetenv("JETT_TEST_FAIL_ALLOC");
+    ck_assert_int_eq(o.status, 1);
+    ck_assert_str_eq(o.out, "");
+    ck_assert_msg(strstr(o.err, "runtime error: out of memory\n  at e2e.alloc.main (main.jett:"),
+                  "stderr: %s", o.err);
+    tu_output_free(&o);
+    free(main);
 }
 END_TEST
 
@@ -974,8 +1060,11 @@ Suite *run_e2e_suite(void)
     tcase_add_test(t, usage_errors);
     tcase_add_test(t, usage_error_envelope);
     tcase_add_test(t, compile_errors);
+    tcase_add_test(t, compile_errors_across_files);
     tcase_add_test(t, runtime_error);
     tcase_add_test(t, main_return_status);
+    tcase_add_test(t, profiler_unsupported);
+    tcase_add_test(t, failed_allocation);
     suite_add_tcase(s, t);
 
     t = tcase_create("envelope");
