@@ -433,6 +433,13 @@ START_TEST(usage_errors)
     ck_assert_int_eq(o.status, 2);
     ck_assert_str_eq(o.err, "jett: run: expected a program FILE.jett\n");
     tu_output_free(&o);
+    /* A capture that cannot be written is refused before the run. */
+    run_jett(&o, "run", main, "--profile", "--profile-capture", "/nonexistent/run.jcap", NULL);
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_uint_eq(o.out_len, 0);
+    ck_assert_str_eq(o.err, "jett: --profile-capture: cannot write '/nonexistent/run.jcap': No "
+                            "such file or directory\n");
+    tu_output_free(&o);
     free(main);
 }
 END_TEST
