@@ -347,6 +347,30 @@ START_TEST(example_agent)
 }
 END_TEST
 
+/* --agent with each profiling mode: the profile follows the head, and
+ * the whole document stays canonical. */
+START_TEST(example_agent_profiled)
+{
+    static const char *const modes[] = {"--profile", "--profile-memory"};
+    struct expected e;
+    expected_load(examples[_i / 2], &e);
+    struct tu_output o;
+    run_jett(&o, "run", "--agent", modes[_i % 2], e.main, NULL);
+    ck_assert_int_eq(o.status, e.status);
+    ck_assert_uint_eq(o.err_len, 0);
+    assert_keys(o.out, HEAD_KEYS ",profile");
+    assert_text_field(o.out, "stdout", e.out);
+    assert_text_field(o.out, "stderr", e.err);
+    ck_assert_ptr_nonnull(
+        strstr(o.out, _i % 2 ? "\nprofile:\n  schema: jett.profile.v1\n  mode: memory\n"
+                             : "\nprofile:\n  schema: jett.profile.v1\n  mode: cpu\n"));
+    assert_no_source_root(&o);
+    assert_canonical(&o);
+    tu_output_free(&o);
+    expected_free(&e);
+}
+END_TEST
+
 /* The sleeper's records: a rejected "verbose" record takes number 10. */
 START_TEST(sleeper_logs_and_debug)
 {
@@ -1059,6 +1083,7 @@ Suite *run_e2e_suite(void)
     tcase_add_loop_test(t, example_cpu_profile, 0, N_EXAMPLES);
     tcase_add_loop_test(t, example_memory_profile, 0, N_EXAMPLES);
     tcase_add_loop_test(t, example_agent, 0, N_EXAMPLES);
+    tcase_add_loop_test(t, example_agent_profiled, 0, 2 * N_EXAMPLES);
     tcase_add_test(t, sleeper_logs_and_debug);
     suite_add_tcase(s, t);
 
