@@ -334,7 +334,7 @@ START_TEST(example_agent)
     struct tu_output o;
     run_jett(&o, "run", "--agent", e.main, NULL);
     ck_assert_int_eq(o.status, e.status);
-    ck_assert_uint_eq(o.err_len, 0);
+    ck_assert_msg(o.err_len == 0, "stderr: %s", o.err);
     assert_keys(o.out, HEAD_KEYS);
     assert_field(o.out, "status", "ok");
     assert_field(o.out, "termination", "returned");
@@ -357,7 +357,7 @@ START_TEST(example_agent_profiled)
     struct tu_output o;
     run_jett(&o, "run", "--agent", modes[_i % 2], e.main, NULL);
     ck_assert_int_eq(o.status, e.status);
-    ck_assert_uint_eq(o.err_len, 0);
+    ck_assert_msg(o.err_len == 0, "stderr: %s", o.err);
     assert_keys(o.out, HEAD_KEYS ",profile");
     assert_text_field(o.out, "stdout", e.out);
     assert_text_field(o.out, "stderr", e.err);
@@ -515,7 +515,7 @@ START_TEST(compile_errors)
 
     run_jett(&o, "run", main, "--agent", NULL);
     ck_assert_int_eq(o.status, 3);
-    ck_assert_uint_eq(o.err_len, 0);
+    ck_assert_msg(o.err_len == 0, "stderr: %s", o.err);
     assert_keys(o.out, HEAD_KEYS ",diagnostics,error_kind,error");
     assert_field(o.out, "status", "error");
     assert_field(o.out, "termination", "not_started");
@@ -596,7 +596,7 @@ START_TEST(runtime_error)
 
     run_jett(&o, "run", "--agent", main, NULL);
     ck_assert_int_eq(o.status, 1);
-    ck_assert_uint_eq(o.err_len, 0);
+    ck_assert_msg(o.err_len == 0, "stderr: %s", o.err);
     assert_keys(o.out, HEAD_KEYS ",error_kind,error");
     assert_field(o.out, "status", "error");
     assert_field(o.out, "termination", "runtime_error");
@@ -757,7 +757,7 @@ START_TEST(toon_looking_output)
 
     run_jett(&o, "run", "--agent", main, NULL);
     ck_assert_int_eq(o.status, 0);
-    ck_assert_uint_eq(o.err_len, 0);
+    ck_assert_msg(o.err_len == 0, "stderr: %s", o.err);
     assert_keys(o.out, HEAD_KEYS);
     assert_field(o.out, "schema", "jett.run.v1");
     assert_field(o.out, "status", "ok");
@@ -918,7 +918,7 @@ START_TEST(interrupt_envelope)
     struct tu_output o;
     run_interrupted(main, true, SIGINT, &o);
     ck_assert_int_eq(o.status, 130);
-    ck_assert_uint_eq(o.err_len, 0);
+    ck_assert_msg(o.err_len == 0, "stderr: %s", o.err);
     assert_keys(o.out, HEAD_KEYS ",error_kind,error");
     assert_field(o.out, "status", "error");
     assert_field(o.out, "termination", "interrupted");
@@ -961,7 +961,7 @@ START_TEST(profile_in_envelope)
     struct tu_output o;
     run_jett(&o, "run", "--profile", "--agent", e.main, NULL);
     ck_assert_int_eq(o.status, 0);
-    ck_assert_uint_eq(o.err_len, 0);
+    ck_assert_msg(o.err_len == 0, "stderr: %s", o.err);
     assert_keys(o.out, HEAD_KEYS ",profile");
     assert_text_field(o.out, "stdout", e.out);
     ck_assert_ptr_nonnull(strstr(o.out, "\nprofile:\n  schema: jett.profile.v1\n  mode: cpu\n"));
