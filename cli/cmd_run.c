@@ -7,6 +7,7 @@
  * else main's value.
  */
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,14 +24,19 @@
 _Static_assert(sizeof(struct interp_source_span) == sizeof(struct wire_source_span),
                "source spans travel as they are");
 
-/* The state a signal handler may interrupt (one run per process). */
+/* The state a signal handler may interrupt (one run per process), and a
+ * signal that arrived before the program started (during load, check or
+ * the daemon's start-up), which stops it at its first safe point. */
 static struct interp_state *volatile running;
+static volatile sig_atomic_t early_signal;
 
 static void on_signal(int signo)
 {
     struct interp_state *s = running;
     if (s)
         interp_interrupt(s, signo);
+    else
+        early_signal = signo;
 }
 
 static void install_signals(void)
@@ -174,6 +180,8 @@ static int run_program(struct run_ctx *c, struct interp_program *p)
     if (profiling && run_profile_start(&c->rp, s) != 0)
         fprintf(stderr, "jett: profiler: cannot start collection\n");
     running = s;
+    if (early_signal)
+        interp_interrupt(s, early_signal);
     struct interp_result r;
     int status = interp_run(s, &r) == 0 ? outcome(c, &r) : 1;
     running = NULL;
@@ -186,8 +194,37 @@ static int run_program(struct run_ctx *c, struct interp_program *p)
     return emit(&c->ro, c->args.agent, status);
 }
 
+static const char run_usage_text[] =
+    "usage: jett run FILE.jett [--profile | --profile-memory] [--profile-threshold PERCENT]\n"
+    "                [--profile-limit COUNT] [--profile-rate HZ] [--profile-capture PATH]\n"
+    "                [--agent] [-- ARGS...]\n"
+    "\n"
+    "  --profile                 CPU profile (samples at --profile-rate, 1..1000 Hz,\n"
+    "                            default 1000)\n"
+    "  --profile-memory          Jett heap profile\n"
+    "  --profile-threshold P     minimum impact in percent, 0..100, at most two\n"
+    "                            decimals (default 5)\n"
+    "  --profile-limit N         at most N bottlenecks, 1..100 (default 10)\n"
+    "  --profile-capture PATH    also save the event stream (see jett-capture(5))\n"
+    "  --agent                   one RunOutputV1 TOON document on stdout\n"
+    "\n"
+    "See jett-run(1).\n";
+
+/* A program path that is a folder would read as an empty file. */
+static int check_program_path(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "run: '%s' is a directory, not a FILE.jett", path);
+        return -1;
+    }
+    return 0;
+}
+
 int cli_run_main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "--help") == 0)
+        return fputs(run_usage_text, stdout), CLI_EXIT_OK;
     struct run_ctx c;
     memset(&c, 0, sizeof c);
     char err[512];
@@ -195,6 +232,7 @@ int cli_run_main(int argc, char **argv)
     runout_init(&c.ro, agent);
     int status;
     if (run_args_parse(argc, argv, &c.args, err, sizeof err) != 0 ||
+        check_program_path(c.args.file, err, sizeof err) != 0 ||
         run_profile_open_capture(&c.rp, &c.args, err, sizeof err) != 0) {
         fprintf(stderr, "jett: %s\n", err);
         runout_set_error(&c.ro, "usage_error", "%s", err);

@@ -461,6 +461,44 @@ START_TEST(nothing_secret_leaks)
 }
 END_TEST
 
+/* A signal that arrives while a large program is still loading stops it at
+ * its first safe point instead of being lost. */
+START_TEST(signal_during_load_is_kept)
+{
+    size_t cap = 8000 * 40 + 200, n = 0;
+    char *text = malloc(cap);
+    n += (size_t)snprintf(text + n, cap - n, "namespace big\n");
+    for (int i = 0; i < 8000; i++)
+        n += (size_t)snprintf(text + n, cap - n, "fn f%d() -> int {\n    return %d\n}\n", i, i);
+    snprintf(text + n, cap - n, "fn main() {\n    while true {\n        sleep(10)\n    }\n}\n");
+    char *p = program("big.jett", text), out[600];
+    free(text);
+    snprintf(out, sizeof out, "%s/out.txt", dir);
+    const char *argv[] = {jett, "run", p, NULL};
+    pid_t pid = tu_spawn(argv, out);
+    usleep(50000);
+    kill(pid, SIGINT);
+    ck_assert_int_eq(tu_wait(pid), 130);
+    free(p);
+}
+END_TEST
+
+START_TEST(run_help_and_directory)
+{
+    struct tu_output o;
+    const char *help[] = {jett, "run", "--help", NULL};
+    run(help, &o);
+    ck_assert_int_eq(o.status, 0);
+    ck_assert_ptr_nonnull(strstr(o.out, "usage: jett run FILE.jett"));
+    tu_output_free(&o);
+    const char *d[] = {jett, "run", dir, NULL};
+    run(d, &o);
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_ptr_nonnull(strstr(o.err, "is a directory, not a FILE.jett"));
+    tu_output_free(&o);
+}
+END_TEST
+
 Suite *profile_e2e_suite(void)
 {
     Suite *s = suite_create("profile_e2e");
@@ -483,6 +521,12 @@ Suite *profile_e2e_suite(void)
     tcase_add_test(t, daemon_killed_with_sigint_exits_130);
     tcase_add_test(t, unsupported_mode_runs_no_user_code);
     tcase_add_test(t, missing_daemon_is_a_setup_failure);
+    suite_add_tcase(s, t);
+    t = tcase_create("launcher");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, signal_during_load_is_kept);
+    tcase_add_test(t, run_help_and_directory);
     suite_add_tcase(s, t);
     t = tcase_create("outputs");
     tcase_add_checked_fixture(t, setup, teardown);
