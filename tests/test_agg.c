@@ -489,6 +489,66 @@ START_TEST(hello_budgets_capped)
 }
 END_TEST
 
+/* Random records with random references, spans, states, sizes and
+ * operations in both modes: never a crash (ASan/UBSan runs this too), the
+ * errors are counted, and a report can still be built.  The expected
+ * numbers are invariants, not outputs: recorded samples equal the
+ * samples fed, and attributed + runtime + waiting + unavailable equal
+ * recorded. */
+START_TEST(random_hostile_records)
+{
+    uint64_t x = 0x2545f4914f6cdd1dull + (uint64_t)_i;
+    for (int round = 0; round < 40; round++) {
+        struct ev e =
+            round % 2 ? ev_mem_start(4096 + (round * 97) % 2000) : ev_start(64 + round * 13, 4096);
+        uint64_t fed = 0;
+        for (int k = 0; k < 400; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            uint32_t a = (uint32_t)(x % 40), b = (uint32_t)((x >> 8) % 40),
+                     c = (uint32_t)((x >> 16) % 300);
+            switch ((x >> 24) % 6) {
+            case 0:
+                ev_source(&e, a % 4, (x >> 30) % 2 ? "src/x.jett" : "/abs.jett", "ab\ncd \x01\n");
+                break;
+            case 1:
+                ev_func(&e, a % 12, "n", (x >> 30) % 2 ? "f" : "g", b % 3, c % 9, (c + a) % 12);
+                break;
+            case 2:
+                ev_stack(&e, a, (x >> 30) % 3 ? b : WIRE_NONE32, c % 14);
+                break;
+            case 3:
+                fed += round % 2 == 0;
+                ev_sample(&e, (uint8_t)(x >> 33) % 5, (x >> 30) % 4 ? b : WIRE_NONE32, c % 10,
+                          c % 13);
+                break;
+            case 4:
+                ev_alloc(&e, (uint8_t)(x >> 33) % 4, a % 20, (x >> 36) % 3 ? c : EV_NA,
+                         (x >> 40) % 3 ? b * 100 : EV_NA, (x >> 30) % 4 ? b : WIRE_NONE32);
+                break;
+            default:
+                e.seq -= (x >> 30) % 3 == 0; /* a repeated sequence now and then */
+            }
+        }
+        agg_end(e.a);
+        struct rank_report r;
+        struct rank_options o = {true, true, (uint32_t)(x % 10001), 1 + (uint32_t)(x % 100)};
+        ck_assert_int_eq(rank_build(e.a, &o, &r), 0);
+        ck_assert(agg_error_count(e.a) > 0);
+        if (round % 2 == 0) {
+            ck_assert_uint_le(r.cpu.recorded_samples, fed);
+            ck_assert_uint_eq(r.cpu.recorded_samples,
+                              r.cpu.attributed_samples + r.cpu.runtime_samples +
+                                  r.cpu.waiting_samples + r.cpu.unavailable_samples);
+        }
+        ck_assert_uint_le(agg_cpu_bytes(e.a), 64 + round * 13);
+        ck_assert_uint_le(agg_retention_bytes(e.a), 4096 + (round * 97) % 2000);
+        ck_assert_uint_le(agg_stack_bytes(e.a), AGG_STACK_BUDGET_MAX);
+        rank_free(&r);
+        agg_free(e.a);
+    }
+}
+END_TEST
+
 Suite *agg_suite(void);
 
 Suite *agg_suite(void)
@@ -507,6 +567,7 @@ Suite *agg_suite(void)
     tcase_add_test(t, undefined_references);
     tcase_add_test(t, path_normalization);
     tcase_add_test(t, hello_budgets_capped);
+    tcase_add_loop_test(t, random_hostile_records, 0, 8);
     suite_add_tcase(s, t);
     return s;
 }
