@@ -17,6 +17,7 @@
 typedef int (*cli_group_fn)(int argc, char **argv);
 
 int cli_profile_main(int argc, char **argv);
+int cli_callgrind_main(int argc, char **argv);
 
 /* Prints "jett: " + message + newline on stderr; returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

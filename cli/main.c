@@ -12,6 +12,7 @@ static const struct {
     const char *summary;
 } groups[] = {
     {"profile", cli_profile_main, "dump, pack and replay event captures"},
+    {"callgrind", cli_callgrind_main, "check and normalize Callgrind profiles"},
 };
 
 static void usage(FILE *f)

@@ -113,8 +113,7 @@ static const char *const hazards[] = {
     "caf\xc3\xa9",
     "\xe6\x97\xa5\xe6\x9c\xac",
     "\xf0\x9f\x98\x80 emoji",
-    "\xef\xbb\xbf"
-    "bom",
+    "\xef\xbb\xbf\x62om", /* BOM then "bom" */
     "\xc2\xa0nbsp",
     "\xe2\x80\xa8",
     "a.b",

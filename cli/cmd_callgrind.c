@@ -1,0 +1,142 @@
+/* jett callgrind: check and normalize Callgrind 1 profiles. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "proto/callgrind.h"
+
+static void callgrind_usage(FILE *f)
+{
+    fprintf(f, "usage: jett callgrind check FILE\n"
+               "       jett callgrind normalize FILE [-o OUT]\n");
+}
+
+/* Prints a rejected profile as FILE:LINE: Kind: message. */
+static int report(const char *path, const struct cg_error *err)
+{
+    fprintf(stderr, "%s:%llu: %s: %s\n", path, (unsigned long long)err->line,
+            cg_status_name(err->kind), err->message);
+    return CLI_EXIT_BAD_INPUT;
+}
+
+/* Reads and parses FILE; returns an exit status, *m set on success. */
+static int load(const char *path, struct cg_model **m)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    struct cg_error err;
+    enum cg_read_status st = cg_read_file(path, &buf, &len, &err);
+    if (st == CG_READ_UNREADABLE) {
+        fprintf(stderr, "jett: %s: %s\n", path, err.message);
+        return CLI_EXIT_USAGE;
+    }
+    if (st == CG_READ_REJECTED)
+        return report(path, &err);
+    *m = cg_parse(buf, len, NULL, &err);
+    free(buf);
+    return *m ? CLI_EXIT_OK : report(path, &err);
+}
+
+/* One line per part: events, positions, record counts. */
+static void print_summary(const char *path, const struct cg_model *m)
+{
+    static const char *const kinds[] = {"instr", "bb", "line"};
+    printf("%s: %zu part%s, %zu record%s\n", path, m->nparts, m->nparts == 1 ? "" : "s",
+           m->nrecords, m->nrecords == 1 ? "" : "s");
+    for (size_t i = 0; i < m->nparts; i++) {
+        const struct cg_part *p = &m->parts[i];
+        size_t calls = 0;
+        for (size_t k = 0; k < p->nrecords; k++)
+            calls += m->records[p->first_record + k].call != CG_NONE;
+        printf("part %zu: events", i + 1);
+        for (uint32_t j = 0; j < p->nevents; j++)
+            printf(" %s", cg_part_event(m, p, j)->ptr);
+        printf("; positions");
+        for (unsigned k = 0; k < 3; k++)
+            if (p->positions & (1u << k))
+                printf(" %s", kinds[k]);
+        printf("; %zu records (%zu cost, %zu call)\n", p->nrecords, p->nrecords - calls, calls);
+    }
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    if (argc != 2)
+        return cli_usage_error("callgrind check: expected exactly one FILE");
+    struct cg_model *m = NULL;
+    int rc = load(argv[1], &m);
+    if (rc == CLI_EXIT_OK)
+        print_summary(argv[1], m);
+    cg_model_free(m);
+    return rc;
+}
+
+/* Writes all of buf to path ("-" or NULL: stdout); 0 or -1 with errno. */
+static int write_all(const char *path, const char *buf, size_t len)
+{
+    FILE *f = path ? fopen(path, "wb") : stdout;
+    if (f == NULL)
+        return -1;
+    size_t n = fwrite(buf, 1, len, f);
+    int rc = n == len ? 0 : -1;
+    if (path ? fclose(f) != 0 : fflush(f) != 0)
+        rc = -1;
+    return rc;
+}
+
+/* FILE [-o OUT], in any order, each once. */
+static int normalize_args(int argc, char **argv, const char **in, const char **out)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-o") == 0) {
+            if (*out || i + 1 == argc)
+                return cli_usage_error("callgrind normalize: -o needs one OUT");
+            *out = argv[++i];
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return cli_usage_error("callgrind normalize: unknown option '%s'", argv[i]);
+        } else if (*in) {
+            return cli_usage_error("callgrind normalize: expected exactly one FILE");
+        } else {
+            *in = argv[i];
+        }
+    }
+    if (*in == NULL)
+        return cli_usage_error("callgrind normalize: expected a FILE");
+    return CLI_EXIT_OK;
+}
+
+static int cmd_normalize(int argc, char **argv)
+{
+    const char *in = NULL, *out = NULL;
+    int rc = normalize_args(argc, argv, &in, &out);
+    struct cg_model *m = NULL;
+    if (rc == CLI_EXIT_OK)
+        rc = load(in, &m);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    char *text = NULL;
+    size_t len = 0;
+    struct cg_error err;
+    if (cg_normalize(m, &text, &len, &err) < 0)
+        rc = report(in, &err);
+    else if (write_all(out, text, len) < 0)
+        rc = cli_usage_error("%s: %s", out ? out : "standard output", strerror(errno));
+    free(text);
+    cg_model_free(m);
+    return rc;
+}
+
+int cli_callgrind_main(int argc, char **argv)
+{
+    if (argc < 2)
+        return callgrind_usage(stderr), CLI_EXIT_USAGE;
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+        return callgrind_usage(stdout), CLI_EXIT_OK;
+    if (strcmp(argv[1], "check") == 0)
+        return cmd_check(argc - 1, argv + 1);
+    if (strcmp(argv[1], "normalize") == 0)
+        return cmd_normalize(argc - 1, argv + 1);
+    return cli_usage_error("callgrind: unknown subcommand '%s'", argv[1]);
+}

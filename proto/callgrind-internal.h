@@ -1,0 +1,79 @@
+/* callgrind internals shared by the proto/callgrind_*.c files. */
+#ifndef JETT_PROTO_CALLGRIND_INTERNAL_H
+#define JETT_PROTO_CALLGRIND_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "proto/callgrind.h"
+
+/* Name interning table of one namespace: open addressing on name index+1. */
+struct cg_intern {
+    uint32_t *slots;
+    size_t cap;
+};
+
+struct cg_arena_chunk;
+
+/* What a model holds besides its public arrays. */
+struct cg_model_index {
+    struct cg_arena_chunk *arena;
+    struct cg_intern intern[CG_NS_COUNT];
+    bool part_open;
+};
+
+/* Sets *e (unless NULL) and returns -1. */
+int cg_fail(struct cg_error *e, enum cg_status kind, uint64_t line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Makes room for `need` elements of `elem` bytes; -1 when out of memory. */
+int cg_grow_slow(void **p, size_t *cap, size_t need, size_t elem);
+static inline int cg_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    return need <= *cap ? 0 : cg_grow_slow(p, cap, need, elem);
+}
+
+/* UTF-16 length of valid UTF-8. */
+size_t cg_utf16_len(const char *s, size_t len);
+
+/* Checks text given to the builder: valid UTF-8, no NUL or newline. */
+int cg_check_text(const char *s, size_t len, struct cg_error *err);
+
+/* Writes v in decimal (no NUL); returns the length (at most 20). */
+size_t cg_fmt_u64(char *buf, uint64_t v);
+
+/* Parses an integer token: decimal or lowercase-0x hexadecimal, at most
+ * CG_MAX_DIGITS digits (Resource beyond, or on overflow; Syntax if malformed). */
+int cg_u64(const char *s, size_t len, uint64_t *v, struct cg_error *err);
+
+/* Copies bytes into the model's arena (NUL added); NULL when out of memory. */
+char *cg_arena_dup(struct cg_model *m, const char *s, size_t len);
+
+/* The part being filled, or NULL. */
+static inline struct cg_part *cg_model_part(struct cg_model *m)
+{
+    return m->index->part_open ? &m->parts[m->nparts - 1] : NULL;
+}
+
+/* Appends n values; returns their index or SIZE_MAX when out of memory. */
+size_t cg_model_push_values(struct cg_model *m, const uint64_t *v, size_t n);
+
+/* Reads a short plain number token (at most 19 decimal or 16 hex digits)
+ * straight from *cur, skipping blanks before it: 1 with *cur after it, 0 at
+ * the end, -1 (with *cur at the token) when the token needs cg_u64. */
+int cg_u64_scan(const char **cur, const char *end, uint64_t *v);
+
+/* Checks a model's indices and ranges before it is printed (Syntax). */
+int cg_model_check(const struct cg_model *m, struct cg_error *err);
+
+static inline int cg_is_space(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* Outer ASCII whitespace: space, tab, CR, VT, FF. */
+static inline int cg_is_outer_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+#endif

@@ -1,0 +1,42 @@
+/* callgrind output buffer: bytes plus UTF-16 accounting for the budgets. */
+#ifndef JETT_PROTO_CALLGRIND_OUT_H
+#define JETT_PROTO_CALLGRIND_OUT_H
+
+#include <string.h>
+
+#include "proto/callgrind-internal.h"
+
+/* Output being built.  extra = bytes - UTF-16 units so far, so that unit
+ * counts never need a second pass over the text. */
+struct cg_out {
+    char *buf;
+    size_t len, cap;
+    size_t extra;
+    size_t line_start, line_extra;
+    int oom;
+};
+
+/* Ensures n more bytes fit; 0 or -1. */
+int cg_out_reserve(struct cg_out *o, size_t n);
+
+static inline void cg_out_bytes(struct cg_out *o, const char *s, size_t n)
+{
+    memcpy(o->buf + o->len, s, n);
+    o->len += n;
+}
+
+static inline void cg_out_str(struct cg_out *o, const struct cg_str *s)
+{
+    cg_out_bytes(o, s->ptr, s->len);
+    o->extra += s->len - s->units;
+}
+
+static inline void cg_out_u64(struct cg_out *o, uint64_t v)
+{
+    o->len += cg_fmt_u64(o->buf + o->len, v);
+}
+
+/* Ends a line; -1 (Resource) when it or the whole output passes a limit. */
+int cg_out_eol(struct cg_out *o, struct cg_error *err);
+
+#endif

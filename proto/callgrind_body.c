@@ -1,0 +1,257 @@
+/* callgrind_body: position specifications, calls= and cost lines. */
+#include <string.h>
+
+#include "proto/callgrind-parse.h"
+
+enum directive { D_OB, D_FL, D_FI, D_FE, D_FN, D_COB, D_CFI, D_CFL, D_CFN, D_CALLS, D_COUNT };
+
+static const char *const directive_names[D_COUNT] = {"ob",  "fl",  "fi",  "fe",  "fn",
+                                                     "cob", "cfi", "cfl", "cfn", "calls"};
+
+static const enum cg_ns directive_ns[D_CALLS] = {
+    CG_NS_OBJECT, CG_NS_FILE, CG_NS_FILE, CG_NS_FILE,     CG_NS_FUNCTION,
+    CG_NS_OBJECT, CG_NS_FILE, CG_NS_FILE, CG_NS_FUNCTION,
+};
+
+void cg_body_reset(struct cg_parser *ps)
+{
+    memset(ps->base, 0, sizeof ps->base);
+    ps->ctx[0] = ps->ctx[1] = ps->ctx[2] = ps->ctx[3] = CG_NONE;
+    ps->ov_ob = ps->ov_fl = CG_NONE;
+    ps->has_callee = false;
+    ps->pending = false;
+}
+
+/* Defines compressed ID `id` as name (already interned). */
+static int define_id(struct cg_parser *ps, enum cg_ns ns, uint64_t id, uint32_t name)
+{
+    int rc = cg_idmap_put(&ps->ids[ns], id, name);
+    if (rc == -2)
+        return cg_parser_fail(ps, CG_RESOURCE, "more than %u IDs in one namespace", CG_MAX_IDS);
+    if (rc < 0)
+        return cg_parser_fail(ps, CG_RESOURCE, "out of memory");
+    return 0;
+}
+
+/* name -> "(" number ")" (Space* text)? | text; "(" + digit starts an ID */
+static int resolve_name(struct cg_parser *ps, enum cg_ns ns, const char *v, size_t len,
+                        uint32_t *name)
+{
+    while (len && cg_is_space(*v))
+        v++, len--;
+    if (len < 2 || v[0] != '(' || v[1] < '0' || v[1] > '9')
+        return cg_model_name(ps->m, ns, v, len, name, ps->err) < 0 ? cg_parser_here(ps) : 0;
+    const char *close = memchr(v, ')', len);
+    if (close == NULL)
+        return cg_parser_fail(ps, CG_SYNTAX, "compressed name without ')'");
+    uint64_t id;
+    if (cg_u64(v + 1, (size_t)(close - v - 1), &id, ps->err) < 0)
+        return cg_parser_here(ps);
+    const char *rest = close + 1, *end = v + len;
+    while (rest < end && cg_is_outer_space(*rest))
+        rest++;
+    if (rest == end) {
+        if (cg_idmap_get(&ps->ids[ns], id, name) < 0)
+            return cg_parser_fail(ps, CG_SYNTAX, "%s ID (%llu) used before its definition",
+                                  ns == CG_NS_OBJECT ? "object"
+                                  : ns == CG_NS_FILE ? "file"
+                                                     : "function",
+                                  (unsigned long long)id);
+        return 0;
+    }
+    if (cg_model_name(ps->m, ns, rest, (size_t)(end - rest), name, ps->err) < 0)
+        return cg_parser_here(ps);
+    return define_id(ps, ns, id, *name);
+}
+
+/* Applies a resolved position specification to the state. */
+static int apply_spec(struct cg_parser *ps, enum directive d, uint32_t name)
+{
+    switch (d) {
+    case D_OB:
+        ps->ctx[CG_CTX_OB] = name;
+        break;
+    case D_FL:
+        ps->ctx[CG_CTX_FL] = name;
+        break;
+    case D_FI:
+    case D_FE:
+        if (ps->ctx[CG_CTX_FN] == CG_NONE)
+            return cg_parser_fail(ps, CG_SYNTAX, "'%s=' before any 'fn=' in the part",
+                                  directive_names[d]);
+        ps->ctx[CG_CTX_FL] = name;
+        break;
+    case D_FN:
+        ps->ctx[CG_CTX_FN] = name;
+        ps->ctx[CG_CTX_FN_FL] = ps->ctx[CG_CTX_FL];
+        ps->has_callee = false;
+        break;
+    case D_COB:
+        ps->ov_ob = name;
+        break;
+    case D_CFI:
+    case D_CFL:
+        ps->ov_fl = name;
+        break;
+    default: /* D_CFN: overrides are resolved now */
+        ps->callee[0] = ps->ov_ob != CG_NONE ? ps->ov_ob : ps->ctx[CG_CTX_OB];
+        ps->callee[1] = ps->ov_fl != CG_NONE ? ps->ov_fl : ps->ctx[CG_CTX_FL];
+        ps->callee[2] = name;
+        ps->has_callee = true;
+        break;
+    }
+    return 0;
+}
+
+/* A token cursor over a body line. */
+struct cursor {
+    const char *p, *end;
+};
+
+static bool next_tok(struct cursor *c, const char **t, size_t *n)
+{
+    while (c->p < c->end && cg_is_space(*c->p))
+        c->p++;
+    if (c->p == c->end)
+        return false;
+    *t = c->p;
+    while (c->p < c->end && !cg_is_space(*c->p))
+        c->p++;
+    *n = (size_t)(c->p - *t);
+    return true;
+}
+
+/* subposition -> number | "+" number | "-" number | "*", against base */
+static int subposition(struct cg_parser *ps, const char *t, size_t n, uint64_t base, uint64_t *out)
+{
+    uint64_t d;
+    if (n == 1 && t[0] == '*')
+        return *out = base, 0;
+    if (t[0] != '+' && t[0] != '-')
+        return cg_u64(t, n, out, ps->err) < 0 ? cg_parser_here(ps) : 0;
+    if (cg_u64(t + 1, n - 1, &d, ps->err) < 0)
+        return cg_parser_here(ps);
+    if (t[0] == '-') {
+        if (d > base)
+            return cg_parser_fail(ps, CG_SYNTAX, "relative position goes below zero");
+        return *out = base - d, 0;
+    }
+    if (d > UINT64_MAX - base)
+        return cg_parser_fail(ps, CG_RESOURCE, "relative position exceeds 64 bits");
+    return *out = base + d, 0;
+}
+
+/* positions -> subposition{npos}; bases are not changed here */
+static int positions(struct cg_parser *ps, struct cursor *c, uint64_t *out)
+{
+    const struct cg_part *p = cg_model_part(ps->m);
+    const char *t;
+    size_t n;
+    for (uint32_t k = 0; k < p->npos; k++) {
+        int quick = cg_u64_scan(&c->p, c->end, &out[k]);
+        if (quick > 0)
+            continue;
+        if (!next_tok(c, &t, &n))
+            return cg_parser_fail(ps, CG_SYNTAX, "expected %u position columns, found %u", p->npos,
+                                  k);
+        if (subposition(ps, t, n, ps->base[k], &out[k]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* calls -> "calls=" Space* count Space+ positions */
+static int parse_calls(struct cg_parser *ps, const char *v, size_t len)
+{
+    struct cursor c = {v, v + len};
+    const char *t;
+    size_t n;
+    if (ps->ctx[CG_CTX_FN] == CG_NONE)
+        return cg_parser_fail(ps, CG_SYNTAX, "'calls=' before any 'fn=' in the part");
+    if (!ps->has_callee)
+        return cg_parser_fail(ps, CG_SYNTAX, "'calls=' without a 'cfn=' for this function");
+    if (!next_tok(&c, &t, &n))
+        return cg_parser_fail(ps, CG_SYNTAX, "'calls=' without a count");
+    if (cg_u64(t, n, &ps->count, ps->err) < 0)
+        return cg_parser_here(ps);
+    if (positions(ps, &c, ps->target) < 0)
+        return -1;
+    if (next_tok(&c, &t, &n))
+        return cg_parser_fail(ps, CG_SYNTAX, "extra column after the call's target position");
+    ps->pending = true;
+    ps->pending_line = ps->line;
+    return 0;
+}
+
+static bool blank(const char *s, size_t len)
+{
+    while (len && cg_is_outer_space(*s))
+        s++, len--;
+    return len == 0;
+}
+
+int cg_body_directive(struct cg_parser *ps, const char *key, size_t klen, const char *val,
+                      size_t vlen)
+{
+    int d = 0;
+    while (d < D_COUNT &&
+           !(strlen(directive_names[d]) == klen && memcmp(directive_names[d], key, klen) == 0))
+        d++;
+    if (d == D_COUNT)
+        return cg_parser_fail(ps, CG_UNSUPPORTED, "unsupported directive '%.*s='",
+                              (int)(klen < 40 ? klen : 40), key);
+    if (ps->pending)
+        return cg_parser_fail(ps, CG_SYNTAX,
+                              "'%s=' after 'calls=' at line %llu; expected its "
+                              "cost line",
+                              directive_names[d], (unsigned long long)ps->pending_line);
+    if (d == D_CALLS)
+        return parse_calls(ps, val, vlen);
+    if ((d == D_COB || d == D_CFI || d == D_CFL) && blank(val, vlen)) {
+        /* An empty override cancels it (the callee keeps the caller's). */
+        *(d == D_COB ? &ps->ov_ob : &ps->ov_fl) = CG_NONE;
+        return 0;
+    }
+    uint32_t name;
+    if (resolve_name(ps, directive_ns[d], val, vlen, &name) < 0)
+        return -1;
+    return apply_spec(ps, (enum directive)d, name);
+}
+
+/* cost line -> positions (Space+ number)*; costs at most one per event.
+ * After calls= it is the call's cost line (source position, inclusive costs). */
+int cg_body_cost(struct cg_parser *ps, const char *s, size_t len)
+{
+    const struct cg_part *p = cg_model_part(ps->m);
+    struct cursor c = {s, s + len};
+    const char *t;
+    size_t n, ncosts = 0;
+    if (ps->ctx[CG_CTX_FN] == CG_NONE)
+        return cg_parser_fail(ps, CG_SYNTAX, "cost line before any 'fn=' in the part");
+    if (positions(ps, &c, ps->pos) < 0)
+        return -1;
+    for (;;) {
+        uint64_t v;
+        int quick = cg_u64_scan(&c.p, c.end, &v);
+        if (quick == 0)
+            break;
+        if (ncosts == p->nevents)
+            return cg_parser_fail(ps, CG_SYNTAX, "more cost columns than the %u events",
+                                  p->nevents);
+        if (quick < 0 && (next_tok(&c, &t, &n), cg_u64(t, n, &v, ps->err) < 0))
+            return cg_parser_here(ps);
+        ps->costs[ncosts++] = v;
+    }
+    int rc = ps->pending ? cg_model_add_call(ps->m, ps->ctx, ps->callee, ps->count, ps->target,
+                                             ps->pos, ps->costs, ncosts, ps->err)
+                         : cg_model_add_cost(ps->m, ps->ctx, ps->pos, ps->costs, ncosts, ps->err);
+    if (rc < 0)
+        return cg_parser_here(ps);
+    /* Only self-cost lines move the bases: valgrind writes a call's source
+     * position, like its target, relative to the last self-cost line. */
+    if (ps->pending)
+        ps->pending = false, ps->ov_ob = ps->ov_fl = CG_NONE;
+    else
+        memcpy(ps->base, ps->pos, sizeof ps->base);
+    return 0;
+}

@@ -1,0 +1,290 @@
+/* callgrind_normalize: a model printed as canonical Callgrind text. */
+#include <stdlib.h>
+
+#include "proto/callgrind-out.h"
+
+/* Normalizer state: fresh IDs per namespace (0 = not printed yet) and the
+ * context the printed text has established in the current part. */
+struct norm {
+    const struct cg_model *m;
+    struct cg_out o;
+    struct cg_error *err;
+    uint32_t *fresh[CG_NS_COUNT];
+    uint32_t next[CG_NS_COUNT];
+    uint32_t ctx[CG_CTX_COUNT];
+    uint32_t callee[3];
+    bool has_callee;
+};
+
+/* Room for a line with `names` bytes of names and `nums` numbers. */
+static int reserve(struct norm *n, size_t names, size_t nums)
+{
+    if (cg_out_reserve(&n->o, 64 + names + 22 * nums) < 0)
+        return cg_fail(n->err, CG_RESOURCE, 0, "out of memory");
+    return 0;
+}
+
+/* spec=(id) name on first use, spec=(id) afterwards. */
+static int put_name(struct norm *n, const char *spec, enum cg_ns ns, uint32_t name)
+{
+    const struct cg_str *s = &n->m->names[ns][name];
+    if (reserve(n, s->len, 1) < 0)
+        return -1;
+    cg_out_bytes(&n->o, spec, strlen(spec));
+    cg_out_bytes(&n->o, "=(", 2);
+    bool first = n->fresh[ns][name] == 0;
+    if (first)
+        n->fresh[ns][name] = ++n->next[ns];
+    cg_out_u64(&n->o, n->fresh[ns][name]);
+    cg_out_bytes(&n->o, ")", 1);
+    if (first) {
+        cg_out_bytes(&n->o, " ", 1);
+        cg_out_str(&n->o, s);
+    }
+    return cg_out_eol(&n->o, n->err);
+}
+
+/* key: value */
+static int put_header(struct norm *n, enum cg_header_key key, const struct cg_str *v)
+{
+    const char *k = cg_header_name(key);
+    if (reserve(n, strlen(k) + v->len, 0) < 0)
+        return -1;
+    cg_out_bytes(&n->o, k, strlen(k));
+    cg_out_bytes(&n->o, v->len ? ": " : ":", v->len ? 2 : 1);
+    cg_out_str(&n->o, v);
+    return cg_out_eol(&n->o, n->err);
+}
+
+/* A synthesized `part: N`. */
+static int put_part_number(struct norm *n, size_t number)
+{
+    char d[24];
+    size_t len = cg_fmt_u64(d, number);
+    struct cg_str s = {d, (uint32_t)len, (uint32_t)len};
+    return put_header(n, CG_H_PART, &s);
+}
+
+/* Headers of part i: totals held back; `part:` first in later parts (so
+ * that an empty part before it stays a part), added when absent. */
+static int put_headers(struct norm *n, size_t i)
+{
+    const struct cg_part *p = &n->m->parts[i];
+    const struct cg_header *h = n->m->headers + p->first_header;
+    size_t lead = 0, k;
+    if (!p->has_number && p->nheaders >= CG_MAX_HEADERS)
+        return cg_fail(n->err, CG_RESOURCE, 0, "part %zu would exceed %u headers with 'part:'",
+                       i + 1, CG_MAX_HEADERS);
+    if (i == 0)
+        while (lead < p->nheaders && (h[lead].key == CG_H_VERSION || h[lead].key == CG_H_CREATOR))
+            lead++;
+    for (k = 0; k < lead; k++)
+        if (put_header(n, h[k].key, &h[k].value) < 0)
+            return -1;
+    for (k = 0; i > 0 && k < p->nheaders; k++)
+        if (h[k].key == CG_H_PART && put_header(n, h[k].key, &h[k].value) < 0)
+            return -1;
+    if (!p->has_number && put_part_number(n, i + 1) < 0)
+        return -1;
+    for (k = lead; k < p->nheaders; k++) {
+        if (h[k].key == CG_H_TOTALS || (i > 0 && h[k].key == CG_H_PART))
+            continue;
+        if (put_header(n, h[k].key, &h[k].value) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Numbers separated by spaces, after a prefix already written. */
+static void put_numbers(struct norm *n, const uint64_t *v, size_t count, bool lead_space)
+{
+    for (size_t j = 0; j < count; j++) {
+        if (j || lead_space)
+            n->o.buf[n->o.len++] = ' ';
+        cg_out_u64(&n->o, v[j]);
+    }
+}
+
+/* positions costs, trailing zero costs omitted */
+static int put_cost_line(struct norm *n, const struct cg_part *p, const uint64_t *pos,
+                         const uint64_t *costs)
+{
+    size_t nc = p->nevents;
+    while (nc && costs[nc - 1] == 0)
+        nc--;
+    if (reserve(n, 0, p->npos + nc) < 0)
+        return -1;
+    put_numbers(n, pos, p->npos, false);
+    put_numbers(n, costs, nc, true);
+    return cg_out_eol(&n->o, n->err);
+}
+
+/* Makes the text's current object or file `want` with spec=. */
+static int set_ctx(struct norm *n, int k, const char *spec, uint32_t want)
+{
+    if (want == n->ctx[k])
+        return 0;
+    if (want == CG_NONE)
+        return cg_fail(n->err, CG_SYNTAX, 0, "record unsets the %s of earlier records",
+                       k == CG_CTX_OB ? "object" : "file");
+    n->ctx[k] = want;
+    return put_name(n, spec, k == CG_CTX_OB ? CG_NS_OBJECT : CG_NS_FILE, want);
+}
+
+/* The first call record of the function run that starts at record k, or
+ * NULL (a run ends where the function or its file changes, i.e. at fn=). */
+static const struct cg_record *next_call(const struct norm *n, const struct cg_part *p, size_t k)
+{
+    const struct cg_record *r0 = &n->m->records[p->first_record + k];
+    for (size_t j = k; j < p->nrecords; j++) {
+        const struct cg_record *r = &n->m->records[p->first_record + j];
+        if (r->fn != r0->fn || r->fn_fl != r0->fn_fl)
+            return NULL;
+        if (r->call != CG_NONE)
+            return r;
+    }
+    return NULL;
+}
+
+/* [cob=] [cfi=] cfn= resolving the callee of r, unless the text already
+ * has it resolved (a callee lasts until the next fn=). */
+static int put_callee(struct norm *n, const struct cg_record *r)
+{
+    const struct cg_call *c = &n->m->calls[r->call];
+    const uint32_t want[3] = {c->cob, c->cfl, c->cfn};
+    static const char *const spec[2] = {"cob", "cfi"};
+    if (n->has_callee && memcmp(want, n->callee, sizeof want) == 0)
+        return 0;
+    for (int k = 0; k < 2; k++) {
+        if (want[k] == n->ctx[k])
+            continue;
+        if (want[k] == CG_NONE)
+            return cg_fail(n->err, CG_SYNTAX, 0, "callee without an %s where the caller has one",
+                           k == 0 ? "object" : "file");
+        if (put_name(n, spec[k], (enum cg_ns)k, want[k]) < 0)
+            return -1;
+    }
+    if (put_name(n, "cfn", CG_NS_FUNCTION, c->cfn) < 0)
+        return -1;
+    memcpy(n->callee, want, sizeof want);
+    n->has_callee = true;
+    return 0;
+}
+
+/* Whether the callee of call record c lacks an object or file that the
+ * text is about to set for r: it must then be resolved before that. */
+static bool callee_first(const struct norm *n, const struct cg_record *c, const struct cg_record *r)
+{
+    const struct cg_call *k = &n->m->calls[c->call];
+    return (k->cob == CG_NONE && n->ctx[CG_CTX_OB] == CG_NONE && r->ob != CG_NONE) ||
+           (k->cfl == CG_NONE && n->ctx[CG_CTX_FL] == CG_NONE && r->fl != CG_NONE);
+}
+
+/* Lines that make the text's context that of record k: for a new function
+ * ob=, fl= (its own file) and fn=, as valgrind writes them; then fi= when
+ * the costs lie in another file, so that callgrind_annotate keys and groups
+ * every record as it does for the original.  A callee resolved while the
+ * object or file was still unset is written before they are set. */
+static int put_context(struct norm *n, const struct cg_part *p, size_t k)
+{
+    const struct cg_record *r = &n->m->records[p->first_record + k];
+    /* The object or file goes from unset to set at most once per part, so
+     * looking ahead only then keeps the normalizer linear. */
+    bool first_set = (n->ctx[CG_CTX_OB] == CG_NONE && r->ob != CG_NONE) ||
+                     (n->ctx[CG_CTX_FL] == CG_NONE && r->fl != CG_NONE);
+    const struct cg_record *c = first_set ? next_call(n, p, k) : NULL;
+    if (r->fn != n->ctx[CG_CTX_FN] || r->fn_fl != n->ctx[CG_CTX_FN_FL]) {
+        bool ob_later = c && n->m->calls[c->call].cob == CG_NONE && n->ctx[CG_CTX_OB] == CG_NONE &&
+                        r->ob != CG_NONE;
+        if ((!ob_later && set_ctx(n, CG_CTX_OB, "ob", r->ob) < 0) ||
+            set_ctx(n, CG_CTX_FL, "fl", r->fn_fl) < 0 ||
+            put_name(n, "fn", CG_NS_FUNCTION, r->fn) < 0)
+            return -1;
+        n->ctx[CG_CTX_FN] = r->fn, n->ctx[CG_CTX_FN_FL] = r->fn_fl;
+        n->has_callee = false;
+    }
+    if (c && callee_first(n, c, r) && put_callee(n, c) < 0)
+        return -1;
+    if (set_ctx(n, CG_CTX_OB, "ob", r->ob) < 0)
+        return -1;
+    return set_ctx(n, CG_CTX_FL, "fi", r->fl);
+}
+
+/* The callee, calls= and the call's cost line. */
+static int put_call(struct norm *n, const struct cg_part *p, const struct cg_record *r,
+                    const uint64_t *v)
+{
+    if (put_callee(n, r) < 0 || reserve(n, 0, 1 + p->npos) < 0)
+        return -1;
+    cg_out_bytes(&n->o, "calls=", 6);
+    cg_out_u64(&n->o, n->m->calls[r->call].count);
+    put_numbers(n, v, p->npos, true);
+    if (cg_out_eol(&n->o, n->err) < 0)
+        return -1;
+    return put_cost_line(n, p, v + p->npos, v + 2 * p->npos);
+}
+
+/* One part: headers, records, then totals. */
+static int put_part(struct norm *n, size_t i)
+{
+    const struct cg_model *m = n->m;
+    const struct cg_part *p = &m->parts[i];
+    if (put_headers(n, i) < 0)
+        return -1;
+    n->ctx[0] = n->ctx[1] = n->ctx[2] = n->ctx[3] = CG_NONE;
+    n->has_callee = false;
+    for (size_t k = 0; k < p->nrecords; k++) {
+        const struct cg_record *r = &m->records[p->first_record + k];
+        const uint64_t *v = m->values + r->values;
+        if (put_context(n, p, k) < 0)
+            return -1;
+        if (r->call != CG_NONE ? put_call(n, p, r, v) < 0 : put_cost_line(n, p, v, v + p->npos) < 0)
+            return -1;
+    }
+    for (size_t k = 0; p->has_totals && k < p->nheaders; k++) {
+        const struct cg_header *h = &m->headers[p->first_header + k];
+        if (h->key == CG_H_TOTALS && put_header(n, h->key, &h->value) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Model check, then every part. */
+static int normalize(struct norm *n)
+{
+    if (cg_model_check(n->m, n->err) < 0)
+        return -1;
+    for (int k = 0; k < CG_NS_COUNT; k++) {
+        n->fresh[k] = calloc(n->m->nnames[k] + 1, sizeof *n->fresh[k]);
+        if (n->fresh[k] == NULL)
+            return cg_fail(n->err, CG_RESOURCE, 0, "out of memory");
+    }
+    if (reserve(n, 0, 0) < 0)
+        return -1;
+    cg_out_bytes(&n->o, "# callgrind format", 18);
+    if (cg_out_eol(&n->o, n->err) < 0)
+        return -1;
+    for (size_t i = 0; i < n->m->nparts; i++)
+        if (put_part(n, i) < 0)
+            return -1;
+    return 0;
+}
+
+int cg_normalize(const struct cg_model *m, char **out, size_t *out_len, struct cg_error *err)
+{
+    struct cg_error scratch;
+    struct norm n = {.m = m, .err = err ? err : &scratch};
+    *n.err = (struct cg_error){CG_OK, 0, ""};
+    int rc = m ? normalize(&n) : cg_fail(n.err, CG_SYNTAX, 0, "no model");
+    for (int k = 0; k < CG_NS_COUNT; k++)
+        free(n.fresh[k]);
+    if (rc == 0 && cg_out_reserve(&n.o, 1) == 0) {
+        n.o.buf[n.o.len] = '\0';
+        *out = n.o.buf, *out_len = n.o.len;
+        return 0;
+    }
+    if (rc == 0)
+        cg_fail(n.err, CG_RESOURCE, 0, "out of memory");
+    free(n.o.buf);
+    return -1;
+}
