@@ -196,7 +196,13 @@ START_TEST(human_toon_parity)
     const char *f = strstr(toon, "namespace: p\n      function: f\n");
     ck_assert(m && f && m < f);
     ck_assert(strstr(human, "p.main") < strstr(human, "p.f  "));
+    /* colour only when HELLO allows it: a bold heading, nothing else */
+    ck_assert_int_eq(strncmp(human, "CPU profile\n", 12), 0);
     free(human), free(toon);
+    r.colour = true;
+    ck_assert_int_eq(render_human(&r, &human, &hn), 0);
+    ck_assert_int_eq(strncmp(human, "\033[1mCPU profile\033[0m\nstatus: ", 28), 0);
+    free(human);
     rank_free(&r);
     agg_free(e.a);
 }
