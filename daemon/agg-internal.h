@@ -67,7 +67,10 @@ struct agg_ident {
 
 struct agg_node {
     uint32_t parent, ident, chain;
-    uint16_t depth; /* 1 for a root frame */
+    uint32_t chain_bucket; /* a copy of the chain's bucket offset once it
+                            * exists, so the sample walk skips the chain
+                            * table (buckets are never removed) */
+    uint16_t depth;        /* 1 for a root frame */
     uint16_t flags;
 };
 

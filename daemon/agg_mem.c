@@ -50,12 +50,15 @@ static void chain_bytes(struct agg *a, uint32_t node, uint64_t bytes)
 {
     if (node == AGG_NONE)
         return;
-    struct agg_chain *c =
-        agg_vec_at(&a->chains, ((struct agg_node *)agg_vec_at(&a->nodes, node))->chain);
-    if (c->bucket == AGG_NONE && !a->mem.limited)
-        c->bucket = mem_take(a, sizeof(struct agg_mchainb));
-    if (c->bucket != AGG_NONE)
-        ((struct agg_mchainb *)agg_bucket_at(a, c->bucket))->bytes += bytes;
+    struct agg_node *n = agg_vec_at(&a->nodes, node);
+    if (n->chain_bucket == AGG_NONE) {
+        struct agg_chain *c = agg_vec_at(&a->chains, n->chain);
+        if (c->bucket == AGG_NONE && !a->mem.limited)
+            c->bucket = mem_take(a, sizeof(struct agg_mchainb));
+        n->chain_bucket = c->bucket;
+    }
+    if (n->chain_bucket != AGG_NONE)
+        ((struct agg_mchainb *)agg_bucket_at(a, n->chain_bucket))->bytes += bytes;
 }
 
 /* Changes a site's live bytes, first capturing its value at the latest
