@@ -85,6 +85,14 @@ static uint64_t slot_of(const struct agg_mem *m, uint64_t id)
     return (x ^ (x >> 29)) & (m->cap - 1);
 }
 
+void agg_mem_prefetch(const struct agg *a, const struct wire_alloc *e)
+{
+    if (a->mem.cap)
+        __builtin_prefetch(&a->mem.table[slot_of(&a->mem, e->allocation_id)]);
+    if (e->stack_id < a->nodes.len)
+        __builtin_prefetch(agg_vec_at(&a->nodes, e->stack_id));
+}
+
 /* The slot holding id, or the empty slot where it would go. */
 static struct agg_live *table_find(const struct agg_mem *m, uint64_t id)
 {

@@ -102,7 +102,8 @@ static void serve_hello(struct serve *s, const struct wire_hello *h)
 static bool serve_record(struct serve *s, const struct wire_record *rec)
 {
     struct wire_events_iter it;
-    struct wire_event ev;
+    struct wire_event ev[256];
+    size_t n = 0;
     int rc;
     switch (rec->type) {
     case WIRE_HELLO:
@@ -116,8 +117,10 @@ static bool serve_record(struct serve *s, const struct wire_record *rec)
         return true;
     case WIRE_EVENTS:
         wire_events_begin(&it, &rec->u.events);
-        while ((rc = wire_events_next(s->dec, &it, &ev)) > 0)
-            agg_event(s->agg, &ev);
+        while ((rc = wire_events_next(s->dec, &it, &ev[n])) > 0)
+            if (++n == sizeof ev / sizeof ev[0])
+                agg_events(s->agg, ev, n), n = 0;
+        agg_events(s->agg, ev, n);
         return rc == 0;
     case WIRE_FINISH:
         agg_finish(s->agg, &rec->u.finish);
