@@ -99,9 +99,10 @@ int agg_alloc(struct agg *a, const struct wire_alloc *e);
 int agg_event(struct agg *a, const struct wire_event *ev);
 int agg_finish(struct agg *a, const struct wire_finish *f);
 
-/* Feeds `n` hot events in order (as agg_event would), prefetching the
- * live-allocation slots a few events ahead so that the table's cache
- * misses overlap.  Returns how many were collector errors. */
+/* Feeds `n` hot events in order (as agg_event would), prefetching what
+ * the event eight entries ahead will touch first (its live-allocation
+ * slot, its leaf stack node) so that cache misses overlap.  Returns how
+ * many were collector errors. */
 size_t agg_events(struct agg *a, const struct wire_event *ev, size_t n);
 
 /* Records a collector error found outside the aggregation (a decode error
