@@ -1,5 +1,5 @@
 /*
- * Helpers for the aggregation tests: build wire records in place and feed
+ * Event builders for the aggregation tests: build wire records in place and feed
  * them to an agg, numbering sample sequences and ticks automatically.
  */
 #ifndef JETT_TESTS_AGG_EVENTS_H
