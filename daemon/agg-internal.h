@@ -67,7 +67,10 @@ struct agg_ident {
 
 struct agg_node {
     uint32_t parent, ident, chain;
-    uint16_t depth; /* 1 for a root frame */
+    uint32_t chain_bucket; /* a copy of the chain's bucket offset once it
+                            * exists, so the sample walk skips the chain
+                            * table (buckets are never removed) */
+    uint16_t depth;        /* 1 for a root frame */
     uint16_t flags;
 };
 
@@ -217,6 +220,9 @@ bool agg_node_usable(const struct agg *a, uint32_t id);
 /* ---- agg_mem.c ---- */
 int agg_mem_event(struct agg *a, const struct wire_alloc *e);
 size_t agg_mem_bytes(const struct agg *a);
+/* Starts loading what an allocation event will touch first: its
+ * live-table slot and its stack node. */
+void agg_mem_prefetch(const struct agg *a, const struct wire_alloc *e);
 void agg_mem_free(struct agg *a);
 /* A site's live bytes at the global peak (resolving the lazy capture). */
 uint64_t agg_mem_site_at_peak(const struct agg *a, const struct agg_siteb *s);

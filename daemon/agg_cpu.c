@@ -41,9 +41,13 @@ static struct agg_fnb *fn_bucket(struct agg *a, uint32_t ident)
     return agg_bucket_at(a, d->bucket);
 }
 
-static struct agg_chainb *chain_bucket(struct agg *a, uint32_t chain)
+/* The chain bucket of a node's chain, created on first use and then
+ * remembered in the node. */
+static struct agg_chainb *chain_bucket(struct agg *a, struct agg_node *n)
 {
-    struct agg_chain *c = agg_vec_at(&a->chains, chain);
+    if (n->chain_bucket != AGG_NONE)
+        return agg_bucket_at(a, n->chain_bucket);
+    struct agg_chain *c = agg_vec_at(&a->chains, n->chain);
     if (c->bucket == AGG_NONE) {
         if (a->cpu_limited)
             return NULL;
@@ -51,6 +55,7 @@ static struct agg_chainb *chain_bucket(struct agg *a, uint32_t chain)
         if (c->bucket == AGG_NONE)
             return NULL;
     }
+    n->chain_bucket = c->bucket;
     return agg_bucket_at(a, c->bucket);
 }
 
@@ -131,10 +136,10 @@ static int cpu_jett(struct agg *a, const struct wire_sample *s)
         fnb->self++;
         hot_line(a, leaf->ident, fnb, leaf_span(a, leaf->ident, s->span));
     }
-    for (const struct agg_node *n = leaf;;) {
+    for (struct agg_node *n = agg_vec_at(&a->nodes, s->stack_id);;) {
         if (n->flags & AGG_NODE_OUTERMOST) {
             struct agg_fnb *f = fn_bucket(a, n->ident);
-            struct agg_chainb *c = f ? chain_bucket(a, n->chain) : NULL;
+            struct agg_chainb *c = f ? chain_bucket(a, n) : NULL;
             if (f)
                 f->inclusive++;
             if (c)

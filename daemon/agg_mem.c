@@ -50,12 +50,15 @@ static void chain_bytes(struct agg *a, uint32_t node, uint64_t bytes)
 {
     if (node == AGG_NONE)
         return;
-    struct agg_chain *c =
-        agg_vec_at(&a->chains, ((struct agg_node *)agg_vec_at(&a->nodes, node))->chain);
-    if (c->bucket == AGG_NONE && !a->mem.limited)
-        c->bucket = mem_take(a, sizeof(struct agg_mchainb));
-    if (c->bucket != AGG_NONE)
-        ((struct agg_mchainb *)agg_bucket_at(a, c->bucket))->bytes += bytes;
+    struct agg_node *n = agg_vec_at(&a->nodes, node);
+    if (n->chain_bucket == AGG_NONE) {
+        struct agg_chain *c = agg_vec_at(&a->chains, n->chain);
+        if (c->bucket == AGG_NONE && !a->mem.limited)
+            c->bucket = mem_take(a, sizeof(struct agg_mchainb));
+        n->chain_bucket = c->bucket;
+    }
+    if (n->chain_bucket != AGG_NONE)
+        ((struct agg_mchainb *)agg_bucket_at(a, n->chain_bucket))->bytes += bytes;
 }
 
 /* Changes a site's live bytes, first capturing its value at the latest
@@ -80,6 +83,14 @@ static uint64_t slot_of(const struct agg_mem *m, uint64_t id)
 {
     uint64_t x = id * 0x9e3779b97f4a7c15ull;
     return (x ^ (x >> 29)) & (m->cap - 1);
+}
+
+void agg_mem_prefetch(const struct agg *a, const struct wire_alloc *e)
+{
+    if (a->mem.cap)
+        __builtin_prefetch(&a->mem.table[slot_of(&a->mem, e->allocation_id)]);
+    if (e->stack_id < a->nodes.len)
+        __builtin_prefetch(agg_vec_at(&a->nodes, e->stack_id));
 }
 
 /* The slot holding id, or the empty slot where it would go. */

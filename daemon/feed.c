@@ -19,12 +19,16 @@ int feed_record(struct agg *g, struct wire_decoder *d, const struct wire_record 
     default:
         return 0;
     }
+    /* Batches let the aggregation prefetch its tables. */
     struct wire_events_iter it;
-    struct wire_event ev;
+    struct wire_event ev[256];
+    size_t n = 0;
     int rc;
     wire_events_begin(&it, &rec->u.events);
-    while ((rc = wire_events_next(d, &it, &ev)) > 0)
-        agg_event(g, &ev);
+    while ((rc = wire_events_next(d, &it, &ev[n])) > 0)
+        if (++n == sizeof ev / sizeof ev[0])
+            agg_events(g, ev, n), n = 0;
+    agg_events(g, ev, n);
     return rc;
 }
 

@@ -8,6 +8,7 @@
 
 #include "cli/readfile.h"
 #include "daemon/agg.h"
+#include "daemon/feed.h"
 #include "daemon/rank.h"
 #include "daemon/render.h"
 #include "daemon/serve.h"
@@ -68,53 +69,15 @@ static int replay_parse(int argc, char **argv, struct replay_args *a)
     return a->path ? 0 : usage_error("replay: expected one CAPTURE argument", NULL);
 }
 
-/* Feeds one record (an EVENTS record entry by entry) to the aggregation;
- * -1 when the decoder rejected an entry. */
-static int feed_record(struct agg *g, struct wire_decoder *d, const struct wire_record *rec)
-{
-    switch (rec->type) {
-    case WIRE_HELLO:
-        return agg_hello(g, &rec->u.hello), 0;
-    case WIRE_SOURCE:
-        return agg_source(g, &rec->u.source), 0;
-    case WIRE_FUNC:
-        return agg_func(g, &rec->u.func), 0;
-    case WIRE_FINISH:
-        return agg_finish(g, &rec->u.finish), 0;
-    case WIRE_EVENTS:
-        break;
-    default:
-        return 0;
-    }
-    struct wire_events_iter it;
-    struct wire_event ev;
-    int rc;
-    wire_events_begin(&it, &rec->u.events);
-    while ((rc = wire_events_next(d, &it, &ev)) > 0)
-        agg_event(g, &ev);
-    return rc;
-}
-
-/* Reads the whole capture into `g`.  A decode error is a collector error
- * of the profile (and reported on stderr); returns 1 then, else 0. */
+/* Reads the whole capture into `g`; a decode error is a collector error of
+ * the profile, also reported on stderr.  1 then, else 0. */
 static int replay_feed(struct agg *g, struct capture_reader *r, const char *path)
 {
-    struct wire_record rec;
-    int rc;
-    while ((rc = capture_reader_next(r, &rec)) > 0)
-        if (feed_record(g, capture_reader_decoder(r), &rec) < 0) {
-            const struct wire_error *e = wire_decoder_error(capture_reader_decoder(r));
-            char msg[400];
-            snprintf(msg, sizeof msg, "byte %llu: %s", (unsigned long long)e->offset, e->msg);
-            agg_fail(g, msg);
-            fprintf(stderr, "jett-profd: %s: %s\n", path, msg);
-            return 1;
-        }
-    if (rc == 0)
-        return 0;
-    agg_fail(g, capture_reader_error(r));
-    fprintf(stderr, "jett-profd: %s: %s\n", path, capture_reader_error(r));
-    return 1;
+    char err[400];
+    int rc = feed_capture(g, r, err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "jett-profd: %s: %s\n", path, err);
+    return rc;
 }
 
 /* Renders the report in the requested form on stdout. */

@@ -11,6 +11,7 @@
 #include <event2/event.h>
 
 #include "daemon/agg.h"
+#include "daemon/feed.h"
 #include "daemon/rank.h"
 #include "daemon/render.h"
 #include "daemon/serve.h"
@@ -101,9 +102,6 @@ static void serve_hello(struct serve *s, const struct wire_hello *h)
 /* Feeds one decoded record; false when the stream is over. */
 static bool serve_record(struct serve *s, const struct wire_record *rec)
 {
-    struct wire_events_iter it;
-    struct wire_event ev;
-    int rc;
     switch (rec->type) {
     case WIRE_HELLO:
         serve_hello(s, &rec->u.hello);
@@ -115,10 +113,7 @@ static bool serve_record(struct serve *s, const struct wire_record *rec)
         agg_func(s->agg, &rec->u.func);
         return true;
     case WIRE_EVENTS:
-        wire_events_begin(&it, &rec->u.events);
-        while ((rc = wire_events_next(s->dec, &it, &ev)) > 0)
-            agg_event(s->agg, &ev);
-        return rc == 0;
+        return feed_record(s->agg, s->dec, rec) == 0;
     case WIRE_FINISH:
         agg_finish(s->agg, &rec->u.finish);
         return false;

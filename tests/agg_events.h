@@ -1,5 +1,5 @@
 /*
- * Helpers for the aggregation tests: build wire records in place and feed
+ * Event builders for the aggregation tests: build wire records in place and feed
  * them to an agg, numbering sample sequences and ticks automatically.
  */
 #ifndef JETT_TESTS_AGG_EVENTS_H
@@ -104,12 +104,12 @@ static inline int ev_finish(struct ev *e, uint8_t term, uint64_t coalesced, uint
     return agg_finish(e->a, &f);
 }
 
-/* A memory aggregation after a valid HELLO with the given budget. */
-static inline struct ev ev_mem_start(uint64_t retention_budget)
+/* A memory aggregation after a valid HELLO with the given budgets. */
+static inline struct ev ev_mem_start2(uint64_t retention_budget, uint64_t stack_budget)
 {
     struct ev e = {agg_new(), 0};
     ck_assert_ptr_nonnull(e.a);
-    struct wire_hello h = ev_hello_rec(AGG_CPU_BUDGET_MAX, AGG_STACK_BUDGET_MAX);
+    struct wire_hello h = ev_hello_rec(AGG_CPU_BUDGET_MAX, stack_budget);
     h.mode = WIRE_MODE_MEMORY;
     h.config.rate_hz = 0;
     h.config.retention_budget = retention_budget;
@@ -118,6 +118,11 @@ static inline struct ev ev_mem_start(uint64_t retention_budget)
                      WIRE_CAP_HEAP_ALLOCATION_HOOKS | WIRE_CAP_FREE_AND_RESIZE_EVENTS;
     ck_assert_int_eq(agg_hello(e.a, &h), 0);
     return e;
+}
+
+static inline struct ev ev_mem_start(uint64_t retention_budget)
+{
+    return ev_mem_start2(retention_budget, AGG_STACK_BUDGET_MAX);
 }
 
 #define EV_NA WIRE_NONE64

@@ -313,8 +313,8 @@ static size_t stack_bytes_after_setup(uint64_t stack_budget, struct ev *out)
     return b;
 }
 
-/* The first STACK needs the node table (16 x 16 bytes), the chain table
- * (16 x 16) and the chain index (16 x 8): 640 bytes over what SOURCE and
+/* The first STACK needs the node table (16 x 20 bytes), the chain table
+ * (16 x 16) and the chain index (16 x 8): 704 bytes over what SOURCE and
  * FUNC hold.  One byte short: the node is refused, its sample counts as
  * unavailable and the profile is partial / stack_capture_limit; every
  * later STACK is refused too.  Exactly enough: both stacks are kept (the
@@ -323,7 +323,7 @@ START_TEST(stack_budget_cap)
 {
     size_t base = stack_bytes_after_setup(AGG_STACK_BUDGET_MAX, NULL);
     struct ev e;
-    stack_bytes_after_setup(base + 639, &e);
+    stack_bytes_after_setup(base + 703, &e);
     ck_assert_int_eq(ev_stack(&e, 0, WIRE_NONE32, 0), 0);
     ck_assert_int_eq(ev_stack(&e, 1, 0, 1), 0);
     ck_assert_int_eq(ev_jett(&e, 1, 31, 34), 0);
@@ -340,10 +340,10 @@ START_TEST(stack_budget_cap)
     rank_free(&r);
     agg_free(e.a);
 
-    stack_bytes_after_setup(base + 640, &e);
+    stack_bytes_after_setup(base + 704, &e);
     ck_assert_int_eq(ev_stack(&e, 0, WIRE_NONE32, 0), 0);
     ck_assert_int_eq(ev_stack(&e, 1, 0, 1), 0);
-    ck_assert_uint_eq(agg_stack_bytes(e.a), base + 640);
+    ck_assert_uint_eq(agg_stack_bytes(e.a), base + 704);
     ck_assert_int_eq(ev_jett(&e, 1, 31, 34), 0);
     ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
     enum agg_reason why;
@@ -489,6 +489,66 @@ START_TEST(hello_budgets_capped)
 }
 END_TEST
 
+/* Random records with random references, spans, states, sizes and
+ * operations in both modes: never a crash (ASan/UBSan runs this too), the
+ * errors are counted, and a report can still be built.  The expected
+ * numbers are invariants, not outputs: recorded samples equal the
+ * samples fed, and attributed + runtime + waiting + unavailable equal
+ * recorded. */
+START_TEST(random_hostile_records)
+{
+    uint64_t x = 0x2545f4914f6cdd1dull + (uint64_t)_i;
+    for (int round = 0; round < 40; round++) {
+        struct ev e =
+            round % 2 ? ev_mem_start(4096 + (round * 97) % 2000) : ev_start(64 + round * 13, 4096);
+        uint64_t fed = 0;
+        for (int k = 0; k < 400; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            uint32_t a = (uint32_t)(x % 40), b = (uint32_t)((x >> 8) % 40),
+                     c = (uint32_t)((x >> 16) % 300);
+            switch ((x >> 24) % 6) {
+            case 0:
+                ev_source(&e, a % 4, (x >> 30) % 2 ? "src/x.jett" : "/abs.jett", "ab\ncd \x01\n");
+                break;
+            case 1:
+                ev_func(&e, a % 12, "n", (x >> 30) % 2 ? "f" : "g", b % 3, c % 9, (c + a) % 12);
+                break;
+            case 2:
+                ev_stack(&e, a, (x >> 30) % 3 ? b : WIRE_NONE32, c % 14);
+                break;
+            case 3:
+                fed += round % 2 == 0;
+                ev_sample(&e, (uint8_t)(x >> 33) % 5, (x >> 30) % 4 ? b : WIRE_NONE32, c % 10,
+                          c % 13);
+                break;
+            case 4:
+                ev_alloc(&e, (uint8_t)(x >> 33) % 4, a % 20, (x >> 36) % 3 ? c : EV_NA,
+                         (x >> 40) % 3 ? b * 100 : EV_NA, (x >> 30) % 4 ? b : WIRE_NONE32);
+                break;
+            default:
+                e.seq -= (x >> 30) % 3 == 0; /* a repeated sequence now and then */
+            }
+        }
+        agg_end(e.a);
+        struct rank_report r;
+        struct rank_options o = {true, true, (uint32_t)(x % 10001), 1 + (uint32_t)(x % 100)};
+        ck_assert_int_eq(rank_build(e.a, &o, &r), 0);
+        ck_assert(agg_error_count(e.a) > 0);
+        if (round % 2 == 0) {
+            ck_assert_uint_le(r.cpu.recorded_samples, fed);
+            ck_assert_uint_eq(r.cpu.recorded_samples,
+                              r.cpu.attributed_samples + r.cpu.runtime_samples +
+                                  r.cpu.waiting_samples + r.cpu.unavailable_samples);
+        }
+        ck_assert_uint_le(agg_cpu_bytes(e.a), 64 + round * 13);
+        ck_assert_uint_le(agg_retention_bytes(e.a), 4096 + (round * 97) % 2000);
+        ck_assert_uint_le(agg_stack_bytes(e.a), AGG_STACK_BUDGET_MAX);
+        rank_free(&r);
+        agg_free(e.a);
+    }
+}
+END_TEST
+
 Suite *agg_suite(void);
 
 Suite *agg_suite(void)
@@ -507,6 +567,7 @@ Suite *agg_suite(void)
     tcase_add_test(t, undefined_references);
     tcase_add_test(t, path_normalization);
     tcase_add_test(t, hello_budgets_capped);
+    tcase_add_loop_test(t, random_hostile_records, 0, 8);
     suite_add_tcase(s, t);
     return s;
 }

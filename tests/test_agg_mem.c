@@ -287,6 +287,39 @@ START_TEST(unattributed_and_retained)
 }
 END_TEST
 
+/* The stack-table cap in memory mode.  With one byte less than the first
+ * STACK needs (node table 16 x 20, chain table 16 x 16, chain index
+ * 16 x 8: 704 bytes over SOURCE and FUNC), no stack is kept: an
+ * allocation on stack 0 counts in the totals but is not attributed, no
+ * entry exists, and the profile is partial / stack_capture_limit.  By
+ * hand: 1 allocation, 100 bytes allocated, 0 attributed, retained 100. */
+START_TEST(stack_cap_memory)
+{
+    struct ev probe = ev_mem_start(AGG_RETENTION_BUDGET_MAX);
+    ck_assert_int_eq(ev_source(&probe, 0, "src/m.jett", text), 0);
+    ck_assert_int_eq(ev_func(&probe, 0, "app", "main", 0, 0, 20), 0);
+    size_t base = agg_stack_bytes(probe.a);
+    agg_free(probe.a);
+    struct ev e = ev_mem_start2(AGG_RETENTION_BUDGET_MAX, base + 703);
+    ck_assert_int_eq(ev_source(&e, 0, "src/m.jett", text), 0);
+    ck_assert_int_eq(ev_func(&e, 0, "app", "main", 0, 0, 20), 0);
+    ck_assert_int_eq(ev_stack(&e, 0, WIRE_NONE32, 0), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, 100, 0), 0);
+    ck_assert_int_eq(ev_mem_finish(&e), 0);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_int_eq(r.status, AGG_PARTIAL);
+    ck_assert_int_eq(r.reason, AGG_REASON_STACK_CAPTURE_LIMIT);
+    ck_assert_uint_eq(r.mem.allocation_count, 1);
+    ck_assert_uint_eq(r.mem.allocated_bytes, 100);
+    ck_assert_uint_eq(r.mem.attributed_allocated_bytes, 0);
+    ck_assert_uint_eq(r.mem.retained_bytes, 100);
+    ck_assert_uint_eq(r.n_entries, 0);
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
 Suite *agg_mem_suite(void)
 {
     Suite *s = suite_create("agg_mem");
@@ -297,6 +330,7 @@ Suite *agg_mem_suite(void)
     tcase_add_test(t, cross_worker_free);
     tcase_add_test(t, interleavings);
     tcase_add_test(t, unattributed_and_retained);
+    tcase_add_test(t, stack_cap_memory);
     suite_add_tcase(s, t);
     return s;
 }

@@ -1,4 +1,4 @@
-/* Renderers end to end: every CPU fixture replayed by jett-profd matches
+/* Renderers end to end: every CPU and memory fixture replayed by jett-profd matches
  * its pinned human report and TOON byte for byte; both faces carry the
  * same totals and order; replay flags are validated like `jett run`'s;
  * a broken capture becomes a collector error in the profile.  The pinned
@@ -32,6 +32,14 @@ static const struct {
     {"cpu-interrupted", "cpu-interrupted", NULL, NULL},
     {"cpu-empty", "cpu-empty", NULL, NULL},
     {"cpu-hostile", "cpu-hostile", NULL, NULL},
+    {"mem-churn", "mem-churn", NULL, NULL},
+    {"mem-zero", "mem-zero", NULL, NULL},
+    {"mem-frees", "mem-frees", NULL, NULL},
+    {"mem-peak", "mem-peak", NULL, NULL},
+    {"mem-retained", "mem-retained", NULL, NULL},
+    {"mem-budget", "mem-budget", NULL, NULL},
+    {"mem-workers", "mem-workers", NULL, NULL},
+    {"mem-empty", "mem-empty", NULL, NULL},
 };
 
 /* Replays fixture i with `jett-profd replay` or, when `jett` is set,
@@ -188,7 +196,13 @@ START_TEST(human_toon_parity)
     const char *f = strstr(toon, "namespace: p\n      function: f\n");
     ck_assert(m && f && m < f);
     ck_assert(strstr(human, "p.main") < strstr(human, "p.f  "));
+    /* colour only when HELLO allows it: a bold heading, nothing else */
+    ck_assert_int_eq(strncmp(human, "CPU profile\n", 12), 0);
     free(human), free(toon);
+    r.colour = true;
+    ck_assert_int_eq(render_human(&r, &human, &hn), 0);
+    ck_assert_int_eq(strncmp(human, "\033[1mCPU profile\033[0m\nstatus: ", 28), 0);
+    free(human);
     rank_free(&r);
     agg_free(e.a);
 }

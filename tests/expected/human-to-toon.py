@@ -7,8 +7,8 @@ hand-written human report, through the reference TOON encoder.
 The human reports in fixtures/expected/ are written by hand from the
 numbers each capture's comment computes.  This script re-reads those
 numbers (and the names, capabilities and budgets from the capture's own
-HELLO and FUNC lines), builds the jett.profile.v1 object in DESIGN
-section 7's field order and encodes it with @toon-format/toon, so that
+HELLO and FUNC lines), builds the jett.profile.v1 object (either mode) in
+DESIGN section 7's field order and encodes it with @toon-format/toon, so that
 the pinned TOON never comes from the code under test.  It needs node and
 the package that tests/toon-check installs (TOON_MODULES: its
 node_modules folder)."""
@@ -17,6 +17,10 @@ import json, os, re, subprocess, sys
 CAPS = ["cpu_tick_source", "safe_stack_capture", "jett_runtime_thread_registration",
         "task_attribution", "source_spans", "process_cpu_time",
         "jett_heap_allocation_hooks", "free_and_resize_events"]
+MEM_TOTALS = [("allocations", "allocation_count"), ("resizes", "resize_count"),
+              ("allocated bytes", "allocated_bytes"), ("freed bytes", "freed_bytes"),
+              ("peak live bytes", "peak_live_bytes"), ("retained bytes", "retained_bytes"),
+              ("attributed bytes", "attributed_allocated_bytes")]
 TOTALS = [("requested ticks", "requested_ticks"), ("recorded samples", "recorded_samples"),
           ("attributed samples", "attributed_samples"), ("runtime samples", "runtime_samples"),
           ("waiting samples", "waiting_samples"), ("unavailable samples", "unavailable_samples"),
@@ -92,8 +96,25 @@ def entry(line, names):
             "call_chains": [], "suggestions": []}
 
 
+def mem_entry(line, names):
+    m = re.fullmatch(r"#(\d+)  ([\d.]+)%  (\d+) bytes / (\d+) allocations  (.*)  (\S.*) \((\w+)\)",
+                     line)
+    ns, fn = split_name(unescape_human(m.group(5)), names)
+    path, ln, _ = split_loc(unescape_human(m.group(6)))
+    return {"rank": int(m.group(1)), "namespace": ns, "function": fn, "path": path,
+            "line": ln, "allocation_count": int(m.group(4)), "allocated_bytes": int(m.group(3)),
+            "allocation_percent": num(m.group(2)), "freed_bytes": None, "retained_bytes": None,
+            "live_at_peak_bytes": None, "resize_count": None, "origin": m.group(7),
+            "call_chains": [], "suggestions": []}
+
+
 def detail(e, line):
-    if line.startswith("    hot line  "):
+    if line.startswith("    freed "):
+        m = re.fullmatch(r"    freed (\w+), retained (\w+), live at peak (\w+), resizes (\w+)", line)
+        for k, g in zip(["freed_bytes", "retained_bytes", "live_at_peak_bytes", "resize_count"],
+                        m.groups()):
+            e[k] = num(g)
+    elif line.startswith("    hot line  "):
         m = re.fullmatch(r"    hot line  (.*?)  (\d+) samples  (?:\| (.*?)(  \(redacted\))?|code unavailable)",
                          line)
         path, ln, col = split_loc(unescape_human(m.group(1)))
@@ -102,8 +123,9 @@ def detail(e, line):
                                "self_samples": int(m.group(2)), "code": code,
                                "source_redacted": m.group(4) is not None})
     elif line.startswith("    chain     "):
-        m = re.fullmatch(r"    chain     (\d+) samples  (.*)", line)
-        e["call_chains"].append({"samples": int(m.group(1)), "chain": unescape_human(m.group(2))})
+        m = re.fullmatch(r"    chain     (\d+) (samples|bytes)  (.*)", line)
+        e["call_chains"].append({m.group(2): int(m.group(1)),
+                                 "chain": unescape_human(m.group(3))})
     elif line.startswith("    suggest   "):
         rule, text = line[14:].split(": ", 1)
         e["suggestions"].append({"rule": rule, "text": unescape_human(text)})
@@ -113,7 +135,16 @@ def detail(e, line):
         raise SystemExit("unexpected line: " + line)
 
 
-def header(lines, p):
+def mem_header(lines, p):
+    m = re.fullmatch(r"config: threshold ([\d.]+)%, limit (\d+), retention metadata budget "
+                     r"(\d+) bytes", lines[3])
+    p["config"] = {"threshold_basis_points": round(float(m.group(1)) * 100),
+                   "limit": int(m.group(2)), "retention_metadata_budget_bytes": int(m.group(3))}
+    p["totals"] = {key: num(next(l for l in lines if l.startswith("  " + label + " "))[24:])
+                   for label, key in MEM_TOTALS}
+
+
+def status_lines(lines, p):
     m = re.fullmatch(r"status: (\w+)(?: \((\w+)\))?, termination: (\w+)", lines[1])
     p["status"] = m.group(1)
     if m.group(2):
@@ -121,6 +152,9 @@ def header(lines, p):
     p["termination"] = m.group(3)
     m = re.fullmatch(r"backend: (.*), coverage: (\w+)", lines[2])
     p["backend"], p["coverage"] = m.group(1), m.group(2)
+
+
+def header(lines, p):
     m = re.fullmatch(r"config: rate (\d+) Hz, threshold ([\d.]+)%, limit (\d+), "
                      r"CPU metadata budget (\d+) bytes", lines[3])
     p["config"] = {"requested_rate_hz": int(m.group(1)),
@@ -136,14 +170,16 @@ def header(lines, p):
 def profile(capture, human):
     names, caps = capture_info(capture)
     lines = open(human, encoding="utf-8").read().rstrip("\n").split("\n")
-    p = {"schema": "jett.profile.v1", "mode": "cpu"}
-    header(lines, p)
+    cpu = lines[0] == "CPU profile"
+    p = {"schema": "jett.profile.v1", "mode": "cpu" if cpu else "memory"}
+    status_lines(lines, p)
+    (header if cpu else mem_header)(lines, p)
     entries, counts = [], None
-    for line in lines[17:]:
+    for line in lines[17 if cpu else 12:]:
         if line.startswith("bottlenecks: "):
             counts = [int(x) for x in re.findall(r"\d+", line)]
         elif line.startswith("#"):
-            entries.append(entry(line, names))
+            entries.append((entry if cpu else mem_entry)(line, names))
         else:
             detail(entries[-1], line)
     p["bottlenecks"] = entries

@@ -1,0 +1,553 @@
+#!/usr/bin/env python3
+"""profile_ref: an independent, deliberately simple model of jett-profd.
+
+    profile_ref.py DUMP.txt > PROFILE.json
+
+Reads a capture as `jett profile dump` prints it and prints the
+jett.profile.v1 object ({"profile": {...}}) as JSON, for both modes.  It
+shares no code with the daemon: dictionaries instead of tries and arenas,
+a full snapshot at each new peak instead of the lazy one, the excerpt
+rules re-read from DESIGN section 10.  The byte budgets are modelled
+from their documented costs (agg.h, jett-profile(7)); the stack-table
+budget is not (the random captures stay far below it).  Only valid
+captures are modelled: a collector error is out of scope."""
+import json, re, sys
+
+CAPS = ["cpu_tick_source", "safe_stack_capture", "jett_runtime_thread_registration",
+        "task_attribution", "source_spans", "process_cpu_time",
+        "jett_heap_allocation_hooks", "free_and_resize_events"]
+ORIGINS = {"project": 0, "dependency": 1, "stdlib": 2}
+FIELD = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)')
+
+
+def unquote(v):
+    """A text-form value: a quoted string to bytes, '-' to None."""
+    if v == "-":
+        return None
+    if not v.startswith('"'):
+        return v
+    out, i, s = bytearray(), 1, v[1:-1]
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\":
+            n = s[i + 1]
+            if n == "x":
+                out.append(int(s[i + 2:i + 4], 16))
+                i += 4
+                continue
+            out += {"n": b"\n", "t": b"\t", "r": b"\r", '"': b'"', "\\": b"\\"}[n]
+            i += 2
+            continue
+        out += c.encode()
+        i += 1
+    return bytes(out)
+
+
+def span(v):
+    if v is None or v == "-":
+        return None
+    a, b = v.split("-")
+    return (int(a), int(b))
+
+
+def parse(path):
+    recs = []
+    for line in open(path, encoding="utf-8"):
+        line = line.strip()
+        if not line or line.startswith("#") or line in ("EVENTS", "END"):
+            continue
+        kind, _, rest = line.partition(" ")
+        recs.append((kind, {k: unquote(v) for k, v in FIELD.findall(rest)}))
+    return recs
+
+
+def num_or_na(v):
+    return "unavailable" if v is None else v
+
+
+def hundredths(n, d):
+    return (n * 20000 + d) // (2 * d)
+
+
+def pct_value(h):
+    return h // 100 if h % 100 == 0 else h / 100
+
+
+def div_round(n, d):
+    return (2 * n + d) // (2 * d)
+
+
+class Source:
+    def __init__(self, f):
+        self.origin = ORIGINS[f["origin"]]
+        self.path = f["path"]
+        self.text = f["text"] or b""
+        self.spans = []
+        if f["spans"]:
+            for s in f["spans"].split(","):
+                kind, rng = s.split(":")
+                a, b = rng.split("-")
+                self.spans.append((int(a), int(b), kind))
+        self.spans.sort()
+        self.lines = [0] + [i + 1 for i, c in enumerate(self.text) if c == 10]
+
+    def line_of(self, pos):
+        k = 0
+        while k + 1 < len(self.lines) and self.lines[k + 1] <= pos:
+            k += 1
+        return k
+
+
+def char_len(b, i, limit):
+    """Length of a valid UTF-8 character at b[i] within limit, else 0."""
+    c = b[i]
+    if c < 0x80:
+        return 1
+    for n in (2, 3, 4):
+        if i + n <= limit:
+            try:
+                b[i:i + n].decode("utf-8")
+                return n
+            except UnicodeDecodeError:
+                pass
+    return 0
+
+
+def excerpt(src, line):
+    """DESIGN section 10 on one line: (code, redacted)."""
+    t = src.text
+    ls = src.lines[line]
+    le = src.lines[line + 1] - 1 if line + 1 < len(src.lines) else len(t)
+    if le > ls and t[le - 1] == 13:
+        le -= 1
+    spans = [s for s in src.spans if ls <= s[0] <= le and s[1] <= le]
+    units, touched, i = [], False, ls
+    while i < le or any(s[0] == i == s[1] for s in spans):
+        sp = next((s for s in spans if s[0] == i), None)
+        if sp:
+            spans.remove(sp)
+            touched = True
+            out = {"comment": None, "literal": b"<redacted-literal>",
+                   "secret": b"<secret-expression>"}[sp[2]]
+            units.append(("comment" if out is None else "token", out or b""))
+            i = max(sp[1], i)
+            continue
+        nxt = min([s[0] for s in spans if s[0] > i] + [le])
+        n = char_len(t, i, nxt)
+        raw = t[i:i + max(n, 1)]
+        if raw == b" ":
+            units.append(("blank", raw))
+        elif raw == b"\t":
+            units.append(("blank", b"\\x09"))
+        elif n == 0 or raw[0] < 0x20 or raw[0] == 0x7f or (n == 2 and raw[0] == 0xc2 and raw[1] < 0xa0):
+            units.append(("escape", b"".join(b"\\x%02x" % c for c in raw)))
+        else:
+            units.append(("char", raw))
+        i += max(n, 1)
+    solid = [k for k, u in enumerate(units) if u[0] not in ("blank", "comment")]
+    units = units[solid[0]:solid[-1] + 1] if solid else []
+    out, redacted = b"", touched
+    for kind, b in units:
+        if kind == "comment":
+            continue
+        if len(out) + len(b) > 160:
+            redacted = True
+            break
+        if kind == "escape" or (kind == "blank" and b != b" "):
+            redacted = True
+        out += b
+    return out.decode("utf-8"), redacted
+
+
+class Model:
+    def __init__(self, recs):
+        self.sources, self.funcs, self.nodes = [], [], []
+        self.hello = self.finish = None
+        for kind, f in recs:
+            getattr(self, "rec_" + kind.lower())(f)
+
+    # ---- tables ----
+    def rec_hello(self, f):
+        self.hello = f
+        self.mode = f["mode"]
+        self.budget_cpu = int(f["cpu_budget"])
+        self.budget_ret = int(f["retention_budget"])
+        self.caps = (f["capabilities"] or "").split(",")
+        self.cpu = dict(recorded=0, attributed=0, runtime=0, waiting=0, unavailable=0,
+                        truncated=0)
+        self.fn = {}       # ident -> [inclusive, self]
+        self.hot = {}      # (ident, start) -> [self, end]
+        self.chain = {}    # chain tuple -> count (cpu) or bytes (memory)
+        self.used, self.hot_cap, self.limited = 0, 0, False
+        self.mem = dict(count=0, resizes=0, allocated=0, freed=0, attributed=0, live=0, peak=0)
+        self.sites, self.live, self.table_cap, self.mem_limited = {}, {}, 0, False
+        self.max_id, self.watermark, self.peak_snapshot = None, None, {}
+
+    def rec_source(self, f):
+        self.sources.append(Source(f))
+
+    def rec_func(self, f):
+        src = None if f["source"] is None else int(f["source"])
+        key = (f["namespace"], f["function"],
+               None if src is None else (self.sources[src].origin, self.sources[src].path),
+               span(f["decl"]))
+        self.funcs.append((key, src))
+
+    def rec_stack(self, f):
+        parent = None if f["parent"] is None else int(f["parent"])
+        ident = self.funcs[int(f["func"])][0]
+        chain = (self.nodes[parent][1] if parent is not None else ()) + (ident,)
+        self.nodes.append((parent, chain, int(f["func"])))
+
+    def rec_finish(self, f):
+        self.finish = f
+
+    # ---- cpu ----
+    def fn_bucket(self, ident):
+        if ident not in self.fn:
+            if self.limited or self.used + 24 + self.hot_cap * 8 > self.budget_cpu:
+                self.limited = True
+                return None
+            self.used += 24
+            self.fn[ident] = [0, 0]
+        return self.fn[ident]
+
+    def chain_bucket(self, chain):
+        if chain not in self.chain:
+            if self.limited or self.used + 8 + self.hot_cap * 8 > self.budget_cpu:
+                self.limited = True
+                return False
+            self.used += 8
+            self.chain[chain] = 0
+        return True
+
+    def hot_line(self, ident, sp):
+        key = (ident, None if sp is None else sp[0])
+        if key not in self.hot:
+            n = len(self.hot)
+            after = 16 if self.hot_cap == 0 else (self.hot_cap * 2 if (n + 1) * 2 > self.hot_cap
+                                                   else self.hot_cap)
+            peak = after if after == self.hot_cap else after + self.hot_cap
+            if self.limited or self.used + 24 + peak * 8 > self.budget_cpu:
+                self.limited = True
+                return
+            self.used += 24
+            self.hot_cap = after
+            self.hot[key] = [0, None if sp is None else sp[1]]
+        self.hot[key][0] += 1
+
+    def rec_cpu_sample(self, f):
+        c = self.cpu
+        c["recorded"] += 1
+        state = f["state"]
+        if state != "jett":
+            c[state] += 1
+            return
+        c["attributed"] += 1
+        node = int(f["stack"])
+        chain = self.nodes[node][1]
+        leaf = chain[-1]
+        if leaf[0] == b"<runtime>" and leaf[1] == b"<truncated-stack>":
+            c["truncated"] += 1
+        b = self.fn_bucket(leaf)
+        if b is not None:
+            b[1] += 1
+            sp = span(f["span"]) if leaf[2] is not None else None
+            self.hot_line(leaf, sp)
+        seen = set()
+        outer = []
+        for k, ident in enumerate(chain):       # root first: outermost occurrences
+            if ident not in seen:
+                seen.add(ident)
+                outer.append(k)
+        for k in reversed(outer):                # buckets are created leaf first
+            ident = chain[k]
+            b = self.fn_bucket(ident)
+            if b is None:
+                continue
+            b[0] += 1
+            if self.chain_bucket(chain[:k + 1]):
+                self.chain[chain[:k + 1]] += 1
+
+    # ---- memory ----
+    def mem_fits(self, n):
+        return self.used + self.table_cap * 16 + n <= self.budget_ret
+
+    def site(self, ident):
+        if ident is None:
+            return None
+        if ident not in self.sites:
+            if self.mem_limited or not self.mem_fits(56):
+                self.mem_limited = True
+                return None
+            self.used += 56
+            self.sites[ident] = dict(count=0, allocated=0, resizes=0, freed=0, live=0)
+        return self.sites[ident]
+
+    def chain_bytes(self, chain, n):
+        if chain is None:
+            return
+        if chain not in self.chain:
+            if self.mem_limited or not self.mem_fits(8):
+                self.mem_limited = True
+                return
+            self.used += 8
+            self.chain[chain] = 0
+        self.chain[chain] += n
+
+    def pressure(self, ident, chain, n, create):
+        self.mem["allocated"] += n
+        s = self.site(ident)
+        if ident is not None:
+            self.mem["attributed"] += n
+        if s:
+            s["allocated"] += n
+            s["count" if create else "resizes"] += 1
+        self.chain_bytes(chain, n)
+
+    def track(self, aid, size, ident):
+        if (len(self.live) + 1) * 4 > self.table_cap * 3:
+            new = self.table_cap * 2 if self.table_cap else 256
+            if self.used + (self.table_cap + new) * 16 > self.budget_ret:
+                return False
+            self.table_cap = new
+        self.live[aid] = [size, ident]
+        return True
+
+    def live_change(self, ident, delta):
+        if ident is not None and ident in self.sites:
+            self.sites[ident]["live"] += delta
+        self.mem["live"] += delta
+        if self.mem["live"] > self.mem["peak"]:
+            self.mem["peak"] = self.mem["live"]
+            self.peak_snapshot = {k: v["live"] for k, v in self.sites.items()}
+
+    def rec_alloc(self, f):
+        node = None if f["stack"] is None else int(f["stack"])
+        chain = None if node is None else self.nodes[node][1]
+        ident = None if chain is None else chain[-1]
+        aid, op = int(f["id"]), f["op"]
+        getattr(self, "mem_" + op)(f, aid, ident, chain)
+
+    def mem_allocate(self, f, aid, ident, chain):
+        size = int(f["new"])
+        self.max_id = aid
+        self.mem["count"] += 1
+        self.pressure(ident, chain, size, True)
+        if self.mem_limited or not self.track(aid, size, ident):
+            if self.watermark is None:
+                self.watermark = aid
+            self.mem_limited = True
+            return
+        self.live_change(ident, size)
+
+    def mem_resize(self, f, aid, ident, chain):
+        old, new = int(f["old"]), int(f["new"])
+        self.mem["resizes"] += 1
+        if new > old:
+            self.pressure(ident, chain, new - old, False)
+        else:
+            s = self.site(ident)
+            if s:
+                s["resizes"] += 1
+        if aid not in self.live:
+            return
+        creator = self.live[aid][1]
+        if new < old:
+            self.mem["freed"] += old - new
+            if creator in self.sites:
+                self.sites[creator]["freed"] += old - new
+        self.live[aid][0] = new
+        self.live_change(creator, new - old)
+
+    def mem_free(self, f, aid, ident, chain):
+        if aid not in self.live:
+            return
+        size, creator = self.live.pop(aid)
+        self.mem["freed"] += size
+        if creator in self.sites:
+            self.sites[creator]["freed"] += size
+        self.live_change(creator, -size)
+
+
+def ident_key(ident):
+    """Sort key of a function identity; None (unavailable) after values."""
+    ns, name, src, decl = ident
+    return (ns, name, (1,) if src is None else (0, src[0], src[1]),
+            (1,) if decl is None else (0, decl[0]), (1,) if decl is None else (0, decl[1]))
+
+
+def chain_text(chain):
+    return " > ".join((i[0] + b"." + i[1]).decode("utf-8") for i in chain)
+
+
+def status(m):
+    f = m.finish
+    if f["collector_failure"] == "true":
+        return "partial", "collector_failure"
+    if f["termination"] == "interrupted":
+        return "partial", "interrupted"
+    if f["stack_limit"] == "true":
+        return "partial", "stack_capture_limit"
+    if m.mode == "cpu" and m.limited:
+        return "partial", "cpu_metadata_limit"
+    if m.mode == "memory" and m.mem_limited:
+        return "partial", "retention_metadata_limit"
+    return "complete", None
+
+
+def decl_line(m, ident):
+    if ident[2] is None or ident[3] is None:
+        return "unavailable"
+    src = next(s for s in m.sources if (s.origin, s.path) == ident[2])
+    return src.line_of(ident[3][0]) + 1
+
+
+def source_of(m, ident):
+    return None if ident[2] is None else next(s for s in m.sources
+                                             if (s.origin, s.path) == ident[2])
+
+
+def entry_head(m, rank, ident):
+    src = source_of(m, ident)
+    return {"rank": rank, "namespace": ident[0].decode(), "function": ident[1].decode(),
+            "path": src.path.decode() if src else "unavailable", "line": decl_line(m, ident)}
+
+
+def top_chains(m, ident, weight_key):
+    rows = [(c, w) for c, w in m.chain.items() if c[-1] == ident]
+    rows.sort(key=lambda cw: (-cw[1], [ident_key(i) for i in cw[0]]))
+    return [{weight_key: w, "chain": chain_text(c)} for c, w in rows[:3]]
+
+
+def hot_rows(m, ident):
+    src = source_of(m, ident)
+    rows = [(k[1], v) for k, v in m.hot.items() if k[0] == ident]
+    rows.sort(key=lambda r: (-r[1][0], (1,) if r[0] is None else (0, r[0])))
+    out = []
+    for start, (count, _) in rows[:3]:
+        row = {"path": src.path.decode() if src else "unavailable", "line": "unavailable",
+               "column": "unavailable", "self_samples": count, "code": "unavailable",
+               "source_redacted": False}
+        if src and start is not None:
+            line = src.line_of(start)
+            row["line"], row["column"] = line + 1, start - src.lines[line] + 1
+            if "source_spans" in m.caps:
+                row["code"], row["source_redacted"] = excerpt(src, line)
+        out.append(row)
+    return out
+
+
+def cpu_sugg(e, ident):
+    name = (ident[0] + b"." + ident[1]).decode()
+    if e["self_samples"] * 2 >= e["inclusive_samples"]:
+        return [{"rule": "CPU_HIGH_SELF", "text": "Inspect the reported hot lines in %s; self "
+                 "work accounts for at least half of its samples." % name}]
+    return [{"rule": "CPU_CALLEE_DOMINATED", "text": "Inspect the dominant call chain through "
+             "%s; its callees account for more than half of its samples." % name}]
+
+
+def two(h):
+    return "%d.%02d" % (h // 100, h % 100)
+
+
+def mem_sugg(e, ident, thr, den):
+    name = (ident[0] + b"." + ident[1]).decode()
+    out = []
+    if e["rank"] == 1:
+        out.append({"rule": "MEM_ALLOCATION_PRESSURE", "text": "Reduce, reuse, or batch "
+                    "allocations in %s; it allocated %s%% of attributed bytes."
+                    % (name, two(hundredths(e["allocated_bytes"], den)))})
+    r = e["retained_bytes"]
+    if r != "unavailable" and r * 10000 >= thr * den:
+        out.append({"rule": "MEM_RETAINED", "text": "Review the lifetime of allocations "
+                    "created in %s; %d bytes (%s%%) were still live at exit."
+                    % (name, r, two(hundredths(r, den)))})
+    return out
+
+
+def cpu_profile(m, p, st):
+    f, c, h = m.finish, m.cpu, m.hello
+    wall = int(f["wall_ns"])
+    p["config"] = {"requested_rate_hz": int(h["rate_hz"]),
+                   "threshold_basis_points": int(h["threshold_bp"]), "limit": int(h["limit"]),
+                   "cpu_metadata_budget_bytes": m.budget_cpu}
+    p["totals"] = {
+        "requested_ticks": int(f["requested"]), "recorded_samples": c["recorded"],
+        "attributed_samples": c["attributed"], "runtime_samples": c["runtime"],
+        "waiting_samples": c["waiting"], "unavailable_samples": c["unavailable"],
+        "coalesced_ticks": int(f["coalesced"]), "dropped_ticks": int(f["dropped"]),
+        "truncated_stacks": c["truncated"],
+        "observed_rate_hz": pct_value(div_round(c["recorded"] * 10**11, wall)) if wall else
+        "unavailable",
+        "wall_ms": div_round(wall, 10**6),
+        "process_cpu_ms": "unavailable" if f["cpu_ns"] is None else div_round(int(f["cpu_ns"]), 10**6)}
+    den, thr = c["attributed"], int(h["threshold_bp"])
+    elig = [i for i, b in m.fn.items() if den and b[0] * 10000 >= thr * den]
+    elig.sort(key=lambda i: (-m.fn[i][0], -m.fn[i][1], ident_key(i)))
+    out = []
+    for rank, ident in enumerate(elig[:int(h["limit"])], 1):
+        e = entry_head(m, rank, ident)
+        e.update({"inclusive_samples": m.fn[ident][0], "self_samples": m.fn[ident][1],
+                  "cpu_percent": pct_value(hundredths(m.fn[ident][0], den)),
+                  "origin": origin_name(m, ident), "hot_lines": hot_rows(m, ident),
+                  "call_chains": top_chains(m, ident, "samples"), "suggestions": []})
+        if st == "complete":
+            e["suggestions"] = cpu_sugg(e, ident) if ident[2] else "unavailable"
+        out.append(e)
+    return out, len(elig)
+
+
+def origin_name(m, ident):
+    return "unavailable" if ident[2] is None else ["project", "dependency", "stdlib"][ident[2][0]]
+
+
+def mem_profile(m, p, st):
+    h, x, lim = m.hello, m.mem, m.mem_limited
+    p["config"] = {"threshold_basis_points": int(h["threshold_bp"]), "limit": int(h["limit"]),
+                   "retention_metadata_budget_bytes": m.budget_ret}
+    na = "unavailable"
+    p["totals"] = {"allocation_count": x["count"], "resize_count": x["resizes"],
+                   "allocated_bytes": x["allocated"], "freed_bytes": na if lim else x["freed"],
+                   "peak_live_bytes": na if lim else x["peak"],
+                   "retained_bytes": na if lim else x["live"],
+                   "attributed_allocated_bytes": x["attributed"]}
+    den, thr = x["attributed"], int(h["threshold_bp"])
+    elig = [i for i, s in m.sites.items() if den and s["allocated"] * 10000 >= thr * den]
+    elig.sort(key=lambda i: (-m.sites[i]["allocated"], -m.sites[i]["count"], ident_key(i)))
+    out = []
+    for rank, ident in enumerate(elig[:int(h["limit"])], 1):
+        s = m.sites[ident]
+        e = entry_head(m, rank, ident)
+        e.update({"allocation_count": s["count"], "allocated_bytes": s["allocated"],
+                  "allocation_percent": pct_value(hundredths(s["allocated"], den)),
+                  "freed_bytes": na if lim else s["freed"],
+                  "retained_bytes": na if lim else s["live"],
+                  "live_at_peak_bytes": na if lim else m.peak_snapshot.get(ident, 0),
+                  "resize_count": s["resizes"], "origin": origin_name(m, ident),
+                  "call_chains": top_chains(m, ident, "bytes"), "suggestions": []})
+        if st == "complete":
+            e["suggestions"] = mem_sugg(e, ident, thr, den) if ident[2] else "unavailable"
+        out.append(e)
+    return out, len(elig)
+
+
+def profile(m):
+    st, reason = status(m)
+    p = {"schema": "jett.profile.v1", "mode": m.mode, "status": st}
+    if reason:
+        p["partial_reason"] = reason
+    p["termination"] = m.finish["termination"]
+    p["backend"] = m.hello["backend"].decode()
+    p["coverage"] = "jett_runtime_threads" if m.mode == "cpu" else "jett_heap"
+    entries, n = (cpu_profile if m.mode == "cpu" else mem_profile)(m, p, st)
+    p["bottlenecks"] = entries
+    p["eligible_bottlenecks"], p["emitted_bottlenecks"] = n, len(entries)
+    p["truncated_bottlenecks"] = n - len(entries)
+    p["capabilities"] = {c: c in m.caps for c in CAPS}
+    return {"profile": p}
+
+
+if __name__ == "__main__":
+    print(json.dumps(profile(Model(parse(sys.argv[1]))), ensure_ascii=False, indent=1))

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""random_capture: writes random, valid captures in the text form.
+
+    random_capture.py SEED > CAPTURE.jcap.txt
+
+Both modes; random sources (multibyte and control characters, long
+lines, literal/comment/secret spans), namespaces and names chosen from
+small sets so identities tie, runtime buckets without source, stack tries
+with recursion, samples in every state, allocation churn with zero sizes
+and frees on several workers, thresholds, limits and budgets small
+enough to run out."""
+import random, sys
+
+CHARS = list("abcdefgh xyz(){}=+-*/;,.:") + ["\u00e9", "\u00fc", "\u4e2d", "\t", "\x01"]
+
+
+def esc(s):
+    out = []
+    for b in s.encode("utf-8"):
+        if b == 0x22:
+            out.append('\\"')
+        elif b == 0x5c:
+            out.append("\\\\")
+        elif b == 0x0a:
+            out.append("\\n")
+        elif b < 0x20 or b >= 0x7f:
+            out.append("\\x%02x" % b)
+        else:
+            out.append(chr(b))
+    return '"' + "".join(out) + '"'
+
+
+def source(r, sid):
+    """Text lines of random characters; spans on char boundaries within a
+    line, blanked to spaces as the agent sends them."""
+    lines, spans, text = [], [], ""
+    for _ in range(r.randint(1, 8)):
+        n = r.choice([0, 3, 10, 30, 200])
+        chars = [r.choice(CHARS) for _ in range(r.randint(0, n))]
+        base = len(text.encode("utf-8"))
+        pos, k = [], 0
+        for c in chars:
+            pos.append(base + k)
+            k += len(c.encode("utf-8"))
+        end_of_line = base + k
+        i = 0
+        while i < len(chars) and r.random() < 0.4:
+            a = r.randint(i, len(chars))
+            b = r.randint(a, min(len(chars), a + 6))
+            kind = r.choice(["literal", "comment", "secret"])
+            start = pos[a] if a < len(chars) else end_of_line
+            stop = pos[b] if b < len(chars) else end_of_line
+            spans.append("%s:%d-%d" % (kind, start, stop))
+            for j in range(a, b):
+                chars[j] = " " * len(chars[j].encode("utf-8"))
+            i = b + 1
+        text += "".join(chars) + "\n"
+    origin = r.choice(["project", "dependency", "stdlib"])
+    path = {"project": "src/f%d.jett", "dependency": "dep/lib/f%d.jett",
+            "stdlib": "stdlib/f%d.jett"}[origin] % sid
+    return origin, path, text, spans
+
+
+def capture(seed):
+    """The text form of the capture for `seed`."""
+    r = random.Random(seed)
+    mode = r.choice(["cpu", "memory"])
+    out = []
+    srcs = [source(r, i) for i in range(r.randint(1, 3))]
+    thr = r.choice([0, 1, 500, 1000, 3333, 5000, 10000, r.randint(0, 10000)])
+    cpu_budget = r.choice([33554432, 33554432, r.randint(24, 600)])
+    ret_budget = r.choice([67108864, 67108864, r.randint(4096, 4400)])
+    caps = "cpu_tick_source,safe_stack_capture,source_spans" if mode == "cpu" else \
+        "source_spans,jett_heap_allocation_hooks,free_and_resize_events"
+    out.append("HELLO version=1 mode=%s rate_hz=%d threshold_bp=%d limit=%d cpu_budget=%d "
+               "retention_budget=%d stack_budget=16777216 backend=\"random\" capabilities=%s "
+               "colour=false" % (mode, 1000 if mode == "cpu" else 0, thr, r.randint(1, 10),
+                                 cpu_budget, ret_budget, caps))
+    for i, (origin, path, text, spans) in enumerate(srcs):
+        out.append("SOURCE id=%d origin=%s path=%s spans=%s text=%s"
+                   % (i, origin, esc(path), ",".join(spans) or "-", esc(text)))
+    funcs = []
+    for i in range(r.randint(1, 10)):
+        if r.random() < 0.15:
+            ns, name, src = "<runtime>", r.choice(["<unavailable-symbol>", "<truncated-stack>"]), None
+        else:
+            ns, name = r.choice(["a", "b", "a.b", "Z", "\u00fc"]), r.choice(["f", "g", "dup", "<init>"])
+            src = r.randrange(len(srcs))
+        decl = "-"
+        if src is not None and r.random() < 0.8:
+            n = len(srcs[src][2].encode("utf-8"))
+            a = r.randint(0, n)
+            decl = "%d-%d" % (a, r.randint(a, n))
+        funcs.append(src)
+        out.append("FUNC id=%d namespace=%s function=%s source=%s decl=%s"
+                   % (i, esc(ns), esc(name), "-" if src is None else src, decl))
+    out.append("EVENTS")
+    depth = []
+    for i in range(r.randint(1, 30)):
+        parent = r.choice([None, None] + list(range(i)) + [i - 1] * 3) if i else None
+        if parent is not None and depth[parent] >= 128:
+            parent = None
+        depth.append(1 if parent is None else depth[parent] + 1)
+        out.append("  STACK id=%d parent=%s func=%d site=-"
+                   % (i, "-" if parent is None else parent, r.randrange(len(funcs))))
+    stack_funcs = [int(l.split("func=")[1].split()[0]) for l in out if l.startswith("  STACK")]
+    seq = 0
+    if mode == "cpu":
+        for _ in range(r.randint(0, 120)):
+            seq += 1
+            state = r.choice(["jett"] * 6 + ["runtime", "waiting", "unavailable"])
+            stack = r.randrange(len(depth)) if state == "jett" else None
+            sp = "-"
+            if stack is not None and funcs[stack_funcs[stack]] is not None and r.random() < 0.85:
+                n = len(srcs[funcs[stack_funcs[stack]]][2].encode("utf-8"))
+                a = r.randint(0, n)
+                sp = "%d-%d" % (a, r.randint(a, n))
+            out.append("  CPU_SAMPLE seq=%d tick=%d task=- actor=- thread=0 state=%s stack=%s span=%s"
+                       % (seq, seq, state, "-" if stack is None else stack, sp))
+    else:
+        live, next_id = {}, 1
+        for _ in range(r.randint(0, 150)):
+            seq += 1
+            stack = r.randrange(len(depth)) if r.random() < 0.9 else None
+            st = "-" if stack is None else stack
+            op = r.choice(["allocate"] * 3 + ["resize", "free"]) if live else "allocate"
+            if op == "allocate":
+                size = r.choice([0, 1, 8, 64, 100, 4096])
+                live[next_id] = size
+                out.append("  ALLOC seq=%d op=allocate id=%d old=- new=%d task=- actor=- thread=%d stack=%s span=-"
+                           % (seq, next_id, size, r.randint(0, 2), st))
+                next_id += 1
+            else:
+                aid = r.choice(sorted(live))
+                old = live[aid]
+                if op == "free":
+                    del live[aid]
+                    out.append("  ALLOC seq=%d op=free id=%d old=%d new=- task=- actor=- thread=%d stack=%s span=-"
+                               % (seq, aid, old, r.randint(0, 2), st))
+                else:
+                    new = r.choice([0, 2, 50, old + 10, max(0, old - 5)])
+                    live[aid] = new
+                    out.append("  ALLOC seq=%d op=resize id=%d old=%d new=%d task=- actor=- thread=%d stack=%s span=-"
+                               % (seq, aid, old, new, r.randint(0, 2), st))
+    out.append("END")
+    coal, drop = r.randint(0, 5), r.randint(0, 5)
+    req = (seq + coal + drop) if mode == "cpu" else 0
+    if mode == "memory":
+        coal = drop = 0
+    out.append("FINISH termination=%s wall_ns=%d cpu_ns=%s requested=%d coalesced=%d dropped=%d "
+               "collector_failure=%s stack_limit=%s"
+               % (r.choice(["returned"] * 4 + ["runtime_error", "interrupted"]),
+                  r.choice([0, 1, 999999, 4000000, 123456789]),
+                  r.choice(["-", "1500000", "2499999"]), req, coal, drop,
+                  "true" if r.random() < 0.05 else "false",
+                  "true" if r.random() < 0.05 else "false"))
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(capture(int(sys.argv[1])))
