@@ -194,6 +194,15 @@ static void check_dotted(struct checker *C, struct ast *e)
     if (ns < 0)
         return;
     int fn = check_find_fn(C, &C->p->nss[ns], name);
+    int g = fn < 0 ? check_find_global(C, &C->p->nss[ns], name) : -1;
+    if (g >= 0) { /* a namespace-level binding, read through its namespace */
+        e->kind = E_GLOBAL;
+        e->u.name.name = name;
+        e->u.name.slot = (uint32_t)g;
+        e->secret = C->p->globals[g].secret;
+        e->check_secret = C->p->globals[g].typed;
+        return;
+    }
     if (fn < 0) {
         check_error(C, e->start, "unknown function '%s' in namespace %s", name, C->p->nss[ns].name);
         return;
