@@ -47,10 +47,9 @@ void interp_free(struct interp_state *s)
 {
     if (s == NULL)
         return;
-    heap_set_observer(&s->heap, NULL, NULL); /* teardown is not a Jett event */
-    for (uint32_t i = 0; i < s->prog->n_globals; i++)
-        val_release(s, s->globals[i]);
-    val_release(s, s->ret);
+    /* Teardown is not a Jett event: what globals still hold is freed
+     * wholesale, without events and without walking references. */
+    heap_set_observer(&s->heap, NULL, NULL);
     heap_destroy(&s->heap);
     for (size_t i = 0; i < s->n_args; i++)
         free(s->args[i]);

@@ -205,6 +205,31 @@ START_TEST(no_events_for_literals_or_numbers)
 }
 END_TEST
 
+START_TEST(nested_free_order_and_depth)
+{
+    struct recorder rec = {{0}, NULL};
+    struct interp_result res;
+    run_recorded("namespace t.main\nfn main() {\n  let l = [[1], \"x\" + \"y\"]\n}\n", 0, &rec,
+                 &res);
+    /* the outer list (created first) is freed before what it held */
+    ck_assert_str_eq(rec.log, "A1 0>64 main\nA2 0>48 main\nA3 0>26 main\n"
+                              "F1 64>0 -\nF3 26>0 -\nF2 48>0 -\n");
+    interp_result_free(&res);
+}
+END_TEST
+
+START_TEST(deep_nesting_freed_without_recursion)
+{
+    struct harness_run r;
+    harness_run(&r, "namespace t.main\nlet keep = []\nfn main() {\n  let l = []\n"
+                    "  for i in 0..1000000 {\n    l = [l]\n  }\n  l = nil\n"
+                    "  for i in 0..1000000 {\n    keep = [keep]\n  }\n  print(\"done\")\n}\n");
+    ck_assert_int_eq(r.result.termination, INTERP_RETURNED);
+    ck_assert_str_eq(r.out, "done\n");
+    harness_free(&r);
+}
+END_TEST
+
 Suite *heap_suite(void);
 Suite *heap_suite(void)
 {
@@ -218,6 +243,8 @@ Suite *heap_suite(void)
     tcase_add_test(tc, program_failed_allocation);
     tcase_add_test(tc, string_append_in_place);
     tcase_add_test(tc, no_events_for_literals_or_numbers);
+    tcase_add_test(tc, nested_free_order_and_depth);
+    tcase_add_test(tc, deep_nesting_freed_without_recursion);
     suite_add_tcase(s, tc);
     return s;
 }
