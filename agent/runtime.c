@@ -218,6 +218,7 @@ struct runtime_job {
 static void *runtime_thread(void *arg)
 {
     struct runtime_job *job = arg;
+    pthread_setname_np(pthread_self(), "jett-runtime"); /* before any Jett code runs */
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
@@ -240,7 +241,6 @@ int interp_run(struct interp_state *s, struct interp_result *out)
     pthread_attr_destroy(&attr);
     if (err != 0)
         return -1;
-    pthread_setname_np(t, "jett-runtime");
     pthread_join(t, NULL);
     return 0;
 }
