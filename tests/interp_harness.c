@@ -108,6 +108,12 @@ static void harness_diags(struct harness_run *r, struct interp_diags *d)
 
 void harness_run_file(struct harness_run *r, const char *path, unsigned long fail_alloc)
 {
+    harness_run_args(r, path, fail_alloc, NULL, 0);
+}
+
+void harness_run_args(struct harness_run *r, const char *path, unsigned long fail_alloc,
+                      const char *const *args, size_t n_args)
+{
     memset(r, 0, sizeof *r);
     struct interp_diags d;
     struct interp_program *p = interp_load(path, NULL, &d);
@@ -120,7 +126,7 @@ void harness_run_file(struct harness_run *r, const char *path, unsigned long fai
     if (p != NULL) {
         r->loaded = true;
         struct interp_host host = {&h, hh_out, hh_err, hh_debug, hh_log};
-        struct interp_options opts = {NULL, 0, fail_alloc};
+        struct interp_options opts = {args, n_args, fail_alloc};
         struct interp_state *s = interp_new(p, &host, &opts);
         interp_run(s, &r->result);
         interp_free(s);

@@ -275,6 +275,40 @@ START_TEST(secrets)
 }
 END_TEST
 
+START_TEST(more_semantics)
+{
+    /* nested targets, iteration over a list that grows, function values with a wrong arity */
+    expect_out("let g = [[1, 2], [3]]\ng[0][1] += 5\ng[1][0] = \"x\"\nprint(g)",
+               "[[1, 7], [\"x\"]]\n");
+    expect_out("let l = [1, 2]\nfor x in l {\n if x < 3 {\n push(l, x + 2)\n }\n print(x)\n}",
+               "1\n2\n3\n4\n");
+    expect_out("let m = {\"a\": {\"b\": 1}}\nm[\"a\"][\"b\"] *= 7\nprint(m)",
+               "{\"a\": {\"b\": 7}}\n");
+    expect_out("let total = 0\nfor i in -3..3 {\n total += i\n}\nprint(total)", "-3\n");
+    expect_error_src(HEAD "fn two(a, b) {\n}\nfn main() {\n let f = two\n f(1)\n}\n",
+                     "main.jett:6:2: runtime error: two expects 2 arguments, got 1");
+    expect_error("let f = len\nf(1, 2)",
+                 "main.jett:4:1: runtime error: len expects 1 argument, got 2");
+}
+END_TEST
+
+START_TEST(main_args)
+{
+    char *dir = harness_tmpdir();
+    harness_write(dir, "main.jett", HEAD "fn main(args: list) {\n print(len(args), args)\n}\n");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/main.jett", dir);
+    const char *args[] = {"one", "two words"};
+    struct harness_run r;
+    harness_run_args(&r, path, 0, args, 2);
+    ck_assert_int_eq(r.result.termination, INTERP_RETURNED);
+    ck_assert_str_eq(r.out, "2 [\"one\", \"two words\"]\n");
+    harness_free(&r);
+    harness_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 Suite *eval_suite(void);
 Suite *eval_suite(void)
 {
@@ -296,6 +330,8 @@ Suite *eval_suite(void)
     tcase_add_test(tc, error_in_init_frame);
     tcase_add_test(tc, recursion_limit);
     tcase_add_test(tc, secrets);
+    tcase_add_test(tc, more_semantics);
+    tcase_add_test(tc, main_args);
     suite_add_tcase(s, tc);
     return s;
 }
