@@ -178,7 +178,7 @@ int eval_call_value(struct interp_state *s, struct value fn, struct value *args,
 static int call_eval_args(struct interp_state *s, const struct ast *n, struct value *vals)
 {
     for (uint32_t i = 0; i < n->u.call.n; i++)
-        if (eval_expr(s, n->u.call.args[i], &vals[i]) < 0) {
+        if (eval_fast(s, n->u.call.args[i], &vals[i]) < 0) {
             call_release_slots(s, vals, i);
             return -1;
         }

@@ -156,9 +156,9 @@ static int eval_logic(struct interp_state *s, const struct ast *n, struct value 
 static int eval_binary(struct interp_state *s, const struct ast *n, struct value *out)
 {
     struct value a, b;
-    if (eval_expr(s, n->u.bin.a, &a) < 0)
+    if (eval_fast(s, n->u.bin.a, &a) < 0)
         return -1;
-    if (eval_expr(s, n->u.bin.b, &b) < 0) {
+    if (eval_fast(s, n->u.bin.b, &b) < 0) {
         val_release(s, a);
         return -1;
     }
