@@ -272,6 +272,12 @@ START_TEST(secrets)
     expect_error("let t = secret(\"k\")\nlet n = len(t)",
                  "main.jett:4:9: runtime error: len: argument 1 must be list, got secret string");
     expect_out("let t: secret<string> = \"plain\"\nprint(t)", "<secret>\n");
+    /* map keys lose no flag: a secret key is refused, a secret value prints as <secret> */
+    expect_error("let t = secret(\"k\")\nlet m = {}\nm[t] = 1",
+                 "main.jett:5:1: runtime error: a secret cannot be a map key");
+    expect_error("let t = secret(\"k\")\nlet m = {t: 1}",
+                 "main.jett:4:10: runtime error: a secret cannot be a map key");
+    expect_out("let m = {\"k\": secret(1)}\nprint(m, m[\"k\"] == 1)", "{\"k\": <secret>} true\n");
 }
 END_TEST
 
