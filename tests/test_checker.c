@@ -39,6 +39,29 @@ START_TEST(names)
 }
 END_TEST
 
+START_TEST(declaration_clashes)
+{
+    expect_diag(HEAD "let g = 1\nlet g = 2\nfn main() {\n}\n",
+                "main.jett:3:5: error: 'g' is already declared\n");
+    expect_diag(HEAD "let f = 1\nfn f() {\n}\nfn main() {\n}\n",
+                "main.jett:3:4: error: 'f' is declared both as a function and a global\n");
+    char *dir = harness_tmpdir();
+    harness_write(dir, "main.jett",
+                  "namespace m\nimport a.util\nimport b.util\nfn main() {\n  util.f()\n}\n");
+    harness_write(dir, "a.jett", "namespace a.util\nfn f() {\n}\n");
+    harness_write(dir, "b.jett", "namespace b.util\nfn f() {\n}\n");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/main.jett", dir);
+    struct harness_run r;
+    harness_run_file(&r, path, 0);
+    ck_assert_str_eq(
+        r.diags, "main.jett:5:3: error: 'util' is ambiguous: more than one import ends with it\n");
+    harness_free(&r);
+    harness_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(arity)
 {
     expect_diag(HEAD "fn f(a, b) {\n}\nfn main() {\n  f(1)\n}\n",
@@ -171,6 +194,7 @@ Suite *checker_suite(void)
     TCase *tc = tcase_create("checker");
     tcase_add_test(tc, names);
     tcase_add_test(tc, arity);
+    tcase_add_test(tc, declaration_clashes);
     tcase_add_test(tc, annotations);
     tcase_add_test(tc, main_shape);
     tcase_add_test(tc, all_errors_found);
