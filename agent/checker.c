@@ -129,6 +129,9 @@ static uint8_t check_static_type(struct checker *C, const struct ast *e)
         return T_MAP;
     case E_FUNC:
         return T_FN;
+    case E_LOCAL:
+    case E_GLOBAL:
+        return e->op;
     case E_CALL:
         if (e->u.call.ckind == CALL_FUNC)
             return C->p->fns[e->u.call.target].decl->ret.base;
@@ -223,11 +226,13 @@ static void check_name(struct checker *C, struct ast *e)
         e->u.name.slot = l->slot;
         e->secret = l->secret;
         e->check_secret = l->typed;
+        e->op = l->type.base; /* its annotation, a type the checker can see */
     } else if ((g = check_find_global(C, C->ns, name)) >= 0) {
         e->kind = E_GLOBAL;
         e->u.name.slot = (uint32_t)g;
         e->secret = C->p->globals[g].secret;
         e->check_secret = C->p->globals[g].typed;
+        e->op = C->p->globals[g].decl->u.let.type.base;
     } else if ((g = check_find_fn(C, C->ns, name)) >= 0) {
         e->kind = E_FUNC;
         e->u.name.slot = (uint32_t)g;

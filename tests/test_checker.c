@@ -88,6 +88,10 @@ START_TEST(annotations)
                 "main.jett:4:7: error: type mismatch: x is int but the value is nil\n");
     expect_diag(HEAD "fn main() {\n  let t: string = env(\"K\")\n}\n",
                 "main.jett:3:19: error: a secret value cannot be stored in t of type string\n");
+    expect_diag(
+        HEAD "fn f(n: int) -> string {\n  let s: list = n\n  return n\n}\nfn main() {\n}\n",
+        "main.jett:3:17: error: type mismatch: s is list but the value is int\n"
+        "main.jett:4:10: error: type mismatch: the return value is string but the value is int\n");
     /* unknown static types are left to run time */
     expect_diag(HEAD "fn main() {\n  let v = [1]\n  let x: int = v[0]\n  let f: float = 1.5\n}\n",
                 "");
