@@ -92,6 +92,10 @@ void interp_program_free(struct interp_program *p);
 
 uint32_t interp_source_count(const struct interp_program *p);
 const struct interp_source *interp_source_get(const struct interp_program *p, uint32_t id);
+/* A copy of the text with every comment, string/byte literal and secret
+ * expression blanked to spaces (newlines kept, so offsets and lines stay
+ * valid): what the SOURCE record may carry.  Caller frees. */
+char *interp_source_blanked(const struct interp_source *src);
 /* 1-based line and byte column of an offset. */
 void interp_source_position(const struct interp_source *src, uint32_t offset, uint32_t *line,
                             uint32_t *column);

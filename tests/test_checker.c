@@ -162,6 +162,26 @@ START_TEST(secret_propagation)
 }
 END_TEST
 
+START_TEST(blanked_text)
+{
+    char *dir = harness_tmpdir();
+    harness_write(dir, "main.jett",
+                  "namespace m // c\nfn main() {\n  let t = env(\"K\")\n  print(\"hi\", 1)\n}\n");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/main.jett", dir);
+    struct interp_diags d;
+    struct interp_program *p = interp_load(path, NULL, &d);
+    ck_assert_ptr_nonnull(p);
+    char *b = interp_source_blanked(interp_source_get(p, 0));
+    /* same length and lines; comment, literal and secret expression blanked */
+    ck_assert_str_eq(b, "namespace m     \nfn main() {\n  let t =         \n  print(    , 1)\n}\n");
+    free(b);
+    interp_program_free(p);
+    harness_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(imports_and_qualified_calls)
 {
     char *dir = harness_tmpdir();
@@ -204,6 +224,7 @@ Suite *checker_suite(void)
     tcase_add_test(tc, all_errors_found);
     tcase_add_test(tc, secret_propagation);
     tcase_add_test(tc, imports_and_qualified_calls);
+    tcase_add_test(tc, blanked_text);
     suite_add_tcase(s, tc);
     return s;
 }
