@@ -170,6 +170,10 @@ struct interp_result {
     char *trace;   /* runtime error: the Jett stack trace, one "  at ..." line a frame */
 };
 
+/* The test-only switch: N from JETT_TEST_FAIL_ALLOC=N (decimal, > 0), else
+ * 0.  The launcher reads it once at start-up into interp_options. */
+uint64_t interp_fail_alloc_from_env(void);
+
 struct interp_state;
 
 struct interp_state *interp_new(struct interp_program *p, const struct interp_host *host,

@@ -43,6 +43,16 @@ struct interp_state *interp_new(struct interp_program *p, const struct interp_ho
     return s;
 }
 
+uint64_t interp_fail_alloc_from_env(void)
+{
+    const char *v = getenv("JETT_TEST_FAIL_ALLOC");
+    if (v == NULL || *v < '1' || *v > '9')
+        return 0;
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    return *end == '\0' ? (uint64_t)n : 0;
+}
+
 void interp_free(struct interp_state *s)
 {
     if (s == NULL)
