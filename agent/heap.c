@@ -115,7 +115,8 @@ struct heap_str *heap_str_const(const char *data, size_t len)
     s->h.konst = 1;
     s->len = s->cap = (uint32_t)len;
     s->hash = 0;
-    memcpy(s->data, data, len);
+    if (len > 0)
+        memcpy(s->data, data, len);
     s->data[len] = '\0';
     return s;
 }
