@@ -111,9 +111,13 @@ int eval_call_fn(struct interp_state *s, uint32_t fn_id, struct value *slots,
                  const struct ast *site, struct value *out)
 {
     const struct interp_fn *fn = &s->prog->fns[fn_id];
-    if (s->depth >= INTERP_MAX_DEPTH) {
+    char probe; /* its address: how deep the C stack is */
+    if (s->depth >= INTERP_MAX_DEPTH || (uintptr_t)&probe < s->stack_limit) {
         call_release_slots(s, slots, fn->n_slots);
-        return interp_raise(s, site, "stack overflow: more than %d nested calls", INTERP_MAX_DEPTH);
+        if (s->depth >= INTERP_MAX_DEPTH)
+            return interp_raise(s, site, "stack overflow: more than %d nested calls",
+                                INTERP_MAX_DEPTH);
+        return interp_raise(s, site, "stack overflow: the runtime stack is exhausted");
     }
     if (s->depth > 0 && site != NULL) {
         s->frames[s->depth - 1].call_start = site->start;

@@ -262,6 +262,26 @@ START_TEST(recursion_limit)
 }
 END_TEST
 
+START_TEST(runtime_stack_guard)
+{
+    /* each call nests 150 additions: the C stack runs out before 10,000
+     * calls, which is a runtime error, not a crash */
+    char src[8192] = HEAD "fn deep(n) {\n  if n == 0 {\n    return 0\n  }\n  return ";
+    for (int i = 0; i < 150; i++)
+        strcat(src, "1 + (");
+    strcat(src, "deep(n - 1)");
+    for (int i = 0; i < 150; i++)
+        strcat(src, ")");
+    strcat(src, "\n}\nfn main() {\n  try {\n    deep(9000)\n  } catch e {\n    print(e)\n  }\n"
+                "  print(deep(10))\n}\n");
+    struct harness_run r;
+    harness_run(&r, src);
+    ck_assert_int_eq(r.result.termination, INTERP_RETURNED);
+    ck_assert_str_eq(r.out, "stack overflow: the runtime stack is exhausted\n1500\n");
+    harness_free(&r);
+}
+END_TEST
+
 START_TEST(secrets)
 {
     expect_out(
@@ -335,6 +355,7 @@ Suite *eval_suite(void)
     tcase_add_test(tc, stack_trace);
     tcase_add_test(tc, error_in_init_frame);
     tcase_add_test(tc, recursion_limit);
+    tcase_add_test(tc, runtime_stack_guard);
     tcase_add_test(tc, secrets);
     tcase_add_test(tc, more_semantics);
     tcase_add_test(tc, main_args);
