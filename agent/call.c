@@ -96,7 +96,7 @@ static int call_body(struct interp_state *s, const struct interp_fn *fn, struct 
         *out = s->ret;
         s->ret = VAL_NIL;
     }
-    struct ast_type t = fn->decl ? fn->decl->ret : (struct ast_type){0};
+    struct ast_type t = fn->ret;
     if (t.base != T_NONE && !val_matches(*out, t)) {
         interp_raise(s, NULL, "%s must return %s%s, got %s", fn->decl->name,
                      t.secret ? "secret " : "", ast_type_name(t), val_type_name(*out));
@@ -123,7 +123,7 @@ int eval_call_fn(struct interp_state *s, uint32_t fn_id, struct value *slots,
         s->frames[s->depth - 1].call_start = site->start;
         s->frames[s->depth - 1].call_end = site->end;
     }
-    if (fn->decl != NULL && call_check_params(s, fn, slots, site) < 0) {
+    if (fn->typed_params && call_check_params(s, fn, slots, site) < 0) {
         call_release_slots(s, slots, fn->n_slots);
         return -1;
     }

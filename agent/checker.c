@@ -563,6 +563,9 @@ static void check_fn(struct checker *C, struct interp_fn *fn)
     check_block(C, fn->body);
     fn->n_params = f->n_params;
     fn->n_slots = C->n_slots;
+    fn->ret = f->ret;
+    for (uint32_t i = 0; i < f->n_params; i++)
+        fn->typed_params |= f->params[i].type.base != T_NONE;
 }
 
 /* Checks a namespace's global initializers (the body of its <init>). */

@@ -28,7 +28,9 @@ struct interp_fn {
     struct ast_fn *decl; /* NULL for <init> */
     uint32_t ns;
     uint32_t n_params, n_slots;
-    struct ast *body; /* S_BLOCK; for <init>, a block of global S_LETs */
+    struct ast *body;    /* S_BLOCK; for <init>, a block of global S_LETs */
+    struct ast_type ret; /* copied from decl: read on every return */
+    bool typed_params;   /* some parameter is annotated */
 };
 
 struct interp_global {

@@ -370,7 +370,7 @@ static void ld_build_inits(struct loader *L)
         body->u.list.items = L->asts[i].globals;
         body->u.list.n = L->asts[i].n_globals;
         ns->init_fn = p->n_fns;
-        p->fns[p->n_fns] = (struct interp_fn){NULL, i, 0, 0, body};
+        p->fns[p->n_fns] = (struct interp_fn){.decl = NULL, .ns = i, .body = body};
         p->infos[p->n_fns] =
             (struct interp_func_info){p->n_fns, ns->name, "<init>", i, {body->start, body->end}};
         p->n_fns++;
@@ -400,7 +400,11 @@ static void ld_build(struct loader *L)
         ns->n_fns = f->n_fns;
         for (uint32_t k = 0; k < f->n_fns; k++, p->n_fns++) {
             struct ast_fn *d = f->fns[k];
-            p->fns[p->n_fns] = (struct interp_fn){d, i, d->n_params, d->n_params, d->body};
+            p->fns[p->n_fns] = (struct interp_fn){.decl = d,
+                                                  .ns = i,
+                                                  .n_params = d->n_params,
+                                                  .n_slots = d->n_params,
+                                                  .body = d->body};
             p->infos[p->n_fns] =
                 (struct interp_func_info){p->n_fns, ns->name, d->name, i, {d->start, d->sig_end}};
         }
