@@ -114,10 +114,13 @@ const struct interp_func_info *interp_func_get(const struct interp_program *p, u
 
 /* ---- running ---- */
 
+struct interp_state;
+
 struct interp_debug_row {
     const char *path; /* logical path of the debug(...) call */
     uint32_t line, column;
-    const char *value; /* the value as str() shows it; secrets as <secret> */
+    const char *value;                /* the value as str() shows it; secrets as <secret> */
+    const struct interp_state *state; /* readable during the callback */
 };
 
 struct interp_log_field {
@@ -138,6 +141,9 @@ struct interp_log_record {
     const char *path; /* the call site */
     uint32_t line, column;
     const char *ns, *function; /* the calling function */
+    /* The run, for the caller chain: interp_stack_depth/interp_stack_frame
+     * walk root to the calling function during the callback. */
+    const struct interp_state *state;
 };
 
 /* Where the program's output goes; NULL members write to fd 1 / fd 2 or

@@ -52,6 +52,15 @@ static void hh_log(void *ctx, const struct interp_log_record *rec)
                  rec->level ? rec->level : "-", rec->message ? rec->message : "-", rec->path,
                  rec->line, rec->column, rec->ns, rec->function);
     hb_put(b, line, (size_t)n);
+    /* the caller chain, root first */
+    const struct interp_program *p = interp_state_program(rec->state);
+    for (uint32_t i = 0; i < interp_stack_depth(rec->state); i++) {
+        struct interp_frame_info f = interp_stack_frame(rec->state, i);
+        n = snprintf(line, sizeof line, "%s%s", i ? ">" : " [",
+                     interp_func_get(p, f.func_id)->name);
+        hb_put(b, line, (size_t)n);
+    }
+    hb_put(b, "]", 1);
     for (size_t i = 0; i < rec->n_fields; i++) {
         n = snprintf(line, sizeof line, " %s=%s", rec->fields[i].key, rec->fields[i].value);
         hb_put(b, line, (size_t)n);
