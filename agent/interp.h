@@ -188,7 +188,9 @@ struct interp_state *interp_new(struct interp_program *p, const struct interp_ho
 void interp_free(struct interp_state *s);
 
 /* Runs namespace initializers then main on a new thread named
- * jett-runtime and waits for it.  -1 only if the thread cannot start. */
+ * jett-runtime (SIGINT and SIGTERM blocked there, so they reach the
+ * caller's handler) and waits for it.  Once per state.  -1 only if the
+ * thread cannot start. */
 int interp_run(struct interp_state *s, struct interp_result *out);
 void interp_result_free(struct interp_result *r);
 
