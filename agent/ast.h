@@ -81,7 +81,7 @@ enum ast_call_kind { CALL_FUNC = 0, CALL_BUILTIN, CALL_VALUE };
 
 struct ast {
     uint8_t kind;   /* enum ast_kind */
-    uint8_t op;     /* enum ast_op for E_BIN / S_COMPOUND */
+    uint8_t op;     /* enum ast_op for E_BIN / S_COMPOUND; E_LOCAL/E_GLOBAL: annotation */
     uint8_t secret; /* checker: the expression's type contains secret */
     uint8_t konst;  /* S_LET: a const binding */
     uint8_t check;  /* S_ASSIGN/S_COMPOUND: the target's annotation (enum ast_base) */

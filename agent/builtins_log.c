@@ -67,6 +67,7 @@ int bi_log(struct interp_state *s, struct value *args, uint32_t n, const struct 
     interp_source_position(src, call->start, &rec.line, &rec.column);
     rec.ns = fi->ns;
     rec.function = fi->name;
+    rec.state = s;
     s->host.log(s->host.ctx, &rec);
     for (int i = 0; i < LOG_MAX_FIELDS; i++)
         sb_free(&texts[i]);

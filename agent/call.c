@@ -96,7 +96,7 @@ static int call_body(struct interp_state *s, const struct interp_fn *fn, struct 
         *out = s->ret;
         s->ret = VAL_NIL;
     }
-    struct ast_type t = fn->decl ? fn->decl->ret : (struct ast_type){0};
+    struct ast_type t = fn->ret;
     if (t.base != T_NONE && !val_matches(*out, t)) {
         interp_raise(s, NULL, "%s must return %s%s, got %s", fn->decl->name,
                      t.secret ? "secret " : "", ast_type_name(t), val_type_name(*out));
@@ -111,15 +111,19 @@ int eval_call_fn(struct interp_state *s, uint32_t fn_id, struct value *slots,
                  const struct ast *site, struct value *out)
 {
     const struct interp_fn *fn = &s->prog->fns[fn_id];
-    if (s->depth >= INTERP_MAX_DEPTH) {
+    char probe; /* its address: how deep the C stack is */
+    if (s->depth >= INTERP_MAX_DEPTH || (uintptr_t)&probe < s->stack_limit) {
         call_release_slots(s, slots, fn->n_slots);
-        return interp_raise(s, site, "stack overflow: more than %d nested calls", INTERP_MAX_DEPTH);
+        if (s->depth >= INTERP_MAX_DEPTH)
+            return interp_raise(s, site, "stack overflow: more than %d nested calls",
+                                INTERP_MAX_DEPTH);
+        return interp_raise(s, site, "stack overflow: the runtime stack is exhausted");
     }
     if (s->depth > 0 && site != NULL) {
         s->frames[s->depth - 1].call_start = site->start;
         s->frames[s->depth - 1].call_end = site->end;
     }
-    if (fn->decl != NULL && call_check_params(s, fn, slots, site) < 0) {
+    if (fn->typed_params && call_check_params(s, fn, slots, site) < 0) {
         call_release_slots(s, slots, fn->n_slots);
         return -1;
     }
@@ -178,7 +182,7 @@ int eval_call_value(struct interp_state *s, struct value fn, struct value *args,
 static int call_eval_args(struct interp_state *s, const struct ast *n, struct value *vals)
 {
     for (uint32_t i = 0; i < n->u.call.n; i++)
-        if (eval_expr(s, n->u.call.args[i], &vals[i]) < 0) {
+        if (eval_fast(s, n->u.call.args[i], &vals[i]) < 0) {
             call_release_slots(s, vals, i);
             return -1;
         }

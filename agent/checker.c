@@ -129,6 +129,9 @@ static uint8_t check_static_type(struct checker *C, const struct ast *e)
         return T_MAP;
     case E_FUNC:
         return T_FN;
+    case E_LOCAL:
+    case E_GLOBAL:
+        return e->op;
     case E_CALL:
         if (e->u.call.ckind == CALL_FUNC)
             return C->p->fns[e->u.call.target].decl->ret.base;
@@ -194,6 +197,15 @@ static void check_dotted(struct checker *C, struct ast *e)
     if (ns < 0)
         return;
     int fn = check_find_fn(C, &C->p->nss[ns], name);
+    int g = fn < 0 ? check_find_global(C, &C->p->nss[ns], name) : -1;
+    if (g >= 0) { /* a namespace-level binding, read through its namespace */
+        e->kind = E_GLOBAL;
+        e->u.name.name = name;
+        e->u.name.slot = (uint32_t)g;
+        e->secret = C->p->globals[g].secret;
+        e->check_secret = C->p->globals[g].typed;
+        return;
+    }
     if (fn < 0) {
         check_error(C, e->start, "unknown function '%s' in namespace %s", name, C->p->nss[ns].name);
         return;
@@ -214,11 +226,13 @@ static void check_name(struct checker *C, struct ast *e)
         e->u.name.slot = l->slot;
         e->secret = l->secret;
         e->check_secret = l->typed;
+        e->op = l->type.base; /* its annotation, a type the checker can see */
     } else if ((g = check_find_global(C, C->ns, name)) >= 0) {
         e->kind = E_GLOBAL;
         e->u.name.slot = (uint32_t)g;
         e->secret = C->p->globals[g].secret;
         e->check_secret = C->p->globals[g].typed;
+        e->op = C->p->globals[g].decl->u.let.type.base;
     } else if ((g = check_find_fn(C, C->ns, name)) >= 0) {
         e->kind = E_FUNC;
         e->u.name.slot = (uint32_t)g;
@@ -549,6 +563,9 @@ static void check_fn(struct checker *C, struct interp_fn *fn)
     check_block(C, fn->body);
     fn->n_params = f->n_params;
     fn->n_slots = C->n_slots;
+    fn->ret = f->ret;
+    for (uint32_t i = 0; i < f->n_params; i++)
+        fn->typed_params |= f->params[i].type.base != T_NONE;
 }
 
 /* Checks a namespace's global initializers (the body of its <init>). */

@@ -1,8 +1,9 @@
-/* diag: building diagnostics and source metadata (internal). */
+/* diag: building diagnostics (internal). */
 #ifndef JETT_AGENT_DIAG_H
 #define JETT_AGENT_DIAG_H
 
 #include "agent/interp.h"
+#include "agent/source.h"
 
 /* Adds "message" at `offset` of src (or line/column 1:1 when src is NULL
  * and path is given).  printf-style. */
@@ -10,11 +11,5 @@ void diag_add(struct interp_diags *d, const struct interp_source *src, uint32_t 
               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void diag_add_path(struct interp_diags *d, const char *path, uint32_t line, uint32_t column,
                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-void source_add_span(struct interp_source *src, enum interp_span_kind kind, uint32_t start,
-                     uint32_t end);
-/* Computes line starts; 0 or -1 on allocation failure. */
-int source_index_lines(struct interp_source *src);
-void source_sort_spans(struct interp_source *src);
-void source_free(struct interp_source *src);
 
 #endif

@@ -61,6 +61,10 @@ int eval_index_get(struct interp_state *s, const struct ast *n, struct value c, 
 int eval_index_set(struct interp_state *s, const struct ast *n, struct value c, struct value i,
                    struct value v)
 {
+    if (c.tag == V_MAP && i.tag == V_STR && i.secret) {
+        val_release(s, v);
+        return interp_raise(s, n, "a secret cannot be a map key");
+    }
     if (c.tag == V_MAP && i.tag == V_STR) {
         if (heap_map_set(&s->heap, c.u.m, i.u.s, v) < 0)
             return interp_oom(s, n);
@@ -111,8 +115,10 @@ static int eval_map(struct interp_state *s, const struct ast *n, struct value *o
         struct value k, v;
         if (eval_expr(s, n->u.list.items[i], &k) < 0)
             goto fail;
-        if (k.tag != V_STR) {
-            interp_raise(s, n->u.list.items[i], "map keys are strings, got %s", val_type_name(k));
+        if (k.tag != V_STR || k.secret) {
+            interp_raise(s, n->u.list.items[i],
+                         k.secret ? "a secret cannot be a map key" : "map keys are strings, got %s",
+                         val_type_name(k));
             val_release(s, k);
             goto fail;
         }
@@ -156,9 +162,9 @@ static int eval_logic(struct interp_state *s, const struct ast *n, struct value 
 static int eval_binary(struct interp_state *s, const struct ast *n, struct value *out)
 {
     struct value a, b;
-    if (eval_expr(s, n->u.bin.a, &a) < 0)
+    if (eval_fast(s, n->u.bin.a, &a) < 0)
         return -1;
-    if (eval_expr(s, n->u.bin.b, &b) < 0) {
+    if (eval_fast(s, n->u.bin.b, &b) < 0) {
         val_release(s, a);
         return -1;
     }

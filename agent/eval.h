@@ -17,4 +17,20 @@ int eval_index_set(struct interp_state *s, const struct ast *n, struct value c, 
                    struct value v);
 int eval_call(struct interp_state *s, const struct ast *n, struct value *out);
 
+/* eval_expr with the two commonest leaves (a local, an int literal)
+ * inlined: operands of arithmetic, arguments, conditions. */
+static inline int eval_fast(struct interp_state *s, const struct ast *n, struct value *out)
+{
+    if (n->kind == E_LOCAL) {
+        *out = s->slots[n->u.name.slot];
+        heap_retain(*out);
+        return 0;
+    }
+    if (n->kind == E_INT) {
+        *out = val_int(n->u.i);
+        return 0;
+    }
+    return eval_expr(s, n, out);
+}
+
 #endif

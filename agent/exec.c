@@ -144,7 +144,7 @@ fail_c:
 static int exec_cond(struct interp_state *s, const struct ast *e, bool *out)
 {
     struct value v;
-    if (eval_expr(s, e, &v) < 0)
+    if (eval_fast(s, e, &v) < 0)
         return -1;
     if (v.tag != V_BOOL || v.secret) {
         interp_raise(s, e, "condition must be bool, got %s%s", v.secret ? "secret " : "",
@@ -304,7 +304,7 @@ static enum exec_status exec_try(struct interp_state *s, const struct ast *n)
 static enum exec_status exec_return(struct interp_state *s, const struct ast *n)
 {
     struct value v = VAL_NIL;
-    if (n->u.expr != NULL && eval_expr(s, n->u.expr, &v) < 0)
+    if (n->u.expr != NULL && eval_fast(s, n->u.expr, &v) < 0)
         return EX_ERROR;
     s->ret = v;
     return EX_RETURN;

@@ -115,7 +115,8 @@ struct heap_str *heap_str_const(const char *data, size_t len)
     s->h.konst = 1;
     s->len = s->cap = (uint32_t)len;
     s->hash = 0;
-    memcpy(s->data, data, len);
+    if (len > 0)
+        memcpy(s->data, data, len);
     s->data[len] = '\0';
     return s;
 }
@@ -186,35 +187,57 @@ uint32_t heap_str_hash(struct heap_str *s)
     return s->hash;
 }
 
+/* Drops one reference held by a dying object.  A child that dies too is
+ * unlinked and pushed on `pending` (through its free `next` link) rather
+ * than freed recursively, so a deeply nested structure cannot exhaust the
+ * C stack. */
+static void heap_drop_ref(struct heap_obj **pending, struct value v)
+{
+    if (v.tag < V_FIRST_HEAP || --v.u.o->rc != 0 || v.u.o->konst)
+        return;
+    struct heap_obj *c = v.u.o;
+    heap_unlink(c);
+    c->next = *pending;
+    *pending = c;
+}
+
 /* Releases what an object holds (no event for the object itself). */
-static void heap_drop_children(struct heap *h, struct heap_obj *o)
+static void heap_drop_children(struct heap_obj **pending, struct heap_obj *o)
 {
     if (o->type == HEAP_LIST) {
         struct heap_list *l = (struct heap_list *)o;
         for (uint32_t i = 0; i < l->len; i++)
-            heap_release(h, l->items[i]);
+            heap_drop_ref(pending, l->items[i]);
         free(l->items);
     } else if (o->type == HEAP_MAP) {
         struct heap_map *m = (struct heap_map *)o;
         for (uint32_t i = 0; i < m->used; i++) {
             if (m->entries[i].key == NULL)
                 continue;
-            heap_release(h, val_str(m->entries[i].key));
-            heap_release(h, m->entries[i].val);
+            heap_drop_ref(pending, val_str(m->entries[i].key));
+            heap_drop_ref(pending, m->entries[i].val);
         }
         free(m->entries);
         free(m->index);
     }
 }
 
+/* Frees o and everything only it held: each object's free event comes
+ * before those of what it held. */
 void heap_free_obj(struct heap *h, struct heap_obj *o)
 {
     if (o->konst)
         return;
-    heap_emit(h, HEAP_OP_FREE, o, heap_size(o), 0);
     heap_unlink(o);
-    heap_drop_children(h, o);
-    free(o);
+    o->next = NULL;
+    struct heap_obj *pending = o;
+    while (pending != NULL) {
+        struct heap_obj *x = pending;
+        pending = x->next;
+        heap_emit(h, HEAP_OP_FREE, x, heap_size(x), 0);
+        heap_drop_children(&pending, x);
+        free(x);
+    }
 }
 
 /* Frees the raw memory of an object without touching what it points at. */

@@ -3,6 +3,7 @@
  * `entries`; `index` maps a hash to an entry number by linear probing. */
 #include "agent/heap.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,13 +15,11 @@ static uint32_t heap_map_round(uint32_t n)
     return c;
 }
 
-/* (Re)builds the index for the current entries with 2 * cap slots. */
-static int heap_map_reindex(struct heap_map *m)
+/* Fills a fresh index of 2 * cap slots for the current entries and
+ * installs it (the old one is freed). */
+static void heap_map_install_index(struct heap_map *m, int32_t *index)
 {
     uint32_t size = m->cap * 2;
-    int32_t *index = malloc(sizeof *index * size);
-    if (index == NULL)
-        return -1;
     memset(index, 0xff, sizeof *index * size);
     free(m->index);
     m->index = index;
@@ -31,6 +30,14 @@ static int heap_map_reindex(struct heap_map *m)
             i = (i + 1) & m->imask;
         index[i] = (int32_t)e;
     }
+}
+
+static int heap_map_reindex(struct heap_map *m)
+{
+    int32_t *index = malloc(sizeof *index * m->cap * 2);
+    if (index == NULL)
+        return -1;
+    heap_map_install_index(m, index);
     return 0;
 }
 
@@ -106,32 +113,31 @@ static void heap_map_compact(struct heap_map *m)
     m->used = w;
 }
 
-/* Makes room for one more entry: compact, or double (one resize event). */
+/* Makes room for one more entry: compact, or double (one resize event).
+ * Everything that can fail is allocated before the map is changed. */
 static int heap_map_make_room(struct heap *h, struct heap_map *m)
 {
     if (m->used < m->cap)
         return 0;
-    if (m->len < m->used && m->len <= m->cap / 2) {
-        heap_map_compact(m);
-        return heap_map_reindex(m);
+    bool grow = !(m->len < m->used && m->len <= m->cap / 2);
+    if (grow) {
+        h->attempts++;
+        if ((h->fail_at != 0 && h->attempts == h->fail_at) || m->cap >= (1u << 28))
+            return -1;
     }
-    h->attempts++;
-    if ((h->fail_at != 0 && h->attempts == h->fail_at) || m->cap >= (1u << 28))
+    uint32_t cap = !grow ? m->cap : m->cap ? m->cap * 2 : 8;
+    int32_t *index = malloc(sizeof *index * cap * 2);
+    struct heap_map_entry *entries = grow ? realloc(m->entries, sizeof *entries * cap) : m->entries;
+    if (index == NULL || entries == NULL) {
+        free(index);
         return -1;
+    }
     uint64_t old = heap_size(&m->h);
-    uint32_t cap = m->cap ? m->cap * 2 : 8;
-    struct heap_map_entry *entries = realloc(m->entries, sizeof *entries * cap);
-    if (entries == NULL)
-        return -1;
     m->entries = entries;
-    uint32_t old_cap = m->cap;
     m->cap = cap;
     heap_map_compact(m);
-    if (heap_map_reindex(m) < 0) {
-        m->cap = old_cap;
-        return -1;
-    }
-    if (h->observer)
+    heap_map_install_index(m, index);
+    if (grow && h->observer)
         h->observer(h->observer_ctx,
                     &(struct heap_event){HEAP_OP_RESIZE, HEAP_MAP, m->h.id, old, heap_size(&m->h)});
     return 0;

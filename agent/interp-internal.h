@@ -28,7 +28,9 @@ struct interp_fn {
     struct ast_fn *decl; /* NULL for <init> */
     uint32_t ns;
     uint32_t n_params, n_slots;
-    struct ast *body; /* S_BLOCK; for <init>, a block of global S_LETs */
+    struct ast *body;    /* S_BLOCK; for <init>, a block of global S_LETs */
+    struct ast_type ret; /* copied from decl: read on every return */
+    bool typed_params;   /* some parameter is annotated */
 };
 
 struct interp_global {
@@ -66,6 +68,10 @@ struct interp_frame {
     struct value *slots;
 };
 
+/* C stack kept free below the deepest call: one function's worth of
+ * nested expressions (PARSE_MAX_DEPTH levels) plus builtins. */
+#define INTERP_STACK_MARGIN ((size_t)2 << 20)
+
 enum interp_pending_bits { PENDING_INTERRUPT = 1u, PENDING_SAMPLE = 2u };
 
 struct interp_state {
@@ -74,8 +80,9 @@ struct interp_state {
     _Atomic int signo;           /* the interrupting signal */
     struct interp_frame *frames; /* INTERP_MAX_DEPTH + 1 entries, preallocated */
     uint32_t depth;
-    struct value *slots; /* the leaf frame's slots */
-    uint32_t builtin;    /* the builtin being called (for its error messages) */
+    struct value *slots;   /* the leaf frame's slots */
+    uint32_t builtin;      /* the builtin being called (for its error messages) */
+    uintptr_t stack_limit; /* calls below this C stack address overflow */
     const struct interp_program *prog;
     struct heap heap;
     struct value *globals;

@@ -92,6 +92,10 @@ void interp_program_free(struct interp_program *p);
 
 uint32_t interp_source_count(const struct interp_program *p);
 const struct interp_source *interp_source_get(const struct interp_program *p, uint32_t id);
+/* A copy of the text with every comment, string/byte literal and secret
+ * expression blanked to spaces (newlines kept, so offsets and lines stay
+ * valid): what the SOURCE record may carry.  Caller frees. */
+char *interp_source_blanked(const struct interp_source *src);
 /* 1-based line and byte column of an offset. */
 void interp_source_position(const struct interp_source *src, uint32_t offset, uint32_t *line,
                             uint32_t *column);
@@ -110,10 +114,13 @@ const struct interp_func_info *interp_func_get(const struct interp_program *p, u
 
 /* ---- running ---- */
 
+struct interp_state;
+
 struct interp_debug_row {
     const char *path; /* logical path of the debug(...) call */
     uint32_t line, column;
-    const char *value; /* the value as str() shows it; secrets as <secret> */
+    const char *value;                /* the value as str() shows it; secrets as <secret> */
+    const struct interp_state *state; /* readable during the callback */
 };
 
 struct interp_log_field {
@@ -134,6 +141,9 @@ struct interp_log_record {
     const char *path; /* the call site */
     uint32_t line, column;
     const char *ns, *function; /* the calling function */
+    /* The run, for the caller chain: interp_stack_depth/interp_stack_frame
+     * walk root to the calling function during the callback. */
+    const struct interp_state *state;
 };
 
 /* Where the program's output goes; NULL members write to fd 1 / fd 2 or
@@ -166,6 +176,10 @@ struct interp_result {
     char *trace;   /* runtime error: the Jett stack trace, one "  at ..." line a frame */
 };
 
+/* The test-only switch: N from JETT_TEST_FAIL_ALLOC=N (decimal, > 0), else
+ * 0.  The launcher reads it once at start-up into interp_options. */
+uint64_t interp_fail_alloc_from_env(void);
+
 struct interp_state;
 
 struct interp_state *interp_new(struct interp_program *p, const struct interp_host *host,
@@ -174,7 +188,9 @@ struct interp_state *interp_new(struct interp_program *p, const struct interp_ho
 void interp_free(struct interp_state *s);
 
 /* Runs namespace initializers then main on a new thread named
- * jett-runtime and waits for it.  -1 only if the thread cannot start. */
+ * jett-runtime (SIGINT and SIGTERM blocked there, so they reach the
+ * caller's handler) and waits for it.  Once per state.  -1 only if the
+ * thread cannot start. */
 int interp_run(struct interp_state *s, struct interp_result *out);
 void interp_result_free(struct interp_result *r);
 

@@ -357,6 +357,26 @@ static void ld_order(struct loader *L, uint32_t n, uint8_t *state, uint32_t *pat
     p->init_order[p->n_init++] = n;
 }
 
+/* One <init> function per namespace: a block of its global lets. */
+static void ld_build_inits(struct loader *L)
+{
+    struct interp_program *p = L->p;
+    for (uint32_t i = 0; i < p->n_sources; i++) {
+        struct interp_ns *ns = &p->nss[i];
+        struct ast *body = arena_alloc(&p->arena, sizeof *body);
+        body->kind = S_BLOCK;
+        body->start = L->asts[i].ns_start;
+        body->end = body->start + (uint32_t)strlen(ns->name);
+        body->u.list.items = L->asts[i].globals;
+        body->u.list.n = L->asts[i].n_globals;
+        ns->init_fn = p->n_fns;
+        p->fns[p->n_fns] = (struct interp_fn){.decl = NULL, .ns = i, .body = body};
+        p->infos[p->n_fns] =
+            (struct interp_func_info){p->n_fns, ns->name, "<init>", i, {body->start, body->end}};
+        p->n_fns++;
+    }
+}
+
 /* Namespaces (one per source), functions, <init> functions, globals. */
 static void ld_build(struct loader *L)
 {
@@ -380,7 +400,11 @@ static void ld_build(struct loader *L)
         ns->n_fns = f->n_fns;
         for (uint32_t k = 0; k < f->n_fns; k++, p->n_fns++) {
             struct ast_fn *d = f->fns[k];
-            p->fns[p->n_fns] = (struct interp_fn){d, i, d->n_params, d->n_params, d->body};
+            p->fns[p->n_fns] = (struct interp_fn){.decl = d,
+                                                  .ns = i,
+                                                  .n_params = d->n_params,
+                                                  .n_slots = d->n_params,
+                                                  .body = d->body};
             p->infos[p->n_fns] =
                 (struct interp_func_info){p->n_fns, ns->name, d->name, i, {d->start, d->sig_end}};
         }
@@ -392,20 +416,7 @@ static void ld_build(struct loader *L)
             p->globals[p->n_globals] = (struct interp_global){g->u.let.name, i, g, false, false};
         }
     }
-    for (uint32_t i = 0; i < p->n_sources; i++) {
-        struct interp_ns *ns = &p->nss[i];
-        struct ast *body = arena_alloc(&p->arena, sizeof *body);
-        body->kind = S_BLOCK;
-        body->start = L->asts[i].ns_start;
-        body->end = body->start + (uint32_t)strlen(ns->name);
-        body->u.list.items = L->asts[i].globals;
-        body->u.list.n = L->asts[i].n_globals;
-        ns->init_fn = p->n_fns;
-        p->fns[p->n_fns] = (struct interp_fn){NULL, i, 0, 0, body};
-        p->infos[p->n_fns] =
-            (struct interp_func_info){p->n_fns, ns->name, "<init>", i, {body->start, body->end}};
-        p->n_fns++;
-    }
+    ld_build_inits(L);
 }
 
 /* The nearest ancestor of dir holding jett.toml, else dir itself. */

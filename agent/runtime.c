@@ -12,9 +12,11 @@
 
 #include "agent/eval.h"
 
-/* The runtime thread's stack: deep enough for INTERP_MAX_DEPTH calls of
- * nested expressions, with room for sanitizer builds. */
-#define RUNTIME_STACK_SIZE ((size_t)1 << 30)
+/* The runtime thread's stack: INTERP_MAX_DEPTH ordinary calls need about
+ * 15 MiB (30 MiB with sanitizers).  Calls that nest very deep expressions
+ * can need more: eval_call_fn stops them at INTERP_STACK_MARGIN bytes
+ * before the end, as a runtime error instead of a crash. */
+#define RUNTIME_STACK_SIZE ((size_t)64 << 20)
 
 struct interp_state *interp_new(struct interp_program *p, const struct interp_host *host,
                                 const struct interp_options *opts)
@@ -43,14 +45,23 @@ struct interp_state *interp_new(struct interp_program *p, const struct interp_ho
     return s;
 }
 
+uint64_t interp_fail_alloc_from_env(void)
+{
+    const char *v = getenv("JETT_TEST_FAIL_ALLOC");
+    if (v == NULL || *v < '1' || *v > '9')
+        return 0;
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    return *end == '\0' ? (uint64_t)n : 0;
+}
+
 void interp_free(struct interp_state *s)
 {
     if (s == NULL)
         return;
-    heap_set_observer(&s->heap, NULL, NULL); /* teardown is not a Jett event */
-    for (uint32_t i = 0; i < s->prog->n_globals; i++)
-        val_release(s, s->globals[i]);
-    val_release(s, s->ret);
+    /* Teardown is not a Jett event: what globals still hold is freed
+     * wholesale, without events and without walking references. */
+    heap_set_observer(&s->heap, NULL, NULL);
     heap_destroy(&s->heap);
     for (size_t i = 0; i < s->n_args; i++)
         free(s->args[i]);
@@ -219,6 +230,9 @@ struct runtime_job {
 static void *runtime_thread(void *arg)
 {
     struct runtime_job *job = arg;
+    pthread_setname_np(pthread_self(), "jett-runtime"); /* before any Jett code runs */
+    char base;
+    job->s->stack_limit = (uintptr_t)&base - (RUNTIME_STACK_SIZE - INTERP_STACK_MARGIN);
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
@@ -241,7 +255,6 @@ int interp_run(struct interp_state *s, struct interp_result *out)
     pthread_attr_destroy(&attr);
     if (err != 0)
         return -1;
-    pthread_setname_np(t, "jett-runtime");
     pthread_join(t, NULL);
     return 0;
 }

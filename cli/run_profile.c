@@ -60,21 +60,15 @@ int run_profile_open_capture(struct run_profile *rp, const struct run_args *a, c
     return 0;
 }
 
-/* SOURCE with literals, comments and secrets blanked to spaces (newlines
- * kept, so offsets and lines stay), then every FUNC and the reserved
- * <truncated-stack>. */
+/* SOURCE with literals, comments and secrets blanked (offsets and lines
+ * kept), then every FUNC and the reserved <truncated-stack>. */
 static int send_manifest(struct run_profile *rp, const struct interp_program *p)
 {
     for (uint32_t i = 0; i < interp_source_count(p); i++) {
         const struct interp_source *src = interp_source_get(p, i);
-        char *text = malloc(src->len + 1);
+        char *text = interp_source_blanked(src);
         if (!text)
             return -1;
-        memcpy(text, src->text, src->len);
-        for (uint32_t k = 0; k < src->n_spans; k++)
-            for (uint32_t b = src->spans[k].start; b < src->spans[k].end; b++)
-                if (text[b] != '\n')
-                    text[b] = ' ';
         struct wire_source ws = {src->id,
                                  (uint8_t)src->origin,
                                  {src->path, (uint32_t)strlen(src->path)},

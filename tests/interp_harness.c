@@ -52,6 +52,15 @@ static void hh_log(void *ctx, const struct interp_log_record *rec)
                  rec->level ? rec->level : "-", rec->message ? rec->message : "-", rec->path,
                  rec->line, rec->column, rec->ns, rec->function);
     hb_put(b, line, (size_t)n);
+    /* the caller chain, root first */
+    const struct interp_program *p = interp_state_program(rec->state);
+    for (uint32_t i = 0; i < interp_stack_depth(rec->state); i++) {
+        struct interp_frame_info f = interp_stack_frame(rec->state, i);
+        n = snprintf(line, sizeof line, "%s%s", i ? ">" : " [",
+                     interp_func_get(p, f.func_id)->name);
+        hb_put(b, line, (size_t)n);
+    }
+    hb_put(b, "]", 1);
     for (size_t i = 0; i < rec->n_fields; i++) {
         n = snprintf(line, sizeof line, " %s=%s", rec->fields[i].key, rec->fields[i].value);
         hb_put(b, line, (size_t)n);
@@ -108,6 +117,12 @@ static void harness_diags(struct harness_run *r, struct interp_diags *d)
 
 void harness_run_file(struct harness_run *r, const char *path, unsigned long fail_alloc)
 {
+    harness_run_args(r, path, fail_alloc, NULL, 0);
+}
+
+void harness_run_args(struct harness_run *r, const char *path, unsigned long fail_alloc,
+                      const char *const *args, size_t n_args)
+{
     memset(r, 0, sizeof *r);
     struct interp_diags d;
     struct interp_program *p = interp_load(path, NULL, &d);
@@ -120,7 +135,7 @@ void harness_run_file(struct harness_run *r, const char *path, unsigned long fai
     if (p != NULL) {
         r->loaded = true;
         struct interp_host host = {&h, hh_out, hh_err, hh_debug, hh_log};
-        struct interp_options opts = {NULL, 0, fail_alloc};
+        struct interp_options opts = {args, n_args, fail_alloc};
         struct interp_state *s = interp_new(p, &host, &opts);
         interp_run(s, &r->result);
         interp_free(s);

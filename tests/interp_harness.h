@@ -26,6 +26,9 @@ void harness_rmtree(const char *dir);
 
 /* Loads and runs `path` (fail_alloc: 0 = never). */
 void harness_run_file(struct harness_run *r, const char *path, unsigned long fail_alloc);
+/* The same with main's args. */
+void harness_run_args(struct harness_run *r, const char *path, unsigned long fail_alloc,
+                      const char *const *args, size_t n_args);
 /* Writes text as main.jett in a fresh project and runs it. */
 void harness_run(struct harness_run *r, const char *text);
 void harness_free(struct harness_run *r);

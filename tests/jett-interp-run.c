@@ -34,9 +34,8 @@ int main(int argc, char **argv)
         interp_diags_free(&diags);
         return 3;
     }
-    const char *fail = getenv("JETT_TEST_FAIL_ALLOC");
     struct interp_options opts = {(const char *const *)argv + 2, (size_t)argc - 2,
-                                  fail ? strtoull(fail, NULL, 10) : 0};
+                                  interp_fail_alloc_from_env()};
     run_state = interp_new(p, NULL, &opts);
     struct sigaction sa = {.sa_handler = run_on_signal};
     sigaction(SIGINT, &sa, NULL);

@@ -189,12 +189,13 @@ START_TEST(log_records)
                      "  log(\"error\", \"too long\", {\"v\": repeat(\"x\", 1025)})\n  "
                      "log(\"debug\", \"plain\")\n}\n");
     ck_assert_int_eq(r.result.termination, INTERP_RETURNED);
-    const char *want_prefix = "ok info started main.jett:3:3 t.main.work n=3 who=me k=<secret>\n"
-                              "rejected loud bad level main.jett:7:3 t.main.main\n"
-                              "rejected warn - main.jett:8:3 t.main.main\n"
-                              "rejected error too long main.jett:9:3 t.main.main v=";
+    const char *want_prefix =
+        "ok info started main.jett:3:3 t.main.work [main>work] n=3 who=me k=<secret>\n"
+        "rejected loud bad level main.jett:7:3 t.main.main [main]\n"
+        "rejected warn - main.jett:8:3 t.main.main [main]\n"
+        "rejected error too long main.jett:9:3 t.main.main [main] v=";
     ck_assert_int_eq(strncmp(r.logs, want_prefix, strlen(want_prefix)), 0);
-    ck_assert_ptr_nonnull(strstr(r.logs, "\nok debug plain main.jett:10:3 t.main.main\n"));
+    ck_assert_ptr_nonnull(strstr(r.logs, "\nok debug plain main.jett:10:3 t.main.main [main]\n"));
     harness_free(&r);
 }
 END_TEST

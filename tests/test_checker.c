@@ -39,6 +39,29 @@ START_TEST(names)
 }
 END_TEST
 
+START_TEST(declaration_clashes)
+{
+    expect_diag(HEAD "let g = 1\nlet g = 2\nfn main() {\n}\n",
+                "main.jett:3:5: error: 'g' is already declared\n");
+    expect_diag(HEAD "let f = 1\nfn f() {\n}\nfn main() {\n}\n",
+                "main.jett:3:4: error: 'f' is declared both as a function and a global\n");
+    char *dir = harness_tmpdir();
+    harness_write(dir, "main.jett",
+                  "namespace m\nimport a.util\nimport b.util\nfn main() {\n  util.f()\n}\n");
+    harness_write(dir, "a.jett", "namespace a.util\nfn f() {\n}\n");
+    harness_write(dir, "b.jett", "namespace b.util\nfn f() {\n}\n");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/main.jett", dir);
+    struct harness_run r;
+    harness_run_file(&r, path, 0);
+    ck_assert_str_eq(
+        r.diags, "main.jett:5:3: error: 'util' is ambiguous: more than one import ends with it\n");
+    harness_free(&r);
+    harness_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(arity)
 {
     expect_diag(HEAD "fn f(a, b) {\n}\nfn main() {\n  f(1)\n}\n",
@@ -65,6 +88,10 @@ START_TEST(annotations)
                 "main.jett:4:7: error: type mismatch: x is int but the value is nil\n");
     expect_diag(HEAD "fn main() {\n  let t: string = env(\"K\")\n}\n",
                 "main.jett:3:19: error: a secret value cannot be stored in t of type string\n");
+    expect_diag(
+        HEAD "fn f(n: int) -> string {\n  let s: list = n\n  return n\n}\nfn main() {\n}\n",
+        "main.jett:3:17: error: type mismatch: s is list but the value is int\n"
+        "main.jett:4:10: error: type mismatch: the return value is string but the value is int\n");
     /* unknown static types are left to run time */
     expect_diag(HEAD "fn main() {\n  let v = [1]\n  let x: int = v[0]\n  let f: float = 1.5\n}\n",
                 "");
@@ -135,6 +162,26 @@ START_TEST(secret_propagation)
 }
 END_TEST
 
+START_TEST(blanked_text)
+{
+    char *dir = harness_tmpdir();
+    harness_write(dir, "main.jett",
+                  "namespace m // c\nfn main() {\n  let t = env(\"K\")\n  print(\"hi\", 1)\n}\n");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/main.jett", dir);
+    struct interp_diags d;
+    struct interp_program *p = interp_load(path, NULL, &d);
+    ck_assert_ptr_nonnull(p);
+    char *b = interp_source_blanked(interp_source_get(p, 0));
+    /* same length and lines; comment, literal and secret expression blanked */
+    ck_assert_str_eq(b, "namespace m     \nfn main() {\n  let t =         \n  print(    , 1)\n}\n");
+    free(b);
+    interp_program_free(p);
+    harness_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(imports_and_qualified_calls)
 {
     char *dir = harness_tmpdir();
@@ -171,11 +218,13 @@ Suite *checker_suite(void)
     TCase *tc = tcase_create("checker");
     tcase_add_test(tc, names);
     tcase_add_test(tc, arity);
+    tcase_add_test(tc, declaration_clashes);
     tcase_add_test(tc, annotations);
     tcase_add_test(tc, main_shape);
     tcase_add_test(tc, all_errors_found);
     tcase_add_test(tc, secret_propagation);
     tcase_add_test(tc, imports_and_qualified_calls);
+    tcase_add_test(tc, blanked_text);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -262,6 +262,26 @@ START_TEST(recursion_limit)
 }
 END_TEST
 
+START_TEST(runtime_stack_guard)
+{
+    /* each call nests 150 additions: the C stack runs out before 10,000
+     * calls, which is a runtime error, not a crash */
+    char src[8192] = HEAD "fn deep(n) {\n  if n == 0 {\n    return 0\n  }\n  return ";
+    for (int i = 0; i < 150; i++)
+        strcat(src, "1 + (");
+    strcat(src, "deep(n - 1)");
+    for (int i = 0; i < 150; i++)
+        strcat(src, ")");
+    strcat(src, "\n}\nfn main() {\n  try {\n    deep(9000)\n  } catch e {\n    print(e)\n  }\n"
+                "  print(deep(10))\n}\n");
+    struct harness_run r;
+    harness_run(&r, src);
+    ck_assert_int_eq(r.result.termination, INTERP_RETURNED);
+    ck_assert_str_eq(r.out, "stack overflow: the runtime stack is exhausted\n1500\n");
+    harness_free(&r);
+}
+END_TEST
+
 START_TEST(secrets)
 {
     expect_out(
@@ -272,6 +292,46 @@ START_TEST(secrets)
     expect_error("let t = secret(\"k\")\nlet n = len(t)",
                  "main.jett:4:9: runtime error: len: argument 1 must be list, got secret string");
     expect_out("let t: secret<string> = \"plain\"\nprint(t)", "<secret>\n");
+    /* map keys lose no flag: a secret key is refused, a secret value prints as <secret> */
+    expect_error("let t = secret(\"k\")\nlet m = {}\nm[t] = 1",
+                 "main.jett:5:1: runtime error: a secret cannot be a map key");
+    expect_error("let t = secret(\"k\")\nlet m = {t: 1}",
+                 "main.jett:4:10: runtime error: a secret cannot be a map key");
+    expect_out("let m = {\"k\": secret(1)}\nprint(m, m[\"k\"] == 1)", "{\"k\": <secret>} true\n");
+}
+END_TEST
+
+START_TEST(more_semantics)
+{
+    /* nested targets, iteration over a list that grows, function values with a wrong arity */
+    expect_out("let g = [[1, 2], [3]]\ng[0][1] += 5\ng[1][0] = \"x\"\nprint(g)",
+               "[[1, 7], [\"x\"]]\n");
+    expect_out("let l = [1, 2]\nfor x in l {\n if x < 3 {\n push(l, x + 2)\n }\n print(x)\n}",
+               "1\n2\n3\n4\n");
+    expect_out("let m = {\"a\": {\"b\": 1}}\nm[\"a\"][\"b\"] *= 7\nprint(m)",
+               "{\"a\": {\"b\": 7}}\n");
+    expect_out("let total = 0\nfor i in -3..3 {\n total += i\n}\nprint(total)", "-3\n");
+    expect_error_src(HEAD "fn two(a, b) {\n}\nfn main() {\n let f = two\n f(1)\n}\n",
+                     "main.jett:6:2: runtime error: two expects 2 arguments, got 1");
+    expect_error("let f = len\nf(1, 2)",
+                 "main.jett:4:1: runtime error: len expects 1 argument, got 2");
+}
+END_TEST
+
+START_TEST(main_args)
+{
+    char *dir = harness_tmpdir();
+    harness_write(dir, "main.jett", HEAD "fn main(args: list) {\n print(len(args), args)\n}\n");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/main.jett", dir);
+    const char *args[] = {"one", "two words"};
+    struct harness_run r;
+    harness_run_args(&r, path, 0, args, 2);
+    ck_assert_int_eq(r.result.termination, INTERP_RETURNED);
+    ck_assert_str_eq(r.out, "2 [\"one\", \"two words\"]\n");
+    harness_free(&r);
+    harness_rmtree(dir);
+    free(dir);
 }
 END_TEST
 
@@ -295,7 +355,10 @@ Suite *eval_suite(void)
     tcase_add_test(tc, stack_trace);
     tcase_add_test(tc, error_in_init_frame);
     tcase_add_test(tc, recursion_limit);
+    tcase_add_test(tc, runtime_stack_guard);
     tcase_add_test(tc, secrets);
+    tcase_add_test(tc, more_semantics);
+    tcase_add_test(tc, main_args);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -75,6 +75,40 @@ START_TEST(map_growth_and_reuse)
 }
 END_TEST
 
+START_TEST(map_reclaims_removed_entries_without_event)
+{
+    struct heap h;
+    struct recorder r = {{0}, NULL};
+    heap_init(&h, 0);
+    heap_set_observer(&h, record, &r);
+    struct heap_map *m = heap_map_new(&h, 8);
+    struct heap_str *keys[9];
+    char name[8];
+    for (int i = 0; i < 9; i++) {
+        snprintf(name, sizeof name, "k%d", i);
+        keys[i] = heap_str_const(name, strlen(name));
+    }
+    for (int i = 0; i < 8; i++)
+        heap_map_set(&h, m, keys[i], val_int(i));
+    struct value out;
+    for (int i = 0; i < 5; i++)
+        heap_map_remove(&h, m, keys[i], &out);
+    /* 8 slots used, 3 live: the ninth insert reclaims instead of growing */
+    ck_assert_int_eq(heap_map_set(&h, m, keys[8], val_int(8)), 0);
+    ck_assert_uint_eq(m->cap, 8);
+    ck_assert_uint_eq(m->used, 4);
+    ck_assert_str_eq(m->entries[0].key->data, "k5");
+    ck_assert_str_eq(m->entries[3].key->data, "k8");
+    ck_assert_int_eq(heap_map_get(m, keys[6])->u.i, 6);
+    ck_assert_ptr_null(heap_map_get(m, keys[1]));
+    ck_assert_str_eq(r.log, "A1 0>368 -\n");
+    heap_release(&h, val_map(m));
+    for (int i = 0; i < 9; i++)
+        heap_str_const_free(keys[i]);
+    heap_destroy(&h);
+}
+END_TEST
+
 START_TEST(ids_never_reused)
 {
     struct heap h;
@@ -205,6 +239,31 @@ START_TEST(no_events_for_literals_or_numbers)
 }
 END_TEST
 
+START_TEST(nested_free_order_and_depth)
+{
+    struct recorder rec = {{0}, NULL};
+    struct interp_result res;
+    run_recorded("namespace t.main\nfn main() {\n  let l = [[1], \"x\" + \"y\"]\n}\n", 0, &rec,
+                 &res);
+    /* the outer list (created first) is freed before what it held */
+    ck_assert_str_eq(rec.log, "A1 0>64 main\nA2 0>48 main\nA3 0>26 main\n"
+                              "F1 64>0 -\nF3 26>0 -\nF2 48>0 -\n");
+    interp_result_free(&res);
+}
+END_TEST
+
+START_TEST(deep_nesting_freed_without_recursion)
+{
+    struct harness_run r;
+    harness_run(&r, "namespace t.main\nlet keep = []\nfn main() {\n  let l = []\n"
+                    "  for i in 0..1000000 {\n    l = [l]\n  }\n  l = nil\n"
+                    "  for i in 0..1000000 {\n    keep = [keep]\n  }\n  print(\"done\")\n}\n");
+    ck_assert_int_eq(r.result.termination, INTERP_RETURNED);
+    ck_assert_str_eq(r.out, "done\n");
+    harness_free(&r);
+}
+END_TEST
+
 Suite *heap_suite(void);
 Suite *heap_suite(void)
 {
@@ -213,11 +272,14 @@ Suite *heap_suite(void)
     tcase_add_test(tc, list_growth_by_doubling);
     tcase_add_test(tc, map_growth_and_reuse);
     tcase_add_test(tc, ids_never_reused);
+    tcase_add_test(tc, map_reclaims_removed_entries_without_event);
     tcase_add_test(tc, fail_nth_allocation);
     tcase_add_test(tc, program_sequence_and_stacks);
     tcase_add_test(tc, program_failed_allocation);
     tcase_add_test(tc, string_append_in_place);
     tcase_add_test(tc, no_events_for_literals_or_numbers);
+    tcase_add_test(tc, nested_free_order_and_depth);
+    tcase_add_test(tc, deep_nesting_freed_without_recursion);
     suite_add_tcase(s, tc);
     return s;
 }

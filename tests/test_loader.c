@@ -183,6 +183,42 @@ START_TEST(init_order_follows_imports)
 }
 END_TEST
 
+START_TEST(stdlib_dir_option)
+{
+    char *lib = harness_tmpdir();
+    harness_write(lib, "std/extra.jett", "namespace std.extra\nfn hi() {\n  return \"hi\"\n}\n");
+    harness_write(lib, "std/wrong.jett", "namespace std.other\n");
+    char *dir = harness_tmpdir();
+    harness_write(dir, "main.jett",
+                  "namespace m\nimport std.extra\nfn main() {\n  print(extra.hi())\n}\n");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/main.jett", dir);
+    struct interp_load_options opts = {lib};
+    struct interp_diags d;
+    struct interp_program *p = interp_load(path, &opts, &d);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_str_eq(interp_source_get(p, 1)->path, "stdlib/extra.jett");
+    ck_assert_int_eq(interp_source_get(p, 1)->origin, INTERP_ORIGIN_STDLIB);
+    interp_program_free(p);
+    harness_write(dir, "main.jett",
+                  "namespace m\nimport std.wrong\nimport std.nope\nfn main() {\n}\n");
+    p = interp_load(path, &opts, &d);
+    ck_assert_ptr_null(p);
+    ck_assert_uint_eq(d.len, 2);
+    char line[512];
+    interp_diag_format(&d.items[0], line, sizeof line);
+    ck_assert_str_eq(line,
+                     "stdlib/wrong.jett:1:1: error: this file must declare namespace std.wrong");
+    interp_diag_format(&d.items[1], line, sizeof line);
+    ck_assert_str_eq(line, "main.jett:3:8: error: unknown import 'std.nope'");
+    interp_diags_free(&d);
+    harness_rmtree(dir);
+    harness_rmtree(lib);
+    free(dir);
+    free(lib);
+}
+END_TEST
+
 Suite *loader_suite(void);
 Suite *loader_suite(void)
 {
@@ -194,6 +230,7 @@ Suite *loader_suite(void)
     tcase_add_test(tc, loader_errors);
     tcase_add_test(tc, encoding_and_size);
     tcase_add_test(tc, init_order_follows_imports);
+    tcase_add_test(tc, stdlib_dir_option);
     suite_add_tcase(s, tc);
     return s;
 }

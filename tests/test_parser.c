@@ -1,6 +1,7 @@
 /* Parser tests: node spans for declarations, statements and calls,
  * every construct accepted, and syntax errors with their positions. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,6 +159,36 @@ START_TEST(syntax_errors)
 }
 END_TEST
 
+START_TEST(limits_and_types)
+{
+    expect_diag("namespace a\nfn main() -> 5 {\n}\n",
+                "main.jett:2:14: error: expected a type, found integer\n");
+    expect_diag("namespace a\nfn main() {\n  let x: secret<int = 1\n}\n",
+                "main.jett:3:21: error: expected '>', found '='\n");
+    char src[8192] = "namespace a\nfn f(";
+    for (int i = 0; i < 256; i++)
+        sprintf(src + strlen(src), "%sp%d", i ? ", " : "", i);
+    strcat(src, ") {\n}\nfn main() {\n}\n");
+    char *d = harness_load_diags(src);
+    ck_assert_msg(strstr(d, "error: too many parameters\n") != NULL, "%s", d);
+    free(d);
+    strcpy(src, "namespace a\nfn main() {\n");
+    for (int i = 0; i < 201; i++)
+        strcat(src, "if true {\n");
+    d = harness_load_diags(src);
+    /* blocks and the expressions inside them share the nesting limit */
+    ck_assert_ptr_nonnull(strstr(d, "main.jett:202:4: error: expression nested too deeply\n"));
+    free(d);
+    strcpy(src, "namespace a\nfn main() {\n  x");
+    for (int i = 0; i < 64; i++)
+        strcat(src, ".y");
+    strcat(src, "()\n}\n");
+    d = harness_load_diags(src);
+    ck_assert_msg(strstr(d, "error: qualified name too long\n") != NULL, "%s", d);
+    free(d);
+}
+END_TEST
+
 START_TEST(all_errors_reported)
 {
     expect_diag("namespace a\nfn main() {\n  let = 1\n  let y = )\n  print(y)\n}\nfn g( {\n}\n",
@@ -190,6 +221,7 @@ Suite *parser_suite(void)
     tcase_add_test(tc, multiline_expressions);
     tcase_add_test(tc, syntax_errors);
     tcase_add_test(tc, all_errors_reported);
+    tcase_add_test(tc, limits_and_types);
     tcase_add_test(tc, nesting_limit);
     suite_add_tcase(s, tc);
     return s;

@@ -176,6 +176,19 @@ START_TEST(sampler_sees_stack_at_safe_point)
 }
 END_TEST
 
+START_TEST(fail_alloc_switch_from_env)
+{
+    setenv("JETT_TEST_FAIL_ALLOC", "17", 1);
+    ck_assert_uint_eq(interp_fail_alloc_from_env(), 17);
+    setenv("JETT_TEST_FAIL_ALLOC", "0", 1);
+    ck_assert_uint_eq(interp_fail_alloc_from_env(), 0);
+    setenv("JETT_TEST_FAIL_ALLOC", "12x", 1);
+    ck_assert_uint_eq(interp_fail_alloc_from_env(), 0);
+    unsetenv("JETT_TEST_FAIL_ALLOC");
+    ck_assert_uint_eq(interp_fail_alloc_from_env(), 0);
+}
+END_TEST
+
 Suite *runtime_suite(void);
 Suite *runtime_suite(void)
 {
@@ -188,6 +201,7 @@ Suite *runtime_suite(void)
     tcase_add_test(tc, interrupt_out_of_sleep);
     tcase_add_test(tc, sleep_returns);
     tcase_add_test(tc, sampler_sees_stack_at_safe_point);
+    tcase_add_test(tc, fail_alloc_switch_from_env);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,87 @@
+/* source: per-source metadata for the profiler (line starts, spans of
+ * comments, literals and secret expressions) and a blanked copy. */
+#include "agent/source.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void source_add_span(struct interp_source *src, enum interp_span_kind kind, uint32_t start,
+                     uint32_t end)
+{
+    if (src->n_spans == src->cap_spans) {
+        uint32_t cap = src->cap_spans ? src->cap_spans * 2 : 16;
+        struct interp_source_span *s = realloc(src->spans, sizeof *s * cap);
+        if (s == NULL)
+            return;
+        src->spans = s;
+        src->cap_spans = cap;
+    }
+    src->spans[src->n_spans++] = (struct interp_source_span){(uint8_t)kind, start, end};
+}
+
+static int source_span_cmp(const void *a, const void *b)
+{
+    const struct interp_source_span *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->kind - y->kind;
+}
+
+void source_sort_spans(struct interp_source *src)
+{
+    if (src->n_spans > 1)
+        qsort(src->spans, src->n_spans, sizeof *src->spans, source_span_cmp);
+}
+
+int source_index_lines(struct interp_source *src)
+{
+    uint32_t n = 1;
+    for (uint32_t i = 0; i < src->len; i++)
+        n += src->text[i] == '\n';
+    src->line_starts = malloc(sizeof *src->line_starts * n);
+    if (src->line_starts == NULL)
+        return -1;
+    src->line_starts[0] = 0;
+    src->n_lines = 1;
+    for (uint32_t i = 0; i < src->len; i++)
+        if (src->text[i] == '\n')
+            src->line_starts[src->n_lines++] = i + 1;
+    return 0;
+}
+
+void interp_source_position(const struct interp_source *src, uint32_t offset, uint32_t *line,
+                            uint32_t *column)
+{
+    uint32_t lo = 0, hi = src->n_lines;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (src->line_starts[mid] <= offset)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *line = lo + 1;
+    *column = offset - (src->n_lines ? src->line_starts[lo] : 0) + 1;
+}
+
+void source_free(struct interp_source *src)
+{
+    free(src->path);
+    free(src->text);
+    free(src->line_starts);
+    free(src->spans);
+    free(src);
+}
+
+char *interp_source_blanked(const struct interp_source *src)
+{
+    char *out = malloc((size_t)src->len + 1);
+    if (out == NULL)
+        return NULL;
+    memcpy(out, src->text, (size_t)src->len + 1);
+    for (uint32_t i = 0; i < src->n_spans; i++)
+        for (uint32_t b = src->spans[i].start; b < src->spans[i].end && b < src->len; b++)
+            if (out[b] != '\n')
+                out[b] = ' ';
+    return out;
+}
