@@ -17,6 +17,7 @@ static const char profile_usage_text[] =
     "       jett profile pack TEXT|- -o CAPTURE\n"
     "       jett profile replay CAPTURE|- [--profile-threshold PERCENT]\n"
     "                           [--profile-limit COUNT] [--agent]\n"
+    "                           [--follow [--timeout SECONDS]]\n"
     "       jett profile export CAPTURE|- --format collapsed|svg|callgrind [--weight W]\n"
     "                           [-o PATH]\n"
     "       jett profile diff BASE NEW [--agent]\n"
@@ -166,8 +167,8 @@ static int cmd_pack(int argc, char **argv)
 }
 
 struct replay_opts {
-    const char *path;
-    bool agent;
+    const char *path, *timeout;
+    bool agent, follow;
     struct rank_options rank;
 };
 
@@ -199,6 +200,14 @@ static int replay_parse(int argc, char **argv, struct replay_opts *o)
             if (o->agent)
                 return cli_usage_error("--agent: repeated option");
             o->agent = true;
+        } else if (strcmp(a, "--follow") == 0) {
+            if (o->follow)
+                return cli_usage_error("--follow: repeated option");
+            o->follow = true;
+        } else if (strcmp(a, "--timeout") == 0) {
+            if (o->timeout || i + 1 == argc)
+                return cli_usage_error("profile replay: --timeout takes SECONDS, once");
+            o->timeout = argv[++i];
         } else if (strcmp(a, "--profile-threshold") == 0 || strcmp(a, "--profile-limit") == 0) {
             rc = replay_value(a, i + 1 < argc ? argv[++i] : NULL, o);
         } else if (a[0] == '-' && a[1] != '\0') {
@@ -213,6 +222,8 @@ static int replay_parse(int argc, char **argv, struct replay_opts *o)
     }
     if (!o->path)
         return cli_usage_error("profile replay: expected one CAPTURE argument");
+    if (o->timeout && !o->follow)
+        return cli_usage_error("profile replay: --timeout needs --follow");
     return CLI_EXIT_OK;
 }
 
@@ -316,11 +327,20 @@ static int cmd_replay(int argc, char **argv)
     int status = replay_parse(argc, argv, &o);
     if (status != CLI_EXIT_OK)
         return status;
+    uint32_t seconds = DUMP_TIMEOUT_DEFAULT;
+    if (o.timeout && parse_seconds(o.timeout, &seconds) != 0)
+        return cli_usage_error("profile replay: --timeout must be a whole number of seconds, "
+                               "1 to %u, not '%s'",
+                               DUMP_TIMEOUT_MAX, o.timeout);
     char err[320];
     int fd = cli_open_input(o.path, err, sizeof err);
     if (fd < 0)
         return cli_usage_error("%s: %s", o.path, err);
-    struct capture_reader *r = capture_reader_fd(fd);
+    /* --follow: a capture that `jett run --profile-capture` is still
+     * writing; the profile comes when FINISH arrives, or partial on
+     * timeout. */
+    struct capture_reader *r =
+        o.follow ? capture_reader_follow(fd, seconds * 1000) : capture_reader_fd(fd);
     struct cli_profd p;
     if (!r || cli_profd_start(&p, err, sizeof err) != 0) {
         capture_reader_free(r);

@@ -3,6 +3,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -193,6 +194,78 @@ START_TEST(replay_profiles_capture)
 }
 END_TEST
 
+/* `jett profile replay -` reads a pipe and prints what the file gives. */
+START_TEST(replay_from_a_pipe_equals_the_file)
+{
+    static const char *const names[] = {"tiny-cpu", "tiny-memory", "cpu-recursion", "mem-churn"};
+    for (size_t i = 0; i < 4; i++) {
+        char rel[100];
+        snprintf(rel, sizeof rel, "fixtures/%s.jcap", names[i]);
+        char *cap = tu_build_path(rel);
+        size_t len;
+        char *bytes = tu_read_file(cap, &len);
+        ck_assert_ptr_nonnull(bytes);
+        struct tu_output a, b;
+        const char *file[] = {jett, "profile", "replay", cap, "--agent", NULL};
+        const char *pipe_argv[] = {jett, "profile", "replay", "-", "--agent", NULL};
+        ck_assert_int_eq(run(file, &a), 0);
+        ck_assert_int_eq(tu_run(pipe_argv, bytes, len, &b), 0);
+        ck_assert_int_eq(b.status, 0);
+        ck_assert_str_eq(a.out, b.out);
+        ck_assert_ptr_nonnull(strstr(a.out, "profile:\n  schema: jett.profile.v1\n"));
+        tu_output_free(&a), tu_output_free(&b);
+        free(bytes), free(cap);
+    }
+}
+END_TEST
+
+/* --follow: a capture written in uneven chunks by another process gives
+ * the profile of the finished file; a capture that stops growing gives a
+ * partial profile after the timeout. */
+START_TEST(replay_follow_equals_the_finished_file)
+{
+    char *cap = tu_build_path("fixtures/cpu-recursion.jcap"), *growing = tmp_path("grow.jcap");
+    size_t len;
+    char *bytes = tu_read_file(cap, &len);
+    ck_assert_int_eq(tu_write_file(growing, "", 0), 0);
+    pid_t writer = fork();
+    if (writer == 0) {
+        FILE *f = fopen(growing, "ab");
+        for (size_t off = 0; f && off < len;) {
+            size_t n = 1 + off % 97;
+            n = n > len - off ? len - off : n;
+            fwrite(bytes + off, 1, n, f);
+            fflush(f);
+            off += n;
+            usleep(2000);
+        }
+        _exit(0);
+    }
+    struct tu_output a, b;
+    const char *follow[] = {jett, "profile", "replay", growing, "--follow", "--agent", NULL};
+    ck_assert_int_eq(run(follow, &b), 0);
+    waitpid(writer, NULL, 0);
+    const char *file[] = {jett, "profile", "replay", cap, "--agent", NULL};
+    ck_assert_int_eq(run(file, &a), 0);
+    ck_assert_int_eq(b.status, 0);
+    ck_assert_str_eq(a.out, b.out);
+    tu_output_free(&a), tu_output_free(&b);
+    /* Half a capture that never grows again: partial, exit 1. */
+    ck_assert_int_eq(tu_write_file(growing, bytes, len / 2), 0);
+    const char *stalled[] = {jett,        "profile", "replay",  growing, "--follow",
+                             "--timeout", "1",       "--agent", NULL};
+    ck_assert_int_eq(run(stalled, &b), 1);
+    ck_assert_ptr_nonnull(strstr(b.out, "\n  partial_reason: collector_failure\n"));
+    ck_assert_ptr_nonnull(strstr(b.err, "no new data"));
+    tu_output_free(&b);
+    const char *badt[] = {jett, "profile", "replay", cap, "--timeout", "5", NULL};
+    ck_assert_int_eq(run(badt, &b), 2);
+    ck_assert_ptr_nonnull(strstr(b.err, "--timeout needs --follow"));
+    tu_output_free(&b);
+    free(bytes), free(cap), free(growing);
+}
+END_TEST
+
 Suite *cli_profile_suite(void)
 {
     Suite *s = suite_create("cli_profile");
@@ -205,6 +278,8 @@ Suite *cli_profile_suite(void)
     tcase_add_test(t, dump_bad_capture_exits_1);
     tcase_add_test(t, pack_bad_text_exits_1_with_line);
     tcase_add_test(t, replay_profiles_capture);
+    tcase_add_test(t, replay_from_a_pipe_equals_the_file);
+    tcase_add_test(t, replay_follow_equals_the_finished_file);
     suite_add_tcase(s, t);
     return s;
 }
