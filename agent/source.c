@@ -1,6 +1,7 @@
 /* source: per-source metadata for the profiler (line starts, spans of
  * comments, literals and secret expressions) and a blanked copy. */
 #include "agent/source.h"
+#include "proto/wire.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -52,14 +53,7 @@ int source_index_lines(struct interp_source *src)
 void interp_source_position(const struct interp_source *src, uint32_t offset, uint32_t *line,
                             uint32_t *column)
 {
-    uint32_t lo = 0, hi = src->n_lines;
-    while (hi - lo > 1) {
-        uint32_t mid = (lo + hi) / 2;
-        if (src->line_starts[mid] <= offset)
-            lo = mid;
-        else
-            hi = mid;
-    }
+    uint32_t lo = wire_line_index(src->line_starts, src->n_lines, offset);
     *line = lo + 1;
     *column = offset - (src->n_lines ? src->line_starts[lo] : 0) + 1;
 }

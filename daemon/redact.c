@@ -23,15 +23,7 @@ struct scan {
 
 uint32_t redact_line_of(const struct redact_source *s, uint32_t pos)
 {
-    uint32_t lo = 0, hi = s->n_lines;
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (s->lines[mid] <= pos)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    return wire_line_index(s->lines, s->n_lines, pos);
 }
 
 /* Length of the valid UTF-8 character at p[0..n), or 0 if invalid. */

@@ -61,15 +61,7 @@ static uint32_t line_of(const struct cg *g, uint32_t source, uint32_t off)
     if (source == CG_NONE || source >= g->n_src || off == WIRE_NONE32)
         return 0;
     const struct cg_source *s = &g->src[source];
-    uint32_t lo = 0, hi = s->n_lines;
-    while (hi - lo > 1) {
-        uint32_t mid = (lo + hi) / 2;
-        if (s->lines[mid] <= off)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo + 1;
+    return wire_line_index(s->lines, s->n_lines, off) + 1;
 }
 
 static struct cg_cost *cost_at(struct cg *g, uint32_t func, uint32_t line, uint32_t callee)

@@ -286,6 +286,10 @@ int wire_encode_finish(msgpack_sbuffer *buf, const struct wire_finish *r);
 int wire_encode_result(msgpack_sbuffer *buf, const struct wire_result *r);
 int wire_encode_record(msgpack_sbuffer *buf, const struct wire_record *r);
 
+/* The 0-based line holding byte `off`, given sorted line starts
+ * (starts[0] == 0); 0 when there are none. */
+uint32_t wire_line_index(const uint32_t *starts, uint32_t n, uint32_t off);
+
 /* Computes the line-start offsets of `text` into `out` (capacity `cap`);
  * returns the number of lines (a text of n newlines has n + 1 lines). */
 uint32_t wire_line_starts(const char *text, uint32_t len, uint32_t *out, uint32_t cap);

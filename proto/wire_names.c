@@ -76,3 +76,16 @@ uint32_t wire_line_starts(const char *text, uint32_t len, uint32_t *out, uint32_
     }
     return n;
 }
+
+uint32_t wire_line_index(const uint32_t *starts, uint32_t n, uint32_t off)
+{
+    uint32_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (starts[mid] <= off)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
