@@ -1,0 +1,84 @@
+/* Tests of agent/evring: whole entries only, wraparound, and space. */
+#include <check.h>
+
+#include "agent/evring.h"
+#include "proto/wire.h"
+
+/* Mixed entries through a small ring, wrapping many times: every entry
+ * comes out whole, in order, with its bytes intact. */
+START_TEST(wraparound_keeps_entries_whole)
+{
+    struct evring r;
+    ck_assert_int_eq(evring_init(&r, 1000), 0);
+    ck_assert_uint_eq(r.cap, 1024);
+    uint8_t out[4096];
+    uint64_t next_in = 1, next_out = 1;
+    for (int round = 0; round < 2000; round++) {
+        for (;;) {
+            uint8_t e[WIRE_ALLOC_SIZE];
+            size_t n;
+            if (next_in % 3 == 0) {
+                struct wire_stack s = {(uint32_t)next_in, WIRE_NONE32, 7, WIRE_SPAN_NONE};
+                n = wire_put_stack(e, &s);
+            } else {
+                struct wire_alloc a = {next_in, WIRE_OP_ALLOCATE, next_in, WIRE_NONE64,
+                                       9,       {0, 0, 0},        0,       WIRE_SPAN_NONE};
+                n = wire_put_alloc(e, &a);
+            }
+            if (!evring_put(&r, e, n))
+                break;
+            next_in++;
+        }
+        uint32_t count;
+        /* A limit that cuts between entries: only whole ones come out. */
+        size_t got = evring_take(&r, out, 100 + (size_t)(round % 7) * 61, &count);
+        for (size_t off = 0, k = 0; k < count; k++, next_out++) {
+            uint32_t id;
+            if (out[off] == WIRE_ENTRY_STACK) {
+                ck_assert_uint_eq(next_out % 3, 0);
+                memcpy(&id, out + off + 1, 4);
+                ck_assert_uint_eq(id, (uint32_t)next_out);
+                off += WIRE_STACK_SIZE;
+            } else {
+                uint64_t seq;
+                ck_assert_uint_eq(out[off], WIRE_ENTRY_ALLOC);
+                memcpy(&seq, out + off + 2, 8);
+                ck_assert_uint_eq(seq, next_out);
+                off += WIRE_ALLOC_SIZE;
+            }
+            ck_assert_uint_le(off, got);
+        }
+    }
+    ck_assert_uint_gt(next_out, 1000);
+    evring_destroy(&r);
+}
+END_TEST
+
+START_TEST(space_accounts_for_what_is_taken)
+{
+    struct evring r;
+    ck_assert_int_eq(evring_init(&r, 1024), 0);
+    uint8_t e[WIRE_STACK_SIZE] = {WIRE_ENTRY_STACK}, out[64];
+    ck_assert_uint_eq(evring_space(&r), 1024);
+    ck_assert(evring_put(&r, e, sizeof e));
+    ck_assert_uint_eq(evring_space(&r), 1024 - WIRE_STACK_SIZE);
+    ck_assert_uint_eq(evring_used(&r), WIRE_STACK_SIZE);
+    uint32_t count;
+    ck_assert_uint_eq(evring_take(&r, out, WIRE_STACK_SIZE - 1, &count), 0);
+    ck_assert_uint_eq(count, 0);
+    ck_assert_uint_eq(evring_take(&r, out, sizeof out, &count), WIRE_STACK_SIZE);
+    ck_assert_uint_eq(count, 1);
+    ck_assert_uint_eq(evring_space(&r), 1024);
+    evring_destroy(&r);
+}
+END_TEST
+
+Suite *evring_suite(void)
+{
+    Suite *s = suite_create("evring");
+    TCase *t = tcase_create("evring");
+    tcase_add_test(t, wraparound_keeps_entries_whole);
+    tcase_add_test(t, space_accounts_for_what_is_taken);
+    suite_add_tcase(s, t);
+    return s;
+}
