@@ -1,5 +1,6 @@
 /* jett profile export: a capture as folded stacks, an SVG flame graph or a
  * Callgrind profile. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,63 +136,93 @@ static int read_fold(const struct export_opts *o, struct fold **out)
     return CLI_EXIT_BAD_INPUT;
 }
 
-/* Writes stdout or the -o file at once. */
-static int write_buffer(const struct export_opts *o, const char *buf, size_t len)
+/* The output: standard output, or a temporary file renamed over the -o
+ * PATH once complete, so that the file is written whole or not at all.
+ * Streaming keeps memory at the size of the fold, not of the text. */
+struct dest {
+    FILE *f;
+    char *tmp;
+};
+
+static int dest_open(const struct export_opts *o, struct dest *d)
 {
-    char err[320];
-    int rc;
-    if (o->out)
-        rc = cli_write_file_atomic(o->out, buf, len, err, sizeof err);
-    else
-        rc = capture_write_all(STDOUT_FILENO, buf, len);
-    if (rc != 0)
-        return o->out ? cli_usage_error("%s: %s", o->out, err)
-                      : cli_usage_error("profile export: cannot write the output");
-    return CLI_EXIT_OK;
+    d->tmp = NULL;
+    if (!o->out) {
+        d->f = stdout;
+        return 0;
+    }
+    size_t n = strlen(o->out) + 32;
+    d->tmp = malloc(n);
+    if (!d->tmp)
+        return cli_usage_error("profile export: out of memory");
+    snprintf(d->tmp, n, "%s.tmp%ld", o->out, (long)getpid());
+    d->f = fopen(d->tmp, "wb");
+    if (!d->f) {
+        int rc = cli_usage_error("%s: cannot write: %s", o->out, strerror(errno));
+        free(d->tmp);
+        return rc;
+    }
+    return 0;
 }
 
-/* Renders the fold into memory, then writes it. */
+/* Finishes the output; `ok` false discards a partial file. */
+static int dest_close(const struct export_opts *o, struct dest *d, bool ok)
+{
+    bool written = fflush(d->f) == 0 && !ferror(d->f);
+    if (d->f != stdout)
+        written = fclose(d->f) == 0 && written;
+    if (d->tmp) {
+        if (ok && written && rename(d->tmp, o->out) != 0)
+            written = false;
+        if (!ok || !written)
+            unlink(d->tmp);
+        free(d->tmp);
+    }
+    if (ok && !written)
+        return o->out ? cli_usage_error("%s: cannot write: %s", o->out, strerror(errno))
+                      : cli_usage_error("profile export: cannot write the output");
+    return ok ? CLI_EXIT_OK : CLI_EXIT_BAD_INPUT;
+}
+
+/* Renders the fold straight into the output. */
 static int write_output(const struct export_opts *o, const struct fold *f)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
-    if (!mem)
-        return cli_usage_error("profile export: out of memory");
-    int rc = o->format == EXPORT_SVG ? flame_write_svg(f, mem) : fold_write_collapsed(f, mem);
-    if (fclose(mem) != 0 || rc != 0) {
-        free(buf);
+    struct dest d;
+    if (dest_open(o, &d) != 0)
+        return CLI_EXIT_USAGE;
+    int rc = o->format == EXPORT_SVG ? flame_write_svg(f, d.f) : fold_write_collapsed(f, d.f);
+    if (rc != 0) {
+        dest_close(o, &d, false);
         return cli_usage_error("profile export: out of memory");
     }
-    rc = write_buffer(o, buf, len);
-    free(buf);
-    return rc;
+    return dest_close(o, &d, true);
 }
 
 /* --format callgrind: straight from the capture's stacks and lines. */
 static int export_callgrind(const struct export_opts *o)
 {
-    char err[400], *buf = NULL;
-    size_t len = 0;
+    char err[400];
     int fd = cli_open_input(o->capture, err, sizeof err);
     if (fd < 0)
         return cli_usage_error("%s: %s", o->capture, err);
     struct capture_reader *r = capture_reader_fd(fd);
-    FILE *mem = open_memstream(&buf, &len);
-    int rc = r && mem ? cgexport_write(r, mem, err, sizeof err) : -1;
-    if (mem)
-        fclose(mem);
+    struct dest d;
+    if (!r || dest_open(o, &d) != 0) {
+        capture_reader_free(r);
+        if (fd != STDIN_FILENO)
+            close(fd);
+        return r ? CLI_EXIT_USAGE : cli_usage_error("profile export: out of memory");
+    }
+    int rc = cgexport_write(r, d.f, err, sizeof err);
     capture_reader_free(r);
     if (fd != STDIN_FILENO)
         close(fd);
     if (rc != 0) {
-        fprintf(stderr, "jett: %s: %s\n", o->capture, r && mem ? err : "out of memory");
-        free(buf);
+        dest_close(o, &d, false);
+        fprintf(stderr, "jett: %s: %s\n", o->capture, err);
         return CLI_EXIT_BAD_INPUT;
     }
-    rc = write_buffer(o, buf, len);
-    free(buf);
-    return rc;
+    return dest_close(o, &d, true);
 }
 
 /* jett profile export CAPTURE --format F [--weight W] [-o PATH] */

@@ -37,6 +37,9 @@ struct cg {
     uint32_t n_node, cap_node;
     struct cg_cost *tab;
     uint32_t cap_tab, n_tab;
+    uint64_t *mark; /* per function: the sample that last saw it */
+    uint32_t cap_mark;
+    uint64_t mark_gen;
     uint64_t total[2];
 };
 
@@ -92,24 +95,27 @@ static struct cg_cost *cost_at(struct cg *g, uint32_t func, uint32_t line, uint3
     }
 }
 
-/* Charges one weighted observation at a leaf stack node. */
+/* Charges one weighted observation at a leaf stack node: self cost at the
+ * leaf, and one unit on the edge out of every other function's outermost
+ * frame (found with per-function marks, so a sample costs O(depth)). */
 static int charge(struct cg *g, uint32_t leaf, uint32_t leaf_line, const uint64_t w[2])
 {
     uint32_t path[WIRE_MAX_STACK_DEPTH + 1], n = 0;
     for (uint32_t k = leaf; k != CG_NONE && n <= WIRE_MAX_STACK_DEPTH; k = g->node[k].parent)
         path[n++] = k;
-    /* path[n-1] is the root; walk root -> leaf. */
     uint32_t leaf_fn = g->node[leaf].func;
     struct cg_cost *self = cost_at(g, leaf_fn, leaf_line, CG_NONE);
     if (!self)
         return -1;
     self->cost[0] += w[0], self->cost[1] += w[1];
+    g->mark_gen++;
+    g->mark[leaf_fn] = g->mark_gen; /* the leaf's own frames carry no edge */
+    /* path[n-1] is the root: walk root -> leaf, first sight is outermost. */
     for (uint32_t i = n; i-- > 1;) {
-        uint32_t f = g->node[path[i]].func, outer = 1;
-        for (uint32_t j = n; j-- > i + 1;)
-            outer &= g->node[path[j]].func != f;
-        if (!outer || f == leaf_fn)
+        uint32_t f = g->node[path[i]].func;
+        if (g->mark[f] == g->mark_gen)
             continue;
+        g->mark[f] = g->mark_gen;
         const struct cg_node *callee = &g->node[path[i - 1]];
         struct cg_cost *e = cost_at(g, f, callee->site_line, callee->func);
         if (!e)
@@ -150,6 +156,12 @@ static int on_func(struct cg *g, const struct wire_func *f)
     if (!v)
         return -1;
     g->fn = v;
+    uint32_t old = g->cap_mark;
+    uint64_t *m = grow(g->mark, &g->cap_mark, g->n_fn + 1, sizeof *m);
+    if (!m)
+        return -1;
+    memset(m + old, 0, (size_t)(g->cap_mark - old) * sizeof *m);
+    g->mark = m;
     v[g->n_fn++] = (struct cg_func){dupn(f->ns.ptr, f->ns.len),
                                     dupn(f->name.ptr, f->name.len),
                                     f->ns.len,
@@ -375,7 +387,7 @@ static void cg_free(struct cg *g)
         free(g->src[i].path), free(g->src[i].lines);
     for (uint32_t i = 0; i < g->n_fn; i++)
         free(g->fn[i].ns), free(g->fn[i].name);
-    free(g->src), free(g->fn), free(g->node), free(g->tab);
+    free(g->src), free(g->fn), free(g->node), free(g->tab), free(g->mark);
 }
 
 int cgexport_write(struct capture_reader *r, FILE *out, char *err, size_t errlen)
