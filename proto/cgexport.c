@@ -17,6 +17,7 @@ struct cg_source {
 
 struct cg_node {
     uint32_t parent, func, site_line; /* site_line: in the parent's source */
+    uint64_t weight[2], count;        /* observations with this leaf node */
 };
 
 /* A cost bucket: self cost at (func, line, NONE) or call-edge cost at
@@ -95,21 +96,30 @@ static struct cg_cost *cost_at(struct cg *g, uint32_t func, uint32_t line, uint3
     }
 }
 
-/* Charges one weighted observation at a leaf stack node: self cost at the
- * leaf, and one unit on the edge out of every other function's outermost
- * frame (found with per-function marks, so a sample costs O(depth)). */
+/* Self cost at the leaf now; the call edges are charged once per leaf
+ * node at the end (charge_edges), with everything observed there. */
 static int charge(struct cg *g, uint32_t leaf, uint32_t leaf_line, const uint64_t w[2])
 {
-    uint32_t path[WIRE_MAX_STACK_DEPTH + 1], n = 0;
-    for (uint32_t k = leaf; k != CG_NONE && n <= WIRE_MAX_STACK_DEPTH; k = g->node[k].parent)
-        path[n++] = k;
-    uint32_t leaf_fn = g->node[leaf].func;
-    struct cg_cost *self = cost_at(g, leaf_fn, leaf_line, CG_NONE);
+    struct cg_cost *self = cost_at(g, g->node[leaf].func, leaf_line, CG_NONE);
     if (!self)
         return -1;
     self->cost[0] += w[0], self->cost[1] += w[1];
+    struct cg_node *n = &g->node[leaf];
+    n->weight[0] += w[0], n->weight[1] += w[1], n->count++;
+    g->total[0] += w[0], g->total[1] += w[1];
+    return 0;
+}
+
+/* One unit of a leaf node's weight on the edge out of every other
+ * function's outermost frame, found with per-function marks (O(depth)). */
+static int charge_edges(struct cg *g, uint32_t leaf)
+{
+    const struct cg_node *ln = &g->node[leaf];
+    uint32_t path[WIRE_MAX_STACK_DEPTH + 1], n = 0;
+    for (uint32_t k = leaf; k != CG_NONE && n <= WIRE_MAX_STACK_DEPTH; k = g->node[k].parent)
+        path[n++] = k;
     g->mark_gen++;
-    g->mark[leaf_fn] = g->mark_gen; /* the leaf's own frames carry no edge */
+    g->mark[ln->func] = g->mark_gen; /* the leaf's own frames carry no edge */
     /* path[n-1] is the root: walk root -> leaf, first sight is outermost. */
     for (uint32_t i = n; i-- > 1;) {
         uint32_t f = g->node[path[i]].func;
@@ -120,9 +130,16 @@ static int charge(struct cg *g, uint32_t leaf, uint32_t leaf_line, const uint64_
         struct cg_cost *e = cost_at(g, f, callee->site_line, callee->func);
         if (!e)
             return -1;
-        e->cost[0] += w[0], e->cost[1] += w[1], e->calls++;
+        e->cost[0] += ln->weight[0], e->cost[1] += ln->weight[1], e->calls += ln->count;
     }
-    g->total[0] += w[0], g->total[1] += w[1];
+    return 0;
+}
+
+static int charge_all_edges(struct cg *g)
+{
+    for (uint32_t i = 0; i < g->n_node; i++)
+        if (g->node[i].count && charge_edges(g, i) != 0)
+            return -1;
     return 0;
 }
 
@@ -182,8 +199,8 @@ static int on_event(struct cg *g, const struct wire_event *ev)
         const struct wire_stack *s = &ev->u.stack;
         uint32_t caller_src =
             s->parent == WIRE_NONE32 ? CG_NONE : g->fn[g->node[s->parent].func].source;
-        v[g->n_node++] =
-            (struct cg_node){s->parent, s->func_id, line_of(g, caller_src, s->site.start)};
+        v[g->n_node++] = (struct cg_node){
+            s->parent, s->func_id, line_of(g, caller_src, s->site.start), {0, 0}, 0};
         return 0;
     }
     uint32_t stack = ev->kind == WIRE_ENTRY_SAMPLE ? ev->u.sample.stack_id : ev->u.alloc.stack_id;
@@ -394,6 +411,10 @@ int cgexport_write(struct capture_reader *r, FILE *out, char *err, size_t errlen
 {
     struct cg g = {0};
     int rc = read_capture(&g, r, err, errlen);
+    if (rc == 0 && charge_all_edges(&g) != 0) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+    }
     if (rc == 0 && write_profile(out, &g) != 0) {
         snprintf(err, errlen, "cannot write the profile");
         rc = -1;
