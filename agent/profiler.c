@@ -1,6 +1,8 @@
 /* profiler: timer thread, safe-point sampler, heap observer, stacks. */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <string.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -210,6 +212,13 @@ static void timer_tick(struct profiler *p, uint64_t tick)
     }
 }
 
+/* SIGRTMIN only interrupts the timer's sleep so that stopping never waits
+ * for the next deadline (a full second at 1 Hz). */
+static void timer_wake(int sig)
+{
+    (void)sig;
+}
+
 static void *timer_main(void *arg)
 {
     struct profiler *p = arg;
@@ -300,6 +309,11 @@ int profiler_start(struct profiler *p)
         return 0;
     }
     interp_set_sampler(p->s, on_safe_point, p);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = timer_wake;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGRTMIN, &sa, NULL);
     if (pthread_create(&p->timer, NULL, timer_main, p) != 0)
         return -1;
     p->timer_started = true;
@@ -310,7 +324,13 @@ void profiler_stop(struct profiler *p, struct wire_finish *fin)
 {
     if (p->timer_started) {
         atomic_store(&p->stop, true);
-        pthread_join(p->timer, NULL);
+        /* A wake-up sent just before the timer went back to sleep is
+         * lost, so keep waking it until it has ended. */
+        while (pthread_tryjoin_np(p->timer, NULL) == EBUSY) {
+            pthread_kill(p->timer, SIGRTMIN);
+            struct timespec nap = {0, 100000};
+            nanosleep(&nap, NULL);
+        }
         p->timer_started = false;
     }
     fin->wall_ns = clock_ns(CLOCK_MONOTONIC) - p->wall_start;
