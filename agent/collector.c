@@ -207,25 +207,27 @@ static bool ship_batch(struct collector *c)
     return true;
 }
 
-/* Ships batches until stopped.  Idle naps grow from 0.2 ms to 5 ms, so
- * an idle run costs the program almost nothing while a full ring (4 MiB,
- * several ms of the busiest allocation rate) is drained in time. */
+/* Ships batches until stopped.  While the ring has data the writer never
+ * sleeps; once it is empty, naps grow from 1 ms to 8 ms, so that a CPU
+ * profile (one sample a millisecond) wakes it at most once per sample and
+ * an idle run costs almost nothing.  A producer that fills the ring in
+ * the meantime waits for it (memory events) or drops (CPU samples). */
 static void *writer_main(void *arg)
 {
     struct collector *c = arg;
     pthread_setname_np(pthread_self(), "jett-writer");
-    long nap_ns = 200000;
+    long nap_ns = 1000000;
     for (;;) {
         bool stopping = atomic_load(&c->stop);
         if (ship_batch(c)) {
-            nap_ns = 200000;
+            nap_ns = 1000000;
             continue;
         }
         if (stopping)
             break;
         struct timespec nap = {0, nap_ns};
         nanosleep(&nap, NULL);
-        if (nap_ns < 5000000)
+        if (nap_ns < 8000000)
             nap_ns *= 2;
     }
     return NULL;
