@@ -80,6 +80,7 @@ struct interp_state {
     _Atomic int signo;           /* the interrupting signal */
     struct interp_frame *frames; /* INTERP_MAX_DEPTH + 1 entries, preallocated */
     uint32_t depth;
+    uint64_t stack_gen;    /* bumped at every call and return: see interp_stack_generation */
     struct value *slots;   /* the leaf frame's slots */
     uint32_t builtin;      /* the builtin being called (for its error messages) */
     uintptr_t stack_limit; /* calls below this C stack address overflow */

@@ -218,6 +218,10 @@ struct interp_frame_info {
 };
 
 uint32_t interp_stack_depth(const struct interp_state *s);
+/* Changes whenever a frame is pushed or popped (so also whenever a
+ * non-leaf frame's call span can change); while it stays the same, only
+ * the leaf's statement span moves. */
+uint64_t interp_stack_generation(const struct interp_state *s);
 struct interp_frame_info interp_stack_frame(const struct interp_state *s, uint32_t i);
 const struct interp_program *interp_state_program(const struct interp_state *s);
 

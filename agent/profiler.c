@@ -34,6 +34,11 @@ struct profiler {
     uint32_t path_node[PROFILER_MAX_FRAMES];
     uint32_t path_len;
     uint64_t wall_start, cpu_start;
+    /* Memory mode: the leaf node of the stack last interned, valid while
+     * the interpreter's stack generation is unchanged. */
+    uint64_t leaf_gen;
+    uint32_t leaf_node;
+    bool leaf_valid;
     struct profiler_heap_totals heap;
 };
 
@@ -278,11 +283,25 @@ static void on_heap_event(void *ctx, const struct heap_event *ev)
     count_heap(&p->heap, ev);
     if (collector_failed(p->c))
         return;
-    struct captured cap;
-    capture(p, &cap);
     uint32_t leaf = WIRE_NONE32;
-    if (cap.n > 0)
-        leaf = intern(p, &cap, cached_prefix(p, &cap), true);
+    struct wire_span span = WIRE_SPAN_NONE;
+    uint64_t gen = interp_stack_generation(p->s);
+    uint32_t depth = interp_stack_depth(p->s);
+    if (p->leaf_valid && gen == p->leaf_gen) {
+        /* Same frames and call sites: only the leaf statement moved. */
+        leaf = p->leaf_node;
+        if (leaf != WIRE_NONE32 && depth > 0 && depth <= PROFILER_MAX_FRAMES) {
+            struct interp_span sp = interp_stack_frame(p->s, depth - 1).span;
+            span = (struct wire_span){sp.start, sp.end};
+        }
+    } else {
+        struct captured cap;
+        capture(p, &cap);
+        if (cap.n > 0)
+            leaf = intern(p, &cap, cached_prefix(p, &cap), true);
+        span = cap.leaf;
+        p->leaf_gen = gen, p->leaf_node = leaf, p->leaf_valid = true;
+    }
     static const uint8_t ops[] = {[HEAP_OP_ALLOCATE] = WIRE_OP_ALLOCATE,
                                   [HEAP_OP_RESIZE] = WIRE_OP_RESIZE,
                                   [HEAP_OP_FREE] = WIRE_OP_FREE};
@@ -293,7 +312,7 @@ static void on_heap_event(void *ctx, const struct heap_event *ev)
                            ev->op == HEAP_OP_FREE ? WIRE_NONE64 : ev->new_size,
                            {WIRE_NONE32, WIRE_NONE32, 0},
                            leaf,
-                           leaf == WIRE_NONE32 ? WIRE_SPAN_NONE : cap.leaf};
+                           leaf == WIRE_NONE32 ? WIRE_SPAN_NONE : span};
     uint8_t e[WIRE_ALLOC_SIZE];
     collector_put(p->c, e, wire_put_alloc(e, &a), true);
 }

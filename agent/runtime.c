@@ -122,6 +122,11 @@ uint32_t interp_stack_depth(const struct interp_state *s)
     return s->depth;
 }
 
+uint64_t interp_stack_generation(const struct interp_state *s)
+{
+    return s->stack_gen;
+}
+
 struct interp_frame_info interp_stack_frame(const struct interp_state *s, uint32_t i)
 {
     const struct interp_frame *f = &s->frames[i];

@@ -284,6 +284,44 @@ START_TEST(daemon_killed_then_sigint)
 }
 END_TEST
 
+/* Allocations at several statements of one frame, before and after a
+ * call, keep their own lines (the agent reuses the interned stack while
+ * no frame is pushed or popped, and must still follow the statement). */
+START_TEST(allocation_lines_follow_the_statement)
+{
+    char *p = program("lines.jett", "namespace lines\n"               /* 1 */
+                                    "fn f() -> string {\n"            /* 2 */
+                                    "    return repeat(\"b\", 10)\n"  /* 3 */
+                                    "}\n"                             /* 4 */
+                                    "fn main() {\n"                   /* 5 */
+                                    "    let a = repeat(\"a\", 10)\n" /* 6 */
+                                    "    let b = f()\n"               /* 7 */
+                                    "    let c = repeat(\"c\", 20)\n" /* 8 */
+                                    "}\n");
+    char cap[600], cg[600];
+    snprintf(cap, sizeof cap, "%s/lines.jcap", dir);
+    snprintf(cg, sizeof cg, "%s/lines.callgrind", dir);
+    struct tu_output o;
+    const char *argv[] = {jett, "run", p, "--profile-memory", "--profile-capture", cap, NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 0);
+    tu_output_free(&o);
+    const char *exp[] = {jett, "profile", "export", cap, "--format", "callgrind", "-o", cg, NULL};
+    ck_assert_int_eq(tu_run(exp, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 0);
+    tu_output_free(&o);
+    size_t len;
+    char *text = tu_read_file(cg, &len);
+    /* Strings are 24 + length bytes: 34 at line 6, 34 at line 3 in f
+     * (reached from main's line 7), 44 at line 8. */
+    ck_assert_msg(strstr(text, "fn=(1) lines.f\n3 34 1\n") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "fn=(2) lines.main\n6 34 1\n8 44 1\n") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "calls=1 2\n7 34 1\n") != NULL, "%s", text);
+    free(text);
+    free(p);
+}
+END_TEST
+
 Suite *memory_e2e_suite(void)
 {
     Suite *s = suite_create("memory_e2e");
@@ -295,6 +333,7 @@ Suite *memory_e2e_suite(void)
     tcase_add_test(t, retained_memory_is_credited_to_its_creator);
     tcase_add_test(t, out_of_memory_emits_no_event);
     tcase_add_test(t, retention_budget_exhaustion_is_partial);
+    tcase_add_test(t, allocation_lines_follow_the_statement);
     suite_add_tcase(s, t);
     t = tcase_create("failures");
     tcase_add_checked_fixture(t, setup, teardown);
