@@ -32,6 +32,25 @@ static int frame_end(msgpack_sbuffer *buf, size_t at)
     return 0;
 }
 
+/* Starts a frame holding the array [type, ...] of `fields` elements
+ * (type included); returns the offset for frame_end. */
+static size_t frame_open(msgpack_sbuffer *buf, msgpack_packer *pk, uint8_t type, uint32_t fields)
+{
+    msgpack_packer_init(pk, buf, msgpack_sbuffer_write);
+    size_t at = frame_begin(buf);
+    msgpack_pack_array(pk, fields);
+    msgpack_pack_uint8(pk, type);
+    return at;
+}
+
+static void pack_bool(msgpack_packer *pk, bool v)
+{
+    if (v)
+        msgpack_pack_true(pk);
+    else
+        msgpack_pack_false(pk);
+}
+
 static void pack_str(msgpack_packer *pk, struct wire_str s)
 {
     msgpack_pack_str(pk, s.len);
@@ -60,10 +79,7 @@ static void pack_span(msgpack_packer *pk, struct wire_span s)
 int wire_encode_hello(msgpack_sbuffer *buf, const struct wire_hello *r)
 {
     msgpack_packer pk;
-    msgpack_packer_init(&pk, buf, msgpack_sbuffer_write);
-    size_t at = frame_begin(buf);
-    msgpack_pack_array(&pk, 7);
-    msgpack_pack_uint8(&pk, WIRE_HELLO);
+    size_t at = frame_open(buf, &pk, WIRE_HELLO, 7);
     msgpack_pack_uint32(&pk, r->version);
     msgpack_pack_uint8(&pk, r->mode);
     msgpack_pack_array(&pk, 6);
@@ -75,20 +91,14 @@ int wire_encode_hello(msgpack_sbuffer *buf, const struct wire_hello *r)
     msgpack_pack_uint64(&pk, r->config.stack_budget);
     pack_str(&pk, r->backend);
     msgpack_pack_uint32(&pk, r->capabilities);
-    if (r->colour)
-        msgpack_pack_true(&pk);
-    else
-        msgpack_pack_false(&pk);
+    pack_bool(&pk, r->colour);
     return frame_end(buf, at);
 }
 
 int wire_encode_ready(msgpack_sbuffer *buf, const struct wire_ready *r)
 {
     msgpack_packer pk;
-    msgpack_packer_init(&pk, buf, msgpack_sbuffer_write);
-    size_t at = frame_begin(buf);
-    msgpack_pack_array(&pk, 2);
-    msgpack_pack_uint8(&pk, WIRE_READY);
+    size_t at = frame_open(buf, &pk, WIRE_READY, 2);
     msgpack_pack_uint32(&pk, r->version);
     return frame_end(buf, at);
 }
@@ -96,10 +106,7 @@ int wire_encode_ready(msgpack_sbuffer *buf, const struct wire_ready *r)
 int wire_encode_unsupported(msgpack_sbuffer *buf, const struct wire_unsupported *r)
 {
     msgpack_packer pk;
-    msgpack_packer_init(&pk, buf, msgpack_sbuffer_write);
-    size_t at = frame_begin(buf);
-    msgpack_pack_array(&pk, 2);
-    msgpack_pack_uint8(&pk, WIRE_UNSUPPORTED);
+    size_t at = frame_open(buf, &pk, WIRE_UNSUPPORTED, 2);
     pack_str(&pk, r->capability);
     return frame_end(buf, at);
 }
@@ -133,10 +140,7 @@ static int pack_source_tables(msgpack_packer *pk, const struct wire_source *r)
 int wire_encode_source(msgpack_sbuffer *buf, const struct wire_source *r)
 {
     msgpack_packer pk;
-    msgpack_packer_init(&pk, buf, msgpack_sbuffer_write);
-    size_t at = frame_begin(buf);
-    msgpack_pack_array(&pk, 7);
-    msgpack_pack_uint8(&pk, WIRE_SOURCE);
+    size_t at = frame_open(buf, &pk, WIRE_SOURCE, 7);
     msgpack_pack_uint32(&pk, r->source_id);
     msgpack_pack_uint8(&pk, r->origin);
     pack_str(&pk, r->path);
@@ -151,10 +155,7 @@ int wire_encode_source(msgpack_sbuffer *buf, const struct wire_source *r)
 int wire_encode_func(msgpack_sbuffer *buf, const struct wire_func *r)
 {
     msgpack_packer pk;
-    msgpack_packer_init(&pk, buf, msgpack_sbuffer_write);
-    size_t at = frame_begin(buf);
-    msgpack_pack_array(&pk, 6);
-    msgpack_pack_uint8(&pk, WIRE_FUNC);
+    size_t at = frame_open(buf, &pk, WIRE_FUNC, 6);
     msgpack_pack_uint32(&pk, r->func_id);
     pack_str(&pk, r->ns);
     pack_str(&pk, r->name);
@@ -168,10 +169,7 @@ int wire_encode_events(msgpack_sbuffer *buf, uint32_t count, const uint8_t *bin,
     if (bin_len > WIRE_MAX_FRAME)
         return -1;
     msgpack_packer pk;
-    msgpack_packer_init(&pk, buf, msgpack_sbuffer_write);
-    size_t at = frame_begin(buf);
-    msgpack_pack_array(&pk, 3);
-    msgpack_pack_uint8(&pk, WIRE_EVENTS);
+    size_t at = frame_open(buf, &pk, WIRE_EVENTS, 3);
     msgpack_pack_uint32(&pk, count);
     msgpack_pack_bin(&pk, bin_len);
     msgpack_pack_bin_body(&pk, bin, bin_len);
@@ -181,10 +179,7 @@ int wire_encode_events(msgpack_sbuffer *buf, uint32_t count, const uint8_t *bin,
 int wire_encode_finish(msgpack_sbuffer *buf, const struct wire_finish *r)
 {
     msgpack_packer pk;
-    msgpack_packer_init(&pk, buf, msgpack_sbuffer_write);
-    size_t at = frame_begin(buf);
-    msgpack_pack_array(&pk, 9);
-    msgpack_pack_uint8(&pk, WIRE_FINISH);
+    size_t at = frame_open(buf, &pk, WIRE_FINISH, 9);
     msgpack_pack_uint8(&pk, r->termination);
     msgpack_pack_uint64(&pk, r->wall_ns);
     if (r->cpu_ns == WIRE_NONE64)
@@ -194,24 +189,15 @@ int wire_encode_finish(msgpack_sbuffer *buf, const struct wire_finish *r)
     msgpack_pack_uint64(&pk, r->requested_ticks);
     msgpack_pack_uint64(&pk, r->coalesced_ticks);
     msgpack_pack_uint64(&pk, r->dropped_ticks);
-    if (r->collector_failure)
-        msgpack_pack_true(&pk);
-    else
-        msgpack_pack_false(&pk);
-    if (r->stack_limit)
-        msgpack_pack_true(&pk);
-    else
-        msgpack_pack_false(&pk);
+    pack_bool(&pk, r->collector_failure);
+    pack_bool(&pk, r->stack_limit);
     return frame_end(buf, at);
 }
 
 int wire_encode_result(msgpack_sbuffer *buf, const struct wire_result *r)
 {
     msgpack_packer pk;
-    msgpack_packer_init(&pk, buf, msgpack_sbuffer_write);
-    size_t at = frame_begin(buf);
-    msgpack_pack_array(&pk, 3);
-    msgpack_pack_uint8(&pk, WIRE_RESULT);
+    size_t at = frame_open(buf, &pk, WIRE_RESULT, 3);
     pack_str(&pk, r->profile);
     pack_str(&pk, r->human);
     return frame_end(buf, at);
