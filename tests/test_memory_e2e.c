@@ -237,18 +237,7 @@ static void daemon_fails(int daemon_signal, const char *ending, int jett_signal,
     char *p = program("m.jett", text), out[600];
     snprintf(out, sizeof out, "%s/out.toon", dir);
     const char *argv[] = {jett, "run", p, "--profile-memory", "--agent", NULL};
-    pid_t pid = tu_spawn(argv, out);
-    pid_t d = tu_child_named(pid, "jett-profd");
-    ck_assert_int_gt(d, 0);
-    usleep(200000);
-    kill(d, daemon_signal);
-    if (jett_signal) {
-        usleep(300000);
-        kill(pid, jett_signal);
-    }
-    ck_assert_int_eq(tu_wait(pid), want);
-    if (daemon_signal == SIGSTOP)
-        kill(d, SIGKILL), kill(d, SIGCONT);
+    ck_assert_int_eq(tu_disturb_daemon(argv, out, daemon_signal, jett_signal, 300000), want);
     size_t len;
     char *doc = tu_read_file(out, &len);
     ck_assert_ptr_nonnull(doc);

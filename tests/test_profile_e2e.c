@@ -227,16 +227,7 @@ static void daemon_killed(const char *ending, int signal_jett, int want_status,
     char *p = program("k.jett", text), out[600];
     snprintf(out, sizeof out, "%s/out.toon", dir);
     const char *argv[] = {jett, "run", p, "--profile", "--agent", NULL};
-    pid_t pid = tu_spawn(argv, out);
-    pid_t d = tu_child_named(pid, "jett-profd");
-    ck_assert_int_gt(d, 0);
-    usleep(200000);
-    kill(d, SIGKILL);
-    if (signal_jett) {
-        usleep(100000);
-        kill(pid, signal_jett);
-    }
-    ck_assert_int_eq(tu_wait(pid), want_status);
+    ck_assert_int_eq(tu_disturb_daemon(argv, out, SIGKILL, signal_jett, 100000), want_status);
     size_t len;
     char *doc = tu_read_file(out, &len);
     ck_assert_ptr_nonnull(strstr(doc, "\n  partial_reason: collector_failure\n"));

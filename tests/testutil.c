@@ -209,3 +209,25 @@ int tu_wait(pid_t pid)
             return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
+
+int tu_disturb_daemon(const char *const argv[], const char *out, int daemon_signal, int jett_signal,
+                      unsigned jett_delay_us)
+{
+    pid_t pid = tu_spawn(argv, out);
+    pid_t d = tu_child_named(pid, "jett-profd");
+    if (d <= 0) {
+        kill(pid, SIGKILL);
+        tu_wait(pid);
+        return -1;
+    }
+    usleep(200000);
+    kill(d, daemon_signal);
+    if (jett_signal) {
+        usleep(jett_delay_us);
+        kill(pid, jett_signal);
+    }
+    int status = tu_wait(pid);
+    if (daemon_signal == SIGSTOP)
+        kill(d, SIGKILL), kill(d, SIGCONT);
+    return status;
+}

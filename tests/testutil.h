@@ -39,6 +39,14 @@ pid_t tu_spawn(const char *const argv[], const char *out);
  * four seconds for it to appear; -1 when there is none. */
 pid_t tu_child_named(pid_t parent, const char *comm);
 
+/* Runs a profiled jett (argv) in the background with its stdout in `out`;
+ * 200 ms after its jett-profd appears sends the daemon `daemon_signal`,
+ * then after `jett_delay_us` sends jett `jett_signal` (0: none).  Returns
+ * jett's exit status (a stopped daemon is killed afterwards), or -1 when
+ * no daemon appeared. */
+int tu_disturb_daemon(const char *const argv[], const char *out, int daemon_signal, int jett_signal,
+                      unsigned jett_delay_us);
+
 /* Waits for `pid`: its exit status, or 128 + signal. */
 int tu_wait(pid_t pid);
 
