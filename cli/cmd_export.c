@@ -122,7 +122,11 @@ static int read_fold(const struct export_opts *o, struct fold **out)
     if (fd < 0)
         return cli_usage_error("%s: %s", o->capture, err);
     struct capture_reader *r = capture_reader_fd(fd);
-    enum fold_status st = r ? fold_read(r, o->weight, out, err, sizeof err) : FOLD_E_NOMEM;
+    enum fold_status st =
+        r ? fold_read(r, o->weight,
+                      o->format == EXPORT_SVG ? FOLD_NAMES_EXACT : FOLD_NAMES_COLLAPSED, out, err,
+                      sizeof err)
+          : FOLD_E_NOMEM;
     capture_reader_free(r);
     if (fd != STDIN_FILENO)
         close(fd);

@@ -44,6 +44,7 @@ struct fold_live {
 struct fold {
     uint8_t mode;
     enum fold_weight weight;
+    enum fold_names name_form;
     const char *partial;
     struct fold_totals t;
     bool nomem;
@@ -57,9 +58,10 @@ struct fold {
     /* FUNC id -> name. */
     uint32_t *func_name;
     uint32_t n_funcs, funcs_cap;
-    /* STACK id -> tree node, weight and (memory) site. */
+    /* STACK id -> tree node and, for the retained and live-at-peak
+     * weights, its site (NULL otherwise: other weights go straight to the
+     * node's self value). */
     uint32_t *stack_node;
-    uint64_t *stack_value;
     struct fold_site *sites;
     uint32_t n_stacks, stacks_cap;
     struct fold_site no_site;
@@ -153,6 +155,8 @@ static uint64_t name_hash(const struct fold *f, uint32_t name)
     return hash_bytes(name_ptr(f, name), f->names[name].len);
 }
 
+/* Appends len bytes; in the collapsed name form a frame's text is made
+ * safe for a folded line (the format has no escapes). */
 static int arena_put(struct fold *f, const char *s, size_t len)
 {
     if (f->arena_cap - f->arena_len < len) {
@@ -166,7 +170,15 @@ static int arena_put(struct fold *f, const char *s, size_t len)
         }
         f->arena = p, f->arena_cap = ncap;
     }
-    memcpy(f->arena + f->arena_len, s, len);
+    char *d = f->arena + f->arena_len;
+    if (f->name_form == FOLD_NAMES_COLLAPSED) {
+        for (size_t i = 0; i < len; i++) {
+            unsigned char c = (unsigned char)s[i];
+            d[i] = (char)(c == ';' ? ':' : c < 0x20 || c == 0x7f ? '?' : c);
+        }
+    } else {
+        memcpy(d, s, len);
+    }
     f->arena_len += len;
     return 0;
 }
@@ -274,37 +286,51 @@ static int on_func(struct fold *f, const struct wire_func *fn)
     return 0;
 }
 
-/* Grows the three per-stack arrays together. */
+static bool per_site(enum fold_weight w)
+{
+    return w == FOLD_WEIGHT_RETAINED || w == FOLD_WEIGHT_LIVE_AT_PEAK;
+}
+
+/* Grows the per-stack arrays together. */
 static int grow_stacks(struct fold *f)
 {
     uint32_t cap = f->stacks_cap ? f->stacks_cap * 2 : 64;
     if (cap <= f->stacks_cap)
         return f->nomem = true, -1;
     uint32_t *n = realloc(f->stack_node, (size_t)cap * sizeof *n);
-    if (n)
-        f->stack_node = n;
-    uint64_t *v = n ? realloc(f->stack_value, (size_t)cap * sizeof *v) : NULL;
-    if (v)
-        f->stack_value = v;
-    struct fold_site *st = v ? realloc(f->sites, (size_t)cap * sizeof *st) : NULL;
-    if (!st)
+    if (!n)
         return f->nomem = true, -1;
-    f->sites = st, f->stacks_cap = cap;
+    f->stack_node = n;
+    if (per_site(f->weight)) {
+        struct fold_site *st = realloc(f->sites, (size_t)cap * sizeof *st);
+        if (!st)
+            return f->nomem = true, -1;
+        f->sites = st;
+    }
+    f->stacks_cap = cap;
     return 0;
 }
 
-static int on_stack(struct fold *f, const struct wire_stack *s)
+/* The self value of a stack's tree node. */
+static uint64_t *stack_self(struct fold *f, uint32_t stack)
+{
+    return &f->nodes[f->stack_node[stack]].self;
+}
+
+static int on_stack(struct fold *f, struct capture_reader *r, const struct wire_stack *s)
 {
     if (f->n_stacks == f->stacks_cap && grow_stacks(f) != 0)
         return -1;
     /* the decoder checked that parent and func are defined */
     uint32_t parent = s->parent == WIRE_NONE32 ? FOLD_ROOT : f->stack_node[s->parent];
+    if (f->nodes[parent].depth >= WIRE_MAX_STACK_DEPTH) /* as the daemon refuses it */
+        return bad_event(r, "STACK %u: deeper than %d frames", s->stack_id, WIRE_MAX_STACK_DEPTH);
     uint32_t node = child_node(f, parent, f->func_name[s->func_id]);
     if (node == FOLD_NO_NODE)
         return -1;
     f->stack_node[f->n_stacks] = node;
-    f->stack_value[f->n_stacks] = 0;
-    f->sites[f->n_stacks] = (struct fold_site){0, 0, 0};
+    if (f->sites)
+        f->sites[f->n_stacks] = (struct fold_site){0, 0, 0};
     f->n_stacks++;
     return 0;
 }
@@ -315,7 +341,7 @@ static void on_sample(struct fold *f, const struct wire_sample *s)
     switch (s->state) {
     case WIRE_STATE_JETT:
         f->t.jett_samples++;
-        f->stack_value[s->stack_id]++; /* a jett sample always has a stack */
+        (*stack_self(f, s->stack_id))++; /* a jett sample always has a stack */
         break;
     case WIRE_STATE_RUNTIME:
         f->t.runtime_samples++;
@@ -396,7 +422,7 @@ static void live_remove(struct fold *f, struct fold_live *e)
 
 static struct fold_site *site_of(struct fold *f, uint32_t site)
 {
-    return site == FOLD_NO_SITE ? &f->no_site : &f->sites[site];
+    return site == FOLD_NO_SITE || !f->sites ? &f->no_site : &f->sites[site];
 }
 
 /* A site's live bytes go from `old` to `neu` (of one allocation); the
@@ -431,9 +457,9 @@ static int on_allocate(struct fold *f, struct capture_reader *r, const struct wi
     f->t.allocations++;
     f->t.allocated_bytes += a->new_size;
     if (weighs(f, FOLD_WEIGHT_ALLOCATED, a->stack_id))
-        f->stack_value[a->stack_id] += a->new_size;
+        *stack_self(f, a->stack_id) += a->new_size;
     if (weighs(f, FOLD_WEIGHT_COUNT, a->stack_id))
-        f->stack_value[a->stack_id]++;
+        (*stack_self(f, a->stack_id))++;
     uint32_t site = a->stack_id == WIRE_NONE32 ? FOLD_NO_SITE : a->stack_id;
     if (live_insert(f, a->allocation_id, a->new_size, site) != 0)
         return -1;
@@ -469,7 +495,7 @@ static int on_resize(struct fold *f, struct capture_reader *r, const struct wire
                              a->new_size);
         f->t.allocated_bytes += growth;
         if (weighs(f, FOLD_WEIGHT_ALLOCATED, a->stack_id))
-            f->stack_value[a->stack_id] += growth;
+            *stack_self(f, a->stack_id) += growth;
     } else {
         f->t.freed_bytes += a->old_size - a->new_size;
     }
@@ -509,7 +535,7 @@ static int on_events(struct fold *f, struct capture_reader *r, const struct wire
     wire_events_begin(&it, evs);
     while ((rc = wire_events_next(capture_reader_decoder(r), &it, &ev)) > 0) {
         if (ev.kind == WIRE_ENTRY_STACK)
-            rc = on_stack(f, &ev.u.stack);
+            rc = on_stack(f, r, &ev.u.stack);
         else if (ev.kind == WIRE_ENTRY_SAMPLE)
             on_sample(f, &ev.u.sample), rc = 0;
         else
@@ -552,12 +578,12 @@ static void settle_sites(struct fold *f)
 {
     if (f->weight == FOLD_WEIGHT_RETAINED) {
         for (uint32_t s = 0; s < f->n_stacks; s++)
-            f->stack_value[s] = f->sites[s].live;
+            *stack_self(f, s) += f->sites[s].live;
         f->t.weight_total = f->live_total;
     } else if (f->weight == FOLD_WEIGHT_LIVE_AT_PEAK) {
         for (uint32_t s = 0; s < f->n_stacks; s++) {
             const struct fold_site *st = &f->sites[s];
-            f->stack_value[s] = st->epoch == f->peak_epoch ? st->at_peak : st->live;
+            *stack_self(f, s) += st->epoch == f->peak_epoch ? st->at_peak : st->live;
         }
         f->t.weight_total = f->t.peak_live_bytes;
     } else if (f->weight == FOLD_WEIGHT_COUNT) {
@@ -574,8 +600,6 @@ static void settle_sites(struct fold *f)
  * walking the nodes backwards visits every child before its parent. */
 static void sum_tree(struct fold *f)
 {
-    for (uint32_t s = 0; s < f->n_stacks; s++)
-        f->nodes[f->stack_node[s]].self += f->stack_value[s];
     for (uint32_t i = 0; i < f->n_nodes; i++)
         f->nodes[i].total = f->nodes[i].self;
     for (uint32_t i = f->n_nodes; i-- > 1;)
@@ -625,12 +649,13 @@ static int link_children(struct fold *f)
     return 0;
 }
 
-static struct fold *fold_new(enum fold_weight w)
+static struct fold *fold_new(enum fold_weight w, enum fold_names names)
 {
     struct fold *f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
     f->weight = w;
+    f->name_form = names;
     if (add_node(f, FOLD_NO_NODE, UINT32_MAX) != FOLD_ROOT ||
         index_add(f, &f->node_index, &f->node_index_cap, 1, node_hash) != 0) {
         fold_free(f);
@@ -662,13 +687,16 @@ static enum fold_status read_all(struct fold *f, struct capture_reader *r, char 
     return FOLD_OK;
 }
 
-enum fold_status fold_read(struct capture_reader *r, enum fold_weight w, struct fold **out,
-                           char *err, size_t errlen)
+enum fold_status fold_read(struct capture_reader *r, enum fold_weight w, enum fold_names names,
+                           struct fold **out, char *err, size_t errlen)
 {
-    struct fold *f = fold_new(w);
+    struct fold *f = fold_new(w, names);
     if (!f)
         return snprintf(err, errlen, "out of memory"), FOLD_E_NOMEM;
     enum fold_status st = read_all(f, r, err, errlen);
+    /* the indexes only serve reading: their memory goes to the output */
+    free(f->node_index), free(f->name_index);
+    f->node_index = f->name_index = NULL;
     if (st == FOLD_OK) {
         settle_sites(f);
         sum_tree(f);
@@ -688,7 +716,7 @@ void fold_free(struct fold *f)
     if (!f)
         return;
     free(f->arena), free(f->names), free(f->name_index), free(f->func_name);
-    free(f->stack_node), free(f->stack_value), free(f->sites);
+    free(f->stack_node), free(f->sites);
     free(f->nodes), free(f->node_index), free(f->children), free(f->live);
     free(f);
 }
@@ -710,6 +738,11 @@ const char *fold_weight_name(enum fold_weight w)
     static const char *const names[] = {"default", "samples",  "allocated",
                                         "count",   "retained", "live-at-peak"};
     return (unsigned)w < sizeof names / sizeof names[0] ? names[w] : "?";
+}
+
+enum fold_names fold_name_form(const struct fold *f)
+{
+    return f->name_form;
 }
 
 const char *fold_partial_reason(const struct fold *f)
@@ -750,107 +783,4 @@ const char *fold_node_name(const struct fold *f, const struct fold_node *n, size
 uint32_t fold_max_depth(const struct fold *f)
 {
     return f->max_depth;
-}
-
-/* ---- collapsed lines ---- */
-
-struct fold_line {
-    size_t off, len; /* the stack text in the line buffer */
-    uint64_t value;
-};
-
-struct fold_lines {
-    char *buf;
-    size_t len, cap;
-    struct fold_line *lines;
-    size_t n, lines_cap;
-};
-
-/* Appends n bytes; with `clean`, a frame name made safe for the format. */
-static int lines_put(struct fold_lines *l, const char *s, size_t n, bool clean)
-{
-    if (l->cap - l->len < n) {
-        size_t cap = l->cap ? l->cap : 4096;
-        while (cap - l->len < n)
-            cap *= 2;
-        char *p = realloc(l->buf, cap);
-        if (!p)
-            return -1;
-        l->buf = p, l->cap = cap;
-    }
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (clean)
-            c = c == ';' ? ':' : c < 0x20 || c == 0x7f ? '?' : c;
-        l->buf[l->len + i] = (char)c;
-    }
-    l->len += n;
-    return 0;
-}
-
-/* Appends the stack text of `node`, root first. */
-static int line_of(const struct fold *f, struct fold_lines *l, uint32_t node, uint32_t *path)
-{
-    uint32_t depth = f->nodes[node].depth;
-    for (uint32_t i = depth; i > 0; i--, node = f->nodes[node].parent)
-        path[i - 1] = node;
-    for (uint32_t i = 0; i < depth; i++) {
-        size_t len;
-        const char *name = fold_node_name(f, &f->nodes[path[i]], &len);
-        if ((i > 0 && lines_put(l, ";", 1, false) != 0) || lines_put(l, name, len, true) != 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* Collects a line per node with a non-zero self value. */
-static int collect_lines(const struct fold *f, struct fold_lines *l)
-{
-    uint32_t *path = malloc(((size_t)f->max_depth + 1) * sizeof *path);
-    if (!path)
-        return -1;
-    for (uint32_t i = 1; i < f->n_nodes; i++) {
-        if (f->nodes[i].self == 0)
-            continue;
-        if (l->n == l->lines_cap) {
-            size_t cap = l->lines_cap ? l->lines_cap * 2 : 64;
-            struct fold_line *p = realloc(l->lines, cap * sizeof *p);
-            if (!p)
-                return free(path), -1;
-            l->lines = p, l->lines_cap = cap;
-        }
-        size_t off = l->len;
-        if (line_of(f, l, i, path) != 0)
-            return free(path), -1;
-        l->lines[l->n++] = (struct fold_line){off, l->len - off, f->nodes[i].self};
-    }
-    free(path);
-    return 0;
-}
-
-static int by_text(const void *a, const void *b, void *ctx)
-{
-    const char *buf = ctx;
-    const struct fold_line *x = a, *y = b;
-    int c = memcmp(buf + x->off, buf + y->off, x->len < y->len ? x->len : y->len);
-    return c ? c : (x->len > y->len) - (x->len < y->len);
-}
-
-int fold_write_collapsed(const struct fold *f, FILE *out)
-{
-    struct fold_lines l = {0};
-    int rc = collect_lines(f, &l);
-    if (rc == 0 && l.n > 0)
-        qsort_r(l.lines, l.n, sizeof *l.lines, by_text, l.buf);
-    for (size_t i = 0; rc == 0 && i < l.n; i++) {
-        const struct fold_line *x = &l.lines[i];
-        uint64_t value = x->value;
-        /* lines whose text became equal once cleaned are one stack */
-        while (i + 1 < l.n && by_text(x, &l.lines[i + 1], l.buf) == 0)
-            value += l.lines[++i].value;
-        if (fprintf(out, "%.*s %" PRIu64 "\n", (int)x->len, l.buf + x->off, value) < 0)
-            rc = -1;
-    }
-    free(l.buf), free(l.lines);
-    return rc;
 }

@@ -45,6 +45,15 @@ enum fold_status {
     FOLD_E_NOMEM,
 };
 
+/* How a frame's display text is kept.  A folded line has no escapes, so
+ * in the collapsed form ';' becomes ':' and control characters become '?'
+ * as the names are read: frames that the format cannot tell apart are one
+ * frame of the tree. */
+enum fold_names {
+    FOLD_NAMES_EXACT,     /* the text as it is (flame graphs escape it) */
+    FOLD_NAMES_COLLAPSED, /* as fold_write_collapsed writes it */
+};
+
 /* Totals over the whole capture, events without a stack included. */
 struct fold_totals {
     /* CPU */
@@ -74,8 +83,8 @@ struct fold;
 
 /* Reads the whole capture.  FOLD_OK with *out set, or an error with a
  * message in err ("byte N: message" for a damaged capture). */
-enum fold_status fold_read(struct capture_reader *r, enum fold_weight w, struct fold **out,
-                           char *err, size_t errlen);
+enum fold_status fold_read(struct capture_reader *r, enum fold_weight w, enum fold_names names,
+                           struct fold **out, char *err, size_t errlen);
 void fold_free(struct fold *f);
 
 uint8_t fold_mode(const struct fold *f);            /* enum wire_mode */
@@ -83,6 +92,7 @@ enum fold_weight fold_weight(const struct fold *f); /* never _DEFAULT */
 const char *fold_weight_name(enum fold_weight w);   /* "samples", "allocated", ... */
 /* NULL when complete; "collector_failure" or "stack_capture_limit". */
 const char *fold_partial_reason(const struct fold *f);
+enum fold_names fold_name_form(const struct fold *f);
 const struct fold_totals *fold_totals(const struct fold *f);
 
 /* The tree: node FOLD_ROOT is the root, whose total is weight_attributed. */
@@ -95,10 +105,11 @@ const char *fold_node_name(const struct fold *f, const struct fold_node *n, size
 uint32_t fold_max_depth(const struct fold *f);
 
 /* Writes the folded lines, `root;caller;leaf VALUE`, one per distinct
- * stack with a non-zero self value, sorted bytewise by the stack text.
- * In a frame's text ';' becomes ':' and control characters become '?'
- * (the format has no escapes); stacks that become equal are merged.
- * 0, or -1 on a write error or when out of memory. */
+ * stack with a non-zero self value, sorted bytewise by the stack text,
+ * straight from the tree (memory stays at the size of the tree, never of
+ * the text).  The fold must be read with FOLD_NAMES_COLLAPSED, so that
+ * stacks the format cannot tell apart are already one.  0, or -1 on a
+ * write error, when out of memory or for a fold of exact names. */
 int fold_write_collapsed(const struct fold *f, FILE *out);
 
 #endif

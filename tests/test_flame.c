@@ -23,7 +23,8 @@ static char *svg_of_bytes(const void *data, size_t len, enum fold_weight w)
     struct capture_reader *r = capture_reader_mem(data, len);
     struct fold *f = NULL;
     char err[400];
-    ck_assert_msg(fold_read(r, w, &f, err, sizeof err) == FOLD_OK, "fold: %s", err);
+    ck_assert_msg(fold_read(r, w, FOLD_NAMES_EXACT, &f, err, sizeof err) == FOLD_OK, "fold: %s",
+                  err);
     capture_reader_free(r);
     char *buf = NULL;
     size_t n = 0;

@@ -51,22 +51,33 @@ static struct bytes pack(const char *text)
 }
 
 /* Folds b; returns the status with the message in err. */
-static enum fold_status fold_bytes(struct bytes b, enum fold_weight w, struct fold **f, char *err,
-                                   size_t errlen)
+static enum fold_status fold_names(struct bytes b, enum fold_weight w, enum fold_names names,
+                                   struct fold **f, char *err, size_t errlen)
 {
     struct capture_reader *r = capture_reader_mem(b.data, b.len);
-    enum fold_status st = fold_read(r, w, f, err, errlen);
+    enum fold_status st = fold_read(r, w, names, f, err, errlen);
     capture_reader_free(r);
     return st;
 }
 
-static struct fold *fold_ok(struct bytes b, enum fold_weight w)
+static enum fold_status fold_bytes(struct bytes b, enum fold_weight w, struct fold **f, char *err,
+                                   size_t errlen)
+{
+    return fold_names(b, w, FOLD_NAMES_EXACT, f, err, errlen);
+}
+
+static struct fold *fold_ok_names(struct bytes b, enum fold_weight w, enum fold_names names)
 {
     struct fold *f = NULL;
     char err[400];
-    enum fold_status st = fold_bytes(b, w, &f, err, sizeof err);
+    enum fold_status st = fold_names(b, w, names, &f, err, sizeof err);
     ck_assert_msg(st == FOLD_OK, "fold: %s", err);
     return f;
+}
+
+static struct fold *fold_ok(struct bytes b, enum fold_weight w)
+{
+    return fold_ok_names(b, w, FOLD_NAMES_EXACT);
 }
 
 static char *collapsed(const struct fold *f)
@@ -81,7 +92,7 @@ static char *collapsed(const struct fold *f)
 
 static void expect_collapsed(struct bytes b, enum fold_weight w, const char *want)
 {
-    struct fold *f = fold_ok(b, w);
+    struct fold *f = fold_ok_names(b, w, FOLD_NAMES_COLLAPSED);
     char *got = collapsed(f);
     ck_assert_str_eq(got, want);
     free(got);
@@ -413,12 +424,106 @@ START_TEST(weight_must_fit_the_mode)
 }
 END_TEST
 
+/* Lines come out in byte order straight from the tree: a frame whose name
+ * extends a sibling's with a byte below ';' sorts between the sibling's
+ * own line and the lines below it ("m.f1" < "m.f1!" < "m.f10" <
+ * "m.f10;m.y" < "m.f1;m.x"), and frames whose names become equal once
+ * cleaned ("m.a;b", "m.a:b") are one frame with their subtrees merged.
+ * Stacks: main 0; f1 1, f10 2, f1;x 3, f10;y 4, f1! 5, a;b 6, a:b 7,
+ * a;b;z 8, a:b;z 9.  Samples: 1, 2, 3, 4, 5 at stacks 1-5; 1 at 6, 1 at
+ * 7 (a:b = 2); 1 at 8, 2 at 9 (a:b;z = 3). */
+static const char order_text[] = CPU_HELLO
+    "FUNC id=0 namespace=\"m\" function=\"main\" source=- decl=-\n"
+    "FUNC id=1 namespace=\"m\" function=\"f1\" source=- decl=-\n"
+    "FUNC id=2 namespace=\"m\" function=\"f10\" source=- decl=-\n"
+    "FUNC id=3 namespace=\"m\" function=\"x\" source=- decl=-\n"
+    "FUNC id=4 namespace=\"m\" function=\"y\" source=- decl=-\n"
+    "FUNC id=5 namespace=\"m\" function=\"f1!\" source=- decl=-\n"
+    "FUNC id=6 namespace=\"m\" function=\"a;b\" source=- decl=-\n"
+    "FUNC id=7 namespace=\"m\" function=\"a:b\" source=- decl=-\n"
+    "FUNC id=8 namespace=\"m\" function=\"z\" source=- decl=-\n"
+    "STACK id=0 parent=- func=0 site=-\n"
+    "STACK id=1 parent=0 func=1 site=-\n"
+    "STACK id=2 parent=0 func=2 site=-\n"
+    "STACK id=3 parent=1 func=3 site=-\n"
+    "STACK id=4 parent=2 func=4 site=-\n"
+    "STACK id=5 parent=0 func=5 site=-\n"
+    "STACK id=6 parent=0 func=6 site=-\n"
+    "STACK id=7 parent=0 func=7 site=-\n"
+    "STACK id=8 parent=6 func=8 site=-\n"
+    "STACK id=9 parent=7 func=8 site=-\n"
+    "CPU_SAMPLE seq=1 tick=1 task=- actor=- thread=0 state=jett stack=1 span=-\n"
+    "CPU_SAMPLE seq=2 tick=2 task=- actor=- thread=0 state=jett stack=2 span=-\n"
+    "CPU_SAMPLE seq=3 tick=3 task=- actor=- thread=0 state=jett stack=2 span=-\n"
+    "CPU_SAMPLE seq=4 tick=4 task=- actor=- thread=0 state=jett stack=3 span=-\n"
+    "CPU_SAMPLE seq=5 tick=5 task=- actor=- thread=0 state=jett stack=3 span=-\n"
+    "CPU_SAMPLE seq=6 tick=6 task=- actor=- thread=0 state=jett stack=3 span=-\n"
+    "CPU_SAMPLE seq=7 tick=7 task=- actor=- thread=0 state=jett stack=4 span=-\n"
+    "CPU_SAMPLE seq=8 tick=8 task=- actor=- thread=0 state=jett stack=4 span=-\n"
+    "CPU_SAMPLE seq=9 tick=9 task=- actor=- thread=0 state=jett stack=4 span=-\n"
+    "CPU_SAMPLE seq=10 tick=10 task=- actor=- thread=0 state=jett stack=4 span=-\n"
+    "CPU_SAMPLE seq=11 tick=11 task=- actor=- thread=0 state=jett stack=5 span=-\n"
+    "CPU_SAMPLE seq=12 tick=12 task=- actor=- thread=0 state=jett stack=5 span=-\n"
+    "CPU_SAMPLE seq=13 tick=13 task=- actor=- thread=0 state=jett stack=5 span=-\n"
+    "CPU_SAMPLE seq=14 tick=14 task=- actor=- thread=0 state=jett stack=5 span=-\n"
+    "CPU_SAMPLE seq=15 tick=15 task=- actor=- thread=0 state=jett stack=5 span=-\n"
+    "CPU_SAMPLE seq=16 tick=16 task=- actor=- thread=0 state=jett stack=8 span=-\n"
+    "CPU_SAMPLE seq=17 tick=17 task=- actor=- thread=0 state=jett stack=9 span=-\n"
+    "CPU_SAMPLE seq=18 tick=18 task=- actor=- thread=0 state=jett stack=9 span=-\n"
+    "CPU_SAMPLE seq=19 tick=19 task=- actor=- thread=0 state=jett stack=6 span=-\n"
+    "CPU_SAMPLE seq=20 tick=20 task=- actor=- thread=0 state=jett stack=7 span=-\n" FINISH;
+
+START_TEST(collapsed_byte_order_and_merged_names)
+{
+    struct bytes b = pack(order_text);
+    expect_collapsed(b, FOLD_WEIGHT_DEFAULT,
+                     "m.main;m.a:b 2\n"
+                     "m.main;m.a:b;m.z 3\n"
+                     "m.main;m.f1 1\n"
+                     "m.main;m.f1! 5\n"
+                     "m.main;m.f10 2\n"
+                     "m.main;m.f10;m.y 4\n"
+                     "m.main;m.f1;m.x 3\n");
+    /* the tree of exact names keeps both frames, and is not written as
+     * folded lines */
+    struct fold *f = fold_ok(b, FOLD_WEIGHT_DEFAULT);
+    const struct fold_node *main_ = child(f, fold_node(f, FOLD_ROOT), "m.main");
+    ck_assert_uint_eq(main_->n_children, 5);
+    FILE *devnull = fopen("/dev/null", "w");
+    ck_assert_int_eq(fold_write_collapsed(f, devnull), -1);
+    fclose(devnull);
+    fold_free(f);
+    free(b.data);
+}
+END_TEST
+
+/* A stack deeper than the wire's 128 frames is refused, as the daemon
+ * refuses it, with the byte of its frame (the walk that writes folded
+ * lines is as deep as the deepest stack). */
+START_TEST(too_deep_stack_is_refused)
+{
+    char text[16384];
+    size_t n = (size_t)snprintf(text, sizeof text, "%s%s", CPU_HELLO,
+                                "FUNC id=0 namespace=\"m\" function=\"f\" source=- decl=-\n");
+    n += tu_stack_chain(text + n, sizeof text - n, 129);
+    snprintf(text + n, sizeof text - n, "%s", FINISH);
+    struct bytes b = pack(text);
+    struct fold *f = NULL;
+    char err[400];
+    ck_assert_int_eq(fold_bytes(b, FOLD_WEIGHT_DEFAULT, &f, err, sizeof err), FOLD_E_CAPTURE);
+    ck_assert_ptr_null(f);
+    ck_assert_msg(strncmp(err, "byte ", 5) == 0 && strstr(err, "STACK 128: deeper than 128 frames"),
+                  "%s", err);
+    free(b.data);
+}
+END_TEST
+
 /* No jett sample: no lines, a root of 0; the runtime sample is counted. */
 START_TEST(empty_profile)
 {
     struct bytes b = pack(CPU_HELLO "CPU_SAMPLE seq=1 tick=1 task=- actor=- thread=0 "
                                     "state=runtime stack=- span=-\n" FINISH);
-    struct fold *f = fold_ok(b, FOLD_WEIGHT_DEFAULT);
+    struct fold *f = fold_ok_names(b, FOLD_WEIGHT_DEFAULT, FOLD_NAMES_COLLAPSED);
     char *got = collapsed(f);
     ck_assert_str_eq(got, "");
     ck_assert_uint_eq(fold_totals(f)->samples, 1);
@@ -442,6 +547,8 @@ Suite *fold_suite(void)
     tcase_add_test(t, damaged_capture_uses_reader_message);
     tcase_add_test(t, weight_must_fit_the_mode);
     tcase_add_test(t, empty_profile);
+    tcase_add_test(t, collapsed_byte_order_and_merged_names);
+    tcase_add_test(t, too_deep_stack_is_refused);
     suite_add_tcase(s, t);
     return s;
 }

@@ -231,3 +231,16 @@ int tu_disturb_daemon(const char *const argv[], const char *out, int daemon_sign
         kill(d, SIGKILL), kill(d, SIGCONT);
     return status;
 }
+
+size_t tu_stack_chain(char *buf, size_t cap, unsigned n)
+{
+    size_t len = 0;
+    for (unsigned i = 0; i < n && len < cap; i++) {
+        char parent[16] = "-";
+        if (i > 0)
+            snprintf(parent, sizeof parent, "%u", i - 1);
+        len += (size_t)snprintf(buf + len, cap - len, "STACK id=%u parent=%s func=0 site=-\n", i,
+                                parent);
+    }
+    return len;
+}
