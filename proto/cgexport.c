@@ -1,8 +1,12 @@
 /* cgexport: capture -> per-line self costs and call edges -> Callgrind. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/decimal.h"
 #include "proto/cgexport.h"
+#include "proto/costrun.h"
+#include "proto/wire-internal.h"
 
 struct cg_func {
     char *ns, *name;
@@ -15,32 +19,35 @@ struct cg_source {
     uint32_t *lines, n_lines;
 };
 
+/* A stack node: its parent, function and the line of the call that
+ * entered it (in the parent's source). */
 struct cg_node {
-    uint32_t parent, func, site_line; /* site_line: in the parent's source */
-    uint64_t weight[2], count;        /* observations with this leaf node */
+    uint32_t parent, func, site_line;
 };
 
-/* A cost bucket: self cost at (func, line, NONE) or call-edge cost at
- * (caller, line, callee). */
-struct cg_cost {
-    uint32_t func, line, callee;
-    uint64_t cost[2], calls;
-    bool used;
-};
+/* Per-node observations, `stride` values each: the weight (samples, or
+ * bytes), then in memory captures the allocation count and the number of
+ * observations (calls=).  In CPU captures the three are the same number. */
+#define CG_STRIDE_CPU 1
+#define CG_STRIDE_MEMORY 3
 
 struct cg {
     uint8_t mode;
+    unsigned stride;
     struct cg_source *src;
     uint32_t n_src;
     struct cg_func *fn;
     uint32_t n_fn, cap_fn;
     struct cg_node *node;
     uint32_t n_node, cap_node;
-    struct cg_cost *tab;
-    uint32_t cap_tab, n_tab;
-    uint64_t *mark; /* per function: the sample that last saw it */
-    uint32_t cap_mark;
-    uint64_t mark_gen;
+    uint64_t *obs;  /* observations with this leaf node */
+    uint64_t *edge; /* charged to the edge into this node */
+    uint32_t cap_obs;
+    struct costrun *self; /* self costs by (function, line) */
+    /* the nodes that carry an edge cost, by caller rank: those of rank r
+     * are edges[edge_start[r] .. edge_start[r + 1]), by line and callee */
+    uint32_t *edges, *edge_start;
+    uint8_t *depth; /* per node, 1 at a root */
     uint64_t total[2];
 };
 
@@ -68,78 +75,175 @@ static uint32_t line_of(const struct cg *g, uint32_t source, uint32_t off)
     return wire_line_index(s->lines, s->n_lines, off) + 1;
 }
 
-static struct cg_cost *cost_at(struct cg *g, uint32_t func, uint32_t line, uint32_t callee)
-{
-    if ((g->n_tab + 1) * 2 > g->cap_tab) {
-        uint32_t cap = g->cap_tab ? g->cap_tab * 2 : 1024;
-        struct cg_cost *t = calloc(cap, sizeof *t), *old = g->tab;
-        if (!t)
-            return NULL;
-        uint32_t old_cap = g->cap_tab;
-        g->tab = t, g->cap_tab = cap, g->n_tab = 0;
-        for (uint32_t i = 0; i < old_cap; i++)
-            if (old[i].used)
-                *cost_at(g, old[i].func, old[i].line, old[i].callee) = old[i];
-        free(old);
-    }
-    uint64_t h = ((uint64_t)func * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)line << 32 | callee);
-    h *= 0xC2B2AE3D27D4EB4Full;
-    for (uint32_t i = (uint32_t)(h >> 32) & (g->cap_tab - 1);; i = (i + 1) & (g->cap_tab - 1)) {
-        struct cg_cost *c = &g->tab[i];
-        if (!c->used) {
-            *c = (struct cg_cost){func, line, callee, {0, 0}, 0, true};
-            g->n_tab++;
-            return c;
-        }
-        if (c->func == func && c->line == line && c->callee == callee)
-            return c;
-    }
-}
-
 /* Self cost at the leaf now; the call edges are charged once per leaf
  * node at the end (charge_edges), with everything observed there. */
 static int charge(struct cg *g, uint32_t leaf, uint32_t leaf_line, const uint64_t w[2])
 {
-    struct cg_cost *self = cost_at(g, g->node[leaf].func, leaf_line, CG_NONE);
-    if (!self)
+    if (costrun_add(g->self, g->node[leaf].func, leaf_line, w) != 0)
         return -1;
-    self->cost[0] += w[0], self->cost[1] += w[1];
-    struct cg_node *n = &g->node[leaf];
-    n->weight[0] += w[0], n->weight[1] += w[1], n->count++;
+    uint64_t *o = &g->obs[(size_t)leaf * g->stride];
+    o[0] += w[0];
+    if (g->stride == CG_STRIDE_MEMORY)
+        o[1] += w[1], o[2]++;
     g->total[0] += w[0], g->total[1] += w[1];
     return 0;
 }
 
-/* One unit of a leaf node's weight on the edge out of every other
- * function's outermost frame, found with per-function marks (O(depth)). */
-static int charge_edges(struct cg *g, uint32_t leaf)
+/* One open frame of the walk in charge_edges. */
+struct cg_frame {
+    uint32_t node, next;             /* next: cursor in the child list */
+    bool outermost;                  /* the outermost frame of its function on the path */
+    uint64_t sum[CG_STRIDE_MEMORY];  /* observations in the subtree */
+    uint64_t excl[CG_STRIDE_MEMORY]; /* of those, leaves of the parent's function */
+};
+
+/* Children lists: the children of node i are kids[first[i]..first[i+1]). */
+struct cg_kids {
+    uint32_t *first, *kids;
+};
+
+static int list_kids(const struct cg *g, struct cg_kids *k)
 {
-    const struct cg_node *ln = &g->node[leaf];
-    uint32_t path[WIRE_MAX_STACK_DEPTH + 1], n = 0;
-    for (uint32_t k = leaf; k != CG_NONE && n <= WIRE_MAX_STACK_DEPTH; k = g->node[k].parent)
-        path[n++] = k;
-    g->mark_gen++;
-    g->mark[ln->func] = g->mark_gen; /* the leaf's own frames carry no edge */
-    /* path[n-1] is the root: walk root -> leaf, first sight is outermost. */
-    for (uint32_t i = n; i-- > 1;) {
-        uint32_t f = g->node[path[i]].func;
-        if (g->mark[f] == g->mark_gen)
-            continue;
-        g->mark[f] = g->mark_gen;
-        const struct cg_node *callee = &g->node[path[i - 1]];
-        struct cg_cost *e = cost_at(g, f, callee->site_line, callee->func);
-        if (!e)
-            return -1;
-        e->cost[0] += ln->weight[0], e->cost[1] += ln->weight[1], e->calls += ln->count;
-    }
+    k->first = calloc((size_t)g->n_node + 2, sizeof *k->first);
+    k->kids = malloc(((size_t)g->n_node + 1) * sizeof *k->kids);
+    if (!k->first || !k->kids)
+        return -1;
+    for (uint32_t i = 0; i < g->n_node; i++)
+        if (g->node[i].parent != CG_NONE)
+            k->first[g->node[i].parent + 2]++;
+    for (uint32_t i = 0; i < g->n_node; i++)
+        k->first[i + 2] += k->first[i + 1];
+    for (uint32_t i = 0; i < g->n_node; i++)
+        if (g->node[i].parent != CG_NONE)
+            k->kids[k->first[g->node[i].parent + 1]++] = i;
     return 0;
 }
 
-static int charge_all_edges(struct cg *g)
+static void enter(struct cg *g, struct cg_frame *st, uint32_t d, uint32_t node, uint8_t *outer_at,
+                  const struct cg_kids *k)
 {
+    struct cg_frame *fr = &st[d];
+    uint32_t f = g->node[node].func;
+    const uint64_t *o = &g->obs[(size_t)node * g->stride];
+    fr->node = node, fr->next = k->first[node];
+    fr->outermost = outer_at[f] == UINT8_MAX;
+    if (fr->outermost)
+        outer_at[f] = (uint8_t)d;
+    for (unsigned v = 0; v < g->stride; v++) {
+        fr->sum[v] = o[v], fr->excl[v] = 0;
+        /* observations here carry no edge out of an outer frame of their
+         * own function: taken off the edge that frame makes */
+        if (!fr->outermost)
+            st[outer_at[f] + 1].excl[v] += o[v];
+    }
+}
+
+/* Leaves the frame at depth d: the edge into it gets its subtree's
+ * observations when its caller is outermost, less those of leaves in the
+ * caller's function. */
+static void leave(struct cg *g, struct cg_frame *st, uint32_t d, uint8_t *outer_at)
+{
+    struct cg_frame *fr = &st[d];
+    uint64_t *e = &g->edge[(size_t)fr->node * g->stride];
+    for (unsigned v = 0; v < g->stride; v++) {
+        if (d > 0 && st[d - 1].outermost)
+            e[v] = fr->sum[v] - fr->excl[v];
+        if (d > 0)
+            st[d - 1].sum[v] += fr->sum[v];
+    }
+    if (fr->outermost)
+        outer_at[g->node[fr->node].func] = UINT8_MAX;
+}
+
+/* Charges every observation once to the edge out of the outermost frame
+ * of every other function on its stack, in one walk of the stack tree:
+ * the edge into node k is charged with the observations of k's subtree
+ * when k's caller frame is the outermost of its function, less those at
+ * leaves of that same function.  Stacks are at most WIRE_MAX_STACK_DEPTH
+ * deep (checked when read). */
+static int charge_edges(struct cg *g)
+{
+    struct cg_kids k = {NULL, NULL};
+    uint8_t *outer_at = malloc((size_t)g->n_fn + 1);
+    struct cg_frame *st = malloc(WIRE_MAX_STACK_DEPTH * sizeof *st);
+    int rc = -1;
+    g->edge = calloc((size_t)g->n_node * g->stride + 1, sizeof *g->edge);
+    if (!g->edge || !outer_at || !st || list_kids(g, &k) != 0)
+        goto out;
+    memset(outer_at, UINT8_MAX, (size_t)g->n_fn + 1);
+    for (uint32_t root = 0; root < g->n_node; root++) {
+        if (g->node[root].parent != CG_NONE)
+            continue;
+        uint32_t d = 0;
+        enter(g, st, 0, root, outer_at, &k);
+        for (;;) {
+            struct cg_frame *top = &st[d];
+            if (top->next < k.first[top->node + 1]) {
+                uint32_t child = k.kids[top->next++];
+                enter(g, st, ++d, child, outer_at, &k);
+                continue;
+            }
+            leave(g, st, d, outer_at);
+            if (d-- == 0)
+                break;
+        }
+    }
+    rc = 0;
+out:
+    free(k.first), free(k.kids), free(outer_at), free(st);
+    return rc;
+}
+
+static bool has_edge(const struct cg *g, uint32_t node)
+{
+    return g->node[node].parent != CG_NONE && g->edge[(size_t)node * g->stride + g->stride - 1];
+}
+
+static uint32_t caller_rank(const struct cg *g, uint32_t node)
+{
+    return g->fn[g->node[g->node[node].parent].func].rank;
+}
+
+/* Within one caller: call line, callee rank, node. */
+static int edge_cmp(const void *a, const void *b, void *ctx)
+{
+    const struct cg *g = ctx;
+    const struct cg_node *x = &g->node[*(const uint32_t *)a], *y = &g->node[*(const uint32_t *)b];
+    if (x->site_line != y->site_line)
+        return x->site_line < y->site_line ? -1 : 1;
+    uint32_t rx = g->fn[x->func].rank, ry = g->fn[y->func].rank;
+    if (rx != ry)
+        return rx < ry ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* Charges every edge, then lists the nodes that carry an edge cost in
+ * output order (caller rank, call line, callee rank): a counting sort by
+ * caller, then each caller's few edges sorted.  Needs the ranks. */
+static int list_edges(struct cg *g)
+{
+    if (charge_edges(g) != 0)
+        return -1;
+    free(g->obs);
+    g->obs = NULL;
+    uint32_t n = 0;
+    g->edge_start = calloc((size_t)g->n_fn + 2, sizeof *g->edge_start);
+    if (!g->edge_start)
+        return -1;
     for (uint32_t i = 0; i < g->n_node; i++)
-        if (g->node[i].count && charge_edges(g, i) != 0)
-            return -1;
+        if (has_edge(g, i))
+            g->edge_start[caller_rank(g, i) + 2]++, n++;
+    for (uint32_t r = 0; r < g->n_fn; r++)
+        g->edge_start[r + 2] += g->edge_start[r + 1];
+    g->edges = malloc(((size_t)n + 1) * sizeof *g->edges);
+    if (!g->edges)
+        return -1;
+    for (uint32_t i = 0; i < g->n_node; i++)
+        if (has_edge(g, i))
+            g->edges[g->edge_start[caller_rank(g, i) + 1]++] = i;
+    for (uint32_t r = 0; r < g->n_fn; r++)
+        qsort_r(g->edges + g->edge_start[r], g->edge_start[r + 1] - g->edge_start[r],
+                sizeof *g->edges, edge_cmp, g);
     return 0;
 }
 
@@ -173,12 +277,6 @@ static int on_func(struct cg *g, const struct wire_func *f)
     if (!v)
         return -1;
     g->fn = v;
-    uint32_t old = g->cap_mark;
-    uint64_t *m = grow(g->mark, &g->cap_mark, g->n_fn + 1, sizeof *m);
-    if (!m)
-        return -1;
-    memset(m + old, 0, (size_t)(g->cap_mark - old) * sizeof *m);
-    g->mark = m;
     v[g->n_fn++] = (struct cg_func){dupn(f->ns.ptr, f->ns.len),
                                     dupn(f->name.ptr, f->name.len),
                                     f->ns.len,
@@ -189,20 +287,62 @@ static int on_func(struct cg *g, const struct wire_func *f)
     return v[g->n_fn - 1].ns && v[g->n_fn - 1].name ? 0 : -1;
 }
 
-static int on_event(struct cg *g, const struct wire_event *ev)
+/* Grows the per-node arrays together. */
+static int grow_nodes(struct cg *g)
 {
-    if (ev->kind == WIRE_ENTRY_STACK) {
-        struct cg_node *v = grow(g->node, &g->cap_node, g->n_node + 1, sizeof *v);
-        if (!v)
-            return -1;
-        g->node = v;
-        const struct wire_stack *s = &ev->u.stack;
-        uint32_t caller_src =
-            s->parent == WIRE_NONE32 ? CG_NONE : g->fn[g->node[s->parent].func].source;
-        v[g->n_node++] = (struct cg_node){
-            s->parent, s->func_id, line_of(g, caller_src, s->site.start), {0, 0}, 0};
+    uint32_t cap = g->cap_node;
+    struct cg_node *v = grow(g->node, &cap, g->n_node + 1, sizeof *v);
+    if (!v)
+        return -1;
+    g->node = v;
+    if (cap == g->cap_node)
         return 0;
+    uint8_t *dp = realloc(g->depth, cap);
+    if (!dp)
+        return -1;
+    g->depth = dp;
+    size_t old = (size_t)g->cap_node * g->stride, n = (size_t)cap * g->stride;
+    uint64_t *o = realloc(g->obs, n * sizeof *o);
+    if (!o)
+        return -1;
+    g->obs = o;
+    memset(g->obs + old, 0, (n - old) * sizeof *o);
+    g->cap_node = cap;
+    return 0;
+}
+
+/* A new stack node; a stack deeper than the wire allows fails the
+ * decoder like the daemon's aggregation does. */
+static int on_stack(struct cg *g, struct capture_reader *r, const struct wire_stack *s)
+{
+    if (grow_nodes(g) != 0)
+        return -1;
+    uint32_t caller_src =
+        s->parent == WIRE_NONE32 ? CG_NONE : g->fn[g->node[s->parent].func].source;
+    unsigned depth = s->parent == WIRE_NONE32 ? 1 : g->depth[s->parent] + 1u;
+    if (depth > WIRE_MAX_STACK_DEPTH) {
+        wire_fail(capture_reader_decoder(r), WIRE_E_RANGE, "STACK %u: deeper than %d frames",
+                  s->stack_id, WIRE_MAX_STACK_DEPTH);
+        return -1;
     }
+    g->depth[g->n_node] = (uint8_t)depth;
+    g->node[g->n_node++] =
+        (struct cg_node){s->parent, s->func_id, line_of(g, caller_src, s->site.start)};
+    return 0;
+}
+
+static int on_hello(struct cg *g, const struct wire_hello *h)
+{
+    g->mode = h->mode;
+    g->stride = h->mode == WIRE_MODE_CPU ? CG_STRIDE_CPU : CG_STRIDE_MEMORY;
+    g->self = costrun_new(h->mode == WIRE_MODE_CPU ? 1 : 2);
+    return g->self ? 0 : -1;
+}
+
+static int on_event(struct cg *g, struct capture_reader *r, const struct wire_event *ev)
+{
+    if (ev->kind == WIRE_ENTRY_STACK)
+        return on_stack(g, r, &ev->u.stack);
     uint32_t stack = ev->kind == WIRE_ENTRY_SAMPLE ? ev->u.sample.stack_id : ev->u.alloc.stack_id;
     struct wire_span span = ev->kind == WIRE_ENTRY_SAMPLE ? ev->u.sample.span : ev->u.alloc.span;
     uint64_t w[2] = {1, 0};
@@ -221,6 +361,35 @@ static int on_event(struct cg *g, const struct wire_event *ev)
     return charge(g, stack, line_of(g, g->fn[leaf_fn].source, span.start), w);
 }
 
+/* The events of one frame, decoded a few at a time so that the stack
+ * nodes they name (in no order) are fetched while earlier ones are
+ * charged.  0, or -1 (the decoder failed, or out of memory). */
+static int on_events(struct cg *g, struct capture_reader *r, const struct wire_events *evs)
+{
+    enum { BATCH = 16 };
+    struct wire_events_iter it;
+    struct wire_event ev[BATCH];
+    int rc = 1;
+    wire_events_begin(&it, evs);
+    while (rc > 0) {
+        unsigned n = 0;
+        while (n < BATCH && (rc = wire_events_next(capture_reader_decoder(r), &it, &ev[n])) > 0) {
+            uint32_t stack = ev[n].kind == WIRE_ENTRY_SAMPLE  ? ev[n].u.sample.stack_id
+                             : ev[n].kind == WIRE_ENTRY_ALLOC ? ev[n].u.alloc.stack_id
+                                                              : WIRE_NONE32;
+            if (stack < g->n_node) {
+                __builtin_prefetch(&g->node[stack]);
+                __builtin_prefetch(&g->obs[(size_t)stack * g->stride], 1);
+            }
+            n++;
+        }
+        for (unsigned i = 0; i < n; i++)
+            if (on_event(g, r, &ev[i]) != 0)
+                return -1;
+    }
+    return rc < 0 ? -1 : 0;
+}
+
 static int read_capture(struct cg *g, struct capture_reader *r, char *err, size_t errlen)
 {
     struct wire_record rec;
@@ -228,22 +397,17 @@ static int read_capture(struct cg *g, struct capture_reader *r, char *err, size_
     while ((rc = capture_reader_next(r, &rec)) > 0) {
         int ok = 0;
         if (rec.type == WIRE_HELLO)
-            g->mode = rec.u.hello.mode;
+            ok = on_hello(g, &rec.u.hello);
         else if (rec.type == WIRE_SOURCE)
             ok = on_source(g, &rec.u.source);
         else if (rec.type == WIRE_FUNC)
             ok = on_func(g, &rec.u.func);
-        else if (rec.type == WIRE_EVENTS) {
-            struct wire_events_iter it;
-            struct wire_event ev;
-            wire_events_begin(&it, &rec.u.events);
-            while (ok == 0 && (rc = wire_events_next(capture_reader_decoder(r), &it, &ev)) > 0)
-                ok = on_event(g, &ev);
-            if (rc < 0) {
-                const struct wire_error *e = wire_decoder_error(capture_reader_decoder(r));
-                snprintf(err, errlen, "byte %llu: %s", (unsigned long long)e->offset, e->msg);
-                return -1;
-            }
+        else if (rec.type == WIRE_EVENTS)
+            ok = on_events(g, r, &rec.u.events);
+        const struct wire_error *e = wire_decoder_error(capture_reader_decoder(r));
+        if (e->code != WIRE_OK) {
+            snprintf(err, errlen, "byte %llu: %s", (unsigned long long)e->offset, e->msg);
+            return -1;
         }
         if (ok != 0) {
             snprintf(err, errlen, "out of memory");
@@ -276,26 +440,12 @@ static int func_cmp(const void *a, const void *b, void *ctx)
     return c ? c : (x > y) - (x < y);
 }
 
-/* Costs of one function: self lines first (ascending), then edges by
- * call line and callee rank. */
-static int cost_cmp(const void *a, const void *b, void *ctx)
-{
-    const struct cg_cost *x = *(const struct cg_cost *const *)a,
-                         *y = *(const struct cg_cost *const *)b;
-    const struct cg *g = ctx;
-    if (x->func != y->func)
-        return g->fn[x->func].rank < g->fn[y->func].rank ? -1 : 1;
-    bool ex = x->callee != CG_NONE, ey = y->callee != CG_NONE;
-    if (ex != ey)
-        return ex ? 1 : -1;
-    if (x->line != y->line)
-        return x->line < y->line ? -1 : 1;
-    if (!ex)
-        return 0;
-    return g->fn[x->callee].rank < g->fn[y->callee].rank ? -1 : 1;
-}
-
 /* "fl=(N) path" the first time a file is named, "fl=(N)" later. */
+struct cg_names {
+    uint32_t *file_id, *fn_id, next_file, next_fn;
+    char **display; /* "ns.name" per function */
+};
+
 static void name_ref(FILE *out, const char *key, uint32_t *ids, uint32_t *next, uint32_t slot,
                      const char *text)
 {
@@ -307,18 +457,20 @@ static void name_ref(FILE *out, const char *key, uint32_t *ids, uint32_t *next, 
     }
 }
 
-struct cg_names {
-    uint32_t *file_id, *fn_id, next_file, next_fn;
-    char **display; /* "ns.name" per function */
-};
-
-static void write_cost(FILE *out, const struct cg *g, const struct cg_cost *c)
+/* A cost line: the line and one or two values, in one write (there can
+ * be millions). */
+static void write_cost(FILE *out, const struct cg *g, uint32_t line, const uint64_t *w)
 {
-    if (g->mode == WIRE_MODE_CPU)
-        fprintf(out, "%u %llu\n", c->line, (unsigned long long)c->cost[0]);
-    else
-        fprintf(out, "%u %llu %llu\n", c->line, (unsigned long long)c->cost[0],
-                (unsigned long long)c->cost[1]);
+    char buf[64];
+    size_t n = decimal_u64(buf, line);
+    buf[n++] = ' ';
+    n += decimal_u64(buf + n, w[0]);
+    if (g->mode != WIRE_MODE_CPU) {
+        buf[n++] = ' ';
+        n += decimal_u64(buf + n, w[1]);
+    }
+    buf[n++] = '\n';
+    fwrite_unlocked(buf, 1, n, out);
 }
 
 /* File slot of a function: its source id, or n_src for "???". */
@@ -328,63 +480,89 @@ static uint32_t file_slot(const struct cg *g, uint32_t f)
     return s == CG_NONE || s >= g->n_src ? g->n_src : s;
 }
 
-static void write_body(FILE *out, const struct cg *g, struct cg_cost **costs, uint32_t n,
-                       struct cg_names *nm)
+/* The state of the body being written. */
+struct cg_writer {
+    FILE *out;
+    const struct cg *g;
+    struct cg_names nm;
+    uint32_t cur_file;
+};
+
+/* Writes the edges of the caller at `rank`, consecutive nodes with the
+ * same call line and callee summed into one edge. */
+static void write_edges(struct cg_writer *w, uint32_t rank)
 {
-    uint32_t cur_fn = CG_NONE, cur_file = CG_NONE;
-    for (uint32_t i = 0; i < n; i++) {
-        const struct cg_cost *c = costs[i];
-        if (c->func != cur_fn) {
-            uint32_t fs = file_slot(g, c->func);
-            fputc('\n', out);
-            if (fs != cur_file)
-                name_ref(out, "fl", nm->file_id, &nm->next_file, fs, file_of(g, c->func));
-            name_ref(out, "fn", nm->fn_id, &nm->next_fn, c->func, nm->display[c->func]);
-            cur_fn = c->func, cur_file = fs;
+    const struct cg *g = w->g;
+    uint32_t i = g->edge_start[rank], end = g->edge_start[rank + 1];
+    while (i < end) {
+        const struct cg_node *first = &g->node[g->edges[i]];
+        uint64_t sum[CG_STRIDE_MEMORY] = {0, 0, 0};
+        for (; i < end; i++) {
+            const struct cg_node *k = &g->node[g->edges[i]];
+            if (k->site_line != first->site_line || k->func != first->func)
+                break;
+            for (unsigned v = 0; v < g->stride; v++)
+                sum[v] += g->edge[(size_t)g->edges[i] * g->stride + v];
         }
-        if (c->callee != CG_NONE) {
-            uint32_t cs = file_slot(g, c->callee);
-            if (cs != cur_file)
-                name_ref(out, "cfl", nm->file_id, &nm->next_file, cs, file_of(g, c->callee));
-            name_ref(out, "cfn", nm->fn_id, &nm->next_fn, c->callee, nm->display[c->callee]);
-            fprintf(out, "calls=%llu %u\n", (unsigned long long)c->calls, g->fn[c->callee].line);
-        }
-        write_cost(out, g, c);
+        uint32_t callee = first->func, cs = file_slot(g, callee);
+        if (cs != w->cur_file)
+            name_ref(w->out, "cfl", w->nm.file_id, &w->nm.next_file, cs, file_of(g, callee));
+        name_ref(w->out, "cfn", w->nm.fn_id, &w->nm.next_fn, callee, w->nm.display[callee]);
+        uint64_t calls = g->stride == CG_STRIDE_CPU ? sum[0] : sum[2];
+        fprintf(w->out, "calls=%llu %u\n", (unsigned long long)calls, g->fn[callee].line);
+        write_cost(w->out, g, first->site_line, sum);
     }
 }
 
-static int write_profile(FILE *out, struct cg *g)
+/* One function's block: its self lines ascending, then its call edges by
+ * line and callee; nothing when it has neither. */
+static void write_func(struct cg_writer *w, uint32_t f)
 {
-    uint32_t *order = malloc(((size_t)g->n_fn + 1) * sizeof *order);
-    struct cg_cost **costs = malloc(((size_t)g->n_tab + 1) * sizeof *costs);
-    struct cg_names nm = {calloc((size_t)g->n_src + 1, sizeof(uint32_t)),
-                          calloc((size_t)g->n_fn + 1, sizeof(uint32_t)), 0, 0,
-                          calloc((size_t)g->n_fn + 1, sizeof(char *))};
+    const struct cg *g = w->g;
+    struct costrun_iter it;
+    bool has_self = costrun_func(g->self, f, &it);
+    uint32_t rank = g->fn[f].rank;
+    bool has_edges = g->edge_start[rank] < g->edge_start[rank + 1];
+    if (!has_self && !has_edges)
+        return;
+    uint32_t fs = file_slot(g, f);
+    fputc('\n', w->out);
+    if (fs != w->cur_file)
+        name_ref(w->out, "fl", w->nm.file_id, &w->nm.next_file, fs, file_of(g, f));
+    name_ref(w->out, "fn", w->nm.fn_id, &w->nm.next_fn, f, w->nm.display[f]);
+    w->cur_file = fs;
+    uint32_t line;
+    uint64_t v[2] = {0, 0};
+    while (costrun_next(g->self, &it, &line, v))
+        write_cost(w->out, g, line, v);
+    write_edges(w, rank);
+}
+
+static int write_profile(FILE *out, struct cg *g, const uint32_t *order)
+{
+    struct cg_writer w = {out,
+                          g,
+                          {calloc((size_t)g->n_src + 1, sizeof(uint32_t)),
+                           calloc((size_t)g->n_fn + 1, sizeof(uint32_t)), 0, 0,
+                           calloc((size_t)g->n_fn + 1, sizeof(char *))},
+                          CG_NONE};
     int rc = -1;
-    if (!order || !costs || !nm.file_id || !nm.fn_id || !nm.display)
+    if (!w.nm.file_id || !w.nm.fn_id || !w.nm.display)
         goto out;
     for (uint32_t i = 0; i < g->n_fn; i++) {
-        order[i] = i;
         size_t n = (size_t)g->fn[i].ns_len + g->fn[i].name_len + 2;
-        if (!(nm.display[i] = malloc(n)))
+        if (!(w.nm.display[i] = malloc(n)))
             goto out;
-        snprintf(nm.display[i], n, "%s.%s", g->fn[i].ns, g->fn[i].name);
+        snprintf(w.nm.display[i], n, "%s.%s", g->fn[i].ns, g->fn[i].name);
     }
-    qsort_r(order, g->n_fn, sizeof *order, func_cmp, g);
-    for (uint32_t i = 0; i < g->n_fn; i++)
-        g->fn[order[i]].rank = i;
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < g->cap_tab; i++)
-        if (g->tab[i].used)
-            costs[n++] = &g->tab[i];
-    qsort_r(costs, n, sizeof *costs, cost_cmp, g);
     bool cpu = g->mode == WIRE_MODE_CPU;
     fprintf(out,
             "# jett profile export: a %s profile\nversion: 1\ncreator: jett\n"
             "positions: line\nevents: %s\n",
             cpu ? "CPU sampling" : "Jett heap allocation",
             cpu ? "Samples" : "AllocBytes AllocCount");
-    write_body(out, g, costs, n, &nm);
+    for (uint32_t i = 0; i < g->n_fn; i++)
+        write_func(&w, order[i]);
     if (cpu)
         fprintf(out, "\ntotals: %llu\n", (unsigned long long)g->total[0]);
     else
@@ -392,10 +570,24 @@ static int write_profile(FILE *out, struct cg *g)
                 (unsigned long long)g->total[1]);
     rc = ferror(out) ? -1 : 0;
 out:
-    for (uint32_t i = 0; nm.display && i < g->n_fn; i++)
-        free(nm.display[i]);
-    free(nm.display), free(nm.file_id), free(nm.fn_id), free(order), free(costs);
+    for (uint32_t i = 0; w.nm.display && i < g->n_fn; i++)
+        free(w.nm.display[i]);
+    free(w.nm.display), free(w.nm.file_id), free(w.nm.fn_id);
     return rc;
+}
+
+/* Ranks the functions in identity order; the order, or NULL. */
+static uint32_t *rank_funcs(struct cg *g)
+{
+    uint32_t *order = malloc(((size_t)g->n_fn + 1) * sizeof *order);
+    if (!order)
+        return NULL;
+    for (uint32_t i = 0; i < g->n_fn; i++)
+        order[i] = i;
+    qsort_r(order, g->n_fn, sizeof *order, func_cmp, g);
+    for (uint32_t i = 0; i < g->n_fn; i++)
+        g->fn[order[i]].rank = i;
+    return order;
 }
 
 static void cg_free(struct cg *g)
@@ -404,21 +596,27 @@ static void cg_free(struct cg *g)
         free(g->src[i].path), free(g->src[i].lines);
     for (uint32_t i = 0; i < g->n_fn; i++)
         free(g->fn[i].ns), free(g->fn[i].name);
-    free(g->src), free(g->fn), free(g->node), free(g->tab), free(g->mark);
+    free(g->src), free(g->fn), free(g->node), free(g->obs), free(g->edge), free(g->edges),
+        free(g->edge_start);
+    free(g->depth);
+    costrun_free(g->self);
 }
 
 int cgexport_write(struct capture_reader *r, FILE *out, char *err, size_t errlen)
 {
     struct cg g = {0};
     int rc = read_capture(&g, r, err, errlen);
-    if (rc == 0 && charge_all_edges(&g) != 0) {
+    uint32_t *order = NULL;
+    if (rc == 0 && (!g.self || costrun_finish(g.self, g.n_fn) != 0 || !(order = rank_funcs(&g)) ||
+                    list_edges(&g) != 0)) {
         snprintf(err, errlen, "out of memory");
         rc = -1;
     }
-    if (rc == 0 && write_profile(out, &g) != 0) {
+    if (rc == 0 && write_profile(out, &g, order) != 0) {
         snprintf(err, errlen, "cannot write the profile");
         rc = -1;
     }
+    free(order);
     cg_free(&g);
     return rc;
 }

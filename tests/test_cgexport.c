@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "proto/captext.h"
 #include "proto/cgexport.h"
 #include "testutil.h"
 
@@ -127,6 +128,78 @@ START_TEST(damaged_capture_names_the_byte)
     ck_assert_msg(strncmp(err, "byte ", 5) == 0 && strstr(err, "cut short"), "%s", err);
     unlink(cut), rmdir(dir);
     free(cap), free(path), free(dir);
+}
+END_TEST
+
+/* cpu-recursion (main > f > g > f > g): every sample counts once on the
+ * edge out of the outermost frame of every other function on its stack.
+ *   seq 1, 2: main>f>g>f, leaf f at line 5: main->f (line 2), g->f (8)
+ *   seq 3: main>f>g, leaf g at line 8: main->f, f->g (line 5)
+ *   seq 4: main, at line 2: self only
+ *   seq 5: main>f>g>f>g, leaf g at line 8: main->f, f->g (outermost f)
+ * Self: f 5:2, g 8:2, main 2:1.  Edges: main->f 4, f->g 2, g->f 2.
+ * Inclusive: main 1 + 4 = 5, f 2 + 2 = 4, g 2 + 2 = 4, as the profile.
+ * Order: f, g, main (by name); declarations at lines 4, 7, 1. */
+START_TEST(recursion_fixture_by_hand)
+{
+    char *text = export_fixture("cpu-recursion");
+    ck_assert_str_eq(text, "# jett profile export: a CPU sampling profile\n"
+                           "version: 1\n"
+                           "creator: jett\n"
+                           "positions: line\n"
+                           "events: Samples\n"
+                           "\n"
+                           "fl=(1) src/rec.jett\n"
+                           "fn=(1) rec.f\n"
+                           "5 2\n"
+                           "cfn=(2) rec.g\n"
+                           "calls=2 7\n"
+                           "5 2\n"
+                           "\n"
+                           "fn=(2)\n"
+                           "8 2\n"
+                           "cfn=(1)\n"
+                           "calls=2 4\n"
+                           "8 2\n"
+                           "\n"
+                           "fn=(3) rec.main\n"
+                           "2 1\n"
+                           "cfn=(1)\n"
+                           "calls=4 4\n"
+                           "2 4\n"
+                           "\n"
+                           "totals: 5\n");
+    free(text);
+}
+END_TEST
+
+/* A stack deeper than the wire's 128 frames is refused as the daemon
+ * refuses it, with the byte of its frame. */
+START_TEST(too_deep_stack_is_refused)
+{
+    char text[16384];
+    size_t n = (size_t)snprintf(
+        text, sizeof text, "%s",
+        "HELLO version=1 mode=cpu rate_hz=1000 threshold_bp=500 limit=10 cpu_budget=33554432 "
+        "retention_budget=67108864 stack_budget=16777216 backend=\"interpreter_safe_point\" "
+        "capabilities=cpu_tick_source colour=false\n"
+        "FUNC id=0 namespace=\"m\" function=\"f\" source=- decl=-\n");
+    n += tu_stack_chain(text + n, sizeof text - n, 129);
+    snprintf(text + n, sizeof text - n, "%s",
+             "FINISH termination=returned wall_ns=1 cpu_ns=1 requested=0 coalesced=0 "
+             "dropped=0 collector_failure=false stack_limit=false\n");
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    char err[320] = "";
+    ck_assert_msg(captext_pack(text, strlen(text), &sb, err, sizeof err) == 0, "%s", err);
+    FILE *devnull = fopen("/dev/null", "w");
+    struct capture_reader *r = capture_reader_mem(sb.data, sb.size);
+    ck_assert_int_eq(cgexport_write(r, devnull, err, sizeof err), -1);
+    ck_assert_msg(strncmp(err, "byte ", 5) == 0 && strstr(err, "STACK 128: deeper than 128 frames"),
+                  "%s", err);
+    capture_reader_free(r);
+    fclose(devnull);
+    msgpack_sbuffer_destroy(&sb);
 }
 END_TEST
 
@@ -269,6 +342,8 @@ Suite *cgexport_suite(void)
     TCase *t = tcase_create("cgexport");
     tcase_set_timeout(t, 60);
     tcase_add_test(t, cpu_fixture_by_hand);
+    tcase_add_test(t, recursion_fixture_by_hand);
+    tcase_add_test(t, too_deep_stack_is_refused);
     tcase_add_test(t, memory_fixture_by_hand);
     tcase_add_test(t, memory_growth_and_edges);
     tcase_add_test(t, damaged_capture_names_the_byte);

@@ -1,0 +1,44 @@
+/*
+ * costrun: exact per-(function, line) costs in little memory.
+ *
+ * A Callgrind export of a large capture can hold millions of distinct
+ * (function, line) pairs, one table entry each, far more than the capture's
+ * stacks.  Costs are appended to a small buffer; a full buffer is sorted,
+ * equal keys combined, and merged into one run sorted by (function, line)
+ * and stored as varints (function delta, line or line delta, values): a
+ * few bytes per pair instead of a hash slot.  Nothing is dropped: every
+ * value is the exact sum of what was added for its key.
+ */
+#ifndef JETT_PROTO_COSTRUN_H
+#define JETT_PROTO_COSTRUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct costrun;
+
+/* n_values: 1 or 2 values per key.  NULL when out of memory. */
+struct costrun *costrun_new(unsigned n_values);
+void costrun_free(struct costrun *c);
+
+/* Adds w[0..n_values) at (func, line); 0, or -1 when out of memory. */
+int costrun_add(struct costrun *c, uint32_t func, uint32_t line, const uint64_t *w);
+
+/* Ends adding and indexes functions 0..n_funcs-1 (every func added must
+ * be below n_funcs); 0, or -1 when out of memory. */
+int costrun_finish(struct costrun *c, uint32_t n_funcs);
+
+/* The lines of one function, ascending, after costrun_finish. */
+struct costrun_iter {
+    const uint8_t *p, *end;
+    uint32_t line;
+    bool first;
+};
+
+/* Starts on `func`'s lines; false when it has none. */
+bool costrun_func(const struct costrun *c, uint32_t func, struct costrun_iter *it);
+/* The next line and its values; false at the end of the function. */
+bool costrun_next(const struct costrun *c, struct costrun_iter *it, uint32_t *line, uint64_t *w);
+
+#endif

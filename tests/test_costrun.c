@@ -1,0 +1,119 @@
+/* Tests of proto/costrun against a dense array of sums: enough additions
+ * to fill the pending buffer many times over and merge runs several
+ * times, functions with no lines, values past 2^63, one and two values. */
+#include <check.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "proto/costrun.h"
+#include "proto/radix.h"
+
+#define FUNCS 40
+#define LINES 3000
+
+static uint64_t next_rand(uint64_t *s)
+{
+    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+    return *s;
+}
+
+/* Adds `n` random costs (func 7 never) and checks every function's lines
+ * against the dense sums. */
+static void check_against_dense(unsigned n_values, size_t n)
+{
+    uint64_t(*sum)[LINES][2] = calloc(FUNCS, sizeof *sum);
+    ck_assert_ptr_nonnull(sum);
+    struct costrun *c = costrun_new(n_values);
+    ck_assert_ptr_nonnull(c);
+    uint64_t s = 88172645463325252ull;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t f = (uint32_t)(next_rand(&s) % FUNCS), line = (uint32_t)(next_rand(&s) % LINES);
+        if (f == 7)
+            continue;
+        uint64_t w[2] = {next_rand(&s) % 1000, 1};
+        if (i % 100000 == 0)
+            w[0] = UINT64_MAX / 3; /* long varints, sums wrapping as u64 */
+        ck_assert_int_eq(costrun_add(c, f, line, w), 0);
+        sum[f][line][0] += w[0], sum[f][line][1] += w[1];
+    }
+    ck_assert_int_eq(costrun_finish(c, FUNCS + 5), 0);
+    for (uint32_t f = 0; f < FUNCS + 5; f++) {
+        struct costrun_iter it;
+        bool any = costrun_func(c, f, &it);
+        uint32_t want = 0, line;
+        uint64_t w[2];
+        size_t seen = 0;
+        while (costrun_next(c, &it, &line, w)) {
+            while (want < LINES && sum[f][want][1] == 0)
+                want++;
+            ck_assert_uint_lt(want, LINES);
+            ck_assert_uint_eq(line, want);
+            ck_assert_uint_eq(w[0], sum[f][want][0]);
+            if (n_values == 2)
+                ck_assert_uint_eq(w[1], sum[f][want][1]);
+            want++, seen++;
+        }
+        while (f < FUNCS && want < LINES && sum[f][want][1] == 0)
+            want++;
+        ck_assert_msg(f >= FUNCS || want == LINES, "func %u: line %u missing", f, want);
+        ck_assert_int_eq(any, seen > 0);
+        if (f == 7 || f >= FUNCS)
+            ck_assert_uint_eq(seen, 0);
+    }
+    costrun_free(c);
+    free(sum);
+}
+
+START_TEST(two_values_many_merges)
+{
+    check_against_dense(2, 5000000);
+}
+END_TEST
+
+START_TEST(one_value_few_adds)
+{
+    check_against_dense(1, 1000);
+}
+END_TEST
+
+START_TEST(empty)
+{
+    struct costrun *c = costrun_new(1);
+    ck_assert_int_eq(costrun_finish(c, 3), 0);
+    struct costrun_iter it;
+    for (uint32_t f = 0; f < 4; f++)
+        ck_assert(!costrun_func(c, f, &it));
+    costrun_free(c);
+}
+END_TEST
+
+/* Records sort by their key, equal keys keeping their order. */
+START_TEST(radix_is_stable)
+{
+    struct rec {
+        uint32_t tag;
+        uint64_t key;
+    } a[6] = {{0, 5ull << 40}, {1, 3}, {2, 5ull << 40}, {3, 0}, {4, 3}, {5, UINT64_MAX}};
+    struct rec b[6];
+    void *base = a, *scratch = b;
+    radix_sort(&base, &scratch, 6, sizeof a[0], offsetof(struct rec, key));
+    const struct rec *r = base;
+    static const uint32_t order[6] = {3, 1, 4, 0, 2, 5};
+    for (int i = 0; i < 6; i++)
+        ck_assert_uint_eq(r[i].tag, order[i]);
+}
+END_TEST
+
+Suite *costrun_suite(void)
+{
+    Suite *s = suite_create("costrun");
+    TCase *t = tcase_create("costrun");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, two_values_many_merges);
+    tcase_add_test(t, one_value_few_adds);
+    tcase_add_test(t, empty);
+    tcase_add_test(t, radix_is_stable);
+    suite_add_tcase(s, t);
+    return s;
+}
