@@ -1,5 +1,6 @@
 /* jett profile diff BASE NEW [--agent]: per-function change between two
  * captures of the same mode. */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +11,7 @@
 #include "daemon/diff.h"
 #include "daemon/feed.h"
 
-/* Aggregates one capture into a report holding every function.  0, 1 for
- * a bad capture (message printed), 2 for an unreadable file. */
-static int load(const char *path, struct agg **g, struct rank_report *rep)
+static int aggregate(const char *path, struct agg **g, struct rank_report *rep)
 {
     char err[400];
     int fd = cli_open_input(path, err, sizeof err);
@@ -30,11 +29,23 @@ static int load(const char *path, struct agg **g, struct rank_report *rep)
     }
     agg_end(*g);
     struct rank_options opt = diff_rank_options();
-    if (rank_build(*g, &opt, rep) != 0) {
+    if (rank_build(*g, &opt, rep) != 0 || rank_detach(rep) != 0) {
         fprintf(stderr, "jett: %s: out of memory\n", path);
         return CLI_EXIT_BAD_INPUT;
     }
     return 0;
+}
+
+/* Aggregates one capture into a report holding every function, which
+ * owns its strings: the aggregator is freed before the next capture is
+ * read, so a diff needs the memory of one aggregation, not two.  0, 1 for
+ * a bad capture (message printed), 2 for an unreadable file. */
+static int load(const char *path, struct rank_report *rep)
+{
+    struct agg *g = NULL;
+    int rc = aggregate(path, &g, rep);
+    agg_free(g);
+    return rc;
 }
 
 static int print_diff(const struct rank_report *b, const struct rank_report *n, bool agent)
@@ -83,17 +94,17 @@ int cli_profile_diff(int argc, char **argv)
         return cli_usage_error("profile diff: expected two captures, BASE and NEW");
     if (strcmp(paths[0], "-") == 0 && strcmp(paths[1], "-") == 0)
         return cli_usage_error("profile diff: only one capture can come from standard input");
-    struct agg *g[2] = {NULL, NULL};
+    /* as in the daemon: large tables in their own mappings, so that the
+     * first aggregator's memory leaves the process when it is freed */
+    mallopt(M_MMAP_THRESHOLD, 64 * 1024);
     struct rank_report rep[2];
     memset(rep, 0, sizeof rep);
-    int rc = load(paths[0], &g[0], &rep[0]);
+    int rc = load(paths[0], &rep[0]);
     if (rc == 0)
-        rc = load(paths[1], &g[1], &rep[1]);
+        rc = load(paths[1], &rep[1]);
     if (rc == 0)
         rc = print_diff(&rep[0], &rep[1], agent);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 2; k++)
         rank_free(&rep[k]);
-        agg_free(g[k]);
-    }
     return rc;
 }

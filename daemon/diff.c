@@ -10,7 +10,7 @@ typedef __int128 i128;
 
 struct rank_options diff_rank_options(void)
 {
-    struct rank_options o = {true, true, 0, UINT32_MAX};
+    struct rank_options o = {true, true, 0, UINT32_MAX, true};
     return o;
 }
 

@@ -307,13 +307,15 @@ static void entry_identity(const struct agg *a, uint32_t ident, struct rank_entr
 /* Fills the emitted CPU entries from the sorted eligible identities. */
 /* The CPU numbers of an entry: counts, percent, hot lines, suggestion. */
 static int cpu_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
-                     enum agg_status status)
+                     enum agg_status status, bool numbers_only)
 {
     const struct agg_fnb *f = fnb_of(a, ident);
     e->primary = f->inclusive;
     e->secondary = f->self;
     e->percent_hundredths = rank_percent_hundredths(f->inclusive, a->cpu.attributed);
     e->freed_bytes = e->retained_bytes = e->live_at_peak_bytes = e->resize_count = RANK_NA;
+    if (numbers_only)
+        return 0;
     if (entry_hot_lines(a, ident, e) < 0)
         return -1;
     if (status != AGG_COMPLETE)
@@ -325,7 +327,7 @@ static int cpu_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
 
 /* The memory numbers of an entry; live values only while exact. */
 static int mem_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
-                     const struct rank_report *r)
+                     const struct rank_report *r, bool numbers_only)
 {
     const struct agg_siteb *s = siteb_of(a, ident);
     bool exact = !a->mem.limited;
@@ -336,7 +338,7 @@ static int mem_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
     e->freed_bytes = exact ? s->freed_bytes : RANK_NA;
     e->retained_bytes = exact ? s->live : RANK_NA;
     e->live_at_peak_bytes = exact ? agg_mem_site_at_peak(a, s) : RANK_NA;
-    if (r->status != AGG_COMPLETE)
+    if (numbers_only || r->status != AGG_COMPLETE)
         return 0;
     if (e->path.ptr == NULL)
         return e->suggestions_unavailable = true, 0;
@@ -344,7 +346,8 @@ static int mem_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
 }
 
 /* Fills the emitted entries from the sorted eligible identities. */
-static int fill_entries(const struct agg *a, const uint32_t *ids, struct rank_report *r)
+static int fill_entries(const struct agg *a, const uint32_t *ids, struct rank_report *r,
+                        bool numbers_only)
 {
     uint32_t *slot = malloc(((size_t)a->idents.len + 1) * sizeof *slot);
     if (slot == NULL)
@@ -357,11 +360,11 @@ static int fill_entries(const struct agg *a, const uint32_t *ids, struct rank_re
         slot[ids[i]] = (uint32_t)i;
         e->rank = i + 1;
         entry_identity(a, ids[i], e);
-        if ((a->mode == WIRE_MODE_CPU ? cpu_entry(a, ids[i], e, r->status)
-                                      : mem_entry(a, ids[i], e, r)) < 0)
+        if ((a->mode == WIRE_MODE_CPU ? cpu_entry(a, ids[i], e, r->status, numbers_only)
+                                      : mem_entry(a, ids[i], e, r, numbers_only)) < 0)
             rc = -1;
     }
-    if (rc == 0)
+    if (rc == 0 && !numbers_only)
         rc = entries_chains(a, slot, r);
     free(slot);
     return rc;
@@ -449,7 +452,7 @@ int rank_build(const struct agg *a, const struct rank_options *opt, struct rank_
     out->truncated = n - out->emitted;
     out->n_entries = (size_t)out->emitted;
     out->entries = calloc(out->n_entries + 1, sizeof *out->entries);
-    int rc = out->entries ? fill_entries(a, ids, out) : -1;
+    int rc = out->entries ? fill_entries(a, ids, out, opt && opt->numbers_only) : -1;
     free(ids);
     return rc;
 }
@@ -464,8 +467,9 @@ void rank_free(struct rank_report *r)
             free(e->chains[k].chain);
         suggest_clear(e);
     }
-    free(r->entries);
+    free(r->entries), free(r->arena);
     r->entries = NULL;
+    r->arena = NULL;
     r->n_entries = 0;
 }
 

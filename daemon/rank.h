@@ -91,6 +91,9 @@ struct rank_mem_totals {
 struct rank_options {
     bool set_threshold, set_limit;
     uint32_t threshold_bp, limit;
+    /* only the numbers of each entry: no hot lines, call chains or
+     * suggestions (what a diff compares) */
+    bool numbers_only;
 };
 
 struct rank_report {
@@ -111,12 +114,18 @@ struct rank_report {
     uint64_t eligible, emitted, truncated;
     uint64_t collector_errors;
     const char *collector_error; /* first message, "" when none */
+    char *arena;                 /* the strings, once detached */
 };
 
 /* Builds the report (borrowing strings from `a`, which must outlive it).
  * Returns 0, or -1 when memory runs out. */
 int rank_build(const struct agg *a, const struct rank_options *opt, struct rank_report *out);
 void rank_free(struct rank_report *r);
+/* Copies every string the report borrows from its aggregator into memory
+ * of its own, so that the aggregator can be freed first (a diff holds two
+ * reports, not two aggregators).  0, or -1 when out of memory (the report
+ * still borrows). */
+int rank_detach(struct rank_report *r);
 
 /* n * 10000 / d rounded half away from zero (d > 0): a percentage in
  * hundredths. */

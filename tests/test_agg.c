@@ -117,6 +117,62 @@ START_TEST(recursion_counts_once)
 }
 END_TEST
 
+/* A detached report owns its strings: the aggregator is freed first (the
+ * sanitizers catch any string still borrowed) and every name, path and
+ * hot-line path reads the same. */
+START_TEST(detached_report_outlives_its_aggregator)
+{
+    struct ev e = rec_setup();
+    ck_assert_int_eq(ev_jett(&e, 3, 31, 34), 0);
+    ck_assert_int_eq(ev_jett(&e, 2, 48, 51), 0);
+    ck_assert_int_eq(ev_jett(&e, 0, 14, 17), 0);
+    ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
+    agg_end(e.a);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    const char *borrowed = r.entries[0].fn.ptr;
+    ck_assert_int_eq(rank_detach(&r), 0);
+    ck_assert_ptr_ne(r.entries[0].fn.ptr, borrowed);
+    agg_free(e.a);
+    /* stacks main>f>g>f, main>f>g, main: main 3/1, f 2/1 (leaf of the
+     * first), g 2/1 (leaf of the second); f and g tie, "f" < "g" */
+    check_entry(&r.entries[0], 1, "main", 1, 3, 1, 10000);
+    check_entry(&r.entries[1], 2, "f", 4, 2, 1, 6667);
+    check_entry(&r.entries[2], 3, "g", 7, 2, 1, 6667);
+    ck_assert_str_eq(r.entries[1].hot[0].path.ptr, "src/rec.jett");
+    ck_assert_str_eq(r.backend, "interpreter_safe_point");
+    ck_assert_str_eq(r.collector_error, "");
+    rank_free(&r);
+}
+END_TEST
+
+/* numbers_only: the same entries and numbers, without hot lines, call
+ * chains or suggestions (what a diff compares). */
+START_TEST(numbers_only_report)
+{
+    struct ev e = rec_setup();
+    ck_assert_int_eq(ev_jett(&e, 3, 31, 34), 0);
+    ck_assert_int_eq(ev_jett(&e, 2, 48, 51), 0);
+    ck_assert_int_eq(ev_jett(&e, 0, 14, 17), 0);
+    ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
+    agg_end(e.a);
+    struct rank_options o = {false, false, 0, 0, true};
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, &o, &r), 0);
+    ck_assert_uint_eq(r.n_entries, 3);
+    check_entry(&r.entries[0], 1, "main", 1, 3, 1, 10000);
+    check_entry(&r.entries[1], 2, "f", 4, 2, 1, 6667);
+    check_entry(&r.entries[2], 3, "g", 7, 2, 1, 6667);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_uint_eq(r.entries[i].n_hot, 0);
+        ck_assert_uint_eq(r.entries[i].n_chains, 0);
+        ck_assert_uint_eq(r.entries[i].n_suggestions, 0);
+    }
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
 /* Runtime, waiting and unavailable samples only: the denominator is 0, so
  * no entry, no division; totals intact (4 recorded, 0 attributed). */
 START_TEST(states_never_charged)
@@ -129,7 +185,7 @@ START_TEST(states_never_charged)
     ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
     agg_end(e.a);
     struct rank_report r;
-    struct rank_options o = {true, false, 0, 0}; /* threshold 0: anything would pass */
+    struct rank_options o = {true, false, 0, 0, false}; /* threshold 0: anything would pass */
     ck_assert_int_eq(rank_build(e.a, &o, &r), 0);
     ck_assert_int_eq(r.status, AGG_COMPLETE);
     ck_assert_uint_eq(r.cpu.recorded_samples, 4);
@@ -531,7 +587,7 @@ START_TEST(random_hostile_records)
         }
         agg_end(e.a);
         struct rank_report r;
-        struct rank_options o = {true, true, (uint32_t)(x % 10001), 1 + (uint32_t)(x % 100)};
+        struct rank_options o = {true, true, (uint32_t)(x % 10001), 1 + (uint32_t)(x % 100), false};
         ck_assert_int_eq(rank_build(e.a, &o, &r), 0);
         ck_assert(agg_error_count(e.a) > 0);
         if (round % 2 == 0) {
@@ -556,6 +612,8 @@ Suite *agg_suite(void)
     Suite *s = suite_create("agg");
     TCase *t = tcase_create("cpu");
     tcase_add_test(t, recursion_counts_once);
+    tcase_add_test(t, detached_report_outlives_its_aggregator);
+    tcase_add_test(t, numbers_only_report);
     tcase_add_test(t, states_never_charged);
     tcase_add_test(t, truncated_stack_bucket);
     tcase_add_test(t, chain_ties_by_identity);

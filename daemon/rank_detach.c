@@ -1,0 +1,56 @@
+/* rank_detach: a report that outlives its aggregator (see rank.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/rank.h"
+
+static size_t str_need(struct rank_str s)
+{
+    return s.ptr ? s.len + 1 : 0;
+}
+
+/* Copies s to *at (NUL-terminated, as the aggregator keeps it). */
+static struct rank_str str_copy(char **at, struct rank_str s)
+{
+    if (!s.ptr)
+        return s;
+    memcpy(*at, s.ptr, s.len);
+    (*at)[s.len] = '\0';
+    struct rank_str c = {*at, s.len};
+    *at += s.len + 1;
+    return c;
+}
+
+static const char *cstr_copy(char **at, const char *s)
+{
+    return s ? str_copy(at, (struct rank_str){s, strlen(s)}).ptr : NULL;
+}
+
+int rank_detach(struct rank_report *r)
+{
+    size_t need = 1;
+    need += r->backend ? strlen(r->backend) + 1 : 0;
+    need += r->collector_error ? strlen(r->collector_error) + 1 : 0;
+    for (size_t i = 0; i < r->n_entries; i++) {
+        const struct rank_entry *e = &r->entries[i];
+        need += str_need(e->ns) + str_need(e->fn) + str_need(e->path);
+        for (unsigned k = 0; k < e->n_hot; k++)
+            need += str_need(e->hot[k].path);
+    }
+    char *arena = malloc(need), *at = arena;
+    if (!arena)
+        return -1;
+    r->backend = cstr_copy(&at, r->backend);
+    r->collector_error = cstr_copy(&at, r->collector_error);
+    for (size_t i = 0; i < r->n_entries; i++) {
+        struct rank_entry *e = &r->entries[i];
+        e->ns = str_copy(&at, e->ns);
+        e->fn = str_copy(&at, e->fn);
+        e->path = str_copy(&at, e->path);
+        for (unsigned k = 0; k < e->n_hot; k++)
+            e->hot[k].path = str_copy(&at, e->hot[k].path);
+    }
+    free(r->arena);
+    r->arena = arena;
+    return 0;
+}
