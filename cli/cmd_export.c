@@ -1,6 +1,7 @@
 /* jett profile export: a capture as folded stacks, an SVG flame graph or a
  * Callgrind profile. */
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +240,9 @@ int cli_profile_export(int argc, char **argv)
             fputs(export_usage_text, stdout);
         return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
     }
+    /* as in the daemon: a doubling table moves pages instead of copying,
+     * and freed blocks leave the process */
+    mallopt(M_MMAP_THRESHOLD, 64 * 1024);
     if (o.format == EXPORT_CALLGRIND)
         return export_callgrind(&o);
     struct fold *f = NULL;

@@ -382,10 +382,12 @@ static void live_place(struct fold *f, struct fold_live e)
     f->live[i] = e;
 }
 
-/* Inserts a new id, doubling the table when it would be half full. */
+/* Inserts a new id, doubling the table when it would be three quarters
+ * full: a capture can hold millions of live allocations, and linear
+ * probing stays short at that load. */
 static int live_insert(struct fold *f, uint64_t id, uint64_t size, uint32_t site)
 {
-    if (2 * (f->n_live + 1) > f->live_cap) {
+    if (4 * (f->n_live + 1) > 3 * f->live_cap) {
         size_t old_cap = f->live_cap, cap = old_cap ? old_cap * 2 : 64;
         struct fold_live *old = f->live, *t = calloc(cap, sizeof *t);
         if (!t)
