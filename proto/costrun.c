@@ -27,7 +27,7 @@ struct run {
 struct costrun {
     unsigned n_values;
     struct pending *pend, *scratch;
-    size_t n_pend;
+    size_t n_pend, cap_pend; /* the buffer grows to PENDING_MAX */
     struct run runs[MAX_RUNS];
     unsigned n_runs;
     const uint8_t *run; /* after finish: the one run */
@@ -42,12 +42,6 @@ struct costrun *costrun_new(unsigned n_values)
     if (!c)
         return NULL;
     c->n_values = n_values;
-    c->pend = malloc(PENDING_MAX * sizeof *c->pend);
-    c->scratch = malloc(PENDING_MAX * sizeof *c->scratch);
-    if (!c->pend || !c->scratch) {
-        costrun_free(c);
-        return NULL;
-    }
     return c;
 }
 
@@ -249,9 +243,28 @@ static int compact(struct costrun *c)
     return 0;
 }
 
+/* Doubles the pending buffer and the sort's scratch (small profiles
+ * stay small); 0 or -1. */
+static int grow_pending(struct costrun *c)
+{
+    size_t cap = c->cap_pend ? c->cap_pend * 2 : 1024;
+    struct pending *p = realloc(c->pend, cap * sizeof *p);
+    if (!p)
+        return -1;
+    c->pend = p;
+    struct pending *t = realloc(c->scratch, cap * sizeof *t);
+    if (!t)
+        return -1;
+    c->scratch = t;
+    c->cap_pend = cap;
+    return 0;
+}
+
 int costrun_add(struct costrun *c, uint32_t func, uint32_t line, const uint64_t *w)
 {
-    if (c->n_pend == PENDING_MAX) {
+    if (c->n_pend == c->cap_pend && c->cap_pend < PENDING_MAX && grow_pending(c) != 0)
+        return -1;
+    if (c->n_pend == c->cap_pend) {
         sort_pending(c);
         if (flush_pending(c) != 0 || (c->n_runs == MAX_RUNS && compact(c) != 0))
             return -1;
