@@ -48,7 +48,7 @@ static int load(const char *path, struct rank_report *rep)
     return rc;
 }
 
-static int print_diff(const struct rank_report *b, const struct rank_report *n, bool agent)
+static int print_diff(struct rank_report *b, struct rank_report *n, bool agent)
 {
     struct diff d;
     char err[256], *text = NULL;
@@ -57,6 +57,9 @@ static int print_diff(const struct rank_report *b, const struct rank_report *n, 
         fprintf(stderr, "jett: profile diff: %s\n", err);
         return CLI_EXIT_BAD_INPUT;
     }
+    /* the rows hold what they need: the entries' memory goes to rendering */
+    rank_free_entries(b);
+    rank_free_entries(n);
     int rc = agent ? diff_render_toon(&d, &text, &len, err, sizeof err)
                    : diff_render_human(&d, &text, &len);
     diff_free(&d);

@@ -24,7 +24,7 @@ static int str_cmp(struct rank_str a, struct rank_str b)
 }
 
 /* Identity order: namespace, function, origin, path, line. */
-static int ident_cmp(const struct rank_entry *x, const struct rank_entry *y)
+static int ident_cmp(const struct diff_side *x, const struct diff_side *y)
 {
     int c = str_cmp(x->ns, y->ns);
     if (!c)
@@ -38,18 +38,29 @@ static int ident_cmp(const struct rank_entry *x, const struct rank_entry *y)
     return c;
 }
 
-static int entry_ptr_cmp(const void *a, const void *b)
+static int side_cmp(const void *a, const void *b)
 {
-    return ident_cmp(*(const struct rank_entry *const *)a, *(const struct rank_entry *const *)b);
+    return ident_cmp(a, b);
 }
 
-static const struct rank_entry **sorted_entries(const struct rank_report *r)
+/* A report's entries as sides, in identity order. */
+static struct diff_side *sorted_sides(const struct rank_report *r)
 {
-    const struct rank_entry **v = malloc((r->n_entries + 1) * sizeof *v);
-    for (size_t i = 0; v && i < r->n_entries; i++)
-        v[i] = &r->entries[i];
+    struct diff_side *v = malloc((r->n_entries + 1) * sizeof *v);
+    for (size_t i = 0; v && i < r->n_entries; i++) {
+        const struct rank_entry *e = &r->entries[i];
+        v[i] = (struct diff_side){e->ns,
+                                  e->fn,
+                                  e->path,
+                                  e->line,
+                                  e->origin,
+                                  e->primary,
+                                  e->secondary,
+                                  e->retained_bytes,
+                                  e->live_at_peak_bytes};
+    }
     if (v)
-        qsort(v, r->n_entries, sizeof *v, entry_ptr_cmp);
+        qsort(v, r->n_entries, sizeof *v, side_cmp);
     return v;
 }
 
@@ -67,24 +78,24 @@ static i128 abs128(i128 v)
  * for every row), memory the allocated-bytes difference. */
 static void row_key(const struct diff *d, struct diff_row *row)
 {
-    uint64_t p0 = row->base ? row->base->primary : 0, p1 = row->neu ? row->neu->primary : 0;
+    uint64_t p0 = row->has_base ? row->base.primary : 0, p1 = row->has_neu ? row->neu.primary : 0;
     if (d->base->mode == WIRE_MODE_CPU)
         row->key = abs128((i128)p1 * denom(d->base) - (i128)p0 * denom(d->neu));
     else
         row->key = abs128((i128)p1 - (i128)p0);
-    bool same = row->base && row->neu && row->key == 0 && p0 == p1 &&
-                row->base->secondary == row->neu->secondary &&
-                row->base->retained_bytes == row->neu->retained_bytes &&
-                row->base->live_at_peak_bytes == row->neu->live_at_peak_bytes;
-    row->change = !row->base  ? DIFF_APPEARED
-                  : !row->neu ? DIFF_DISAPPEARED
-                  : same      ? DIFF_UNCHANGED
-                              : DIFF_CHANGED;
+    bool same = row->has_base && row->has_neu && row->key == 0 && p0 == p1 &&
+                row->base.secondary == row->neu.secondary &&
+                row->base.retained_bytes == row->neu.retained_bytes &&
+                row->base.live_at_peak_bytes == row->neu.live_at_peak_bytes;
+    row->change = !row->has_base  ? DIFF_APPEARED
+                  : !row->has_neu ? DIFF_DISAPPEARED
+                  : same          ? DIFF_UNCHANGED
+                                  : DIFF_CHANGED;
 }
 
-static const struct rank_entry *either(const struct diff_row *r)
+static const struct diff_side *either(const struct diff_row *r)
 {
-    return r->neu ? r->neu : r->base;
+    return r->has_neu ? &r->neu : &r->base;
 }
 
 /* Absolute change desc, then secondary (self samples or allocation count,
@@ -94,11 +105,11 @@ static int row_cmp(const void *a, const void *b)
     const struct diff_row *x = a, *y = b;
     if (x->key != y->key)
         return x->key > y->key ? -1 : 1;
-    uint64_t sx = x->neu ? x->neu->secondary : 0, sy = y->neu ? y->neu->secondary : 0;
-    if (x->base && x->base->secondary > sx)
-        sx = x->base->secondary;
-    if (y->base && y->base->secondary > sy)
-        sy = y->base->secondary;
+    uint64_t sx = x->has_neu ? x->neu.secondary : 0, sy = y->has_neu ? y->neu.secondary : 0;
+    if (x->has_base && x->base.secondary > sx)
+        sx = x->base.secondary;
+    if (y->has_base && y->base.secondary > sy)
+        sy = y->base.secondary;
     if (sx != sy)
         return sx > sy ? -1 : 1;
     return ident_cmp(either(x), either(y));
@@ -115,7 +126,7 @@ int diff_build(const struct rank_report *base, const struct rank_report *neu, st
         return -1;
     }
     out->base = base, out->neu = neu;
-    const struct rank_entry **b = sorted_entries(base), **n = sorted_entries(neu);
+    struct diff_side *b = sorted_sides(base), *n = sorted_sides(neu);
     out->rows = calloc(base->n_entries + neu->n_entries + 1, sizeof *out->rows);
     if (!b || !n || !out->rows) {
         free(b), free(n), free(out->rows);
@@ -125,10 +136,12 @@ int diff_build(const struct rank_report *base, const struct rank_report *neu, st
     }
     size_t i = 0, k = 0;
     while (i < base->n_entries || k < neu->n_entries) {
-        int c = i == base->n_entries ? 1 : k == neu->n_entries ? -1 : ident_cmp(b[i], n[k]);
+        int c = i == base->n_entries ? 1 : k == neu->n_entries ? -1 : ident_cmp(&b[i], &n[k]);
         struct diff_row *row = &out->rows[out->n++];
-        row->base = c <= 0 ? b[i++] : NULL;
-        row->neu = c >= 0 ? n[k++] : NULL;
+        if ((row->has_base = c <= 0))
+            row->base = b[i++];
+        if ((row->has_neu = c >= 0))
+            row->neu = n[k++];
         row_key(out, row);
     }
     qsort(out->rows, out->n, sizeof *out->rows, row_cmp);

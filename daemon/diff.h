@@ -21,13 +21,25 @@
 
 enum diff_change { DIFF_UNCHANGED, DIFF_CHANGED, DIFF_APPEARED, DIFF_DISAPPEARED };
 
+/* What a diff keeps of a report's entry: identity and numbers, so that
+ * the reports' entries can be freed before the diff is rendered. */
+struct diff_side {
+    struct rank_str ns, fn, path; /* the report's (detached) strings */
+    uint64_t line;
+    int origin;
+    uint64_t primary, secondary, retained_bytes, live_at_peak_bytes;
+};
+
 struct diff_row {
-    const struct rank_entry *base, *neu; /* NULL on the side it is missing from */
+    struct diff_side base, neu;
+    bool has_base, has_neu; /* false on the side it is missing from */
     enum diff_change change;
     __int128 key; /* |change| numerator, for ordering */
 };
 
 struct diff {
+    /* the reports' headers and totals; their entries are not used once
+     * the diff is built (rank_free_entries) */
     const struct rank_report *base, *neu;
     struct diff_row *rows;
     size_t n;
@@ -36,7 +48,9 @@ struct diff {
 /* The rank options that make a report hold every function. */
 struct rank_options diff_rank_options(void);
 
-/* 0, or -1 with a message (different modes, out of memory). */
+/* 0, or -1 with a message (different modes, out of memory).  The rows
+ * copy what they show: the reports' entries may be freed afterwards, and
+ * their headers and strings must outlive the diff. */
 int diff_build(const struct rank_report *base, const struct rank_report *neu, struct diff *out,
                char *err, size_t errlen);
 void diff_free(struct diff *d);

@@ -53,16 +53,18 @@ static int64_t share(uint64_t n, uint64_t d)
     return d ? (int64_t)rank_percent_hundredths(n, d) : 0;
 }
 
-static uint64_t val(const struct rank_entry *e, int which)
+/* A side's primary (0), retained (1) or live-at-peak (2) value; 0 for
+ * the side a function is missing from. */
+static uint64_t val(const struct diff_side *e, bool present, int which)
 {
-    if (!e)
+    if (!present)
         return 0;
     return which == 0 ? e->primary : which == 1 ? e->retained_bytes : e->live_at_peak_bytes;
 }
 
 static void cpu_row(struct toon_value *o, const struct diff *d, const struct diff_row *r)
 {
-    uint64_t p0 = val(r->base, 0), p1 = val(r->neu, 0);
+    uint64_t p0 = val(&r->base, r->has_base, 0), p1 = val(&r->neu, r->has_neu, 0);
     uint64_t d0 = d->base->cpu.attributed_samples, d1 = d->neu->cpu.attributed_samples;
     toon_set(o, "base_samples", toon_uint(p0));
     toon_set(o, "new_samples", toon_uint(p1));
@@ -78,7 +80,7 @@ static void mem_row(struct toon_value *o, const struct diff_row *r)
         {"base_retained_bytes", "new_retained_bytes", "delta_retained_bytes"},
         {"base_live_at_peak_bytes", "new_live_at_peak_bytes", "delta_live_at_peak_bytes"}};
     for (int w = 0; w < 3; w++) {
-        uint64_t a = val(r->base, w), b = val(r->neu, w);
+        uint64_t a = val(&r->base, r->has_base, w), b = val(&r->neu, r->has_neu, w);
         toon_set(o, names[w][0], num_or_na(a));
         toon_set(o, names[w][1], num_or_na(b));
         toon_set(o, names[w][2], delta_or_na(a, b));
@@ -90,7 +92,7 @@ static struct toon_value *rows(const struct diff *d)
     struct toon_value *a = toon_array();
     for (size_t i = 0; i < d->n; i++) {
         const struct diff_row *r = &d->rows[i];
-        const struct rank_entry *e = r->neu ? r->neu : r->base;
+        const struct diff_side *e = r->has_neu ? &r->neu : &r->base;
         struct toon_value *o = toon_object();
         toon_set(o, "namespace", str_or_na(e->ns));
         toon_set(o, "function", str_or_na(e->fn));
@@ -136,10 +138,10 @@ static void fmt_hundredths(char *buf, size_t n, int64_t v, bool sign)
 
 static void human_row(FILE *f, const struct diff *d, const struct diff_row *r)
 {
-    const struct rank_entry *e = r->neu ? r->neu : r->base;
+    const struct diff_side *e = r->has_neu ? &r->neu : &r->base;
     char delta[32], a[32], b[32];
     if (is_cpu(d)) {
-        uint64_t p0 = val(r->base, 0), p1 = val(r->neu, 0);
+        uint64_t p0 = val(&r->base, r->has_base, 0), p1 = val(&r->neu, r->has_neu, 0);
         uint64_t d0 = d->base->cpu.attributed_samples, d1 = d->neu->cpu.attributed_samples;
         fmt_hundredths(delta, sizeof delta, diff_points_hundredths(p0, d0, p1, d1), true);
         fmt_hundredths(a, sizeof a, share(p0, d0), false);
@@ -147,7 +149,7 @@ static void human_row(FILE *f, const struct diff *d, const struct diff_row *r)
         fprintf(f, "%-11s %8s pt  %6s%% -> %6s%%  %8llu -> %-8llu  ", change_names[r->change],
                 delta, a, b, (unsigned long long)p0, (unsigned long long)p1);
     } else {
-        uint64_t p0 = val(r->base, 0), p1 = val(r->neu, 0);
+        uint64_t p0 = val(&r->base, r->has_base, 0), p1 = val(&r->neu, r->has_neu, 0);
         fprintf(f, "%-11s %+12lld B  %12llu -> %-12llu  ", change_names[r->change],
                 (long long)p1 - (long long)p0, (unsigned long long)p0, (unsigned long long)p1);
     }

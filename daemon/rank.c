@@ -459,6 +459,13 @@ int rank_build(const struct agg *a, const struct rank_options *opt, struct rank_
 
 void rank_free(struct rank_report *r)
 {
+    rank_free_entries(r);
+    free(r->arena);
+    r->arena = NULL;
+}
+
+void rank_free_entries(struct rank_report *r)
+{
     for (size_t i = 0; r->entries && i < r->n_entries; i++) {
         struct rank_entry *e = &r->entries[i];
         for (unsigned k = 0; k < e->n_hot; k++)
@@ -467,9 +474,8 @@ void rank_free(struct rank_report *r)
             free(e->chains[k].chain);
         suggest_clear(e);
     }
-    free(r->entries), free(r->arena);
+    free(r->entries);
     r->entries = NULL;
-    r->arena = NULL;
     r->n_entries = 0;
 }
 

@@ -121,6 +121,8 @@ struct rank_report {
  * Returns 0, or -1 when memory runs out. */
 int rank_build(const struct agg *a, const struct rank_options *opt, struct rank_report *out);
 void rank_free(struct rank_report *r);
+/* Frees the entries only: a detached report's strings stay. */
+void rank_free_entries(struct rank_report *r);
 /* Copies every string the report borrows from its aggregator into memory
  * of its own, so that the aggregator can be freed first (a diff holds two
  * reports, not two aggregators).  0, or -1 when out of memory (the report
