@@ -43,14 +43,38 @@ static int utf8_cont(struct cg_utf8 *u, unsigned char c)
     return 0;
 }
 
-/* Newline bytes in an ASCII word (exact, no false positives). */
-static unsigned word_newlines(uint64_t w)
+#define HIGH_BITS 0x8080808080808080ull
+
+/* One per newline byte lane of an all-ASCII word (lanes hold 0 or 1): the
+ * bytes are below 0x80, so adding 0x7f never carries between lanes. */
+static inline uint64_t newline_lanes(uint64_t w)
 {
-    const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
     uint64_t t = w ^ 0x0a0a0a0a0a0a0a0aull;
-    uint64_t zero = ~(((t & low7) + low7) | t | low7);
-    /* one high bit per newline byte: sum the bytes with a multiply */
-    return (unsigned)(((zero >> 7) * 0x0101010101010101ull) >> 56);
+    return (~(t + 0x7f7f7f7f7f7f7f7full) & HIGH_BITS) >> 7;
+}
+
+/* Length of the all-ASCII prefix of s taken in whole words (a multiple of
+ * 8); its newlines are added to *lines.  Four words per step: one test for
+ * the high bits and one multiply to sum the newline lanes (at most 4 each). */
+static size_t ascii_words(const unsigned char *s, size_t n, uint64_t *lines)
+{
+    size_t i = 0;
+    uint64_t w[4];
+    for (; n - i >= sizeof w; i += sizeof w) {
+        memcpy(w, s + i, sizeof w);
+        if ((w[0] | w[1] | w[2] | w[3]) & HIGH_BITS)
+            break;
+        uint64_t lanes =
+            newline_lanes(w[0]) + newline_lanes(w[1]) + newline_lanes(w[2]) + newline_lanes(w[3]);
+        *lines += (lanes * 0x0101010101010101ull) >> 56;
+    }
+    for (; n - i >= 8; i += 8) {
+        memcpy(w, s + i, 8);
+        if (w[0] & HIGH_BITS)
+            break;
+        *lines += (newline_lanes(w[0]) * 0x0101010101010101ull) >> 56;
+    }
+    return i;
 }
 
 int cg_utf8_feed(struct cg_utf8 *u, const char *p, size_t n, struct cg_error *err)
@@ -58,15 +82,12 @@ int cg_utf8_feed(struct cg_utf8 *u, const char *p, size_t n, struct cg_error *er
     const unsigned char *s = (const unsigned char *)p;
     for (size_t i = 0; i < n; i++) {
         /* Fast path: whole words of ASCII between sequences. */
-        while (u->need == 0 && n - i >= 8) {
-            uint64_t w;
-            memcpy(&w, s + i, 8);
-            if (w & 0x8080808080808080ull)
+        if (u->need == 0) {
+            size_t k = ascii_words(s + i, n - i, &u->line);
+            u->units += k, i += k;
+            if (i == n)
                 break;
-            u->units += 8, u->line += word_newlines(w), i += 8;
         }
-        if (i == n)
-            break;
         int rc = u->need ? utf8_cont(u, s[i]) : utf8_lead(u, s[i]);
         if (rc < 0)
             return cg_fail(err, CG_SYNTAX, u->line, "malformed UTF-8 (byte 0x%02x)", s[i]);
