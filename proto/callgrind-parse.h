@@ -33,7 +33,7 @@ struct cg_parser {
     bool has_callee;
     bool pending;
     uint64_t pending_line, count, target[3];
-    uint64_t pos[3], costs[CG_MAX_EVENTS];
+    uint64_t cols[3 + CG_MAX_EVENTS]; /* a cost line: npos positions, then costs */
 };
 
 /* Fails with the current line; returns -1. */

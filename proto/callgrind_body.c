@@ -218,17 +218,15 @@ int cg_body_directive(struct cg_parser *ps, const char *key, size_t klen, const 
     return apply_spec(ps, (enum directive)d, name);
 }
 
-/* cost line -> positions (Space+ number)*; costs at most one per event.
- * After calls= it is the call's cost line (source position, inclusive costs). */
-int cg_body_cost(struct cg_parser *ps, const char *s, size_t len)
+/* The columns of a cost line into ps->cols, token by token (relative
+ * positions, long numbers, every error); the count of costs or -1. */
+static int cost_columns(struct cg_parser *ps, const struct cg_part *p, const char *s, size_t len)
 {
-    const struct cg_part *p = cg_model_part(ps->m);
     struct cursor c = {s, s + len};
     const char *t;
-    size_t n, ncosts = 0;
-    if (ps->ctx[CG_CTX_FN] == CG_NONE)
-        return cg_parser_fail(ps, CG_SYNTAX, "cost line before any 'fn=' in the part");
-    if (positions(ps, &c, ps->pos) < 0)
+    size_t n;
+    uint32_t ncosts = 0;
+    if (positions(ps, &c, ps->cols) < 0)
         return -1;
     for (;;) {
         uint64_t v;
@@ -240,11 +238,31 @@ int cg_body_cost(struct cg_parser *ps, const char *s, size_t len)
                                   p->nevents);
         if (quick < 0 && (next_tok(&c, &t, &n), cg_u64(t, n, &v, ps->err) < 0))
             return cg_parser_here(ps);
-        ps->costs[ncosts++] = v;
+        ps->cols[p->npos + ncosts++] = v;
     }
-    int rc = ps->pending ? cg_model_add_call(ps->m, ps->ctx, ps->callee, ps->count, ps->target,
-                                             ps->pos, ps->costs, ncosts, ps->err)
-                         : cg_model_add_cost(ps->m, ps->ctx, ps->pos, ps->costs, ncosts, ps->err);
+    return (int)ncosts;
+}
+
+/* cost line -> positions (Space+ number)*; costs at most one per event.
+ * After calls= it is the call's cost line (source position, inclusive costs). */
+int cg_body_cost(struct cg_parser *ps, const char *s, size_t len)
+{
+    const struct cg_part *p = cg_model_part(ps->m);
+    if (ps->ctx[CG_CTX_FN] == CG_NONE)
+        return cg_parser_fail(ps, CG_SYNTAX, "cost line before any 'fn=' in the part");
+    /* Most lines are plain absolute numbers: one tight scan. */
+    size_t ncols = cg_u64_scan_all(s, s + len, ps->cols, p->npos + p->nevents);
+    if (ncols == SIZE_MAX || ncols < p->npos) {
+        int k = cost_columns(ps, p, s, len);
+        if (k < 0)
+            return -1;
+        ncols = p->npos + (size_t)k;
+    }
+    const uint64_t *pos = ps->cols, *costs = ps->cols + p->npos;
+    size_t ncosts = ncols - p->npos;
+    int rc = ps->pending ? cg_model_add_call(ps->m, ps->ctx, ps->callee, ps->count, ps->target, pos,
+                                             costs, ncosts, ps->err)
+                         : cg_model_add_cost(ps->m, ps->ctx, pos, costs, ncosts, ps->err);
     if (rc < 0)
         return cg_parser_here(ps);
     /* Only self-cost lines move the bases: valgrind writes a call's source
@@ -252,6 +270,6 @@ int cg_body_cost(struct cg_parser *ps, const char *s, size_t len)
     if (ps->pending)
         ps->pending = false, ps->ov_ob = ps->ov_fl = CG_NONE;
     else
-        memcpy(ps->base, ps->pos, sizeof ps->base);
+        memcpy(ps->base, pos, p->npos * sizeof *pos);
     return 0;
 }

@@ -3,54 +3,43 @@
 
 #include "proto/callgrind-internal.h"
 
-/* Digit values for bases 10 and 16; 0xff for anything else. */
-static const unsigned char digit_value[256] = {
-    ['0'] = 0,  ['1'] = 1,  ['2'] = 2,  ['3'] = 3,  ['4'] = 4,  ['5'] = 5,  ['6'] = 6,  ['7'] = 7,
-    ['8'] = 8,  ['9'] = 9,  ['a'] = 10, ['b'] = 11, ['c'] = 12, ['d'] = 13, ['e'] = 14, ['f'] = 15,
-    ['A'] = 10, ['B'] = 11, ['C'] = 12, ['D'] = 13, ['E'] = 14, ['F'] = 15,
+/* Digit value + 1 for bases 10 and 16; 0 for anything else, so that one
+ * unsigned compare after subtracting 1 tells a digit. */
+static const unsigned char digit_plus1[256] = {
+    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+    ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
 
-/* digit value of c in base 16 (0..15) or -1 */
-static int hex_digit(char c)
+/* A plain token at p (p < end): up to 19 decimal or 16 hex digits, which
+ * cannot overflow, then end or a blank.  Returns the end of the token, or
+ * NULL when it needs the checked path of cg_u64 (or is not a number). */
+static inline const char *plain_u64(const char *p, const char *end, uint64_t *v)
 {
-    unsigned char u = (unsigned char)c;
-    if (digit_value[u] == 0 && u != '0')
-        return -1;
-    return digit_value[u];
-}
-
-/* Fast path: up to 19 decimal or 16 hex digits cannot overflow; -1 when
- * the token needs the checked path (or is malformed). */
-static int u64_short(const char *s, size_t len, uint64_t *v)
-{
+    const char *t = p;
     uint64_t x = 0;
-    if (len > 2 && s[0] == '0' && s[1] == 'x') {
-        if (len - 2 > 16)
-            return -1;
-        for (size_t i = 2; i < len; i++) {
-            int d = hex_digit(s[i]);
-            if (d < 0)
-                return -1;
-            x = x << 4 | (uint64_t)d;
-        }
+    unsigned d;
+    if (end - p > 2 && p[0] == '0' && p[1] == 'x') {
+        for (p += 2; p < end && (d = digit_plus1[(unsigned char)*p] - 1u) < 16; p++)
+            x = x << 4 | d;
+        if (p - t == 2 || p - t > 18)
+            return NULL;
     } else {
-        if (len == 0 || len > 19)
-            return -1;
-        for (size_t i = 0; i < len; i++) {
-            unsigned d = (unsigned)(unsigned char)s[i] - '0';
-            if (d > 9)
-                return -1;
+        for (; p < end && (d = (unsigned)(unsigned char)*p - '0') <= 9; p++)
             x = x * 10 + d;
-        }
+        if (p == t || p - t > 19)
+            return NULL;
     }
+    if (p < end && !cg_is_space(*p))
+        return NULL;
     *v = x;
-    return 0;
+    return p;
 }
 
 /* number -> "0x" hexdigit{1,20} | digit{1,20}; checked before each step */
 int cg_u64(const char *s, size_t len, uint64_t *v, struct cg_error *err)
 {
-    if (u64_short(s, len, v) == 0)
+    if (len && plain_u64(s, s + len, v) == s + len)
         return 0;
     unsigned base = 10;
     if (len > 2 && s[0] == '0' && s[1] == 'x')
@@ -59,46 +48,48 @@ int cg_u64(const char *s, size_t len, uint64_t *v, struct cg_error *err)
         return cg_fail(err, CG_SYNTAX, 0, "expected a number");
     uint64_t x = 0;
     for (size_t i = 0; i < len; i++) {
-        int d = base == 16 ? hex_digit(s[i]) : (s[i] >= '0' && s[i] <= '9' ? s[i] - '0' : -1);
-        if (d < 0)
+        unsigned d = digit_plus1[(unsigned char)s[i]] - 1u;
+        if (d >= base)
             return cg_fail(err, CG_SYNTAX, 0, "malformed number '%.*s'", (int)(len < 40 ? len : 40),
                            s);
         if (i >= CG_MAX_DIGITS)
             return cg_fail(err, CG_RESOURCE, 0, "number has more than %u digits", CG_MAX_DIGITS);
-        if (x > (UINT64_MAX - (uint64_t)d) / base)
+        if (x > (UINT64_MAX - d) / base)
             return cg_fail(err, CG_RESOURCE, 0, "number exceeds 64 bits");
-        x = x * base + (uint64_t)d;
+        x = x * base + d;
     }
     *v = x;
     return 0;
 }
 
-/* Number of decimal digits of v. */
+/* 10^k for k = 0..19 (10^19 is the largest that fits in 64 bits). */
+static const uint64_t pow10[20] = {1ull,
+                                   10ull,
+                                   100ull,
+                                   1000ull,
+                                   10000ull,
+                                   100000ull,
+                                   1000000ull,
+                                   10000000ull,
+                                   100000000ull,
+                                   1000000000ull,
+                                   10000000000ull,
+                                   100000000000ull,
+                                   1000000000000ull,
+                                   10000000000000ull,
+                                   100000000000000ull,
+                                   1000000000000000ull,
+                                   10000000000000000ull,
+                                   100000000000000000ull,
+                                   1000000000000000000ull,
+                                   10000000000000000000ull};
+
+/* Number of decimal digits of v >= 1: log10 from the bit length (1233/4096
+ * is just above log10 2), corrected by one compare. */
 static size_t decimal_digits(uint64_t v)
 {
-    static const uint64_t pow10[19] = {10ull,
-                                       100ull,
-                                       1000ull,
-                                       10000ull,
-                                       100000ull,
-                                       1000000ull,
-                                       10000000ull,
-                                       100000000ull,
-                                       1000000000ull,
-                                       10000000000ull,
-                                       100000000000ull,
-                                       1000000000000ull,
-                                       10000000000000ull,
-                                       100000000000000ull,
-                                       1000000000000000ull,
-                                       10000000000000000ull,
-                                       100000000000000000ull,
-                                       1000000000000000000ull,
-                                       10000000000000000000ull};
-    size_t n = 1;
-    while (n < 20 && v >= pow10[n - 1])
-        n++;
-    return n;
+    unsigned t = (unsigned)(64 - __builtin_clzll(v)) * 1233u >> 12;
+    return t + (v >= pow10[t]);
 }
 
 size_t cg_fmt_u64(char *buf, uint64_t v)
@@ -107,6 +98,10 @@ size_t cg_fmt_u64(char *buf, uint64_t v)
                                 "25262728293031323334353637383940414243444546474849"
                                 "50515253545556575859606162636465666768697071727374"
                                 "75767778798081828384858687888990919293949596979899";
+    if (v < 10) {
+        buf[0] = (char)('0' + v);
+        return 1;
+    }
     size_t n = decimal_digits(v), at = n;
     /* two digits per division, from the right */
     while (v >= 100) {
@@ -130,25 +125,20 @@ int cg_u64_scan(const char **cur, const char *end, uint64_t *v)
     *cur = p;
     if (p == end)
         return 0;
-    const char *t = p;
-    uint64_t x = 0;
-    if (end - p > 2 && p[0] == '0' && p[1] == 'x') {
-        for (p += 2; p < end; p++) {
-            unsigned d = digit_value[(unsigned char)*p];
-            if (d == 0 && *p != '0')
-                break;
-            x = x << 4 | d;
-        }
-        if (p - t == 2 || p - t > 18)
-            return -1;
-    } else {
-        for (unsigned d; p < end && (d = (unsigned)(unsigned char)*p - '0') <= 9; p++)
-            x = x * 10 + d;
-        if (p == t || p - t > 19)
-            return -1;
-    }
-    if (p < end && !cg_is_space(*p))
+    if ((p = plain_u64(p, end, v)) == NULL)
         return -1;
-    *cur = p, *v = x;
+    *cur = p;
     return 1;
+}
+
+size_t cg_u64_scan_all(const char *p, const char *end, uint64_t *out, size_t max)
+{
+    for (size_t n = 0;; n++) {
+        while (p < end && cg_is_space(*p))
+            p++;
+        if (p == end)
+            return n;
+        if (n == max || (p = plain_u64(p, end, &out[n])) == NULL)
+            return SIZE_MAX;
+    }
 }

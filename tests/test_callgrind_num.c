@@ -1,0 +1,179 @@
+/* Callgrind integer tokens: the checked parser, the fast scanners and the
+ * decimal formatter, at their edges (UINT64_MAX, one past it, digit limits). */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "proto/callgrind-internal.h"
+
+#define U64_MAX_DEC "18446744073709551615"
+
+/* cg_u64 on a NUL-terminated token: 0 with *v, or the error kind. */
+static int u64(const char *s, uint64_t *v)
+{
+    struct cg_error err = {0};
+    return cg_u64(s, strlen(s), v, &err) == 0 ? 0 : (int)err.kind;
+}
+
+START_TEST(checked_parse)
+{
+    uint64_t v = 1;
+    ck_assert_int_eq(u64("0", &v), 0);
+    ck_assert_uint_eq(v, 0);
+    ck_assert_int_eq(u64("9999999999999999999", &v), 0); /* 19 digits: fast path */
+    ck_assert_uint_eq(v, 9999999999999999999ull);
+    ck_assert_int_eq(u64("10000000000000000000", &v), 0); /* 20 digits: checked */
+    ck_assert_uint_eq(v, 10000000000000000000ull);
+    ck_assert_int_eq(u64(U64_MAX_DEC, &v), 0);
+    ck_assert_uint_eq(v, UINT64_MAX);
+    ck_assert_int_eq(u64("18446744073709551616", &v), CG_RESOURCE); /* UINT64_MAX + 1 */
+    ck_assert_int_eq(u64("99999999999999999999", &v), CG_RESOURCE);
+    ck_assert_int_eq(u64("00000000000000000001", &v), 0); /* 20 digits, small */
+    ck_assert_uint_eq(v, 1);
+    ck_assert_int_eq(u64("000000000000000000001", &v), CG_RESOURCE); /* 21 digits */
+    ck_assert_int_eq(u64("0xffffffffffffffff", &v), 0);
+    ck_assert_uint_eq(v, UINT64_MAX);
+    ck_assert_int_eq(u64("0x0000ffffffffffffffff", &v), 0); /* 20 hex digits */
+    ck_assert_uint_eq(v, UINT64_MAX);
+    ck_assert_int_eq(u64("0x10000000000000000", &v), CG_RESOURCE);     /* 2^64 */
+    ck_assert_int_eq(u64("0x000000000000000000001", &v), CG_RESOURCE); /* 21 hex digits */
+    ck_assert_int_eq(u64("0xABCdef", &v), 0);
+    ck_assert_uint_eq(v, 0xabcdefu);
+    ck_assert_int_eq(u64("", &v), CG_SYNTAX);
+    ck_assert_int_eq(u64("0x", &v), CG_SYNTAX);
+    ck_assert_int_eq(u64("0X1", &v), CG_SYNTAX);
+    ck_assert_int_eq(u64("12a", &v), CG_SYNTAX);
+    ck_assert_int_eq(u64("0xg", &v), CG_SYNTAX);
+    ck_assert_int_eq(u64("-1", &v), CG_SYNTAX);
+    ck_assert_int_eq(u64("1 2", &v), CG_SYNTAX);
+}
+END_TEST
+
+/* One token at a time: blanks skipped, 0 at the end, -1 at a token that
+ * needs the checked path (the cursor then stays at it). */
+START_TEST(scan_one)
+{
+    const char *s = " \t42 0x1f 12a 18446744073709551615", *end = s + strlen(s), *p = s;
+    uint64_t v = 0;
+    ck_assert_int_eq(cg_u64_scan(&p, end, &v), 1);
+    ck_assert_uint_eq(v, 42);
+    ck_assert_ptr_eq(p, s + 4);
+    ck_assert_int_eq(cg_u64_scan(&p, end, &v), 1);
+    ck_assert_uint_eq(v, 31);
+    ck_assert_int_eq(cg_u64_scan(&p, end, &v), -1);
+    ck_assert_ptr_eq(p, s + 10);
+    p += 3;
+    ck_assert_int_eq(cg_u64_scan(&p, end, &v), -1); /* 20 digits */
+    ck_assert_ptr_eq(p, s + 14);
+    p = end;
+    ck_assert_int_eq(cg_u64_scan(&p, end, &v), 0);
+    /* the token ends at `end` even when a digit follows in memory */
+    const char *t = "123";
+    p = t;
+    ck_assert_int_eq(cg_u64_scan(&p, t + 2, &v), 1);
+    ck_assert_uint_eq(v, 12);
+    p = "0x";
+    ck_assert_int_eq(cg_u64_scan(&p, p + 2, &v), -1);
+}
+END_TEST
+
+START_TEST(scan_all)
+{
+    uint64_t v[4] = {0};
+    const char *s = "0x10 20\t 9999999999999999999";
+    ck_assert_uint_eq(cg_u64_scan_all(s, s + strlen(s), v, 4), 3);
+    ck_assert_uint_eq(v[0], 16);
+    ck_assert_uint_eq(v[1], 20);
+    ck_assert_uint_eq(v[2], 9999999999999999999ull);
+    ck_assert_uint_eq(cg_u64_scan_all(s, s + strlen(s), v, 2), SIZE_MAX); /* too many */
+    ck_assert_uint_eq(cg_u64_scan_all(s, s, v, 4), 0);
+    s = "  ";
+    ck_assert_uint_eq(cg_u64_scan_all(s, s + 2, v, 4), 0);
+    s = "1 +2";
+    ck_assert_uint_eq(cg_u64_scan_all(s, s + strlen(s), v, 4), SIZE_MAX);
+    s = "1 *";
+    ck_assert_uint_eq(cg_u64_scan_all(s, s + strlen(s), v, 4), SIZE_MAX);
+    s = "1 10000000000000000000"; /* 20 digits: the checked path's */
+    ck_assert_uint_eq(cg_u64_scan_all(s, s + strlen(s), v, 4), SIZE_MAX);
+    s = "0xffffffffffffffff 0x10000000000000000"; /* 16 hex digits, then 17 */
+    ck_assert_uint_eq(cg_u64_scan_all(s, s + 18, v, 4), 1);
+    ck_assert_uint_eq(v[0], UINT64_MAX);
+    ck_assert_uint_eq(cg_u64_scan_all(s, s + strlen(s), v, 4), SIZE_MAX);
+    s = "7 8x";
+    ck_assert_uint_eq(cg_u64_scan_all(s, s + strlen(s), v, 4), SIZE_MAX);
+}
+END_TEST
+
+/* cg_fmt_u64 writes exactly `want` and returns its length. */
+static void fmt_is(uint64_t v, const char *want)
+{
+    char buf[32];
+    memset(buf, '#', sizeof buf);
+    size_t n = cg_fmt_u64(buf, v);
+    ck_assert_uint_eq(n, strlen(want));
+    ck_assert_int_eq(memcmp(buf, want, n), 0);
+    ck_assert_int_eq(buf[n], '#');
+}
+
+START_TEST(format)
+{
+    fmt_is(0, "0");
+    fmt_is(9, "9");
+    fmt_is(10, "10");
+    fmt_is(99, "99");
+    fmt_is(100, "100");
+    fmt_is(1023, "1023");
+    fmt_is(1024, "1024");
+    fmt_is(78692400, "78692400");
+    fmt_is(9999999999999999999ull, "9999999999999999999");
+    fmt_is(10000000000000000000ull, "10000000000000000000");
+    fmt_is(9223372036854775807ull, "9223372036854775807"); /* 2^63 - 1 */
+    fmt_is(9223372036854775808ull, "9223372036854775808");
+    fmt_is(UINT64_MAX - 1, "18446744073709551614");
+    fmt_is(UINT64_MAX, U64_MAX_DEC);
+    /* every digit count: 10^k - 1 is k nines, 10^k is a one and k zeros */
+    char nines[21] = "", power[22] = "1";
+    uint64_t p = 1;
+    for (int k = 1; k <= 19; k++) {
+        p *= 10;
+        strcat(nines, "9");
+        strcat(power, "0");
+        fmt_is(p - 1, nines);
+        fmt_is(p, power);
+    }
+}
+END_TEST
+
+/* Formatting then parsing gives the value back, at every bit length. */
+START_TEST(format_parse_round_trip)
+{
+    for (int b = 0; b < 64; b++) {
+        uint64_t edge[3] = {(1ull << b) - 1, 1ull << b, (1ull << b) + 1};
+        for (int i = 0; i < 3; i++) {
+            char buf[32], ref[32];
+            size_t n = cg_fmt_u64(buf, edge[i]);
+            snprintf(ref, sizeof ref, "%llu", (unsigned long long)edge[i]);
+            ck_assert_uint_eq(n, strlen(ref));
+            ck_assert_int_eq(memcmp(buf, ref, n), 0);
+            uint64_t v;
+            struct cg_error err;
+            ck_assert_int_eq(cg_u64(buf, n, &v, &err), 0);
+            ck_assert_uint_eq(v, edge[i]);
+        }
+    }
+}
+END_TEST
+
+Suite *callgrind_num_suite(void)
+{
+    Suite *s = suite_create("callgrind_num");
+    TCase *t = tcase_create("num");
+    tcase_add_test(t, checked_parse);
+    tcase_add_test(t, scan_one);
+    tcase_add_test(t, scan_all);
+    tcase_add_test(t, format);
+    tcase_add_test(t, format_parse_round_trip);
+    suite_add_tcase(s, t);
+    return s;
+}
