@@ -19,6 +19,9 @@ struct cg_model_index {
     struct cg_arena_chunk *arena;
     struct cg_intern intern[CG_NS_COUNT];
     bool part_open;
+    /* The last caller context a record named and its units (SIZE_MAX: none). */
+    uint32_t ctx_key[CG_CTX_COUNT];
+    size_t ctx_units;
 };
 
 /* Sets *e (unless NULL) and returns -1. */
