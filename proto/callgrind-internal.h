@@ -43,6 +43,9 @@ int cg_check_text(const char *s, size_t len, struct cg_error *err);
 
 /* Writes v in decimal (no NUL); returns the length (at most 20). */
 size_t cg_fmt_u64(char *buf, uint64_t v);
+/* Writes n numbers in decimal separated by single spaces (no NUL); returns
+ * the length (at most 21 * n). */
+size_t cg_fmt_u64s(char *buf, const uint64_t *v, size_t n);
 
 /* Parses an integer token: decimal or lowercase-0x hexadecimal, at most
  * CG_MAX_DIGITS digits (Resource beyond, or on overflow; Syntax if malformed). */

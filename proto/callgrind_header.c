@@ -50,18 +50,6 @@ static int number_list(const char *s, size_t len, uint64_t *vals, size_t max, co
     return (int)n;
 }
 
-/* Canonical text of a number list: decimal, single spaces. */
-static size_t format_list(char *buf, const uint64_t *v, size_t n)
-{
-    size_t at = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            buf[at++] = ' ';
-        at += cg_fmt_u64(buf + at, v[i]);
-    }
-    return at;
-}
-
 /* positions -> ("instr")? ("bb")? ("line")?, nonempty */
 static int parse_positions(struct cg_part *p, const char *s, size_t len, struct cg_error *err)
 {
@@ -200,7 +188,7 @@ static int header_value(struct cg_model *m, struct cg_part *p, enum cg_header_ke
     }
     if (n < 0)
         return -1;
-    *len = format_list(buf, v, (size_t)n), *text = buf;
+    *len = cg_fmt_u64s(buf, v, (size_t)n), *text = buf;
     return 0;
 }
 

@@ -92,7 +92,8 @@ static size_t decimal_digits(uint64_t v)
     return t + (v >= pow10[t]);
 }
 
-size_t cg_fmt_u64(char *buf, uint64_t v)
+/* Writes v in decimal; the length.  Inlined into the list loop. */
+static inline size_t fmt_u64(char *buf, uint64_t v)
 {
     static const char pairs[] = "00010203040506070809101112131415161718192021222324"
                                 "25262728293031323334353637383940414243444546474849"
@@ -115,6 +116,22 @@ size_t cg_fmt_u64(char *buf, uint64_t v)
     else
         buf[at - 1] = (char)('0' + v);
     return n;
+}
+
+size_t cg_fmt_u64(char *buf, uint64_t v)
+{
+    return fmt_u64(buf, v);
+}
+
+size_t cg_fmt_u64s(char *buf, const uint64_t *v, size_t n)
+{
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            buf[at++] = ' ';
+        at += fmt_u64(buf + at, v[i]);
+    }
+    return at;
 }
 
 int cg_u64_scan(const char **cur, const char *end, uint64_t *v)
