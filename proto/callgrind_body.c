@@ -194,8 +194,8 @@ int cg_body_directive(struct cg_parser *ps, const char *key, size_t klen, const 
                       size_t vlen)
 {
     int d = 0;
-    while (d < D_COUNT &&
-           !(strlen(directive_names[d]) == klen && memcmp(directive_names[d], key, klen) == 0))
+    while (d < D_COUNT && !(directive_names[d][0] == key[0] && strlen(directive_names[d]) == klen &&
+                            memcmp(directive_names[d], key, klen) == 0))
         d++;
     if (d == D_COUNT)
         return cg_parser_fail(ps, CG_UNSUPPORTED, "unsupported directive '%.*s='",
@@ -270,6 +270,6 @@ int cg_body_cost(struct cg_parser *ps, const char *s, size_t len)
     if (ps->pending)
         ps->pending = false, ps->ov_ob = ps->ov_fl = CG_NONE;
     else
-        memcpy(ps->base, pos, p->npos * sizeof *pos);
+        memcpy(ps->base, pos, sizeof ps->base); /* fixed size: no call; bases past npos unused */
     return 0;
 }
