@@ -165,6 +165,40 @@ START_TEST(format_parse_round_trip)
 }
 END_TEST
 
+/* Against printf: every value below 2 * 10^5 and a spread of larger ones
+ * (a multiplicative sequence through all 64-bit lengths). */
+START_TEST(format_matches_printf)
+{
+    char buf[32], ref[32];
+    uint64_t x = 1;
+    for (uint64_t i = 0; i < 400000; i++) {
+        uint64_t v = i < 200000 ? i : (x = x * 6364136223846793005ull + 1442695040888963407ull);
+        if (i >= 200000)
+            v >>= i % 64;
+        size_t n = cg_fmt_u64(buf, v);
+        snprintf(ref, sizeof ref, "%llu", (unsigned long long)v);
+        ck_assert_uint_eq(n, strlen(ref));
+        ck_assert_int_eq(memcmp(buf, ref, n), 0);
+    }
+}
+END_TEST
+
+/* A list: single spaces, nothing written past it. */
+START_TEST(format_list)
+{
+    const uint64_t v[4] = {0, UINT64_MAX, 7, 100000000};
+    const char *want = "0 " U64_MAX_DEC " 7 100000000";
+    char buf[21 * 4 + 8];
+    memset(buf, '#', sizeof buf);
+    size_t n = cg_fmt_u64s(buf, v, 4);
+    ck_assert_uint_eq(n, strlen(want));
+    ck_assert_int_eq(memcmp(buf, want, n), 0);
+    for (size_t i = n; i < sizeof buf; i++)
+        ck_assert_int_eq(buf[i], '#');
+    ck_assert_uint_eq(cg_fmt_u64s(buf, v, 0), 0);
+}
+END_TEST
+
 Suite *callgrind_num_suite(void)
 {
     Suite *s = suite_create("callgrind_num");
@@ -174,6 +208,8 @@ Suite *callgrind_num_suite(void)
     tcase_add_test(t, scan_all);
     tcase_add_test(t, format);
     tcase_add_test(t, format_parse_round_trip);
+    tcase_add_test(t, format_matches_printf);
+    tcase_add_test(t, format_list);
     suite_add_tcase(s, t);
     return s;
 }
