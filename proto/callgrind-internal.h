@@ -68,10 +68,11 @@ size_t cg_model_push_values(struct cg_model *m, const uint64_t *v, size_t n);
  * the end, -1 (with *cur at the token) when the token needs cg_u64. */
 int cg_u64_scan(const char **cur, const char *end, uint64_t *v);
 
-/* Reads a whole run of such short plain number tokens separated by blanks
- * into out: their count, or SIZE_MAX when there are more than max or one
- * needs cg_u64 (the caller then takes the token by token path). */
-size_t cg_u64_scan_all(const char *p, const char *end, uint64_t *out, size_t max);
+/* Reads a line of such short plain number tokens separated by blanks into
+ * out, up to `end` or a newline (where *cur is left): their count, or
+ * SIZE_MAX when there are more than max or a token needs cg_u64 or is not
+ * a number (the caller then takes the token by token path). */
+size_t cg_u64_scan_line(const char **cur, const char *end, uint64_t *out, size_t max);
 
 /* Checks a model's indices and ranges before it is printed (Syntax). */
 int cg_model_check(const struct cg_model *m, struct cg_error *err);

@@ -46,6 +46,10 @@ int cg_parser_here(struct cg_parser *ps);
 int cg_body_directive(struct cg_parser *ps, const char *key, size_t klen, const char *val,
                       size_t vlen);
 int cg_body_cost(struct cg_parser *ps, const char *s, size_t len);
+/* The common case of a cost line, read straight from the input at *cur:
+ * plain numbers, blanks, then a newline or `end`.  Returns 1 with *cur past
+ * the line, 0 when the line needs the general path, -1 on error. */
+int cg_body_plain(struct cg_parser *ps, const char **cur, const char *end);
 /* Resets the per-part state. */
 void cg_body_reset(struct cg_parser *ps);
 

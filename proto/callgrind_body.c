@@ -243,23 +243,11 @@ static int cost_columns(struct cg_parser *ps, const struct cg_part *p, const cha
     return (int)ncosts;
 }
 
-/* cost line -> positions (Space+ number)*; costs at most one per event.
- * After calls= it is the call's cost line (source position, inclusive costs). */
-int cg_body_cost(struct cg_parser *ps, const char *s, size_t len)
+/* Adds the record of a cost line whose columns are in ps->cols; after
+ * calls= it is the call's (source position, inclusive costs). */
+static int cost_record(struct cg_parser *ps, const struct cg_part *p, size_t ncosts)
 {
-    const struct cg_part *p = cg_model_part(ps->m);
-    if (ps->ctx[CG_CTX_FN] == CG_NONE)
-        return cg_parser_fail(ps, CG_SYNTAX, "cost line before any 'fn=' in the part");
-    /* Most lines are plain absolute numbers: one tight scan. */
-    size_t ncols = cg_u64_scan_all(s, s + len, ps->cols, p->npos + p->nevents);
-    if (ncols == SIZE_MAX || ncols < p->npos) {
-        int k = cost_columns(ps, p, s, len);
-        if (k < 0)
-            return -1;
-        ncols = p->npos + (size_t)k;
-    }
     const uint64_t *pos = ps->cols, *costs = ps->cols + p->npos;
-    size_t ncosts = ncols - p->npos;
     int rc = ps->pending ? cg_model_add_call(ps->m, ps->ctx, ps->callee, ps->count, ps->target, pos,
                                              costs, ncosts, ps->err)
                          : cg_model_add_cost(ps->m, ps->ctx, pos, costs, ncosts, ps->err);
@@ -272,4 +260,39 @@ int cg_body_cost(struct cg_parser *ps, const char *s, size_t len)
     else
         memcpy(ps->base, pos, sizeof ps->base); /* fixed size: no call; bases past npos unused */
     return 0;
+}
+
+/* cost line -> positions (Space+ number)*; costs at most one per event. */
+int cg_body_cost(struct cg_parser *ps, const char *s, size_t len)
+{
+    const struct cg_part *p = cg_model_part(ps->m);
+    if (ps->ctx[CG_CTX_FN] == CG_NONE)
+        return cg_parser_fail(ps, CG_SYNTAX, "cost line before any 'fn=' in the part");
+    const char *at = s;
+    size_t ncols = cg_u64_scan_line(&at, s + len, ps->cols, p->npos + p->nevents);
+    if (ncols == SIZE_MAX || ncols < p->npos) {
+        int k = cost_columns(ps, p, s, len);
+        if (k < 0)
+            return -1;
+        ncols = p->npos + (size_t)k;
+    }
+    return cost_record(ps, p, ncols - p->npos);
+}
+
+int cg_body_plain(struct cg_parser *ps, const char **cur, const char *end)
+{
+    const struct cg_part *p = cg_model_part(ps->m);
+    if (p->nevents == 0 || ps->ctx[CG_CTX_FN] == CG_NONE)
+        return 0;
+    const char *at = *cur;
+    size_t ncols = cg_u64_scan_line(&at, end, ps->cols, p->npos + p->nevents);
+    if (ncols == SIZE_MAX || ncols < p->npos || (size_t)(at - *cur) > CG_MAX_LINE_UNITS)
+        return 0;
+    ps->in_body = true;
+    if (cost_record(ps, p, ncols - p->npos) < 0)
+        return -1;
+    if (at < end)
+        at++, ps->line++;
+    *cur = at;
+    return 1;
 }

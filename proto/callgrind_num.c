@@ -12,7 +12,7 @@ static const unsigned char digit_plus1[256] = {
 };
 
 /* A plain token at p (p < end): up to 19 decimal or 16 hex digits, which
- * cannot overflow, then end or a blank.  Returns the end of the token, or
+ * cannot overflow, then end, a blank or a newline.  Returns the end of the token, or
  * NULL when it needs the checked path of cg_u64 (or is not a number). */
 static inline const char *plain_u64(const char *p, const char *end, uint64_t *v)
 {
@@ -30,7 +30,7 @@ static inline const char *plain_u64(const char *p, const char *end, uint64_t *v)
         if (p == t || p - t > 19)
             return NULL;
     }
-    if (p < end && !cg_is_space(*p))
+    if (p < end && !cg_is_space(*p) && *p != '\n')
         return NULL;
     *v = x;
     return p;
@@ -148,13 +148,16 @@ int cg_u64_scan(const char **cur, const char *end, uint64_t *v)
     return 1;
 }
 
-size_t cg_u64_scan_all(const char *p, const char *end, uint64_t *out, size_t max)
+size_t cg_u64_scan_line(const char **cur, const char *end, uint64_t *out, size_t max)
 {
+    const char *p = *cur;
     for (size_t n = 0;; n++) {
         while (p < end && cg_is_space(*p))
             p++;
-        if (p == end)
+        if (p == end || *p == '\n') {
+            *cur = p;
             return n;
+        }
         if (n == max || (p = plain_u64(p, end, &out[n])) == NULL)
             return SIZE_MAX;
     }

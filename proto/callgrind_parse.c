@@ -151,6 +151,13 @@ static int parse_lines(struct cg_parser *ps, const char *text, size_t len)
         return -1;
     const char *p = text, *end = text + len;
     while (p < end) {
+        if (*p >= '0' && *p <= '9') {
+            int rc = cg_body_plain(ps, &p, end);
+            if (rc < 0)
+                return -1;
+            if (rc > 0)
+                continue;
+        }
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
         if (n > CG_MAX_LINE_UNITS && cg_utf16_len(p, n) > CG_MAX_LINE_UNITS)

@@ -78,30 +78,56 @@ START_TEST(scan_one)
 }
 END_TEST
 
-START_TEST(scan_all)
+/* cg_u64_scan_line over [s, end) that must stop at `end`. */
+static size_t scan_all(const char *s, const char *end, uint64_t *v, size_t max)
+{
+    const char *at = s;
+    size_t n = cg_u64_scan_line(&at, end, v, max);
+    if (n != SIZE_MAX)
+        ck_assert_ptr_eq(at, end);
+    return n;
+}
+
+START_TEST(scan_line)
 {
     uint64_t v[4] = {0};
     const char *s = "0x10 20\t 9999999999999999999";
-    ck_assert_uint_eq(cg_u64_scan_all(s, s + strlen(s), v, 4), 3);
+    ck_assert_uint_eq(scan_all(s, s + strlen(s), v, 4), 3);
     ck_assert_uint_eq(v[0], 16);
     ck_assert_uint_eq(v[1], 20);
     ck_assert_uint_eq(v[2], 9999999999999999999ull);
-    ck_assert_uint_eq(cg_u64_scan_all(s, s + strlen(s), v, 2), SIZE_MAX); /* too many */
-    ck_assert_uint_eq(cg_u64_scan_all(s, s, v, 4), 0);
+    ck_assert_uint_eq(scan_all(s, s + strlen(s), v, 2), SIZE_MAX); /* too many */
+    ck_assert_uint_eq(scan_all(s, s, v, 4), 0);
     s = "  ";
-    ck_assert_uint_eq(cg_u64_scan_all(s, s + 2, v, 4), 0);
+    ck_assert_uint_eq(scan_all(s, s + 2, v, 4), 0);
     s = "1 +2";
-    ck_assert_uint_eq(cg_u64_scan_all(s, s + strlen(s), v, 4), SIZE_MAX);
+    ck_assert_uint_eq(scan_all(s, s + strlen(s), v, 4), SIZE_MAX);
     s = "1 *";
-    ck_assert_uint_eq(cg_u64_scan_all(s, s + strlen(s), v, 4), SIZE_MAX);
+    ck_assert_uint_eq(scan_all(s, s + strlen(s), v, 4), SIZE_MAX);
     s = "1 10000000000000000000"; /* 20 digits: the checked path's */
-    ck_assert_uint_eq(cg_u64_scan_all(s, s + strlen(s), v, 4), SIZE_MAX);
+    ck_assert_uint_eq(scan_all(s, s + strlen(s), v, 4), SIZE_MAX);
     s = "0xffffffffffffffff 0x10000000000000000"; /* 16 hex digits, then 17 */
-    ck_assert_uint_eq(cg_u64_scan_all(s, s + 18, v, 4), 1);
+    ck_assert_uint_eq(scan_all(s, s + 18, v, 4), 1);
     ck_assert_uint_eq(v[0], UINT64_MAX);
-    ck_assert_uint_eq(cg_u64_scan_all(s, s + strlen(s), v, 4), SIZE_MAX);
+    ck_assert_uint_eq(scan_all(s, s + strlen(s), v, 4), SIZE_MAX);
     s = "7 8x";
-    ck_assert_uint_eq(cg_u64_scan_all(s, s + strlen(s), v, 4), SIZE_MAX);
+    ck_assert_uint_eq(scan_all(s, s + strlen(s), v, 4), SIZE_MAX);
+    /* a newline ends the line; the cursor is left on it */
+    s = "1 0x2 \t\n3";
+    const char *at = s;
+    ck_assert_uint_eq(cg_u64_scan_line(&at, s + strlen(s), v, 4), 2);
+    ck_assert_ptr_eq(at, s + 7);
+    ck_assert_uint_eq(v[1], 2);
+    s = "\n1";
+    at = s;
+    ck_assert_uint_eq(cg_u64_scan_line(&at, s + 2, v, 4), 0);
+    ck_assert_ptr_eq(at, s);
+    s = "5\r\n";
+    at = s;
+    ck_assert_uint_eq(cg_u64_scan_line(&at, s + 3, v, 4), SIZE_MAX);
+    s = "0x\n";
+    at = s;
+    ck_assert_uint_eq(cg_u64_scan_line(&at, s + 3, v, 4), SIZE_MAX);
 }
 END_TEST
 
@@ -205,7 +231,7 @@ Suite *callgrind_num_suite(void)
     TCase *t = tcase_create("num");
     tcase_add_test(t, checked_parse);
     tcase_add_test(t, scan_one);
-    tcase_add_test(t, scan_all);
+    tcase_add_test(t, scan_line);
     tcase_add_test(t, format);
     tcase_add_test(t, format_parse_round_trip);
     tcase_add_test(t, format_matches_printf);
