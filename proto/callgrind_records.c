@@ -67,21 +67,44 @@ static uint64_t *record_admit(struct cg_model *m, const struct cg_part *p, size_
     return m->values + m->nvalues;
 }
 
-/* Copies n values and then the costs padded with zeros to the event count
- * (plain loops: the counts are small, a library call costs more). */
-static void put_values(uint64_t *v, const uint64_t *a, size_t n, const uint64_t *costs,
-                       size_t ncosts, size_t nevents)
-{
-    for (size_t k = 0; k < n; k++)
-        v[k] = a[k];
-    for (size_t j = 0; j < nevents; j++)
-        v[n + j] = j < ncosts ? costs[j] : 0;
-}
+/* The callee side of a call record being added. */
+struct callee_in {
+    const uint32_t *names; /* object, file, function */
+    uint64_t count;
+    const uint64_t *target;
+};
 
-/* Appends the record whose values were just written. */
-static void push_record(struct cg_model *m, struct cg_part *p, const uint32_t ctx[CG_CTX_COUNT],
-                        uint32_t call, size_t width)
+/* Appends a record, a call when c is not NULL.  One function for both, so
+ * that its helpers inline into the path every cost line takes. */
+static int add_record(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT],
+                      const struct callee_in *c, const uint64_t *pos, const uint64_t *costs,
+                      size_t ncosts, struct cg_error *err)
 {
+    struct cg_part *p = cg_model_part(m);
+    size_t npos = p ? p->npos : 0, nevents = p ? p->nevents : 0;
+    size_t width = (c ? 2 : 1) * npos + nevents, units = context_units(m, ctx);
+    if (c) {
+        size_t b = triple_units(m, c->names);
+        units = units == SIZE_MAX || b == SIZE_MAX ? SIZE_MAX : units + b;
+    }
+    uint64_t *v = record_admit(m, p, units, width + (c != NULL), width, ncosts, err);
+    if (v == NULL)
+        return -1;
+    uint32_t call = CG_NONE;
+    if (c) {
+        if (cg_grow((void **)&m->calls, &m->calls_cap, m->ncalls + 1, sizeof *m->calls) < 0)
+            return cg_fail(err, CG_RESOURCE, 0, "out of memory");
+        const uint32_t *k = c->names;
+        m->calls[m->ncalls] = (struct cg_call){k[0], k[1], k[2], c->count};
+        call = (uint32_t)m->ncalls++;
+        for (size_t i = 0; i < npos; i++)
+            *v++ = c->target[i];
+    }
+    /* plain loops: the counts are small, a library call costs more */
+    for (size_t i = 0; i < npos; i++)
+        v[i] = pos[i];
+    for (size_t j = 0; j < nevents; j++)
+        v[npos + j] = j < ncosts ? costs[j] : 0;
     m->records[m->nrecords++] = (struct cg_record){.ob = ctx[CG_CTX_OB],
                                                    .fl = ctx[CG_CTX_FL],
                                                    .fn = ctx[CG_CTX_FN],
@@ -90,19 +113,13 @@ static void push_record(struct cg_model *m, struct cg_part *p, const uint32_t ct
                                                    .call = call};
     m->nvalues += width;
     p->nrecords++;
+    return 0;
 }
 
 int cg_model_add_cost(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT], const uint64_t *pos,
                       const uint64_t *costs, size_t ncosts, struct cg_error *err)
 {
-    struct cg_part *p = cg_model_part(m);
-    size_t width = p ? p->npos + p->nevents : 0;
-    uint64_t *v = record_admit(m, p, context_units(m, ctx), width, width, ncosts, err);
-    if (v == NULL)
-        return -1;
-    put_values(v, pos, p->npos, costs, ncosts, p->nevents);
-    push_record(m, p, ctx, CG_NONE, width);
-    return 0;
+    return add_record(m, ctx, NULL, pos, costs, ncosts, err);
 }
 
 int cg_model_add_call(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT],
@@ -110,19 +127,6 @@ int cg_model_add_call(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT],
                       const uint64_t *pos, const uint64_t *costs, size_t ncosts,
                       struct cg_error *err)
 {
-    struct cg_part *p = cg_model_part(m);
-    size_t width = p ? 2 * p->npos + p->nevents : 0;
-    size_t a = context_units(m, ctx), b = triple_units(m, callee);
-    size_t units = a == SIZE_MAX || b == SIZE_MAX ? SIZE_MAX : a + b;
-    uint64_t *v = record_admit(m, p, units, width + 1, width, ncosts, err);
-    if (v == NULL)
-        return -1;
-    if (cg_grow((void **)&m->calls, &m->calls_cap, m->ncalls + 1, sizeof *m->calls) < 0)
-        return cg_fail(err, CG_RESOURCE, 0, "out of memory");
-    m->calls[m->ncalls] = (struct cg_call){callee[0], callee[1], callee[2], count};
-    for (uint32_t k = 0; k < p->npos; k++)
-        v[k] = target[k];
-    put_values(v + p->npos, pos, p->npos, costs, ncosts, p->nevents);
-    push_record(m, p, ctx, (uint32_t)m->ncalls++, width);
-    return 0;
+    const struct callee_in c = {callee, count, target};
+    return add_record(m, ctx, &c, pos, costs, ncosts, err);
 }
