@@ -35,6 +35,14 @@ static inline int cg_grow(void **p, size_t *cap, size_t need, size_t elem)
     return need <= *cap ? 0 : cg_grow_slow(p, cap, need, elem);
 }
 
+/* cg_utf8_feed and cg_utf8_finish for a caller that holds the text from
+ * its start (the bytes fed are text[at, at + n)): lines are not counted
+ * while decoding, only to report an error. */
+int cg_utf8_feed_text(struct cg_utf8 *u, const char *text, size_t at, size_t n,
+                      struct cg_error *err);
+int cg_utf8_finish_text(const struct cg_utf8 *u, const char *text, size_t len,
+                        struct cg_error *err);
+
 /* UTF-16 length of valid UTF-8. */
 size_t cg_utf16_len(const char *s, size_t len);
 

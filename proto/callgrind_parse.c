@@ -133,14 +133,14 @@ static int check_input(struct cg_parser *ps, const char *text, size_t len)
     cg_utf8_init(&u);
     for (size_t at = 0; at < len;) {
         size_t n = len - at < CG_FILE_CHUNK ? len - at : CG_FILE_CHUNK;
-        if (cg_utf8_feed(&u, text + at, n, ps->err) < 0)
+        if (cg_utf8_feed_text(&u, text, at, n, ps->err) < 0)
             return -1;
         if (u.units > CG_MAX_INPUT_UNITS)
             return cg_fail(ps->err, CG_RESOURCE, 0, "input exceeds %zu UTF-16 code units",
                            CG_MAX_INPUT_UNITS);
         at += n;
     }
-    return cg_utf8_finish(&u, ps->err);
+    return cg_utf8_finish_text(&u, text, len, ps->err);
 }
 
 /* Runs every line, then closes the last part. */

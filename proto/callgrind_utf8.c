@@ -54,9 +54,10 @@ static inline uint64_t newline_lanes(uint64_t w)
 }
 
 /* Length of the all-ASCII prefix of s taken in whole words (a multiple of
- * 8); its newlines are added to *lines.  Four words per step: one test for
- * the high bits and one multiply to sum the newline lanes (at most 4 each). */
-static size_t ascii_words(const unsigned char *s, size_t n, uint64_t *lines)
+ * 8); its newlines are added to *lines unless lines is NULL.  Four words
+ * per step: one test for the high bits and one multiply to sum the newline
+ * lanes (at most 4 each). */
+static inline size_t ascii_words(const unsigned char *s, size_t n, uint64_t *lines)
 {
     size_t i = 0;
     uint64_t w[4];
@@ -64,42 +65,83 @@ static size_t ascii_words(const unsigned char *s, size_t n, uint64_t *lines)
         memcpy(w, s + i, sizeof w);
         if ((w[0] | w[1] | w[2] | w[3]) & HIGH_BITS)
             break;
-        uint64_t lanes =
-            newline_lanes(w[0]) + newline_lanes(w[1]) + newline_lanes(w[2]) + newline_lanes(w[3]);
-        *lines += (lanes * 0x0101010101010101ull) >> 56;
+        if (lines) {
+            uint64_t lanes = newline_lanes(w[0]) + newline_lanes(w[1]) + newline_lanes(w[2]) +
+                             newline_lanes(w[3]);
+            *lines += (lanes * 0x0101010101010101ull) >> 56;
+        }
     }
     for (; n - i >= 8; i += 8) {
         memcpy(w, s + i, 8);
         if (w[0] & HIGH_BITS)
             break;
-        *lines += (newline_lanes(w[0]) * 0x0101010101010101ull) >> 56;
+        if (lines)
+            *lines += (newline_lanes(w[0]) * 0x0101010101010101ull) >> 56;
     }
     return i;
 }
 
-int cg_utf8_feed(struct cg_utf8 *u, const char *p, size_t n, struct cg_error *err)
+/* Decodes s[0, n) from state u: the offset of the first bad byte, or n.
+ * Without count_lines, u->line is not kept (whole ASCII words skip it). */
+static inline size_t decode(struct cg_utf8 *u, const unsigned char *s, size_t n, bool count_lines)
 {
-    const unsigned char *s = (const unsigned char *)p;
     for (size_t i = 0; i < n; i++) {
         /* Fast path: whole words of ASCII between sequences. */
         if (u->need == 0) {
-            size_t k = ascii_words(s + i, n - i, &u->line);
+            size_t k = ascii_words(s + i, n - i, count_lines ? &u->line : NULL);
             u->units += k, i += k;
             if (i == n)
                 break;
         }
         int rc = u->need ? utf8_cont(u, s[i]) : utf8_lead(u, s[i]);
         if (rc < 0)
-            return cg_fail(err, CG_SYNTAX, u->line, "malformed UTF-8 (byte 0x%02x)", s[i]);
+            return i;
     }
-    return 0;
+    return n;
+}
+
+static int malformed(struct cg_error *err, uint64_t line, unsigned char c)
+{
+    return cg_fail(err, CG_SYNTAX, line, "malformed UTF-8 (byte 0x%02x)", c);
+}
+
+static int truncated(struct cg_error *err, uint64_t line)
+{
+    return cg_fail(err, CG_SYNTAX, line, "truncated UTF-8 sequence at end of input");
+}
+
+int cg_utf8_feed(struct cg_utf8 *u, const char *p, size_t n, struct cg_error *err)
+{
+    const unsigned char *s = (const unsigned char *)p;
+    size_t i = decode(u, s, n, true);
+    return i < n ? malformed(err, u->line, s[i]) : 0;
+}
+
+/* 1-based line of byte `at` of text. */
+static uint64_t line_at(const char *text, size_t at)
+{
+    uint64_t line = 1;
+    for (const char *p = text, *end = text + at; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+        line++;
+    return line;
+}
+
+int cg_utf8_feed_text(struct cg_utf8 *u, const char *text, size_t at, size_t n,
+                      struct cg_error *err)
+{
+    const unsigned char *s = (const unsigned char *)text + at;
+    size_t i = decode(u, s, n, false);
+    return i < n ? malformed(err, line_at(text, at + i), s[i]) : 0;
+}
+
+int cg_utf8_finish_text(const struct cg_utf8 *u, const char *text, size_t len, struct cg_error *err)
+{
+    return u->need ? truncated(err, line_at(text, len)) : 0;
 }
 
 int cg_utf8_finish(const struct cg_utf8 *u, struct cg_error *err)
 {
-    if (u->need)
-        return cg_fail(err, CG_SYNTAX, u->line, "truncated UTF-8 sequence at end of input");
-    return 0;
+    return u->need ? truncated(err, u->line) : 0;
 }
 
 size_t cg_utf16_len(const char *s, size_t len)
