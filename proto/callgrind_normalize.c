@@ -276,21 +276,32 @@ static int normalize(struct norm *n)
     return 0;
 }
 
-int cg_normalize(const struct cg_model *m, char **out, size_t *out_len, struct cg_error *err)
+int cg_normalize_into(const struct cg_model *m, char **buf, size_t *cap, size_t *out_len,
+                      struct cg_error *err)
 {
     struct cg_error scratch;
-    struct norm n = {.m = m, .err = err ? err : &scratch};
+    struct norm n = {
+        .m = m, .o = {.buf = *buf, .cap = *buf ? *cap : 0}, .err = err ? err : &scratch};
     *n.err = (struct cg_error){CG_OK, 0, ""};
     int rc = m ? normalize(&n) : cg_fail(n.err, CG_SYNTAX, 0, "no model");
     for (int k = 0; k < CG_NS_COUNT; k++)
         free(n.fresh[k]);
-    if (rc == 0 && cg_out_reserve(&n.o, 1) == 0) {
-        n.o.buf[n.o.len] = '\0';
-        *out = n.o.buf, *out_len = n.o.len;
-        return 0;
-    }
+    if (rc == 0 && cg_out_reserve(&n.o, 1) < 0)
+        rc = cg_fail(n.err, CG_RESOURCE, 0, "out of memory");
     if (rc == 0)
-        cg_fail(n.err, CG_RESOURCE, 0, "out of memory");
-    free(n.o.buf);
-    return -1;
+        n.o.buf[n.o.len] = '\0', *out_len = n.o.len;
+    *buf = n.o.buf, *cap = n.o.cap;
+    return rc;
+}
+
+int cg_normalize(const struct cg_model *m, char **out, size_t *out_len, struct cg_error *err)
+{
+    char *buf = NULL;
+    size_t cap = 0;
+    if (cg_normalize_into(m, &buf, &cap, out_len, err) < 0) {
+        free(buf);
+        return -1;
+    }
+    *out = buf;
+    return 0;
 }

@@ -575,6 +575,35 @@ START_TEST(builder_round_trip)
 }
 END_TEST
 
+/* cg_normalize_into reuses the caller's buffer, small or large, for the
+ * same text as cg_normalize, and leaves it to the caller on failure. */
+START_TEST(normalize_into_reuses_buffer)
+{
+    struct cg_model *m = cgt_parse_ok("events: A\nfn=f\n1 2\ncfn=g\ncalls=1 3\n1 4\n");
+    char *want, *buf;
+    size_t want_len, len, cap;
+    struct cg_error err;
+    ck_assert_int_eq(cg_normalize(m, &want, &want_len, &err), 0);
+    for (size_t size = 1; size <= 4096; size *= 64) {
+        cap = size, buf = malloc(cap);
+        ck_assert_int_eq(cg_normalize_into(m, &buf, &cap, &len, &err), 0);
+        ck_assert_uint_eq(len, want_len);
+        ck_assert_uint_gt(cap, len);
+        ck_assert_str_eq(buf, want);
+        free(buf);
+    }
+    buf = NULL, cap = 0;
+    ck_assert_int_eq(cg_normalize_into(m, &buf, &cap, &len, &err), 0);
+    ck_assert_str_eq(buf, want);
+    m->records[0].fn = 99; /* corrupted: refused, the buffer is still ours */
+    ck_assert_int_eq(cg_normalize_into(m, &buf, &cap, &len, &err), -1);
+    ck_assert_int_eq(err.kind, CG_SYNTAX);
+    free(buf);
+    free(want);
+    cg_model_free(m);
+}
+END_TEST
+
 Suite *callgrind_suite(void)
 {
     Suite *s = suite_create("callgrind");
@@ -620,6 +649,7 @@ Suite *callgrind_suite(void)
     tcase_add_test(t, normalized_text);
     tcase_add_test(t, unreferenced_declarations_dropped);
     tcase_add_test(t, builder_round_trip);
+    tcase_add_test(t, normalize_into_reuses_buffer);
     suite_add_tcase(s, t);
     return s;
 }
