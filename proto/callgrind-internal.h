@@ -22,7 +22,25 @@ struct cg_model_index {
     /* The last caller context a record named and its units (SIZE_MAX: none). */
     uint32_t ctx_key[CG_CTX_COUNT];
     size_t ctx_units;
+    /* Bytes of records and values mapped ahead (cg_prefault_ahead). */
+    size_t prefaulted[2];
 };
+
+/* Maps the whole pages of [p, p + n) for writing in one call; a hint. */
+void cg_prefault(void *p, size_t n);
+
+/* Keeps an array's pages mapped a step ahead of its first `need` bytes, so
+ * that filling it does not trap once per page.  *done: bytes mapped so far
+ * (only a hint once the array has moved). */
+#define CG_PREFAULT_STEP ((size_t)256 << 10)
+static inline void cg_prefault_ahead(size_t *done, void *base, size_t need, size_t cap)
+{
+    if (need <= *done)
+        return;
+    size_t to = need + CG_PREFAULT_STEP < cap ? need + CG_PREFAULT_STEP : cap;
+    cg_prefault((char *)base + *done, to - *done);
+    *done = to;
+}
 
 /* Sets *e (unless NULL) and returns -1. */
 int cg_fail(struct cg_error *e, enum cg_status kind, uint64_t line, const char *fmt, ...)

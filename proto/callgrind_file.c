@@ -102,6 +102,8 @@ enum cg_read_status cg_read_file(const char *path, char **buf, size_t *len, stru
     /* The size is a first guess; a file that grows is still read in chunks. */
     size_t cap = (size_t)size + 2;
     char *b = malloc(cap);
+    if (b)
+        cg_prefault(b, cap); /* every byte of it is about to be written */
     enum cg_read_status st =
         b ? read_chunks(fd, &b, &cap, len, err) : unreadable(err, "out of memory");
     close(fd);

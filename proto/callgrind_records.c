@@ -64,6 +64,11 @@ static uint64_t *record_admit(struct cg_model *m, const struct cg_part *p, size_
         cg_grow((void **)&m->values, &m->values_cap, m->nvalues + width, sizeof *m->values) < 0)
         return cg_fail(err, CG_RESOURCE, 0, "out of memory"), NULL;
     m->expansion += cost;
+    size_t *done = m->index->prefaulted;
+    cg_prefault_ahead(&done[0], m->records, (m->nrecords + 1) * sizeof *m->records,
+                      m->records_cap * sizeof *m->records);
+    cg_prefault_ahead(&done[1], m->values, (m->nvalues + width) * sizeof *m->values,
+                      m->values_cap * sizeof *m->values);
     return m->values + m->nvalues;
 }
 
