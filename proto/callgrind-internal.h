@@ -32,7 +32,7 @@ void cg_prefault(void *p, size_t n);
 /* Keeps an array's pages mapped a step ahead of its first `need` bytes, so
  * that filling it does not trap once per page.  *done: bytes mapped so far
  * (only a hint once the array has moved). */
-#define CG_PREFAULT_STEP ((size_t)256 << 10)
+#define CG_PREFAULT_STEP ((size_t)64 << 10)
 static inline void cg_prefault_ahead(size_t *done, void *base, size_t need, size_t cap)
 {
     if (need <= *done)
