@@ -24,6 +24,9 @@ struct cg_model_index {
     size_t ctx_units;
     /* Bytes of records and values mapped ahead (cg_prefault_ahead). */
     size_t prefaulted[2];
+    /* Record and value counts a cost record may reach without the checks
+     * of the general path (callgrind_records.c). */
+    size_t fast_records, fast_values;
 };
 
 /* Maps the whole pages of [p, p + n) for writing in one call; a hint. */

@@ -64,12 +64,66 @@ static uint64_t *record_admit(struct cg_model *m, const struct cg_part *p, size_
         cg_grow((void **)&m->values, &m->values_cap, m->nvalues + width, sizeof *m->values) < 0)
         return cg_fail(err, CG_RESOURCE, 0, "out of memory"), NULL;
     m->expansion += cost;
-    size_t *done = m->index->prefaulted;
-    cg_prefault_ahead(&done[0], m->records, (m->nrecords + 1) * sizeof *m->records,
+    struct cg_model_index *x = m->index;
+    cg_prefault_ahead(&x->prefaulted[0], m->records, (m->nrecords + 1) * sizeof *m->records,
                       m->records_cap * sizeof *m->records);
-    cg_prefault_ahead(&done[1], m->values, (m->nvalues + width) * sizeof *m->values,
+    cg_prefault_ahead(&x->prefaulted[1], m->values, (m->nvalues + width) * sizeof *m->values,
                       m->values_cap * sizeof *m->values);
+    /* Below these, add_cost_fast needs no room, no mapping and no count
+     * checks; they are recomputed each time this path runs. */
+    size_t r = x->prefaulted[0] / sizeof *m->records, v = x->prefaulted[1] / sizeof *m->values;
+    r = r < m->records_cap ? r : m->records_cap;
+    v = v < m->values_cap ? v : m->values_cap;
+    x->fast_records = r < CG_MAX_RECORDS ? r : CG_MAX_RECORDS;
+    x->fast_values = v < UINT32_MAX ? v : UINT32_MAX;
     return m->values + m->nvalues;
+}
+
+/* Writes a record's positions and costs (padded with zeros to the event
+ * count) with plain loops: the counts are small, a library call costs more. */
+static inline void store_values(uint64_t *v, const uint64_t *pos, size_t npos,
+                                const uint64_t *costs, size_t ncosts, size_t nevents)
+{
+    for (size_t i = 0; i < npos; i++)
+        v[i] = pos[i];
+    for (size_t j = 0; j < nevents; j++)
+        v[npos + j] = j < ncosts ? costs[j] : 0;
+}
+
+/* Appends the record whose `width` values were just stored. */
+static inline void store_record(struct cg_model *m, struct cg_part *p,
+                                const uint32_t ctx[CG_CTX_COUNT], uint32_t call, size_t width)
+{
+    m->records[m->nrecords++] = (struct cg_record){.ob = ctx[CG_CTX_OB],
+                                                   .fl = ctx[CG_CTX_FL],
+                                                   .fn = ctx[CG_CTX_FN],
+                                                   .fn_fl = ctx[CG_CTX_FN_FL],
+                                                   .values = (uint32_t)m->nvalues,
+                                                   .call = call};
+    m->nvalues += width;
+    p->nrecords++;
+}
+
+/* The common cost record, when every check of record_admit passes without
+ * work: the last record's context, room made and mapped, budget left.
+ * Returns 0, or -1 for the general path (which reports any error). */
+static inline int add_cost_fast(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT],
+                                const uint64_t *pos, const uint64_t *costs, size_t ncosts)
+{
+    struct cg_model_index *x = m->index;
+    struct cg_part *p = cg_model_part(m);
+    if (p == NULL || p->nevents == 0 || ncosts > p->nevents || x->ctx_units == SIZE_MAX ||
+        memcmp(x->ctx_key, ctx, sizeof x->ctx_key) != 0)
+        return -1;
+    size_t width = p->npos + p->nevents;
+    size_t cost = CG_RECORD_OVERHEAD + x->ctx_units + CG_COLUMN_COST * width;
+    if (m->nrecords >= x->fast_records || width > x->fast_values - m->nvalues ||
+        cost > CG_EXPANSION_BUDGET - m->expansion)
+        return -1;
+    m->expansion += cost;
+    store_values(m->values + m->nvalues, pos, p->npos, costs, ncosts, p->nevents);
+    store_record(m, p, ctx, CG_NONE, width);
+    return 0;
 }
 
 /* The callee side of a call record being added. */
@@ -105,25 +159,16 @@ static int add_record(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT],
         for (size_t i = 0; i < npos; i++)
             *v++ = c->target[i];
     }
-    /* plain loops: the counts are small, a library call costs more */
-    for (size_t i = 0; i < npos; i++)
-        v[i] = pos[i];
-    for (size_t j = 0; j < nevents; j++)
-        v[npos + j] = j < ncosts ? costs[j] : 0;
-    m->records[m->nrecords++] = (struct cg_record){.ob = ctx[CG_CTX_OB],
-                                                   .fl = ctx[CG_CTX_FL],
-                                                   .fn = ctx[CG_CTX_FN],
-                                                   .fn_fl = ctx[CG_CTX_FN_FL],
-                                                   .values = (uint32_t)m->nvalues,
-                                                   .call = call};
-    m->nvalues += width;
-    p->nrecords++;
+    store_values(v, pos, npos, costs, ncosts, nevents);
+    store_record(m, p, ctx, call, width);
     return 0;
 }
 
 int cg_model_add_cost(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT], const uint64_t *pos,
                       const uint64_t *costs, size_t ncosts, struct cg_error *err)
 {
+    if (add_cost_fast(m, ctx, pos, costs, ncosts) == 0)
+        return 0;
     return add_record(m, ctx, NULL, pos, costs, ncosts, err);
 }
 
