@@ -131,6 +131,72 @@ START_TEST(scan_line)
 }
 END_TEST
 
+/* What cg_u64_scan_line must do, written plainly: tokens split at blanks
+ * up to a newline or `end`, each "0x" and 1-16 hex digits or 1-19 decimal
+ * digits; the count, or SIZE_MAX. */
+static size_t scan_ref(const char *s, const char *end, uint64_t *out, size_t max, const char **stop)
+{
+    size_t n = 0;
+    for (const char *p = s;;) {
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p == end || *p == '\n') {
+            *stop = p;
+            return n;
+        }
+        const char *t = p;
+        while (p < end && *p != ' ' && *p != '\t' && *p != '\n')
+            p++;
+        size_t len = (size_t)(p - t), base = 10, skip = 0;
+        if (len > 2 && t[0] == '0' && t[1] == 'x')
+            base = 16, skip = 2;
+        if (n == max || len - skip == 0 || len - skip > (base == 16 ? 16u : 19u))
+            return SIZE_MAX;
+        uint64_t x = 0;
+        for (size_t i = skip; i < len; i++) {
+            const char *digits = "0123456789abcdef",
+                       *d = strchr(digits, t[i] | (base == 16) * 0x20);
+            if (t[i] == '\0' || d == NULL || (size_t)(d - digits) >= base)
+                return SIZE_MAX;
+            x = x * base + (uint64_t)(d - digits);
+        }
+        out[n++] = x;
+    }
+}
+
+/* Random lines of digits, hex letters, prefixes, blanks and stray bytes
+ * agree with the plain reading, at every length (word and byte paths). */
+START_TEST(scan_line_matches_reference)
+{
+    static const char *const pieces[] = {"0",  "7",    "9", "0x",       "a",       "F",
+                                         "f",  "x",    " ", "\t",       "\n",      "g",
+                                         "\r", "\xc3", "+", "12345678", "0x4b0c03"};
+    uint64_t seed = 42, got[8], want[8];
+    for (int iter = 0; iter < 200000; iter++) {
+        char line[64];
+        size_t len = 0;
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        for (unsigned k = 0, np = (unsigned)(seed >> 59); k < np; k++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            const char *piece = pieces[(seed >> 33) % (sizeof pieces / sizeof pieces[0])];
+            if (len + strlen(piece) >= sizeof line)
+                break;
+            memcpy(line + len, piece, strlen(piece));
+            len += strlen(piece);
+        }
+        const char *stop_ref = NULL, *stop = line;
+        size_t a = scan_ref(line, line + len, want, 8, &stop_ref);
+        size_t b = cg_u64_scan_line(&stop, line + len, got, 8);
+        ck_assert_uint_eq(a, b);
+        if (a == SIZE_MAX)
+            continue;
+        ck_assert_ptr_eq(stop, stop_ref);
+        for (size_t i = 0; i < a; i++)
+            ck_assert_uint_eq(got[i], want[i]);
+    }
+}
+END_TEST
+
 /* cg_fmt_u64 writes exactly `want` and returns its length. */
 static void fmt_is(uint64_t v, const char *want)
 {
@@ -232,6 +298,7 @@ Suite *callgrind_num_suite(void)
     tcase_add_test(t, checked_parse);
     tcase_add_test(t, scan_one);
     tcase_add_test(t, scan_line);
+    tcase_add_test(t, scan_line_matches_reference);
     tcase_add_test(t, format);
     tcase_add_test(t, format_parse_round_trip);
     tcase_add_test(t, format_matches_printf);
