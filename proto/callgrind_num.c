@@ -115,60 +115,60 @@ int cg_u64(const char *s, size_t len, uint64_t *v, struct cg_error *err)
     return 0;
 }
 
-/* 10^k for k = 0..19 (10^19 is the largest that fits in 64 bits). */
-static const uint64_t pow10[20] = {1ull,
-                                   10ull,
-                                   100ull,
-                                   1000ull,
-                                   10000ull,
-                                   100000ull,
-                                   1000000ull,
-                                   10000000ull,
-                                   100000000ull,
-                                   1000000000ull,
-                                   10000000000ull,
-                                   100000000000ull,
-                                   1000000000000ull,
-                                   10000000000000ull,
-                                   100000000000000ull,
-                                   1000000000000000ull,
-                                   10000000000000000ull,
-                                   100000000000000000ull,
-                                   1000000000000000000ull,
-                                   10000000000000000000ull};
-
-/* Number of decimal digits of v >= 1: log10 from the bit length (1233/4096
- * is just above log10 2), corrected by one compare. */
-static size_t decimal_digits(uint64_t v)
+/* Number of decimal digits of 100 <= v < 10^8: log10 from the bit length
+ * (1233/4096 is just above log10 2), corrected by one compare. */
+static inline unsigned decimal_digits(uint32_t v)
 {
-    unsigned t = (unsigned)(64 - __builtin_clzll(v)) * 1233u >> 12;
+    static const uint32_t pow10[9] = {1,      10,      100,      1000,     10000,
+                                      100000, 1000000, 10000000, 100000000};
+    unsigned t = (unsigned)(32 - __builtin_clz(v)) * 1233u >> 12;
     return t + (v >= pow10[t]);
 }
 
-/* Writes v in decimal; the length.  Inlined into the list loop. */
+/*
+ * The 8 decimal digits of v < 10^8, leading zeros included, as ASCII in a
+ * word whose lowest byte is the first digit: the divisions by 10^4, 100
+ * and 10 run on all lanes at once, with no dependency from one digit pair
+ * to the next (x * 10486 >> 20 is x / 100 for x < 10^4, x * 103 >> 10 is
+ * x / 10 for x < 100, and no lane's product reaches the next).
+ */
+static inline uint64_t digits8(uint32_t v)
+{
+    uint64_t x = v / 10000 | (uint64_t)(v % 10000) << 32;
+    uint64_t q = (x * 10486 >> 20) & 0x0000007f0000007full;
+    x = q | (x - q * 100) << 16;
+    q = (x * 103 >> 10) & 0x000f000f000f000full;
+    x = q | (x - q * 10) << 8;
+    return x + '0' * ONES;
+}
+
+/* Stores a word of digits8, first digit first. */
+static inline void store8(char *buf, uint64_t w)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    memcpy(buf, &w, 8);
+}
+
+/* Writes v in decimal; returns its length.  Up to 7 bytes past it may be
+ * overwritten (a whole word is stored). */
 static inline size_t fmt_u64(char *buf, uint64_t v)
 {
-    static const char pairs[] = "00010203040506070809101112131415161718192021222324"
-                                "25262728293031323334353637383940414243444546474849"
-                                "50515253545556575859606162636465666768697071727374"
-                                "75767778798081828384858687888990919293949596979899";
-    if (v < 10) {
-        buf[0] = (char)('0' + v);
-        return 1;
+    if (v < 100) { /* most costs and line numbers */
+        buf[0] = (char)('0' + (v < 10 ? v : v / 10));
+        buf[1] = (char)('0' + v % 10);
+        return 1 + (v >= 10);
     }
-    size_t n = decimal_digits(v), at = n;
-    /* two digits per division, from the right */
-    while (v >= 100) {
-        unsigned r = (unsigned)(v % 100);
-        v /= 100;
-        memcpy(buf + at - 2, pairs + 2 * r, 2);
-        at -= 2;
+    if (v < 100000000) {
+        unsigned n = decimal_digits((uint32_t)v);
+        store8(buf, digits8((uint32_t)v) >> (64 - 8 * n));
+        return n;
     }
-    if (v >= 10)
-        memcpy(buf + at - 2, pairs + 2 * v, 2);
-    else
-        buf[at - 1] = (char)('0' + v);
-    return n;
+    uint64_t hi = v / 100000000;
+    size_t n = fmt_u64(buf, hi);
+    store8(buf + n, digits8((uint32_t)(v - hi * 100000000)));
+    return n + 8;
 }
 
 size_t cg_fmt_u64(char *buf, uint64_t v)
