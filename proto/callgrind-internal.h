@@ -25,7 +25,7 @@ struct cg_model_index {
     /* Bytes of records and values mapped ahead (cg_prefault_ahead). */
     size_t prefaulted[2];
     /* Record and value counts a cost record may reach without the checks
-     * of the general path (callgrind_records.c). */
+     * of the general path (cg_cost_slot). */
     size_t fast_records, fast_values;
 };
 

@@ -1,6 +1,7 @@
 /* callgrind_body: position specifications, calls= and cost lines. */
 #include <string.h>
 
+#include "proto/callgrind-append.h"
 #include "proto/callgrind-parse.h"
 
 enum directive { D_OB, D_FL, D_FI, D_FE, D_FN, D_COB, D_CFI, D_CFL, D_CFN, D_CALLS, D_COUNT };
@@ -284,13 +285,21 @@ int cg_body_plain(struct cg_parser *ps, const char **cur, const char *end)
     const struct cg_part *p = cg_model_part(ps->m);
     if (p->nevents == 0 || ps->ctx[CG_CTX_FN] == CG_NONE)
         return 0;
+    /* A self-cost line goes straight into the model when it can. */
+    uint64_t *slot = ps->pending ? NULL : cg_cost_slot(ps->m, ps->ctx);
+    uint64_t *cols = slot ? slot : ps->cols;
     const char *at = *cur;
-    size_t ncols = cg_u64_scan_line(&at, end, ps->cols, p->npos + p->nevents);
+    size_t ncols = cg_u64_scan_line(&at, end, cols, p->npos + p->nevents);
     if (ncols == SIZE_MAX || ncols < p->npos || (size_t)(at - *cur) > CG_MAX_LINE_UNITS)
         return 0;
     ps->in_body = true;
-    if (cost_record(ps, p, ncols - p->npos) < 0)
+    if (slot) {
+        for (uint32_t k = 0; k < 3; k++)
+            ps->base[k] = k < p->npos ? slot[k] : 0; /* bases past npos unused */
+        cg_cost_commit(ps->m, ps->ctx, ncols - p->npos);
+    } else if (cost_record(ps, p, ncols - p->npos) < 0) {
         return -1;
+    }
     if (at < end)
         at++, ps->line++;
     *cur = at;

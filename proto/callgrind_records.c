@@ -1,7 +1,7 @@
 /* callgrind_records: appending resolved records under the budgets. */
 #include <string.h>
 
-#include "proto/callgrind-internal.h"
+#include "proto/callgrind-append.h"
 
 /* UTF-16 length of a name reference, or SIZE_MAX if it is not valid. */
 static size_t name_units(const struct cg_model *m, enum cg_ns ns, uint32_t id, bool optional)
@@ -69,7 +69,7 @@ static uint64_t *record_admit(struct cg_model *m, const struct cg_part *p, size_
                       m->records_cap * sizeof *m->records);
     cg_prefault_ahead(&x->prefaulted[1], m->values, (m->nvalues + width) * sizeof *m->values,
                       m->values_cap * sizeof *m->values);
-    /* Below these, add_cost_fast needs no room, no mapping and no count
+    /* Below these, cg_cost_slot needs no room, no mapping and no count
      * checks; they are recomputed each time this path runs. */
     size_t r = x->prefaulted[0] / sizeof *m->records, v = x->prefaulted[1] / sizeof *m->values;
     r = r < m->records_cap ? r : m->records_cap;
@@ -88,42 +88,6 @@ static inline void store_values(uint64_t *v, const uint64_t *pos, size_t npos,
         v[i] = pos[i];
     for (size_t j = 0; j < nevents; j++)
         v[npos + j] = j < ncosts ? costs[j] : 0;
-}
-
-/* Appends the record whose `width` values were just stored. */
-static inline void store_record(struct cg_model *m, struct cg_part *p,
-                                const uint32_t ctx[CG_CTX_COUNT], uint32_t call, size_t width)
-{
-    m->records[m->nrecords++] = (struct cg_record){.ob = ctx[CG_CTX_OB],
-                                                   .fl = ctx[CG_CTX_FL],
-                                                   .fn = ctx[CG_CTX_FN],
-                                                   .fn_fl = ctx[CG_CTX_FN_FL],
-                                                   .values = (uint32_t)m->nvalues,
-                                                   .call = call};
-    m->nvalues += width;
-    p->nrecords++;
-}
-
-/* The common cost record, when every check of record_admit passes without
- * work: the last record's context, room made and mapped, budget left.
- * Returns 0, or -1 for the general path (which reports any error). */
-static inline int add_cost_fast(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT],
-                                const uint64_t *pos, const uint64_t *costs, size_t ncosts)
-{
-    struct cg_model_index *x = m->index;
-    struct cg_part *p = cg_model_part(m);
-    if (p == NULL || p->nevents == 0 || ncosts > p->nevents || x->ctx_units == SIZE_MAX ||
-        memcmp(x->ctx_key, ctx, sizeof x->ctx_key) != 0)
-        return -1;
-    size_t width = p->npos + p->nevents;
-    size_t cost = CG_RECORD_OVERHEAD + x->ctx_units + CG_COLUMN_COST * width;
-    if (m->nrecords >= x->fast_records || width > x->fast_values - m->nvalues ||
-        cost > CG_EXPANSION_BUDGET - m->expansion)
-        return -1;
-    m->expansion += cost;
-    store_values(m->values + m->nvalues, pos, p->npos, costs, ncosts, p->nevents);
-    store_record(m, p, ctx, CG_NONE, width);
-    return 0;
 }
 
 /* The callee side of a call record being added. */
@@ -160,16 +124,20 @@ static int add_record(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT],
             *v++ = c->target[i];
     }
     store_values(v, pos, npos, costs, ncosts, nevents);
-    store_record(m, p, ctx, call, width);
+    cg_store_record(m, p, ctx, call, width);
     return 0;
 }
 
 int cg_model_add_cost(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT], const uint64_t *pos,
                       const uint64_t *costs, size_t ncosts, struct cg_error *err)
 {
-    if (add_cost_fast(m, ctx, pos, costs, ncosts) == 0)
-        return 0;
-    return add_record(m, ctx, NULL, pos, costs, ncosts, err);
+    uint64_t *v = cg_cost_slot(m, ctx);
+    if (v == NULL || ncosts > cg_model_part(m)->nevents)
+        return add_record(m, ctx, NULL, pos, costs, ncosts, err);
+    const struct cg_part *p = cg_model_part(m);
+    store_values(v, pos, p->npos, costs, ncosts, ncosts);
+    cg_cost_commit(m, ctx, ncosts);
+    return 0;
 }
 
 int cg_model_add_call(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT],

@@ -1,0 +1,62 @@
+/* callgrind: the short path for appending a cost record, inline in both
+ * the builder (callgrind_records.c) and the parser (callgrind_body.c). */
+#ifndef JETT_PROTO_CALLGRIND_APPEND_H
+#define JETT_PROTO_CALLGRIND_APPEND_H
+
+#include <string.h>
+
+#include "proto/callgrind-internal.h"
+
+/* Appends the record of the current part whose `width` values were just
+ * stored at m->values + m->nvalues. */
+static inline void cg_store_record(struct cg_model *m, struct cg_part *p,
+                                   const uint32_t ctx[CG_CTX_COUNT], uint32_t call, size_t width)
+{
+    m->records[m->nrecords++] = (struct cg_record){.ob = ctx[CG_CTX_OB],
+                                                   .fl = ctx[CG_CTX_FL],
+                                                   .fn = ctx[CG_CTX_FN],
+                                                   .fn_fl = ctx[CG_CTX_FN_FL],
+                                                   .values = (uint32_t)m->nvalues,
+                                                   .call = call};
+    m->nvalues += width;
+    p->nrecords++;
+}
+
+/*
+ * Where the values of a cost record in context ctx go, when every check of
+ * the general path passes without work: the context is the last record's
+ * (its names known valid), the arrays have room and are mapped below the
+ * counts the general path left, and the budget has room.  NULL otherwise.
+ * The caller writes npos positions and up to nevents costs there, then
+ * calls cg_cost_commit, or abandons the slot (nothing is appended).
+ */
+static inline uint64_t *cg_cost_slot(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT])
+{
+    const struct cg_model_index *x = m->index;
+    const struct cg_part *p = cg_model_part(m);
+    if (p == NULL || p->nevents == 0 || x->ctx_units == SIZE_MAX ||
+        memcmp(x->ctx_key, ctx, sizeof x->ctx_key) != 0)
+        return NULL;
+    size_t width = p->npos + p->nevents;
+    size_t cost = CG_RECORD_OVERHEAD + x->ctx_units + CG_COLUMN_COST * width;
+    if (m->nrecords >= x->fast_records || width > x->fast_values - m->nvalues ||
+        cost > CG_EXPANSION_BUDGET - m->expansion)
+        return NULL;
+    return m->values + m->nvalues;
+}
+
+/* Appends the cost record written into the slot: ncosts (<= nevents)
+ * costs, the rest zero. */
+static inline void cg_cost_commit(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT],
+                                  size_t ncosts)
+{
+    struct cg_part *p = cg_model_part(m);
+    uint64_t *costs = m->values + m->nvalues + p->npos;
+    for (size_t j = ncosts; j < p->nevents; j++)
+        costs[j] = 0;
+    size_t width = p->npos + p->nevents;
+    m->expansion += CG_RECORD_OVERHEAD + m->index->ctx_units + CG_COLUMN_COST * width;
+    cg_store_record(m, p, ctx, CG_NONE, width);
+}
+
+#endif
