@@ -62,6 +62,12 @@ static inline int hex_word(const char *d, uint64_t *v, const char **end)
 __attribute__((always_inline)) static inline const char *plain_u64(const char *p, const char *end,
                                                                    uint64_t *v)
 {
+    /* one digit and a separator: line 0, small costs */
+    unsigned d = (unsigned)(unsigned char)p[0] - '0';
+    if (d <= 9 && end - p >= 2 && (cg_is_space(p[1]) || p[1] == '\n')) {
+        *v = d;
+        return p + 1;
+    }
     bool hex = end - p > 2 && p[0] == '0' && p[1] == 'x';
     if (hex && end - p >= 10) {
         const char *e;
@@ -71,7 +77,6 @@ __attribute__((always_inline)) static inline const char *plain_u64(const char *p
     }
     const char *t = p;
     uint64_t x = 0;
-    unsigned d;
     if (hex) {
         for (p += 2; p < end && (d = digit_plus1[(unsigned char)*p] - 1u) < 16; p++)
             x = x << 4 | d;
