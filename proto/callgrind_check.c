@@ -1,4 +1,6 @@
 /* callgrind_check: a supplied model's consistency, before it is printed. */
+#include <string.h>
+
 #include "proto/callgrind-internal.h"
 
 static bool name_ok(const struct cg_model *m, enum cg_ns ns, uint32_t id, bool optional)
@@ -41,8 +43,8 @@ static int record_check(const struct cg_model *m, const struct cg_part *p,
     size_t width = (call ? 2 * p->npos : p->npos) + p->nevents;
     if ((call && r->call >= m->ncalls) || !range_ok(r->values, width, m->nvalues))
         return cg_fail(err, CG_SYNTAX, 0, "model: bad record call or values");
-    bool same = prev && r->ob == prev->ob && r->fl == prev->fl && r->fn == prev->fn &&
-                r->fn_fl == prev->fn_fl;
+    /* ob, fl, fn, fn_fl are adjacent: one wide compare */
+    bool same = prev && memcmp(&r->ob, &prev->ob, 4 * sizeof r->ob) == 0;
     if (!same &&
         (!name_ok(m, CG_NS_OBJECT, r->ob, true) || !name_ok(m, CG_NS_FILE, r->fl, true) ||
          !name_ok(m, CG_NS_FUNCTION, r->fn, false) || !name_ok(m, CG_NS_FILE, r->fn_fl, true)))

@@ -1,4 +1,5 @@
 /* callgrind_normalize: a model printed as canonical Callgrind text. */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "proto/callgrind-out.h"
@@ -17,11 +18,20 @@ struct norm {
 };
 
 /* Room for a line with `names` bytes of names and `nums` numbers. */
-static int reserve(struct norm *n, size_t names, size_t nums)
+static inline int reserve(struct norm *n, size_t names, size_t nums)
 {
     if (cg_out_reserve(&n->o, 64 + names + 22 * nums) < 0)
         return cg_fail(n->err, CG_RESOURCE, 0, "out of memory");
     return 0;
+}
+
+/* Whether record r names the context ctx (object, file, function and the
+ * function's file, adjacent in both): one wide compare. */
+static inline bool same_context(const struct cg_record *r, const uint32_t ctx[CG_CTX_COUNT])
+{
+    _Static_assert(offsetof(struct cg_record, fn_fl) == 3 * sizeof(uint32_t),
+                   "record names are ob, fl, fn, fn_fl in CG_CTX_* order");
+    return memcmp(&r->ob, ctx, CG_CTX_COUNT * sizeof *ctx) == 0;
 }
 
 /* spec=(id) name on first use, spec=(id) afterwards. */
@@ -176,8 +186,7 @@ static bool callee_first(const struct norm *n, const struct cg_record *c, const 
 static int put_context(struct norm *n, const struct cg_part *p, size_t k)
 {
     const struct cg_record *r = &n->m->records[p->first_record + k];
-    if (r->ob == n->ctx[CG_CTX_OB] && r->fl == n->ctx[CG_CTX_FL] && r->fn == n->ctx[CG_CTX_FN] &&
-        r->fn_fl == n->ctx[CG_CTX_FN_FL])
+    if (same_context(r, n->ctx))
         return 0; /* the common case: the same context as the record before */
     /* The object or file goes from unset to set at most once per part, so
      * looking ahead only then keeps the normalizer linear. */
