@@ -191,12 +191,21 @@ static bool blank(const char *s, size_t len)
     return len == 0;
 }
 
+/* Whether key[0, len) spells the NUL-terminated name (no library calls:
+ * this runs for every directive line). */
+static bool is_name(const char *name, const char *key, size_t len)
+{
+    size_t i = 0;
+    while (i < len && name[i] == key[i])
+        i++;
+    return i == len && name[i] == '\0';
+}
+
 int cg_body_directive(struct cg_parser *ps, const char *key, size_t klen, const char *val,
                       size_t vlen)
 {
     int d = 0;
-    while (d < D_COUNT && !(directive_names[d][0] == key[0] && strlen(directive_names[d]) == klen &&
-                            memcmp(directive_names[d], key, klen) == 0))
+    while (d < D_COUNT && !is_name(directive_names[d], key, klen))
         d++;
     if (d == D_COUNT)
         return cg_parser_fail(ps, CG_UNSUPPORTED, "unsupported directive '%.*s='",
