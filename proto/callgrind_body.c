@@ -295,17 +295,18 @@ int cg_body_plain(struct cg_parser *ps, const char **cur, const char *end)
     if (p->nevents == 0 || ps->ctx[CG_CTX_FN] == CG_NONE)
         return 0;
     /* A self-cost line goes straight into the model when it can. */
-    uint64_t *slot = ps->pending ? NULL : cg_cost_slot(ps->m, ps->ctx);
-    uint64_t *cols = slot ? slot : ps->cols;
+    struct cg_slot slot;
+    bool direct = !ps->pending && cg_cost_slot(ps->m, ps->ctx, &slot);
+    uint64_t *cols = direct ? slot.values : ps->cols;
     const char *at = *cur;
     size_t ncols = cg_u64_scan_line(&at, end, cols, p->npos + p->nevents);
     if (ncols == SIZE_MAX || ncols < p->npos || (size_t)(at - *cur) > CG_MAX_LINE_UNITS)
         return 0;
     ps->in_body = true;
-    if (slot) {
+    if (direct) {
         for (uint32_t k = 0; k < 3; k++)
-            ps->base[k] = k < p->npos ? slot[k] : 0; /* bases past npos unused */
-        cg_cost_commit(ps->m, ps->ctx, ncols - p->npos);
+            ps->base[k] = k < p->npos ? cols[k] : 0; /* bases past npos unused */
+        cg_cost_commit(ps->m, ps->ctx, &slot, ncols - p->npos);
     } else if (cost_record(ps, p, ncols - p->npos) < 0) {
         return -1;
     }

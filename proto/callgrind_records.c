@@ -131,12 +131,11 @@ static int add_record(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT],
 int cg_model_add_cost(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT], const uint64_t *pos,
                       const uint64_t *costs, size_t ncosts, struct cg_error *err)
 {
-    uint64_t *v = cg_cost_slot(m, ctx);
-    if (v == NULL || ncosts > cg_model_part(m)->nevents)
+    struct cg_slot s;
+    if (!cg_cost_slot(m, ctx, &s) || ncosts > s.part->nevents)
         return add_record(m, ctx, NULL, pos, costs, ncosts, err);
-    const struct cg_part *p = cg_model_part(m);
-    store_values(v, pos, p->npos, costs, ncosts, ncosts);
-    cg_cost_commit(m, ctx, ncosts);
+    store_values(s.values, pos, s.part->npos, costs, ncosts, ncosts);
+    cg_cost_commit(m, ctx, &s, ncosts);
     return 0;
 }
 
