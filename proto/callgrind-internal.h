@@ -70,13 +70,6 @@ size_t cg_utf16_len(const char *s, size_t len);
 /* Checks text given to the builder: valid UTF-8, no NUL or newline. */
 int cg_check_text(const char *s, size_t len, struct cg_error *err);
 
-/* Writes v in decimal (no NUL); returns the length (at most 20).  Bytes
- * past the number may be overwritten: buf needs room for 20. */
-size_t cg_fmt_u64(char *buf, uint64_t v);
-/* Writes n numbers in decimal separated by single spaces (no NUL); returns
- * the length (at most 21 * n).  buf needs room for 21 * n + 7 bytes. */
-size_t cg_fmt_u64s(char *buf, const uint64_t *v, size_t n);
-
 /* Parses an integer token: decimal or lowercase-0x hexadecimal, at most
  * CG_MAX_DIGITS digits (Resource beyond, or on overflow; Syntax if malformed). */
 int cg_u64(const char *s, size_t len, uint64_t *v, struct cg_error *err);

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "proto/callgrind-fmt.h"
 #include "proto/callgrind-internal.h"
 
 /* Output being built.  extra = bytes - UTF-16 units so far, so that unit

@@ -1,6 +1,7 @@
 /* callgrind_header: header values, parsed, checked and made canonical. */
 #include <string.h>
 
+#include "proto/callgrind-fmt.h"
 #include "proto/callgrind-internal.h"
 
 static const char *const header_names[CG_H_COUNT] = {

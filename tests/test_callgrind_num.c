@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "proto/callgrind-fmt.h"
 #include "proto/callgrind-internal.h"
 
 #define U64_MAX_DEC "18446744073709551615"
