@@ -50,7 +50,9 @@ static inline bool cg_cost_slot(struct cg_model *m, const uint32_t ctx[CG_CTX_CO
         return false;
     size_t width = p->npos + p->nevents;
     size_t cost = CG_RECORD_OVERHEAD + x->ctx_units + CG_COLUMN_COST * width;
-    if (m->nrecords >= x->fast_records || width > x->fast_values - m->nvalues ||
+    /* nvalues may have passed fast_values since (header values): no
+     * unsigned difference here */
+    if (m->nrecords >= x->fast_records || m->nvalues + width > x->fast_values ||
         cost > CG_EXPANSION_BUDGET - m->expansion)
         return false;
     *s = (struct cg_slot){m->values + m->nvalues, p, width, cost};

@@ -1,5 +1,6 @@
 /* Callgrind reader: each accepted construct and boundary rule of the profile. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -575,6 +576,35 @@ START_TEST(builder_round_trip)
 }
 END_TEST
 
+/* Header values (a later part's summary) appended after the records can
+ * take the value count past the point where the short append path stops
+ * checking room: it must still see the count (found by fuzzing; an overflow
+ * of the value array under ASan). */
+START_TEST(header_values_after_records)
+{
+    char text[1024] = "events: A\nfn=f\n1 1\nevents:", costs[256] = "";
+    for (int j = 0; j < 20; j++) {
+        char e[16];
+        snprintf(e, sizeof e, " E%d", j);
+        strcat(text, e);
+        strcat(costs, j ? " 7" : "7");
+    }
+    strcat(text, "\nsummary: ");
+    strcat(text, costs);
+    strcat(text, "\nfn=f\n2 ");
+    strcat(text, costs);
+    strcat(text, "\n");
+    struct cg_model *m = cgt_parse_ok(text);
+    ck_assert_uint_eq(m->nrecords, 2);
+    const uint64_t *v = cg_record_values(m, &m->records[1]);
+    ck_assert_uint_eq(v[0], 2);
+    for (int j = 0; j < 20; j++)
+        ck_assert_uint_eq(v[1 + j], 7);
+    cgt_round_trip(m);
+    cg_model_free(m);
+}
+END_TEST
+
 /* cg_normalize_into reuses the caller's buffer, small or large, for the
  * same text as cg_normalize, and leaves it to the caller on failure. */
 START_TEST(normalize_into_reuses_buffer)
@@ -650,6 +680,7 @@ Suite *callgrind_suite(void)
     tcase_add_test(t, unreferenced_declarations_dropped);
     tcase_add_test(t, builder_round_trip);
     tcase_add_test(t, normalize_into_reuses_buffer);
+    tcase_add_test(t, header_values_after_records);
     suite_add_tcase(s, t);
     return s;
 }
