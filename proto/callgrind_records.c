@@ -97,8 +97,8 @@ struct callee_in {
     const uint64_t *target;
 };
 
-/* Appends a record, a call when c is not NULL.  One function for both, so
- * that its helpers inline into the path every cost line takes. */
+/* Appends a record, a call when c is not NULL, with every check (the
+ * general path; cg_cost_slot is the short one for cost records). */
 static int add_record(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT],
                       const struct callee_in *c, const uint64_t *pos, const uint64_t *costs,
                       size_t ncosts, struct cg_error *err)
