@@ -87,10 +87,12 @@ static int write_all(const char *path, const char *buf, size_t len)
     int rc = 0;
     while (len > 0 && rc == 0) {
         ssize_t n = write(fd, buf, len);
-        if (n < 0 && errno != EINTR)
-            rc = -1;
-        else if (n > 0)
+        if (n > 0)
             buf += n, len -= (size_t)n;
+        else if (n == 0)
+            errno = EIO, rc = -1; /* no progress: do not spin */
+        else if (errno != EINTR)
+            rc = -1;
     }
     int saved = errno;
     if (path && close(fd) != 0 && rc == 0)
