@@ -1,8 +1,10 @@
 /* jett callgrind: check and normalize Callgrind 1 profiles. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "proto/callgrind.h"
@@ -21,21 +23,20 @@ static int report(const char *path, const struct cg_error *err)
     return CLI_EXIT_BAD_INPUT;
 }
 
-/* Reads and parses FILE; returns an exit status, *m set on success. */
-static int load(const char *path, struct cg_model **m)
+/* Reads and parses FILE; returns an exit status, *m set on success.  The
+ * text read is handed back in *buf (its *len + 1 bytes: the caller frees
+ * it), for the normalizer to reuse its memory. */
+static int load(const char *path, struct cg_model **m, char **buf, size_t *len)
 {
-    char *buf = NULL;
-    size_t len = 0;
     struct cg_error err;
-    enum cg_read_status st = cg_read_file(path, &buf, &len, &err);
+    enum cg_read_status st = cg_read_file(path, buf, len, &err);
     if (st == CG_READ_UNREADABLE) {
         fprintf(stderr, "jett: %s: %s\n", path, err.message);
         return CLI_EXIT_USAGE;
     }
     if (st == CG_READ_REJECTED)
         return report(path, &err);
-    *m = cg_parse(buf, len, NULL, &err);
-    free(buf);
+    *m = cg_parse(*buf, *len, NULL, &err);
     return *m ? CLI_EXIT_OK : report(path, &err);
 }
 
@@ -66,23 +67,37 @@ static int cmd_check(int argc, char **argv)
     if (argc != 2)
         return cli_usage_error("callgrind check: expected exactly one FILE");
     struct cg_model *m = NULL;
-    int rc = load(argv[1], &m);
+    char *text = NULL;
+    size_t len = 0;
+    int rc = load(argv[1], &m, &text, &len);
+    free(text);
     if (rc == CLI_EXIT_OK)
         print_summary(argv[1], m);
     cg_model_free(m);
     return rc;
 }
 
-/* Writes all of buf to path ("-" or NULL: stdout); 0 or -1 with errno. */
+/* Writes all of buf to path (NULL: stdout) with as few writes as the
+ * kernel allows; 0 or -1 with errno. */
 static int write_all(const char *path, const char *buf, size_t len)
 {
-    FILE *f = path ? fopen(path, "wb") : stdout;
-    if (f == NULL)
+    int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : STDOUT_FILENO;
+    if (fd < 0)
         return -1;
-    size_t n = fwrite(buf, 1, len, f);
-    int rc = n == len ? 0 : -1;
-    if (path ? fclose(f) != 0 : fflush(f) != 0)
-        rc = -1;
+    int rc = 0;
+    while (len > 0 && rc == 0) {
+        ssize_t n = write(fd, buf, len);
+        if (n > 0)
+            buf += n, len -= (size_t)n;
+        else if (n == 0)
+            errno = EIO, rc = -1; /* no progress: do not spin */
+        else if (errno != EINTR)
+            rc = -1;
+    }
+    int saved = errno;
+    if (path && close(fd) != 0 && rc == 0)
+        return -1;
+    errno = saved;
     return rc;
 }
 
@@ -107,22 +122,31 @@ static int normalize_args(int argc, char **argv, const char **in, const char **o
     return CLI_EXIT_OK;
 }
 
+/* Normalizes m into the buffer that held its input text (no longer needed,
+ * and its memory is mapped already) and writes it to out. */
+static int normalize_out(const char *in, const char *out, const struct cg_model *m, char **text,
+                         size_t len)
+{
+    size_t cap = len + 1;
+    struct cg_error err;
+    if (cg_normalize_into(m, text, &cap, &len, &err) < 0)
+        return report(in, &err);
+    if (write_all(out, *text, len) < 0)
+        return cli_usage_error("%s: %s", out ? out : "standard output", strerror(errno));
+    return CLI_EXIT_OK;
+}
+
 static int cmd_normalize(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
     int rc = normalize_args(argc, argv, &in, &out);
     struct cg_model *m = NULL;
-    if (rc == CLI_EXIT_OK)
-        rc = load(in, &m);
-    if (rc != CLI_EXIT_OK)
-        return rc;
     char *text = NULL;
     size_t len = 0;
-    struct cg_error err;
-    if (cg_normalize(m, &text, &len, &err) < 0)
-        rc = report(in, &err);
-    else if (write_all(out, text, len) < 0)
-        rc = cli_usage_error("%s: %s", out ? out : "standard output", strerror(errno));
+    if (rc == CLI_EXIT_OK)
+        rc = load(in, &m, &text, &len);
+    if (rc == CLI_EXIT_OK)
+        rc = normalize_out(in, out, m, &text, len);
     free(text);
     cg_model_free(m);
     return rc;

@@ -19,7 +19,31 @@ struct cg_model_index {
     struct cg_arena_chunk *arena;
     struct cg_intern intern[CG_NS_COUNT];
     bool part_open;
+    /* The last caller context a record named and its units (SIZE_MAX: none). */
+    uint32_t ctx_key[CG_CTX_COUNT];
+    size_t ctx_units;
+    /* Bytes of records and values mapped ahead (cg_prefault_ahead). */
+    size_t prefaulted[2];
+    /* Record and value counts a cost record may reach without the checks
+     * of the general path (cg_cost_slot). */
+    size_t fast_records, fast_values;
 };
+
+/* Maps the whole pages of [p, p + n) for writing in one call; a hint. */
+void cg_prefault(void *p, size_t n);
+
+/* Keeps an array's pages mapped a step ahead of its first `need` bytes, so
+ * that filling it does not trap once per page.  *done: bytes mapped so far
+ * (only a hint once the array has moved). */
+#define CG_PREFAULT_STEP ((size_t)64 << 10)
+static inline void cg_prefault_ahead(size_t *done, void *base, size_t need, size_t cap)
+{
+    if (need <= *done)
+        return;
+    size_t to = need + CG_PREFAULT_STEP < cap ? need + CG_PREFAULT_STEP : cap;
+    cg_prefault((char *)base + *done, to - *done);
+    *done = to;
+}
 
 /* Sets *e (unless NULL) and returns -1. */
 int cg_fail(struct cg_error *e, enum cg_status kind, uint64_t line, const char *fmt, ...)
@@ -32,14 +56,19 @@ static inline int cg_grow(void **p, size_t *cap, size_t need, size_t elem)
     return need <= *cap ? 0 : cg_grow_slow(p, cap, need, elem);
 }
 
+/* cg_utf8_feed and cg_utf8_finish for a caller that holds the text from
+ * its start (the bytes fed are text[at, at + n)): lines are not counted
+ * while decoding, only to report an error. */
+int cg_utf8_feed_text(struct cg_utf8 *u, const char *text, size_t at, size_t n,
+                      struct cg_error *err);
+int cg_utf8_finish_text(const struct cg_utf8 *u, const char *text, size_t len,
+                        struct cg_error *err);
+
 /* UTF-16 length of valid UTF-8. */
 size_t cg_utf16_len(const char *s, size_t len);
 
 /* Checks text given to the builder: valid UTF-8, no NUL or newline. */
 int cg_check_text(const char *s, size_t len, struct cg_error *err);
-
-/* Writes v in decimal (no NUL); returns the length (at most 20). */
-size_t cg_fmt_u64(char *buf, uint64_t v);
 
 /* Parses an integer token: decimal or lowercase-0x hexadecimal, at most
  * CG_MAX_DIGITS digits (Resource beyond, or on overflow; Syntax if malformed). */
@@ -61,6 +90,12 @@ size_t cg_model_push_values(struct cg_model *m, const uint64_t *v, size_t n);
  * straight from *cur, skipping blanks before it: 1 with *cur after it, 0 at
  * the end, -1 (with *cur at the token) when the token needs cg_u64. */
 int cg_u64_scan(const char **cur, const char *end, uint64_t *v);
+
+/* Reads a line of such short plain number tokens separated by blanks into
+ * out, up to `end` or a newline (where *cur is left): their count, or
+ * SIZE_MAX when there are more than max or a token needs cg_u64 or is not
+ * a number (the caller then takes the token by token path). */
+size_t cg_u64_scan_line(const char **cur, const char *end, uint64_t *out, size_t max);
 
 /* Checks a model's indices and ranges before it is printed (Syntax). */
 int cg_model_check(const struct cg_model *m, struct cg_error *err);

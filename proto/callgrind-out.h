@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "proto/callgrind-fmt.h"
 #include "proto/callgrind-internal.h"
 
 /* Output being built.  extra = bytes - UTF-16 units so far, so that unit
@@ -16,8 +17,14 @@ struct cg_out {
     int oom;
 };
 
+/* Grows the buffer so that n more bytes fit; 0 or -1. */
+int cg_out_grow(struct cg_out *o, size_t n);
+
 /* Ensures n more bytes fit; 0 or -1. */
-int cg_out_reserve(struct cg_out *o, size_t n);
+static inline int cg_out_reserve(struct cg_out *o, size_t n)
+{
+    return o->cap - o->len >= n ? 0 : cg_out_grow(o, n);
+}
 
 static inline void cg_out_bytes(struct cg_out *o, const char *s, size_t n)
 {
@@ -36,7 +43,24 @@ static inline void cg_out_u64(struct cg_out *o, uint64_t v)
     o->len += cg_fmt_u64(o->buf + o->len, v);
 }
 
+/* n numbers separated by single spaces. */
+static inline void cg_out_u64s(struct cg_out *o, const uint64_t *v, size_t n)
+{
+    o->len += cg_fmt_u64s(o->buf + o->len, v, n);
+}
+
+/* Fails (Resource) for the line being ended, which passes a limit. */
+int cg_out_limit(const struct cg_out *o, struct cg_error *err);
+
 /* Ends a line; -1 (Resource) when it or the whole output passes a limit. */
-int cg_out_eol(struct cg_out *o, struct cg_error *err);
+static inline int cg_out_eol(struct cg_out *o, struct cg_error *err)
+{
+    size_t line = (o->len - o->line_start) - (o->extra - o->line_extra);
+    if (line > CG_MAX_LINE_UNITS || o->len + 1 - o->extra > CG_NORMALIZE_BUDGET)
+        return cg_out_limit(o, err);
+    o->buf[o->len++] = '\n';
+    o->line_start = o->len, o->line_extra = o->extra;
+    return 0;
+}
 
 #endif

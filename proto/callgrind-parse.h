@@ -33,7 +33,7 @@ struct cg_parser {
     bool has_callee;
     bool pending;
     uint64_t pending_line, count, target[3];
-    uint64_t pos[3], costs[CG_MAX_EVENTS];
+    uint64_t cols[3 + CG_MAX_EVENTS]; /* a cost line: npos positions, then costs */
 };
 
 /* Fails with the current line; returns -1. */
@@ -46,6 +46,10 @@ int cg_parser_here(struct cg_parser *ps);
 int cg_body_directive(struct cg_parser *ps, const char *key, size_t klen, const char *val,
                       size_t vlen);
 int cg_body_cost(struct cg_parser *ps, const char *s, size_t len);
+/* The common case of a cost line, read straight from the input at *cur:
+ * plain numbers, blanks, then a newline or `end`.  Returns 1 with *cur past
+ * the line, 0 when the line needs the general path, -1 on error. */
+int cg_body_plain(struct cg_parser *ps, const char **cur, const char *end);
 /* Resets the per-part state. */
 void cg_body_reset(struct cg_parser *ps);
 

@@ -177,6 +177,12 @@ struct cg_model *cg_parse(const char *text, size_t len, const struct cg_options 
 /* Canonical text of a model (malloc'd, NUL-terminated, *out_len bytes).
  * Returns 0, or -1 with *err set (Syntax for a corrupted model). */
 int cg_normalize(const struct cg_model *m, char **out, size_t *out_len, struct cg_error *err);
+/* The same into a caller's malloc'd buffer *buf of *cap bytes (or NULL),
+ * reused as it is (its pages are likely mapped already), grown or moved as
+ * needed; *buf and *cap are updated and stay the caller's to free, whether
+ * it succeeds or not. */
+int cg_normalize_into(const struct cg_model *m, char **buf, size_t *cap, size_t *out_len,
+                      struct cg_error *err);
 
 /* Same records, parts, events and headers (part numbers are compared only
  * when both sides have one).  Returns true, or false with a reason. */

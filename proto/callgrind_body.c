@@ -1,6 +1,7 @@
 /* callgrind_body: position specifications, calls= and cost lines. */
 #include <string.h>
 
+#include "proto/callgrind-append.h"
 #include "proto/callgrind-parse.h"
 
 enum directive { D_OB, D_FL, D_FI, D_FE, D_FN, D_COB, D_CFI, D_CFL, D_CFN, D_CALLS, D_COUNT };
@@ -190,12 +191,21 @@ static bool blank(const char *s, size_t len)
     return len == 0;
 }
 
+/* Whether key[0, len) spells the NUL-terminated name (no library calls:
+ * this runs for every directive line). */
+static bool is_name(const char *name, const char *key, size_t len)
+{
+    size_t i = 0;
+    while (i < len && name[i] == key[i])
+        i++;
+    return i == len && name[i] == '\0';
+}
+
 int cg_body_directive(struct cg_parser *ps, const char *key, size_t klen, const char *val,
                       size_t vlen)
 {
     int d = 0;
-    while (d < D_COUNT &&
-           !(strlen(directive_names[d]) == klen && memcmp(directive_names[d], key, klen) == 0))
+    while (d < D_COUNT && !is_name(directive_names[d], key, klen))
         d++;
     if (d == D_COUNT)
         return cg_parser_fail(ps, CG_UNSUPPORTED, "unsupported directive '%.*s='",
@@ -218,17 +228,15 @@ int cg_body_directive(struct cg_parser *ps, const char *key, size_t klen, const 
     return apply_spec(ps, (enum directive)d, name);
 }
 
-/* cost line -> positions (Space+ number)*; costs at most one per event.
- * After calls= it is the call's cost line (source position, inclusive costs). */
-int cg_body_cost(struct cg_parser *ps, const char *s, size_t len)
+/* The columns of a cost line into ps->cols, token by token (relative
+ * positions, long numbers, every error); the count of costs or -1. */
+static int cost_columns(struct cg_parser *ps, const struct cg_part *p, const char *s, size_t len)
 {
-    const struct cg_part *p = cg_model_part(ps->m);
     struct cursor c = {s, s + len};
     const char *t;
-    size_t n, ncosts = 0;
-    if (ps->ctx[CG_CTX_FN] == CG_NONE)
-        return cg_parser_fail(ps, CG_SYNTAX, "cost line before any 'fn=' in the part");
-    if (positions(ps, &c, ps->pos) < 0)
+    size_t n;
+    uint32_t ncosts = 0;
+    if (positions(ps, &c, ps->cols) < 0)
         return -1;
     for (;;) {
         uint64_t v;
@@ -240,11 +248,19 @@ int cg_body_cost(struct cg_parser *ps, const char *s, size_t len)
                                   p->nevents);
         if (quick < 0 && (next_tok(&c, &t, &n), cg_u64(t, n, &v, ps->err) < 0))
             return cg_parser_here(ps);
-        ps->costs[ncosts++] = v;
+        ps->cols[p->npos + ncosts++] = v;
     }
-    int rc = ps->pending ? cg_model_add_call(ps->m, ps->ctx, ps->callee, ps->count, ps->target,
-                                             ps->pos, ps->costs, ncosts, ps->err)
-                         : cg_model_add_cost(ps->m, ps->ctx, ps->pos, ps->costs, ncosts, ps->err);
+    return (int)ncosts;
+}
+
+/* Adds the record of a cost line whose columns are in ps->cols; after
+ * calls= it is the call's (source position, inclusive costs). */
+static int cost_record(struct cg_parser *ps, const struct cg_part *p, size_t ncosts)
+{
+    const uint64_t *pos = ps->cols, *costs = ps->cols + p->npos;
+    int rc = ps->pending ? cg_model_add_call(ps->m, ps->ctx, ps->callee, ps->count, ps->target, pos,
+                                             costs, ncosts, ps->err)
+                         : cg_model_add_cost(ps->m, ps->ctx, pos, costs, ncosts, ps->err);
     if (rc < 0)
         return cg_parser_here(ps);
     /* Only self-cost lines move the bases: valgrind writes a call's source
@@ -252,6 +268,50 @@ int cg_body_cost(struct cg_parser *ps, const char *s, size_t len)
     if (ps->pending)
         ps->pending = false, ps->ov_ob = ps->ov_fl = CG_NONE;
     else
-        memcpy(ps->base, ps->pos, sizeof ps->base);
+        memcpy(ps->base, pos, sizeof ps->base); /* fixed size: no call; bases past npos unused */
     return 0;
+}
+
+/* cost line -> positions (Space+ number)*; costs at most one per event. */
+int cg_body_cost(struct cg_parser *ps, const char *s, size_t len)
+{
+    const struct cg_part *p = cg_model_part(ps->m);
+    if (ps->ctx[CG_CTX_FN] == CG_NONE)
+        return cg_parser_fail(ps, CG_SYNTAX, "cost line before any 'fn=' in the part");
+    const char *at = s;
+    size_t ncols = cg_u64_scan_line(&at, s + len, ps->cols, p->npos + p->nevents);
+    if (ncols == SIZE_MAX || ncols < p->npos) {
+        int k = cost_columns(ps, p, s, len);
+        if (k < 0)
+            return -1;
+        ncols = p->npos + (size_t)k;
+    }
+    return cost_record(ps, p, ncols - p->npos);
+}
+
+int cg_body_plain(struct cg_parser *ps, const char **cur, const char *end)
+{
+    const struct cg_part *p = cg_model_part(ps->m);
+    if (p->nevents == 0 || ps->ctx[CG_CTX_FN] == CG_NONE)
+        return 0;
+    /* A self-cost line goes straight into the model when it can. */
+    struct cg_slot slot;
+    bool direct = !ps->pending && cg_cost_slot(ps->m, ps->ctx, &slot);
+    uint64_t *cols = direct ? slot.values : ps->cols;
+    const char *at = *cur;
+    size_t ncols = cg_u64_scan_line(&at, end, cols, p->npos + p->nevents);
+    if (ncols == SIZE_MAX || ncols < p->npos || (size_t)(at - *cur) > CG_MAX_LINE_UNITS)
+        return 0;
+    ps->in_body = true;
+    if (direct) {
+        for (uint32_t k = 0; k < 3; k++)
+            ps->base[k] = k < p->npos ? cols[k] : 0; /* bases past npos unused */
+        cg_cost_commit(ps->m, ps->ctx, &slot, ncols - p->npos);
+    } else if (cost_record(ps, p, ncols - p->npos) < 0) {
+        return -1;
+    }
+    if (at < end)
+        at++, ps->line++;
+    *cur = at;
+    return 1;
 }

@@ -1,4 +1,6 @@
 /* callgrind_check: a supplied model's consistency, before it is printed. */
+#include <string.h>
+
 #include "proto/callgrind-internal.h"
 
 static bool name_ok(const struct cg_model *m, enum cg_ns ns, uint32_t id, bool optional)
@@ -31,16 +33,21 @@ static int part_check(const struct cg_model *m, const struct cg_part *p, struct 
     return 0;
 }
 
-/* A record's names and values. */
+/* A record's names and values; `prev` is a record whose names were checked
+ * (or NULL): runs of records share their names, which are checked once. */
 static int record_check(const struct cg_model *m, const struct cg_part *p,
-                        const struct cg_record *r, struct cg_error *err)
+                        const struct cg_record *r, const struct cg_record *prev,
+                        struct cg_error *err)
 {
     bool call = r->call != CG_NONE;
     size_t width = (call ? 2 * p->npos : p->npos) + p->nevents;
     if ((call && r->call >= m->ncalls) || !range_ok(r->values, width, m->nvalues))
         return cg_fail(err, CG_SYNTAX, 0, "model: bad record call or values");
-    if (!name_ok(m, CG_NS_OBJECT, r->ob, true) || !name_ok(m, CG_NS_FILE, r->fl, true) ||
-        !name_ok(m, CG_NS_FUNCTION, r->fn, false) || !name_ok(m, CG_NS_FILE, r->fn_fl, true))
+    /* ob, fl, fn, fn_fl are adjacent: one wide compare */
+    bool same = prev && memcmp(&r->ob, &prev->ob, 4 * sizeof r->ob) == 0;
+    if (!same &&
+        (!name_ok(m, CG_NS_OBJECT, r->ob, true) || !name_ok(m, CG_NS_FILE, r->fl, true) ||
+         !name_ok(m, CG_NS_FUNCTION, r->fn, false) || !name_ok(m, CG_NS_FILE, r->fn_fl, true)))
         return cg_fail(err, CG_SYNTAX, 0, "model: record names an undefined name");
     const struct cg_call *c = call ? &m->calls[r->call] : NULL;
     if (c && (!name_ok(m, CG_NS_OBJECT, c->cob, true) || !name_ok(m, CG_NS_FILE, c->cfl, true) ||
@@ -59,8 +66,9 @@ int cg_model_check(const struct cg_model *m, struct cg_error *err)
         const struct cg_part *p = &m->parts[i];
         if (part_check(m, p, err) < 0)
             return -1;
+        const struct cg_record *r = m->records + p->first_record;
         for (size_t k = 0; k < p->nrecords; k++)
-            if (record_check(m, p, &m->records[p->first_record + k], err) < 0)
+            if (record_check(m, p, &r[k], k ? &r[k - 1] : NULL, err) < 0)
                 return -1;
     }
     return 0;

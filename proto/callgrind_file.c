@@ -62,8 +62,11 @@ static enum cg_read_status read_chunks(int fd, char **buf, size_t *cap, size_t *
     for (;;) {
         size_t want = CG_FILE_MAX_BYTES + 1 - have;
         want = want < CG_FILE_CHUNK ? want : CG_FILE_CHUNK;
-        if (room_for(buf, cap, have, want + 1) < 0)
+        /* Fill the room the size guess gave (one byte kept for the NUL);
+         * grow only when it is full, i.e. the file grew. */
+        if (*cap - have < 2 && room_for(buf, cap, have, want + 1) < 0)
             return unreadable(err, "out of memory");
+        want = want < *cap - have - 1 ? want : *cap - have - 1;
         ssize_t n = read(fd, *buf + have, want);
         if (n < 0 && errno == EINTR)
             continue;
@@ -75,10 +78,10 @@ static enum cg_read_status read_chunks(int fd, char **buf, size_t *cap, size_t *
         if (have > CG_FILE_MAX_BYTES)
             return cg_fail(err, CG_RESOURCE, 0, "file exceeds %zu bytes", CG_FILE_MAX_BYTES),
                    CG_READ_REJECTED;
-        if (cg_utf8_feed(&u, *buf + have - (size_t)n, (size_t)n, err) < 0)
+        if (cg_utf8_feed_text(&u, *buf, have - (size_t)n, (size_t)n, err) < 0)
             return CG_READ_REJECTED;
     }
-    if (cg_utf8_finish(&u, err) < 0)
+    if (cg_utf8_finish_text(&u, *buf, have, err) < 0)
         return CG_READ_REJECTED;
     *len = have;
     return CG_READ_OK;
@@ -99,6 +102,8 @@ enum cg_read_status cg_read_file(const char *path, char **buf, size_t *len, stru
     /* The size is a first guess; a file that grows is still read in chunks. */
     size_t cap = (size_t)size + 2;
     char *b = malloc(cap);
+    if (b)
+        cg_prefault(b, cap); /* every byte of it is about to be written */
     enum cg_read_status st =
         b ? read_chunks(fd, &b, &cap, len, err) : unreadable(err, "out of memory");
     close(fd);

@@ -1,6 +1,7 @@
 /* callgrind_header: header values, parsed, checked and made canonical. */
 #include <string.h>
 
+#include "proto/callgrind-fmt.h"
 #include "proto/callgrind-internal.h"
 
 static const char *const header_names[CG_H_COUNT] = {
@@ -48,18 +49,6 @@ static int number_list(const char *s, size_t len, uint64_t *vals, size_t max, co
     if (n == 0)
         return cg_fail(err, CG_SYNTAX, 0, "'%s:' has no value", what);
     return (int)n;
-}
-
-/* Canonical text of a number list: decimal, single spaces. */
-static size_t format_list(char *buf, const uint64_t *v, size_t n)
-{
-    size_t at = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            buf[at++] = ' ';
-        at += cg_fmt_u64(buf + at, v[i]);
-    }
-    return at;
 }
 
 /* positions -> ("instr")? ("bb")? ("line")?, nonempty */
@@ -200,7 +189,7 @@ static int header_value(struct cg_model *m, struct cg_part *p, enum cg_header_ke
     }
     if (n < 0)
         return -1;
-    *len = format_list(buf, v, (size_t)n), *text = buf;
+    *len = cg_fmt_u64s(buf, v, (size_t)n), *text = buf;
     return 0;
 }
 

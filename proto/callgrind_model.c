@@ -56,6 +56,7 @@ struct cg_model *cg_model_new(void)
         free(m);
         return NULL;
     }
+    m->index->ctx_units = SIZE_MAX;
     return m;
 }
 

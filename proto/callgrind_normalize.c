@@ -1,4 +1,5 @@
 /* callgrind_normalize: a model printed as canonical Callgrind text. */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "proto/callgrind-out.h"
@@ -17,11 +18,20 @@ struct norm {
 };
 
 /* Room for a line with `names` bytes of names and `nums` numbers. */
-static int reserve(struct norm *n, size_t names, size_t nums)
+static inline int reserve(struct norm *n, size_t names, size_t nums)
 {
     if (cg_out_reserve(&n->o, 64 + names + 22 * nums) < 0)
         return cg_fail(n->err, CG_RESOURCE, 0, "out of memory");
     return 0;
+}
+
+/* Whether record r names the context ctx (object, file, function and the
+ * function's file, adjacent in both): one wide compare. */
+static inline bool same_context(const struct cg_record *r, const uint32_t ctx[CG_CTX_COUNT])
+{
+    _Static_assert(offsetof(struct cg_record, fn_fl) == 3 * sizeof(uint32_t),
+                   "record names are ob, fl, fn, fn_fl in CG_CTX_* order");
+    return memcmp(&r->ob, ctx, CG_CTX_COUNT * sizeof *ctx) == 0;
 }
 
 /* spec=(id) name on first use, spec=(id) afterwards. */
@@ -95,27 +105,15 @@ static int put_headers(struct norm *n, size_t i)
     return 0;
 }
 
-/* Numbers separated by spaces, after a prefix already written. */
-static void put_numbers(struct norm *n, const uint64_t *v, size_t count, bool lead_space)
-{
-    for (size_t j = 0; j < count; j++) {
-        if (j || lead_space)
-            n->o.buf[n->o.len++] = ' ';
-        cg_out_u64(&n->o, v[j]);
-    }
-}
-
-/* positions costs, trailing zero costs omitted */
-static int put_cost_line(struct norm *n, const struct cg_part *p, const uint64_t *pos,
-                         const uint64_t *costs)
+/* positions costs (adjacent in v), trailing zero costs omitted */
+static int put_cost_line(struct norm *n, const struct cg_part *p, const uint64_t *v)
 {
     size_t nc = p->nevents;
-    while (nc && costs[nc - 1] == 0)
+    while (nc && v[p->npos + nc - 1] == 0)
         nc--;
     if (reserve(n, 0, p->npos + nc) < 0)
         return -1;
-    put_numbers(n, pos, p->npos, false);
-    put_numbers(n, costs, nc, true);
+    cg_out_u64s(&n->o, v, p->npos + nc);
     return cg_out_eol(&n->o, n->err);
 }
 
@@ -188,6 +186,8 @@ static bool callee_first(const struct norm *n, const struct cg_record *c, const 
 static int put_context(struct norm *n, const struct cg_part *p, size_t k)
 {
     const struct cg_record *r = &n->m->records[p->first_record + k];
+    if (same_context(r, n->ctx))
+        return 0; /* the common case: the same context as the record before */
     /* The object or file goes from unset to set at most once per part, so
      * looking ahead only then keeps the normalizer linear. */
     bool first_set = (n->ctx[CG_CTX_OB] == CG_NONE && r->ob != CG_NONE) ||
@@ -218,10 +218,11 @@ static int put_call(struct norm *n, const struct cg_part *p, const struct cg_rec
         return -1;
     cg_out_bytes(&n->o, "calls=", 6);
     cg_out_u64(&n->o, n->m->calls[r->call].count);
-    put_numbers(n, v, p->npos, true);
+    cg_out_bytes(&n->o, " ", 1);
+    cg_out_u64s(&n->o, v, p->npos);
     if (cg_out_eol(&n->o, n->err) < 0)
         return -1;
-    return put_cost_line(n, p, v + p->npos, v + 2 * p->npos);
+    return put_cost_line(n, p, v + p->npos);
 }
 
 /* One part: headers, records, then totals. */
@@ -238,7 +239,7 @@ static int put_part(struct norm *n, size_t i)
         const uint64_t *v = m->values + r->values;
         if (put_context(n, p, k) < 0)
             return -1;
-        if (r->call != CG_NONE ? put_call(n, p, r, v) < 0 : put_cost_line(n, p, v, v + p->npos) < 0)
+        if (r->call != CG_NONE ? put_call(n, p, r, v) < 0 : put_cost_line(n, p, v) < 0)
             return -1;
     }
     for (size_t k = 0; p->has_totals && k < p->nheaders; k++) {
@@ -247,6 +248,20 @@ static int put_part(struct norm *n, size_t i)
             return -1;
     }
     return 0;
+}
+
+/* A first size for the output, so that it is rarely moved while growing:
+ * numbers of up to 7 digits, every name and header once, a line per
+ * record.  Pages that stay unused are never touched. */
+static size_t output_guess(const struct cg_model *m)
+{
+    size_t bytes = 8 * m->nvalues + 8 * m->nrecords;
+    for (int k = 0; k < CG_NS_COUNT; k++)
+        for (size_t i = 0; i < m->nnames[k]; i++)
+            bytes += m->names[k][i].len + 16;
+    for (size_t i = 0; i < m->nheaders; i++)
+        bytes += m->headers[i].value.len + 16;
+    return bytes;
 }
 
 /* Model check, then every part. */
@@ -259,7 +274,7 @@ static int normalize(struct norm *n)
         if (n->fresh[k] == NULL)
             return cg_fail(n->err, CG_RESOURCE, 0, "out of memory");
     }
-    if (reserve(n, 0, 0) < 0)
+    if (reserve(n, output_guess(n->m), 0) < 0)
         return -1;
     cg_out_bytes(&n->o, "# callgrind format", 18);
     if (cg_out_eol(&n->o, n->err) < 0)
@@ -270,21 +285,32 @@ static int normalize(struct norm *n)
     return 0;
 }
 
-int cg_normalize(const struct cg_model *m, char **out, size_t *out_len, struct cg_error *err)
+int cg_normalize_into(const struct cg_model *m, char **buf, size_t *cap, size_t *out_len,
+                      struct cg_error *err)
 {
     struct cg_error scratch;
-    struct norm n = {.m = m, .err = err ? err : &scratch};
+    struct norm n = {
+        .m = m, .o = {.buf = *buf, .cap = *buf ? *cap : 0}, .err = err ? err : &scratch};
     *n.err = (struct cg_error){CG_OK, 0, ""};
     int rc = m ? normalize(&n) : cg_fail(n.err, CG_SYNTAX, 0, "no model");
     for (int k = 0; k < CG_NS_COUNT; k++)
         free(n.fresh[k]);
-    if (rc == 0 && cg_out_reserve(&n.o, 1) == 0) {
-        n.o.buf[n.o.len] = '\0';
-        *out = n.o.buf, *out_len = n.o.len;
-        return 0;
-    }
+    if (rc == 0 && cg_out_reserve(&n.o, 1) < 0)
+        rc = cg_fail(n.err, CG_RESOURCE, 0, "out of memory");
     if (rc == 0)
-        cg_fail(n.err, CG_RESOURCE, 0, "out of memory");
-    free(n.o.buf);
-    return -1;
+        n.o.buf[n.o.len] = '\0', *out_len = n.o.len;
+    *buf = n.o.buf, *cap = n.o.cap;
+    return rc;
+}
+
+int cg_normalize(const struct cg_model *m, char **out, size_t *out_len, struct cg_error *err)
+{
+    char *buf = NULL;
+    size_t cap = 0;
+    if (cg_normalize_into(m, &buf, &cap, out_len, err) < 0) {
+        free(buf);
+        return -1;
+    }
+    *out = buf;
+    return 0;
 }

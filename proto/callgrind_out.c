@@ -3,10 +3,8 @@
 
 #include "proto/callgrind-out.h"
 
-int cg_out_reserve(struct cg_out *o, size_t n)
+int cg_out_grow(struct cg_out *o, size_t n)
 {
-    if (o->cap - o->len >= n)
-        return 0;
     size_t cap = o->cap ? o->cap : 1 << 16;
     while (cap - o->len < n)
         cap *= 2;
@@ -17,16 +15,12 @@ int cg_out_reserve(struct cg_out *o, size_t n)
     return 0;
 }
 
-int cg_out_eol(struct cg_out *o, struct cg_error *err)
+int cg_out_limit(const struct cg_out *o, struct cg_error *err)
 {
     size_t line = (o->len - o->line_start) - (o->extra - o->line_extra);
     if (line > CG_MAX_LINE_UNITS)
         return cg_fail(err, CG_RESOURCE, 0, "a normalized line would exceed %zu UTF-16 code units",
                        CG_MAX_LINE_UNITS);
-    o->buf[o->len++] = '\n';
-    if (o->len - o->extra > CG_NORMALIZE_BUDGET)
-        return cg_fail(err, CG_RESOURCE, 0, "normalized output would exceed %zu UTF-16 code units",
-                       CG_NORMALIZE_BUDGET);
-    o->line_start = o->len, o->line_extra = o->extra;
-    return 0;
+    return cg_fail(err, CG_RESOURCE, 0, "normalized output would exceed %zu UTF-16 code units",
+                   CG_NORMALIZE_BUDGET);
 }

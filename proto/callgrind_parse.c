@@ -133,14 +133,14 @@ static int check_input(struct cg_parser *ps, const char *text, size_t len)
     cg_utf8_init(&u);
     for (size_t at = 0; at < len;) {
         size_t n = len - at < CG_FILE_CHUNK ? len - at : CG_FILE_CHUNK;
-        if (cg_utf8_feed(&u, text + at, n, ps->err) < 0)
+        if (cg_utf8_feed_text(&u, text, at, n, ps->err) < 0)
             return -1;
         if (u.units > CG_MAX_INPUT_UNITS)
             return cg_fail(ps->err, CG_RESOURCE, 0, "input exceeds %zu UTF-16 code units",
                            CG_MAX_INPUT_UNITS);
         at += n;
     }
-    return cg_utf8_finish(&u, ps->err);
+    return cg_utf8_finish_text(&u, text, len, ps->err);
 }
 
 /* Runs every line, then closes the last part. */
@@ -151,6 +151,13 @@ static int parse_lines(struct cg_parser *ps, const char *text, size_t len)
         return -1;
     const char *p = text, *end = text + len;
     while (p < end) {
+        if (*p >= '0' && *p <= '9') {
+            int rc = cg_body_plain(ps, &p, end);
+            if (rc < 0)
+                return -1;
+            if (rc > 0)
+                continue;
+        }
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
         if (n > CG_MAX_LINE_UNITS && cg_utf16_len(p, n) > CG_MAX_LINE_UNITS)

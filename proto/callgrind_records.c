@@ -1,7 +1,7 @@
 /* callgrind_records: appending resolved records under the budgets. */
 #include <string.h>
 
-#include "proto/callgrind-internal.h"
+#include "proto/callgrind-append.h"
 
 /* UTF-16 length of a name reference, or SIZE_MAX if it is not valid. */
 static size_t name_units(const struct cg_model *m, enum cg_ns ns, uint32_t id, bool optional)
@@ -24,63 +24,118 @@ static size_t triple_units(const struct cg_model *m, const uint32_t t[3])
     return a + b + c;
 }
 
-/* Checks the common conditions and charges the expansion budget. */
-static int record_admit(struct cg_model *m, size_t units, size_t columns, size_t ncosts,
-                        struct cg_error *err)
+/* Units of a caller context (its triple; the function's own file checked),
+ * or SIZE_MAX.  Remembered for the last context seen: it changes at fn=,
+ * fl= or ob= lines, not per record, and a valid name never changes. */
+static size_t context_units(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT])
 {
-    struct cg_part *p = cg_model_part(m);
+    struct cg_model_index *x = m->index;
+    if (x->ctx_units != SIZE_MAX && memcmp(x->ctx_key, ctx, sizeof x->ctx_key) == 0)
+        return x->ctx_units;
+    size_t units = triple_units(m, ctx);
+    if (name_units(m, CG_NS_FILE, ctx[CG_CTX_FN_FL], true) == SIZE_MAX)
+        units = SIZE_MAX;
+    memcpy(x->ctx_key, ctx, sizeof x->ctx_key);
+    x->ctx_units = units;
+    return units;
+}
+
+/* Checks the common conditions, charges the expansion budget and makes
+ * room for a record of `width` values: where they go, or NULL. */
+static uint64_t *record_admit(struct cg_model *m, const struct cg_part *p, size_t units,
+                              size_t columns, size_t width, size_t ncosts, struct cg_error *err)
+{
     if (p == NULL || p->nevents == 0)
-        return cg_fail(err, CG_SYNTAX, 0, "record before the part's 'events:' line");
+        return cg_fail(err, CG_SYNTAX, 0, "record before the part's 'events:' line"), NULL;
     if (ncosts > p->nevents)
-        return cg_fail(err, CG_SYNTAX, 0, "%zu costs for %u events", ncosts, p->nevents);
+        return cg_fail(err, CG_SYNTAX, 0, "%zu costs for %u events", ncosts, p->nevents), NULL;
     if (units == SIZE_MAX)
-        return cg_fail(err, CG_SYNTAX, 0, "record names an undefined name");
+        return cg_fail(err, CG_SYNTAX, 0, "record names an undefined name"), NULL;
     if (m->nvalues + columns > UINT32_MAX)
-        return cg_fail(err, CG_RESOURCE, 0, "too many values");
+        return cg_fail(err, CG_RESOURCE, 0, "too many values"), NULL;
     if (m->nrecords >= CG_MAX_RECORDS)
-        return cg_fail(err, CG_RESOURCE, 0, "more than %u records", CG_MAX_RECORDS);
+        return cg_fail(err, CG_RESOURCE, 0, "more than %u records", CG_MAX_RECORDS), NULL;
     size_t cost = CG_RECORD_OVERHEAD + units + CG_COLUMN_COST * columns;
     if (cost > CG_EXPANSION_BUDGET - m->expansion)
         return cg_fail(err, CG_RESOURCE, 0, "resolved records exceed the expansion budget of %zu",
-                       CG_EXPANSION_BUDGET);
+                       CG_EXPANSION_BUDGET),
+               NULL;
     if (cg_grow((void **)&m->records, &m->records_cap, m->nrecords + 1, sizeof *m->records) < 0 ||
-        cg_grow((void **)&m->values, &m->values_cap, m->nvalues + 2 * p->npos + p->nevents,
-                sizeof *m->values) < 0)
-        return cg_fail(err, CG_RESOURCE, 0, "out of memory");
+        cg_grow((void **)&m->values, &m->values_cap, m->nvalues + width, sizeof *m->values) < 0)
+        return cg_fail(err, CG_RESOURCE, 0, "out of memory"), NULL;
     m->expansion += cost;
-    return 0;
+    struct cg_model_index *x = m->index;
+    cg_prefault_ahead(&x->prefaulted[0], m->records, (m->nrecords + 1) * sizeof *m->records,
+                      m->records_cap * sizeof *m->records);
+    cg_prefault_ahead(&x->prefaulted[1], m->values, (m->nvalues + width) * sizeof *m->values,
+                      m->values_cap * sizeof *m->values);
+    /* Below these, cg_cost_slot needs no room, no mapping and no count
+     * checks; they are recomputed each time this path runs. */
+    size_t r = x->prefaulted[0] / sizeof *m->records, v = x->prefaulted[1] / sizeof *m->values;
+    r = r < m->records_cap ? r : m->records_cap;
+    v = v < m->values_cap ? v : m->values_cap;
+    x->fast_records = r < CG_MAX_RECORDS ? r : CG_MAX_RECORDS;
+    x->fast_values = v < UINT32_MAX ? v : UINT32_MAX;
+    return m->values + m->nvalues;
 }
 
-/* Appends values then pads the costs to the event count. */
-static void push_costs(struct cg_model *m, const struct cg_part *p, const uint64_t *costs,
-                       size_t ncosts)
+/* Writes a record's positions and costs (padded with zeros to the event
+ * count) with plain loops: the counts are small, a library call costs more. */
+static inline void store_values(uint64_t *v, const uint64_t *pos, size_t npos,
+                                const uint64_t *costs, size_t ncosts, size_t nevents)
 {
-    if (ncosts)
-        memcpy(m->values + m->nvalues, costs, ncosts * sizeof *costs);
-    memset(m->values + m->nvalues + ncosts, 0, (p->nevents - ncosts) * sizeof *costs);
-    m->nvalues += p->nevents;
+    for (size_t i = 0; i < npos; i++)
+        v[i] = pos[i];
+    for (size_t j = 0; j < nevents; j++)
+        v[npos + j] = j < ncosts ? costs[j] : 0;
+}
+
+/* The callee side of a call record being added. */
+struct callee_in {
+    const uint32_t *names; /* object, file, function */
+    uint64_t count;
+    const uint64_t *target;
+};
+
+/* Appends a record, a call when c is not NULL, with every check (the
+ * general path; cg_cost_slot is the short one for cost records). */
+static int add_record(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT],
+                      const struct callee_in *c, const uint64_t *pos, const uint64_t *costs,
+                      size_t ncosts, struct cg_error *err)
+{
+    struct cg_part *p = cg_model_part(m);
+    size_t npos = p ? p->npos : 0, nevents = p ? p->nevents : 0;
+    size_t width = (c ? 2 : 1) * npos + nevents, units = context_units(m, ctx);
+    if (c) {
+        size_t b = triple_units(m, c->names);
+        units = units == SIZE_MAX || b == SIZE_MAX ? SIZE_MAX : units + b;
+    }
+    uint64_t *v = record_admit(m, p, units, width + (c != NULL), width, ncosts, err);
+    if (v == NULL)
+        return -1;
+    uint32_t call = CG_NONE;
+    if (c) {
+        if (cg_grow((void **)&m->calls, &m->calls_cap, m->ncalls + 1, sizeof *m->calls) < 0)
+            return cg_fail(err, CG_RESOURCE, 0, "out of memory");
+        const uint32_t *k = c->names;
+        m->calls[m->ncalls] = (struct cg_call){k[0], k[1], k[2], c->count};
+        call = (uint32_t)m->ncalls++;
+        for (size_t i = 0; i < npos; i++)
+            *v++ = c->target[i];
+    }
+    store_values(v, pos, npos, costs, ncosts, nevents);
+    cg_store_record(m, p, ctx, call, width);
+    return 0;
 }
 
 int cg_model_add_cost(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT], const uint64_t *pos,
                       const uint64_t *costs, size_t ncosts, struct cg_error *err)
 {
-    struct cg_part *p = cg_model_part(m);
-    size_t columns = p ? p->npos + p->nevents : 0;
-    size_t units = triple_units(m, ctx);
-    if (name_units(m, CG_NS_FILE, ctx[CG_CTX_FN_FL], true) == SIZE_MAX)
-        units = SIZE_MAX;
-    if (record_admit(m, units, columns, ncosts, err) < 0)
-        return -1;
-    m->records[m->nrecords++] = (struct cg_record){.ob = ctx[CG_CTX_OB],
-                                                   .fl = ctx[CG_CTX_FL],
-                                                   .fn = ctx[CG_CTX_FN],
-                                                   .fn_fl = ctx[CG_CTX_FN_FL],
-                                                   .values = (uint32_t)m->nvalues,
-                                                   .call = CG_NONE};
-    memcpy(m->values + m->nvalues, pos, p->npos * sizeof *pos);
-    m->nvalues += p->npos;
-    push_costs(m, p, costs, ncosts);
-    p->nrecords++;
+    struct cg_slot s;
+    if (!cg_cost_slot(m, ctx, &s) || ncosts > s.part->nevents)
+        return add_record(m, ctx, NULL, pos, costs, ncosts, err);
+    store_values(s.values, pos, s.part->npos, costs, ncosts, ncosts);
+    cg_cost_commit(m, ctx, &s, ncosts);
     return 0;
 }
 
@@ -89,27 +144,6 @@ int cg_model_add_call(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT],
                       const uint64_t *pos, const uint64_t *costs, size_t ncosts,
                       struct cg_error *err)
 {
-    struct cg_part *p = cg_model_part(m);
-    size_t columns = p ? 1 + 2 * p->npos + p->nevents : 0;
-    size_t a = triple_units(m, ctx), b = triple_units(m, callee);
-    if (name_units(m, CG_NS_FILE, ctx[CG_CTX_FN_FL], true) == SIZE_MAX)
-        a = SIZE_MAX;
-    size_t units = a == SIZE_MAX || b == SIZE_MAX ? SIZE_MAX : a + b;
-    if (record_admit(m, units, columns, ncosts, err) < 0)
-        return -1;
-    if (cg_grow((void **)&m->calls, &m->calls_cap, m->ncalls + 1, sizeof *m->calls) < 0)
-        return cg_fail(err, CG_RESOURCE, 0, "out of memory");
-    m->calls[m->ncalls] = (struct cg_call){callee[0], callee[1], callee[2], count};
-    m->records[m->nrecords++] = (struct cg_record){.ob = ctx[CG_CTX_OB],
-                                                   .fl = ctx[CG_CTX_FL],
-                                                   .fn = ctx[CG_CTX_FN],
-                                                   .fn_fl = ctx[CG_CTX_FN_FL],
-                                                   .values = (uint32_t)m->nvalues,
-                                                   .call = (uint32_t)m->ncalls++};
-    memcpy(m->values + m->nvalues, target, p->npos * sizeof *target);
-    memcpy(m->values + m->nvalues + p->npos, pos, p->npos * sizeof *pos);
-    m->nvalues += 2 * p->npos;
-    push_costs(m, p, costs, ncosts);
-    p->nrecords++;
-    return 0;
+    const struct callee_in c = {callee, count, target};
+    return add_record(m, ctx, &c, pos, costs, ncosts, err);
 }

@@ -43,42 +43,105 @@ static int utf8_cont(struct cg_utf8 *u, unsigned char c)
     return 0;
 }
 
-/* Newline bytes in an ASCII word (exact, no false positives). */
-static unsigned word_newlines(uint64_t w)
+#define HIGH_BITS 0x8080808080808080ull
+
+/* One per newline byte lane of an all-ASCII word (lanes hold 0 or 1): the
+ * bytes are below 0x80, so adding 0x7f never carries between lanes. */
+static inline uint64_t newline_lanes(uint64_t w)
 {
-    const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
     uint64_t t = w ^ 0x0a0a0a0a0a0a0a0aull;
-    uint64_t zero = ~(((t & low7) + low7) | t | low7);
-    /* one high bit per newline byte: sum the bytes with a multiply */
-    return (unsigned)(((zero >> 7) * 0x0101010101010101ull) >> 56);
+    return (~(t + 0x7f7f7f7f7f7f7f7full) & HIGH_BITS) >> 7;
+}
+
+/* Length of the all-ASCII prefix of s taken in whole words (a multiple of
+ * 8); its newlines are added to *lines unless lines is NULL.  Four words
+ * per step: one test for the high bits and one multiply to sum the newline
+ * lanes (at most 4 each). */
+static inline size_t ascii_words(const unsigned char *s, size_t n, uint64_t *lines)
+{
+    size_t i = 0;
+    uint64_t w[4];
+    for (; n - i >= sizeof w; i += sizeof w) {
+        memcpy(w, s + i, sizeof w);
+        if ((w[0] | w[1] | w[2] | w[3]) & HIGH_BITS)
+            break;
+        if (lines) {
+            uint64_t lanes = newline_lanes(w[0]) + newline_lanes(w[1]) + newline_lanes(w[2]) +
+                             newline_lanes(w[3]);
+            *lines += (lanes * 0x0101010101010101ull) >> 56;
+        }
+    }
+    for (; n - i >= 8; i += 8) {
+        memcpy(w, s + i, 8);
+        if (w[0] & HIGH_BITS)
+            break;
+        if (lines)
+            *lines += (newline_lanes(w[0]) * 0x0101010101010101ull) >> 56;
+    }
+    return i;
+}
+
+/* Decodes s[0, n) from state u: the offset of the first bad byte, or n.
+ * Without count_lines, u->line is not kept (whole ASCII words skip it). */
+static inline size_t decode(struct cg_utf8 *u, const unsigned char *s, size_t n, bool count_lines)
+{
+    for (size_t i = 0; i < n; i++) {
+        /* Fast path: whole words of ASCII between sequences. */
+        if (u->need == 0) {
+            size_t k = ascii_words(s + i, n - i, count_lines ? &u->line : NULL);
+            u->units += k, i += k;
+            if (i == n)
+                break;
+        }
+        int rc = u->need ? utf8_cont(u, s[i]) : utf8_lead(u, s[i]);
+        if (rc < 0)
+            return i;
+    }
+    return n;
+}
+
+static int malformed(struct cg_error *err, uint64_t line, unsigned char c)
+{
+    return cg_fail(err, CG_SYNTAX, line, "malformed UTF-8 (byte 0x%02x)", c);
+}
+
+static int truncated(struct cg_error *err, uint64_t line)
+{
+    return cg_fail(err, CG_SYNTAX, line, "truncated UTF-8 sequence at end of input");
 }
 
 int cg_utf8_feed(struct cg_utf8 *u, const char *p, size_t n, struct cg_error *err)
 {
     const unsigned char *s = (const unsigned char *)p;
-    for (size_t i = 0; i < n; i++) {
-        /* Fast path: whole words of ASCII between sequences. */
-        while (u->need == 0 && n - i >= 8) {
-            uint64_t w;
-            memcpy(&w, s + i, 8);
-            if (w & 0x8080808080808080ull)
-                break;
-            u->units += 8, u->line += word_newlines(w), i += 8;
-        }
-        if (i == n)
-            break;
-        int rc = u->need ? utf8_cont(u, s[i]) : utf8_lead(u, s[i]);
-        if (rc < 0)
-            return cg_fail(err, CG_SYNTAX, u->line, "malformed UTF-8 (byte 0x%02x)", s[i]);
-    }
-    return 0;
+    size_t i = decode(u, s, n, true);
+    return i < n ? malformed(err, u->line, s[i]) : 0;
+}
+
+/* 1-based line of byte `at` of text. */
+static uint64_t line_at(const char *text, size_t at)
+{
+    uint64_t line = 1;
+    for (const char *p = text, *end = text + at; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+        line++;
+    return line;
+}
+
+int cg_utf8_feed_text(struct cg_utf8 *u, const char *text, size_t at, size_t n,
+                      struct cg_error *err)
+{
+    const unsigned char *s = (const unsigned char *)text + at;
+    size_t i = decode(u, s, n, false);
+    return i < n ? malformed(err, line_at(text, at + i), s[i]) : 0;
+}
+
+int cg_utf8_finish_text(const struct cg_utf8 *u, const char *text, size_t len, struct cg_error *err)
+{
+    return u->need ? truncated(err, line_at(text, len)) : 0;
 }
 
 int cg_utf8_finish(const struct cg_utf8 *u, struct cg_error *err)
 {
-    if (u->need)
-        return cg_fail(err, CG_SYNTAX, u->line, "truncated UTF-8 sequence at end of input");
-    return 0;
+    return u->need ? truncated(err, u->line) : 0;
 }
 
 size_t cg_utf16_len(const char *s, size_t len)

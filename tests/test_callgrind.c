@@ -1,5 +1,6 @@
 /* Callgrind reader: each accepted construct and boundary rule of the profile. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -575,6 +576,64 @@ START_TEST(builder_round_trip)
 }
 END_TEST
 
+/* Header values (a later part's summary) appended after the records can
+ * take the value count past the point where the short append path stops
+ * checking room: it must still see the count (found by fuzzing; an overflow
+ * of the value array under ASan). */
+START_TEST(header_values_after_records)
+{
+    char text[1024] = "events: A\nfn=f\n1 1\nevents:", costs[256] = "";
+    for (int j = 0; j < 20; j++) {
+        char e[16];
+        snprintf(e, sizeof e, " E%d", j);
+        strcat(text, e);
+        strcat(costs, j ? " 7" : "7");
+    }
+    strcat(text, "\nsummary: ");
+    strcat(text, costs);
+    strcat(text, "\nfn=f\n2 ");
+    strcat(text, costs);
+    strcat(text, "\n");
+    struct cg_model *m = cgt_parse_ok(text);
+    ck_assert_uint_eq(m->nrecords, 2);
+    const uint64_t *v = cg_record_values(m, &m->records[1]);
+    ck_assert_uint_eq(v[0], 2);
+    for (int j = 0; j < 20; j++)
+        ck_assert_uint_eq(v[1 + j], 7);
+    cgt_round_trip(m);
+    cg_model_free(m);
+}
+END_TEST
+
+/* cg_normalize_into reuses the caller's buffer, small or large, for the
+ * same text as cg_normalize, and leaves it to the caller on failure. */
+START_TEST(normalize_into_reuses_buffer)
+{
+    struct cg_model *m = cgt_parse_ok("events: A\nfn=f\n1 2\ncfn=g\ncalls=1 3\n1 4\n");
+    char *want, *buf;
+    size_t want_len, len, cap;
+    struct cg_error err;
+    ck_assert_int_eq(cg_normalize(m, &want, &want_len, &err), 0);
+    for (size_t size = 1; size <= 4096; size *= 64) {
+        cap = size, buf = malloc(cap);
+        ck_assert_int_eq(cg_normalize_into(m, &buf, &cap, &len, &err), 0);
+        ck_assert_uint_eq(len, want_len);
+        ck_assert_uint_gt(cap, len);
+        ck_assert_str_eq(buf, want);
+        free(buf);
+    }
+    buf = NULL, cap = 0;
+    ck_assert_int_eq(cg_normalize_into(m, &buf, &cap, &len, &err), 0);
+    ck_assert_str_eq(buf, want);
+    m->records[0].fn = 99; /* corrupted: refused, the buffer is still ours */
+    ck_assert_int_eq(cg_normalize_into(m, &buf, &cap, &len, &err), -1);
+    ck_assert_int_eq(err.kind, CG_SYNTAX);
+    free(buf);
+    free(want);
+    cg_model_free(m);
+}
+END_TEST
+
 Suite *callgrind_suite(void)
 {
     Suite *s = suite_create("callgrind");
@@ -620,6 +679,8 @@ Suite *callgrind_suite(void)
     tcase_add_test(t, normalized_text);
     tcase_add_test(t, unreferenced_declarations_dropped);
     tcase_add_test(t, builder_round_trip);
+    tcase_add_test(t, normalize_into_reuses_buffer);
+    tcase_add_test(t, header_values_after_records);
     suite_add_tcase(s, t);
     return s;
 }
