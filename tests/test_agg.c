@@ -117,10 +117,10 @@ START_TEST(recursion_counts_once)
 }
 END_TEST
 
-/* A detached report owns its strings: the aggregator is freed first (the
- * sanitizers catch any string still borrowed) and every name, path and
- * hot-line path reads the same. */
-START_TEST(detached_report_outlives_its_aggregator)
+/* Stacks main>f>g>f, main>f>g, main, one sample each: main 3/1, f 2/1
+ * (leaf of the first), g 2/1 (leaf of the second); f and g tie, "f" <
+ * "g". */
+static struct ev three_samples(void)
 {
     struct ev e = rec_setup();
     ck_assert_int_eq(ev_jett(&e, 3, 31, 34), 0);
@@ -128,14 +128,21 @@ START_TEST(detached_report_outlives_its_aggregator)
     ck_assert_int_eq(ev_jett(&e, 0, 14, 17), 0);
     ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
     agg_end(e.a);
+    return e;
+}
+
+/* A detached report owns its strings: the aggregator is freed first (the
+ * sanitizers catch any string still borrowed) and every name, path and
+ * hot-line path reads the same. */
+START_TEST(detached_report_outlives_its_aggregator)
+{
+    struct ev e = three_samples();
     struct rank_report r;
     ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
     const char *borrowed = r.entries[0].fn.ptr;
     ck_assert_int_eq(rank_detach(&r), 0);
     ck_assert_ptr_ne(r.entries[0].fn.ptr, borrowed);
     agg_free(e.a);
-    /* stacks main>f>g>f, main>f>g, main: main 3/1, f 2/1 (leaf of the
-     * first), g 2/1 (leaf of the second); f and g tie, "f" < "g" */
     check_entry(&r.entries[0], 1, "main", 1, 3, 1, 10000);
     check_entry(&r.entries[1], 2, "f", 4, 2, 1, 6667);
     check_entry(&r.entries[2], 3, "g", 7, 2, 1, 6667);
@@ -150,12 +157,7 @@ END_TEST
  * chains or suggestions (what a diff compares). */
 START_TEST(numbers_only_report)
 {
-    struct ev e = rec_setup();
-    ck_assert_int_eq(ev_jett(&e, 3, 31, 34), 0);
-    ck_assert_int_eq(ev_jett(&e, 2, 48, 51), 0);
-    ck_assert_int_eq(ev_jett(&e, 0, 14, 17), 0);
-    ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
-    agg_end(e.a);
+    struct ev e = three_samples();
     struct rank_options o = {false, false, 0, 0, true};
     struct rank_report r;
     ck_assert_int_eq(rank_build(e.a, &o, &r), 0);
