@@ -13,6 +13,7 @@
 #define JETT_DAEMON_AGG_INTERNAL_H
 
 #include "daemon/agg.h"
+#include "daemon/agg_live.h"
 
 #define AGG_NONE UINT32_MAX
 
@@ -109,23 +110,20 @@ struct agg_mchainb {
     uint64_t bytes;
 };
 
-/* A live allocation: its id and, packed, its size (low 40 bits) and
- * creation site (high 24 bits, AGG_MEM_NO_SITE when it has none). */
-struct agg_live {
-    uint64_t id; /* AGG_MEM_EMPTY: free slot */
-    uint64_t size_site;
-};
-#define AGG_MEM_EMPTY UINT64_MAX
+/* A live record (agg_live.h) packs its size (low 40 bits) and creation
+ * site (high 24 bits: the site bucket's arena offset in 8-byte units,
+ * which fits because the arena is at most 64 MiB; AGG_MEM_NO_SITE when it
+ * has none). */
 #define AGG_MEM_SIZE_BITS 40
 #define AGG_MEM_NO_SITE 0xffffffu
+#define AGG_MEM_SITE_SHIFT 3
 
 struct agg_mem {
     uint64_t allocation_count, resize_count, allocated_bytes, freed_bytes, attributed;
     uint64_t live, peak, events, peak_event;
     uint64_t max_id, watermark;
     bool have_id, limited;
-    struct agg_live *table; /* open addressing, linear probing, <= 3/4 full */
-    uint64_t cap, n;
+    struct agg_live_table table; /* at most 3/4 full */
 };
 
 struct agg_cpu_totals {
@@ -220,9 +218,12 @@ bool agg_node_usable(const struct agg *a, uint32_t id);
 /* ---- agg_mem.c ---- */
 int agg_mem_event(struct agg *a, const struct wire_alloc *e);
 size_t agg_mem_bytes(const struct agg *a);
-/* Starts loading what an allocation event will touch first: its
- * live-table slot and its stack node. */
-void agg_mem_prefetch(const struct agg *a, const struct wire_alloc *e);
+/* Starts loading what an allocation event will touch, in three steps
+ * run a few events apart, each reading only what the step before loaded:
+ * 0 its live-table slot and stack node, 1 its leaf identity, chain bucket
+ * and (for a resize or free) its creation site's bucket, 2 its leaf's
+ * site bucket.  Only a hint: the tables may change before the event. */
+void agg_mem_warm(const struct agg *a, const struct wire_alloc *e, int step);
 void agg_mem_free(struct agg *a);
 /* A site's live bytes at the global peak (resolving the lazy capture). */
 uint64_t agg_mem_site_at_peak(const struct agg *a, const struct agg_siteb *s);

@@ -100,8 +100,8 @@ int agg_event(struct agg *a, const struct wire_event *ev);
 int agg_finish(struct agg *a, const struct wire_finish *f);
 
 /* Feeds `n` hot events in order (as agg_event would), prefetching what
- * the event eight entries ahead will touch first (its live-allocation
- * slot, its leaf stack node) so that cache misses overlap.  Returns how
+ * the events a few entries ahead will touch (live-allocation slots,
+ * stack nodes, site buckets) so that cache misses overlap.  Returns how
  * many were collector errors. */
 size_t agg_events(struct agg *a, const struct wire_event *ev, size_t n);
 

@@ -7,14 +7,12 @@
 
 #define SIZE_MASK ((UINT64_C(1) << AGG_MEM_SIZE_BITS) - 1)
 
-static size_t table_bytes(uint64_t cap)
-{
-    return (size_t)cap * sizeof(struct agg_live);
-}
+_Static_assert((AGG_RETENTION_BUDGET_MAX >> AGG_MEM_SITE_SHIFT) < AGG_MEM_NO_SITE,
+               "a site bucket offset fits the live record");
 
 size_t agg_mem_bytes(const struct agg *a)
 {
-    return a->arena_used + table_bytes(a->mem.cap);
+    return a->arena_used + agg_live_bytes(a->mem.table.cap);
 }
 
 /* Arena bytes for a bucket, or AGG_NONE (and the limit) past the budget. */
@@ -61,11 +59,25 @@ static void chain_bytes(struct agg *a, uint32_t node, uint64_t bytes)
         ((struct agg_mchainb *)agg_bucket_at(a, n->chain_bucket))->bytes += bytes;
 }
 
+/* A live record names its creation site by the bucket's arena offset in
+ * 8-byte units, so a free reaches the bucket without the identity table. */
+static uint32_t site_ref(const struct agg *a, const struct agg_siteb *s)
+{
+    return s == NULL ? AGG_MEM_NO_SITE
+                     : (uint32_t)(((const unsigned char *)s - a->arena) >> AGG_MEM_SITE_SHIFT);
+}
+
+static struct agg_siteb *site_at(const struct agg *a, uint32_t ref)
+{
+    return ref == AGG_MEM_NO_SITE
+               ? NULL
+               : (struct agg_siteb *)agg_bucket_at(a, (uint32_t)ref << AGG_MEM_SITE_SHIFT);
+}
+
 /* Changes a site's live bytes, first capturing its value at the latest
  * global peak if this is its first change since that peak. */
-static void site_live(struct agg *a, uint32_t ident, int64_t delta)
+static void site_live(struct agg *a, struct agg_siteb *s, int64_t delta)
 {
-    struct agg_siteb *s = ident == AGG_MEM_NO_SITE ? NULL : site_bucket(a, ident);
     if (s == NULL)
         return;
     if (s->last_change <= a->mem.peak_event)
@@ -79,87 +91,65 @@ uint64_t agg_mem_site_at_peak(const struct agg *a, const struct agg_siteb *s)
     return s->last_change <= a->mem.peak_event ? s->live : s->at_peak;
 }
 
-static uint64_t slot_of(const struct agg_mem *m, uint64_t id)
+/* Starts loading both cache lines a site bucket may straddle. */
+static void prefetch_site(const struct agg *a, uint32_t off)
 {
-    uint64_t x = id * 0x9e3779b97f4a7c15ull;
-    return (x ^ (x >> 29)) & (m->cap - 1);
+    const unsigned char *p = a->arena + off;
+    __builtin_prefetch(p, 1);
+    __builtin_prefetch(p + sizeof(struct agg_siteb) - 1, 1);
 }
 
-void agg_mem_prefetch(const struct agg *a, const struct wire_alloc *e)
+/* The stack node an event names, when it is stored. */
+static const struct agg_node *warm_node(const struct agg *a, const struct wire_alloc *e)
 {
-    if (a->mem.cap)
-        __builtin_prefetch(&a->mem.table[slot_of(&a->mem, e->allocation_id)]);
-    if (e->stack_id < a->nodes.len)
-        __builtin_prefetch(agg_vec_at(&a->nodes, e->stack_id));
+    return e->stack_id < a->nodes.len ? agg_vec_at(&a->nodes, e->stack_id) : NULL;
 }
 
-/* The slot holding id, or the empty slot where it would go. */
-static struct agg_live *table_find(const struct agg_mem *m, uint64_t id)
+void agg_mem_warm(const struct agg *a, const struct wire_alloc *e, int step)
 {
-    if (m->cap == 0)
-        return NULL;
-    for (uint64_t i = slot_of(m, id);; i = (i + 1) & (m->cap - 1))
-        if (m->table[i].id == id || m->table[i].id == AGG_MEM_EMPTY)
-            return &m->table[i];
+    const struct agg_mem *m = &a->mem;
+    const struct agg_node *n = warm_node(a, e);
+    if (step == 0) {
+        if (m->table.cap)
+            __builtin_prefetch(&m->table.slots[agg_live_home(&m->table, e->allocation_id)], 1);
+        if (n)
+            __builtin_prefetch(n);
+    } else if (step == 1) {
+        if (n && n->ident < a->idents.len)
+            __builtin_prefetch(agg_ident_at(a, n->ident));
+        if (n && n->chain_bucket != AGG_NONE)
+            __builtin_prefetch(a->arena + n->chain_bucket, 1);
+        const struct agg_live *r =
+            e->op == WIRE_OP_ALLOCATE ? NULL : agg_live_find(&m->table, e->allocation_id);
+        uint32_t ref = r ? (uint32_t)(r->size_site >> AGG_MEM_SIZE_BITS) : AGG_MEM_NO_SITE;
+        if (ref != AGG_MEM_NO_SITE)
+            prefetch_site(a, ref << AGG_MEM_SITE_SHIFT);
+    } else if (n && n->ident < a->idents.len) {
+        uint32_t off = agg_ident_at(a, n->ident)->bucket;
+        if (off != AGG_NONE)
+            prefetch_site(a, off);
+    }
 }
 
 /* Doubles the table; refused when old and new together would pass the
  * budget (both are held while rehashing). */
 static bool table_grow(struct agg *a)
 {
-    struct agg_mem *m = &a->mem;
-    uint64_t cap = m->cap ? m->cap * 2 : 256;
-    if (a->arena_used + table_bytes(m->cap) + table_bytes(cap) > a->cfg.retention_budget)
+    struct agg_live_table *t = &a->mem.table;
+    uint64_t cap = t->cap ? t->cap * 2 : AGG_LIVE_MIN_CAP;
+    if (a->arena_used + agg_live_bytes(t->cap) + agg_live_bytes(cap) > a->cfg.retention_budget)
         return false;
-    struct agg_live *old = m->table;
-    uint64_t old_cap = m->cap;
-    m->table = malloc(table_bytes(cap));
-    if (m->table == NULL) {
-        m->table = old;
-        return false;
-    }
-    for (uint64_t i = 0; i < cap; i++)
-        m->table[i].id = AGG_MEM_EMPTY;
-    m->cap = cap;
-    for (uint64_t i = 0; i < old_cap; i++)
-        if (old[i].id != AGG_MEM_EMPTY)
-            *table_find(m, old[i].id) = old[i];
-    free(old);
-    return true;
+    return agg_live_resize(t, cap) == 0;
 }
 
 /* Records a new live allocation; false when the budget refuses it. */
 static bool table_insert(struct agg *a, uint64_t id, uint64_t size, uint32_t site)
 {
-    struct agg_mem *m = &a->mem;
-    if ((m->n + 1) * 4 > m->cap * 3 && !table_grow(a))
+    struct agg_live_table *t = &a->mem.table;
+    if ((t->n + 1) * 4 > t->cap * 3 && !table_grow(a))
         return false;
-    struct agg_live *slot = table_find(m, id);
-    slot->id = id;
-    slot->size_site = size | (uint64_t)site << AGG_MEM_SIZE_BITS;
-    m->n++;
+    agg_live_insert(t, id, size | (uint64_t)site << AGG_MEM_SIZE_BITS);
     return true;
-}
-
-/* Removes a slot, shifting later members of its run back (linear
- * probing needs no tombstones then). */
-static void table_remove(struct agg_mem *m, struct agg_live *slot)
-{
-    uint64_t mask = m->cap - 1, i = (uint64_t)(slot - m->table), j = i;
-    m->table[i].id = AGG_MEM_EMPTY;
-    for (;;) {
-        j = (j + 1) & mask;
-        if (m->table[j].id == AGG_MEM_EMPTY)
-            break;
-        uint64_t home = slot_of(m, m->table[j].id);
-        bool between = i <= j ? (i < home && home <= j) : (i < home || home <= j);
-        if (between)
-            continue;
-        m->table[i] = m->table[j];
-        m->table[j].id = AGG_MEM_EMPTY;
-        i = j;
-    }
-    m->n--;
 }
 
 /* The leaf identity and node of an event's stack; AGG_NONE for none.
@@ -181,8 +171,10 @@ static bool event_site(struct agg *a, const struct wire_alloc *e, uint32_t *iden
     return true;
 }
 
-/* Allocation pressure (initial bytes or growth) at the event's leaf. */
-static void pressure(struct agg *a, uint32_t ident, uint32_t node, uint64_t bytes, bool create)
+/* Allocation pressure (initial bytes or growth) at the event's leaf;
+ * returns the leaf's site bucket (NULL: none). */
+static struct agg_siteb *pressure(struct agg *a, uint32_t ident, uint32_t node, uint64_t bytes,
+                                  bool create)
 {
     struct agg_mem *m = &a->mem;
     m->allocated_bytes += bytes;
@@ -197,6 +189,7 @@ static void pressure(struct agg *a, uint32_t ident, uint32_t node, uint64_t byte
             s->resize_count++;
     }
     chain_bytes(a, node, bytes);
+    return s;
 }
 
 /* Global live bytes after a tracked change, and the peak. */
@@ -212,7 +205,7 @@ static void global_live(struct agg_mem *m, int64_t delta)
 static void mem_allocate(struct agg *a, const struct wire_alloc *e, uint32_t ident, uint32_t node)
 {
     struct agg_mem *m = &a->mem;
-    if ((m->have_id && e->allocation_id <= m->max_id) || e->allocation_id == AGG_MEM_EMPTY) {
+    if ((m->have_id && e->allocation_id <= m->max_id) || e->allocation_id == AGG_LIVE_EMPTY) {
         agg_errorf(a, "ALLOC %llu: allocation id %llu reused or out of order",
                    (unsigned long long)e->sequence, (unsigned long long)e->allocation_id);
         return;
@@ -220,20 +213,18 @@ static void mem_allocate(struct agg *a, const struct wire_alloc *e, uint32_t ide
     m->have_id = true;
     m->max_id = e->allocation_id;
     m->allocation_count++;
-    pressure(a, ident, node, e->new_size, true);
-    uint32_t site = ident == AGG_NONE ? AGG_MEM_NO_SITE : ident;
-    if (e->new_size > SIZE_MASK || site > AGG_MEM_NO_SITE) {
-        agg_errorf(a, "ALLOC %llu: size or site too large to track",
-                   (unsigned long long)e->sequence);
+    struct agg_siteb *s = pressure(a, ident, node, e->new_size, true);
+    if (e->new_size > SIZE_MASK) {
+        agg_errorf(a, "ALLOC %llu: size too large to track", (unsigned long long)e->sequence);
         return;
     }
-    if (m->limited || !table_insert(a, e->allocation_id, e->new_size, site)) {
+    if (m->limited || !table_insert(a, e->allocation_id, e->new_size, site_ref(a, s))) {
         if (m->watermark == UINT64_MAX)
             m->watermark = e->allocation_id; /* the first id not tracked */
         m->limited = true;
         return;
     }
-    site_live(a, site, (int64_t)e->new_size);
+    site_live(a, s, (int64_t)e->new_size);
     global_live(m, (int64_t)e->new_size);
 }
 
@@ -243,9 +234,9 @@ static void mem_allocate(struct agg *a, const struct wire_alloc *e, uint32_t ide
 static struct agg_live *mem_lookup(struct agg *a, const struct wire_alloc *e, bool *untracked)
 {
     struct agg_mem *m = &a->mem;
-    struct agg_live *r = table_find(m, e->allocation_id);
+    struct agg_live *r = agg_live_find(&m->table, e->allocation_id);
     *untracked = false;
-    if (r && r->id == e->allocation_id)
+    if (r)
         return r;
     if (m->limited && e->allocation_id >= m->watermark && e->allocation_id <= m->max_id) {
         *untracked = true;
@@ -290,16 +281,16 @@ static void mem_resize(struct agg *a, const struct wire_alloc *e, uint32_t ident
         agg_errorf(a, "ALLOC %llu: size too large to track", (unsigned long long)e->sequence);
         return;
     }
-    uint32_t site = (uint32_t)(r->size_site >> AGG_MEM_SIZE_BITS);
+    uint64_t site = r->size_site & ~SIZE_MASK;
+    struct agg_siteb *c = site_at(a, (uint32_t)(site >> AGG_MEM_SIZE_BITS));
     int64_t delta = (int64_t)(e->new_size - old);
     if (e->new_size < old) {
         a->mem.freed_bytes += old - e->new_size;
-        struct agg_siteb *c = site == AGG_MEM_NO_SITE ? NULL : site_bucket(a, site);
         if (c)
             c->freed_bytes += old - e->new_size;
     }
-    r->size_site = e->new_size | (uint64_t)site << AGG_MEM_SIZE_BITS;
-    site_live(a, site, delta);
+    r->size_site = e->new_size | site;
+    site_live(a, c, delta);
     global_live(&a->mem, delta);
 }
 
@@ -310,13 +301,12 @@ static void mem_free(struct agg *a, const struct wire_alloc *e)
     if (!r)
         return;
     uint64_t size = mem_size(a, e, r);
-    uint32_t site = (uint32_t)(r->size_site >> AGG_MEM_SIZE_BITS);
+    struct agg_siteb *c = site_at(a, (uint32_t)(r->size_site >> AGG_MEM_SIZE_BITS));
     a->mem.freed_bytes += size;
-    struct agg_siteb *c = site == AGG_MEM_NO_SITE ? NULL : site_bucket(a, site);
     if (c)
         c->freed_bytes += size;
-    table_remove(&a->mem, r);
-    site_live(a, site, -(int64_t)size);
+    agg_live_remove(&a->mem.table, r);
+    site_live(a, c, -(int64_t)size);
     global_live(&a->mem, -(int64_t)size);
 }
 
@@ -357,6 +347,5 @@ int agg_mem_event(struct agg *a, const struct wire_alloc *e)
 
 void agg_mem_free(struct agg *a)
 {
-    free(a->mem.table);
-    a->mem.table = NULL;
+    agg_live_free(&a->mem.table);
 }
