@@ -158,7 +158,8 @@ struct agg {
 
     /* CPU detail: an arena of cfg.cpu_budget bytes plus the hot index. */
     unsigned char *arena; /* cpu_budget (cpu) or retention_budget (memory) bytes */
-    size_t arena_used;    /* arena bytes handed out */
+    size_t arena_size;
+    size_t arena_used; /* arena bytes handed out */
     struct agg_index hot_index;
     bool cpu_limited;
     struct agg_cpu_totals cpu;
@@ -210,6 +211,11 @@ static inline void *agg_bucket_at(const struct agg *a, uint32_t off)
     return a->arena + off;
 }
 
+/* Allocates the bucket arena of `size` bytes on first use; false when
+ * memory runs out. */
+bool agg_arena_ready(struct agg *a, size_t size);
+void agg_arena_free(struct agg *a);
+
 /* ---- agg_tables.c ---- */
 void agg_tables_free(struct agg *a);
 /* True when `id` names a stored, valid stack node. */
@@ -218,12 +224,11 @@ bool agg_node_usable(const struct agg *a, uint32_t id);
 /* ---- agg_mem.c ---- */
 int agg_mem_event(struct agg *a, const struct wire_alloc *e);
 size_t agg_mem_bytes(const struct agg *a);
-/* Starts loading what an allocation event will touch, in three steps
- * run a few events apart, each reading only what the step before loaded:
- * 0 its live-table slot and stack node, 1 its leaf identity, chain bucket
- * and (for a resize or free) its creation site's bucket, 2 its leaf's
- * site bucket.  Only a hint: the tables may change before the event. */
-void agg_mem_warm(const struct agg *a, const struct wire_alloc *e, int step);
+/* Feeds hot events of a memory profile between HELLO and FINISH (as
+ * agg_events),
+ * prefetching the live-table slots, stack nodes and site buckets of the
+ * events a few entries ahead. */
+size_t agg_mem_events(struct agg *a, const struct wire_event *ev, size_t n);
 void agg_mem_free(struct agg *a);
 /* A site's live bytes at the global peak (resolving the lazy capture). */
 uint64_t agg_mem_site_at_peak(const struct agg *a, const struct agg_siteb *s);

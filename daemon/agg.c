@@ -140,31 +140,16 @@ int agg_event(struct agg *a, const struct wire_event *ev)
     return -1;
 }
 
-/* Prefetch for the event `i` will reach: ALLOC events step through
- * agg_mem_warm WARM_STEP events apart; a sample's leaf node is loaded. */
-enum { WARM_STEP = 6, WARM_STEPS = 3 };
-
-static void warm(const struct agg *a, const struct wire_event *ev, int step)
-{
-    if (ev->kind == WIRE_ENTRY_ALLOC)
-        agg_mem_warm(a, &ev->u.alloc, step);
-    else if (step == 0 && ev->kind == WIRE_ENTRY_SAMPLE && ev->u.sample.stack_id < a->nodes.len)
-        __builtin_prefetch(agg_vec_at(&a->nodes, ev->u.sample.stack_id));
-}
-
 size_t agg_events(struct agg *a, const struct wire_event *ev, size_t n)
 {
+    if (a->mode == WIRE_MODE_MEMORY && a->have_hello && !a->have_finish)
+        return agg_mem_events(a, ev, n);
+    enum { AHEAD = 8 };
     size_t bad = 0;
-    /* the first events get every step at once */
-    for (int s = 0; s < WARM_STEPS; s++)
-        for (size_t j = 0; j < n && j < (size_t)(WARM_STEPS - s) * WARM_STEP; j++)
-            warm(a, &ev[j], s);
     for (size_t i = 0; i < n; i++) {
-        for (int s = 0; s < WARM_STEPS; s++) {
-            size_t j = i + (size_t)(WARM_STEPS - s) * WARM_STEP;
-            if (j < n)
-                warm(a, &ev[j], s);
-        }
+        if (i + AHEAD < n && ev[i + AHEAD].kind == WIRE_ENTRY_SAMPLE &&
+            ev[i + AHEAD].u.sample.stack_id < a->nodes.len)
+            __builtin_prefetch(agg_vec_at(&a->nodes, ev[i + AHEAD].u.sample.stack_id));
         bad += agg_event(a, &ev[i]) != 0;
     }
     return bad;

@@ -22,7 +22,7 @@ static uint32_t mem_take(struct agg *a, size_t n)
         a->mem.limited = true;
         return AGG_NONE;
     }
-    if (a->arena == NULL && (a->arena = malloc(a->cfg.retention_budget)) == NULL) {
+    if (!agg_arena_ready(a, a->cfg.retention_budget)) {
         agg_errorf(a, "ALLOC: out of memory");
         return AGG_NONE;
     }
@@ -35,8 +35,6 @@ static uint32_t mem_take(struct agg *a, size_t n)
 /* The site bucket of an identity (created on first use), or NULL. */
 static struct agg_siteb *site_bucket(struct agg *a, uint32_t ident)
 {
-    if (ident == AGG_NONE)
-        return NULL;
     struct agg_ident *d = agg_ident_at(a, ident);
     if (d->bucket == AGG_NONE && !a->mem.limited)
         d->bucket = mem_take(a, sizeof(struct agg_siteb));
@@ -44,11 +42,8 @@ static struct agg_siteb *site_bucket(struct agg *a, uint32_t ident)
 }
 
 /* Adds bytes to the chain bucket of a stack node's root-to-leaf chain. */
-static void chain_bytes(struct agg *a, uint32_t node, uint64_t bytes)
+static void chain_bytes(struct agg *a, struct agg_node *n, uint64_t bytes)
 {
-    if (node == AGG_NONE)
-        return;
-    struct agg_node *n = agg_vec_at(&a->nodes, node);
     if (n->chain_bucket == AGG_NONE) {
         struct agg_chain *c = agg_vec_at(&a->chains, n->chain);
         if (c->bucket == AGG_NONE && !a->mem.limited)
@@ -91,44 +86,60 @@ uint64_t agg_mem_site_at_peak(const struct agg *a, const struct agg_siteb *s)
     return s->last_change <= a->mem.peak_event ? s->live : s->at_peak;
 }
 
+/* The prefetch helpers are always inlined: a static function whose only
+ * effect is a prefetch looks pure to the compiler, which then drops its
+ * calls. */
+#define WARM_INLINE static inline __attribute__((always_inline))
+
 /* Starts loading both cache lines a site bucket may straddle. */
-static void prefetch_site(const struct agg *a, uint32_t off)
+WARM_INLINE void prefetch_site(const struct agg *a, uint32_t off)
 {
     const unsigned char *p = a->arena + off;
     __builtin_prefetch(p, 1);
     __builtin_prefetch(p + sizeof(struct agg_siteb) - 1, 1);
 }
 
-/* The stack node an event names, when it is stored. */
+#define LINE_SLOTS (64 / sizeof(struct agg_live))
+
+/* The stored node an event names, for prefetching only. */
 static const struct agg_node *warm_node(const struct agg *a, const struct wire_alloc *e)
 {
     return e->stack_id < a->nodes.len ? agg_vec_at(&a->nodes, e->stack_id) : NULL;
 }
 
-void agg_mem_warm(const struct agg *a, const struct wire_alloc *e, int step)
+/* Step 0: the live-table slot and the stack node. */
+WARM_INLINE void warm_far(const struct agg *a, const struct wire_alloc *e)
 {
-    const struct agg_mem *m = &a->mem;
-    const struct agg_node *n = warm_node(a, e);
-    if (step == 0) {
-        if (m->table.cap)
-            __builtin_prefetch(&m->table.slots[agg_live_home(&m->table, e->allocation_id)], 1);
-        if (n)
-            __builtin_prefetch(n);
-    } else if (step == 1) {
-        if (n && n->ident < a->idents.len)
-            __builtin_prefetch(agg_ident_at(a, n->ident));
-        if (n && n->chain_bucket != AGG_NONE)
-            __builtin_prefetch(a->arena + n->chain_bucket, 1);
-        const struct agg_live *r =
-            e->op == WIRE_OP_ALLOCATE ? NULL : agg_live_find(&m->table, e->allocation_id);
-        uint32_t ref = r ? (uint32_t)(r->size_site >> AGG_MEM_SIZE_BITS) : AGG_MEM_NO_SITE;
-        if (ref != AGG_MEM_NO_SITE)
-            prefetch_site(a, ref << AGG_MEM_SITE_SHIFT);
-    } else if (n && n->ident < a->idents.len) {
-        uint32_t off = agg_ident_at(a, n->ident)->bucket;
-        if (off != AGG_NONE)
-            prefetch_site(a, off);
+    const struct agg_live_table *t = &a->mem.table;
+    if (t->cap) {
+        const struct agg_live *home = &t->slots[agg_live_home(t, e->allocation_id)];
+        __builtin_prefetch(home, 1);
+        /* a removal shifts the rest of the run, often into the next line */
+        if (e->op == WIRE_OP_FREE && home + LINE_SLOTS < t->slots + t->cap)
+            __builtin_prefetch(home + LINE_SLOTS, 1);
     }
+    const struct agg_node *n = warm_node(a, e);
+    if (n)
+        __builtin_prefetch(n);
+}
+
+/* Step 1: the buckets the (now loaded) node and live record name. */
+WARM_INLINE void warm_near(const struct agg *a, const struct wire_alloc *e)
+{
+    const struct agg_node *n = warm_node(a, e);
+    if (n && e->op != WIRE_OP_FREE) {
+        uint32_t site = n->ident < a->idents.len ? agg_ident_at(a, n->ident)->bucket : AGG_NONE;
+        if (site != AGG_NONE)
+            prefetch_site(a, site);
+        if (n->chain_bucket != AGG_NONE)
+            __builtin_prefetch(a->arena + n->chain_bucket, 1);
+    }
+    if (e->op == WIRE_OP_ALLOCATE)
+        return;
+    const struct agg_live *r = agg_live_find(&a->mem.table, e->allocation_id);
+    uint32_t ref = r ? (uint32_t)(r->size_site >> AGG_MEM_SIZE_BITS) : AGG_MEM_NO_SITE;
+    if (ref != AGG_MEM_NO_SITE)
+        prefetch_site(a, ref << AGG_MEM_SITE_SHIFT);
 }
 
 /* Doubles the table; refused when old and new together would pass the
@@ -152,11 +163,12 @@ static bool table_insert(struct agg *a, uint64_t id, uint64_t size, uint32_t sit
     return true;
 }
 
-/* The leaf identity and node of an event's stack; AGG_NONE for none.
- * False (a collector error) when the stack is undefined. */
-static bool event_site(struct agg *a, const struct wire_alloc *e, uint32_t *ident, uint32_t *node)
+/* The event's stack node, NULL when it has none or the stack budget
+ * refused it (unattributed); false (a collector error) when the stack is
+ * undefined. */
+static bool event_node(struct agg *a, const struct wire_alloc *e, struct agg_node **node)
 {
-    *ident = *node = AGG_NONE;
+    *node = NULL;
     if (e->stack_id == WIRE_NONE32)
         return true;
     if (e->stack_id >= a->n_stacks) {
@@ -164,23 +176,24 @@ static bool event_site(struct agg *a, const struct wire_alloc *e, uint32_t *iden
                    e->stack_id);
         return false;
     }
-    if (!agg_node_usable(a, e->stack_id))
-        return true; /* refused by the stack budget: unattributed */
-    *node = e->stack_id;
-    *ident = ((struct agg_node *)agg_vec_at(&a->nodes, e->stack_id))->ident;
+    if (e->stack_id < a->nodes.len) {
+        struct agg_node *n = agg_vec_at(&a->nodes, e->stack_id);
+        if (!(n->flags & AGG_NODE_INVALID))
+            *node = n;
+    }
     return true;
 }
 
 /* Allocation pressure (initial bytes or growth) at the event's leaf;
  * returns the leaf's site bucket (NULL: none). */
-static struct agg_siteb *pressure(struct agg *a, uint32_t ident, uint32_t node, uint64_t bytes,
-                                  bool create)
+static struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t bytes, bool create)
 {
     struct agg_mem *m = &a->mem;
     m->allocated_bytes += bytes;
-    struct agg_siteb *s = site_bucket(a, ident);
-    if (ident != AGG_NONE)
-        m->attributed += bytes;
+    if (n == NULL)
+        return NULL;
+    m->attributed += bytes;
+    struct agg_siteb *s = site_bucket(a, n->ident);
     if (s) {
         s->allocated_bytes += bytes;
         if (create)
@@ -188,7 +201,7 @@ static struct agg_siteb *pressure(struct agg *a, uint32_t ident, uint32_t node, 
         else
             s->resize_count++;
     }
-    chain_bytes(a, node, bytes);
+    chain_bytes(a, n, bytes);
     return s;
 }
 
@@ -202,7 +215,7 @@ static void global_live(struct agg_mem *m, int64_t delta)
     }
 }
 
-static void mem_allocate(struct agg *a, const struct wire_alloc *e, uint32_t ident, uint32_t node)
+static void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node *node)
 {
     struct agg_mem *m = &a->mem;
     if ((m->have_id && e->allocation_id <= m->max_id) || e->allocation_id == AGG_LIVE_EMPTY) {
@@ -213,7 +226,7 @@ static void mem_allocate(struct agg *a, const struct wire_alloc *e, uint32_t ide
     m->have_id = true;
     m->max_id = e->allocation_id;
     m->allocation_count++;
-    struct agg_siteb *s = pressure(a, ident, node, e->new_size, true);
+    struct agg_siteb *s = pressure(a, node, e->new_size, true);
     if (e->new_size > SIZE_MASK) {
         agg_errorf(a, "ALLOC %llu: size too large to track", (unsigned long long)e->sequence);
         return;
@@ -260,7 +273,7 @@ static uint64_t mem_size(struct agg *a, const struct wire_alloc *e, const struct
     return size;
 }
 
-static void mem_resize(struct agg *a, const struct wire_alloc *e, uint32_t ident, uint32_t node)
+static void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *node)
 {
     bool untracked;
     struct agg_live *r = mem_lookup(a, e, &untracked);
@@ -269,9 +282,9 @@ static void mem_resize(struct agg *a, const struct wire_alloc *e, uint32_t ident
     uint64_t old = r ? mem_size(a, e, r) : e->old_size;
     a->mem.resize_count++;
     if (e->new_size > old) {
-        pressure(a, ident, node, e->new_size - old, false);
-    } else {
-        struct agg_siteb *s = site_bucket(a, ident);
+        pressure(a, node, e->new_size - old, false);
+    } else if (node) {
+        struct agg_siteb *s = site_bucket(a, node->ident);
         if (s)
             s->resize_count++;
     }
@@ -324,25 +337,68 @@ static bool op_shape_ok(const struct wire_alloc *e)
     return false;
 }
 
-int agg_mem_event(struct agg *a, const struct wire_alloc *e)
+/* One event whose order and sequence were checked. */
+static inline int mem_event(struct agg *a, const struct wire_alloc *e)
 {
     uint64_t before = a->errors;
-    uint32_t ident, node;
+    struct agg_node *node;
     if (!op_shape_ok(e)) {
         agg_errorf(a, "ALLOC %llu: operation %u with the wrong sizes",
                    (unsigned long long)e->sequence, e->op);
         return -1;
     }
-    if (!event_site(a, e, &ident, &node))
+    if (!event_node(a, e, &node))
         return -1;
     a->mem.events++;
     if (e->op == WIRE_OP_ALLOCATE)
-        mem_allocate(a, e, ident, node);
+        mem_allocate(a, e, node);
     else if (e->op == WIRE_OP_RESIZE)
-        mem_resize(a, e, ident, node);
+        mem_resize(a, e, node);
     else
         mem_free(a, e);
     return a->errors > before ? -1 : 0;
+}
+
+int agg_mem_event(struct agg *a, const struct wire_alloc *e)
+{
+    return mem_event(a, e);
+}
+
+/* An ALLOC inside a batch: the batch checked HELLO, FINISH and the mode,
+ * so only the sequence is left (agg_alloc reports a bad one). */
+static int batch_alloc(struct agg *a, const struct wire_alloc *e)
+{
+    if (a->have_sequence && e->sequence <= a->last_sequence)
+        return agg_alloc(a, e);
+    a->have_sequence = true;
+    a->last_sequence = e->sequence;
+    return mem_event(a, e);
+}
+
+/* Prefetching runs two steps WARM events apart, so that each step reads
+ * only what the one before loaded. */
+enum { WARM = 8 };
+
+size_t agg_mem_events(struct agg *a, const struct wire_event *ev, size_t n)
+{
+    size_t bad = 0;
+    for (size_t j = 0; j < n && j < 2 * WARM; j++)
+        if (ev[j].kind == WIRE_ENTRY_ALLOC)
+            warm_far(a, &ev[j].u.alloc);
+    for (size_t j = 0; j < n && j < WARM; j++)
+        if (ev[j].kind == WIRE_ENTRY_ALLOC)
+            warm_near(a, &ev[j].u.alloc);
+    for (size_t i = 0; i < n; i++) {
+        if (i + 2 * WARM < n && ev[i + 2 * WARM].kind == WIRE_ENTRY_ALLOC)
+            warm_far(a, &ev[i + 2 * WARM].u.alloc);
+        if (i + WARM < n && ev[i + WARM].kind == WIRE_ENTRY_ALLOC)
+            warm_near(a, &ev[i + WARM].u.alloc);
+        if (ev[i].kind == WIRE_ENTRY_ALLOC)
+            bad += batch_alloc(a, &ev[i].u.alloc) != 0;
+        else
+            bad += agg_event(a, &ev[i]) != 0;
+    }
+    return bad;
 }
 
 void agg_mem_free(struct agg *a)
