@@ -14,6 +14,7 @@
 
 #include "daemon/agg.h"
 #include "daemon/agg_live.h"
+#include "daemon/agg_window.h"
 
 #define AGG_NONE UINT32_MAX
 
@@ -115,7 +116,7 @@ struct agg_mchainb {
  * which fits because the arena is at most 64 MiB; AGG_MEM_NO_SITE when it
  * has none). */
 #define AGG_MEM_SIZE_BITS 40
-#define AGG_MEM_NO_SITE 0xffffffu
+#define AGG_MEM_NO_SITE 0xfffffeu /* 0xffffff never occurs: no record is AGG_LIVE_EMPTY */
 #define AGG_MEM_SITE_SHIFT 3
 
 struct agg_mem {
@@ -123,7 +124,8 @@ struct agg_mem {
     uint64_t live, peak, events, peak_event;
     uint64_t max_id, watermark;
     bool have_id, limited;
-    struct agg_live_table table; /* at most 3/4 full */
+    struct agg_window window;    /* records of recent ids */
+    struct agg_live_table table; /* records of older ids, at most 3/4 full */
 };
 
 struct agg_cpu_totals {
@@ -232,6 +234,18 @@ size_t agg_mem_events(struct agg *a, const struct wire_event *ev, size_t n);
 void agg_mem_free(struct agg *a);
 /* A site's live bytes at the global peak (resolving the lazy capture). */
 uint64_t agg_mem_site_at_peak(const struct agg *a, const struct agg_siteb *s);
+
+/* ---- agg_track.c ---- */
+/* Bytes held by the live-allocation records. */
+size_t agg_track_bytes(const struct agg_mem *m);
+/* The packed record (size and site) of a live id, or NULL. */
+uint64_t *agg_track_find(const struct agg_mem *m, uint64_t id);
+/* Retires the record agg_track_find returned for id. */
+void agg_track_remove(struct agg_mem *m, uint64_t id, uint64_t *rec);
+/* Records a new id, above every earlier one; false when the retention
+ * budget refuses it. */
+bool agg_track_add(struct agg *a, uint64_t id, uint64_t rec);
+void agg_track_free(struct agg_mem *m);
 
 /* ---- agg_cpu.c ---- */
 int agg_cpu_sample(struct agg *a, const struct wire_sample *s);

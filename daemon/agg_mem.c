@@ -1,5 +1,5 @@
-/* agg_mem: allocation events into site buckets and the live-allocation
- * table, all under the retention budget. */
+/* agg_mem: allocation events into site buckets and live-allocation
+ * records (agg_track.c), all under the retention budget. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +12,7 @@ _Static_assert((AGG_RETENTION_BUDGET_MAX >> AGG_MEM_SITE_SHIFT) < AGG_MEM_NO_SIT
 
 size_t agg_mem_bytes(const struct agg *a)
 {
-    return a->arena_used + agg_live_bytes(a->mem.table.cap);
+    return a->arena_used + agg_track_bytes(&a->mem);
 }
 
 /* Arena bytes for a bucket, or AGG_NONE (and the limit) past the budget. */
@@ -107,11 +107,14 @@ static const struct agg_node *warm_node(const struct agg *a, const struct wire_a
     return e->stack_id < a->nodes.len ? agg_vec_at(&a->nodes, e->stack_id) : NULL;
 }
 
-/* Step 0: the live-table slot and the stack node. */
+/* Step 0: the id's window slot or live-table line, and the stack node. */
 WARM_INLINE void warm_far(const struct agg *a, const struct wire_alloc *e)
 {
     const struct agg_live_table *t = &a->mem.table;
-    if (t->cap) {
+    const uint64_t *w = agg_window_slot(&a->mem.window, e->allocation_id);
+    if (w) {
+        __builtin_prefetch(w, 1);
+    } else if (t->cap && e->allocation_id < a->mem.window.base) {
         const struct agg_live *home = &t->slots[agg_live_home(t, e->allocation_id)];
         __builtin_prefetch(home, 1);
         /* a removal shifts the rest of the run, often into the next line */
@@ -136,31 +139,10 @@ WARM_INLINE void warm_near(const struct agg *a, const struct wire_alloc *e)
     }
     if (e->op == WIRE_OP_ALLOCATE)
         return;
-    const struct agg_live *r = agg_live_find(&a->mem.table, e->allocation_id);
-    uint32_t ref = r ? (uint32_t)(r->size_site >> AGG_MEM_SIZE_BITS) : AGG_MEM_NO_SITE;
+    const uint64_t *r = agg_track_find(&a->mem, e->allocation_id);
+    uint32_t ref = r ? (uint32_t)(*r >> AGG_MEM_SIZE_BITS) : AGG_MEM_NO_SITE;
     if (ref != AGG_MEM_NO_SITE)
         prefetch_site(a, ref << AGG_MEM_SITE_SHIFT);
-}
-
-/* Doubles the table; refused when old and new together would pass the
- * budget (both are held while rehashing). */
-static bool table_grow(struct agg *a)
-{
-    struct agg_live_table *t = &a->mem.table;
-    uint64_t cap = t->cap ? t->cap * 2 : AGG_LIVE_MIN_CAP;
-    if (a->arena_used + agg_live_bytes(t->cap) + agg_live_bytes(cap) > a->cfg.retention_budget)
-        return false;
-    return agg_live_resize(t, cap) == 0;
-}
-
-/* Records a new live allocation; false when the budget refuses it. */
-static bool table_insert(struct agg *a, uint64_t id, uint64_t size, uint32_t site)
-{
-    struct agg_live_table *t = &a->mem.table;
-    if ((t->n + 1) * 4 > t->cap * 3 && !table_grow(a))
-        return false;
-    agg_live_insert(t, id, size | (uint64_t)site << AGG_MEM_SIZE_BITS);
-    return true;
 }
 
 /* The event's stack node, NULL when it has none or the stack budget
@@ -231,7 +213,8 @@ static void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_n
         agg_errorf(a, "ALLOC %llu: size too large to track", (unsigned long long)e->sequence);
         return;
     }
-    if (m->limited || !table_insert(a, e->allocation_id, e->new_size, site_ref(a, s))) {
+    uint64_t rec = e->new_size | (uint64_t)site_ref(a, s) << AGG_MEM_SIZE_BITS;
+    if (m->limited || !agg_track_add(a, e->allocation_id, rec)) {
         if (m->watermark == UINT64_MAX)
             m->watermark = e->allocation_id; /* the first id not tracked */
         m->limited = true;
@@ -244,10 +227,10 @@ static void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_n
 /* A live record for a resize or free: NULL (and maybe an error) when the
  * id is not tracked.  Untracked ids at or above the watermark are
  * expected once the budget ran out. */
-static struct agg_live *mem_lookup(struct agg *a, const struct wire_alloc *e, bool *untracked)
+static uint64_t *mem_lookup(struct agg *a, const struct wire_alloc *e, bool *untracked)
 {
     struct agg_mem *m = &a->mem;
-    struct agg_live *r = agg_live_find(&m->table, e->allocation_id);
+    uint64_t *r = agg_track_find(m, e->allocation_id);
     *untracked = false;
     if (r)
         return r;
@@ -263,9 +246,9 @@ static struct agg_live *mem_lookup(struct agg *a, const struct wire_alloc *e, bo
 
 /* The tracked size; a record that says otherwise is a collector error
  * (the tracked size, which the daemon saw created, is kept). */
-static uint64_t mem_size(struct agg *a, const struct wire_alloc *e, const struct agg_live *r)
+static uint64_t mem_size(struct agg *a, const struct wire_alloc *e, const uint64_t *r)
 {
-    uint64_t size = r->size_site & SIZE_MASK;
+    uint64_t size = *r & SIZE_MASK;
     if (e->old_size != size)
         agg_errorf(a, "ALLOC %llu: old size %llu, but allocation %llu holds %llu bytes",
                    (unsigned long long)e->sequence, (unsigned long long)e->old_size,
@@ -276,7 +259,7 @@ static uint64_t mem_size(struct agg *a, const struct wire_alloc *e, const struct
 static void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *node)
 {
     bool untracked;
-    struct agg_live *r = mem_lookup(a, e, &untracked);
+    uint64_t *r = mem_lookup(a, e, &untracked);
     if (!r && !untracked)
         return;
     uint64_t old = r ? mem_size(a, e, r) : e->old_size;
@@ -294,7 +277,7 @@ static void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_nod
         agg_errorf(a, "ALLOC %llu: size too large to track", (unsigned long long)e->sequence);
         return;
     }
-    uint64_t site = r->size_site & ~SIZE_MASK;
+    uint64_t site = *r & ~SIZE_MASK;
     struct agg_siteb *c = site_at(a, (uint32_t)(site >> AGG_MEM_SIZE_BITS));
     int64_t delta = (int64_t)(e->new_size - old);
     if (e->new_size < old) {
@@ -302,7 +285,7 @@ static void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_nod
         if (c)
             c->freed_bytes += old - e->new_size;
     }
-    r->size_site = e->new_size | site;
+    *r = e->new_size | site;
     site_live(a, c, delta);
     global_live(&a->mem, delta);
 }
@@ -310,15 +293,15 @@ static void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_nod
 static void mem_free(struct agg *a, const struct wire_alloc *e)
 {
     bool untracked;
-    struct agg_live *r = mem_lookup(a, e, &untracked);
+    uint64_t *r = mem_lookup(a, e, &untracked);
     if (!r)
         return;
     uint64_t size = mem_size(a, e, r);
-    struct agg_siteb *c = site_at(a, (uint32_t)(r->size_site >> AGG_MEM_SIZE_BITS));
+    struct agg_siteb *c = site_at(a, (uint32_t)(*r >> AGG_MEM_SIZE_BITS));
     a->mem.freed_bytes += size;
     if (c)
         c->freed_bytes += size;
-    agg_live_remove(&a->mem.table, r);
+    agg_track_remove(&a->mem, e->allocation_id, r);
     site_live(a, c, -(int64_t)size);
     global_live(&a->mem, -(int64_t)size);
 }
@@ -403,5 +386,5 @@ size_t agg_mem_events(struct agg *a, const struct wire_event *ev, size_t n)
 
 void agg_mem_free(struct agg *a)
 {
-    agg_live_free(&a->mem.table);
+    agg_track_free(&a->mem);
 }
