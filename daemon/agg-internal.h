@@ -72,6 +72,9 @@ struct agg_node {
     uint32_t chain_bucket; /* a copy of the chain's bucket offset once it
                             * exists, so the sample walk skips the chain
                             * table (buckets are never removed) */
+    uint32_t leaf_bucket;  /* likewise the leaf identity's site bucket in
+                            * memory mode: an allocation event reaches its
+                            * buckets from the node without the identity */
     uint16_t depth;        /* 1 for a root frame */
     uint16_t flags;
 };

@@ -41,6 +41,18 @@ static struct agg_siteb *site_bucket(struct agg *a, uint32_t ident)
     return d->bucket == AGG_NONE ? NULL : agg_bucket_at(a, d->bucket);
 }
 
+/* The site bucket of a node's leaf identity, or NULL; remembered in the
+ * node once it exists. */
+static struct agg_siteb *leaf_site(struct agg *a, struct agg_node *n)
+{
+    if (n->leaf_bucket == AGG_NONE) {
+        if (site_bucket(a, n->ident) == NULL)
+            return NULL;
+        n->leaf_bucket = agg_ident_at(a, n->ident)->bucket;
+    }
+    return agg_bucket_at(a, n->leaf_bucket);
+}
+
 /* Adds bytes to the chain bucket of a stack node's root-to-leaf chain. */
 static void chain_bytes(struct agg *a, struct agg_node *n, uint64_t bytes)
 {
@@ -131,9 +143,8 @@ WARM_INLINE void warm_near(const struct agg *a, const struct wire_alloc *e)
 {
     const struct agg_node *n = warm_node(a, e);
     if (n && e->op != WIRE_OP_FREE) {
-        uint32_t site = n->ident < a->idents.len ? agg_ident_at(a, n->ident)->bucket : AGG_NONE;
-        if (site != AGG_NONE)
-            prefetch_site(a, site);
+        if (n->leaf_bucket != AGG_NONE)
+            prefetch_site(a, n->leaf_bucket);
         if (n->chain_bucket != AGG_NONE)
             __builtin_prefetch(a->arena + n->chain_bucket, 1);
     }
@@ -175,7 +186,7 @@ static struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t by
     if (n == NULL)
         return NULL;
     m->attributed += bytes;
-    struct agg_siteb *s = site_bucket(a, n->ident);
+    struct agg_siteb *s = leaf_site(a, n);
     if (s) {
         s->allocated_bytes += bytes;
         if (create)
@@ -267,7 +278,7 @@ static void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_nod
     if (e->new_size > old) {
         pressure(a, node, e->new_size - old, false);
     } else if (node) {
-        struct agg_siteb *s = site_bucket(a, node->ident);
+        struct agg_siteb *s = leaf_site(a, node);
         if (s)
             s->resize_count++;
     }
