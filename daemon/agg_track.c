@@ -76,17 +76,18 @@ static bool window_slide(struct agg *a, uint64_t target)
     return true;
 }
 
-/* Doubles the window (old and new held while copying) when a third of it
- * is live, so that most live records stay in it; a refusal only means
- * more records move to the table. */
+/* Doubles the window when a third of it is live, so that most live
+ * records stay in it, if old and new sizes fit together (the rule of
+ * every doubling here, though the window grows in place); a refusal only
+ * means more records move to the table. */
 static bool window_room(struct agg *a, uint64_t id)
 {
     struct agg_window *w = &a->mem.window;
     if (w->cap == 0)
         return fits(a, agg_window_bytes(AGG_WINDOW_MIN_CAP)) &&
-               agg_window_resize(w, AGG_WINDOW_MIN_CAP, id) == 0;
+               agg_window_resize(w, AGG_WINDOW_MIN_CAP, id, a->cfg.retention_budget) == 0;
     if ((w->n + 1) * 3 > w->cap && fits(a, agg_window_bytes(w->cap * 2)))
-        agg_window_resize(w, w->cap * 2, id);
+        agg_window_resize(w, w->cap * 2, id, a->cfg.retention_budget);
     return true;
 }
 

@@ -2,27 +2,33 @@
 #include "daemon/agg_window.h"
 #include "daemon/agg_pages.h"
 
-int agg_window_resize(struct agg_window *w, uint64_t cap, uint64_t base)
+int agg_window_resize(struct agg_window *w, uint64_t cap, uint64_t base, size_t reserve)
 {
-    uint64_t *slots = agg_pages_alloc(agg_window_bytes(cap));
-    if (slots == NULL)
-        return -1;
-    for (uint64_t i = 0; i < cap; i++)
-        slots[i] = AGG_LIVE_EMPTY;
-    if (w->cap == 0)
+    if (w->slots == NULL) {
+        if ((w->slots = agg_pages_alloc(reserve)) == NULL)
+            return -1;
+        w->reserved = reserve;
         w->base = base;
-    for (uint64_t i = 0; i < w->cap; i++) {
-        uint64_t id = w->base + i;
-        slots[id & (cap - 1)] = w->slots[id & (w->cap - 1)];
     }
-    agg_pages_free(w->slots, agg_window_bytes(w->cap));
-    w->slots = slots;
+    if (agg_window_bytes(cap) > w->reserved)
+        return -1;
+    uint64_t old = w->cap;
+    for (uint64_t i = old; i < cap; i++)
+        w->slots[i] = AGG_LIVE_EMPTY;
+    /* doubling: the ids whose `old` bit is set move up by `old` */
+    for (uint64_t i = 0; old && i < old; i++) {
+        uint64_t id = w->base + ((i - w->base) & (old - 1));
+        if (id & old && w->slots[i] != AGG_LIVE_EMPTY) {
+            w->slots[i + old] = w->slots[i];
+            w->slots[i] = AGG_LIVE_EMPTY;
+        }
+    }
     w->cap = cap;
     return 0;
 }
 
 void agg_window_free(struct agg_window *w)
 {
-    agg_pages_free(w->slots, agg_window_bytes(w->cap));
+    agg_pages_free(w->slots, w->reserved);
     *w = (struct agg_window){0};
 }

@@ -22,6 +22,7 @@ struct agg_window {
     uint64_t cap;    /* 0 or a power of two */
     uint64_t base;   /* the oldest id the window covers */
     uint64_t n;      /* live records in it */
+    size_t reserved; /* address space behind slots, touched only up to cap */
 };
 
 static inline size_t agg_window_bytes(uint64_t cap)
@@ -35,10 +36,11 @@ static inline uint64_t *agg_window_slot(const struct agg_window *w, uint64_t id)
     return id - w->base < w->cap ? &w->slots[id & (w->cap - 1)] : NULL;
 }
 
-/* Rehomes the window into `cap` slots (a power of two, at least the
- * current one) starting at `base` when it had none; -1 when memory runs
- * out, leaving it as it was. */
-int agg_window_resize(struct agg_window *w, uint64_t cap, uint64_t base);
+/* Sets up the window with `cap` slots (a power of two) from `base`,
+ * reserving `reserve` bytes of address space for its growth, or doubles
+ * it in place (only the new half's pages are new); -1 when memory runs
+ * out or the reservation is too small, leaving it as it was. */
+int agg_window_resize(struct agg_window *w, uint64_t cap, uint64_t base, size_t reserve);
 void agg_window_free(struct agg_window *w);
 
 #endif

@@ -1,10 +1,12 @@
 /* The live-allocation table: growth, probing that wraps past the last
  * slot, removal that shifts a run back (and leaves members at their home
- * alone), and random operations checked against a plain array. */
+ * alone), and random operations checked against a plain array; the
+ * window of recent ids: doubling in place. */
 #include <check.h>
 #include <stdlib.h>
 
 #include "daemon/agg_live.h"
+#include "daemon/agg_window.h"
 
 Suite *agg_live_suite(void);
 
@@ -149,6 +151,30 @@ START_TEST(random_against_array)
 }
 END_TEST
 
+/* A full window of 256 ids from 200 (ids 256..455 have bit 256 set and
+ * wrap to slots 0..199) doubles in place to 512 slots: every id keeps its
+ * record, the new half's unused slots are empty, and ids past the
+ * window have no slot. */
+START_TEST(window_doubles_in_place)
+{
+    struct agg_window w = {0};
+    ck_assert_int_eq(agg_window_resize(&w, 256, 200, 1 << 20), 0);
+    for (uint64_t id = 200; id < 456; id++)
+        *agg_window_slot(&w, id) = id * 5;
+    ck_assert_ptr_null(agg_window_slot(&w, 456));
+    ck_assert_ptr_null(agg_window_slot(&w, 199));
+    ck_assert_int_eq(agg_window_resize(&w, 512, 0, 1 << 20), 0);
+    ck_assert_uint_eq(w.base, 200);
+    for (uint64_t id = 200; id < 456; id++)
+        ck_assert_uint_eq(*agg_window_slot(&w, id), id * 5);
+    for (uint64_t id = 456; id < 712; id++)
+        ck_assert_uint_eq(*agg_window_slot(&w, id), AGG_LIVE_EMPTY);
+    ck_assert_ptr_null(agg_window_slot(&w, 712));
+    ck_assert_int_eq(agg_window_resize(&w, 1u << 20, 0, 1 << 20), -1);
+    agg_window_free(&w);
+}
+END_TEST
+
 Suite *agg_live_suite(void)
 {
     Suite *s = suite_create("agg_live");
@@ -157,6 +183,7 @@ Suite *agg_live_suite(void)
     tcase_add_test(t, wrap_around_and_shift_back);
     tcase_add_test(t, remove_keeps_homes);
     tcase_add_test(t, random_against_array);
+    tcase_add_test(t, window_doubles_in_place);
     suite_add_tcase(s, t);
     return s;
 }
