@@ -241,13 +241,34 @@ uint64_t agg_mem_site_at_peak(const struct agg *a, const struct agg_siteb *s);
 /* ---- agg_track.c ---- */
 /* Bytes held by the live-allocation records. */
 size_t agg_track_bytes(const struct agg_mem *m);
-/* The packed record (size and site) of a live id, or NULL. */
-uint64_t *agg_track_find(const struct agg_mem *m, uint64_t id);
+/* The packed record of a live id below the window, or NULL. */
+uint64_t *agg_track_find_old(const struct agg_mem *m, uint64_t id);
+
+/* The packed record (size and site) of a live id, or NULL; inline for
+ * the window, where most lookups end. */
+static inline uint64_t *agg_track_find(const struct agg_mem *m, uint64_t id)
+{
+    uint64_t *s = agg_window_slot(&m->window, id);
+    if (s)
+        return *s != AGG_LIVE_EMPTY ? s : NULL;
+    return id < m->window.base ? agg_track_find_old(m, id) : NULL;
+}
 /* Retires the record agg_track_find returned for id. */
 void agg_track_remove(struct agg_mem *m, uint64_t id, uint64_t *rec);
 /* Records a new id, above every earlier one; false when the retention
  * budget refuses it. */
-bool agg_track_add(struct agg *a, uint64_t id, uint64_t rec);
+bool agg_track_add_slow(struct agg *a, uint64_t id, uint64_t rec);
+
+/* The same, inline when the window neither grows nor slides. */
+static inline bool agg_track_add(struct agg *a, uint64_t id, uint64_t rec)
+{
+    struct agg_window *w = &a->mem.window;
+    if ((w->n + 1) * 3 > w->cap || id - w->base >= w->cap)
+        return agg_track_add_slow(a, id, rec);
+    w->slots[id & (w->cap - 1)] = rec;
+    w->n++;
+    return true;
+}
 void agg_track_free(struct agg_mem *m);
 
 /* ---- agg_cpu.c ---- */

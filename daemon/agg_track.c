@@ -16,13 +16,8 @@ size_t agg_track_bytes(const struct agg_mem *m)
     return agg_window_bytes(m->window.cap) + agg_live_bytes(m->table.cap);
 }
 
-uint64_t *agg_track_find(const struct agg_mem *m, uint64_t id)
+uint64_t *agg_track_find_old(const struct agg_mem *m, uint64_t id)
 {
-    uint64_t *s = agg_window_slot(&m->window, id);
-    if (s)
-        return *s != AGG_LIVE_EMPTY ? s : NULL;
-    if (id >= m->window.base)
-        return NULL; /* never tracked */
     struct agg_live *r = agg_live_find(&m->table, id);
     return r ? &r->size_site : NULL;
 }
@@ -91,7 +86,7 @@ static bool window_room(struct agg *a, uint64_t id)
     return true;
 }
 
-bool agg_track_add(struct agg *a, uint64_t id, uint64_t rec)
+bool agg_track_add_slow(struct agg *a, uint64_t id, uint64_t rec)
 {
     struct agg_window *w = &a->mem.window;
     if (!window_room(a, id))
