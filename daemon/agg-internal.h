@@ -265,8 +265,7 @@ static inline bool agg_track_add(struct agg *a, uint64_t id, uint64_t rec)
     struct agg_window *w = &a->mem.window;
     if ((w->n + 1) * 3 > w->cap || id - w->base >= w->cap)
         return agg_track_add_slow(a, id, rec);
-    w->slots[id & (w->cap - 1)] = rec;
-    w->n++;
+    agg_window_put(w, id, rec);
     return true;
 }
 void agg_track_free(struct agg_mem *m);

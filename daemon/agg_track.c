@@ -52,10 +52,14 @@ static bool table_room(struct agg *a)
 
 /* Slides the window to start at `target`, moving the live records it
  * passes to the table in id order; false (the window stopped at the
- * first record that did not fit) when the budget refuses. */
+ * first record that did not fit) when the budget refuses.  The scan
+ * starts at the first live id, so a jump over a gap does not walk the
+ * empty slots below it. */
 static bool window_slide(struct agg *a, uint64_t target)
 {
     struct agg_window *w = &a->mem.window;
+    if (w->n > 0 && w->base < w->first)
+        w->base = w->first < target ? w->first : target;
     for (; w->base < target && w->n > 0; w->base++) {
         uint64_t *s = &w->slots[w->base & (w->cap - 1)];
         if (*s == AGG_LIVE_EMPTY)
@@ -93,8 +97,7 @@ bool agg_track_add_slow(struct agg *a, uint64_t id, uint64_t rec)
         return false;
     if (id - w->base >= w->cap && !window_slide(a, id - w->cap + 1))
         return false;
-    w->slots[id & (w->cap - 1)] = rec;
-    w->n++;
+    agg_window_put(w, id, rec);
     return true;
 }
 

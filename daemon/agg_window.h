@@ -22,6 +22,8 @@ struct agg_window {
     uint64_t cap;    /* 0 or a power of two */
     uint64_t base;   /* the oldest id the window covers */
     uint64_t n;      /* live records in it */
+    uint64_t first;  /* no live record is below this id (the first id
+                      * placed since the window was last empty) */
     size_t reserved; /* address space behind slots, touched only up to cap */
 };
 
@@ -34,6 +36,14 @@ static inline size_t agg_window_bytes(uint64_t cap)
 static inline uint64_t *agg_window_slot(const struct agg_window *w, uint64_t id)
 {
     return id - w->base < w->cap ? &w->slots[id & (w->cap - 1)] : NULL;
+}
+
+/* Places the record of a new id the window covers. */
+static inline void agg_window_put(struct agg_window *w, uint64_t id, uint64_t rec)
+{
+    if (w->n++ == 0)
+        w->first = id;
+    w->slots[id & (w->cap - 1)] = rec;
 }
 
 /* Sets up the window with `cap` slots (a power of two) from `base`,
