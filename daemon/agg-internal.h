@@ -13,6 +13,8 @@
 #define JETT_DAEMON_AGG_INTERNAL_H
 
 #include "daemon/agg.h"
+#include "daemon/agg_live.h"
+#include "daemon/agg_window.h"
 
 #define AGG_NONE UINT32_MAX
 
@@ -70,6 +72,9 @@ struct agg_node {
     uint32_t chain_bucket; /* a copy of the chain's bucket offset once it
                             * exists, so the sample walk skips the chain
                             * table (buckets are never removed) */
+    uint32_t leaf_bucket;  /* likewise the leaf identity's site bucket in
+                            * memory mode: an allocation event reaches its
+                            * buckets from the node without the identity */
     uint16_t depth;        /* 1 for a root frame */
     uint16_t flags;
 };
@@ -109,23 +114,21 @@ struct agg_mchainb {
     uint64_t bytes;
 };
 
-/* A live allocation: its id and, packed, its size (low 40 bits) and
- * creation site (high 24 bits, AGG_MEM_NO_SITE when it has none). */
-struct agg_live {
-    uint64_t id; /* AGG_MEM_EMPTY: free slot */
-    uint64_t size_site;
-};
-#define AGG_MEM_EMPTY UINT64_MAX
+/* A live record (agg_live.h) packs its size (low 40 bits) and creation
+ * site (high 24 bits: the site bucket's arena offset in 8-byte units,
+ * which fits because the arena is at most 64 MiB; AGG_MEM_NO_SITE when it
+ * has none). */
 #define AGG_MEM_SIZE_BITS 40
-#define AGG_MEM_NO_SITE 0xffffffu
+#define AGG_MEM_NO_SITE 0xfffffeu /* 0xffffff never occurs: no record is AGG_LIVE_EMPTY */
+#define AGG_MEM_SITE_SHIFT 3
 
 struct agg_mem {
     uint64_t allocation_count, resize_count, allocated_bytes, freed_bytes, attributed;
     uint64_t live, peak, events, peak_event;
     uint64_t max_id, watermark;
     bool have_id, limited;
-    struct agg_live *table; /* open addressing, linear probing, <= 3/4 full */
-    uint64_t cap, n;
+    struct agg_window window;    /* records of recent ids */
+    struct agg_live_table table; /* records of older ids, at most 3/4 full */
 };
 
 struct agg_cpu_totals {
@@ -160,7 +163,8 @@ struct agg {
 
     /* CPU detail: an arena of cfg.cpu_budget bytes plus the hot index. */
     unsigned char *arena; /* cpu_budget (cpu) or retention_budget (memory) bytes */
-    size_t arena_used;    /* arena bytes handed out */
+    size_t arena_size;
+    size_t arena_used; /* arena bytes handed out */
     struct agg_index hot_index;
     bool cpu_limited;
     struct agg_cpu_totals cpu;
@@ -212,6 +216,11 @@ static inline void *agg_bucket_at(const struct agg *a, uint32_t off)
     return a->arena + off;
 }
 
+/* Allocates the bucket arena of `size` bytes on first use; false when
+ * memory runs out. */
+bool agg_arena_ready(struct agg *a, size_t size);
+void agg_arena_free(struct agg *a);
+
 /* ---- agg_tables.c ---- */
 void agg_tables_free(struct agg *a);
 /* True when `id` names a stored, valid stack node. */
@@ -220,12 +229,46 @@ bool agg_node_usable(const struct agg *a, uint32_t id);
 /* ---- agg_mem.c ---- */
 int agg_mem_event(struct agg *a, const struct wire_alloc *e);
 size_t agg_mem_bytes(const struct agg *a);
-/* Starts loading what an allocation event will touch first: its
- * live-table slot and its stack node. */
-void agg_mem_prefetch(const struct agg *a, const struct wire_alloc *e);
+/* Feeds hot events of a memory profile between HELLO and FINISH (as
+ * agg_events),
+ * prefetching the live-table slots, stack nodes and site buckets of the
+ * events a few entries ahead. */
+size_t agg_mem_events(struct agg *a, const struct wire_event *ev, size_t n);
 void agg_mem_free(struct agg *a);
 /* A site's live bytes at the global peak (resolving the lazy capture). */
 uint64_t agg_mem_site_at_peak(const struct agg *a, const struct agg_siteb *s);
+
+/* ---- agg_track.c ---- */
+/* Bytes held by the live-allocation records. */
+size_t agg_track_bytes(const struct agg_mem *m);
+/* The packed record of a live id below the window, or NULL. */
+uint64_t *agg_track_find_old(const struct agg_mem *m, uint64_t id);
+
+/* The packed record (size and site) of a live id, or NULL; inline for
+ * the window, where most lookups end. */
+static inline uint64_t *agg_track_find(const struct agg_mem *m, uint64_t id)
+{
+    uint64_t *s = agg_window_slot(&m->window, id);
+    if (s)
+        return *s != AGG_LIVE_EMPTY ? s : NULL;
+    return id < m->window.base ? agg_track_find_old(m, id) : NULL;
+}
+/* Retires the record agg_track_find returned for id. */
+void agg_track_remove(struct agg_mem *m, uint64_t id, uint64_t *rec);
+/* Records a new id, above every earlier one; false when the retention
+ * budget refuses it. */
+bool agg_track_add_slow(struct agg *a, uint64_t id, uint64_t rec);
+
+/* The same, inline when the window neither grows nor slides. */
+static inline bool agg_track_add(struct agg *a, uint64_t id, uint64_t rec)
+{
+    struct agg_window *w = &a->mem.window;
+    if ((w->n + 1) * 3 > w->cap || id - w->base >= w->cap)
+        return agg_track_add_slow(a, id, rec);
+    agg_window_put(w, id, rec);
+    return true;
+}
+void agg_track_free(struct agg_mem *m);
 
 /* ---- agg_cpu.c ---- */
 int agg_cpu_sample(struct agg *a, const struct wire_sample *s);

@@ -142,13 +142,13 @@ int agg_event(struct agg *a, const struct wire_event *ev)
 
 size_t agg_events(struct agg *a, const struct wire_event *ev, size_t n)
 {
+    if (a->mode == WIRE_MODE_MEMORY && a->have_hello && !a->have_finish)
+        return agg_mem_events(a, ev, n);
     enum { AHEAD = 8 };
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i + AHEAD < n && ev[i + AHEAD].kind == WIRE_ENTRY_ALLOC)
-            agg_mem_prefetch(a, &ev[i + AHEAD].u.alloc);
-        else if (i + AHEAD < n && ev[i + AHEAD].kind == WIRE_ENTRY_SAMPLE &&
-                 ev[i + AHEAD].u.sample.stack_id < a->nodes.len)
+        if (i + AHEAD < n && ev[i + AHEAD].kind == WIRE_ENTRY_SAMPLE &&
+            ev[i + AHEAD].u.sample.stack_id < a->nodes.len)
             __builtin_prefetch(agg_vec_at(&a->nodes, ev[i + AHEAD].u.sample.stack_id));
         bad += agg_event(a, &ev[i]) != 0;
     }

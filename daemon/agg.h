@@ -32,10 +32,15 @@
  *     stay exact.
  *   retention (memory mode): one arena of the retention budget holds the
  *     site buckets (AGG_COST_SITE bytes: counts, bytes, live, live at
- *     the peak) and memory call-chain buckets (AGG_COST_CHAIN bytes); the
- *     live-allocation table beside it holds AGG_COST_LIVE bytes a slot
- *     (id, size and creation site), a power of two from 256 slots, at
- *     most 3/4 full, doubling only if old and new tables fit together.
+ *     the peak) and memory call-chain buckets (AGG_COST_CHAIN bytes).
+ *     Beside it the live-allocation records: a window over the most
+ *     recent ids, AGG_COST_WINDOW bytes a slot (size and creation site;
+ *     the id is the slot), a power of two from 256 slots, doubling when a
+ *     third of it would be live if old and new windows fit together (a
+ *     refusal is no limit); and, for older ids still live when the window
+ *     slides past them (in id order), the live table, AGG_COST_LIVE bytes
+ *     a slot (id, size and creation site), a power of two from 256 slots,
+ *     at most 3/4 full, doubling only if old and new tables fit together.
  *     An allocation that does not fit is not tracked: the profile is
  *     `partial` / `retention_metadata_limit`, freed, live, peak, retained
  *     and live-at-peak bytes become unavailable, counts and allocated
@@ -64,6 +69,7 @@
 #define AGG_COST_HOT 24u
 #define AGG_HOT_INDEX_MIN 16u
 #define AGG_COST_SITE 56u
+#define AGG_COST_WINDOW 8u
 #define AGG_COST_LIVE 16u
 
 enum agg_status { AGG_COMPLETE = 0, AGG_PARTIAL = 1, AGG_UNAVAILABLE = 2 };
@@ -100,8 +106,8 @@ int agg_event(struct agg *a, const struct wire_event *ev);
 int agg_finish(struct agg *a, const struct wire_finish *f);
 
 /* Feeds `n` hot events in order (as agg_event would), prefetching what
- * the event eight entries ahead will touch first (its live-allocation
- * slot, its leaf stack node) so that cache misses overlap.  Returns how
+ * the events a few entries ahead will touch (live-allocation slots,
+ * stack nodes, site buckets) so that cache misses overlap.  Returns how
  * many were collector errors. */
 size_t agg_events(struct agg *a, const struct wire_event *ev, size_t n);
 

@@ -13,12 +13,9 @@ static uint32_t cpu_take(struct agg *a, size_t n, size_t index_after)
         a->cpu_limited = true;
         return AGG_NONE;
     }
-    if (a->arena == NULL) {
-        a->arena = malloc(a->cfg.cpu_budget);
-        if (a->arena == NULL) {
-            agg_errorf(a, "CPU buckets: out of memory");
-            return AGG_NONE;
-        }
+    if (!agg_arena_ready(a, a->cfg.cpu_budget)) {
+        agg_errorf(a, "CPU buckets: out of memory");
+        return AGG_NONE;
     }
     uint32_t off = (uint32_t)a->arena_used;
     a->arena_used += n;
@@ -182,7 +179,6 @@ int agg_cpu_sample(struct agg *a, const struct wire_sample *s)
 
 void agg_cpu_free(struct agg *a)
 {
-    free(a->arena);
-    a->arena = NULL;
+    agg_arena_free(a);
     agg_index_free(&a->hot_index);
 }

@@ -1,5 +1,5 @@
-/* agg_mem: allocation events into site buckets and the live-allocation
- * table, all under the retention budget. */
+/* agg_mem: allocation events into site buckets and live-allocation
+ * records (agg_track.c), all under the retention budget. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,14 +7,12 @@
 
 #define SIZE_MASK ((UINT64_C(1) << AGG_MEM_SIZE_BITS) - 1)
 
-static size_t table_bytes(uint64_t cap)
-{
-    return (size_t)cap * sizeof(struct agg_live);
-}
+_Static_assert((AGG_RETENTION_BUDGET_MAX >> AGG_MEM_SITE_SHIFT) < AGG_MEM_NO_SITE,
+               "a site bucket offset fits the live record");
 
 size_t agg_mem_bytes(const struct agg *a)
 {
-    return a->arena_used + table_bytes(a->mem.cap);
+    return a->arena_used + agg_track_bytes(&a->mem);
 }
 
 /* Arena bytes for a bucket, or AGG_NONE (and the limit) past the budget. */
@@ -24,7 +22,7 @@ static uint32_t mem_take(struct agg *a, size_t n)
         a->mem.limited = true;
         return AGG_NONE;
     }
-    if (a->arena == NULL && (a->arena = malloc(a->cfg.retention_budget)) == NULL) {
+    if (!agg_arena_ready(a, a->cfg.retention_budget)) {
         agg_errorf(a, "ALLOC: out of memory");
         return AGG_NONE;
     }
@@ -37,20 +35,27 @@ static uint32_t mem_take(struct agg *a, size_t n)
 /* The site bucket of an identity (created on first use), or NULL. */
 static struct agg_siteb *site_bucket(struct agg *a, uint32_t ident)
 {
-    if (ident == AGG_NONE)
-        return NULL;
     struct agg_ident *d = agg_ident_at(a, ident);
     if (d->bucket == AGG_NONE && !a->mem.limited)
         d->bucket = mem_take(a, sizeof(struct agg_siteb));
     return d->bucket == AGG_NONE ? NULL : agg_bucket_at(a, d->bucket);
 }
 
-/* Adds bytes to the chain bucket of a stack node's root-to-leaf chain. */
-static void chain_bytes(struct agg *a, uint32_t node, uint64_t bytes)
+/* The site bucket of a node's leaf identity, or NULL; remembered in the
+ * node once it exists. */
+static struct agg_siteb *leaf_site(struct agg *a, struct agg_node *n)
 {
-    if (node == AGG_NONE)
-        return;
-    struct agg_node *n = agg_vec_at(&a->nodes, node);
+    if (n->leaf_bucket == AGG_NONE) {
+        if (site_bucket(a, n->ident) == NULL)
+            return NULL;
+        n->leaf_bucket = agg_ident_at(a, n->ident)->bucket;
+    }
+    return agg_bucket_at(a, n->leaf_bucket);
+}
+
+/* Adds bytes to the chain bucket of a stack node's root-to-leaf chain. */
+static void chain_bytes(struct agg *a, struct agg_node *n, uint64_t bytes)
+{
     if (n->chain_bucket == AGG_NONE) {
         struct agg_chain *c = agg_vec_at(&a->chains, n->chain);
         if (c->bucket == AGG_NONE && !a->mem.limited)
@@ -61,11 +66,25 @@ static void chain_bytes(struct agg *a, uint32_t node, uint64_t bytes)
         ((struct agg_mchainb *)agg_bucket_at(a, n->chain_bucket))->bytes += bytes;
 }
 
+/* A live record names its creation site by the bucket's arena offset in
+ * 8-byte units, so a free reaches the bucket without the identity table. */
+static uint32_t site_ref(const struct agg *a, const struct agg_siteb *s)
+{
+    return s == NULL ? AGG_MEM_NO_SITE
+                     : (uint32_t)(((const unsigned char *)s - a->arena) >> AGG_MEM_SITE_SHIFT);
+}
+
+static struct agg_siteb *site_at(const struct agg *a, uint32_t ref)
+{
+    return ref == AGG_MEM_NO_SITE
+               ? NULL
+               : (struct agg_siteb *)agg_bucket_at(a, (uint32_t)ref << AGG_MEM_SITE_SHIFT);
+}
+
 /* Changes a site's live bytes, first capturing its value at the latest
  * global peak if this is its first change since that peak. */
-static void site_live(struct agg *a, uint32_t ident, int64_t delta)
+static void site_live(struct agg *a, struct agg_siteb *s, int64_t delta)
 {
-    struct agg_siteb *s = ident == AGG_MEM_NO_SITE ? NULL : site_bucket(a, ident);
     if (s == NULL)
         return;
     if (s->last_change <= a->mem.peak_event)
@@ -79,94 +98,70 @@ uint64_t agg_mem_site_at_peak(const struct agg *a, const struct agg_siteb *s)
     return s->last_change <= a->mem.peak_event ? s->live : s->at_peak;
 }
 
-static uint64_t slot_of(const struct agg_mem *m, uint64_t id)
+/* The prefetch helpers are always inlined: a static function whose only
+ * effect is a prefetch looks pure to the compiler, which then drops its
+ * calls. */
+#define WARM_INLINE static inline __attribute__((always_inline))
+
+/* Starts loading both cache lines a site bucket may straddle. */
+WARM_INLINE void prefetch_site(const struct agg *a, uint32_t off)
 {
-    uint64_t x = id * 0x9e3779b97f4a7c15ull;
-    return (x ^ (x >> 29)) & (m->cap - 1);
+    const unsigned char *p = a->arena + off;
+    __builtin_prefetch(p, 1);
+    __builtin_prefetch(p + sizeof(struct agg_siteb) - 1, 1);
 }
 
-void agg_mem_prefetch(const struct agg *a, const struct wire_alloc *e)
+#define LINE_SLOTS (64 / sizeof(struct agg_live))
+
+/* The stored node an event names, for prefetching only. */
+static const struct agg_node *warm_node(const struct agg *a, const struct wire_alloc *e)
 {
-    if (a->mem.cap)
-        __builtin_prefetch(&a->mem.table[slot_of(&a->mem, e->allocation_id)]);
-    if (e->stack_id < a->nodes.len)
-        __builtin_prefetch(agg_vec_at(&a->nodes, e->stack_id));
+    return e->stack_id < a->nodes.len ? agg_vec_at(&a->nodes, e->stack_id) : NULL;
 }
 
-/* The slot holding id, or the empty slot where it would go. */
-static struct agg_live *table_find(const struct agg_mem *m, uint64_t id)
+/* Step 0: the id's window slot or live-table line, and the stack node. */
+WARM_INLINE void warm_far(const struct agg *a, const struct wire_alloc *e)
 {
-    if (m->cap == 0)
-        return NULL;
-    for (uint64_t i = slot_of(m, id);; i = (i + 1) & (m->cap - 1))
-        if (m->table[i].id == id || m->table[i].id == AGG_MEM_EMPTY)
-            return &m->table[i];
-}
-
-/* Doubles the table; refused when old and new together would pass the
- * budget (both are held while rehashing). */
-static bool table_grow(struct agg *a)
-{
-    struct agg_mem *m = &a->mem;
-    uint64_t cap = m->cap ? m->cap * 2 : 256;
-    if (a->arena_used + table_bytes(m->cap) + table_bytes(cap) > a->cfg.retention_budget)
-        return false;
-    struct agg_live *old = m->table;
-    uint64_t old_cap = m->cap;
-    m->table = malloc(table_bytes(cap));
-    if (m->table == NULL) {
-        m->table = old;
-        return false;
+    const struct agg_live_table *t = &a->mem.table;
+    const uint64_t *w = agg_window_slot(&a->mem.window, e->allocation_id);
+    if (w) {
+        __builtin_prefetch(w, 1);
+    } else if (t->cap && e->allocation_id < a->mem.window.base) {
+        const struct agg_live *home = &t->slots[agg_live_home(t, e->allocation_id)];
+        __builtin_prefetch(home, 1);
+        /* a removal shifts the rest of the run, often into the next line */
+        if (e->op == WIRE_OP_FREE && home + LINE_SLOTS < t->slots + t->cap)
+            __builtin_prefetch(home + LINE_SLOTS, 1);
     }
-    for (uint64_t i = 0; i < cap; i++)
-        m->table[i].id = AGG_MEM_EMPTY;
-    m->cap = cap;
-    for (uint64_t i = 0; i < old_cap; i++)
-        if (old[i].id != AGG_MEM_EMPTY)
-            *table_find(m, old[i].id) = old[i];
-    free(old);
-    return true;
+    const struct agg_node *n = warm_node(a, e);
+    if (n)
+        __builtin_prefetch(n);
 }
 
-/* Records a new live allocation; false when the budget refuses it. */
-static bool table_insert(struct agg *a, uint64_t id, uint64_t size, uint32_t site)
+/* Step 1: the buckets the (now loaded) node and live record name. */
+WARM_INLINE void warm_near(const struct agg *a, const struct wire_alloc *e)
 {
-    struct agg_mem *m = &a->mem;
-    if ((m->n + 1) * 4 > m->cap * 3 && !table_grow(a))
-        return false;
-    struct agg_live *slot = table_find(m, id);
-    slot->id = id;
-    slot->size_site = size | (uint64_t)site << AGG_MEM_SIZE_BITS;
-    m->n++;
-    return true;
-}
-
-/* Removes a slot, shifting later members of its run back (linear
- * probing needs no tombstones then). */
-static void table_remove(struct agg_mem *m, struct agg_live *slot)
-{
-    uint64_t mask = m->cap - 1, i = (uint64_t)(slot - m->table), j = i;
-    m->table[i].id = AGG_MEM_EMPTY;
-    for (;;) {
-        j = (j + 1) & mask;
-        if (m->table[j].id == AGG_MEM_EMPTY)
-            break;
-        uint64_t home = slot_of(m, m->table[j].id);
-        bool between = i <= j ? (i < home && home <= j) : (i < home || home <= j);
-        if (between)
-            continue;
-        m->table[i] = m->table[j];
-        m->table[j].id = AGG_MEM_EMPTY;
-        i = j;
+    const struct agg_node *n = warm_node(a, e);
+    if (n && e->op != WIRE_OP_FREE) {
+        if (n->leaf_bucket != AGG_NONE)
+            prefetch_site(a, n->leaf_bucket);
+        if (n->chain_bucket != AGG_NONE)
+            __builtin_prefetch(a->arena + n->chain_bucket, 1);
     }
-    m->n--;
+    if (e->op == WIRE_OP_ALLOCATE)
+        return;
+    const uint64_t *r = agg_track_find(&a->mem, e->allocation_id);
+    uint32_t ref = r ? (uint32_t)(*r >> AGG_MEM_SIZE_BITS) : AGG_MEM_NO_SITE;
+    if (ref != AGG_MEM_NO_SITE)
+        prefetch_site(a, ref << AGG_MEM_SITE_SHIFT);
 }
 
-/* The leaf identity and node of an event's stack; AGG_NONE for none.
- * False (a collector error) when the stack is undefined. */
-static bool event_site(struct agg *a, const struct wire_alloc *e, uint32_t *ident, uint32_t *node)
+/* The event's stack node, NULL when it has none or the stack budget
+ * refused it (unattributed); false (a collector error) when the stack is
+ * undefined. */
+static bool event_node(struct agg *a, const struct wire_alloc *e, struct agg_node **node)
 {
-    *ident = *node = AGG_NONE;
+    *node = NULL;
     if (e->stack_id == WIRE_NONE32)
         return true;
     if (e->stack_id >= a->n_stacks) {
@@ -174,21 +169,24 @@ static bool event_site(struct agg *a, const struct wire_alloc *e, uint32_t *iden
                    e->stack_id);
         return false;
     }
-    if (!agg_node_usable(a, e->stack_id))
-        return true; /* refused by the stack budget: unattributed */
-    *node = e->stack_id;
-    *ident = ((struct agg_node *)agg_vec_at(&a->nodes, e->stack_id))->ident;
+    if (e->stack_id < a->nodes.len) {
+        struct agg_node *n = agg_vec_at(&a->nodes, e->stack_id);
+        if (!(n->flags & AGG_NODE_INVALID))
+            *node = n;
+    }
     return true;
 }
 
-/* Allocation pressure (initial bytes or growth) at the event's leaf. */
-static void pressure(struct agg *a, uint32_t ident, uint32_t node, uint64_t bytes, bool create)
+/* Allocation pressure (initial bytes or growth) at the event's leaf;
+ * returns the leaf's site bucket (NULL: none). */
+static struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t bytes, bool create)
 {
     struct agg_mem *m = &a->mem;
     m->allocated_bytes += bytes;
-    struct agg_siteb *s = site_bucket(a, ident);
-    if (ident != AGG_NONE)
-        m->attributed += bytes;
+    if (n == NULL)
+        return NULL;
+    m->attributed += bytes;
+    struct agg_siteb *s = leaf_site(a, n);
     if (s) {
         s->allocated_bytes += bytes;
         if (create)
@@ -196,7 +194,8 @@ static void pressure(struct agg *a, uint32_t ident, uint32_t node, uint64_t byte
         else
             s->resize_count++;
     }
-    chain_bytes(a, node, bytes);
+    chain_bytes(a, n, bytes);
+    return s;
 }
 
 /* Global live bytes after a tracked change, and the peak. */
@@ -209,10 +208,10 @@ static void global_live(struct agg_mem *m, int64_t delta)
     }
 }
 
-static void mem_allocate(struct agg *a, const struct wire_alloc *e, uint32_t ident, uint32_t node)
+static void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node *node)
 {
     struct agg_mem *m = &a->mem;
-    if ((m->have_id && e->allocation_id <= m->max_id) || e->allocation_id == AGG_MEM_EMPTY) {
+    if ((m->have_id && e->allocation_id <= m->max_id) || e->allocation_id == AGG_LIVE_EMPTY) {
         agg_errorf(a, "ALLOC %llu: allocation id %llu reused or out of order",
                    (unsigned long long)e->sequence, (unsigned long long)e->allocation_id);
         return;
@@ -220,32 +219,31 @@ static void mem_allocate(struct agg *a, const struct wire_alloc *e, uint32_t ide
     m->have_id = true;
     m->max_id = e->allocation_id;
     m->allocation_count++;
-    pressure(a, ident, node, e->new_size, true);
-    uint32_t site = ident == AGG_NONE ? AGG_MEM_NO_SITE : ident;
-    if (e->new_size > SIZE_MASK || site > AGG_MEM_NO_SITE) {
-        agg_errorf(a, "ALLOC %llu: size or site too large to track",
-                   (unsigned long long)e->sequence);
+    struct agg_siteb *s = pressure(a, node, e->new_size, true);
+    if (e->new_size > SIZE_MASK) {
+        agg_errorf(a, "ALLOC %llu: size too large to track", (unsigned long long)e->sequence);
         return;
     }
-    if (m->limited || !table_insert(a, e->allocation_id, e->new_size, site)) {
+    uint64_t rec = e->new_size | (uint64_t)site_ref(a, s) << AGG_MEM_SIZE_BITS;
+    if (m->limited || !agg_track_add(a, e->allocation_id, rec)) {
         if (m->watermark == UINT64_MAX)
             m->watermark = e->allocation_id; /* the first id not tracked */
         m->limited = true;
         return;
     }
-    site_live(a, site, (int64_t)e->new_size);
+    site_live(a, s, (int64_t)e->new_size);
     global_live(m, (int64_t)e->new_size);
 }
 
 /* A live record for a resize or free: NULL (and maybe an error) when the
  * id is not tracked.  Untracked ids at or above the watermark are
  * expected once the budget ran out. */
-static struct agg_live *mem_lookup(struct agg *a, const struct wire_alloc *e, bool *untracked)
+static uint64_t *mem_lookup(struct agg *a, const struct wire_alloc *e, bool *untracked)
 {
     struct agg_mem *m = &a->mem;
-    struct agg_live *r = table_find(m, e->allocation_id);
+    uint64_t *r = agg_track_find(m, e->allocation_id);
     *untracked = false;
-    if (r && r->id == e->allocation_id)
+    if (r)
         return r;
     if (m->limited && e->allocation_id >= m->watermark && e->allocation_id <= m->max_id) {
         *untracked = true;
@@ -259,9 +257,9 @@ static struct agg_live *mem_lookup(struct agg *a, const struct wire_alloc *e, bo
 
 /* The tracked size; a record that says otherwise is a collector error
  * (the tracked size, which the daemon saw created, is kept). */
-static uint64_t mem_size(struct agg *a, const struct wire_alloc *e, const struct agg_live *r)
+static uint64_t mem_size(struct agg *a, const struct wire_alloc *e, const uint64_t *r)
 {
-    uint64_t size = r->size_site & SIZE_MASK;
+    uint64_t size = *r & SIZE_MASK;
     if (e->old_size != size)
         agg_errorf(a, "ALLOC %llu: old size %llu, but allocation %llu holds %llu bytes",
                    (unsigned long long)e->sequence, (unsigned long long)e->old_size,
@@ -269,18 +267,18 @@ static uint64_t mem_size(struct agg *a, const struct wire_alloc *e, const struct
     return size;
 }
 
-static void mem_resize(struct agg *a, const struct wire_alloc *e, uint32_t ident, uint32_t node)
+static void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *node)
 {
     bool untracked;
-    struct agg_live *r = mem_lookup(a, e, &untracked);
+    uint64_t *r = mem_lookup(a, e, &untracked);
     if (!r && !untracked)
         return;
     uint64_t old = r ? mem_size(a, e, r) : e->old_size;
     a->mem.resize_count++;
     if (e->new_size > old) {
-        pressure(a, ident, node, e->new_size - old, false);
-    } else {
-        struct agg_siteb *s = site_bucket(a, ident);
+        pressure(a, node, e->new_size - old, false);
+    } else if (node) {
+        struct agg_siteb *s = leaf_site(a, node);
         if (s)
             s->resize_count++;
     }
@@ -290,33 +288,32 @@ static void mem_resize(struct agg *a, const struct wire_alloc *e, uint32_t ident
         agg_errorf(a, "ALLOC %llu: size too large to track", (unsigned long long)e->sequence);
         return;
     }
-    uint32_t site = (uint32_t)(r->size_site >> AGG_MEM_SIZE_BITS);
+    uint64_t site = *r & ~SIZE_MASK;
+    struct agg_siteb *c = site_at(a, (uint32_t)(site >> AGG_MEM_SIZE_BITS));
     int64_t delta = (int64_t)(e->new_size - old);
     if (e->new_size < old) {
         a->mem.freed_bytes += old - e->new_size;
-        struct agg_siteb *c = site == AGG_MEM_NO_SITE ? NULL : site_bucket(a, site);
         if (c)
             c->freed_bytes += old - e->new_size;
     }
-    r->size_site = e->new_size | (uint64_t)site << AGG_MEM_SIZE_BITS;
-    site_live(a, site, delta);
+    *r = e->new_size | site;
+    site_live(a, c, delta);
     global_live(&a->mem, delta);
 }
 
 static void mem_free(struct agg *a, const struct wire_alloc *e)
 {
     bool untracked;
-    struct agg_live *r = mem_lookup(a, e, &untracked);
+    uint64_t *r = mem_lookup(a, e, &untracked);
     if (!r)
         return;
     uint64_t size = mem_size(a, e, r);
-    uint32_t site = (uint32_t)(r->size_site >> AGG_MEM_SIZE_BITS);
+    struct agg_siteb *c = site_at(a, (uint32_t)(*r >> AGG_MEM_SIZE_BITS));
     a->mem.freed_bytes += size;
-    struct agg_siteb *c = site == AGG_MEM_NO_SITE ? NULL : site_bucket(a, site);
     if (c)
         c->freed_bytes += size;
-    table_remove(&a->mem, r);
-    site_live(a, site, -(int64_t)size);
+    agg_track_remove(&a->mem, e->allocation_id, r);
+    site_live(a, c, -(int64_t)size);
     global_live(&a->mem, -(int64_t)size);
 }
 
@@ -334,29 +331,71 @@ static bool op_shape_ok(const struct wire_alloc *e)
     return false;
 }
 
-int agg_mem_event(struct agg *a, const struct wire_alloc *e)
+/* One event whose order and sequence were checked. */
+static inline int mem_event(struct agg *a, const struct wire_alloc *e)
 {
     uint64_t before = a->errors;
-    uint32_t ident, node;
+    struct agg_node *node;
     if (!op_shape_ok(e)) {
         agg_errorf(a, "ALLOC %llu: operation %u with the wrong sizes",
                    (unsigned long long)e->sequence, e->op);
         return -1;
     }
-    if (!event_site(a, e, &ident, &node))
+    if (!event_node(a, e, &node))
         return -1;
     a->mem.events++;
     if (e->op == WIRE_OP_ALLOCATE)
-        mem_allocate(a, e, ident, node);
+        mem_allocate(a, e, node);
     else if (e->op == WIRE_OP_RESIZE)
-        mem_resize(a, e, ident, node);
+        mem_resize(a, e, node);
     else
         mem_free(a, e);
     return a->errors > before ? -1 : 0;
 }
 
+int agg_mem_event(struct agg *a, const struct wire_alloc *e)
+{
+    return mem_event(a, e);
+}
+
+/* An ALLOC inside a batch: the batch checked HELLO, FINISH and the mode,
+ * so only the sequence is left (agg_alloc reports a bad one). */
+static int batch_alloc(struct agg *a, const struct wire_alloc *e)
+{
+    if (a->have_sequence && e->sequence <= a->last_sequence)
+        return agg_alloc(a, e);
+    a->have_sequence = true;
+    a->last_sequence = e->sequence;
+    return mem_event(a, e);
+}
+
+/* Prefetching runs two steps WARM events apart, so that each step reads
+ * only what the one before loaded. */
+enum { WARM = 8 };
+
+size_t agg_mem_events(struct agg *a, const struct wire_event *ev, size_t n)
+{
+    size_t bad = 0;
+    for (size_t j = 0; j < n && j < 2 * WARM; j++)
+        if (ev[j].kind == WIRE_ENTRY_ALLOC)
+            warm_far(a, &ev[j].u.alloc);
+    for (size_t j = 0; j < n && j < WARM; j++)
+        if (ev[j].kind == WIRE_ENTRY_ALLOC)
+            warm_near(a, &ev[j].u.alloc);
+    for (size_t i = 0; i < n; i++) {
+        if (i + 2 * WARM < n && ev[i + 2 * WARM].kind == WIRE_ENTRY_ALLOC)
+            warm_far(a, &ev[i + 2 * WARM].u.alloc);
+        if (i + WARM < n && ev[i + WARM].kind == WIRE_ENTRY_ALLOC)
+            warm_near(a, &ev[i + WARM].u.alloc);
+        if (ev[i].kind == WIRE_ENTRY_ALLOC)
+            bad += batch_alloc(a, &ev[i].u.alloc) != 0;
+        else
+            bad += agg_event(a, &ev[i]) != 0;
+    }
+    return bad;
+}
+
 void agg_mem_free(struct agg *a)
 {
-    free(a->mem.table);
-    a->mem.table = NULL;
+    agg_track_free(&a->mem);
 }

@@ -416,7 +416,7 @@ int agg_stack(struct agg *a, const struct wire_stack *s)
     a->n_stacks++;
     if (a->nodes.len + 1 < a->n_stacks)
         return 0;
-    struct agg_node n = {AGG_NONE, AGG_NONE, AGG_NONE, AGG_NONE, 0, AGG_NODE_INVALID};
+    struct agg_node n = {AGG_NONE, AGG_NONE, AGG_NONE, AGG_NONE, AGG_NONE, 0, AGG_NODE_INVALID};
     size_t node_cost = agg_vec_growth(&a->nodes, 1);
     if (stack_refs_ok(a, s, &n)) {
         uint32_t pc = n.parent == AGG_NONE

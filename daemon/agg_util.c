@@ -1,9 +1,11 @@
-/* agg_util: error recording, hashing, charged vectors and the hash index. */
+/* agg_util: error recording, the bucket arena, hashing, charged vectors and
+ * the hash index. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "daemon/agg-internal.h"
+#include "daemon/agg_pages.h"
 
 /* Counts a collector error and keeps the first message. */
 void agg_errorf(struct agg *a, const char *fmt, ...)
@@ -14,6 +16,19 @@ void agg_errorf(struct agg *a, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(a->first_error, sizeof a->first_error, fmt, ap);
     va_end(ap);
+}
+
+bool agg_arena_ready(struct agg *a, size_t size)
+{
+    if (a->arena == NULL && (a->arena = agg_pages_alloc(size)) != NULL)
+        a->arena_size = size;
+    return a->arena != NULL;
+}
+
+void agg_arena_free(struct agg *a)
+{
+    agg_pages_free(a->arena, a->arena_size);
+    a->arena = NULL;
 }
 
 /* FNV-1a, good enough to spread names over a power-of-two table. */

@@ -1,5 +1,6 @@
 /* capture: reading and writing JETTCAP1 files over the wire decoder. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
@@ -10,7 +11,7 @@
 
 #include "proto/capture.h"
 
-#define CAPTURE_CHUNK 65536
+#define CAPTURE_CHUNK (1 << 20)
 
 struct capture_reader {
     int fd; /* -1 when reading from memory */
@@ -48,6 +49,9 @@ struct capture_reader *capture_reader_fd(int fd)
     struct capture_reader *r = reader_new();
     if (r)
         r->fd = fd;
+    /* a pipe as large as the read buffer: a writer that is ahead fills it
+     * and each read takes a whole chunk (best effort) */
+    fcntl(fd, F_SETPIPE_SZ, CAPTURE_CHUNK);
     return r;
 }
 

@@ -371,8 +371,8 @@ static size_t stack_bytes_after_setup(uint64_t stack_budget, struct ev *out)
     return b;
 }
 
-/* The first STACK needs the node table (16 x 20 bytes), the chain table
- * (16 x 16) and the chain index (16 x 8): 704 bytes over what SOURCE and
+/* The first STACK needs the node table (16 x 24 bytes), the chain table
+ * (16 x 16) and the chain index (16 x 8): 768 bytes over what SOURCE and
  * FUNC hold.  One byte short: the node is refused, its sample counts as
  * unavailable and the profile is partial / stack_capture_limit; every
  * later STACK is refused too.  Exactly enough: both stacks are kept (the
@@ -381,7 +381,7 @@ START_TEST(stack_budget_cap)
 {
     size_t base = stack_bytes_after_setup(AGG_STACK_BUDGET_MAX, NULL);
     struct ev e;
-    stack_bytes_after_setup(base + 703, &e);
+    stack_bytes_after_setup(base + 767, &e);
     ck_assert_int_eq(ev_stack(&e, 0, WIRE_NONE32, 0), 0);
     ck_assert_int_eq(ev_stack(&e, 1, 0, 1), 0);
     ck_assert_int_eq(ev_jett(&e, 1, 31, 34), 0);
@@ -398,10 +398,10 @@ START_TEST(stack_budget_cap)
     rank_free(&r);
     agg_free(e.a);
 
-    stack_bytes_after_setup(base + 704, &e);
+    stack_bytes_after_setup(base + 768, &e);
     ck_assert_int_eq(ev_stack(&e, 0, WIRE_NONE32, 0), 0);
     ck_assert_int_eq(ev_stack(&e, 1, 0, 1), 0);
-    ck_assert_uint_eq(agg_stack_bytes(e.a), base + 704);
+    ck_assert_uint_eq(agg_stack_bytes(e.a), base + 768);
     ck_assert_int_eq(ev_jett(&e, 1, 31, 34), 0);
     ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
     enum agg_reason why;

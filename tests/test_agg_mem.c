@@ -143,10 +143,10 @@ START_TEST(id_errors)
 }
 END_TEST
 
-/* Retention budget 4160 bytes.  Event 1 (id1 100 at make): make's site
- * bucket 56 and its chain bucket 8 (64), then the live table's first 256
- * slots of 16 bytes: 64 + 4096 = 4160, exactly the budget.  Event 2 (id2
- * 50 at make) fits the table.  Event 3 (id3 30 at main) needs main's site
+/* Retention budget 2112 bytes.  Event 1 (id1 100 at make): make's site
+ * bucket 56 and its chain bucket 8 (64), then the window of recent ids,
+ * 256 slots of 8 bytes: 64 + 2048 = 2112, exactly the budget.  Event 2
+ * (id2 50 at make) fits the window.  Event 3 (id3 30 at main) needs main's site
  * bucket (56 more): refused; the profile is partial /
  * retention_metadata_limit and id3 is the first untracked id.  Event 4
  * frees id3: expected (at the watermark), not an error.  Event 5 frees
@@ -154,13 +154,13 @@ END_TEST
  * By hand: 4 allocations, allocated 100+50+30+20 = 200, attributed 200;
  * freed, peak and retained unavailable; make: 3 allocations, 170 bytes
  * (85.00%), its live values unavailable; main has no bucket, no entry;
- * bytes held 4160.  Then freeing id2 twice: the second is below the
+ * bytes held 2112.  Then freeing id2 twice: the second is below the
  * watermark and unknown: a collector error. */
 START_TEST(retention_budget)
 {
-    struct ev e = setup(4160);
+    struct ev e = setup(2112);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, 100, 1), 0);
-    ck_assert_uint_eq(agg_retention_bytes(e.a), 4160);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 2112);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, 50, 1), 0);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 3, EV_NA, 30, 0), 0);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 3, 30, EV_NA, 0), 0);
@@ -168,7 +168,7 @@ START_TEST(retention_budget)
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 4, EV_NA, 20, 1), 0);
     ck_assert_int_eq(ev_mem_finish(&e), 0);
     ck_assert_uint_eq(agg_error_count(e.a), 0);
-    ck_assert_uint_eq(agg_retention_bytes(e.a), 4160);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 2112);
     struct rank_report r;
     ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
     ck_assert_int_eq(r.status, AGG_PARTIAL);
@@ -185,7 +185,7 @@ START_TEST(retention_budget)
     rank_free(&r);
     /* the stream goes on after FINISH only as errors; use a fresh one */
     agg_free(e.a);
-    e = setup(4160);
+    e = setup(2112);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, 100, 1), 0);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, 50, 1), 0);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 3, EV_NA, 30, 0), 0);
@@ -288,8 +288,8 @@ START_TEST(unattributed_and_retained)
 END_TEST
 
 /* The stack-table cap in memory mode.  With one byte less than the first
- * STACK needs (node table 16 x 20, chain table 16 x 16, chain index
- * 16 x 8: 704 bytes over SOURCE and FUNC), no stack is kept: an
+ * STACK needs (node table 16 x 24, chain table 16 x 16, chain index
+ * 16 x 8: 768 bytes over SOURCE and FUNC), no stack is kept: an
  * allocation on stack 0 counts in the totals but is not attributed, no
  * entry exists, and the profile is partial / stack_capture_limit.  By
  * hand: 1 allocation, 100 bytes allocated, 0 attributed, retained 100. */
@@ -300,7 +300,7 @@ START_TEST(stack_cap_memory)
     ck_assert_int_eq(ev_func(&probe, 0, "app", "main", 0, 0, 20), 0);
     size_t base = agg_stack_bytes(probe.a);
     agg_free(probe.a);
-    struct ev e = ev_mem_start2(AGG_RETENTION_BUDGET_MAX, base + 703);
+    struct ev e = ev_mem_start2(AGG_RETENTION_BUDGET_MAX, base + 767);
     ck_assert_int_eq(ev_source(&e, 0, "src/m.jett", text), 0);
     ck_assert_int_eq(ev_func(&e, 0, "app", "main", 0, 0, 20), 0);
     ck_assert_int_eq(ev_stack(&e, 0, WIRE_NONE32, 0), 0);
@@ -320,6 +320,132 @@ START_TEST(stack_cap_memory)
 }
 END_TEST
 
+/* Live records of recent ids sit in a window of 256 ids (8 bytes a
+ * slot); an allocation 256 or more ids later slides it, moving the live
+ * records it passes to the table of older ids (256 slots of 16 bytes).
+ *   1 allocate id1 100 at make     64 + 2048 = 2112 bytes held
+ *   2 allocate id2 50 at main      + main's site and chain: 2176
+ *   3 free id2
+ *   4 allocate id300 30 at make    id1 moves to the table: 2176 + 4096
+ *   5 resize id1 100->40 at grow   found in the table; 60 freed, credited
+ *                                  to make; grow's site bucket: + 56
+ *   6 free id1 40, 7 free id300 30
+ *   8 free id1 again: a collector error (retired, below the window)
+ * By hand: 3 allocations, 180 bytes, 1 resize, freed 50 + 60 + 40 + 30 =
+ * 180, retained 0, peak 150 (after event 2: make 100, main 50). */
+START_TEST(window_slides_records_to_table)
+{
+    struct ev e = setup(AGG_RETENTION_BUDGET_MAX);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, 100, 1), 0);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 2112);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, 50, 0), 0);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 2176);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 2, 50, EV_NA, 0), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 300, EV_NA, 30, 1), 0);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 2176 + 4096);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 1, 100, 40, 2), 0);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 2176 + 4096 + 56);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 1, 40, EV_NA, 2), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 300, 30, EV_NA, 0), 0);
+    ck_assert_uint_eq(agg_error_count(e.a), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 1, 40, EV_NA, 2), -1);
+    ck_assert_str_eq(agg_error(e.a), "ALLOC 8: free of unknown or retired allocation 1");
+    struct rank_report r;
+    ck_assert_int_eq(ev_mem_finish(&e), 0);
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_uint_eq(r.mem.allocation_count, 3);
+    ck_assert_uint_eq(r.mem.resize_count, 1);
+    ck_assert_uint_eq(r.mem.allocated_bytes, 180);
+    ck_assert_uint_eq(r.mem.freed_bytes, 180);
+    ck_assert_uint_eq(r.mem.retained_bytes, 0);
+    ck_assert_uint_eq(r.mem.peak_live_bytes, 150);
+    /* make 130 of 180 bytes (72.22%), freed 60 + 40 + 30 */
+    check_site(&r.entries[0], "make", 2, 130, 7222, 130, 0, 100, 0);
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
+/* The window doubles when a third of it would be live: the 86th live
+ * record ((85 + 1) x 3 > 256) moves the window to 512 slots, 64 + 4096
+ * bytes, and every record survives the move.  Id 400 then still fits
+ * (400 - 1 < 512): nothing moves to the table. */
+START_TEST(window_grows)
+{
+    struct ev e = setup(AGG_RETENTION_BUDGET_MAX);
+    for (uint64_t id = 1; id <= 85; id++)
+        ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, id, EV_NA, id, 1), 0);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 64 + 2048);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 86, EV_NA, 86, 1), 0);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 64 + 4096);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 400, EV_NA, 400, 1), 0);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 64 + 4096);
+    for (uint64_t id = 1; id <= 86; id++)
+        ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, id, id, EV_NA, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 400, 400, EV_NA, 1), 0);
+    ck_assert_uint_eq(agg_error_count(e.a), 0);
+    agg_free(e.a);
+}
+END_TEST
+
+/* Budget 2112: id1 fills it (site, chain, window).  Id 300 would slide
+ * the window past live id1, whose move needs the table (4096 bytes):
+ * refused, so id300 is the first untracked id and the profile partial.
+ * Id1 stays tracked: freeing it is no error, nor is freeing id300. */
+START_TEST(window_slide_refused)
+{
+    struct ev e = setup(2112);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, 100, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 300, EV_NA, 30, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 1, 100, EV_NA, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 300, 30, EV_NA, 1), 0);
+    ck_assert_uint_eq(agg_error_count(e.a), 0);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 2112);
+    enum agg_reason why;
+    ck_assert_int_eq(agg_status(e.a, &why), AGG_PARTIAL);
+    ck_assert_int_eq(why, AGG_REASON_RETENTION_METADATA_LIMIT);
+    agg_free(e.a);
+}
+END_TEST
+
+/* An empty window jumps over any gap without the table: id1 allocated
+ * and freed, then id 10^12; 2112 bytes stay held.  A free of id 5 (never
+ * allocated, below the window, no table) is a collector error. */
+START_TEST(window_jumps_gaps)
+{
+    struct ev e = setup(AGG_RETENTION_BUDGET_MAX);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, 100, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 1, 100, EV_NA, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1000000000000, EV_NA, 7, 1), 0);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 2112);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 1000000000000, 7, 9, 1), 0);
+    ck_assert_uint_eq(agg_error_count(e.a), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 5, 1, EV_NA, 1), -1);
+    ck_assert_str_eq(agg_error(e.a), "ALLOC 5: free of unknown or retired allocation 5");
+    agg_free(e.a);
+}
+END_TEST
+
+/* Sizes above 2^40 - 1 do not fit a live record: the allocation counts
+ * (and its bytes), but it is a collector error and not tracked, so its
+ * free is unknown too.  Sites always fit (they are arena offsets), and
+ * the largest size without a site still differs from an empty slot. */
+START_TEST(size_too_large)
+{
+    struct ev e = setup(AGG_RETENTION_BUDGET_MAX);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, UINT64_C(1) << 40, 1), -1);
+    ck_assert_str_eq(agg_error(e.a), "ALLOC 1: size too large to track");
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, (UINT64_C(1) << 40) - 1, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 2, (UINT64_C(1) << 40) - 1, EV_NA, 1), 0);
+    /* without a site either: the packed record is still no empty slot */
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 3, EV_NA, (UINT64_C(1) << 40) - 1, WIRE_NONE32),
+                     0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 3, (UINT64_C(1) << 40) - 1, EV_NA, WIRE_NONE32), 0);
+    ck_assert_uint_eq(agg_error_count(e.a), 1);
+    agg_free(e.a);
+}
+END_TEST
+
 Suite *agg_mem_suite(void)
 {
     Suite *s = suite_create("agg_mem");
@@ -331,6 +457,11 @@ Suite *agg_mem_suite(void)
     tcase_add_test(t, interleavings);
     tcase_add_test(t, unattributed_and_retained);
     tcase_add_test(t, stack_cap_memory);
+    tcase_add_test(t, window_slides_records_to_table);
+    tcase_add_test(t, window_grows);
+    tcase_add_test(t, window_slide_refused);
+    tcase_add_test(t, window_jumps_gaps);
+    tcase_add_test(t, size_too_large);
     suite_add_tcase(s, t);
     return s;
 }

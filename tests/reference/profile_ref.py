@@ -181,7 +181,10 @@ class Model:
         self.chain = {}    # chain tuple -> count (cpu) or bytes (memory)
         self.used, self.hot_cap, self.limited = 0, 0, False
         self.mem = dict(count=0, resizes=0, allocated=0, freed=0, attributed=0, live=0, peak=0)
-        self.sites, self.live, self.table_cap, self.mem_limited = {}, {}, 0, False
+        self.sites, self.live, self.mem_limited = {}, {}, False
+        # live records: a window of 8-byte slots for ids [win_base,
+        # win_base + win_cap) and a table of 16-byte slots for older ids
+        self.win_cap, self.win_base, self.win_n, self.table_cap, self.table_n = 0, 0, 0, 0, 0
         self.max_id, self.watermark, self.peak_snapshot = None, None, {}
 
     def rec_source(self, f):
@@ -272,7 +275,7 @@ class Model:
 
     # ---- memory ----
     def mem_fits(self, n):
-        return self.used + self.table_cap * 16 + n <= self.budget_ret
+        return self.used + self.win_cap * 8 + self.table_cap * 16 + n <= self.budget_ret
 
     def site(self, ident):
         if ident is None:
@@ -306,13 +309,34 @@ class Model:
             s["count" if create else "resizes"] += 1
         self.chain_bytes(chain, n)
 
+    def table_room(self):
+        if (self.table_n + 1) * 4 <= self.table_cap * 3:
+            return True
+        new = self.table_cap * 2 if self.table_cap else 256
+        if not self.mem_fits(new * 16):
+            return False
+        self.table_cap = new
+        return True
+
     def track(self, aid, size, ident):
-        if (len(self.live) + 1) * 4 > self.table_cap * 3:
-            new = self.table_cap * 2 if self.table_cap else 256
-            if self.used + (self.table_cap + new) * 16 > self.budget_ret:
+        if self.win_cap == 0:
+            if not self.mem_fits(256 * 8):
                 return False
-            self.table_cap = new
+            self.win_cap, self.win_base = 256, aid
+        elif (self.win_n + 1) * 3 > self.win_cap and self.mem_fits(self.win_cap * 2 * 8):
+            self.win_cap *= 2
+        target = aid - self.win_cap + 1
+        if target > self.win_base:
+            # the window slides: live records it passes move to the table
+            for old in sorted(k for k in self.live if self.win_base <= k < target):
+                if not self.table_room():
+                    self.win_base = old
+                    return False
+                self.table_n += 1
+                self.win_n -= 1
+            self.win_base = target
         self.live[aid] = [size, ident]
+        self.win_n += 1
         return True
 
     def live_change(self, ident, delta):
@@ -365,6 +389,10 @@ class Model:
         if aid not in self.live:
             return
         size, creator = self.live.pop(aid)
+        if aid < self.win_base:
+            self.table_n -= 1
+        else:
+            self.win_n -= 1
         self.mem["freed"] += size
         if creator in self.sites:
             self.sites[creator]["freed"] += size

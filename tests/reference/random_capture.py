@@ -7,8 +7,8 @@ Both modes; random sources (multibyte and control characters, long
 lines, literal/comment/secret spans), namespaces and names chosen from
 small sets so identities tie, runtime buckets without source, stack tries
 with recursion, samples in every state, allocation churn with zero sizes
-and frees on several workers, thresholds, limits and budgets small
-enough to run out."""
+and frees on several workers, id gaps that slide the daemon's window of
+recent ids, thresholds, limits and budgets small enough to run out."""
 import random, sys
 
 CHARS = list("abcdefgh xyz(){}=+-*/;,.:") + ["\u00e9", "\u00fc", "\u4e2d", "\t", "\x01"]
@@ -129,7 +129,9 @@ def capture(seed):
                 live[next_id] = size
                 out.append("  ALLOC seq=%d op=allocate id=%d old=- new=%d task=- actor=- thread=%d stack=%s span=-"
                            % (seq, next_id, size, r.randint(0, 2), st))
-                next_id += 1
+                # mostly consecutive ids; a gap past the 256-id window moves
+                # the live records it passes to the table of older ids
+                next_id += r.choice([1] * 12 + [3, 100, 300])
             else:
                 aid = r.choice(sorted(live))
                 old = live[aid]
