@@ -142,7 +142,8 @@ static int read_fold(const struct export_opts *o, struct fold **out)
 }
 
 /* The output: standard output, or a temporary file renamed over the -o
- * PATH once complete, so that the file is written whole or not at all.
+ * PATH once complete, so that the file is written whole or not at all
+ * (a device or FIFO is written directly: renaming would replace it).
  * Streaming keeps memory at the size of the fold, not of the text. */
 struct dest {
     FILE *f;
@@ -154,6 +155,11 @@ static int dest_open(const struct export_opts *o, struct dest *d)
     d->tmp = NULL;
     if (!o->out) {
         d->f = stdout;
+        return 0;
+    }
+    if (cli_output_is_special(o->out)) {
+        if (!(d->f = fopen(o->out, "wb")))
+            return cli_usage_error("%s: cannot write: %s", o->out, strerror(errno));
         return 0;
     }
     size_t n = strlen(o->out) + 32;

@@ -2,6 +2,7 @@
 #ifndef JETT_CLI_READFILE_H
 #define JETT_CLI_READFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Reads `path` ("-" is standard input) into a malloc'd, NUL-terminated
@@ -12,8 +13,13 @@ int cli_read_file(const char *path, size_t max, char **out, size_t *len, char *e
 /* Opens `path` for reading ("-" is standard input); -1 with err set. */
 int cli_open_input(const char *path, char *err, size_t errlen);
 
+/* True when `path` exists and is not a regular file (a device such as
+ * /dev/null, a FIFO): output goes straight to it, since renaming a
+ * finished temporary file over it would replace it with a file. */
+bool cli_output_is_special(const char *path);
 /* Writes buf to `path` through a temporary file renamed into place, so a
- * failure never leaves a partial file.  0, or -1 with err set. */
+ * failure never leaves a partial file (straight to a special file).  0,
+ * or -1 with err set. */
 int cli_write_file_atomic(const char *path, const void *buf, size_t len, char *err, size_t errlen);
 
 #endif

@@ -3,6 +3,9 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -110,6 +113,28 @@ START_TEST(pack_dump_roundtrip)
     ck_assert_uint_eq(l1, l2);
     ck_assert_int_eq(memcmp(a, b, l1), 0);
     free(a), free(b), free(txt), free(cap), free(back), free(cap2);
+}
+END_TEST
+
+/* pack -o a FIFO writes into it, as into a device: the FIFO stays. */
+START_TEST(pack_to_a_fifo)
+{
+    char *txt = tu_source_path("fixtures/captures/tiny-cpu.jcap.txt"), *out = tmp_path("c.fifo");
+    ck_assert_int_eq(mkfifo(out, 0600), 0);
+    int rd = open(out, O_RDONLY | O_NONBLOCK);
+    ck_assert_int_ge(rd, 0);
+    struct tu_output o;
+    const char *pack[] = {jett, "profile", "pack", txt, "-o", out, NULL};
+    ck_assert_msg(run(pack, &o) == 0, "%s", o.err);
+    tu_output_free(&o);
+    char magic[8];
+    ck_assert_int_eq(read(rd, magic, sizeof magic), 8);
+    ck_assert_int_eq(memcmp(magic, "JETTCAP1", 8), 0); /* a capture's magic */
+    struct stat st;
+    ck_assert_int_eq(stat(out, &st), 0);
+    ck_assert(S_ISFIFO(st.st_mode));
+    close(rd), unlink(out);
+    free(txt), free(out);
 }
 END_TEST
 
@@ -274,6 +299,7 @@ Suite *cli_profile_suite(void)
     tcase_add_test(t, usage_errors_exit_2);
     tcase_add_test(t, help_and_version);
     tcase_add_test(t, pack_dump_roundtrip);
+    tcase_add_test(t, pack_to_a_fifo);
     tcase_add_test(t, dump_from_stdin);
     tcase_add_test(t, dump_bad_capture_exits_1);
     tcase_add_test(t, pack_bad_text_exits_1_with_line);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -120,6 +121,31 @@ START_TEST(output_file)
     char *got = tu_read_file(out, &len);
     ck_assert_str_eq(got, "app.main 1\napp.main;app.work 2\n");
     free(got), free(cap), free(out);
+}
+END_TEST
+
+/* -o naming a FIFO (like a device such as /dev/null) writes into it; it
+ * is not replaced by a file renamed over it. */
+START_TEST(output_to_a_fifo)
+{
+    char *cap = fixture_path("tiny-cpu"), *out = tmp_path("out.fifo");
+    ck_assert_int_eq(mkfifo(out, 0600), 0);
+    int rd = open(out, O_RDONLY | O_NONBLOCK); /* so that the writer's open returns */
+    ck_assert_int_ge(rd, 0);
+    const char *argv[] = {jett, "profile", "export", "-o", out, "--format", "collapsed", cap, NULL};
+    struct tu_output o;
+    ck_assert_msg(run(argv, &o) == 0, "%s", o.err);
+    tu_output_free(&o);
+    char got[256];
+    ssize_t n = read(rd, got, sizeof got - 1);
+    ck_assert_int_gt(n, 0);
+    got[n] = 0;
+    ck_assert_str_eq(got, "app.main 1\napp.main;app.work 2\n");
+    struct stat st;
+    ck_assert_int_eq(stat(out, &st), 0);
+    ck_assert(S_ISFIFO(st.st_mode));
+    close(rd), unlink(out);
+    free(cap), free(out);
 }
 END_TEST
 
@@ -430,6 +456,7 @@ Suite *export_cli_suite(void)
     tcase_add_test(t, collapsed_each_fixture);
     tcase_add_test(t, collapsed_memory_weights);
     tcase_add_test(t, output_file);
+    tcase_add_test(t, output_to_a_fifo);
     tcase_add_test(t, pipe_equals_file);
     tcase_add_test(t, example_svg_is_current);
     tcase_add_test(t, usage_errors);
