@@ -1,6 +1,6 @@
 /* agg_live: the live-allocation table (see agg_live.h). */
 #include "daemon/agg_live.h"
-#include "daemon/agg_pages.h"
+#include "proto/pages.h"
 
 struct agg_live *agg_live_find(const struct agg_live_table *t, uint64_t id)
 {
@@ -53,7 +53,7 @@ void agg_live_remove(struct agg_live_table *t, struct agg_live *slot)
 
 int agg_live_resize(struct agg_live_table *t, uint64_t cap)
 {
-    struct agg_live_table nt = {agg_pages_alloc(agg_live_bytes(cap)), cap, t->n,
+    struct agg_live_table nt = {pages_alloc(agg_live_bytes(cap)), cap, t->n,
                                 (unsigned)__builtin_clzll(cap) + 1};
     if (nt.slots == NULL)
         return -1;
@@ -62,13 +62,13 @@ int agg_live_resize(struct agg_live_table *t, uint64_t cap)
     for (uint64_t i = 0; i < t->cap; i++)
         if (t->slots[i].id != AGG_LIVE_EMPTY)
             place(&nt, t->slots[i].id, t->slots[i].size_site);
-    agg_pages_free(t->slots, agg_live_bytes(t->cap));
+    pages_free(t->slots, agg_live_bytes(t->cap));
     *t = nt;
     return 0;
 }
 
 void agg_live_free(struct agg_live_table *t)
 {
-    agg_pages_free(t->slots, agg_live_bytes(t->cap));
+    pages_free(t->slots, agg_live_bytes(t->cap));
     *t = (struct agg_live_table){0};
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "daemon/agg-internal.h"
-#include "daemon/agg_pages.h"
+#include "proto/pages.h"
 
 /* Counts a collector error and keeps the first message. */
 void agg_errorf(struct agg *a, const char *fmt, ...)
@@ -20,14 +20,14 @@ void agg_errorf(struct agg *a, const char *fmt, ...)
 
 bool agg_arena_ready(struct agg *a, size_t size)
 {
-    if (a->arena == NULL && (a->arena = agg_pages_alloc(size)) != NULL)
+    if (a->arena == NULL && (a->arena = pages_alloc(size)) != NULL)
         a->arena_size = size;
     return a->arena != NULL;
 }
 
 void agg_arena_free(struct agg *a)
 {
-    agg_pages_free(a->arena, a->arena_size);
+    pages_free(a->arena, a->arena_size);
     a->arena = NULL;
 }
 

@@ -1,11 +1,11 @@
 /* agg_window: the live records of recent ids (see agg_window.h). */
 #include "daemon/agg_window.h"
-#include "daemon/agg_pages.h"
+#include "proto/pages.h"
 
 int agg_window_resize(struct agg_window *w, uint64_t cap, uint64_t base, size_t reserve)
 {
     if (w->slots == NULL) {
-        if ((w->slots = agg_pages_alloc(reserve)) == NULL)
+        if ((w->slots = pages_alloc(reserve)) == NULL)
             return -1;
         w->reserved = reserve;
         w->base = base;
@@ -29,6 +29,6 @@ int agg_window_resize(struct agg_window *w, uint64_t cap, uint64_t base, size_t 
 
 void agg_window_free(struct agg_window *w)
 {
-    agg_pages_free(w->slots, w->reserved);
+    pages_free(w->slots, w->reserved);
     *w = (struct agg_window){0};
 }
