@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "proto/fold.h"
+#include "proto/pages.h"
 #include "proto/wire-internal.h"
 
 /* A display name, `namespace.function`, stored in the name arena. */
@@ -361,45 +362,40 @@ static size_t live_slot(const struct fold *f, uint64_t id)
     return (size_t)mix64(id) & (f->live_cap - 1);
 }
 
+/* The slot of `id`: its entry when it is live, else the empty slot where
+ * it would go (the table has one: it is at most three quarters full). */
+static struct fold_live *live_probe(struct fold *f, uint64_t id)
+{
+    for (size_t i = live_slot(f, id);; i = (i + 1) & (f->live_cap - 1))
+        if (!f->live[i].used || f->live[i].id == id)
+            return &f->live[i];
+}
+
 /* The entry of a live id, or NULL. */
 static struct fold_live *live_find(struct fold *f, uint64_t id)
 {
     if (f->live_cap == 0)
         return NULL;
-    for (size_t i = live_slot(f, id);; i = (i + 1) & (f->live_cap - 1)) {
-        if (!f->live[i].used)
-            return NULL;
-        if (f->live[i].id == id)
-            return &f->live[i];
-    }
+    struct fold_live *e = live_probe(f, id);
+    return e->used ? e : NULL;
 }
 
-static void live_place(struct fold *f, struct fold_live e)
+/* Makes room for one more id, doubling the table when it would be three
+ * quarters full: a capture can hold millions of live allocations, and
+ * linear probing stays short at that load. */
+static int live_reserve(struct fold *f)
 {
-    size_t i = live_slot(f, e.id);
-    while (f->live[i].used)
-        i = (i + 1) & (f->live_cap - 1);
-    f->live[i] = e;
-}
-
-/* Inserts a new id, doubling the table when it would be three quarters
- * full: a capture can hold millions of live allocations, and linear
- * probing stays short at that load. */
-static int live_insert(struct fold *f, uint64_t id, uint64_t size, uint32_t site)
-{
-    if (4 * (f->n_live + 1) > 3 * f->live_cap) {
-        size_t old_cap = f->live_cap, cap = old_cap ? old_cap * 2 : 64;
-        struct fold_live *old = f->live, *t = calloc(cap, sizeof *t);
-        if (!t)
-            return f->nomem = true, -1;
-        f->live = t, f->live_cap = cap;
-        for (size_t i = 0; i < old_cap; i++)
-            if (old[i].used)
-                live_place(f, old[i]);
-        free(old);
-    }
-    live_place(f, (struct fold_live){id, size, site, true});
-    f->n_live++;
+    if (4 * (f->n_live + 1) <= 3 * f->live_cap)
+        return 0;
+    size_t old_cap = f->live_cap, cap = old_cap ? old_cap * 2 : 64;
+    struct fold_live *old = f->live, *t = pages_alloc(cap * sizeof *t);
+    if (!t)
+        return f->nomem = true, -1;
+    f->live = t, f->live_cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].used)
+            *live_probe(f, old[i].id) = old[i];
+    pages_free(old, old_cap * sizeof *old);
     return 0;
 }
 
@@ -451,7 +447,10 @@ static bool weighs(const struct fold *f, enum fold_weight w, uint32_t stack)
 
 static int on_allocate(struct fold *f, struct capture_reader *r, const struct wire_alloc *a)
 {
-    if (live_find(f, a->allocation_id))
+    if (live_reserve(f) != 0)
+        return -1;
+    struct fold_live *e = live_probe(f, a->allocation_id); /* one walk: check and place */
+    if (e->used)
         return bad_event(r, "ALLOC.allocation_id: allocation %" PRIu64 " is already live",
                          a->allocation_id);
     if (a->new_size > UINT64_MAX - f->t.allocated_bytes || a->new_size > UINT64_MAX - f->live_total)
@@ -463,8 +462,8 @@ static int on_allocate(struct fold *f, struct capture_reader *r, const struct wi
     if (weighs(f, FOLD_WEIGHT_COUNT, a->stack_id))
         (*stack_self(f, a->stack_id))++;
     uint32_t site = a->stack_id == WIRE_NONE32 ? FOLD_NO_SITE : a->stack_id;
-    if (live_insert(f, a->allocation_id, a->new_size, site) != 0)
-        return -1;
+    *e = (struct fold_live){a->allocation_id, a->new_size, site, true};
+    f->n_live++;
     site_change(f, site, 0, a->new_size);
     return 0;
 }
@@ -529,21 +528,52 @@ static int on_alloc(struct fold *f, struct capture_reader *r, const struct wire_
 
 /* ---- reading ---- */
 
+/* The stack an event names, or WIRE_NONE32. */
+static uint32_t event_stack(const struct wire_event *ev)
+{
+    return ev->kind == WIRE_ENTRY_SAMPLE  ? ev->u.sample.stack_id
+           : ev->kind == WIRE_ENTRY_ALLOC ? ev->u.alloc.stack_id
+                                          : WIRE_NONE32;
+}
+
+static int on_event(struct fold *f, struct capture_reader *r, const struct wire_event *ev)
+{
+    if (ev->kind == WIRE_ENTRY_STACK)
+        return on_stack(f, r, &ev->u.stack);
+    if (ev->kind == WIRE_ENTRY_SAMPLE)
+        return on_sample(f, &ev->u.sample), 0;
+    return on_alloc(f, r, &ev->u.alloc);
+}
+
+/* The events of one frame, decoded a few at a time so that what they
+ * touch in no order (live-table slots, stack entries, then tree nodes)
+ * is fetched while earlier ones are handled.  Errors name the frame, so
+ * decoding ahead within it changes no message. */
 static int on_events(struct fold *f, struct capture_reader *r, const struct wire_events *evs)
 {
+    enum { BATCH = 16 };
     struct wire_events_iter it;
-    struct wire_event ev;
-    int rc;
+    struct wire_event ev[BATCH];
+    int rc = 1;
     wire_events_begin(&it, evs);
-    while ((rc = wire_events_next(capture_reader_decoder(r), &it, &ev)) > 0) {
-        if (ev.kind == WIRE_ENTRY_STACK)
-            rc = on_stack(f, r, &ev.u.stack);
-        else if (ev.kind == WIRE_ENTRY_SAMPLE)
-            on_sample(f, &ev.u.sample), rc = 0;
-        else
-            rc = on_alloc(f, r, &ev.u.alloc);
-        if (rc != 0)
-            return -1;
+    while (rc > 0) {
+        unsigned n = 0;
+        while (n < BATCH && (rc = wire_events_next(capture_reader_decoder(r), &it, &ev[n])) > 0) {
+            uint32_t stack = event_stack(&ev[n]);
+            if (stack < f->n_stacks)
+                __builtin_prefetch(&f->stack_node[stack]);
+            if (ev[n].kind == WIRE_ENTRY_ALLOC && f->live_cap)
+                __builtin_prefetch(&f->live[live_slot(f, ev[n].u.alloc.allocation_id)]);
+            n++;
+        }
+        for (unsigned i = 0; i < n; i++) {
+            uint32_t stack = event_stack(&ev[i]);
+            if (stack < f->n_stacks)
+                __builtin_prefetch(&f->nodes[f->stack_node[stack]], 1);
+        }
+        for (unsigned i = 0; i < n; i++)
+            if (on_event(f, r, &ev[i]) != 0)
+                return -1;
     }
     return rc;
 }
@@ -719,7 +749,8 @@ void fold_free(struct fold *f)
         return;
     free(f->arena), free(f->names), free(f->name_index), free(f->func_name);
     free(f->stack_node), free(f->sites);
-    free(f->nodes), free(f->node_index), free(f->children), free(f->live);
+    free(f->nodes), free(f->node_index), free(f->children);
+    pages_free(f->live, f->live_cap * sizeof *f->live);
     free(f);
 }
 
