@@ -14,9 +14,14 @@ struct cg_func {
     uint32_t rank; /* position in identity order, for output */
 };
 
+/* A source's line starts, and for every 64-byte block of its text up to
+ * the last line start the line holding the block's first byte: a line is
+ * then a short scan away, not a binary search (one per sample). */
+#define CG_BLOCK_SHIFT 6
 struct cg_source {
     char *path;
     uint32_t *lines, n_lines;
+    uint32_t *block, n_blocks;
 };
 
 /* A stack node: its parent, function and the line of the call that
@@ -66,13 +71,35 @@ static void *grow(void *p, uint32_t *cap, uint32_t need, size_t elem)
     return q;
 }
 
-/* 1-based line of an offset in a source (0 when unknown). */
+/* 1-based line of an offset in a source (0 when unknown), as
+ * wire_line_index finds it. */
 static uint32_t line_of(const struct cg *g, uint32_t source, uint32_t off)
 {
     if (source == CG_NONE || source >= g->n_src || off == WIRE_NONE32)
         return 0;
     const struct cg_source *s = &g->src[source];
-    return wire_line_index(s->lines, s->n_lines, off) + 1;
+    if ((off >> CG_BLOCK_SHIFT) >= s->n_blocks)
+        return wire_line_index(s->lines, s->n_lines, off) + 1;
+    uint32_t i = s->block[off >> CG_BLOCK_SHIFT];
+    while (i + 1 < s->n_lines && s->lines[i + 1] <= off)
+        i++;
+    return i + 1;
+}
+
+/* Fills a source's block table from its line starts. */
+static int index_blocks(struct cg_source *d)
+{
+    d->n_blocks = d->n_lines ? (d->lines[d->n_lines - 1] >> CG_BLOCK_SHIFT) + 1 : 0;
+    d->block = malloc(((size_t)d->n_blocks + 1) * sizeof *d->block);
+    if (!d->block)
+        return -1;
+    for (uint32_t b = 0, i = 0; b < d->n_blocks; b++) {
+        uint32_t off = b << CG_BLOCK_SHIFT;
+        while (i + 1 < d->n_lines && d->lines[i + 1] <= off)
+            i++;
+        d->block[b] = i;
+    }
+    return 0;
 }
 
 /* Self cost at the leaf now; the call edges are charged once per leaf
@@ -204,17 +231,40 @@ static uint32_t caller_rank(const struct cg *g, uint32_t node)
     return g->fn[g->node[g->node[node].parent].func].rank;
 }
 
-/* Within one caller: call line, callee rank, node. */
-static int edge_cmp(const void *a, const void *b, void *ctx)
+/* An edge while its caller's edges are sorted: call line << 32 | callee
+ * rank, and the node. */
+struct cg_edge_key {
+    uint64_t key;
+    uint32_t node;
+};
+
+static int edge_key_cmp(const void *a, const void *b)
 {
-    const struct cg *g = ctx;
-    const struct cg_node *x = &g->node[*(const uint32_t *)a], *y = &g->node[*(const uint32_t *)b];
-    if (x->site_line != y->site_line)
-        return x->site_line < y->site_line ? -1 : 1;
-    uint32_t rx = g->fn[x->func].rank, ry = g->fn[y->func].rank;
-    if (rx != ry)
-        return rx < ry ? -1 : 1;
-    return x < y ? -1 : x > y;
+    const struct cg_edge_key *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->node > y->node) - (x->node < y->node);
+}
+
+/* Sorts one caller's edges by call line, callee rank and node, on keys
+ * copied out once (a comparison then reads no node). */
+static int sort_caller_edges(const struct cg *g, uint32_t *edges, uint32_t n,
+                             struct cg_edge_key **tmp, uint32_t *tmp_cap)
+{
+    if (n < 2)
+        return 0;
+    struct cg_edge_key *t = grow(*tmp, tmp_cap, n, sizeof *t);
+    if (!t)
+        return -1;
+    *tmp = t;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct cg_node *k = &g->node[edges[i]];
+        t[i] = (struct cg_edge_key){(uint64_t)k->site_line << 32 | g->fn[k->func].rank, edges[i]};
+    }
+    qsort(t, n, sizeof *t, edge_key_cmp);
+    for (uint32_t i = 0; i < n; i++)
+        edges[i] = t[i].node;
+    return 0;
 }
 
 /* Charges every edge, then lists the nodes that carry an edge cost in
@@ -241,10 +291,14 @@ static int list_edges(struct cg *g)
     for (uint32_t i = 0; i < g->n_node; i++)
         if (has_edge(g, i))
             g->edges[g->edge_start[caller_rank(g, i) + 1]++] = i;
-    for (uint32_t r = 0; r < g->n_fn; r++)
-        qsort_r(g->edges + g->edge_start[r], g->edge_start[r + 1] - g->edge_start[r],
-                sizeof *g->edges, edge_cmp, g);
-    return 0;
+    struct cg_edge_key *tmp = NULL;
+    uint32_t tmp_cap = 0;
+    int rc = 0;
+    for (uint32_t r = 0; rc == 0 && r < g->n_fn; r++)
+        rc = sort_caller_edges(g, g->edges + g->edge_start[r],
+                               g->edge_start[r + 1] - g->edge_start[r], &tmp, &tmp_cap);
+    free(tmp);
+    return rc;
 }
 
 static char *dupn(const char *s, uint32_t n)
@@ -265,10 +319,11 @@ static int on_source(struct cg *g, const struct wire_source *s)
     d->path = dupn(s->path.ptr, s->path.len);
     d->lines = malloc(((size_t)s->n_lines + 1) * sizeof *d->lines);
     d->n_lines = s->n_lines;
+    d->block = NULL;
     if (!d->path || !d->lines)
         return -1;
     memcpy(d->lines, s->line_starts, (size_t)s->n_lines * sizeof *d->lines);
-    return 0;
+    return index_blocks(d);
 }
 
 static int on_func(struct cg *g, const struct wire_func *f)
@@ -449,12 +504,22 @@ struct cg_names {
 static void name_ref(FILE *out, const char *key, uint32_t *ids, uint32_t *next, uint32_t slot,
                      const char *text)
 {
-    if (ids[slot] == 0) {
+    /* without printf: a million call edges name their callee each */
+    char buf[40];
+    size_t n = strlen(key);
+    memcpy(buf, key, n);
+    buf[n++] = '=', buf[n++] = '(';
+    bool first = ids[slot] == 0;
+    if (first)
         ids[slot] = ++*next;
-        fprintf(out, "%s=(%u) %s\n", key, ids[slot], text);
-    } else {
-        fprintf(out, "%s=(%u)\n", key, ids[slot]);
-    }
+    n += decimal_u64(buf + n, ids[slot]);
+    buf[n++] = ')';
+    if (first)
+        buf[n++] = ' ';
+    fwrite_unlocked(buf, 1, n, out);
+    if (first)
+        fputs_unlocked(text, out);
+    fputc_unlocked('\n', out);
 }
 
 /* A cost line: the line and one or two values, in one write (there can
@@ -498,6 +563,10 @@ static void write_edges(struct cg_writer *w, uint32_t rank)
         const struct cg_node *first = &g->node[g->edges[i]];
         uint64_t sum[CG_STRIDE_MEMORY] = {0, 0, 0};
         for (; i < end; i++) {
+            if (i + 8 < end) { /* the nodes are in no order */
+                __builtin_prefetch(&g->node[g->edges[i + 8]]);
+                __builtin_prefetch(&g->edge[(size_t)g->edges[i + 8] * g->stride]);
+            }
             const struct cg_node *k = &g->node[g->edges[i]];
             if (k->site_line != first->site_line || k->func != first->func)
                 break;
@@ -509,7 +578,12 @@ static void write_edges(struct cg_writer *w, uint32_t rank)
             name_ref(w->out, "cfl", w->nm.file_id, &w->nm.next_file, cs, file_of(g, callee));
         name_ref(w->out, "cfn", w->nm.fn_id, &w->nm.next_fn, callee, w->nm.display[callee]);
         uint64_t calls = g->stride == CG_STRIDE_CPU ? sum[0] : sum[2];
-        fprintf(w->out, "calls=%llu %u\n", (unsigned long long)calls, g->fn[callee].line);
+        char buf[48] = "calls=";
+        size_t n = 6 + decimal_u64(buf + 6, calls);
+        buf[n++] = ' ';
+        n += decimal_u64(buf + n, g->fn[callee].line);
+        buf[n++] = '\n';
+        fwrite_unlocked(buf, 1, n, w->out);
         write_cost(w->out, g, first->site_line, sum);
     }
 }
@@ -593,7 +667,7 @@ static uint32_t *rank_funcs(struct cg *g)
 static void cg_free(struct cg *g)
 {
     for (uint32_t i = 0; i < g->n_src; i++)
-        free(g->src[i].path), free(g->src[i].lines);
+        free(g->src[i].path), free(g->src[i].lines), free(g->src[i].block);
     for (uint32_t i = 0; i < g->n_fn; i++)
         free(g->fn[i].ns), free(g->fn[i].name);
     free(g->src), free(g->fn), free(g->node), free(g->obs), free(g->edge), free(g->edges),

@@ -17,7 +17,7 @@ struct pending {
 
 /* Sorted runs wait to be merged until there are MAX_RUNS: each entry is
  * rewritten a few times, not once per buffer. */
-#define MAX_RUNS 8
+#define MAX_RUNS 16
 
 struct run {
     uint8_t *data;
@@ -178,28 +178,43 @@ static bool next_pending(void *v, uint64_t *key, uint64_t *w)
     return true;
 }
 
-/* The runs merged, equal keys summed, as a source for encode_all. */
+/* The runs merged, equal keys summed, as a source for encode_all: a
+ * binary heap of the runs that still have entries, by their current key. */
 struct merge_src {
     struct decoder d[MAX_RUNS];
-    bool more[MAX_RUNS];
-    unsigned n, n_values;
+    unsigned heap[MAX_RUNS], n, n_values;
 };
+
+static void sift_down(struct merge_src *m, unsigned at)
+{
+    for (;;) {
+        unsigned l = 2 * at + 1, r = l + 1, min = at;
+        if (l < m->n && m->d[m->heap[l]].key < m->d[m->heap[min]].key)
+            min = l;
+        if (r < m->n && m->d[m->heap[r]].key < m->d[m->heap[min]].key)
+            min = r;
+        if (min == at)
+            return;
+        unsigned t = m->heap[at];
+        m->heap[at] = m->heap[min], m->heap[min] = t;
+        at = min;
+    }
+}
 
 static bool next_merged(void *v, uint64_t *key, uint64_t *w)
 {
     struct merge_src *m = v;
-    bool any = false;
-    for (unsigned i = 0; i < m->n; i++)
-        if (m->more[i] && (!any || m->d[i].key < *key))
-            *key = m->d[i].key, any = true;
-    if (!any)
+    if (m->n == 0)
         return false;
+    *key = m->d[m->heap[0]].key;
     w[0] = w[1] = 0;
-    for (unsigned i = 0; i < m->n; i++)
-        if (m->more[i] && m->d[i].key == *key) {
-            w[0] += m->d[i].w[0], w[1] += m->d[i].w[1];
-            m->more[i] = decode(&m->d[i], m->n_values);
-        }
+    while (m->n > 0 && m->d[m->heap[0]].key == *key) {
+        struct decoder *d = &m->d[m->heap[0]];
+        w[0] += d->w[0], w[1] += d->w[1];
+        if (!decode(d, m->n_values))
+            m->heap[0] = m->heap[--m->n];
+        sift_down(m, 0);
+    }
     return true;
 }
 
@@ -222,14 +237,17 @@ static int compact(struct costrun *c)
 {
     if (c->n_runs < 2)
         return 0;
-    struct merge_src m = {.n = c->n_runs, .n_values = c->n_values};
+    struct merge_src m = {.n = 0, .n_values = c->n_values};
     size_t entries = 0;
     for (unsigned i = 0; i < c->n_runs; i++) {
         m.d[i] =
             (struct decoder){c->runs[i].data, c->runs[i].data + c->runs[i].len, 0, {0, 0}, false};
-        m.more[i] = decode(&m.d[i], c->n_values);
+        if (decode(&m.d[i], c->n_values))
+            m.heap[m.n++] = i;
         entries += c->runs[i].entries;
     }
+    for (unsigned i = m.n / 2; i-- > 0;)
+        sift_down(&m, i);
     struct run merged;
     merged.data = encode_all(c->n_values, entries, next_merged, &m, &merged.len);
     if (!merged.data)
