@@ -6,14 +6,12 @@
 #include "proto/costrun.h"
 #include "proto/radix.h"
 
-/* 256 Ki pending entries (6 MiB, and as much for the sort) keep the
+/* 256 Ki pending entries (4 or 6 MiB, and as much for the sort) keep the
  * number of merges small without a large buffer. */
 #define PENDING_MAX (1u << 18)
 
-struct pending {
-    uint64_t key; /* func << 32 | line */
-    uint64_t w[2];
-};
+/* A pending entry is 1 + n_values words: the key (func << 32 | line),
+ * then the values; a CPU profile's entries are 16 bytes, not 24. */
 
 /* Sorted runs wait to be merged until there are MAX_RUNS: each entry is
  * rewritten a few times, not once per buffer. */
@@ -26,8 +24,9 @@ struct run {
 
 struct costrun {
     unsigned n_values;
-    struct pending *pend, *scratch;
+    uint64_t *pend, *scratch;
     size_t n_pend, cap_pend; /* the buffer grows to PENDING_MAX */
+    unsigned stride;         /* words per pending entry */
     struct run runs[MAX_RUNS];
     unsigned n_runs;
     const uint8_t *run; /* after finish: the one run */
@@ -42,6 +41,7 @@ struct costrun *costrun_new(unsigned n_values)
     if (!c)
         return NULL;
     c->n_values = n_values;
+    c->stride = 1 + n_values;
     return c;
 }
 
@@ -82,12 +82,15 @@ static uint64_t get_varint(const uint8_t **p)
 static void combine_pending(struct costrun *c)
 {
     size_t n = 0;
+    unsigned k = c->stride;
     for (size_t i = 0; i < c->n_pend; i++) {
-        if (n > 0 && c->pend[n - 1].key == c->pend[i].key) {
-            c->pend[n - 1].w[0] += c->pend[i].w[0];
-            c->pend[n - 1].w[1] += c->pend[i].w[1];
+        const uint64_t *e = c->pend + i * k;
+        uint64_t *last = c->pend + (n ? n - 1 : 0) * k;
+        if (n > 0 && last[0] == e[0]) {
+            for (unsigned v = 1; v < k; v++)
+                last[v] += e[v];
         } else {
-            c->pend[n++] = c->pend[i];
+            memmove(c->pend + n++ * k, e, k * sizeof *e);
         }
     }
     c->n_pend = n;
@@ -139,7 +142,7 @@ static bool decode(struct decoder *d, unsigned n_values)
 static void sort_pending(struct costrun *c)
 {
     void *base = c->pend, *scratch = c->scratch;
-    radix_sort(&base, &scratch, c->n_pend, sizeof *c->pend, offsetof(struct pending, key));
+    radix_sort(&base, &scratch, c->n_pend, c->stride * sizeof *c->pend, 0);
     c->pend = base, c->scratch = scratch;
     combine_pending(c);
 }
@@ -165,7 +168,8 @@ static uint8_t *encode_all(unsigned n_values, size_t n,
 
 /* The sorted pending entries as a source for encode_all. */
 struct pending_src {
-    const struct pending *p, *end;
+    const uint64_t *p, *end;
+    unsigned stride;
 };
 
 static bool next_pending(void *v, uint64_t *key, uint64_t *w)
@@ -173,8 +177,8 @@ static bool next_pending(void *v, uint64_t *key, uint64_t *w)
     struct pending_src *s = v;
     if (s->p == s->end)
         return false;
-    *key = s->p->key, w[0] = s->p->w[0], w[1] = s->p->w[1];
-    s->p++;
+    *key = s->p[0], w[0] = s->p[1], w[1] = s->stride > 2 ? s->p[2] : 0;
+    s->p += s->stride;
     return true;
 }
 
@@ -222,7 +226,7 @@ static bool next_merged(void *v, uint64_t *key, uint64_t *w)
 static int flush_pending(struct costrun *c)
 {
     struct run *r = &c->runs[c->n_runs];
-    struct pending_src src = {c->pend, c->pend + c->n_pend};
+    struct pending_src src = {c->pend, c->pend + c->n_pend * c->stride, c->stride};
     r->data = encode_all(c->n_values, c->n_pend, next_pending, &src, &r->len);
     if (!r->data)
         return -1;
@@ -266,11 +270,11 @@ static int compact(struct costrun *c)
 static int grow_pending(struct costrun *c)
 {
     size_t cap = c->cap_pend ? c->cap_pend * 2 : 1024;
-    struct pending *p = realloc(c->pend, cap * sizeof *p);
+    uint64_t *p = realloc(c->pend, cap * c->stride * sizeof *p);
     if (!p)
         return -1;
     c->pend = p;
-    struct pending *t = realloc(c->scratch, cap * sizeof *t);
+    uint64_t *t = realloc(c->scratch, cap * c->stride * sizeof *t);
     if (!t)
         return -1;
     c->scratch = t;
@@ -287,10 +291,11 @@ int costrun_add(struct costrun *c, uint32_t func, uint32_t line, const uint64_t 
         if (flush_pending(c) != 0 || (c->n_runs == MAX_RUNS && compact(c) != 0))
             return -1;
     }
-    struct pending *p = &c->pend[c->n_pend++];
-    p->key = (uint64_t)func << 32 | line;
-    p->w[0] = w[0];
-    p->w[1] = c->n_values > 1 ? w[1] : 0;
+    uint64_t *p = c->pend + c->n_pend++ * c->stride;
+    p[0] = (uint64_t)func << 32 | line;
+    p[1] = w[0];
+    if (c->n_values > 1)
+        p[2] = w[1];
     return 0;
 }
 
