@@ -427,16 +427,14 @@ static int on_events(struct cg *g, struct capture_reader *r, const struct wire_e
     int rc = 1;
     wire_events_begin(&it, evs);
     while (rc > 0) {
-        unsigned n = 0;
-        while (n < BATCH && (rc = wire_events_next(capture_reader_decoder(r), &it, &ev[n])) > 0) {
-            uint32_t stack = ev[n].kind == WIRE_ENTRY_SAMPLE  ? ev[n].u.sample.stack_id
-                             : ev[n].kind == WIRE_ENTRY_ALLOC ? ev[n].u.alloc.stack_id
-                                                              : WIRE_NONE32;
+        unsigned n;
+        rc = wire_events_batch(capture_reader_decoder(r), &it, ev, BATCH, &n);
+        for (unsigned i = 0; i < n; i++) {
+            uint32_t stack = wire_event_stack(&ev[i]);
             if (stack < g->n_node) {
                 __builtin_prefetch(&g->node[stack]);
                 __builtin_prefetch(&g->obs[(size_t)stack * g->stride], 1);
             }
-            n++;
         }
         for (unsigned i = 0; i < n; i++)
             if (on_event(g, r, &ev[i]) != 0)

@@ -528,14 +528,6 @@ static int on_alloc(struct fold *f, struct capture_reader *r, const struct wire_
 
 /* ---- reading ---- */
 
-/* The stack an event names, or WIRE_NONE32. */
-static uint32_t event_stack(const struct wire_event *ev)
-{
-    return ev->kind == WIRE_ENTRY_SAMPLE  ? ev->u.sample.stack_id
-           : ev->kind == WIRE_ENTRY_ALLOC ? ev->u.alloc.stack_id
-                                          : WIRE_NONE32;
-}
-
 static int on_event(struct fold *f, struct capture_reader *r, const struct wire_event *ev)
 {
     if (ev->kind == WIRE_ENTRY_STACK)
@@ -557,17 +549,17 @@ static int on_events(struct fold *f, struct capture_reader *r, const struct wire
     int rc = 1;
     wire_events_begin(&it, evs);
     while (rc > 0) {
-        unsigned n = 0;
-        while (n < BATCH && (rc = wire_events_next(capture_reader_decoder(r), &it, &ev[n])) > 0) {
-            uint32_t stack = event_stack(&ev[n]);
+        unsigned n;
+        rc = wire_events_batch(capture_reader_decoder(r), &it, ev, BATCH, &n);
+        for (unsigned i = 0; i < n; i++) {
+            uint32_t stack = wire_event_stack(&ev[i]);
             if (stack < f->n_stacks)
                 __builtin_prefetch(&f->stack_node[stack]);
-            if (ev[n].kind == WIRE_ENTRY_ALLOC && f->live_cap)
-                __builtin_prefetch(&f->live[live_slot(f, ev[n].u.alloc.allocation_id)]);
-            n++;
+            if (ev[i].kind == WIRE_ENTRY_ALLOC && f->live_cap)
+                __builtin_prefetch(&f->live[live_slot(f, ev[i].u.alloc.allocation_id)]);
         }
         for (unsigned i = 0; i < n; i++) {
-            uint32_t stack = event_stack(&ev[i]);
+            uint32_t stack = wire_event_stack(&ev[i]);
             if (stack < f->n_stacks)
                 __builtin_prefetch(&f->nodes[f->stack_node[stack]], 1);
         }

@@ -453,5 +453,14 @@ struct wire_events_iter {
 };
 void wire_events_begin(struct wire_events_iter *it, const struct wire_events *ev);
 int wire_events_next(struct wire_decoder *d, struct wire_events_iter *it, struct wire_event *ev);
+/* Up to `max` entries into ev[0..*n), so that a consumer can fetch what
+ * they name before handling them.  The last wire_events_next result: 1
+ * when more may follow, 0 at the end of the frame, -1 on error (the
+ * entries decoded before it are in ev). */
+int wire_events_batch(struct wire_decoder *d, struct wire_events_iter *it, struct wire_event *ev,
+                      unsigned max, unsigned *n);
+/* The stack an entry names: a sample's or an allocation's, else
+ * WIRE_NONE32. */
+uint32_t wire_event_stack(const struct wire_event *ev);
 
 #endif

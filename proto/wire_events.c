@@ -206,3 +206,20 @@ int wire_events_next(struct wire_decoder *d, struct wire_events_iter *it, struct
     it->left--;
     return rc == 0 ? 1 : -1;
 }
+
+int wire_events_batch(struct wire_decoder *d, struct wire_events_iter *it, struct wire_event *ev,
+                      unsigned max, unsigned *n)
+{
+    int rc = 1;
+    *n = 0;
+    while (*n < max && (rc = wire_events_next(d, it, &ev[*n])) > 0)
+        ++*n;
+    return rc;
+}
+
+uint32_t wire_event_stack(const struct wire_event *ev)
+{
+    return ev->kind == WIRE_ENTRY_SAMPLE  ? ev->u.sample.stack_id
+           : ev->kind == WIRE_ENTRY_ALLOC ? ev->u.alloc.stack_id
+                                          : WIRE_NONE32;
+}

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "proto/captext.h"
 #include "proto/capture.h"
 
 #define S(lit) ((struct wire_str){lit, (uint32_t)(sizeof lit - 1)})
@@ -211,11 +212,56 @@ START_TEST(write_all_to_pipe)
 }
 END_TEST
 
+/* Entries two at a time from an EVENTS frame of three: 2, then 1 and the
+ * end; the stack each entry names (none for a STACK entry). */
+START_TEST(events_in_batches)
+{
+    static const char text[] =
+        "HELLO version=1 mode=memory rate_hz=0 threshold_bp=500 limit=10 cpu_budget=33554432 "
+        "retention_budget=67108864 stack_budget=16777216 backend=\"interpreter_alloc_hooks\" "
+        "capabilities=jett_heap_allocation_hooks colour=false\n"
+        "FUNC id=0 namespace=\"m\" function=\"f\" source=- decl=-\n"
+        "STACK id=0 parent=- func=0 site=-\n"
+        "ALLOC seq=1 op=allocate id=1 old=- new=8 task=- actor=- thread=0 stack=0 span=-\n"
+        "ALLOC seq=2 op=allocate id=2 old=- new=8 task=- actor=- thread=0 stack=- span=-\n"
+        "FINISH termination=returned wall_ns=1 cpu_ns=1 requested=0 coalesced=0 dropped=0 "
+        "collector_failure=false stack_limit=false\n";
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    char err[320];
+    ck_assert_msg(captext_pack(text, sizeof text - 1, &sb, err, sizeof err) == 0, "%s", err);
+    struct capture_reader *r = capture_reader_mem(sb.data, sb.size);
+    struct wire_record rec;
+    int seen = 0;
+    while (capture_reader_next(r, &rec) > 0) {
+        if (rec.type != WIRE_EVENTS)
+            continue;
+        struct wire_events_iter it;
+        struct wire_event ev[2];
+        unsigned n = 9;
+        wire_events_begin(&it, &rec.u.events);
+        ck_assert_int_eq(wire_events_batch(capture_reader_decoder(r), &it, ev, 2, &n), 1);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_uint_eq(wire_event_stack(&ev[0]), WIRE_NONE32);
+        ck_assert_uint_eq(wire_event_stack(&ev[1]), 0);
+        ck_assert_int_eq(wire_events_batch(capture_reader_decoder(r), &it, ev, 2, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_uint_eq(ev[0].u.alloc.allocation_id, 2);
+        ck_assert_uint_eq(wire_event_stack(&ev[0]), WIRE_NONE32);
+        seen++;
+    }
+    ck_assert_int_eq(seen, 1);
+    capture_reader_free(r);
+    msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
 Suite *capture_suite(void)
 {
     Suite *s = suite_create("capture");
     TCase *t = tcase_create("capture");
     tcase_add_test(t, roundtrip_memory);
+    tcase_add_test(t, events_in_batches);
     tcase_add_test(t, roundtrip_pipe_short_reads);
     tcase_add_test(t, bad_magic);
     tcase_add_test(t, truncated_frame);
