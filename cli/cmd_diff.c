@@ -60,8 +60,18 @@ static int print_diff(struct rank_report *b, struct rank_report *n, bool agent)
     /* the rows hold what they need: the entries' memory goes to rendering */
     rank_free_entries(b);
     rank_free_entries(n);
-    int rc = agent ? diff_render_toon(&d, &text, &len, err, sizeof err)
-                   : diff_render_human(&d, &text, &len);
+    int rc;
+    if (agent) {
+        /* the tree holds copies: rows and reports go before the text */
+        struct toon_value *tree = diff_toon(&d);
+        diff_free(&d);
+        rank_free(b), rank_free(n);
+        rc = tree ? toon_encode(tree, NULL, &text, &len, err, sizeof err)
+                  : (snprintf(err, sizeof err, "out of memory"), -1);
+        toon_free(tree);
+    } else {
+        rc = diff_render_human(&d, &text, &len);
+    }
     diff_free(&d);
     if (rc != 0) {
         fprintf(stderr, "jett: profile diff: cannot render: %s\n", agent ? err : "out of memory");

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "daemon/rank.h"
+#include "proto/toon.h"
 
 enum diff_change { DIFF_UNCHANGED, DIFF_CHANGED, DIFF_APPEARED, DIFF_DISAPPEARED };
 
@@ -55,8 +56,11 @@ int diff_build(const struct rank_report *base, const struct rank_report *neu, st
                char *err, size_t errlen);
 void diff_free(struct diff *d);
 
-/* "diff:\n  schema: ..." without a trailing newline.  0 or -1. */
-int diff_render_toon(const struct diff *d, char **out, size_t *len, char *err, size_t errlen);
+/* The jett.profile-diff.v1 document as a TOON tree ({"diff": ...}) that
+ * holds copies of everything it shows: the diff and its reports can be
+ * freed before it is encoded (a diff of 50,000 functions is a large
+ * tree).  Encode with toon_encode; failures surface there. */
+struct toon_value *diff_toon(const struct diff *d);
 /* The human table, ending with a newline.  0 or -1. */
 int diff_render_human(const struct diff *d, char **out, size_t *len);
 

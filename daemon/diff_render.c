@@ -108,7 +108,7 @@ static struct toon_value *rows(const struct diff *d)
     return a;
 }
 
-int diff_render_toon(const struct diff *d, char **out, size_t *len, char *err, size_t errlen)
+struct toon_value *diff_toon(const struct diff *d)
 {
     struct toon_value *root = toon_object(), *o = toon_object();
     struct toon_value *b = toon_object(), *n = toon_object();
@@ -120,9 +120,7 @@ int diff_render_toon(const struct diff *d, char **out, size_t *len, char *err, s
     toon_set(o, "new", n);
     toon_set(o, "functions", rows(d));
     toon_set(root, "diff", o);
-    int rc = toon_encode(root, NULL, out, len, err, errlen);
-    toon_free(root);
-    return rc;
+    return root;
 }
 
 /* "12.34" / "-0.50" with a sign for deltas. */
