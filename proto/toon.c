@@ -50,11 +50,16 @@ enum toon_kind {
 };
 
 struct toon_member {
-    char *key; /* NUL-terminated copy; key_len bytes may include NULs */
+    char *key; /* NUL-terminated; key_len bytes may include NULs */
     size_t key_len;
-    int64_t index; /* the key's value when it is an array index, else -1 */
+    /* the key's value when it is an array index, else -1; and whether
+     * key is the object's copy (not a caller's literal), in one word:
+     * tables repeat members by the hundred thousand */
+    int64_t index : 63;
+    bool owned : 1;
     struct toon_value *value;
 };
+_Static_assert(sizeof(struct toon_member) == 32, "a member is four words");
 
 /* A node of the tree.  Arrays and objects own their children; `failed`
  * records a construction error (a NULL child, no memory, a misuse) that
@@ -214,7 +219,10 @@ static size_t toon_member_slot(const struct toon_value *obj, int64_t index)
     return lo;
 }
 
-int toon_setn(struct toon_value *obj, const char *key, size_t key_len, struct toon_value *v)
+/* Appends key -> value: a copy of the key, or (literal) the caller's
+ * NUL-terminated key itself. */
+static int toon_add(struct toon_value *obj, const char *key, size_t key_len, bool literal,
+                    struct toon_value *v)
 {
     if (obj == NULL || obj->kind != TOON_OBJECT || v == NULL || key == NULL) {
         if (obj != NULL)
@@ -222,25 +230,38 @@ int toon_setn(struct toon_value *obj, const char *key, size_t key_len, struct to
         toon_free(v);
         return -1;
     }
-    char *k = malloc(key_len + 1);
+    char *k = literal ? (char *)key : malloc(key_len + 1);
     if (k == NULL || toon_grow(&obj->as.obj.members, &obj->as.obj.cap, obj->as.obj.len,
                                sizeof(struct toon_member)) < 0) {
-        free(k);
+        if (!literal)
+            free(k);
         obj->failed = true;
         toon_free(v);
         return -1;
     }
-    if (key_len > 0)
-        memcpy(k, key, key_len);
-    k[key_len] = '\0';
+    if (!literal) {
+        if (key_len > 0)
+            memcpy(k, key, key_len);
+        k[key_len] = '\0';
+    }
     int64_t index = toon_array_index(k, key_len);
     size_t at = toon_member_slot(obj, index);
     struct toon_member *m = obj->as.obj.members;
     memmove(m + at + 1, m + at, (obj->as.obj.len - at) * sizeof *m);
-    m[at] = (struct toon_member){k, key_len, index, v};
+    m[at] = (struct toon_member){k, key_len, index, !literal, v};
     obj->as.obj.len++;
     obj->as.obj.nindex += index >= 0;
     return obj->failed ? -1 : 0;
+}
+
+int toon_setn(struct toon_value *obj, const char *key, size_t key_len, struct toon_value *v)
+{
+    return toon_add(obj, key, key_len, false, v);
+}
+
+int toon_set_literal(struct toon_value *obj, const char *key, struct toon_value *v)
+{
+    return toon_add(obj, key, key == NULL ? 0 : strlen(key), true, v);
 }
 
 int toon_set(struct toon_value *obj, const char *key, struct toon_value *v)
@@ -281,7 +302,8 @@ void toon_free(struct toon_value *v)
         break;
     case TOON_OBJECT:
         for (size_t i = 0; i < v->as.obj.len; i++) {
-            free(v->as.obj.members[i].key);
+            if (v->as.obj.members[i].owned)
+                free(v->as.obj.members[i].key);
             toon_free(v->as.obj.members[i].value);
         }
         free(v->as.obj.members);

@@ -50,6 +50,9 @@ struct toon_value *toon_cstr(const char *s);
  * object is failed or memory runs out. */
 int toon_set(struct toon_value *obj, const char *key, struct toon_value *v);
 int toon_setn(struct toon_value *obj, const char *key, size_t key_len, struct toon_value *v);
+/* toon_set without a copy of the key, which must outlive the tree (a
+ * string literal): a table of many rows repeats the same few keys. */
+int toon_set_literal(struct toon_value *obj, const char *key, struct toon_value *v);
 /* Appends to an array. */
 int toon_push(struct toon_value *arr, struct toon_value *v);
 

@@ -168,6 +168,29 @@ START_TEST(key_quoting)
 }
 END_TEST
 
+/* Literal keys encode as copied ones, in a table too, index keys first;
+ * freeing the tree frees no literal (the sanitizers would say), and a
+ * repeated literal key is still an error. */
+START_TEST(literal_keys)
+{
+    struct toon_value *rows = toon_array();
+    for (int i = 0; i < 2; i++) {
+        struct toon_value *r = toon_object();
+        toon_set_literal(r, "name", toon_cstr(i ? "b" : "a"));
+        toon_set_literal(r, "n", toon_int(i));
+        toon_push(rows, r);
+    }
+    struct toon_value *o = toon_object();
+    toon_set_literal(o, "rows", rows);
+    toon_set_literal(o, "7", toon_int(7));
+    expect(o, "\"7\": 7\nrows[2]{name,n}:\n  a,0\n  b,1");
+    struct toon_value *dup = toon_object();
+    toon_set_literal(dup, "k", toon_int(1));
+    toon_set(dup, "k", toon_int(2));
+    expect_error(dup, "duplicate key");
+}
+END_TEST
+
 static void expect_double(double d, const char *want)
 {
     expect(toon_double(d), want);
@@ -455,6 +478,7 @@ Suite *toon_suite(void)
     tcase_add_test(tc, string_quoting);
     tcase_add_test(tc, delimiter_quoting);
     tcase_add_test(tc, key_quoting);
+    tcase_add_test(tc, literal_keys);
     tcase_add_test(tc, numbers);
     tcase_add_test(tc, numbers_ignore_locale);
     tcase_add_test(tc, objects_and_empties);
