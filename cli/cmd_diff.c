@@ -40,26 +40,31 @@ static int aggregate(const char *path, struct agg **g, struct rank_report *rep)
  * owns its strings: the aggregator is freed before the next capture is
  * read, so a diff needs the memory of one aggregation, not two.  0, 1 for
  * a bad capture (message printed), 2 for an unreadable file. */
-static int load(const char *path, struct rank_report *rep)
+static int load(const char *path, struct rank_report *rep, struct diff_sides *sides)
 {
     struct agg *g = NULL;
     int rc = aggregate(path, &g, rep);
     agg_free(g);
+    if (rc == 0 && diff_sides_take(rep, sides) != 0) {
+        fprintf(stderr, "jett: %s: out of memory\n", path);
+        rc = CLI_EXIT_BAD_INPUT;
+    }
     return rc;
 }
 
-static int print_diff(struct rank_report *b, struct rank_report *n, bool agent)
+static int print_diff(struct rank_report *b, struct diff_sides *bs, struct rank_report *n,
+                      struct diff_sides *ns, bool agent)
 {
     struct diff d;
     char err[256], *text = NULL;
     size_t len = 0;
-    if (diff_build(b, n, &d, err, sizeof err) != 0) {
+    if (diff_build(b, bs, n, ns, &d, err, sizeof err) != 0) {
         fprintf(stderr, "jett: profile diff: %s\n", err);
         return CLI_EXIT_BAD_INPUT;
     }
-    /* the rows hold what they need: the entries' memory goes to rendering */
-    rank_free_entries(b);
-    rank_free_entries(n);
+    /* the rows hold what they need: the sides' memory goes to rendering */
+    diff_sides_free(bs);
+    diff_sides_free(ns);
     int rc;
     if (agent) {
         /* the tree holds copies: rows and reports go before the text */
@@ -111,13 +116,17 @@ int cli_profile_diff(int argc, char **argv)
      * first aggregator's memory leaves the process when it is freed */
     mallopt(M_MMAP_THRESHOLD, 64 * 1024);
     struct rank_report rep[2];
+    struct diff_sides sides[2];
     memset(rep, 0, sizeof rep);
-    int rc = load(paths[0], &rep[0]);
+    memset(sides, 0, sizeof sides);
+    int rc = load(paths[0], &rep[0], &sides[0]);
     if (rc == 0)
-        rc = load(paths[1], &rep[1]);
+        rc = load(paths[1], &rep[1], &sides[1]);
     if (rc == 0)
-        rc = print_diff(&rep[0], &rep[1], agent);
-    for (int k = 0; k < 2; k++)
+        rc = print_diff(&rep[0], &sides[0], &rep[1], &sides[1], agent);
+    for (int k = 0; k < 2; k++) {
         rank_free(&rep[k]);
+        diff_sides_free(&sides[k]);
+    }
     return rc;
 }

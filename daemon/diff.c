@@ -43,8 +43,7 @@ static int side_cmp(const void *a, const void *b)
     return ident_cmp(a, b);
 }
 
-/* A report's entries as sides, in identity order. */
-static struct diff_side *sorted_sides(const struct rank_report *r)
+int diff_sides_take(struct rank_report *r, struct diff_sides *out)
 {
     struct diff_side *v = malloc((r->n_entries + 1) * sizeof *v);
     for (size_t i = 0; v && i < r->n_entries; i++) {
@@ -59,9 +58,18 @@ static struct diff_side *sorted_sides(const struct rank_report *r)
                                   e->retained_bytes,
                                   e->live_at_peak_bytes};
     }
-    if (v)
-        qsort(v, r->n_entries, sizeof *v, side_cmp);
-    return v;
+    out->v = v, out->n = r->n_entries;
+    if (!v)
+        return -1;
+    qsort(v, r->n_entries, sizeof *v, side_cmp);
+    rank_free_entries(r);
+    return 0;
+}
+
+void diff_sides_free(struct diff_sides *s)
+{
+    free(s->v);
+    s->v = NULL, s->n = 0;
 }
 
 static uint64_t denom(const struct rank_report *r)
@@ -115,7 +123,8 @@ static int row_cmp(const void *a, const void *b)
     return ident_cmp(either(x), either(y));
 }
 
-int diff_build(const struct rank_report *base, const struct rank_report *neu, struct diff *out,
+int diff_build(const struct rank_report *base, const struct diff_sides *bs,
+               const struct rank_report *neu, const struct diff_sides *ns, struct diff *out,
                char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -126,17 +135,15 @@ int diff_build(const struct rank_report *base, const struct rank_report *neu, st
         return -1;
     }
     out->base = base, out->neu = neu;
-    struct diff_side *b = sorted_sides(base), *n = sorted_sides(neu);
-    out->rows = calloc(base->n_entries + neu->n_entries + 1, sizeof *out->rows);
-    if (!b || !n || !out->rows) {
-        free(b), free(n), free(out->rows);
-        out->rows = NULL;
+    const struct diff_side *b = bs->v, *n = ns->v;
+    out->rows = calloc(bs->n + ns->n + 1, sizeof *out->rows);
+    if (!out->rows) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     size_t i = 0, k = 0;
-    while (i < base->n_entries || k < neu->n_entries) {
-        int c = i == base->n_entries ? 1 : k == neu->n_entries ? -1 : ident_cmp(&b[i], &n[k]);
+    while (i < bs->n || k < ns->n) {
+        int c = i == bs->n ? 1 : k == ns->n ? -1 : ident_cmp(&b[i], &n[k]);
         struct diff_row *row = &out->rows[out->n++];
         if ((row->has_base = c <= 0))
             row->base = b[i++];
@@ -145,7 +152,6 @@ int diff_build(const struct rank_report *base, const struct rank_report *neu, st
         row_key(out, row);
     }
     qsort(out->rows, out->n, sizeof *out->rows, row_cmp);
-    free(b), free(n);
     return 0;
 }
 

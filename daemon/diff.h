@@ -49,10 +49,24 @@ struct diff {
 /* The rank options that make a report hold every function. */
 struct rank_options diff_rank_options(void);
 
+/* A report's entries as sides, sorted by identity. */
+struct diff_sides {
+    struct diff_side *v;
+    size_t n;
+};
+
+/* Takes a report's entries as sides and frees the entries (a diff holds
+ * two lists of numbers while it reads the second capture, not two
+ * reports).  The report's header and detached strings stay.  0, or -1
+ * when out of memory (the entries stay). */
+int diff_sides_take(struct rank_report *r, struct diff_sides *out);
+void diff_sides_free(struct diff_sides *s);
+
 /* 0, or -1 with a message (different modes, out of memory).  The rows
- * copy what they show: the reports' entries may be freed afterwards, and
- * their headers and strings must outlive the diff. */
-int diff_build(const struct rank_report *base, const struct rank_report *neu, struct diff *out,
+ * copy the sides: these may be freed afterwards; the reports' headers and
+ * strings must outlive the diff. */
+int diff_build(const struct rank_report *base, const struct diff_sides *bs,
+               const struct rank_report *neu, const struct diff_sides *ns, struct diff *out,
                char *err, size_t errlen);
 void diff_free(struct diff *d);
 
