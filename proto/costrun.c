@@ -13,9 +13,9 @@
 /* A pending entry is 1 + n_values words: the key (func << 32 | line),
  * then the values; a CPU profile's entries are 16 bytes, not 24. */
 
-/* Sorted runs wait to be merged until there are MAX_RUNS: each entry is
- * rewritten a few times, not once per buffer. */
-#define MAX_RUNS 16
+/* Sorted runs wait to be merged until there are MAX_RUNS (and at the end):
+ * each entry is rewritten once or twice, not once per buffer. */
+#define MAX_RUNS 32
 
 struct run {
     uint8_t *data;
