@@ -216,9 +216,10 @@ static inline void *agg_bucket_at(const struct agg *a, uint32_t off)
     return a->arena + off;
 }
 
-/* Allocates the bucket arena of `size` bytes on first use; false when
- * memory runs out. */
-bool agg_arena_ready(struct agg *a, size_t size);
+/* `n` zeroed bytes of the bucket arena (allocated at `size` bytes on
+ * first use): their offset, or AGG_NONE with an error naming `what` when
+ * memory runs out.  The caller checked its budget. */
+uint32_t agg_arena_take(struct agg *a, size_t size, size_t n, const char *what);
 void agg_arena_free(struct agg *a);
 
 /* ---- agg_tables.c ---- */

@@ -13,14 +13,7 @@ static uint32_t cpu_take(struct agg *a, size_t n, size_t index_after)
         a->cpu_limited = true;
         return AGG_NONE;
     }
-    if (!agg_arena_ready(a, a->cfg.cpu_budget)) {
-        agg_errorf(a, "CPU buckets: out of memory");
-        return AGG_NONE;
-    }
-    uint32_t off = (uint32_t)a->arena_used;
-    a->arena_used += n;
-    memset(a->arena + off, 0, n);
-    return off;
+    return agg_arena_take(a, a->cfg.cpu_budget, n, "CPU buckets");
 }
 
 /* The function bucket of an identity, created on first use. */

@@ -22,14 +22,7 @@ static uint32_t mem_take(struct agg *a, size_t n)
         a->mem.limited = true;
         return AGG_NONE;
     }
-    if (!agg_arena_ready(a, a->cfg.retention_budget)) {
-        agg_errorf(a, "ALLOC: out of memory");
-        return AGG_NONE;
-    }
-    uint32_t off = (uint32_t)a->arena_used;
-    a->arena_used += n;
-    memset(a->arena + off, 0, n);
-    return off;
+    return agg_arena_take(a, a->cfg.retention_budget, n, "ALLOC");
 }
 
 /* The site bucket of an identity (created on first use), or NULL. */

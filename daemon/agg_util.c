@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "daemon/agg-internal.h"
 #include "proto/pages.h"
@@ -18,11 +19,18 @@ void agg_errorf(struct agg *a, const char *fmt, ...)
     va_end(ap);
 }
 
-bool agg_arena_ready(struct agg *a, size_t size)
+uint32_t agg_arena_take(struct agg *a, size_t size, size_t n, const char *what)
 {
     if (a->arena == NULL && (a->arena = pages_alloc(size)) != NULL)
         a->arena_size = size;
-    return a->arena != NULL;
+    if (a->arena == NULL) {
+        agg_errorf(a, "%s: out of memory", what);
+        return AGG_NONE;
+    }
+    uint32_t off = (uint32_t)a->arena_used;
+    a->arena_used += n;
+    memset(a->arena + off, 0, n);
+    return off;
 }
 
 void agg_arena_free(struct agg *a)
