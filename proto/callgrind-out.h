@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "proto/callgrind-fmt.h"
+#include "proto/decimal.h"
 #include "proto/callgrind-internal.h"
 
 /* Output being built.  extra = bytes - UTF-16 units so far, so that unit
@@ -40,13 +40,13 @@ static inline void cg_out_str(struct cg_out *o, const struct cg_str *s)
 
 static inline void cg_out_u64(struct cg_out *o, uint64_t v)
 {
-    o->len += cg_fmt_u64(o->buf + o->len, v);
+    o->len += decimal_u64(o->buf + o->len, v);
 }
 
 /* n numbers separated by single spaces. */
 static inline void cg_out_u64s(struct cg_out *o, const uint64_t *v, size_t n)
 {
-    o->len += cg_fmt_u64s(o->buf + o->len, v, n);
+    o->len += decimal_u64s(o->buf + o->len, v, n);
 }
 
 /* Fails (Resource) for the line being ended, which passes a limit. */

@@ -1,7 +1,7 @@
 /* callgrind_header: header values, parsed, checked and made canonical. */
 #include <string.h>
 
-#include "proto/callgrind-fmt.h"
+#include "proto/decimal.h"
 #include "proto/callgrind-internal.h"
 
 static const char *const header_names[CG_H_COUNT] = {
@@ -189,7 +189,7 @@ static int header_value(struct cg_model *m, struct cg_part *p, enum cg_header_ke
     }
     if (n < 0)
         return -1;
-    *len = cg_fmt_u64s(buf, v, (size_t)n), *text = buf;
+    *len = decimal_u64s(buf, v, (size_t)n), *text = buf;
     return 0;
 }
 

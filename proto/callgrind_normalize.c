@@ -70,7 +70,7 @@ static int put_header(struct norm *n, enum cg_header_key key, const struct cg_st
 static int put_part_number(struct norm *n, size_t number)
 {
     char d[24];
-    size_t len = cg_fmt_u64(d, number);
+    size_t len = decimal_u64(d, number);
     struct cg_str s = {d, (uint32_t)len, (uint32_t)len};
     return put_header(n, CG_H_PART, &s);
 }

@@ -524,7 +524,7 @@ static void name_ref(FILE *out, const char *key, uint32_t *ids, uint32_t *next, 
  * be millions). */
 static void write_cost(FILE *out, const struct cg *g, uint32_t line, const uint64_t *w)
 {
-    char buf[64];
+    char buf[64]; /* each decimal_u64 may store 20 bytes: 3 fit */
     size_t n = decimal_u64(buf, line);
     buf[n++] = ' ';
     n += decimal_u64(buf + n, w[0]);

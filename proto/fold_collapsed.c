@@ -76,7 +76,7 @@ static void out_put(struct walk *w, const char *s, size_t n)
 
 static void put_line(struct walk *w, uint64_t value)
 {
-    char tail[24];
+    char tail[24]; /* " ", a number (decimal_u64 stores up to 20 bytes), "\n" */
     size_t n = 0;
     tail[n++] = ' ';
     n += decimal_u64(tail + n, value);

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "proto/callgrind-fmt.h"
+#include "proto/decimal.h"
 #include "proto/callgrind-internal.h"
 
 #define U64_MAX_DEC "18446744073709551615"
@@ -198,12 +198,12 @@ START_TEST(scan_line_matches_reference)
 }
 END_TEST
 
-/* cg_fmt_u64 writes `want`, returns its length and stays within 20 bytes. */
+/* decimal_u64 writes `want`, returns its length and stays within 20 bytes. */
 static void fmt_is(uint64_t v, const char *want)
 {
     char buf[32];
     memset(buf, '#', sizeof buf);
-    size_t n = cg_fmt_u64(buf, v);
+    size_t n = decimal_u64(buf, v);
     ck_assert_uint_eq(n, strlen(want));
     ck_assert_int_eq(memcmp(buf, want, n), 0);
     for (size_t i = 20; i < sizeof buf; i++)
@@ -246,7 +246,7 @@ START_TEST(format_parse_round_trip)
         uint64_t edge[3] = {(1ull << b) - 1, 1ull << b, (1ull << b) + 1};
         for (int i = 0; i < 3; i++) {
             char buf[32], ref[32];
-            size_t n = cg_fmt_u64(buf, edge[i]);
+            size_t n = decimal_u64(buf, edge[i]);
             snprintf(ref, sizeof ref, "%llu", (unsigned long long)edge[i]);
             ck_assert_uint_eq(n, strlen(ref));
             ck_assert_int_eq(memcmp(buf, ref, n), 0);
@@ -269,7 +269,7 @@ START_TEST(format_matches_printf)
         uint64_t v = i < 200000 ? i : (x = x * 6364136223846793005ull + 1442695040888963407ull);
         if (i >= 200000)
             v >>= i % 64;
-        size_t n = cg_fmt_u64(buf, v);
+        size_t n = decimal_u64(buf, v);
         snprintf(ref, sizeof ref, "%llu", (unsigned long long)v);
         ck_assert_uint_eq(n, strlen(ref));
         ck_assert_int_eq(memcmp(buf, ref, n), 0);
@@ -284,12 +284,12 @@ START_TEST(format_list)
     const char *want = "0 " U64_MAX_DEC " 7 100000000";
     char buf[21 * 4 + 7 + 8];
     memset(buf, '#', sizeof buf);
-    size_t n = cg_fmt_u64s(buf, v, 4);
+    size_t n = decimal_u64s(buf, v, 4);
     ck_assert_uint_eq(n, strlen(want));
     ck_assert_int_eq(memcmp(buf, want, n), 0);
     for (size_t i = 21 * 4 + 7; i < sizeof buf; i++)
         ck_assert_int_eq(buf[i], '#');
-    ck_assert_uint_eq(cg_fmt_u64s(buf, v, 0), 0);
+    ck_assert_uint_eq(decimal_u64s(buf, v, 0), 0);
 }
 END_TEST
 
