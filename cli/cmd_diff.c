@@ -67,7 +67,8 @@ static int print_diff(struct rank_report *b, struct diff_sides *bs, struct rank_
     diff_sides_free(ns);
     int rc;
     if (agent) {
-        /* the tree holds copies: rows and reports go before the text */
+        /* the tree holds copies: rows and reports (the caller's, freed
+         * again harmlessly) go before the text */
         struct toon_value *tree = diff_toon(&d);
         diff_free(&d);
         rank_free(b), rank_free(n);
@@ -76,8 +77,8 @@ static int print_diff(struct rank_report *b, struct diff_sides *bs, struct rank_
         toon_free(tree);
     } else {
         rc = diff_render_human(&d, &text, &len);
+        diff_free(&d);
     }
-    diff_free(&d);
     if (rc != 0) {
         fprintf(stderr, "jett: profile diff: cannot render: %s\n", agent ? err : "out of memory");
         free(text);
