@@ -279,9 +279,9 @@ static int replay_stream(struct cli_profd *p, struct capture_reader *r, const st
         msgpack_sbuffer_init(&sb);
         bool hello = rec.type == WIRE_HELLO;
         if (replay_encode(r, &rec, o, &sb) != 0) {
-            const struct wire_error *e = wire_decoder_error(capture_reader_decoder(r));
-            fprintf(stderr, "jett: %s: byte %llu: %s\n", o->path, (unsigned long long)e->offset,
-                    e->msg);
+            char err[400];
+            capture_reader_decode_error(r, err, sizeof err);
+            fprintf(stderr, "jett: %s: %s\n", o->path, err);
             status = CLI_EXIT_BAD_INPUT;
         } else if (cli_profd_send(p, sb.data, sb.size) != 0) {
             status = CLI_EXIT_BAD_INPUT; /* the daemon answered early or died */

@@ -38,8 +38,7 @@ int feed_capture(struct agg *g, struct capture_reader *r, char *err, size_t errl
     int rc;
     while ((rc = capture_reader_next(r, &rec)) > 0)
         if (feed_record(g, capture_reader_decoder(r), &rec) < 0) {
-            const struct wire_error *e = wire_decoder_error(capture_reader_decoder(r));
-            snprintf(err, errlen, "byte %llu: %s", (unsigned long long)e->offset, e->msg);
+            capture_reader_decode_error(r, err, errlen);
             agg_fail(g, err);
             return 1;
         }

@@ -214,8 +214,7 @@ int captext_dump(FILE *out, struct capture_reader *r, char *err, size_t errlen)
     int rc;
     while ((rc = capture_reader_next(r, &rec)) > 0) {
         if (captext_dump_record(out, capture_reader_decoder(r), &rec) != 0) {
-            const struct wire_error *e = wire_decoder_error(capture_reader_decoder(r));
-            snprintf(err, errlen, "byte %" PRIu64 ": %s", e->offset, e->msg);
+            capture_reader_decode_error(r, err, errlen);
             return -1;
         }
     }

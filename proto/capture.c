@@ -10,13 +10,19 @@
 #include <unistd.h>
 
 #include "proto/capture.h"
+#include "proto/capture_map.h"
 
 #define CAPTURE_CHUNK (1 << 20)
+#define PREFETCH_LEAD (64 << 10)
 
 struct capture_reader {
     int fd; /* -1 when reading from memory */
     const uint8_t *mem;
-    size_t mem_len, mem_pos;
+    size_t mem_len;
+    /* A regular file is mapped up to its size at open (then read on). */
+    bool mapped;
+    struct capture_map map;
+    const uint8_t *data; /* the bytes at hand: buf, a window or mem */
     uint8_t buf[CAPTURE_CHUNK];
     size_t pos, len;
     uint64_t offset; /* bytes handed to the decoder or magic so far */
@@ -44,20 +50,28 @@ static struct capture_reader *reader_new(void)
     return r;
 }
 
-struct capture_reader *capture_reader_fd(int fd)
+static struct capture_reader *reader_on(int fd)
 {
     struct capture_reader *r = reader_new();
     if (r)
-        r->fd = fd;
+        r->fd = fd, r->data = r->buf;
     /* a pipe as large as the read buffer: a writer that is ahead fills it
      * and each read takes a whole chunk (best effort) */
     fcntl(fd, F_SETPIPE_SZ, CAPTURE_CHUNK);
     return r;
 }
 
+struct capture_reader *capture_reader_fd(int fd)
+{
+    struct capture_reader *r = reader_on(fd);
+    if (r)
+        r->mapped = capture_map_open(&r->map, fd);
+    return r;
+}
+
 struct capture_reader *capture_reader_follow(int fd, uint32_t timeout_ms)
 {
-    struct capture_reader *r = capture_reader_fd(fd);
+    struct capture_reader *r = reader_on(fd);
     struct stat st;
     if (r && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
         r->follow = true, r->timeout_ms = timeout_ms;
@@ -76,6 +90,8 @@ void capture_reader_free(struct capture_reader *r)
 {
     if (!r)
         return;
+    if (r->mapped)
+        capture_map_close(&r->map);
     wire_decoder_free(r->dec);
     free(r);
 }
@@ -141,12 +157,23 @@ static int fill_from(struct capture_reader *r, bool final)
         return 0;
     r->pos = r->len = 0;
     if (r->fd < 0) {
-        size_t n = r->mem_len - r->mem_pos;
-        n = n > CAPTURE_CHUNK ? CAPTURE_CHUNK : n;
-        memcpy(r->buf, r->mem + r->mem_pos, n);
-        r->mem_pos += n, r->len = n;
-        r->eof = n == 0;
+        /* all of it at once, then the end */
+        r->data = r->mem, r->len = r->mem_len;
+        r->eof = r->mem == NULL;
+        r->mem = NULL;
         return 0;
+    }
+    if (r->mapped) {
+        size_t n;
+        const uint8_t *p = capture_map_next(&r->map, &n);
+        if (p) {
+            r->data = p, r->len = n;
+            return 0;
+        }
+        /* past the size seen at open, or no mapping: read() from there */
+        r->mapped = false, r->data = r->buf;
+        if (lseek(r->fd, (off_t)r->map.next, SEEK_SET) < 0)
+            return fail(r, r->offset, strerror(errno));
     }
     for (;;) {
         ssize_t n = read(r->fd, r->buf, sizeof r->buf);
@@ -183,7 +210,7 @@ static int read_magic(struct capture_reader *r)
         size_t take = r->len - r->pos;
         if (take > CAPTURE_MAGIC_LEN - have)
             take = CAPTURE_MAGIC_LEN - have;
-        memcpy(magic + have, r->buf + r->pos, take);
+        memcpy(magic + have, r->data + r->pos, take);
         have += take, r->pos += take;
     }
     r->offset = CAPTURE_MAGIC_LEN;
@@ -193,10 +220,31 @@ static int read_magic(struct capture_reader *r)
     return 0;
 }
 
+#define SHRANK_MSG "the file was truncated while it was being read"
+
+/* Whether the file shrank under a mapped window: what was decoded since
+ * came from zero pages. */
+static bool shrank(const struct capture_reader *r)
+{
+    return r->fd >= 0 && capture_map_shrank(&r->map);
+}
+
 static int decoder_failed(struct capture_reader *r)
 {
+    if (shrank(r))
+        return fail(r, r->offset, SHRANK_MSG);
     const struct wire_error *e = wire_decoder_error(r->dec);
     return fail(r, e->offset, e->msg);
+}
+
+void capture_reader_decode_error(const struct capture_reader *r, char *err, size_t errlen)
+{
+    if (shrank(r)) {
+        snprintf(err, errlen, "byte %" PRIu64 ": %s", r->offset, SHRANK_MSG);
+        return;
+    }
+    const struct wire_error *e = wire_decoder_error(r->dec);
+    snprintf(err, errlen, "byte %" PRIu64 ": %s", e->offset, e->msg);
 }
 
 /* After FINISH nothing may follow. */
@@ -209,10 +257,23 @@ static int expect_end(struct capture_reader *r)
     return 0;
 }
 
+/* Mapped bytes come from memory the cache has not seen (read() would
+ * have brought them in while copying): the next n bytes past a lead
+ * distance are requested while the frame just taken is decoded. */
+static void prefetch_ahead(const struct capture_reader *r, size_t n)
+{
+    size_t from = r->pos + PREFETCH_LEAD, to = from + n;
+    to = to < r->len ? to : r->len;
+    for (size_t at = from; at < to; at += 64)
+        __builtin_prefetch(r->data + at);
+}
+
 int capture_reader_next(struct capture_reader *r, struct wire_record *rec)
 {
     if (r->failed)
         return -1;
+    if (shrank(r))
+        return fail(r, r->offset, SHRANK_MSG);
     if (!r->started && read_magic(r) != 0)
         return -1;
     for (;;) {
@@ -230,7 +291,9 @@ int capture_reader_next(struct capture_reader *r, struct wire_record *rec)
                 return decoder_failed(r);
             return fail(r, r->offset, "capture ends without FINISH");
         }
-        size_t n = wire_decoder_push(r->dec, r->buf + r->pos, r->len - r->pos);
+        size_t n = wire_decoder_push(r->dec, r->data + r->pos, r->len - r->pos);
+        if (r->mapped)
+            prefetch_ahead(r, n);
         r->pos += n, r->offset += n;
     }
 }

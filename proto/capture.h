@@ -38,6 +38,10 @@ int capture_reader_next(struct capture_reader *r, struct wire_record *rec);
 struct wire_decoder *capture_reader_decoder(struct capture_reader *r);
 /* "byte N: message", valid after -1. */
 const char *capture_reader_error(const struct capture_reader *r);
+/* "byte N: message" for a failure while decoding the record last
+ * returned (its events): the decoder's error, or that the file was
+ * truncated while being read. */
+void capture_reader_decode_error(const struct capture_reader *r, char *err, size_t errlen);
 /* Byte offset of the record last returned. */
 uint64_t capture_reader_offset(const struct capture_reader *r);
 

@@ -459,7 +459,7 @@ static int read_capture(struct cg *g, struct capture_reader *r, char *err, size_
             ok = on_events(g, r, &rec.u.events);
         const struct wire_error *e = wire_decoder_error(capture_reader_decoder(r));
         if (e->code != WIRE_OK) {
-            snprintf(err, errlen, "byte %llu: %s", (unsigned long long)e->offset, e->msg);
+            capture_reader_decode_error(r, err, errlen);
             return -1;
         }
         if (ok != 0) {

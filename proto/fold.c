@@ -703,7 +703,7 @@ static enum fold_status read_all(struct fold *f, struct capture_reader *r, char 
                             fold_weight_name(f->weight),
                             f->mode == WIRE_MODE_CPU ? "CPU" : "memory"),
                    FOLD_E_WEIGHT;
-        snprintf(err, errlen, "byte %" PRIu64 ": %s", e->offset, e->msg);
+        capture_reader_decode_error(r, err, errlen);
         return FOLD_E_CAPTURE;
     }
     if (rc < 0)

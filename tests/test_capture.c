@@ -1,11 +1,14 @@
 /* Tests of proto/capture: reading from memory and pipes, and every way a
  * capture file can be damaged. */
 #include <check.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "proto/captext.h"
 #include "proto/capture.h"
+#include "proto/capture_map.h"
+#include "testutil.h"
 
 #define S(lit) ((struct wire_str){lit, (uint32_t)(sizeof lit - 1)})
 
@@ -256,6 +259,206 @@ START_TEST(events_in_batches)
 }
 END_TEST
 
+/* A capture of at least `bytes` bytes, for the mapped reader: HELLO, FUNC,
+ * EVENTS frames of 97 samples (4,079 bytes a frame: no divisor of a page,
+ * so frames straddle every window boundary), then FINISH unless
+ * `finish_at` is NULL.  Returns the number of samples. */
+static uint64_t make_big_capture(msgpack_sbuffer *sb, size_t bytes, size_t *finish_at)
+{
+    msgpack_sbuffer_write(sb, CAPTURE_MAGIC, CAPTURE_MAGIC_LEN);
+    struct wire_hello h = {WIRE_PROTOCOL_VERSION,
+                           WIRE_MODE_CPU,
+                           {1000, 500, 10, 1, 1, 1},
+                           S("interpreter_safe_point"),
+                           3,
+                           false};
+    ck_assert_int_eq(wire_encode_hello(sb, &h), 0);
+    struct wire_func f = {0, S("app"), S("main"), WIRE_NONE32, WIRE_SPAN_NONE};
+    ck_assert_int_eq(wire_encode_func(sb, &f), 0);
+    uint8_t bin[WIRE_STACK_SIZE + 97 * WIRE_SAMPLE_SIZE];
+    struct wire_stack st = {0, WIRE_NONE32, 0, WIRE_SPAN_NONE};
+    size_t n = wire_put_stack(bin, &st);
+    ck_assert_int_eq(wire_encode_events(sb, 1, bin, n), 0);
+    uint64_t seq = 0;
+    while (sb->size < bytes) {
+        n = 0;
+        for (int i = 0; i < 97; i++) {
+            seq++;
+            struct wire_sample sm = {seq, seq, {0, 0, 0}, WIRE_STATE_JETT, 0, WIRE_SPAN_NONE};
+            n += wire_put_sample(bin + n, &sm);
+        }
+        ck_assert_int_eq(wire_encode_events(sb, 97, bin, n), 0);
+    }
+    if (finish_at) {
+        *finish_at = sb->size;
+        struct wire_finish fin = {0, 5, 4, seq, 0, 0, false, false};
+        ck_assert_int_eq(wire_encode_finish(sb, &fin), 0);
+    }
+    return seq;
+}
+
+/* Reads records until the end or an error; counts records and events and
+ * sums the records' offsets.  Returns capture_reader_next's last result. */
+struct tally {
+    uint64_t records, events, offsets;
+    char err[400];
+};
+
+static int tally_all(struct capture_reader *r, struct tally *t)
+{
+    struct wire_record rec;
+    int rc;
+    memset(t, 0, sizeof *t);
+    while ((rc = capture_reader_next(r, &rec)) > 0) {
+        t->records++, t->offsets += capture_reader_offset(r);
+        if (rec.type != WIRE_EVENTS)
+            continue;
+        struct wire_events_iter it;
+        struct wire_event ev;
+        wire_events_begin(&it, &rec.u.events);
+        int erc;
+        while ((erc = wire_events_next(capture_reader_decoder(r), &it, &ev)) > 0)
+            t->events++;
+        if (erc < 0) {
+            capture_reader_decode_error(r, t->err, sizeof t->err);
+            return -1;
+        }
+    }
+    if (rc < 0)
+        snprintf(t->err, sizeof t->err, "%s", capture_reader_error(r));
+    return rc;
+}
+
+/* A file of `len` bytes: `prefix` junk bytes, then data; open for reading
+ * at the start of the data. */
+static int open_file_with(const void *data, size_t len, size_t prefix, char **path)
+{
+    char *dir = tu_tmpdir();
+    ck_assert_int_ne(asprintf(path, "%s/c.jcap", dir), -1);
+    free(dir);
+    int fd = open(*path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    ck_assert_int_ge(fd, 0);
+    for (size_t i = 0; i < prefix; i++)
+        ck_assert_int_eq(write(fd, "x", 1), 1);
+    ck_assert_int_eq(capture_write_all(fd, data, len), 0);
+    ck_assert_int_eq(lseek(fd, (off_t)prefix, SEEK_SET), (off_t)prefix);
+    return fd;
+}
+
+/* A file spanning several mapped windows reads exactly as the same bytes
+ * from memory, also from a descriptor that does not start at offset 0. */
+START_TEST(mapped_file_reads_like_memory)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    size_t fin;
+    uint64_t samples = make_big_capture(&sb, 2 * CAPTURE_MAP_WINDOW + 12345, &fin);
+    struct tally mem, file;
+    struct capture_reader *r = capture_reader_mem(sb.data, sb.size);
+    ck_assert_int_eq(tally_all(r, &mem), 0);
+    capture_reader_free(r);
+    ck_assert_uint_eq(mem.events, samples + 1);
+    for (size_t prefix = 0; prefix <= 3; prefix += 3) {
+        char *path;
+        int fd = open_file_with(sb.data, sb.size, prefix, &path);
+        r = capture_reader_fd(fd);
+        ck_assert_int_eq(tally_all(r, &file), 0);
+        capture_reader_free(r);
+        ck_assert_uint_eq(file.records, mem.records);
+        ck_assert_uint_eq(file.events, mem.events);
+        ck_assert_uint_eq(file.offsets, mem.offsets);
+        close(fd);
+        unlink(path);
+        free(path);
+    }
+    msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
+/* A damaged frame past the first window is named by its byte offset, the
+ * same as when reading from memory. */
+START_TEST(mapped_file_error_offset)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    size_t fin;
+    make_big_capture(&sb, CAPTURE_MAP_WINDOW + 100000, &fin);
+    sb.data[fin + 4 + 2] = 9; /* FINISH.termination */
+    char want[160];
+    snprintf(want, sizeof want, "byte %zu: FINISH.termination: 9 is over the maximum 2", fin);
+    char *path;
+    int fd = open_file_with(sb.data, sb.size, 0, &path);
+    struct capture_reader *r = capture_reader_fd(fd);
+    struct tally t;
+    ck_assert_int_eq(tally_all(r, &t), -1);
+    ck_assert_str_eq(t.err, want);
+    capture_reader_free(r);
+    close(fd);
+    unlink(path);
+    free(path);
+    msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
+/* What is appended after the reader opened the file is read too: the
+ * mapping stops at the size seen at open and reading goes on from there. */
+START_TEST(mapped_file_grows)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    uint64_t samples = make_big_capture(&sb, CAPTURE_MAP_WINDOW + 5000, NULL);
+    char *path;
+    int fd = open_file_with(sb.data, sb.size, 0, &path);
+    struct capture_reader *r = capture_reader_fd(fd);
+    struct wire_record rec;
+    ck_assert_int_eq(capture_reader_next(r, &rec), 1);
+    ck_assert_uint_eq(rec.type, WIRE_HELLO);
+    msgpack_sbuffer fin;
+    msgpack_sbuffer_init(&fin);
+    struct wire_finish f = {0, 5, 4, samples, 0, 0, false, false};
+    ck_assert_int_eq(wire_encode_finish(&fin, &f), 0);
+    int wfd = open(path, O_WRONLY | O_APPEND);
+    ck_assert_int_eq(capture_write_all(wfd, fin.data, fin.size), 0);
+    close(wfd);
+    struct tally t;
+    ck_assert_msg(tally_all(r, &t) == 0, "%s", t.err);
+    ck_assert_uint_eq(t.events, samples + 1);
+    capture_reader_free(r);
+    close(fd);
+    unlink(path);
+    free(path);
+    msgpack_sbuffer_destroy(&fin);
+    msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
+/* A file truncated by someone else while it is mapped: a clear error, not
+ * a bus error that kills the process. */
+START_TEST(mapped_file_truncated_while_read)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    size_t fin;
+    make_big_capture(&sb, 3 * CAPTURE_MAP_WINDOW, &fin);
+    char *path;
+    int fd = open_file_with(sb.data, sb.size, 0, &path);
+    struct capture_reader *r = capture_reader_fd(fd);
+    struct wire_record rec;
+    ck_assert_int_eq(capture_reader_next(r, &rec), 1);
+    ck_assert_uint_eq(rec.type, WIRE_HELLO);
+    ck_assert_int_eq(truncate(path, 1 << 20), 0);
+    struct tally t;
+    ck_assert_int_eq(tally_all(r, &t), -1);
+    ck_assert_msg(strstr(t.err, ": the file was truncated while it was being read") != NULL,
+                  "error '%s'", t.err);
+    capture_reader_free(r);
+    close(fd);
+    unlink(path);
+    free(path);
+    msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
 Suite *capture_suite(void)
 {
     Suite *s = suite_create("capture");
@@ -269,6 +472,10 @@ Suite *capture_suite(void)
     tcase_add_test(t, trailing_garbage);
     tcase_add_test(t, invalid_record_offset);
     tcase_add_test(t, write_all_to_pipe);
+    tcase_add_test(t, mapped_file_reads_like_memory);
+    tcase_add_test(t, mapped_file_error_offset);
+    tcase_add_test(t, mapped_file_grows);
+    tcase_add_test(t, mapped_file_truncated_while_read);
     suite_add_tcase(s, t);
     return s;
 }
