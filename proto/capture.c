@@ -13,7 +13,6 @@
 #include "proto/capture_map.h"
 
 #define CAPTURE_CHUNK (1 << 20)
-#define PREFETCH_LEAD (64 << 10)
 
 struct capture_reader {
     int fd; /* -1 when reading from memory */
@@ -257,17 +256,6 @@ static int expect_end(struct capture_reader *r)
     return 0;
 }
 
-/* Mapped bytes come from memory the cache has not seen (read() would
- * have brought them in while copying): the next n bytes past a lead
- * distance are requested while the frame just taken is decoded. */
-static void prefetch_ahead(const struct capture_reader *r, size_t n)
-{
-    size_t from = r->pos + PREFETCH_LEAD, to = from + n;
-    to = to < r->len ? to : r->len;
-    for (size_t at = from; at < to; at += 64)
-        __builtin_prefetch(r->data + at);
-}
-
 int capture_reader_next(struct capture_reader *r, struct wire_record *rec)
 {
     if (r->failed)
@@ -292,8 +280,6 @@ int capture_reader_next(struct capture_reader *r, struct wire_record *rec)
             return fail(r, r->offset, "capture ends without FINISH");
         }
         size_t n = wire_decoder_push(r->dec, r->data + r->pos, r->len - r->pos);
-        if (r->mapped)
-            prefetch_ahead(r, n);
         r->pos += n, r->offset += n;
     }
 }
