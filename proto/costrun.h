@@ -3,11 +3,13 @@
  *
  * A Callgrind export of a large capture can hold millions of distinct
  * (function, line) pairs, one table entry each, far more than the capture's
- * stacks.  Costs are appended to a small buffer; a full buffer is sorted,
- * equal keys combined, and merged into one run sorted by (function, line)
- * and stored as varints (function delta, line or line delta, values): a
- * few bytes per pair instead of a hash slot.  Nothing is dropped: every
- * value is the exact sum of what was added for its key.
+ * stacks.  Each function has a buffer of varints instead: the lines added
+ * are appended as they come, and once that tail is as long as the sorted
+ * part before it (and at least a few KiB), the function's entries are
+ * sorted by line, equal lines summed, and rewritten as the sorted part,
+ * line deltas and values: a few bytes a pair, sorted in cache a function
+ * at a time.  Nothing is dropped: every value is the exact sum of what was
+ * added for its key.
  */
 #ifndef JETT_PROTO_COSTRUN_H
 #define JETT_PROTO_COSTRUN_H
@@ -25,9 +27,11 @@ void costrun_free(struct costrun *c);
 /* Adds w[0..n_values) at (func, line); 0, or -1 when out of memory. */
 int costrun_add(struct costrun *c, uint32_t func, uint32_t line, const uint64_t *w);
 
-/* Ends adding and indexes functions 0..n_funcs-1 (every func added must
- * be below n_funcs); 0, or -1 when out of memory. */
+/* Ends adding; functions 0..n_funcs-1 can then be read (every func added
+ * must be below n_funcs).  0, or -1 when out of memory. */
 int costrun_finish(struct costrun *c, uint32_t n_funcs);
+/* Bytes held, for tests of the memory bound. */
+size_t costrun_bytes(const struct costrun *c);
 
 /* The lines of one function, ascending, after costrun_finish. */
 struct costrun_iter {

@@ -1,6 +1,6 @@
 /* Tests of proto/costrun against a dense array of sums: enough additions
- * to fill the pending buffer many times over and merge runs several
- * times, functions with no lines, values past 2^63, one and two values. */
+ * to compact every function's buffer many times over, functions with no
+ * lines, values past 2^63, one and two values; and the memory bound. */
 #include <check.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -65,9 +65,39 @@ static void check_against_dense(unsigned n_values, size_t n)
     free(sum);
 }
 
-START_TEST(two_values_many_merges)
+START_TEST(two_values_many_compactions)
 {
-    check_against_dense(2, 9000000); /* past 32 full buffers: runs merge mid-way */
+    check_against_dense(2, 9000000);
+}
+END_TEST
+
+/* Memory follows the distinct pairs, not the additions: three million
+ * costs on 4,000 pairs (12 MB or more as appended varints) stay within
+ * a few KiB a function. */
+START_TEST(memory_follows_distinct_pairs)
+{
+    struct costrun *c = costrun_new(2);
+    uint64_t s = 1234567;
+    size_t most = 0;
+    for (size_t i = 0; i < 3000000; i++) {
+        uint64_t w[2] = {next_rand(&s) % 1000, 1};
+        ck_assert_int_eq(costrun_add(c, (uint32_t)(i % 40), (uint32_t)(next_rand(&s) % 100), w), 0);
+        size_t b = costrun_bytes(c);
+        most = b > most ? b : most;
+    }
+    ck_assert_msg(most < 40 * 16384 + 1048576, "%zu bytes held", most);
+    ck_assert_int_eq(costrun_finish(c, 40), 0);
+    uint64_t total = 0;
+    for (uint32_t f = 0; f < 40; f++) {
+        struct costrun_iter it;
+        uint32_t line;
+        uint64_t w[2];
+        ck_assert(costrun_func(c, f, &it));
+        while (costrun_next(c, &it, &line, w))
+            total += w[1];
+    }
+    ck_assert_uint_eq(total, 3000000);
+    costrun_free(c);
 }
 END_TEST
 
@@ -110,7 +140,8 @@ Suite *costrun_suite(void)
     Suite *s = suite_create("costrun");
     TCase *t = tcase_create("costrun");
     tcase_set_timeout(t, 60);
-    tcase_add_test(t, two_values_many_merges);
+    tcase_add_test(t, two_values_many_compactions);
+    tcase_add_test(t, memory_follows_distinct_pairs);
     tcase_add_test(t, one_value_few_adds);
     tcase_add_test(t, empty);
     tcase_add_test(t, radix_is_stable);
