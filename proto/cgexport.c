@@ -6,6 +6,7 @@
 #include "proto/decimal.h"
 #include "proto/cgexport.h"
 #include "proto/costrun.h"
+#include "proto/radix.h"
 #include "proto/wire-internal.h"
 
 struct cg_func {
@@ -235,25 +236,18 @@ static uint32_t caller_rank(const struct cg *g, uint32_t node)
  * rank, and the node. */
 struct cg_edge_key {
     uint64_t key;
-    uint32_t node;
+    uint64_t node;
 };
 
-static int edge_key_cmp(const void *a, const void *b)
-{
-    const struct cg_edge_key *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return (x->node > y->node) - (x->node < y->node);
-}
-
 /* Sorts one caller's edges by call line, callee rank and node, on keys
- * copied out once (a comparison then reads no node). */
+ * copied out once: the edges come in node order and the radix sort is
+ * stable, so equal keys stay in node order. */
 static int sort_caller_edges(const struct cg *g, uint32_t *edges, uint32_t n,
                              struct cg_edge_key **tmp, uint32_t *tmp_cap)
 {
     if (n < 2)
         return 0;
-    struct cg_edge_key *t = grow(*tmp, tmp_cap, n, sizeof *t);
+    struct cg_edge_key *t = grow(*tmp, tmp_cap, 2 * n, sizeof *t);
     if (!t)
         return -1;
     *tmp = t;
@@ -261,9 +255,11 @@ static int sort_caller_edges(const struct cg *g, uint32_t *edges, uint32_t n,
         const struct cg_node *k = &g->node[edges[i]];
         t[i] = (struct cg_edge_key){(uint64_t)k->site_line << 32 | g->fn[k->func].rank, edges[i]};
     }
-    qsort(t, n, sizeof *t, edge_key_cmp);
+    void *base = t, *scratch = t + n;
+    radix_sort(&base, &scratch, n, sizeof *t, offsetof(struct cg_edge_key, key));
+    const struct cg_edge_key *sorted = base;
     for (uint32_t i = 0; i < n; i++)
-        edges[i] = t[i].node;
+        edges[i] = (uint32_t)sorted[i].node;
     return 0;
 }
 
