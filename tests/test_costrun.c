@@ -82,7 +82,7 @@ START_TEST(memory_follows_distinct_pairs)
     for (size_t i = 0; i < 3000000; i++) {
         uint64_t w[2] = {next_rand(&s) % 1000, 1};
         ck_assert_int_eq(costrun_add(c, (uint32_t)(i % 40), (uint32_t)(next_rand(&s) % 100), w), 0);
-        size_t b = costrun_bytes(c);
+        size_t b = i % 97 == 0 ? costrun_bytes(c) : 0; /* often enough to see growth */
         most = b > most ? b : most;
     }
     ck_assert_msg(most < 40 * 16384 + 1048576, "%zu bytes held", most);
