@@ -59,6 +59,19 @@ static inline bool cg_cost_slot(struct cg_model *m, const uint32_t ctx[CG_CTX_CO
     return true;
 }
 
+/* How many cost records of the slot's shape (the slot's own included) may
+ * be appended in a row without the general path's checks: below the
+ * mapped counts cg_cost_slot allows and within the budget.  At least 1. */
+static inline size_t cg_cost_run(const struct cg_model *m, const struct cg_slot *s)
+{
+    const struct cg_model_index *x = m->index;
+    size_t n = x->fast_records - m->nrecords;
+    size_t v = (x->fast_values - m->nvalues) / s->width;
+    size_t b = (CG_EXPANSION_BUDGET - m->expansion) / s->cost;
+    n = v < n ? v : n;
+    return b < n ? b : n;
+}
+
 /* Appends the cost record written into the slot: ncosts (<= nevents)
  * costs, the rest zero. */
 static inline void cg_cost_commit(struct cg_model *m, const uint32_t ctx[CG_CTX_COUNT],

@@ -289,27 +289,73 @@ int cg_body_cost(struct cg_parser *ps, const char *s, size_t len)
     return cost_record(ps, p, ncols - p->npos);
 }
 
+/* A run of self-cost lines of plain numbers in the last record's context,
+ * each written straight into the model: the checks of cg_cost_slot hold
+ * for `room` records, so they are made once per run, not per line, and
+ * the counts stay in registers.  Stops before the first line that is not
+ * plain (the general path takes it); the count of lines taken. */
+static size_t plain_run(struct cg_parser *ps, const struct cg_slot *s, size_t room,
+                        const char **cur, const char *end)
+{
+    struct cg_model *m = ps->m;
+    const uint32_t npos = s->part->npos, width = (uint32_t)s->width;
+    const struct cg_record proto = {.ob = ps->ctx[CG_CTX_OB],
+                                    .fl = ps->ctx[CG_CTX_FL],
+                                    .fn = ps->ctx[CG_CTX_FN],
+                                    .fn_fl = ps->ctx[CG_CTX_FN_FL],
+                                    .values = (uint32_t)m->nvalues,
+                                    .call = CG_NONE};
+    struct cg_record *rec = m->records + m->nrecords;
+    uint64_t *v = s->values;
+    const char *at = *cur;
+    size_t n = 0;
+    uint64_t lines = 0;
+    while (n < room) {
+        const char *line = at;
+        size_t ncols = cg_u64_scan_line(&at, end, v, width);
+        if (ncols == SIZE_MAX || ncols < npos || (size_t)(at - line) > CG_MAX_LINE_UNITS) {
+            at = line;
+            break;
+        }
+        for (size_t j = ncols; j < width; j++)
+            v[j] = 0; /* omitted trailing costs */
+        rec[n] = proto;
+        rec[n].values += (uint32_t)(n * width);
+        v += width, n++;
+        if (at == end)
+            break;
+        at++, lines++;
+        if (at == end || *at < '0' || *at > '9')
+            break;
+    }
+    if (n == 0)
+        return 0;
+    const uint64_t *last = v - width;
+    for (uint32_t k = 0; k < 3; k++)
+        ps->base[k] = k < npos ? last[k] : 0; /* bases past npos unused */
+    m->nrecords += n, s->part->nrecords += n;
+    m->nvalues += n * width, m->expansion += n * s->cost;
+    ps->line += lines, ps->in_body = true;
+    *cur = at;
+    return n;
+}
+
 int cg_body_plain(struct cg_parser *ps, const char **cur, const char *end)
 {
     const struct cg_part *p = cg_model_part(ps->m);
     if (p->nevents == 0 || ps->ctx[CG_CTX_FN] == CG_NONE)
         return 0;
-    /* A self-cost line goes straight into the model when it can. */
+    /* Self-cost lines go straight into the model when they can. */
     struct cg_slot slot;
-    bool direct = !ps->pending && cg_cost_slot(ps->m, ps->ctx, &slot);
-    uint64_t *cols = direct ? slot.values : ps->cols;
+    if (!ps->pending && cg_cost_slot(ps->m, ps->ctx, &slot))
+        return plain_run(ps, &slot, cg_cost_run(ps->m, &slot), cur, end) > 0;
     const char *at = *cur;
-    size_t ncols = cg_u64_scan_line(&at, end, cols, p->npos + p->nevents);
+    size_t ncols = cg_u64_scan_line(&at, end, ps->cols, p->npos + p->nevents);
     if (ncols == SIZE_MAX || ncols < p->npos || (size_t)(at - *cur) > CG_MAX_LINE_UNITS)
         return 0;
     ps->in_body = true;
-    if (direct) {
-        for (uint32_t k = 0; k < 3; k++)
-            ps->base[k] = k < p->npos ? cols[k] : 0; /* bases past npos unused */
-        cg_cost_commit(ps->m, ps->ctx, &slot, ncols - p->npos);
-    } else if (cost_record(ps, p, ncols - p->npos) < 0) {
+    if (cost_record(ps, p, ncols - p->npos) < 0)
         return -1;
-    }
     if (at < end)
         at++, ps->line++;
     *cur = at;
