@@ -117,6 +117,43 @@ static int put_cost_line(struct norm *n, const struct cg_part *p, const uint64_t
     return cg_out_eol(&n->o, n->err);
 }
 
+/* Longest run of cost lines written between checks: its room is reserved
+ * at once, so that a run never makes the buffer much larger than the
+ * line-by-line reserve would. */
+#define RUN_MAX 256
+
+/* Cost lines of the records from k on that are cost records in the
+ * context the text has, up to RUN_MAX, with the room and the limits
+ * checked once for them all: the line limit cannot be reached (at most
+ * 3 + CG_MAX_EVENTS numbers of 20 digits) and the whole output stays
+ * within the budget even if every number took 21 bytes.  The number of
+ * records written: 0 when the budget is too close (the record then
+ * takes put_cost_line and its checks), -1 when out of memory (err set). */
+static long put_cost_run(struct norm *n, const struct cg_part *p, size_t k)
+{
+    const struct cg_record *r = &n->m->records[p->first_record + k];
+    size_t most = p->nrecords - k < RUN_MAX ? p->nrecords - k : RUN_MAX;
+    size_t width = p->npos + p->nevents, line = 21 * width + 1;
+    if (n->o.len - n->o.extra + most * line > CG_NORMALIZE_BUDGET)
+        return 0;
+    if (reserve(n, most * line + 8, 0) < 0) /* 8: a number's last word store */
+        return -1;
+    char *out = n->o.buf + n->o.len;
+    size_t i = 0;
+    do {
+        const uint64_t *v = n->m->values + r[i].values;
+        size_t nc = width;
+        while (nc > p->npos && v[nc - 1] == 0)
+            nc--; /* trailing zero costs are omitted */
+        out += decimal_u64s(out, v, nc);
+        *out++ = '\n';
+        i++;
+    } while (i < most && r[i].call == CG_NONE && same_context(&r[i], n->ctx));
+    n->o.len = (size_t)(out - n->o.buf);
+    n->o.line_start = n->o.len, n->o.line_extra = n->o.extra;
+    return (long)i;
+}
+
 /* Makes the text's current object or file `want` with spec=. */
 static int set_ctx(struct norm *n, int k, const char *spec, uint32_t want)
 {
@@ -234,13 +271,21 @@ static int put_part(struct norm *n, size_t i)
         return -1;
     n->ctx[0] = n->ctx[1] = n->ctx[2] = n->ctx[3] = CG_NONE;
     n->has_callee = false;
-    for (size_t k = 0; k < p->nrecords; k++) {
+    for (size_t k = 0; k < p->nrecords;) {
         const struct cg_record *r = &m->records[p->first_record + k];
         const uint64_t *v = m->values + r->values;
         if (put_context(n, p, k) < 0)
             return -1;
+        long run = r->call == CG_NONE ? put_cost_run(n, p, k) : 0;
+        if (run < 0)
+            return -1;
+        if (run > 0) {
+            k += (size_t)run;
+            continue;
+        }
         if (r->call != CG_NONE ? put_call(n, p, r, v) < 0 : put_cost_line(n, p, v) < 0)
             return -1;
+        k++;
     }
     for (size_t k = 0; p->has_totals && k < p->nheaders; k++) {
         const struct cg_header *h = &m->headers[p->first_header + k];
