@@ -36,7 +36,7 @@ static int load(const char *path, struct cg_model **m, char **buf, size_t *len)
     }
     if (st == CG_READ_REJECTED)
         return report(path, &err);
-    *m = cg_parse(*buf, *len, NULL, &err);
+    *m = cg_parse_read(*buf, *len, NULL, &err);
     return *m ? CLI_EXIT_OK : report(path, &err);
 }
 

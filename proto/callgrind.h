@@ -174,6 +174,11 @@ struct cg_options {
 struct cg_model *cg_parse(const char *text, size_t len, const struct cg_options *opt,
                           struct cg_error *err);
 
+/* cg_parse for text that cg_read_file accepted: its UTF-8 was checked as
+ * it was read, so it is decoded again only when it may be too long. */
+struct cg_model *cg_parse_read(const char *text, size_t len, const struct cg_options *opt,
+                               struct cg_error *err);
+
 /* Canonical text of a model (malloc'd, NUL-terminated, *out_len bytes).
  * Returns 0, or -1 with *err set (Syntax for a corrupted model). */
 int cg_normalize(const struct cg_model *m, char **out, size_t *out_len, struct cg_error *err);

@@ -175,15 +175,18 @@ static int parse_lines(struct cg_parser *ps, const char *text, size_t len)
     return part_end(ps);
 }
 
-struct cg_model *cg_parse(const char *text, size_t len, const struct cg_options *opt,
-                          struct cg_error *err)
+/* cg_parse, with the input's encoding known valid when `valid`. */
+static struct cg_model *parse(const char *text, size_t len, bool valid,
+                              const struct cg_options *opt, struct cg_error *err)
 {
     struct cg_error scratch;
     struct cg_parser ps = {.opt = opt, .err = err ? err : &scratch};
     *ps.err = (struct cg_error){CG_OK, 0, ""};
     if (text == NULL && len)
         return cg_fail(ps.err, CG_SYNTAX, 0, "no input"), NULL;
-    if (check_input(&ps, text, len) < 0)
+    /* Valid UTF-8 has no more UTF-16 units than bytes: only a longer text
+     * could pass the limit. */
+    if ((!valid || len > CG_MAX_INPUT_UNITS) && check_input(&ps, text, len) < 0)
         return NULL;
     ps.m = cg_model_new();
     if (ps.m == NULL)
@@ -196,4 +199,16 @@ struct cg_model *cg_parse(const char *text, size_t len, const struct cg_options 
         return NULL;
     }
     return ps.m;
+}
+
+struct cg_model *cg_parse(const char *text, size_t len, const struct cg_options *opt,
+                          struct cg_error *err)
+{
+    return parse(text, len, false, opt, err);
+}
+
+struct cg_model *cg_parse_read(const char *text, size_t len, const struct cg_options *opt,
+                               struct cg_error *err)
+{
+    return parse(text, len, true, opt, err);
 }
