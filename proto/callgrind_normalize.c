@@ -319,7 +319,10 @@ static int normalize(struct norm *n)
         if (n->fresh[k] == NULL)
             return cg_fail(n->err, CG_RESOURCE, 0, "out of memory");
     }
-    if (reserve(n, output_guess(n->m), 0) < 0)
+    /* A caller's buffer (the CLI's is the input text, about the size of
+     * the output) only needs room for the first line: growing it to the
+     * guess would move it, and it doubles anyway if the text passes it. */
+    if (reserve(n, n->o.cap ? 0 : output_guess(n->m), 0) < 0)
         return -1;
     cg_out_bytes(&n->o, "# callgrind format", 18);
     if (cg_out_eol(&n->o, n->err) < 0)
