@@ -12,8 +12,8 @@
 
 #define S(lit) ((struct wire_str){lit, (uint32_t)(sizeof lit - 1)})
 
-/* A valid capture: magic, HELLO, FUNC, EVENTS(STACK, SAMPLE), FINISH. */
-static void make_capture(msgpack_sbuffer *sb, size_t *finish_at)
+/* The magic, a CPU HELLO and FUNC 0. */
+static void begin_capture(msgpack_sbuffer *sb)
 {
     msgpack_sbuffer_write(sb, CAPTURE_MAGIC, CAPTURE_MAGIC_LEN);
     struct wire_hello h = {WIRE_PROTOCOL_VERSION,
@@ -25,6 +25,12 @@ static void make_capture(msgpack_sbuffer *sb, size_t *finish_at)
     ck_assert_int_eq(wire_encode_hello(sb, &h), 0);
     struct wire_func f = {0, S("app"), S("main"), WIRE_NONE32, WIRE_SPAN_NONE};
     ck_assert_int_eq(wire_encode_func(sb, &f), 0);
+}
+
+/* A valid capture: magic, HELLO, FUNC, EVENTS(STACK, SAMPLE), FINISH. */
+static void make_capture(msgpack_sbuffer *sb, size_t *finish_at)
+{
+    begin_capture(sb);
     uint8_t bin[WIRE_STACK_SIZE + WIRE_SAMPLE_SIZE];
     struct wire_stack st = {0, WIRE_NONE32, 0, WIRE_SPAN_NONE};
     struct wire_sample sm = {1, 1, {0, 0, 0}, WIRE_STATE_JETT, 0, WIRE_SPAN_NONE};
@@ -265,16 +271,7 @@ END_TEST
  * `finish_at` is NULL.  Returns the number of samples. */
 static uint64_t make_big_capture(msgpack_sbuffer *sb, size_t bytes, size_t *finish_at)
 {
-    msgpack_sbuffer_write(sb, CAPTURE_MAGIC, CAPTURE_MAGIC_LEN);
-    struct wire_hello h = {WIRE_PROTOCOL_VERSION,
-                           WIRE_MODE_CPU,
-                           {1000, 500, 10, 1, 1, 1},
-                           S("interpreter_safe_point"),
-                           3,
-                           false};
-    ck_assert_int_eq(wire_encode_hello(sb, &h), 0);
-    struct wire_func f = {0, S("app"), S("main"), WIRE_NONE32, WIRE_SPAN_NONE};
-    ck_assert_int_eq(wire_encode_func(sb, &f), 0);
+    begin_capture(sb);
     uint8_t bin[WIRE_STACK_SIZE + 97 * WIRE_SAMPLE_SIZE];
     struct wire_stack st = {0, WIRE_NONE32, 0, WIRE_SPAN_NONE};
     size_t n = wire_put_stack(bin, &st);
@@ -345,6 +342,15 @@ static int open_file_with(const void *data, size_t len, size_t prefix, char **pa
     return fd;
 }
 
+/* Frees the reader, then closes and removes its file. */
+static void done_with_file(struct capture_reader *r, int fd, char *path)
+{
+    capture_reader_free(r);
+    close(fd);
+    unlink(path);
+    free(path);
+}
+
 /* A file spanning several mapped windows reads exactly as the same bytes
  * from memory, also from a descriptor that does not start at offset 0. */
 START_TEST(mapped_file_reads_like_memory)
@@ -363,13 +369,10 @@ START_TEST(mapped_file_reads_like_memory)
         int fd = open_file_with(sb.data, sb.size, prefix, &path);
         r = capture_reader_fd(fd);
         ck_assert_int_eq(tally_all(r, &file), 0);
-        capture_reader_free(r);
+        done_with_file(r, fd, path);
         ck_assert_uint_eq(file.records, mem.records);
         ck_assert_uint_eq(file.events, mem.events);
         ck_assert_uint_eq(file.offsets, mem.offsets);
-        close(fd);
-        unlink(path);
-        free(path);
     }
     msgpack_sbuffer_destroy(&sb);
 }
@@ -392,13 +395,21 @@ START_TEST(mapped_file_error_offset)
     struct tally t;
     ck_assert_int_eq(tally_all(r, &t), -1);
     ck_assert_str_eq(t.err, want);
-    capture_reader_free(r);
-    close(fd);
-    unlink(path);
-    free(path);
+    done_with_file(r, fd, path);
     msgpack_sbuffer_destroy(&sb);
 }
 END_TEST
+
+/* The capture in a file, and a reader of it that has read HELLO. */
+static struct capture_reader *reader_past_hello(const msgpack_sbuffer *sb, int *fd, char **path)
+{
+    *fd = open_file_with(sb->data, sb->size, 0, path);
+    struct capture_reader *r = capture_reader_fd(*fd);
+    struct wire_record rec;
+    ck_assert_int_eq(capture_reader_next(r, &rec), 1);
+    ck_assert_uint_eq(rec.type, WIRE_HELLO);
+    return r;
+}
 
 /* What is appended after the reader opened the file is read too: the
  * mapping stops at the size seen at open and reading goes on from there. */
@@ -408,11 +419,8 @@ START_TEST(mapped_file_grows)
     msgpack_sbuffer_init(&sb);
     uint64_t samples = make_big_capture(&sb, CAPTURE_MAP_WINDOW + 5000, NULL);
     char *path;
-    int fd = open_file_with(sb.data, sb.size, 0, &path);
-    struct capture_reader *r = capture_reader_fd(fd);
-    struct wire_record rec;
-    ck_assert_int_eq(capture_reader_next(r, &rec), 1);
-    ck_assert_uint_eq(rec.type, WIRE_HELLO);
+    int fd;
+    struct capture_reader *r = reader_past_hello(&sb, &fd, &path);
     msgpack_sbuffer fin;
     msgpack_sbuffer_init(&fin);
     struct wire_finish f = {0, 5, 4, samples, 0, 0, false, false};
@@ -423,10 +431,7 @@ START_TEST(mapped_file_grows)
     struct tally t;
     ck_assert_msg(tally_all(r, &t) == 0, "%s", t.err);
     ck_assert_uint_eq(t.events, samples + 1);
-    capture_reader_free(r);
-    close(fd);
-    unlink(path);
-    free(path);
+    done_with_file(r, fd, path);
     msgpack_sbuffer_destroy(&fin);
     msgpack_sbuffer_destroy(&sb);
 }
@@ -441,20 +446,14 @@ START_TEST(mapped_file_truncated_while_read)
     size_t fin;
     make_big_capture(&sb, 3 * CAPTURE_MAP_WINDOW, &fin);
     char *path;
-    int fd = open_file_with(sb.data, sb.size, 0, &path);
-    struct capture_reader *r = capture_reader_fd(fd);
-    struct wire_record rec;
-    ck_assert_int_eq(capture_reader_next(r, &rec), 1);
-    ck_assert_uint_eq(rec.type, WIRE_HELLO);
+    int fd;
+    struct capture_reader *r = reader_past_hello(&sb, &fd, &path);
     ck_assert_int_eq(truncate(path, 1 << 20), 0);
     struct tally t;
     ck_assert_int_eq(tally_all(r, &t), -1);
     ck_assert_msg(strstr(t.err, ": the file was truncated while it was being read") != NULL,
                   "error '%s'", t.err);
-    capture_reader_free(r);
-    close(fd);
-    unlink(path);
-    free(path);
+    done_with_file(r, fd, path);
     msgpack_sbuffer_destroy(&sb);
 }
 END_TEST
