@@ -6,54 +6,13 @@
  *   agg-bench-gen OUT.jcap [NSAMPLES [NSTACKS [NFUNCS [SEED]]]]
  *
  * Defaults: 5000000 samples, 1000000 chains, 4096 functions, seed 1.
- * EVENTS frames are kept near 64 KiB so that the reader's buffer stays
- * small next to the budgets being measured.
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "proto/capture.h"
-#include "proto/wire.h"
+#include "bench-gen.h"
 
-#define BATCH_BYTES 65536
-
-struct gen {
-    FILE *out;
-    msgpack_sbuffer sb;
-    struct wire_batch b;
-    uint64_t state;
-};
-
-static uint64_t next_rand(struct gen *g)
-{
-    g->state ^= g->state << 13;
-    g->state ^= g->state >> 7;
-    g->state ^= g->state << 17;
-    return g->state;
-}
-
-/* Writes what the sbuffer holds and empties it. */
-static void flush_sb(struct gen *g)
-{
-    if (fwrite(g->sb.data, 1, g->sb.size, g->out) != g->sb.size) {
-        perror("agg-bench-gen: write");
-        exit(1);
-    }
-    msgpack_sbuffer_clear(&g->sb);
-}
-
-static void flush_batch(struct gen *g)
-{
-    if (g->b.count == 0)
-        return;
-    wire_encode_events(&g->sb, g->b.count, g->b.buf, g->b.len);
-    g->b.len = 0;
-    g->b.count = 0;
-    flush_sb(g);
-}
-
-static void header(struct gen *g, uint32_t nfuncs, const char *text, uint32_t text_len)
+static void header(struct bench_gen *g, uint32_t nfuncs, const char *text, uint32_t text_len)
 {
     struct wire_hello h = {0};
     h.version = WIRE_PROTOCOL_VERSION;
@@ -67,7 +26,7 @@ static void header(struct gen *g, uint32_t nfuncs, const char *text, uint32_t te
     struct wire_source s = {
         0, WIRE_ORIGIN_PROJECT, {"src/bench.jett", 14}, {text, text_len}, NULL, 0, lines, n};
     wire_encode_source(&g->sb, &s);
-    flush_sb(g);
+    bench_flush_sb(g);
     for (uint32_t i = 0; i < nfuncs; i++) {
         char name[32];
         int len = snprintf(name, sizeof name, "f%u", i);
@@ -75,44 +34,28 @@ static void header(struct gen *g, uint32_t nfuncs, const char *text, uint32_t te
         struct wire_func f = {
             i, {"bench", 5}, {name, (uint32_t)len}, 0, {lines[line], lines[line] + 8}};
         wire_encode_func(&g->sb, &f);
-        if (g->sb.size > BATCH_BYTES)
-            flush_sb(g);
+        if (g->sb.size > BENCH_BATCH_BYTES)
+            bench_flush_sb(g);
     }
-    flush_sb(g);
-}
-
-static void put_stack(struct gen *g, const struct wire_stack *s)
-{
-    if (!wire_batch_stack(&g->b, s)) {
-        flush_batch(g);
-        wire_batch_stack(&g->b, s);
-    }
-}
-
-static void put_sample(struct gen *g, const struct wire_sample *s)
-{
-    if (!wire_batch_sample(&g->b, s)) {
-        flush_batch(g);
-        wire_batch_sample(&g->b, s);
-    }
+    bench_flush_sb(g);
 }
 
 /* A trie of `n` nodes: mostly a child of the previous node (deep runs),
  * sometimes of a random earlier node; never deeper than 128 frames. */
-static void stacks(struct gen *g, uint32_t n, uint32_t nfuncs, uint8_t *depth)
+static void stacks(struct bench_gen *g, uint32_t n, uint32_t nfuncs, uint8_t *depth)
 {
     for (uint32_t i = 0; i < n; i++) {
         uint32_t parent = WIRE_NONE32;
         if (i > 0) {
-            parent = next_rand(g) % 4 ? i - 1 : (uint32_t)(next_rand(g) % i);
+            parent = bench_rand(g) % 4 ? i - 1 : (uint32_t)(bench_rand(g) % i);
             if (depth[parent] >= WIRE_MAX_STACK_DEPTH)
-                parent = (uint32_t)(next_rand(g) % i);
+                parent = (uint32_t)(bench_rand(g) % i);
             if (depth[parent] >= WIRE_MAX_STACK_DEPTH)
                 parent = WIRE_NONE32;
         }
         depth[i] = parent == WIRE_NONE32 ? 1 : depth[parent] + 1;
-        struct wire_stack s = {i, parent, (uint32_t)(next_rand(g) % nfuncs), WIRE_SPAN_NONE};
-        put_stack(g, &s);
+        struct wire_stack s = {i, parent, (uint32_t)(bench_rand(g) % nfuncs), WIRE_SPAN_NONE};
+        bench_put_stack(g, &s);
     }
 }
 
@@ -125,17 +68,13 @@ int main(int argc, char **argv)
     uint64_t nsamples = argc > 2 ? strtoull(argv[2], NULL, 10) : 5000000;
     uint32_t nstacks = argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 10) : 1000000;
     uint32_t nfuncs = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : 4096;
-    struct gen g = {fopen(argv[1], "wb"),
-                    {0},
-                    {malloc(BATCH_BYTES), BATCH_BYTES, 0, 0},
-                    argc > 5 ? strtoull(argv[5], NULL, 10) | 1 : 88172645463325252ull};
+    struct bench_gen g;
     uint8_t *depth = malloc(nstacks ? nstacks : 1);
-    if (!g.out || !g.b.buf || !depth || nfuncs == 0 || nstacks == 0) {
+    if (!depth || nfuncs == 0 || nstacks == 0) {
         fputs("agg-bench-gen: bad arguments or no memory\n", stderr);
         return 1;
     }
-    msgpack_sbuffer_init(&g.sb);
-    fwrite(CAPTURE_MAGIC, 1, CAPTURE_MAGIC_LEN, g.out);
+    bench_gen_open(&g, "agg-bench-gen", argv[1], argc > 5 ? argv[5] : NULL);
     static char text[4096 * 16];
     uint32_t len = 0;
     for (int i = 0; i < 4096; i++)
@@ -143,22 +82,17 @@ int main(int argc, char **argv)
     header(&g, nfuncs, text, len);
     stacks(&g, nstacks, nfuncs, depth);
     for (uint64_t i = 0; i < nsamples; i++) {
-        uint32_t line = (uint32_t)(next_rand(&g) % 4095);
+        uint32_t line = (uint32_t)(bench_rand(&g) % 4095);
         struct wire_sample s = {i + 1,
                                 i + 1,
                                 {WIRE_NONE32, WIRE_NONE32, 0},
                                 WIRE_STATE_JETT,
-                                (uint32_t)(next_rand(&g) % nstacks),
+                                (uint32_t)(bench_rand(&g) % nstacks),
                                 {line * 15 + 2, line * 15 + 14}};
-        put_sample(&g, &s);
+        bench_put_sample(&g, &s);
     }
-    flush_batch(&g);
     struct wire_finish f = {
         WIRE_TERM_RETURNED, nsamples * 1000000, WIRE_NONE64, nsamples, 0, 0, false, false};
-    wire_encode_finish(&g.sb, &f);
-    flush_sb(&g);
-    msgpack_sbuffer_destroy(&g.sb);
-    free(g.b.buf);
     free(depth);
-    return fclose(g.out) == 0 ? 0 : 1;
+    return bench_gen_close(&g, &f);
 }

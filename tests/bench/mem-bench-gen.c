@@ -10,49 +10,11 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "proto/capture.h"
-#include "proto/wire.h"
-
-#define BATCH_BYTES 65536
-
-struct gen {
-    FILE *out;
-    msgpack_sbuffer sb;
-    struct wire_batch b;
-    uint64_t state, seq;
-};
-
-static uint64_t next_rand(struct gen *g)
-{
-    g->state ^= g->state << 13;
-    g->state ^= g->state >> 7;
-    g->state ^= g->state << 17;
-    return g->state;
-}
-
-static void flush_sb(struct gen *g)
-{
-    if (fwrite(g->sb.data, 1, g->sb.size, g->out) != g->sb.size) {
-        perror("mem-bench-gen: write");
-        exit(1);
-    }
-    msgpack_sbuffer_clear(&g->sb);
-}
-
-static void flush_batch(struct gen *g)
-{
-    if (g->b.count == 0)
-        return;
-    wire_encode_events(&g->sb, g->b.count, g->b.buf, g->b.len);
-    g->b.len = 0;
-    g->b.count = 0;
-    flush_sb(g);
-}
+#include "bench-gen.h"
 
 /* HELLO, one source, a function and a root stack per site. */
-static void header(struct gen *g, uint32_t nsites)
+static void header(struct bench_gen *g, uint32_t nsites)
 {
     struct wire_hello h = {0};
     h.version = WIRE_PROTOCOL_VERSION;
@@ -71,25 +33,24 @@ static void header(struct gen *g, uint32_t nsites)
         int len = snprintf(name, sizeof name, "s%u", i);
         struct wire_func f = {i, {"bench", 5}, {name, (uint32_t)len}, 0, {0, 12}};
         wire_encode_func(&g->sb, &f);
-        if (g->sb.size > BATCH_BYTES)
-            flush_sb(g);
+        if (g->sb.size > BENCH_BATCH_BYTES)
+            bench_flush_sb(g);
     }
-    flush_sb(g);
+    bench_flush_sb(g);
     for (uint32_t i = 0; i < nsites; i++) {
         struct wire_stack st = {i, WIRE_NONE32, i, WIRE_SPAN_NONE};
-        if (!wire_batch_stack(&g->b, &st))
-            flush_batch(g), wire_batch_stack(&g->b, &st);
+        bench_put_stack(g, &st);
     }
-    flush_batch(g);
+    bench_flush_batch(g);
 }
 
-static void put(struct gen *g, uint8_t op, uint64_t id, uint64_t old, uint64_t new_size,
+static void put(struct bench_gen *g, uint8_t op, uint64_t id, uint64_t old, uint64_t new_size,
                 uint32_t site)
 {
+    static uint64_t seq;
     struct wire_alloc a = {
-        ++g->seq, op, id, old, new_size, {WIRE_NONE32, WIRE_NONE32, 0}, site, WIRE_SPAN_NONE};
-    if (!wire_batch_alloc(&g->b, &a))
-        flush_batch(g), wire_batch_alloc(&g->b, &a);
+        ++seq, op, id, old, new_size, {WIRE_NONE32, WIRE_NONE32, 0}, site, WIRE_SPAN_NONE};
+    bench_put_alloc(g, &a);
 }
 
 int main(int argc, char **argv)
@@ -99,20 +60,15 @@ int main(int argc, char **argv)
     uint64_t nevents = argc > 2 ? strtoull(argv[2], NULL, 10) : 20000000;
     uint64_t nlive = argc > 3 ? strtoull(argv[3], NULL, 10) : 1200000;
     uint32_t nsites = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : 50000;
-    struct gen g = {strcmp(argv[1], "-") ? fopen(argv[1], "wb") : stdout,
-                    {0},
-                    {malloc(BATCH_BYTES), BATCH_BYTES, 0, 0},
-                    argc > 5 ? strtoull(argv[5], NULL, 10) | 1 : 88172645463325252ull,
-                    0};
     uint64_t *ids = malloc((nlive + 2) * sizeof *ids), *sizes = malloc((nlive + 2) * sizeof *sizes);
-    if (!g.out || !g.b.buf || !ids || !sizes || nsites == 0)
+    if (!ids || !sizes || nsites == 0)
         return fputs("mem-bench-gen: bad arguments or no memory\n", stderr), 1;
-    msgpack_sbuffer_init(&g.sb);
-    fwrite(CAPTURE_MAGIC, 1, CAPTURE_MAGIC_LEN, g.out);
+    struct bench_gen g;
+    bench_gen_open(&g, "mem-bench-gen", argv[1], argc > 5 ? argv[5] : NULL);
     header(&g, nsites);
     uint64_t n = 0, next_id = 1;
     for (uint64_t e = 0; e < nevents; e++) {
-        uint64_t r = next_rand(&g), site = r % nsites;
+        uint64_t r = bench_rand(&g), site = r % nsites;
         uint64_t pick = n ? (r >> 20) % n : 0;
         if (n < nlive && (e < nlive || r % 3 == 0)) {
             ids[n] = next_id++, sizes[n] = 16 + (r >> 40) % 256;
@@ -126,11 +82,7 @@ int main(int argc, char **argv)
             ids[pick] = ids[--n], sizes[pick] = sizes[n];
         }
     }
-    flush_batch(&g);
     struct wire_finish f = {WIRE_TERM_RETURNED, 1000000000, WIRE_NONE64, 0, 0, 0, false, false};
-    wire_encode_finish(&g.sb, &f);
-    flush_sb(&g);
-    msgpack_sbuffer_destroy(&g.sb);
-    free(g.b.buf), free(ids), free(sizes);
-    return fclose(g.out) == 0 ? 0 : 1;
+    free(ids), free(sizes);
+    return bench_gen_close(&g, &f);
 }
