@@ -14,17 +14,15 @@
 static int aggregate(const char *path, struct agg **g, struct rank_report *rep)
 {
     char err[400];
-    int fd = cli_open_input(path, err, sizeof err);
-    if (fd < 0)
+    struct cli_capture c;
+    if (cli_capture_open(&c, path, 0, err, sizeof err) != 0)
         return cli_usage_error("%s: %s", path, err);
-    struct capture_reader *r = capture_reader_fd(fd);
     *g = agg_new();
-    int rc = r && *g ? feed_capture(*g, r, err, sizeof err) : 1;
-    capture_reader_free(r);
-    if (fd != STDIN_FILENO)
-        close(fd);
+    bool ready = c.r && *g;
+    int rc = ready ? feed_capture(*g, c.r, err, sizeof err) : 1;
+    cli_capture_close(&c);
     if (rc != 0) {
-        fprintf(stderr, "jett: %s: %s\n", path, *g ? err : "out of memory");
+        fprintf(stderr, "jett: %s: %s\n", path, ready ? err : "out of memory");
         return CLI_EXIT_BAD_INPUT;
     }
     agg_end(*g);

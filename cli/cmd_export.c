@@ -119,18 +119,15 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
 static int read_fold(const struct export_opts *o, struct fold **out)
 {
     char err[400];
-    int fd = cli_open_input(o->capture, err, sizeof err);
-    if (fd < 0)
+    struct cli_capture c;
+    if (cli_capture_open(&c, o->capture, 0, err, sizeof err) != 0)
         return cli_usage_error("%s: %s", o->capture, err);
-    struct capture_reader *r = capture_reader_fd(fd);
     enum fold_status st =
-        r ? fold_read(r, o->weight,
-                      o->format == EXPORT_SVG ? FOLD_NAMES_EXACT : FOLD_NAMES_COLLAPSED, out, err,
-                      sizeof err)
-          : FOLD_E_NOMEM;
-    capture_reader_free(r);
-    if (fd != STDIN_FILENO)
-        close(fd);
+        c.r ? fold_read(c.r, o->weight,
+                        o->format == EXPORT_SVG ? FOLD_NAMES_EXACT : FOLD_NAMES_COLLAPSED, out, err,
+                        sizeof err)
+            : FOLD_E_NOMEM;
+    cli_capture_close(&c);
     if (st == FOLD_OK)
         return CLI_EXIT_OK;
     if (st == FOLD_E_WEIGHT)
@@ -213,21 +210,17 @@ static int write_output(const struct export_opts *o, const struct fold *f)
 static int export_callgrind(const struct export_opts *o)
 {
     char err[400];
-    int fd = cli_open_input(o->capture, err, sizeof err);
-    if (fd < 0)
+    struct cli_capture c;
+    if (cli_capture_open(&c, o->capture, 0, err, sizeof err) != 0)
         return cli_usage_error("%s: %s", o->capture, err);
-    struct capture_reader *r = capture_reader_fd(fd);
     struct dest d;
-    if (!r || dest_open(o, &d) != 0) {
-        capture_reader_free(r);
-        if (fd != STDIN_FILENO)
-            close(fd);
-        return r ? CLI_EXIT_USAGE : cli_usage_error("profile export: out of memory");
+    if (!c.r || dest_open(o, &d) != 0) {
+        bool nomem = !c.r;
+        cli_capture_close(&c);
+        return nomem ? cli_usage_error("profile export: out of memory") : CLI_EXIT_USAGE;
     }
-    int rc = cgexport_write(r, d.f, err, sizeof err);
-    capture_reader_free(r);
-    if (fd != STDIN_FILENO)
-        close(fd);
+    int rc = cgexport_write(c.r, d.f, err, sizeof err);
+    cli_capture_close(&c);
     if (rc != 0) {
         dest_close(o, &d, false);
         fprintf(stderr, "jett: %s: %s\n", o->capture, err);

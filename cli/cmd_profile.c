@@ -103,19 +103,17 @@ static int cmd_dump(int argc, char **argv)
                                "1 to %d, not '%s'",
                                DUMP_TIMEOUT_MAX, o.timeout);
     char err[320];
-    int fd = cli_open_input(o.capture, err, sizeof err);
-    if (fd < 0)
+    struct cli_capture c;
+    if (cli_capture_open(&c, o.capture, o.follow ? seconds * 1000 : 0, err, sizeof err) != 0)
         return cli_usage_error("%s: %s", o.capture, err);
-    struct capture_reader *r =
-        o.follow ? capture_reader_follow(fd, seconds * 1000) : capture_reader_fd(fd);
-    if (!r)
+    if (!c.r) {
+        cli_capture_close(&c);
         return cli_usage_error("out of memory");
+    }
     if (o.follow) /* show each record as soon as it is complete */
         setvbuf(stdout, NULL, _IOLBF, 0);
-    int rc = captext_dump(stdout, r, err, sizeof err);
-    capture_reader_free(r);
-    if (fd != STDIN_FILENO)
-        close(fd);
+    int rc = captext_dump(stdout, c.r, err, sizeof err);
+    cli_capture_close(&c);
     if (fflush(stdout) != 0)
         return cli_usage_error("profile dump: cannot write the output");
     if (rc != 0) {
@@ -333,24 +331,20 @@ static int cmd_replay(int argc, char **argv)
                                "1 to %u, not '%s'",
                                DUMP_TIMEOUT_MAX, o.timeout);
     char err[320];
-    int fd = cli_open_input(o.path, err, sizeof err);
-    if (fd < 0)
-        return cli_usage_error("%s: %s", o.path, err);
     /* --follow: a capture that `jett run --profile-capture` is still
      * writing; the profile comes when FINISH arrives, or partial on
      * timeout. */
-    struct capture_reader *r =
-        o.follow ? capture_reader_follow(fd, seconds * 1000) : capture_reader_fd(fd);
+    struct cli_capture c;
+    if (cli_capture_open(&c, o.path, o.follow ? seconds * 1000 : 0, err, sizeof err) != 0)
+        return cli_usage_error("%s: %s", o.path, err);
     struct cli_profd p;
-    if (!r || cli_profd_start(&p, err, sizeof err) != 0) {
-        capture_reader_free(r);
-        fprintf(stderr, "jett: %s\n", r ? err : "out of memory");
+    if (!c.r || cli_profd_start(&p, err, sizeof err) != 0) {
+        fprintf(stderr, "jett: %s\n", c.r ? err : "out of memory");
+        cli_capture_close(&c);
         return 4;
     }
-    status = replay_stream(&p, r, &o);
-    capture_reader_free(r);
-    if (fd != STDIN_FILENO)
-        close(fd);
+    status = replay_stream(&p, c.r, &o);
+    cli_capture_close(&c);
     if (status != 4) {
         int res = replay_result(&p, o.agent);
         status = status != CLI_EXIT_OK ? status : res;

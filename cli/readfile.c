@@ -28,6 +28,25 @@ int cli_open_input(const char *path, char *err, size_t errlen)
     return fd;
 }
 
+int cli_capture_open(struct cli_capture *c, const char *path, uint32_t follow_ms, char *err,
+                     size_t errlen)
+{
+    c->r = NULL;
+    if ((c->fd = cli_open_input(path, err, errlen)) < 0)
+        return -1;
+    c->r = follow_ms ? capture_reader_follow(c->fd, follow_ms) : capture_reader_fd(c->fd);
+    return 0;
+}
+
+void cli_capture_close(struct cli_capture *c)
+{
+    capture_reader_free(c->r);
+    c->r = NULL;
+    if (c->fd >= 0 && c->fd != STDIN_FILENO)
+        close(c->fd);
+    c->fd = -1;
+}
+
 int cli_read_file(const char *path, size_t max, char **out, size_t *len, char *err, size_t errlen)
 {
     int fd = cli_open_input(path, err, errlen);
