@@ -175,6 +175,9 @@ struct agg {
 
 /* ---- agg_util.c ---- */
 void agg_errorf(struct agg *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Whether a record named `what` comes between HELLO and FINISH; an error
+ * ("what before HELLO", "what after FINISH") when not. */
+bool agg_in_stream(struct agg *a, const char *what);
 uint32_t agg_hash_bytes(uint32_t h, const void *p, size_t n);
 uint32_t agg_hash_u32(uint32_t h, uint32_t v);
 /* Bytes that room for `more` elements would add; the caller checks its

@@ -92,13 +92,19 @@ int agg_hello(struct agg *a, const struct wire_hello *h)
     return a->errors > before ? -1 : 0;
 }
 
+bool agg_in_stream(struct agg *a, const char *what)
+{
+    if (a->have_hello && !a->have_finish)
+        return true;
+    agg_errorf(a, "%s %s", what, a->have_hello ? "after FINISH" : "before HELLO");
+    return false;
+}
+
 /* Checks order and sequence shared by every hot event. */
 static bool event_ok(struct agg *a, const char *what, uint8_t mode, uint64_t sequence)
 {
-    if (!a->have_hello || a->have_finish) {
-        agg_errorf(a, "%s %s", what, a->have_hello ? "after FINISH" : "before HELLO");
+    if (!agg_in_stream(a, what))
         return false;
-    }
     if (a->mode != mode) {
         agg_errorf(a, "%s in a %s profile", what, a->mode == WIRE_MODE_CPU ? "cpu" : "memory");
         return false;

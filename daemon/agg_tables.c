@@ -137,10 +137,8 @@ static bool source_fill(struct agg *a, struct agg_source *d, const struct wire_s
 
 static bool source_header_ok(struct agg *a, const struct wire_source *s)
 {
-    if (!a->have_hello || a->have_finish) {
-        agg_errorf(a, "SOURCE %s", a->have_hello ? "after FINISH" : "before HELLO");
+    if (!agg_in_stream(a, "SOURCE"))
         return false;
-    }
     if (s->source_id != a->n_sources) {
         agg_errorf(a, "SOURCE.source_id %u: expected %u", s->source_id, a->n_sources);
         return false;
@@ -297,10 +295,8 @@ static bool func_refs_ok(struct agg *a, const struct wire_func *f, struct ident_
 int agg_func(struct agg *a, const struct wire_func *f)
 {
     uint64_t before = a->errors;
-    if (!a->have_hello || a->have_finish) {
-        agg_errorf(a, "FUNC %s", a->have_hello ? "after FINISH" : "before HELLO");
+    if (!agg_in_stream(a, "FUNC"))
         return -1;
-    }
     if (f->func_id != a->n_funcs) {
         agg_errorf(a, "FUNC.func_id %u: expected %u", f->func_id, a->n_funcs);
         return -1;
@@ -405,10 +401,8 @@ static bool node_outermost(const struct agg *a, const struct agg_node *n)
 int agg_stack(struct agg *a, const struct wire_stack *s)
 {
     uint64_t before = a->errors;
-    if (!a->have_hello || a->have_finish) {
-        agg_errorf(a, "STACK %s", a->have_hello ? "after FINISH" : "before HELLO");
+    if (!agg_in_stream(a, "STACK"))
         return -1;
-    }
     if (s->stack_id != a->n_stacks) {
         agg_errorf(a, "STACK.stack_id %u: expected %u", s->stack_id, a->n_stacks);
         return -1;
