@@ -1,6 +1,7 @@
 /* jett profile diff BASE NEW [--agent]: per-function change between two
  * captures of the same mode. */
 #include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,43 +12,71 @@
 #include "daemon/diff.h"
 #include "daemon/feed.h"
 
-static int aggregate(const char *path, struct agg **g, struct rank_report *rep)
+/* One capture of the diff, read on its own thread: what it yields, or
+ * the message to print once both are done (so that errors come out in
+ * argument order whichever side fails first). */
+struct side {
+    const char *path;
+    struct rank_report rep;
+    struct diff_sides sides;
+    int rc; /* 0, 1 for a bad capture, 2 for an unreadable file */
+    char msg[600];
+};
+
+static int side_fail(struct side *s, int rc, const char *what)
+{
+    snprintf(s->msg, sizeof s->msg, "jett: %s: %s", s->path, what);
+    return s->rc = rc;
+}
+
+static int aggregate(struct side *s, struct agg **g)
 {
     char err[400];
     struct cli_capture c;
-    if (cli_capture_open(&c, path, 0, err, sizeof err) != 0)
-        return cli_usage_error("%s: %s", path, err);
+    if (cli_capture_open(&c, s->path, 0, err, sizeof err) != 0)
+        return side_fail(s, CLI_EXIT_USAGE, err);
     *g = agg_new();
     bool ready = c.r && *g;
     int rc = ready ? feed_capture(*g, c.r, err, sizeof err) : 1;
     cli_capture_close(&c);
-    if (rc != 0) {
-        fprintf(stderr, "jett: %s: %s\n", path, ready ? err : "out of memory");
-        return CLI_EXIT_BAD_INPUT;
-    }
+    if (rc != 0)
+        return side_fail(s, CLI_EXIT_BAD_INPUT, ready ? err : "out of memory");
     agg_end(*g);
+    agg_release_records(*g);
     struct rank_options opt = diff_rank_options();
-    if (rank_build(*g, &opt, rep) != 0 || rank_detach(rep) != 0) {
-        fprintf(stderr, "jett: %s: out of memory\n", path);
-        return CLI_EXIT_BAD_INPUT;
-    }
+    if (rank_build(*g, &opt, &s->rep) != 0 || rank_detach(&s->rep) != 0)
+        return side_fail(s, CLI_EXIT_BAD_INPUT, "out of memory");
     return 0;
 }
 
-/* Aggregates one capture into a report holding every function, which
- * owns its strings: the aggregator is freed before the next capture is
- * read, so a diff needs the memory of one aggregation, not two.  0, 1 for
- * a bad capture (message printed), 2 for an unreadable file. */
-static int load(const char *path, struct rank_report *rep, struct diff_sides *sides)
+/* Aggregates one capture into its functions, which own their strings:
+ * the aggregator is freed, and its pages returned to the system, as soon
+ * as they are taken, so that rendering the diff adds to two function
+ * tables, not to two aggregations. */
+static void *load(void *arg)
 {
+    struct side *s = arg;
     struct agg *g = NULL;
-    int rc = aggregate(path, &g, rep);
+    int rc = aggregate(s, &g);
     agg_free(g);
-    if (rc == 0 && diff_sides_take(rep, sides) != 0) {
-        fprintf(stderr, "jett: %s: out of memory\n", path);
-        rc = CLI_EXIT_BAD_INPUT;
-    }
-    return rc;
+    if (rc == 0 && diff_sides_take(&s->rep, &s->sides) != 0)
+        side_fail(s, CLI_EXIT_BAD_INPUT, "out of memory");
+    malloc_trim(0);
+    return NULL;
+}
+
+/* Reads both captures at once: a diff costs the time of its larger
+ * input rather than of both (each side has its own aggregator, and
+ * nothing is shared but the allocator). */
+static void load_both(struct side *s)
+{
+    pthread_t t;
+    bool apart = pthread_create(&t, NULL, load, &s[1]) == 0;
+    load(&s[0]);
+    if (apart)
+        pthread_join(t, NULL);
+    else
+        load(&s[1]);
 }
 
 static int print_diff(struct rank_report *b, struct diff_sides *bs, struct rank_report *n,
@@ -111,21 +140,22 @@ int cli_profile_diff(int argc, char **argv)
         return cli_usage_error("profile diff: expected two captures, BASE and NEW");
     if (strcmp(paths[0], "-") == 0 && strcmp(paths[1], "-") == 0)
         return cli_usage_error("profile diff: only one capture can come from standard input");
-    /* as in the daemon: large tables in their own mappings, so that the
-     * first aggregator's memory leaves the process when it is freed */
+    /* as in the daemon: large tables in their own mappings, which leave
+     * the process as soon as an aggregator is freed */
     mallopt(M_MMAP_THRESHOLD, 64 * 1024);
-    struct rank_report rep[2];
-    struct diff_sides sides[2];
-    memset(rep, 0, sizeof rep);
-    memset(sides, 0, sizeof sides);
-    int rc = load(paths[0], &rep[0], &sides[0]);
+    struct side s[2];
+    memset(s, 0, sizeof s);
+    s[0].path = paths[0], s[1].path = paths[1];
+    load_both(s);
+    int rc = s[0].rc ? s[0].rc : s[1].rc;
+    for (int k = 0; k < 2; k++)
+        if (s[k].rc)
+            fprintf(stderr, "%s\n", s[k].msg);
     if (rc == 0)
-        rc = load(paths[1], &rep[1], &sides[1]);
-    if (rc == 0)
-        rc = print_diff(&rep[0], &sides[0], &rep[1], &sides[1], agent);
+        rc = print_diff(&s[0].rep, &s[0].sides, &s[1].rep, &s[1].sides, agent);
     for (int k = 0; k < 2; k++) {
-        rank_free(&rep[k]);
-        diff_sides_free(&sides[k]);
+        rank_free(&s[k].rep);
+        diff_sides_free(&s[k].sides);
     }
     return rc;
 }

@@ -94,9 +94,12 @@ int agg_hello(struct agg *a, const struct wire_hello *h)
 
 bool agg_in_stream(struct agg *a, const char *what)
 {
-    if (a->have_hello && !a->have_finish)
+    if (a->have_hello && !a->have_finish && !a->ended)
         return true;
-    agg_errorf(a, "%s %s", what, a->have_hello ? "after FINISH" : "before HELLO");
+    agg_errorf(a, "%s %s", what,
+               !a->have_hello   ? "before HELLO"
+               : a->have_finish ? "after FINISH"
+                                : "after the end of the stream");
     return false;
 }
 
@@ -200,6 +203,12 @@ void agg_end(struct agg *a)
         agg_errorf(a, "stream ended without HELLO");
     else if (!a->have_finish)
         agg_errorf(a, "stream ended without FINISH");
+}
+
+void agg_release_records(struct agg *a)
+{
+    if (a->ended)
+        agg_track_free(&a->mem);
 }
 
 enum agg_status agg_status(const struct agg *a, enum agg_reason *reason)

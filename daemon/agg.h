@@ -118,6 +118,12 @@ void agg_fail(struct agg *a, const char *msg);
 /* The stream ended: a missing HELLO or FINISH becomes a collector error. */
 void agg_end(struct agg *a);
 
+/* Frees memory mode's live-allocation records once the stream has ended
+ * (a no-op before): they only serve to credit frees and resizes, and the
+ * sites keep every number a profile reports, so ranking does not need
+ * them.  agg_retention_bytes counts what is still held. */
+void agg_release_records(struct agg *a);
+
 /* Status and its reason (AGG_REASON_NONE when complete). */
 enum agg_status agg_status(const struct agg *a, enum agg_reason *reason);
 

@@ -117,6 +117,7 @@ static int replay(const struct replay_args *a)
     if (fd != STDIN_FILENO)
         close(fd);
     agg_end(g);
+    agg_release_records(g); /* ranking does not read them */
     struct rank_report rep;
     if (rank_build(g, &a->opt, &rep) != 0)
         status = 1, fprintf(stderr, "jett-profd: out of memory\n");

@@ -55,6 +55,7 @@ static void serve_answer(struct serve *s)
         return;
     s->answered = true;
     agg_end(s->agg);
+    agg_release_records(s->agg); /* ranking does not read them */
     struct rank_report rep;
     char *toon = NULL, *human = NULL, err[256] = "";
     size_t tn = 0, hn = 0;

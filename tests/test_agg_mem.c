@@ -446,6 +446,60 @@ START_TEST(size_too_large)
 }
 END_TEST
 
+/* The churn events of churn_peak_and_sites, then the records released:
+ * a release before the end does nothing; after it, the records' bytes
+ * are no longer held and the profile is the same (the sites keep its numbers); an event after
+ * the end is refused. */
+START_TEST(released_records_keep_the_profile)
+{
+    struct ev e = setup(AGG_RETENTION_BUDGET_MAX);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, 100, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, 0, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 3, EV_NA, 50, 0), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 1, 100, 300, 2), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 3, 50, 20, 2), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 1, 300, EV_NA, 0), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 4, EV_NA, 400, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 4, 400, EV_NA, 2), 0);
+    agg_release_records(e.a);
+    ck_assert_uint_gt(agg_retention_bytes(e.a), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 2, 0, 10, 1), 0);
+    ck_assert_int_eq(ev_mem_finish(&e), 0);
+    agg_end(e.a);
+    size_t held = agg_retention_bytes(e.a);
+    agg_release_records(e.a);
+    /* ids 1..4 all sit in the first window, 256 slots of 8 bytes; the
+     * site buckets stay */
+    ck_assert_uint_eq(agg_retention_bytes(e.a), held - 256 * 8);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_int_eq(r.status, AGG_COMPLETE);
+    ck_assert_uint_eq(r.mem.allocated_bytes, 760);
+    ck_assert_uint_eq(r.mem.freed_bytes, 730);
+    ck_assert_uint_eq(r.mem.peak_live_bytes, 420);
+    ck_assert_uint_eq(r.mem.retained_bytes, 30);
+    ck_assert_uint_eq(r.n_entries, 3);
+    check_site(&r.entries[0], "make", 3, 510, 6711, 700, 10, 400, 1);
+    check_site(&r.entries[1], "grow", 0, 200, 2632, 0, 0, 0, 2);
+    check_site(&r.entries[2], "main", 1, 50, 658, 30, 20, 20, 0);
+    rank_free(&r);
+    ck_assert_uint_eq(agg_error_count(e.a), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 2, 10, EV_NA, 1), -1);
+    ck_assert_str_eq(agg_error(e.a), "ALLOC after FINISH");
+    agg_free(e.a);
+
+    /* without FINISH: the end itself is an error, and so is what follows */
+    e = setup(AGG_RETENTION_BUDGET_MAX);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, 100, 1), 0);
+    agg_end(e.a);
+    agg_release_records(e.a);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, 10, 1), -1);
+    ck_assert_uint_eq(agg_error_count(e.a), 2);
+    ck_assert_str_eq(agg_error(e.a), "stream ended without FINISH");
+    agg_free(e.a);
+}
+END_TEST
+
 Suite *agg_mem_suite(void)
 {
     Suite *s = suite_create("agg_mem");
@@ -462,6 +516,7 @@ Suite *agg_mem_suite(void)
     tcase_add_test(t, window_slide_refused);
     tcase_add_test(t, window_jumps_gaps);
     tcase_add_test(t, size_too_large);
+    tcase_add_test(t, released_records_keep_the_profile);
     suite_add_tcase(s, t);
     return s;
 }

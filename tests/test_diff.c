@@ -166,6 +166,18 @@ START_TEST(command_errors)
     ck_assert_int_eq(tu_run(missing, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 2);
     tu_output_free(&o);
+    /* both sides are read at once; both errors come out, BASE's first */
+    const char *both[] = {jett, "profile", "diff", "/nonexistent-base.jcap", a, NULL};
+    both[4] = tu_source_path("fixtures/captures/cpu-simple.jcap.txt");
+    ck_assert_int_eq(tu_run(both, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 2);
+    const char *eb = strstr(o.err, "jett: /nonexistent-base.jcap: cannot open");
+    const char *en = strstr(o.err, "cpu-simple.jcap.txt: ");
+    ck_assert_ptr_nonnull(eb);
+    ck_assert_ptr_nonnull(en);
+    ck_assert(eb < en);
+    tu_output_free(&o);
+    free((char *)both[4]);
     const char *modes[] = {jett, "profile", "diff", a, a, NULL};
     modes[4] = tu_build_path("fixtures/tiny-memory.jcap");
     ck_assert_int_eq(tu_run(modes, NULL, 0, &o), 0);
