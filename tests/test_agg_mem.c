@@ -42,6 +42,44 @@ static void check_site(const struct rank_entry *x, const char *fn, uint64_t coun
     ck_assert_uint_eq(x->resize_count, resizes);
 }
 
+/* The events of churn_peak_and_sites, in order. */
+static const struct {
+    uint8_t op;
+    uint64_t id, old, neu;
+    uint32_t stack;
+} churn[] = {
+    {WIRE_OP_ALLOCATE, 1, EV_NA, 100, 1}, {WIRE_OP_ALLOCATE, 2, EV_NA, 0, 1},
+    {WIRE_OP_ALLOCATE, 3, EV_NA, 50, 0},  {WIRE_OP_RESIZE, 1, 100, 300, 2},
+    {WIRE_OP_RESIZE, 3, 50, 20, 2},       {WIRE_OP_FREE, 1, 300, EV_NA, 0},
+    {WIRE_OP_ALLOCATE, 4, EV_NA, 400, 1}, {WIRE_OP_FREE, 4, 400, EV_NA, 2},
+    {WIRE_OP_RESIZE, 2, 0, 10, 1},
+};
+
+/* Feeds churn events [from, to). */
+static void feed_churn(struct ev *e, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        ck_assert_int_eq(
+            ev_alloc(e, churn[i].op, churn[i].id, churn[i].old, churn[i].neu, churn[i].stack), 0);
+}
+
+/* The profile of all nine churn events, as computed by hand below. */
+static void check_churn(const struct rank_report *r)
+{
+    ck_assert_int_eq(r->status, AGG_COMPLETE);
+    ck_assert_uint_eq(r->mem.allocation_count, 4);
+    ck_assert_uint_eq(r->mem.resize_count, 3);
+    ck_assert_uint_eq(r->mem.allocated_bytes, 760);
+    ck_assert_uint_eq(r->mem.freed_bytes, 730);
+    ck_assert_uint_eq(r->mem.peak_live_bytes, 420);
+    ck_assert_uint_eq(r->mem.retained_bytes, 30);
+    ck_assert_uint_eq(r->mem.attributed_allocated_bytes, 760);
+    ck_assert_uint_eq(r->n_entries, 3);
+    check_site(&r->entries[0], "make", 3, 510, 6711, 700, 10, 400, 1);
+    check_site(&r->entries[1], "grow", 0, 200, 2632, 0, 0, 0, 2);
+    check_site(&r->entries[2], "main", 1, 50, 658, 30, 20, 20, 0);
+}
+
 /* Events (live after each, peak moving 100, 150, 350, 420):
  *   1 allocate id1 100 at make        live 100  peak
  *   2 allocate id2 0 at make          live 100  (zero size: counted, 0 bytes)
@@ -65,30 +103,11 @@ static void check_site(const struct rank_entry *x, const char *fn, uint64_t coun
 START_TEST(churn_peak_and_sites)
 {
     struct ev e = setup(AGG_RETENTION_BUDGET_MAX);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, 100, 1), 0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, 0, 1), 0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 3, EV_NA, 50, 0), 0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 1, 100, 300, 2), 0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 3, 50, 20, 2), 0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 1, 300, EV_NA, 0), 0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 4, EV_NA, 400, 1), 0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 4, 400, EV_NA, 2), 0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 2, 0, 10, 1), 0);
+    feed_churn(&e, 0, 9);
     ck_assert_int_eq(ev_mem_finish(&e), 0);
     struct rank_report r;
     ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
-    ck_assert_int_eq(r.status, AGG_COMPLETE);
-    ck_assert_uint_eq(r.mem.allocation_count, 4);
-    ck_assert_uint_eq(r.mem.resize_count, 3);
-    ck_assert_uint_eq(r.mem.allocated_bytes, 760);
-    ck_assert_uint_eq(r.mem.freed_bytes, 730);
-    ck_assert_uint_eq(r.mem.peak_live_bytes, 420);
-    ck_assert_uint_eq(r.mem.retained_bytes, 30);
-    ck_assert_uint_eq(r.mem.attributed_allocated_bytes, 760);
-    ck_assert_uint_eq(r.n_entries, 3);
-    check_site(&r.entries[0], "make", 3, 510, 6711, 700, 10, 400, 1);
-    check_site(&r.entries[1], "grow", 0, 200, 2632, 0, 0, 0, 2);
-    check_site(&r.entries[2], "main", 1, 50, 658, 30, 20, 20, 0);
+    check_churn(&r);
     ck_assert_str_eq(r.entries[0].chains[0].chain, "app.main > app.make");
     ck_assert_uint_eq(r.entries[0].chains[0].weight, 510);
     ck_assert_str_eq(r.entries[2].chains[0].chain, "app.main");
@@ -448,22 +467,15 @@ END_TEST
 
 /* The churn events of churn_peak_and_sites, then the records released:
  * a release before the end does nothing; after it, the records' bytes
- * are no longer held and the profile is the same (the sites keep its numbers); an event after
- * the end is refused. */
+ * are no longer held and the profile is the same (the sites keep its
+ * numbers); an event after the end is refused. */
 START_TEST(released_records_keep_the_profile)
 {
     struct ev e = setup(AGG_RETENTION_BUDGET_MAX);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, 100, 1), 0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, 0, 1), 0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 3, EV_NA, 50, 0), 0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 1, 100, 300, 2), 0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 3, 50, 20, 2), 0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 1, 300, EV_NA, 0), 0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 4, EV_NA, 400, 1), 0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 4, 400, EV_NA, 2), 0);
+    feed_churn(&e, 0, 8);
     agg_release_records(e.a);
     ck_assert_uint_gt(agg_retention_bytes(e.a), 0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 2, 0, 10, 1), 0);
+    feed_churn(&e, 8, 9);
     ck_assert_int_eq(ev_mem_finish(&e), 0);
     agg_end(e.a);
     size_t held = agg_retention_bytes(e.a);
@@ -473,15 +485,7 @@ START_TEST(released_records_keep_the_profile)
     ck_assert_uint_eq(agg_retention_bytes(e.a), held - 256 * 8);
     struct rank_report r;
     ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
-    ck_assert_int_eq(r.status, AGG_COMPLETE);
-    ck_assert_uint_eq(r.mem.allocated_bytes, 760);
-    ck_assert_uint_eq(r.mem.freed_bytes, 730);
-    ck_assert_uint_eq(r.mem.peak_live_bytes, 420);
-    ck_assert_uint_eq(r.mem.retained_bytes, 30);
-    ck_assert_uint_eq(r.n_entries, 3);
-    check_site(&r.entries[0], "make", 3, 510, 6711, 700, 10, 400, 1);
-    check_site(&r.entries[1], "grow", 0, 200, 2632, 0, 0, 0, 2);
-    check_site(&r.entries[2], "main", 1, 50, 658, 30, 20, 20, 0);
+    check_churn(&r);
     rank_free(&r);
     ck_assert_uint_eq(agg_error_count(e.a), 0);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 2, 10, EV_NA, 1), -1);
