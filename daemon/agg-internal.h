@@ -13,8 +13,8 @@
 #define JETT_DAEMON_AGG_INTERNAL_H
 
 #include "daemon/agg.h"
-#include "daemon/agg_live.h"
-#include "daemon/agg_window.h"
+#include "proto/live_table.h"
+#include "proto/live_window.h"
 
 #define AGG_NONE UINT32_MAX
 
@@ -114,12 +114,12 @@ struct agg_mchainb {
     uint64_t bytes;
 };
 
-/* A live record (agg_live.h) packs its size (low 40 bits) and creation
+/* A live record (live_table.h) packs its size (low 40 bits) and creation
  * site (high 24 bits: the site bucket's arena offset in 8-byte units,
  * which fits because the arena is at most 64 MiB; AGG_MEM_NO_SITE when it
  * has none). */
 #define AGG_MEM_SIZE_BITS 40
-#define AGG_MEM_NO_SITE 0xfffffeu /* 0xffffff never occurs: no record is AGG_LIVE_EMPTY */
+#define AGG_MEM_NO_SITE 0xfffffeu /* 0xffffff never occurs: no record is LIVE_EMPTY */
 #define AGG_MEM_SITE_SHIFT 3
 
 struct agg_mem {
@@ -127,8 +127,8 @@ struct agg_mem {
     uint64_t live, peak, events, peak_event;
     uint64_t max_id, watermark;
     bool have_id, limited;
-    struct agg_window window;    /* records of recent ids */
-    struct agg_live_table table; /* records of older ids, at most 3/4 full */
+    struct live_window window; /* records of recent ids */
+    struct live_table table;   /* records of older ids, at most 3/4 full */
 };
 
 struct agg_cpu_totals {
@@ -252,9 +252,9 @@ uint64_t *agg_track_find_old(const struct agg_mem *m, uint64_t id);
  * the window, where most lookups end. */
 static inline uint64_t *agg_track_find(const struct agg_mem *m, uint64_t id)
 {
-    uint64_t *s = agg_window_slot(&m->window, id);
+    uint64_t *s = live_window_slot(&m->window, id);
     if (s)
-        return *s != AGG_LIVE_EMPTY ? s : NULL;
+        return *s != LIVE_EMPTY ? s : NULL;
     return id < m->window.base ? agg_track_find_old(m, id) : NULL;
 }
 /* Retires the record agg_track_find returned for id. */
@@ -266,10 +266,10 @@ bool agg_track_add_slow(struct agg *a, uint64_t id, uint64_t rec);
 /* The same, inline when the window neither grows nor slides. */
 static inline bool agg_track_add(struct agg *a, uint64_t id, uint64_t rec)
 {
-    struct agg_window *w = &a->mem.window;
+    struct live_window *w = &a->mem.window;
     if ((w->n + 1) * 3 > w->cap || id - w->base >= w->cap)
         return agg_track_add_slow(a, id, rec);
-    agg_window_put(w, id, rec);
+    live_window_put(w, id, rec);
     return true;
 }
 void agg_track_free(struct agg_mem *m);

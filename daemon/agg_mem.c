@@ -104,7 +104,7 @@ WARM_INLINE void prefetch_site(const struct agg *a, uint32_t off)
     __builtin_prefetch(p + sizeof(struct agg_siteb) - 1, 1);
 }
 
-#define LINE_SLOTS (64 / sizeof(struct agg_live))
+#define LINE_SLOTS (64 / sizeof(struct live_slot))
 
 /* The stored node an event names, for prefetching only. */
 static const struct agg_node *warm_node(const struct agg *a, const struct wire_alloc *e)
@@ -115,12 +115,12 @@ static const struct agg_node *warm_node(const struct agg *a, const struct wire_a
 /* Step 0: the id's window slot or live-table line, and the stack node. */
 WARM_INLINE void warm_far(const struct agg *a, const struct wire_alloc *e)
 {
-    const struct agg_live_table *t = &a->mem.table;
-    const uint64_t *w = agg_window_slot(&a->mem.window, e->allocation_id);
+    const struct live_table *t = &a->mem.table;
+    const uint64_t *w = live_window_slot(&a->mem.window, e->allocation_id);
     if (w) {
         __builtin_prefetch(w, 1);
     } else if (t->cap && e->allocation_id < a->mem.window.base) {
-        const struct agg_live *home = &t->slots[agg_live_home(t, e->allocation_id)];
+        const struct live_slot *home = &t->slots[live_table_home(t, e->allocation_id)];
         __builtin_prefetch(home, 1);
         /* a removal shifts the rest of the run, often into the next line */
         if (e->op == WIRE_OP_FREE && home + LINE_SLOTS < t->slots + t->cap)
@@ -204,7 +204,7 @@ static void global_live(struct agg_mem *m, int64_t delta)
 static void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node *node)
 {
     struct agg_mem *m = &a->mem;
-    if ((m->have_id && e->allocation_id <= m->max_id) || e->allocation_id == AGG_LIVE_EMPTY) {
+    if ((m->have_id && e->allocation_id <= m->max_id) || e->allocation_id == LIVE_EMPTY) {
         agg_errorf(a, "ALLOC %llu: allocation id %llu reused or out of order",
                    (unsigned long long)e->sequence, (unsigned long long)e->allocation_id);
         return;

@@ -8,28 +8,28 @@
 
 #include "daemon/agg-internal.h"
 
-_Static_assert(sizeof(uint64_t) == AGG_COST_WINDOW && sizeof(struct agg_live) == AGG_COST_LIVE,
+_Static_assert(sizeof(uint64_t) == AGG_COST_WINDOW && sizeof(struct live_slot) == AGG_COST_LIVE,
                "the documented costs are the real slot sizes");
 
 size_t agg_track_bytes(const struct agg_mem *m)
 {
-    return agg_window_bytes(m->window.cap) + agg_live_bytes(m->table.cap);
+    return live_window_bytes(m->window.cap) + live_table_bytes(m->table.cap);
 }
 
 uint64_t *agg_track_find_old(const struct agg_mem *m, uint64_t id)
 {
-    struct agg_live *r = agg_live_find(&m->table, id);
+    struct live_slot *r = live_table_find(&m->table, id);
     return r ? &r->size_site : NULL;
 }
 
 void agg_track_remove(struct agg_mem *m, uint64_t id, uint64_t *rec)
 {
     if (id >= m->window.base) {
-        *rec = AGG_LIVE_EMPTY;
+        *rec = LIVE_EMPTY;
         m->window.n--;
     } else {
-        agg_live_remove(&m->table,
-                        (struct agg_live *)((char *)rec - offsetof(struct agg_live, size_site)));
+        live_table_remove(
+            &m->table, (struct live_slot *)((char *)rec - offsetof(struct live_slot, size_site)));
     }
 }
 
@@ -43,11 +43,11 @@ static bool fits(const struct agg *a, size_t more)
  * both held while rehashing) if needed. */
 static bool table_room(struct agg *a)
 {
-    struct agg_live_table *t = &a->mem.table;
+    struct live_table *t = &a->mem.table;
     if ((t->n + 1) * 4 <= t->cap * 3)
         return true;
-    uint64_t cap = t->cap ? t->cap * 2 : AGG_LIVE_MIN_CAP;
-    return fits(a, agg_live_bytes(cap)) && agg_live_resize(t, cap) == 0;
+    uint64_t cap = t->cap ? t->cap * 2 : LIVE_TABLE_MIN_CAP;
+    return fits(a, live_table_bytes(cap)) && live_table_resize(t, cap) == 0;
 }
 
 /* Slides the window to start at `target`, moving the live records it
@@ -57,17 +57,17 @@ static bool table_room(struct agg *a)
  * empty slots below it. */
 static bool window_slide(struct agg *a, uint64_t target)
 {
-    struct agg_window *w = &a->mem.window;
+    struct live_window *w = &a->mem.window;
     if (w->n > 0 && w->base < w->first)
         w->base = w->first < target ? w->first : target;
     for (; w->base < target && w->n > 0; w->base++) {
         uint64_t *s = &w->slots[w->base & (w->cap - 1)];
-        if (*s == AGG_LIVE_EMPTY)
+        if (*s == LIVE_EMPTY)
             continue;
         if (!table_room(a))
             return false;
-        agg_live_insert(&a->mem.table, w->base, *s);
-        *s = AGG_LIVE_EMPTY;
+        live_table_insert(&a->mem.table, w->base, *s);
+        *s = LIVE_EMPTY;
         w->n--;
     }
     if (w->base < target)
@@ -81,28 +81,28 @@ static bool window_slide(struct agg *a, uint64_t target)
  * means more records move to the table. */
 static bool window_room(struct agg *a, uint64_t id)
 {
-    struct agg_window *w = &a->mem.window;
+    struct live_window *w = &a->mem.window;
     if (w->cap == 0)
-        return fits(a, agg_window_bytes(AGG_WINDOW_MIN_CAP)) &&
-               agg_window_resize(w, AGG_WINDOW_MIN_CAP, id, a->cfg.retention_budget) == 0;
-    if ((w->n + 1) * 3 > w->cap && fits(a, agg_window_bytes(w->cap * 2)))
-        agg_window_resize(w, w->cap * 2, id, a->cfg.retention_budget);
+        return fits(a, live_window_bytes(LIVE_WINDOW_MIN_CAP)) &&
+               live_window_resize(w, LIVE_WINDOW_MIN_CAP, id, a->cfg.retention_budget) == 0;
+    if ((w->n + 1) * 3 > w->cap && fits(a, live_window_bytes(w->cap * 2)))
+        live_window_resize(w, w->cap * 2, id, a->cfg.retention_budget);
     return true;
 }
 
 bool agg_track_add_slow(struct agg *a, uint64_t id, uint64_t rec)
 {
-    struct agg_window *w = &a->mem.window;
+    struct live_window *w = &a->mem.window;
     if (!window_room(a, id))
         return false;
     if (id - w->base >= w->cap && !window_slide(a, id - w->cap + 1))
         return false;
-    agg_window_put(w, id, rec);
+    live_window_put(w, id, rec);
     return true;
 }
 
 void agg_track_free(struct agg_mem *m)
 {
-    agg_window_free(&m->window);
-    agg_live_free(&m->table);
+    live_window_free(&m->window);
+    live_table_free(&m->table);
 }

@@ -5,30 +5,30 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "daemon/agg_live.h"
-#include "daemon/agg_window.h"
+#include "proto/live_table.h"
+#include "proto/live_window.h"
 
-Suite *agg_live_suite(void);
+Suite *live_suite(void);
 
-static struct agg_live_table table_of(uint64_t cap)
+static struct live_table table_of(uint64_t cap)
 {
-    struct agg_live_table t = {0};
-    ck_assert_int_eq(agg_live_resize(&t, cap), 0);
+    struct live_table t = {0};
+    ck_assert_int_eq(live_table_resize(&t, cap), 0);
     return t;
 }
 
 /* The first `n` ids from `from` whose home slot is `home`. */
-static void ids_at_home(const struct agg_live_table *t, uint64_t home, uint64_t from, uint64_t *out,
+static void ids_at_home(const struct live_table *t, uint64_t home, uint64_t from, uint64_t *out,
                         int n)
 {
     for (uint64_t id = from; n > 0; id++)
-        if (agg_live_home(t, id) == home)
+        if (live_table_home(t, id) == home)
             *out++ = id, n--;
 }
 
-static uint64_t slot_of(const struct agg_live_table *t, uint64_t id)
+static uint64_t slot_of(const struct live_table *t, uint64_t id)
 {
-    const struct agg_live *s = agg_live_find(t, id);
+    const struct live_slot *s = live_table_find(t, id);
     ck_assert_ptr_nonnull(s);
     return (uint64_t)(s - t->slots);
 }
@@ -36,22 +36,22 @@ static uint64_t slot_of(const struct agg_live_table *t, uint64_t id)
 /* Doubling from 256 slots at 3/4 full keeps every id and its value. */
 START_TEST(growth_keeps_entries)
 {
-    struct agg_live_table t = {0};
-    ck_assert_ptr_null(agg_live_find(&t, 1));
+    struct live_table t = {0};
+    ck_assert_ptr_null(live_table_find(&t, 1));
     for (uint64_t id = 1; id <= 5000; id++) {
         if ((t.n + 1) * 4 > t.cap * 3)
-            ck_assert_int_eq(agg_live_resize(&t, t.cap ? t.cap * 2 : AGG_LIVE_MIN_CAP), 0);
-        agg_live_insert(&t, id * 7, id);
+            ck_assert_int_eq(live_table_resize(&t, t.cap ? t.cap * 2 : LIVE_TABLE_MIN_CAP), 0);
+        live_table_insert(&t, id * 7, id);
     }
     ck_assert_uint_eq(t.cap, 8192);
     ck_assert_uint_eq(t.n, 5000);
     for (uint64_t id = 1; id <= 5000; id++) {
-        const struct agg_live *s = agg_live_find(&t, id * 7);
+        const struct live_slot *s = live_table_find(&t, id * 7);
         ck_assert_ptr_nonnull(s);
         ck_assert_uint_eq(s->size_site, id);
     }
-    ck_assert_ptr_null(agg_live_find(&t, 3));
-    agg_live_free(&t);
+    ck_assert_ptr_null(live_table_find(&t, 3));
+    live_table_free(&t);
 }
 END_TEST
 
@@ -61,27 +61,27 @@ END_TEST
  * the one in slot 255 wraps the shift backwards past slot 0. */
 START_TEST(wrap_around_and_shift_back)
 {
-    struct agg_live_table t = table_of(256);
+    struct live_table t = table_of(256);
     uint64_t last[3], first;
     ids_at_home(&t, 255, 1, last, 3);
     ids_at_home(&t, 0, 1, &first, 1);
     for (int i = 0; i < 3; i++)
-        agg_live_insert(&t, last[i], (uint64_t)i);
-    agg_live_insert(&t, first, 3);
+        live_table_insert(&t, last[i], (uint64_t)i);
+    live_table_insert(&t, first, 3);
     ck_assert_uint_eq(slot_of(&t, last[0]), 255);
     ck_assert_uint_eq(slot_of(&t, last[1]), 0);
     ck_assert_uint_eq(slot_of(&t, last[2]), 1);
     ck_assert_uint_eq(slot_of(&t, first), 2);
-    agg_live_remove(&t, agg_live_find(&t, last[1]));
-    ck_assert_ptr_null(agg_live_find(&t, last[1]));
+    live_table_remove(&t, live_table_find(&t, last[1]));
+    ck_assert_ptr_null(live_table_find(&t, last[1]));
     ck_assert_uint_eq(slot_of(&t, last[2]), 0);
     ck_assert_uint_eq(slot_of(&t, first), 1);
-    agg_live_remove(&t, agg_live_find(&t, last[0]));
+    live_table_remove(&t, live_table_find(&t, last[0]));
     ck_assert_uint_eq(slot_of(&t, last[2]), 255);
     ck_assert_uint_eq(slot_of(&t, first), 0);
-    ck_assert_uint_eq(t.slots[1].id, AGG_LIVE_EMPTY);
+    ck_assert_uint_eq(t.slots[1].id, LIVE_EMPTY);
     ck_assert_uint_eq(t.n, 2);
-    agg_live_free(&t);
+    live_table_free(&t);
 }
 END_TEST
 
@@ -92,26 +92,26 @@ END_TEST
  * leaves c and d in place: both are at their homes. */
 START_TEST(remove_keeps_homes)
 {
-    struct agg_live_table t = table_of(256);
+    struct live_table t = table_of(256);
     uint64_t ab[2], c, d;
     ids_at_home(&t, 10, 1, ab, 2);
     ids_at_home(&t, 11, 1, &c, 1);
     ids_at_home(&t, 12, 1, &d, 1);
-    agg_live_insert(&t, ab[0], 0);
-    agg_live_insert(&t, ab[1], 1);
-    agg_live_insert(&t, c, 2);
-    agg_live_insert(&t, d, 3);
+    live_table_insert(&t, ab[0], 0);
+    live_table_insert(&t, ab[1], 1);
+    live_table_insert(&t, c, 2);
+    live_table_insert(&t, d, 3);
     ck_assert_uint_eq(slot_of(&t, d), 13);
-    agg_live_remove(&t, agg_live_find(&t, ab[0]));
+    live_table_remove(&t, live_table_find(&t, ab[0]));
     ck_assert_uint_eq(slot_of(&t, ab[1]), 10);
     ck_assert_uint_eq(slot_of(&t, c), 11);
     ck_assert_uint_eq(slot_of(&t, d), 12);
-    agg_live_remove(&t, agg_live_find(&t, ab[1]));
+    live_table_remove(&t, live_table_find(&t, ab[1]));
     ck_assert_uint_eq(slot_of(&t, c), 11);
     ck_assert_uint_eq(slot_of(&t, d), 12);
-    ck_assert_uint_eq(t.slots[10].id, AGG_LIVE_EMPTY);
-    ck_assert_uint_eq(t.slots[13].id, AGG_LIVE_EMPTY);
-    agg_live_free(&t);
+    ck_assert_uint_eq(t.slots[10].id, LIVE_EMPTY);
+    ck_assert_uint_eq(t.slots[13].id, LIVE_EMPTY);
+    live_table_free(&t);
 }
 END_TEST
 
@@ -121,33 +121,33 @@ END_TEST
 START_TEST(random_against_array)
 {
     enum { MAX = 192, CAP = 256 };
-    struct agg_live_table t = table_of(CAP);
+    struct live_table t = table_of(CAP);
     uint64_t live[MAX], next = 1, rng = 88172645463325252ull;
     int n = 0;
     for (int step = 0; step < 200000; step++) {
         rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
         if (step == 100000)
-            ck_assert_int_eq(agg_live_resize(&t, CAP * 2), 0);
+            ck_assert_int_eq(live_table_resize(&t, CAP * 2), 0);
         if (step == 150000)
-            ck_assert_int_eq(agg_live_resize(&t, CAP), 0);
+            ck_assert_int_eq(live_table_resize(&t, CAP), 0);
         if (n < MAX && (n == 0 || rng % 2)) {
             live[n++] = next;
-            agg_live_insert(&t, next, next * 3);
+            live_table_insert(&t, next, next * 3);
             next += 1 + rng % 5;
         } else {
             int k = (int)((rng >> 8) % (uint64_t)n);
-            struct agg_live *s = agg_live_find(&t, live[k]);
+            struct live_slot *s = live_table_find(&t, live[k]);
             ck_assert_ptr_nonnull(s);
             ck_assert_uint_eq(s->size_site, live[k] * 3);
-            agg_live_remove(&t, s);
-            ck_assert_ptr_null(agg_live_find(&t, live[k]));
+            live_table_remove(&t, s);
+            ck_assert_ptr_null(live_table_find(&t, live[k]));
             live[k] = live[--n];
         }
         ck_assert_uint_eq(t.n, (uint64_t)n);
     }
     for (int k = 0; k < n; k++)
-        ck_assert_ptr_nonnull(agg_live_find(&t, live[k]));
-    agg_live_free(&t);
+        ck_assert_ptr_nonnull(live_table_find(&t, live[k]));
+    live_table_free(&t);
 }
 END_TEST
 
@@ -157,27 +157,27 @@ END_TEST
  * window have no slot. */
 START_TEST(window_doubles_in_place)
 {
-    struct agg_window w = {0};
-    ck_assert_int_eq(agg_window_resize(&w, 256, 200, 1 << 20), 0);
+    struct live_window w = {0};
+    ck_assert_int_eq(live_window_resize(&w, 256, 200, 1 << 20), 0);
     for (uint64_t id = 200; id < 456; id++)
-        *agg_window_slot(&w, id) = id * 5;
-    ck_assert_ptr_null(agg_window_slot(&w, 456));
-    ck_assert_ptr_null(agg_window_slot(&w, 199));
-    ck_assert_int_eq(agg_window_resize(&w, 512, 0, 1 << 20), 0);
+        *live_window_slot(&w, id) = id * 5;
+    ck_assert_ptr_null(live_window_slot(&w, 456));
+    ck_assert_ptr_null(live_window_slot(&w, 199));
+    ck_assert_int_eq(live_window_resize(&w, 512, 0, 1 << 20), 0);
     ck_assert_uint_eq(w.base, 200);
     for (uint64_t id = 200; id < 456; id++)
-        ck_assert_uint_eq(*agg_window_slot(&w, id), id * 5);
+        ck_assert_uint_eq(*live_window_slot(&w, id), id * 5);
     for (uint64_t id = 456; id < 712; id++)
-        ck_assert_uint_eq(*agg_window_slot(&w, id), AGG_LIVE_EMPTY);
-    ck_assert_ptr_null(agg_window_slot(&w, 712));
-    ck_assert_int_eq(agg_window_resize(&w, 1u << 20, 0, 1 << 20), -1);
-    agg_window_free(&w);
+        ck_assert_uint_eq(*live_window_slot(&w, id), LIVE_EMPTY);
+    ck_assert_ptr_null(live_window_slot(&w, 712));
+    ck_assert_int_eq(live_window_resize(&w, 1u << 20, 0, 1 << 20), -1);
+    live_window_free(&w);
 }
 END_TEST
 
-Suite *agg_live_suite(void)
+Suite *live_suite(void)
 {
-    Suite *s = suite_create("agg_live");
+    Suite *s = suite_create("live");
     TCase *t = tcase_create("table");
     tcase_add_test(t, growth_keeps_entries);
     tcase_add_test(t, wrap_around_and_shift_back);
