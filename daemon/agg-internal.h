@@ -13,8 +13,7 @@
 #define JETT_DAEMON_AGG_INTERNAL_H
 
 #include "daemon/agg.h"
-#include "proto/live_table.h"
-#include "proto/live_window.h"
+#include "proto/live_track.h"
 
 #define AGG_NONE UINT32_MAX
 
@@ -127,8 +126,8 @@ struct agg_mem {
     uint64_t live, peak, events, peak_event;
     uint64_t max_id, watermark;
     bool have_id, limited;
-    struct live_window window; /* records of recent ids */
-    struct live_table table;   /* records of older ids, at most 3/4 full */
+    struct live_track track; /* the live records */
+    struct live_limit limit; /* their growth, under the retention budget */
 };
 
 struct agg_cpu_totals {
@@ -239,40 +238,10 @@ size_t agg_mem_bytes(const struct agg *a);
  * events a few entries ahead. */
 size_t agg_mem_events(struct agg *a, const struct wire_event *ev, size_t n);
 void agg_mem_free(struct agg *a);
+/* Sets the live records' limit once HELLO has set the budget. */
+void agg_mem_start(struct agg *a);
 /* A site's live bytes at the global peak (resolving the lazy capture). */
 uint64_t agg_mem_site_at_peak(const struct agg *a, const struct agg_siteb *s);
-
-/* ---- agg_track.c ---- */
-/* Bytes held by the live-allocation records. */
-size_t agg_track_bytes(const struct agg_mem *m);
-/* The packed record of a live id below the window, or NULL. */
-uint64_t *agg_track_find_old(const struct agg_mem *m, uint64_t id);
-
-/* The packed record (size and site) of a live id, or NULL; inline for
- * the window, where most lookups end. */
-static inline uint64_t *agg_track_find(const struct agg_mem *m, uint64_t id)
-{
-    uint64_t *s = live_window_slot(&m->window, id);
-    if (s)
-        return *s != LIVE_EMPTY ? s : NULL;
-    return id < m->window.base ? agg_track_find_old(m, id) : NULL;
-}
-/* Retires the record agg_track_find returned for id. */
-void agg_track_remove(struct agg_mem *m, uint64_t id, uint64_t *rec);
-/* Records a new id, above every earlier one; false when the retention
- * budget refuses it. */
-bool agg_track_add_slow(struct agg *a, uint64_t id, uint64_t rec);
-
-/* The same, inline when the window neither grows nor slides. */
-static inline bool agg_track_add(struct agg *a, uint64_t id, uint64_t rec)
-{
-    struct live_window *w = &a->mem.window;
-    if ((w->n + 1) * 3 > w->cap || id - w->base >= w->cap)
-        return agg_track_add_slow(a, id, rec);
-    live_window_put(w, id, rec);
-    return true;
-}
-void agg_track_free(struct agg_mem *m);
 
 /* ---- agg_cpu.c ---- */
 int agg_cpu_sample(struct agg *a, const struct wire_sample *s);

@@ -64,6 +64,7 @@ static void hello_config(struct agg *a, const struct wire_config *c)
     a->cfg.retention_budget =
         budget_ok(a, "retention_budget", c->retention_budget, AGG_RETENTION_BUDGET_MAX);
     a->cfg.stack_budget = budget_ok(a, "stack_budget", c->stack_budget, AGG_STACK_BUDGET_MAX);
+    agg_mem_start(a);
 }
 
 int agg_hello(struct agg *a, const struct wire_hello *h)
@@ -208,7 +209,7 @@ void agg_end(struct agg *a)
 void agg_release_records(struct agg *a)
 {
     if (a->ended)
-        agg_track_free(&a->mem);
+        live_track_free(&a->mem.track);
 }
 
 enum agg_status agg_status(const struct agg *a, enum agg_reason *reason)

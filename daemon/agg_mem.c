@@ -1,5 +1,5 @@
 /* agg_mem: allocation events into site buckets and live-allocation
- * records (agg_track.c), all under the retention budget. */
+ * records (live_track.h), all under the retention budget. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,9 +10,24 @@
 _Static_assert((AGG_RETENTION_BUDGET_MAX >> AGG_MEM_SITE_SHIFT) < AGG_MEM_NO_SITE,
                "a site bucket offset fits the live record");
 
+_Static_assert(sizeof(uint64_t) == AGG_COST_WINDOW && sizeof(struct live_slot) == AGG_COST_LIVE,
+               "the documented costs are the real slot sizes");
+
 size_t agg_mem_bytes(const struct agg *a)
 {
-    return a->arena_used + agg_track_bytes(&a->mem);
+    return a->arena_used + live_track_bytes(&a->mem.track);
+}
+
+/* Growth of the live records is charged against the retention budget. */
+static bool track_fits(void *ctx, size_t more)
+{
+    const struct agg *a = ctx;
+    return agg_mem_bytes(a) + more <= a->cfg.retention_budget;
+}
+
+void agg_mem_start(struct agg *a)
+{
+    a->mem.limit = (struct live_limit){track_fits, a, a->cfg.retention_budget};
 }
 
 /* Arena bytes for a bucket, or AGG_NONE (and the limit) past the budget. */
@@ -115,11 +130,11 @@ static const struct agg_node *warm_node(const struct agg *a, const struct wire_a
 /* Step 0: the id's window slot or live-table line, and the stack node. */
 WARM_INLINE void warm_far(const struct agg *a, const struct wire_alloc *e)
 {
-    const struct live_table *t = &a->mem.table;
-    const uint64_t *w = live_window_slot(&a->mem.window, e->allocation_id);
+    const struct live_table *t = &a->mem.track.table;
+    const uint64_t *w = live_window_slot(&a->mem.track.window, e->allocation_id);
     if (w) {
         __builtin_prefetch(w, 1);
-    } else if (t->cap && e->allocation_id < a->mem.window.base) {
+    } else if (t->cap && e->allocation_id < a->mem.track.window.base) {
         const struct live_slot *home = &t->slots[live_table_home(t, e->allocation_id)];
         __builtin_prefetch(home, 1);
         /* a removal shifts the rest of the run, often into the next line */
@@ -143,7 +158,7 @@ WARM_INLINE void warm_near(const struct agg *a, const struct wire_alloc *e)
     }
     if (e->op == WIRE_OP_ALLOCATE)
         return;
-    const uint64_t *r = agg_track_find(&a->mem, e->allocation_id);
+    const uint64_t *r = live_track_find(&a->mem.track, e->allocation_id);
     uint32_t ref = r ? (uint32_t)(*r >> AGG_MEM_SIZE_BITS) : AGG_MEM_NO_SITE;
     if (ref != AGG_MEM_NO_SITE)
         prefetch_site(a, ref << AGG_MEM_SITE_SHIFT);
@@ -218,7 +233,7 @@ static void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_n
         return;
     }
     uint64_t rec = e->new_size | (uint64_t)site_ref(a, s) << AGG_MEM_SIZE_BITS;
-    if (m->limited || !agg_track_add(a, e->allocation_id, rec)) {
+    if (m->limited || !live_track_add(&m->track, e->allocation_id, rec, &m->limit)) {
         if (m->watermark == UINT64_MAX)
             m->watermark = e->allocation_id; /* the first id not tracked */
         m->limited = true;
@@ -234,7 +249,7 @@ static void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_n
 static uint64_t *mem_lookup(struct agg *a, const struct wire_alloc *e, bool *untracked)
 {
     struct agg_mem *m = &a->mem;
-    uint64_t *r = agg_track_find(m, e->allocation_id);
+    uint64_t *r = live_track_find(&m->track, e->allocation_id);
     *untracked = false;
     if (r)
         return r;
@@ -305,7 +320,7 @@ static void mem_free(struct agg *a, const struct wire_alloc *e)
     a->mem.freed_bytes += size;
     if (c)
         c->freed_bytes += size;
-    agg_track_remove(&a->mem, e->allocation_id, r);
+    live_track_remove(&a->mem.track, e->allocation_id, r);
     site_live(a, c, -(int64_t)size);
     global_live(&a->mem, -(int64_t)size);
 }
@@ -390,5 +405,5 @@ size_t agg_mem_events(struct agg *a, const struct wire_event *ev, size_t n)
 
 void agg_mem_free(struct agg *a)
 {
-    agg_track_free(&a->mem);
+    live_track_free(&a->mem.track);
 }

@@ -1,0 +1,75 @@
+/*
+ * live_track: live allocations by id as packed 64-bit records (a size and
+ * a creation site, never LIVE_EMPTY), for memory mode's aggregation and
+ * the memory exports.  Recent ids live in a window (8 bytes a slot,
+ * found by the id alone, filled in id order); a record the window slides
+ * past moves to the table (16 bytes a slot, hashed).  When frees come in
+ * random order, inserts stay sequential and most lookups end in one line
+ * without probing.
+ *
+ * Ids added must increase.  Every growth (a window or table doubling: old
+ * and new are counted together) is first offered to a limit, so that the
+ * aggregation can charge it against its retention budget.
+ */
+#ifndef JETT_PROTO_LIVE_TRACK_H
+#define JETT_PROTO_LIVE_TRACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/live_table.h"
+#include "proto/live_window.h"
+
+struct live_track {
+    struct live_window window; /* records of recent ids */
+    struct live_table table;   /* records of older ids, at most 3/4 full */
+};
+
+/* What growth may take: fits(ctx, more) says whether `more` bytes may be
+ * added (NULL: always); reserve is the address space the window may grow
+ * in. */
+struct live_limit {
+    bool (*fits)(void *ctx, size_t more);
+    void *ctx;
+    size_t reserve;
+};
+
+/* Bytes held by the records. */
+size_t live_track_bytes(const struct live_track *t);
+
+/* The record of a live id below the window, or NULL. */
+uint64_t *live_track_find_old(const struct live_track *t, uint64_t id);
+
+/* The record of a live id, or NULL; inline for the window, where most
+ * lookups end. */
+static inline uint64_t *live_track_find(const struct live_track *t, uint64_t id)
+{
+    uint64_t *s = live_window_slot(&t->window, id);
+    if (s)
+        return *s != LIVE_EMPTY ? s : NULL;
+    return id < t->window.base ? live_track_find_old(t, id) : NULL;
+}
+
+/* Retires the record live_track_find returned for id. */
+void live_track_remove(struct live_track *t, uint64_t id, uint64_t *rec);
+
+/* Records a new id, above every earlier one; false when the limit refuses
+ * the room it needs (or memory runs out). */
+bool live_track_add_slow(struct live_track *t, uint64_t id, uint64_t rec,
+                         const struct live_limit *lim);
+
+/* The same, inline when the window neither grows nor slides. */
+static inline bool live_track_add(struct live_track *t, uint64_t id, uint64_t rec,
+                                  const struct live_limit *lim)
+{
+    struct live_window *w = &t->window;
+    if ((w->n + 1) * 3 > w->cap || id - w->base >= w->cap)
+        return live_track_add_slow(t, id, rec, lim);
+    live_window_put(w, id, rec);
+    return true;
+}
+
+void live_track_free(struct live_track *t);
+
+#endif
