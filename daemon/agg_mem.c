@@ -119,8 +119,6 @@ WARM_INLINE void prefetch_site(const struct agg *a, uint32_t off)
     __builtin_prefetch(p + sizeof(struct agg_siteb) - 1, 1);
 }
 
-#define LINE_SLOTS (64 / sizeof(struct live_slot))
-
 /* The stored node an event names, for prefetching only. */
 static const struct agg_node *warm_node(const struct agg *a, const struct wire_alloc *e)
 {
@@ -130,17 +128,7 @@ static const struct agg_node *warm_node(const struct agg *a, const struct wire_a
 /* Step 0: the id's window slot or live-table line, and the stack node. */
 WARM_INLINE void warm_far(const struct agg *a, const struct wire_alloc *e)
 {
-    const struct live_table *t = &a->mem.track.table;
-    const uint64_t *w = live_window_slot(&a->mem.track.window, e->allocation_id);
-    if (w) {
-        __builtin_prefetch(w, 1);
-    } else if (t->cap && e->allocation_id < a->mem.track.window.base) {
-        const struct live_slot *home = &t->slots[live_table_home(t, e->allocation_id)];
-        __builtin_prefetch(home, 1);
-        /* a removal shifts the rest of the run, often into the next line */
-        if (e->op == WIRE_OP_FREE && home + LINE_SLOTS < t->slots + t->cap)
-            __builtin_prefetch(home + LINE_SLOTS, 1);
-    }
+    live_track_prefetch(&a->mem.track, e->allocation_id, e->op == WIRE_OP_FREE);
     const struct agg_node *n = warm_node(a, e);
     if (n)
         __builtin_prefetch(n);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "proto/fold.h"
-#include "proto/pages.h"
+#include "proto/fold_live.h"
 #include "proto/wire-internal.h"
 
 /* A display name, `namespace.function`, stored in the name arena. */
@@ -22,14 +22,6 @@ struct fold_site {
     uint64_t live, at_peak;
     uint64_t epoch;
 };
-
-/* One live allocation: id -> size and creation site. */
-struct fold_live {
-    uint64_t id, size;
-    uint32_t site; /* stack id, or FOLD_NO_SITE */
-    bool used;
-};
-#define FOLD_NO_SITE UINT32_MAX
 
 /* Makes room for element `n` of a doubling array; 0 or -1 (out of memory). */
 #define GROW(f, arr, n, cap)                                                                       \
@@ -73,9 +65,7 @@ struct fold {
     uint32_t node_index_cap;
     uint32_t *children; /* filled by link_children(): children, sorted */
     uint32_t max_depth;
-    /* Live allocations (linear probing, backward-shift deletion). */
-    struct fold_live *live;
-    size_t n_live, live_cap;
+    struct fold_lives lives;
     uint64_t live_total, peak_epoch;
 };
 
@@ -355,67 +345,6 @@ static void on_sample(struct fold *f, const struct wire_sample *s)
     }
 }
 
-/* ---- live allocations ---- */
-
-static size_t live_slot(const struct fold *f, uint64_t id)
-{
-    return (size_t)mix64(id) & (f->live_cap - 1);
-}
-
-/* The slot of `id`: its entry when it is live, else the empty slot where
- * it would go (the table has one: it is at most three quarters full). */
-static struct fold_live *live_probe(struct fold *f, uint64_t id)
-{
-    for (size_t i = live_slot(f, id);; i = (i + 1) & (f->live_cap - 1))
-        if (!f->live[i].used || f->live[i].id == id)
-            return &f->live[i];
-}
-
-/* The entry of a live id, or NULL. */
-static struct fold_live *live_find(struct fold *f, uint64_t id)
-{
-    if (f->live_cap == 0)
-        return NULL;
-    struct fold_live *e = live_probe(f, id);
-    return e->used ? e : NULL;
-}
-
-/* Makes room for one more id, doubling the table when it would be three
- * quarters full: a capture can hold millions of live allocations, and
- * linear probing stays short at that load. */
-static int live_reserve(struct fold *f)
-{
-    if (4 * (f->n_live + 1) <= 3 * f->live_cap)
-        return 0;
-    size_t old_cap = f->live_cap, cap = old_cap ? old_cap * 2 : 64;
-    struct fold_live *old = f->live, *t = pages_alloc(cap * sizeof *t);
-    if (!t)
-        return f->nomem = true, -1;
-    f->live = t, f->live_cap = cap;
-    for (size_t i = 0; i < old_cap; i++)
-        if (old[i].used)
-            *live_probe(f, old[i].id) = old[i];
-    pages_free(old, old_cap * sizeof *old);
-    return 0;
-}
-
-/* Removes an entry, shifting later members of its probe run back. */
-static void live_remove(struct fold *f, struct fold_live *e)
-{
-    size_t mask = f->live_cap - 1, hole = (size_t)(e - f->live);
-    for (size_t i = (hole + 1) & mask; f->live[i].used; i = (i + 1) & mask) {
-        size_t home = live_slot(f, f->live[i].id);
-        /* the entry may move to the hole unless its home lies after the
-         * hole on the cyclic path hole -> i */
-        if (((i - home) & mask) >= ((i - hole) & mask)) {
-            f->live[hole] = f->live[i];
-            hole = i;
-        }
-    }
-    f->live[hole].used = false;
-    f->n_live--;
-}
-
 /* ---- memory events ---- */
 
 static struct fold_site *site_of(struct fold *f, uint32_t site)
@@ -447,73 +376,71 @@ static bool weighs(const struct fold *f, enum fold_weight w, uint32_t stack)
 
 static int on_allocate(struct fold *f, struct capture_reader *r, const struct wire_alloc *a)
 {
-    if (live_reserve(f) != 0)
-        return -1;
-    struct fold_live *e = live_probe(f, a->allocation_id); /* one walk: check and place */
-    if (e->used)
+    struct fold_live_ref ref;
+    if (fold_lives_find(&f->lives, a->allocation_id, &ref))
         return bad_event(r, "ALLOC.allocation_id: allocation %" PRIu64 " is already live",
                          a->allocation_id);
     if (a->new_size > UINT64_MAX - f->t.allocated_bytes || a->new_size > UINT64_MAX - f->live_total)
         return bad_event(r, "ALLOC.new_size: %" PRIu64 " bytes overflow the totals", a->new_size);
+    uint32_t site = a->stack_id == WIRE_NONE32 ? FOLD_NO_SITE : a->stack_id;
+    if (fold_lives_add(&f->lives, a->allocation_id, a->new_size, site) != 0)
+        return f->nomem = true, -1;
     f->t.allocations++;
     f->t.allocated_bytes += a->new_size;
     if (weighs(f, FOLD_WEIGHT_ALLOCATED, a->stack_id))
         *stack_self(f, a->stack_id) += a->new_size;
     if (weighs(f, FOLD_WEIGHT_COUNT, a->stack_id))
         (*stack_self(f, a->stack_id))++;
-    uint32_t site = a->stack_id == WIRE_NONE32 ? FOLD_NO_SITE : a->stack_id;
-    *e = (struct fold_live){a->allocation_id, a->new_size, site, true};
-    f->n_live++;
     site_change(f, site, 0, a->new_size);
     return 0;
 }
 
-/* The live entry a resize or free names, its old size checked. */
-static struct fold_live *live_for(struct fold *f, struct capture_reader *r,
-                                  const struct wire_alloc *a)
+/* The live allocation a resize or free names, its old size checked. */
+static bool live_for(struct fold *f, struct capture_reader *r, const struct wire_alloc *a,
+                     struct fold_live_ref *ref)
 {
-    struct fold_live *e = live_find(f, a->allocation_id);
-    if (!e)
+    if (!fold_lives_find(&f->lives, a->allocation_id, ref))
         bad_event(r, "ALLOC.allocation_id: allocation %" PRIu64 " is not live", a->allocation_id);
-    else if (e->size != a->old_size)
+    else if (fold_live_size(ref) != a->old_size)
         bad_event(r, "ALLOC.old_size: %" PRIu64 " is not the live size %" PRIu64, a->old_size,
-                  e->size);
+                  fold_live_size(ref));
     else
-        return e;
-    return NULL;
+        return true;
+    return false;
 }
 
 static int on_resize(struct fold *f, struct capture_reader *r, const struct wire_alloc *a)
 {
-    struct fold_live *e = live_for(f, r, a);
-    if (!e)
+    struct fold_live_ref ref;
+    if (!live_for(f, r, a, &ref))
         return -1;
+    uint64_t growth = a->new_size > a->old_size ? a->new_size - a->old_size : 0;
+    if (growth > UINT64_MAX - f->t.allocated_bytes || growth > UINT64_MAX - f->live_total)
+        return bad_event(r, "ALLOC.new_size: %" PRIu64 " bytes overflow the totals", a->new_size);
+    uint32_t site = fold_live_site(&ref);
+    if (fold_lives_resize(&f->lives, &ref, a->new_size) != 0)
+        return f->nomem = true, -1;
     f->t.resizes++;
-    if (a->new_size > a->old_size) {
-        uint64_t growth = a->new_size - a->old_size;
-        if (growth > UINT64_MAX - f->t.allocated_bytes || growth > UINT64_MAX - f->live_total)
-            return bad_event(r, "ALLOC.new_size: %" PRIu64 " bytes overflow the totals",
-                             a->new_size);
+    if (growth) {
         f->t.allocated_bytes += growth;
         if (weighs(f, FOLD_WEIGHT_ALLOCATED, a->stack_id))
             *stack_self(f, a->stack_id) += growth;
     } else {
         f->t.freed_bytes += a->old_size - a->new_size;
     }
-    site_change(f, e->site, a->old_size, a->new_size);
-    e->size = a->new_size;
+    site_change(f, site, a->old_size, a->new_size);
     return 0;
 }
 
 static int on_free(struct fold *f, struct capture_reader *r, const struct wire_alloc *a)
 {
-    struct fold_live *e = live_for(f, r, a);
-    if (!e)
+    struct fold_live_ref ref;
+    if (!live_for(f, r, a, &ref))
         return -1;
     f->t.frees++;
     f->t.freed_bytes += a->old_size;
-    site_change(f, e->site, a->old_size, 0);
-    live_remove(f, e);
+    site_change(f, fold_live_site(&ref), a->old_size, 0);
+    fold_lives_remove(&f->lives, &ref);
     return 0;
 }
 
@@ -555,8 +482,8 @@ static int on_events(struct fold *f, struct capture_reader *r, const struct wire
             uint32_t stack = wire_event_stack(&ev[i]);
             if (stack < f->n_stacks)
                 __builtin_prefetch(&f->stack_node[stack]);
-            if (ev[i].kind == WIRE_ENTRY_ALLOC && f->live_cap)
-                __builtin_prefetch(&f->live[live_slot(f, ev[i].u.alloc.allocation_id)]);
+            if (ev[i].kind == WIRE_ENTRY_ALLOC)
+                fold_lives_prefetch(&f->lives, ev[i].u.alloc.allocation_id);
         }
         for (unsigned i = 0; i < n; i++) {
             uint32_t stack = wire_event_stack(&ev[i]);
@@ -742,7 +669,7 @@ void fold_free(struct fold *f)
     free(f->arena), free(f->names), free(f->name_index), free(f->func_name);
     free(f->stack_node), free(f->sites);
     free(f->nodes), free(f->node_index), free(f->children);
-    pages_free(f->live, f->live_cap * sizeof *f->live);
+    fold_lives_free(&f->lives);
     free(f);
 }
 

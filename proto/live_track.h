@@ -51,6 +51,26 @@ static inline uint64_t *live_track_find(const struct live_track *t, uint64_t id)
     return id < t->window.base ? live_track_find_old(t, id) : NULL;
 }
 
+/* Starts loading the line a lookup of `id` reads and, when the record is
+ * about to leave the table, the next one, into which a removal often
+ * shifts the rest of its run.  Always inlined: a function whose only
+ * effect is a prefetch looks pure to the compiler, which may then drop
+ * its calls. */
+static inline __attribute__((always_inline)) void live_track_prefetch(const struct live_track *t,
+                                                                      uint64_t id, bool removing)
+{
+    enum { LINE_SLOTS = 64 / sizeof(struct live_slot) };
+    const uint64_t *w = live_window_slot(&t->window, id);
+    if (w) {
+        __builtin_prefetch(w, 1);
+    } else if (t->table.cap && id < t->window.base) {
+        const struct live_slot *home = &t->table.slots[live_table_home(&t->table, id)];
+        __builtin_prefetch(home, 1);
+        if (removing && home + LINE_SLOTS < t->table.slots + t->table.cap)
+            __builtin_prefetch(home + LINE_SLOTS, 1);
+    }
+}
+
 /* Retires the record live_track_find returned for id. */
 void live_track_remove(struct live_track *t, uint64_t id, uint64_t *rec);
 
