@@ -2,8 +2,10 @@
  * self-diffs of every fixture, and the command's errors. */
 #include <check.h>
 #include <dirent.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "daemon/diff.h"
@@ -189,6 +191,42 @@ START_TEST(command_errors)
 }
 END_TEST
 
+/* On one CPU the two captures are read in turn, not at once: the same
+ * documents and the same errors, BASE's first. */
+START_TEST(one_cpu_reads_in_turn)
+{
+    char *both_cpus[2];
+    both_cpus[0] = run_diff("fixtures/diff-base.jcap", "fixtures/diff-new.jcap", true, 0);
+    both_cpus[1] = run_diff("fixtures/diff-mem-base.jcap", "fixtures/diff-mem-new.jcap", false, 0);
+    cpu_set_t all, one;
+    ck_assert_int_eq(sched_getaffinity(0, sizeof all, &all), 0);
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &all)) {
+            CPU_SET(c, &one);
+            break;
+        }
+    ck_assert_int_eq(sched_setaffinity(0, sizeof one, &one), 0); /* inherited by jett */
+    char *out = run_diff("fixtures/diff-base.jcap", "fixtures/diff-new.jcap", true, 0);
+    ck_assert_str_eq(out, both_cpus[0]);
+    free(out);
+    out = run_diff("fixtures/diff-mem-base.jcap", "fixtures/diff-mem-new.jcap", false, 0);
+    ck_assert_str_eq(out, both_cpus[1]);
+    free(out);
+    struct tu_output o;
+    const char *argv[] = {
+        jett, "profile", "diff", "/nonexistent-base.jcap", "/nonexistent-new.jcap", NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 2);
+    const char *eb = strstr(o.err, "/nonexistent-base.jcap: cannot open");
+    const char *en = strstr(o.err, "/nonexistent-new.jcap: cannot open");
+    ck_assert(eb && en && eb < en);
+    tu_output_free(&o);
+    ck_assert_int_eq(sched_setaffinity(0, sizeof all, &all), 0);
+    free(both_cpus[0]), free(both_cpus[1]);
+}
+END_TEST
+
 Suite *diff_suite(void)
 {
     Suite *s = suite_create("diff");
@@ -199,6 +237,7 @@ Suite *diff_suite(void)
     tcase_add_test(t, memory_pair_by_hand);
     tcase_add_test(t, self_diff_is_all_zeros);
     tcase_add_test(t, command_errors);
+    tcase_add_test(t, one_cpu_reads_in_turn);
     suite_add_tcase(s, t);
     return s;
 }
