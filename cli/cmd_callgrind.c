@@ -129,7 +129,7 @@ static int normalize_out(const char *in, const char *out, const struct cg_model 
 {
     size_t cap = len + 1;
     struct cg_error err;
-    if (cg_normalize_into(m, text, &cap, &len, &err) < 0)
+    if (cg_normalize_parsed_into(m, text, &cap, &len, &err) < 0)
         return report(in, &err);
     if (write_all(out, *text, len) < 0)
         return cli_usage_error("%s: %s", out ? out : "standard output", strerror(errno));

@@ -309,10 +309,11 @@ static size_t output_guess(const struct cg_model *m)
     return bytes;
 }
 
-/* Model check, then every part. */
-static int normalize(struct norm *n)
+/* The model check (unless the model came from the parser), then every
+ * part. */
+static int normalize(struct norm *n, bool check)
 {
-    if (cg_model_check(n->m, n->err) < 0)
+    if (check && cg_model_check(n->m, n->err) < 0)
         return -1;
     for (int k = 0; k < CG_NS_COUNT; k++) {
         n->fresh[k] = calloc(n->m->nnames[k] + 1, sizeof *n->fresh[k]);
@@ -333,14 +334,14 @@ static int normalize(struct norm *n)
     return 0;
 }
 
-int cg_normalize_into(const struct cg_model *m, char **buf, size_t *cap, size_t *out_len,
-                      struct cg_error *err)
+static int normalize_into(const struct cg_model *m, bool check, char **buf, size_t *cap,
+                          size_t *out_len, struct cg_error *err)
 {
     struct cg_error scratch;
     struct norm n = {
         .m = m, .o = {.buf = *buf, .cap = *buf ? *cap : 0}, .err = err ? err : &scratch};
     *n.err = (struct cg_error){CG_OK, 0, ""};
-    int rc = m ? normalize(&n) : cg_fail(n.err, CG_SYNTAX, 0, "no model");
+    int rc = m ? normalize(&n, check) : cg_fail(n.err, CG_SYNTAX, 0, "no model");
     for (int k = 0; k < CG_NS_COUNT; k++)
         free(n.fresh[k]);
     if (rc == 0 && cg_out_reserve(&n.o, 1) < 0)
@@ -349,6 +350,18 @@ int cg_normalize_into(const struct cg_model *m, char **buf, size_t *cap, size_t 
         n.o.buf[n.o.len] = '\0', *out_len = n.o.len;
     *buf = n.o.buf, *cap = n.o.cap;
     return rc;
+}
+
+int cg_normalize_into(const struct cg_model *m, char **buf, size_t *cap, size_t *out_len,
+                      struct cg_error *err)
+{
+    return normalize_into(m, true, buf, cap, out_len, err);
+}
+
+int cg_normalize_parsed_into(const struct cg_model *m, char **buf, size_t *cap, size_t *out_len,
+                             struct cg_error *err)
+{
+    return normalize_into(m, false, buf, cap, out_len, err);
 }
 
 int cg_normalize(const struct cg_model *m, char **out, size_t *out_len, struct cg_error *err)
