@@ -23,10 +23,9 @@ static int report(const char *path, const struct cg_error *err)
     return CLI_EXIT_BAD_INPUT;
 }
 
-/* Reads and parses FILE; returns an exit status, *m set on success.  The
- * text read is handed back in *buf (its *len + 1 bytes: the caller frees
- * it), for the normalizer to reuse its memory. */
-static int load(const char *path, struct cg_model **m, char **buf, size_t *len)
+/* Reads FILE as the seed says (cg_read_file): an exit status, the text
+ * in *buf (the caller frees it) on success. */
+static int read_input(const char *path, char **buf, size_t *len)
 {
     struct cg_error err;
     enum cg_read_status st = cg_read_file(path, buf, len, &err);
@@ -34,10 +33,22 @@ static int load(const char *path, struct cg_model **m, char **buf, size_t *len)
         fprintf(stderr, "jett: %s: %s\n", path, err.message);
         return CLI_EXIT_USAGE;
     }
-    if (st == CG_READ_REJECTED)
-        return report(path, &err);
-    *m = cg_parse_read(*buf, *len, NULL, &err);
-    return *m ? CLI_EXIT_OK : report(path, &err);
+    return st == CG_READ_REJECTED ? report(path, &err) : CLI_EXIT_OK;
+}
+
+/* Reads and parses FILE; returns an exit status, *m set on success. */
+static int load(const char *path, struct cg_model **m)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc = read_input(path, &text, &len);
+    if (rc == CLI_EXIT_OK) {
+        struct cg_error err;
+        *m = cg_parse_read(text, len, NULL, &err);
+        rc = *m ? CLI_EXIT_OK : report(path, &err);
+    }
+    free(text);
+    return rc;
 }
 
 /* One line per part: events, positions, record counts. */
@@ -67,10 +78,7 @@ static int cmd_check(int argc, char **argv)
     if (argc != 2)
         return cli_usage_error("callgrind check: expected exactly one FILE");
     struct cg_model *m = NULL;
-    char *text = NULL;
-    size_t len = 0;
-    int rc = load(argv[1], &m, &text, &len);
-    free(text);
+    int rc = load(argv[1], &m);
     if (rc == CLI_EXIT_OK)
         print_summary(argv[1], m);
     cg_model_free(m);
@@ -122,33 +130,23 @@ static int normalize_args(int argc, char **argv, const char **in, const char **o
     return CLI_EXIT_OK;
 }
 
-/* Normalizes m into the buffer that held its input text (no longer needed,
- * and its memory is mapped already) and writes it to out. */
-static int normalize_out(const char *in, const char *out, const struct cg_model *m, char **text,
-                         size_t len)
-{
-    size_t cap = len + 1;
-    struct cg_error err;
-    if (cg_normalize_parsed_into(m, text, &cap, &len, &err) < 0)
-        return report(in, &err);
-    if (write_all(out, *text, len) < 0)
-        return cli_usage_error("%s: %s", out ? out : "standard output", strerror(errno));
-    return CLI_EXIT_OK;
-}
-
 static int cmd_normalize(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
     int rc = normalize_args(argc, argv, &in, &out);
-    struct cg_model *m = NULL;
-    char *text = NULL;
-    size_t len = 0;
-    if (rc == CLI_EXIT_OK)
-        rc = load(in, &m, &text, &len);
-    if (rc == CLI_EXIT_OK)
-        rc = normalize_out(in, out, m, &text, len);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    char *text = NULL, *norm = NULL;
+    size_t len = 0, nlen = 0;
+    struct cg_error err;
+    rc = read_input(in, &text, &len);
+    /* parsed and printed in one pass: the records never fill memory */
+    if (rc == CLI_EXIT_OK && cg_parse_normalize(text, len, true, NULL, &norm, &nlen, &err) < 0)
+        rc = report(in, &err);
     free(text);
-    cg_model_free(m);
+    if (rc == CLI_EXIT_OK && write_all(out, norm, nlen) < 0)
+        rc = cli_usage_error("%s: %s", out ? out : "standard output", strerror(errno));
+    free(norm);
     return rc;
 }
 

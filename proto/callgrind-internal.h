@@ -27,6 +27,9 @@ struct cg_model_index {
     /* Record and value counts a cost record may reach without the checks
      * of the general path (cg_cost_slot). */
     size_t fast_records, fast_values;
+    /* Records dropped once printed (cg_model_drop_records), counted
+     * against CG_MAX_RECORDS with the rest. */
+    size_t dropped;
 };
 
 /* Maps the whole pages of [p, p + n) for writing in one call; a hint. */
@@ -96,6 +99,36 @@ int cg_u64_scan(const char **cur, const char *end, uint64_t *v);
  * SIZE_MAX when there are more than max or a token needs cg_u64 or is not
  * a number (the caller then takes the token by token path). */
 size_t cg_u64_scan_line(const char **cur, const char *end, uint64_t *out, size_t max);
+
+/*
+ * Normalizing while parsing (cg_parse_normalize): the parser hands over
+ * each part's records once their function runs are complete, then drops
+ * them (cg_model_drop_records), so that the records of a large profile
+ * never fill memory.  Parts are printed in order; a part's headers come
+ * with its first records, its totals with cg_norm_part_end.  After a
+ * failure every call fails and cg_norm_error says why.
+ */
+struct cg_norm;
+/* Starts the text (its first line) with room for `guess` bytes; NULL when
+ * out of memory. */
+struct cg_norm *cg_norm_begin(const struct cg_model *m, size_t guess);
+/* Prints the first `to` records of part i (the part's headers first, the
+ * first time). */
+int cg_norm_records(struct cg_norm *s, size_t i, size_t to);
+/* Prints the rest of part i: its remaining records and its totals. */
+int cg_norm_part_end(struct cg_norm *s, size_t i);
+/* The first failure, or NULL. */
+const struct cg_error *cg_norm_error(const struct cg_norm *s);
+/* Hands over the text (NUL-terminated, *out_len bytes; the caller frees
+ * it), or fails with the first failure. */
+int cg_norm_finish(struct cg_norm *s, char **out, size_t *out_len, struct cg_error *err);
+void cg_norm_free(struct cg_norm *s);
+
+/* Drops the first `n` records of the part being filled, which have been
+ * printed, with their values and calls; the rest move to the front.  A
+ * part with totals can only drop all its records (with the totals'
+ * values, which lie after theirs). */
+void cg_model_drop_records(struct cg_model *m, size_t n);
 
 /* Checks a model's indices and ranges before it is printed (Syntax). */
 int cg_model_check(const struct cg_model *m, struct cg_error *err);

@@ -34,6 +34,8 @@ struct cg_parser {
     bool pending;
     uint64_t pending_line, count, target[3];
     uint64_t cols[3 + CG_MAX_EVENTS]; /* a cost line: npos positions, then costs */
+    struct cg_norm *norm;             /* normalizing while parsing, or NULL */
+    size_t flush_at;                  /* records in the part before the next flush */
 };
 
 /* Fails with the current line; returns -1. */

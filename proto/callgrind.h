@@ -179,6 +179,14 @@ struct cg_model *cg_parse(const char *text, size_t len, const struct cg_options 
 struct cg_model *cg_parse_read(const char *text, size_t len, const struct cg_options *opt,
                                struct cg_error *err);
 
+/* cg_parse (or cg_parse_read when `valid`) and cg_normalize in one pass:
+ * the text of the model the input describes, printed while it is parsed,
+ * so that its records never fill memory; the same text and the same
+ * error as the two steps.  Returns 0 with *out (malloc'd, NUL-terminated,
+ * *out_len bytes), or -1 with *err set. */
+int cg_parse_normalize(const char *text, size_t len, bool valid, const struct cg_options *opt,
+                       char **out, size_t *out_len, struct cg_error *err);
+
 /* Canonical text of a model (malloc'd, NUL-terminated, *out_len bytes).
  * Returns 0, or -1 with *err set (Syntax for a corrupted model). */
 int cg_normalize(const struct cg_model *m, char **out, size_t *out_len, struct cg_error *err);

@@ -11,6 +11,7 @@ struct norm {
     struct cg_out o;
     struct cg_error *err;
     uint32_t *fresh[CG_NS_COUNT];
+    size_t fresh_cap[CG_NS_COUNT];
     uint32_t next[CG_NS_COUNT];
     uint32_t ctx[CG_CTX_COUNT];
     uint32_t callee[3];
@@ -122,17 +123,17 @@ static int put_cost_line(struct norm *n, const struct cg_part *p, const uint64_t
  * line-by-line reserve would. */
 #define RUN_MAX 256
 
-/* Cost lines of the records from k on that are cost records in the
- * context the text has, up to RUN_MAX, with the room and the limits
+/* Cost lines of the records from k on (below `to`) that are cost records
+ * in the context the text has, up to RUN_MAX, with the room and the limits
  * checked once for them all: the line limit cannot be reached (at most
  * 3 + CG_MAX_EVENTS numbers of 20 digits) and the whole output stays
  * within the budget even if every number took 21 bytes.  The number of
  * records written: 0 when the budget is too close (the record then
  * takes put_cost_line and its checks), -1 when out of memory (err set). */
-static long put_cost_run(struct norm *n, const struct cg_part *p, size_t k)
+static long put_cost_run(struct norm *n, const struct cg_part *p, size_t k, size_t to)
 {
     const struct cg_record *r = &n->m->records[p->first_record + k];
-    size_t most = p->nrecords - k < RUN_MAX ? p->nrecords - k : RUN_MAX;
+    size_t most = to - k < RUN_MAX ? to - k : RUN_MAX;
     size_t width = p->npos + p->nevents, line = 21 * width + 1;
     if (n->o.len - n->o.extra + most * line > CG_NORMALIZE_BUDGET)
         return 0;
@@ -262,21 +263,24 @@ static int put_call(struct norm *n, const struct cg_part *p, const struct cg_rec
     return put_cost_line(n, p, v + p->npos);
 }
 
-/* One part: headers, records, then totals. */
-static int put_part(struct norm *n, size_t i)
+/* A part's start: its headers, and no context printed yet. */
+static int put_part_begin(struct norm *n, size_t i)
 {
-    const struct cg_model *m = n->m;
-    const struct cg_part *p = &m->parts[i];
-    if (put_headers(n, i) < 0)
-        return -1;
     n->ctx[0] = n->ctx[1] = n->ctx[2] = n->ctx[3] = CG_NONE;
     n->has_callee = false;
-    for (size_t k = 0; k < p->nrecords;) {
+    return put_headers(n, i);
+}
+
+/* Records [from, to) of part p. */
+static int put_records(struct norm *n, const struct cg_part *p, size_t from, size_t to)
+{
+    const struct cg_model *m = n->m;
+    for (size_t k = from; k < to;) {
         const struct cg_record *r = &m->records[p->first_record + k];
         const uint64_t *v = m->values + r->values;
         if (put_context(n, p, k) < 0)
             return -1;
-        long run = r->call == CG_NONE ? put_cost_run(n, p, k) : 0;
+        long run = r->call == CG_NONE ? put_cost_run(n, p, k, to) : 0;
         if (run < 0)
             return -1;
         if (run > 0) {
@@ -287,12 +291,27 @@ static int put_part(struct norm *n, size_t i)
             return -1;
         k++;
     }
+    return 0;
+}
+
+/* A part's end: its totals. */
+static int put_part_end(struct norm *n, const struct cg_part *p)
+{
     for (size_t k = 0; p->has_totals && k < p->nheaders; k++) {
-        const struct cg_header *h = &m->headers[p->first_header + k];
+        const struct cg_header *h = &n->m->headers[p->first_header + k];
         if (h->key == CG_H_TOTALS && put_header(n, h->key, &h->value) < 0)
             return -1;
     }
     return 0;
+}
+
+/* One part: headers, records, then totals. */
+static int put_part(struct norm *n, size_t i)
+{
+    const struct cg_part *p = &n->m->parts[i];
+    if (put_part_begin(n, i) < 0 || put_records(n, p, 0, p->nrecords) < 0)
+        return -1;
+    return put_part_end(n, p);
 }
 
 /* A first size for the output, so that it is rarely moved while growing:
@@ -309,24 +328,43 @@ static size_t output_guess(const struct cg_model *m)
     return bytes;
 }
 
+/* Fresh-ID tables that cover every name the model has (while parsing,
+ * names keep coming). */
+static int fresh_room(struct norm *n)
+{
+    for (int k = 0; k < CG_NS_COUNT; k++) {
+        size_t need = n->m->nnames[k] + 1;
+        if (need <= n->fresh_cap[k])
+            continue;
+        size_t cap = n->fresh_cap[k] * 2 > need ? n->fresh_cap[k] * 2 : need;
+        uint32_t *f = realloc(n->fresh[k], cap * sizeof *f);
+        if (f == NULL)
+            return cg_fail(n->err, CG_RESOURCE, 0, "out of memory");
+        memset(f + n->fresh_cap[k], 0, (cap - n->fresh_cap[k]) * sizeof *f);
+        n->fresh[k] = f, n->fresh_cap[k] = cap;
+    }
+    return 0;
+}
+
+/* Room for `guess` bytes, then the first line. */
+static int put_start(struct norm *n, size_t guess)
+{
+    if (fresh_room(n) < 0 || reserve(n, guess, 0) < 0)
+        return -1;
+    cg_out_bytes(&n->o, "# callgrind format", 18);
+    return cg_out_eol(&n->o, n->err);
+}
+
 /* The model check (unless the model came from the parser), then every
  * part. */
 static int normalize(struct norm *n, bool check)
 {
     if (check && cg_model_check(n->m, n->err) < 0)
         return -1;
-    for (int k = 0; k < CG_NS_COUNT; k++) {
-        n->fresh[k] = calloc(n->m->nnames[k] + 1, sizeof *n->fresh[k]);
-        if (n->fresh[k] == NULL)
-            return cg_fail(n->err, CG_RESOURCE, 0, "out of memory");
-    }
     /* A caller's buffer (the CLI's is the input text, about the size of
      * the output) only needs room for the first line: growing it to the
      * guess would move it, and it doubles anyway if the text passes it. */
-    if (reserve(n, n->o.cap ? 0 : output_guess(n->m), 0) < 0)
-        return -1;
-    cg_out_bytes(&n->o, "# callgrind format", 18);
-    if (cg_out_eol(&n->o, n->err) < 0)
+    if (put_start(n, n->o.cap ? 0 : output_guess(n->m)) < 0)
         return -1;
     for (size_t i = 0; i < n->m->nparts; i++)
         if (put_part(n, i) < 0)
@@ -362,6 +400,87 @@ int cg_normalize_parsed_into(const struct cg_model *m, char **buf, size_t *cap, 
                              struct cg_error *err)
 {
     return normalize_into(m, false, buf, cap, out_len, err);
+}
+
+/* ---- normalizing while parsing ---- */
+
+struct cg_norm {
+    struct norm n;
+    struct cg_error err;
+    size_t begun; /* parts whose headers are printed */
+};
+
+struct cg_norm *cg_norm_begin(const struct cg_model *m, size_t guess)
+{
+    struct cg_norm *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return NULL;
+    s->n = (struct norm){.m = m, .err = &s->err};
+    s->err = (struct cg_error){CG_OK, 0, ""};
+    if (put_start(&s->n, guess) < 0)
+        s->begun = SIZE_MAX; /* failed: cg_norm_error says why */
+    return s;
+}
+
+/* Part i's headers, once. */
+static int norm_part(struct cg_norm *s, size_t i)
+{
+    if (s->begun == SIZE_MAX)
+        return -1;
+    if (fresh_room(&s->n) < 0)
+        return s->begun = SIZE_MAX, -1;
+    if (s->begun > i)
+        return 0;
+    s->begun = i + 1;
+    if (put_part_begin(&s->n, i) < 0)
+        return s->begun = SIZE_MAX, -1;
+    return 0;
+}
+
+int cg_norm_records(struct cg_norm *s, size_t i, size_t to)
+{
+    if (norm_part(s, i) < 0)
+        return -1;
+    if (put_records(&s->n, &s->n.m->parts[i], 0, to) < 0)
+        return s->begun = SIZE_MAX, -1;
+    return 0;
+}
+
+int cg_norm_part_end(struct cg_norm *s, size_t i)
+{
+    const struct cg_part *p = &s->n.m->parts[i];
+    if (cg_norm_records(s, i, p->nrecords) < 0)
+        return -1;
+    if (put_part_end(&s->n, p) < 0)
+        return s->begun = SIZE_MAX, -1;
+    return 0;
+}
+
+const struct cg_error *cg_norm_error(const struct cg_norm *s)
+{
+    return s->begun == SIZE_MAX ? &s->err : NULL;
+}
+
+int cg_norm_finish(struct cg_norm *s, char **out, size_t *out_len, struct cg_error *err)
+{
+    if (s->begun == SIZE_MAX)
+        return *err = s->err, -1;
+    if (cg_out_reserve(&s->n.o, 1) < 0)
+        return cg_fail(err, CG_RESOURCE, 0, "out of memory");
+    s->n.o.buf[s->n.o.len] = '\0';
+    *out = s->n.o.buf, *out_len = s->n.o.len;
+    s->n.o.buf = NULL;
+    return 0;
+}
+
+void cg_norm_free(struct cg_norm *s)
+{
+    if (s == NULL)
+        return;
+    for (int k = 0; k < CG_NS_COUNT; k++)
+        free(s->n.fresh[k]);
+    free(s->n.o.buf);
+    free(s);
 }
 
 int cg_normalize(const struct cg_model *m, char **out, size_t *out_len, struct cg_error *err)

@@ -33,14 +33,53 @@ static enum cg_header_key header_key(const char *k, size_t len)
     return CG_H_COUNT;
 }
 
-/* Closes the current part, reporting errors at the line it began. */
+/* Records kept before the first flush of a part when normalizing while
+ * parsing: small enough to stay in cache, large enough that flushes are
+ * rare. */
+#define STREAM_WINDOW 4096u
+
+/* Closes the current part, reporting errors at the line it began; when
+ * normalizing while parsing, prints the rest of it and drops its
+ * records. */
 static int part_end(struct cg_parser *ps)
 {
+    /* printed first, while the part is open; if it turns out invalid the
+     * parse fails and the text is never used */
+    if (ps->norm && cg_norm_error(ps->norm) == NULL &&
+        cg_norm_part_end(ps->norm, ps->m->nparts - 1) == 0)
+        cg_model_drop_records(ps->m, cg_model_part(ps->m)->nrecords);
+    ps->flush_at = STREAM_WINDOW;
     if (cg_model_end_part(ps->m, ps->err) < 0) {
         ps->err->line = ps->part_line;
         return -1;
     }
     return 0;
+}
+
+/* Normalizing while parsing: prints the records of the part's complete
+ * function runs (the last run may still grow, and the normalizer looks
+ * ahead within a run) and drops them.  Not once the part has totals, nor
+ * between calls= and its cost line; after a normalizer failure the
+ * records simply stay, and the failure is reported if the parse
+ * succeeds, as it would be after a whole parse. */
+static void stream_flush(struct cg_parser *ps)
+{
+    struct cg_model *m = ps->m;
+    struct cg_part *p = cg_model_part(m);
+    if (ps->pending || p->has_totals || cg_norm_error(ps->norm) != NULL)
+        return;
+    const struct cg_record *r = m->records + p->first_record;
+    size_t cut = p->nrecords;
+    while (cut > 0 && r[cut - 1].fn == r[p->nrecords - 1].fn &&
+           r[cut - 1].fn_fl == r[p->nrecords - 1].fn_fl)
+        cut--;
+    if (cut == 0) {
+        ps->flush_at = p->nrecords * 2; /* one long run: look again later */
+        return;
+    }
+    if (cg_norm_records(ps->norm, m->nparts - 1, cut) == 0)
+        cg_model_drop_records(m, cut);
+    ps->flush_at = p->nrecords + STREAM_WINDOW;
 }
 
 /* Opens a part whose first line is the current one. */
@@ -167,6 +206,8 @@ static int parse_lines(struct cg_parser *ps, const char *text, size_t len)
             return -1;
         p += n + (nl != NULL);
         ps->line += nl != NULL;
+        if (ps->norm && cg_model_part(ps->m)->nrecords >= ps->flush_at)
+            stream_flush(ps);
     }
     if (ps->pending) {
         ps->line = ps->pending_line;
@@ -175,12 +216,14 @@ static int parse_lines(struct cg_parser *ps, const char *text, size_t len)
     return part_end(ps);
 }
 
-/* cg_parse, with the input's encoding known valid when `valid`. */
+/* cg_parse, with the input's encoding known valid when `valid`; when
+ * `norm` is not NULL, normalizing while parsing (*norm is set). */
 static struct cg_model *parse(const char *text, size_t len, bool valid,
-                              const struct cg_options *opt, struct cg_error *err)
+                              const struct cg_options *opt, struct cg_error *err,
+                              struct cg_norm **norm)
 {
     struct cg_error scratch;
-    struct cg_parser ps = {.opt = opt, .err = err ? err : &scratch};
+    struct cg_parser ps = {.opt = opt, .err = err ? err : &scratch, .flush_at = STREAM_WINDOW};
     *ps.err = (struct cg_error){CG_OK, 0, ""};
     if (text == NULL && len)
         return cg_fail(ps.err, CG_SYNTAX, 0, "no input"), NULL;
@@ -191,6 +234,11 @@ static struct cg_model *parse(const char *text, size_t len, bool valid,
     ps.m = cg_model_new();
     if (ps.m == NULL)
         return cg_fail(ps.err, CG_RESOURCE, 0, "out of memory"), NULL;
+    /* the text is about as long as the input */
+    if (norm && (*norm = ps.norm = cg_norm_begin(ps.m, len + 64)) == NULL) {
+        cg_model_free(ps.m);
+        return cg_fail(ps.err, CG_RESOURCE, 0, "out of memory"), NULL;
+    }
     int rc = parse_lines(&ps, text ? text : "", len);
     for (int k = 0; k < CG_NS_COUNT; k++)
         cg_idmap_free(&ps.ids[k]);
@@ -204,11 +252,24 @@ static struct cg_model *parse(const char *text, size_t len, bool valid,
 struct cg_model *cg_parse(const char *text, size_t len, const struct cg_options *opt,
                           struct cg_error *err)
 {
-    return parse(text, len, false, opt, err);
+    return parse(text, len, false, opt, err, NULL);
 }
 
 struct cg_model *cg_parse_read(const char *text, size_t len, const struct cg_options *opt,
                                struct cg_error *err)
 {
-    return parse(text, len, true, opt, err);
+    return parse(text, len, true, opt, err, NULL);
+}
+
+int cg_parse_normalize(const char *text, size_t len, bool valid, const struct cg_options *opt,
+                       char **out, size_t *out_len, struct cg_error *err)
+{
+    struct cg_error scratch;
+    err = err ? err : &scratch;
+    struct cg_norm *norm = NULL;
+    struct cg_model *m = parse(text, len, valid, opt, err, &norm);
+    int rc = m ? cg_norm_finish(norm, out, out_len, err) : -1;
+    cg_norm_free(norm);
+    cg_model_free(m);
+    return rc;
 }

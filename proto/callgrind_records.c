@@ -53,7 +53,7 @@ static uint64_t *record_admit(struct cg_model *m, const struct cg_part *p, size_
         return cg_fail(err, CG_SYNTAX, 0, "record names an undefined name"), NULL;
     if (m->nvalues + columns > UINT32_MAX)
         return cg_fail(err, CG_RESOURCE, 0, "too many values"), NULL;
-    if (m->nrecords >= CG_MAX_RECORDS)
+    if (m->index->dropped + m->nrecords >= CG_MAX_RECORDS)
         return cg_fail(err, CG_RESOURCE, 0, "more than %u records", CG_MAX_RECORDS), NULL;
     size_t cost = CG_RECORD_OVERHEAD + units + CG_COLUMN_COST * columns;
     if (cost > CG_EXPANSION_BUDGET - m->expansion)
@@ -74,7 +74,7 @@ static uint64_t *record_admit(struct cg_model *m, const struct cg_part *p, size_
     size_t r = x->prefaulted[0] / sizeof *m->records, v = x->prefaulted[1] / sizeof *m->values;
     r = r < m->records_cap ? r : m->records_cap;
     v = v < m->values_cap ? v : m->values_cap;
-    x->fast_records = r < CG_MAX_RECORDS ? r : CG_MAX_RECORDS;
+    x->fast_records = r < CG_MAX_RECORDS - x->dropped ? r : CG_MAX_RECORDS - x->dropped;
     x->fast_values = v < UINT32_MAX ? v : UINT32_MAX;
     return m->values + m->nvalues;
 }

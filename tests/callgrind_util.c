@@ -7,9 +7,34 @@
 
 #include "tests/callgrind_util.h"
 
+void cgt_same_in_one_pass(const char *text, size_t len)
+{
+    struct cg_error e1, e2;
+    char *out1 = NULL, *out2 = NULL;
+    size_t len1 = 0, len2 = 0;
+    struct cg_model *m = cg_parse(text, len, NULL, &e1);
+    int rc1 = m ? cg_normalize(m, &out1, &len1, &e1) : -1;
+    cg_model_free(m);
+    int rc2 = cg_parse_normalize(text, len, false, NULL, &out2, &len2, &e2);
+    ck_assert_msg(rc1 == rc2, "two steps: %d (%s), one pass: %d (%s)", rc1, rc1 ? e1.message : "",
+                  rc2, rc2 ? e2.message : "");
+    if (rc1 == 0) {
+        ck_assert_msg(len1 == len2 && memcmp(out1, out2, len1) == 0,
+                      "one pass printed other text (%zu bytes, %zu in two steps)", len2, len1);
+    } else {
+        ck_assert_msg(e1.kind == e2.kind && e1.line == e2.line, "errors differ: %s %llu, %s %llu",
+                      cg_status_name(e1.kind), (unsigned long long)e1.line, cg_status_name(e2.kind),
+                      (unsigned long long)e2.line);
+        ck_assert_str_eq(e1.message, e2.message);
+    }
+    free(out1);
+    free(out2);
+}
+
 struct cg_model *cgt_parse_ok(const char *text)
 {
     struct cg_error err;
+    cgt_same_in_one_pass(text, strlen(text));
     struct cg_model *m = cg_parse(text, strlen(text), NULL, &err);
     ck_assert_msg(m != NULL, "rejected at line %llu: %s: %s", (unsigned long long)err.line,
                   cg_status_name(err.kind), err.message);
@@ -20,6 +45,7 @@ void cgt_parse_err(const char *text, size_t len, enum cg_status kind, uint64_t l
                    const char *needle)
 {
     struct cg_error err;
+    cgt_same_in_one_pass(text, len);
     struct cg_model *m = cg_parse(text, len, NULL, &err);
     ck_assert_msg(m == NULL, "accepted input that must be rejected");
     ck_assert_msg(err.kind == kind && err.line == line, "got %s at line %llu (%s), want %s at %llu",

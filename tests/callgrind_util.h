@@ -14,6 +14,10 @@ Suite *callgrind_limits_suite(void);
 Suite *callgrind_corpus_suite(void);
 
 /* Parses a NUL-terminated text; fails the test if rejected. */
+/* Parsing and normalizing in one pass (cg_parse_normalize) gives what
+ * cg_parse then cg_normalize give: the same text or the same error. */
+void cgt_same_in_one_pass(const char *text, size_t len);
+/* Parses text that must be accepted (checking the one-pass path too). */
 struct cg_model *cgt_parse_ok(const char *text);
 /* Parses a text that must be rejected with this kind at this line; the
  * message must contain `needle` (when not NULL). */

@@ -125,6 +125,7 @@ static size_t check_accepted(const char *path, const char *oracle_self, const ch
     char *text = cgt_slurp(path, &len);
     ck_assert_ptr_nonnull(text);
     struct cg_error err;
+    cgt_same_in_one_pass(text, len);
     struct cg_model *m = cg_parse(text, len, NULL, &err);
     ck_assert_msg(m != NULL, "%s:%llu: %s: %s", path, (unsigned long long)err.line,
                   cg_status_name(err.kind), err.message);

@@ -1,4 +1,6 @@
-/* Callgrind limits: every limit at exactly N (accepted) and N+1 (Resource). */
+/* Callgrind limits: every limit at exactly N (accepted) and N+1 (Resource),
+ * and normalizing while parsing across its flushes (every input here is
+ * also checked to give the same text or error in one pass). */
 #include <check.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -52,6 +54,7 @@ static void repeat(struct text *t, char c, size_t n)
 static void accepted(const struct text *t)
 {
     struct cg_error err;
+    cgt_same_in_one_pass(t->p, t->len);
     struct cg_model *m = cg_parse(t->p, t->len, NULL, &err);
     ck_assert_msg(m != NULL, "rejected at %llu: %s", (unsigned long long)err.line, err.message);
     cg_model_free(m);
@@ -234,6 +237,7 @@ END_TEST
 /* Normalizes t: returns 0 with the output length, or -1 with *err. */
 static int normalize_text(const struct text *t, size_t *out_len, struct cg_error *err)
 {
+    cgt_same_in_one_pass(t->p, t->len);
     struct cg_model *m = cg_parse(t->p, t->len, NULL, err);
     ck_assert_msg(m != NULL, "rejected at %llu: %s", (unsigned long long)err->line, err->message);
     char *out = NULL;
@@ -268,6 +272,73 @@ START_TEST(normalize_budget)
     ck_assert_int_eq(err.kind, CG_RESOURCE);
     ck_assert_uint_eq(err.line, 0);
     free(t.p);
+}
+END_TEST
+
+/* Normalizing while parsing prints complete function runs every 4,096
+ * records and drops them: calls and runs across flush points, a run
+ * longer than the window, an object set after unset records (the
+ * normalizer looks ahead for a callee), totals in the middle of a part,
+ * an empty part and several parts all give the text of the two steps. */
+START_TEST(one_pass_across_flushes)
+{
+    struct text t = {0};
+    puts_(&t, "version: 1\ncreator: test\nevents: A B\n");
+    for (int f = 0; f < 3000; f++) {
+        if (f == 10)
+            puts_(&t, "ob=objects/main\n");
+        putf(&t, "fl=src/f%d.c\nfn=f%d\n%d 1 2\n+1 3\n", f % 7, f, f + 1);
+        if (f % 3 == 0)
+            putf(&t, "cfn=f%d\ncalls=2 %d\n* 4 5\n", f + 1, f + 2);
+        putf(&t, "-1 6\n");
+    }
+    puts_(&t, "fn=long\n");
+    for (int i = 0; i < 10000; i++)
+        putf(&t, "%d %d\n", i + 1, i % 5);
+    puts_(&t, "totals: 5 6\nfn=after\n1 1\n");
+    for (int f = 0; f < 5000; f++)
+        putf(&t, "fn=g%d\n%d 1\n", f, f + 1);
+    puts_(&t, "part: 2\nevents: A\npart: 3\nevents: A\n");
+    for (int f = 0; f < 9000; f++)
+        putf(&t, "fn=h%d\n%d 2\n%s", f % 50, f + 1,
+             f % 4096 == 4095 ? "cfn=h1\ncalls=1 1\n7 3\n" : "");
+    puts_(&t, "1 1\n");
+    accepted(&t);
+    free(t.p);
+}
+END_TEST
+
+/* The first flush passes the normalization budget (the headers nearly
+ * fill it, and each fn= line grows by its "(N) "); a later line is
+ * malformed: the parse error wins, as after a whole parse.  Without that
+ * line, the budget error is reported. */
+START_TEST(one_pass_error_order)
+{
+    struct text recs = {0}, t = {0};
+    for (int f = 0; f < 5000; f++)
+        putf(&recs, "fn=f%d\n1 1\n", f); /* printed as fn=(N) fN: longer */
+    puts_(&t, "events: A\n");
+    size_t descs = CG_MAX_INPUT_UNITS - 1000 - recs.len - t.len;
+    while (descs > 0) {
+        size_t n = descs < 1000000 ? descs : 1000000;
+        puts_(&t, "desc: ");
+        repeat(&t, 'd', n - 7);
+        puts_(&t, "\n");
+        descs -= n;
+    }
+    put(&t, recs.p, recs.len);
+    size_t len;
+    struct cg_error err;
+    ck_assert_int_eq(normalize_text(&t, &len, &err), -1);
+    ck_assert_int_eq(err.kind, CG_RESOURCE);
+    ck_assert_uint_eq(err.line, 0);
+    size_t lines = 1;
+    for (size_t i = 0; i < t.len; i++)
+        lines += t.p[i] == '\n';
+    puts_(&t, "fn=last\n1 1 1\n"); /* one column too many */
+    cgt_parse_err(t.p, t.len, CG_SYNTAX, lines + 1, NULL);
+    free(t.p);
+    free(recs.p);
 }
 END_TEST
 
@@ -442,6 +513,8 @@ Suite *callgrind_limits_suite(void)
     tcase_add_test(t, normalize_budget);
     tcase_add_test(t, normalize_header_limit);
     tcase_add_test(t, normalize_line_limit);
+    tcase_add_test(t, one_pass_across_flushes);
+    tcase_add_test(t, one_pass_error_order);
     suite_add_tcase(s, t);
     t = tcase_create("file");
     tcase_set_timeout(t, 300);
