@@ -124,6 +124,11 @@ const struct cg_error *cg_norm_error(const struct cg_norm *s);
 int cg_norm_finish(struct cg_norm *s, char **out, size_t *out_len, struct cg_error *err);
 void cg_norm_free(struct cg_norm *s);
 
+/* cg_parse_normalize with its window of records (at least 1) chosen:
+ * tests and fuzzing flush after every few records. */
+int cg_parse_normalize_every(const char *text, size_t len, bool valid, const struct cg_options *opt,
+                             size_t window, char **out, size_t *out_len, struct cg_error *err);
+
 /* Drops the first `n` records of the part being filled, which have been
  * printed, with their values and calls; the rest move to the front.  A
  * part with totals can only drop all its records (with the totals'

@@ -35,6 +35,7 @@ struct cg_parser {
     uint64_t pending_line, count, target[3];
     uint64_t cols[3 + CG_MAX_EVENTS]; /* a cost line: npos positions, then costs */
     struct cg_norm *norm;             /* normalizing while parsing, or NULL */
+    size_t window;                    /* records a part keeps before a flush */
     size_t flush_at;                  /* records in the part before the next flush */
 };
 

@@ -48,7 +48,7 @@ static int part_end(struct cg_parser *ps)
     if (ps->norm && cg_norm_error(ps->norm) == NULL &&
         cg_norm_part_end(ps->norm, ps->m->nparts - 1) == 0)
         cg_model_drop_records(ps->m, cg_model_part(ps->m)->nrecords);
-    ps->flush_at = STREAM_WINDOW;
+    ps->flush_at = ps->window;
     if (cg_model_end_part(ps->m, ps->err) < 0) {
         ps->err->line = ps->part_line;
         return -1;
@@ -79,7 +79,7 @@ static void stream_flush(struct cg_parser *ps)
     }
     if (cg_norm_records(ps->norm, m->nparts - 1, cut) == 0)
         cg_model_drop_records(m, cut);
-    ps->flush_at = p->nrecords + STREAM_WINDOW;
+    ps->flush_at = p->nrecords + ps->window;
 }
 
 /* Opens a part whose first line is the current one. */
@@ -220,10 +220,11 @@ static int parse_lines(struct cg_parser *ps, const char *text, size_t len)
  * `norm` is not NULL, normalizing while parsing (*norm is set). */
 static struct cg_model *parse(const char *text, size_t len, bool valid,
                               const struct cg_options *opt, struct cg_error *err,
-                              struct cg_norm **norm)
+                              struct cg_norm **norm, size_t window)
 {
     struct cg_error scratch;
-    struct cg_parser ps = {.opt = opt, .err = err ? err : &scratch, .flush_at = STREAM_WINDOW};
+    struct cg_parser ps = {
+        .opt = opt, .err = err ? err : &scratch, .window = window, .flush_at = window};
     *ps.err = (struct cg_error){CG_OK, 0, ""};
     if (text == NULL && len)
         return cg_fail(ps.err, CG_SYNTAX, 0, "no input"), NULL;
@@ -252,24 +253,30 @@ static struct cg_model *parse(const char *text, size_t len, bool valid,
 struct cg_model *cg_parse(const char *text, size_t len, const struct cg_options *opt,
                           struct cg_error *err)
 {
-    return parse(text, len, false, opt, err, NULL);
+    return parse(text, len, false, opt, err, NULL, 0);
 }
 
 struct cg_model *cg_parse_read(const char *text, size_t len, const struct cg_options *opt,
                                struct cg_error *err)
 {
-    return parse(text, len, true, opt, err, NULL);
+    return parse(text, len, true, opt, err, NULL, 0);
+}
+
+int cg_parse_normalize_every(const char *text, size_t len, bool valid, const struct cg_options *opt,
+                             size_t window, char **out, size_t *out_len, struct cg_error *err)
+{
+    struct cg_error scratch;
+    err = err ? err : &scratch;
+    struct cg_norm *norm = NULL;
+    struct cg_model *m = parse(text, len, valid, opt, err, &norm, window ? window : 1);
+    int rc = m ? cg_norm_finish(norm, out, out_len, err) : -1;
+    cg_norm_free(norm);
+    cg_model_free(m);
+    return rc;
 }
 
 int cg_parse_normalize(const char *text, size_t len, bool valid, const struct cg_options *opt,
                        char **out, size_t *out_len, struct cg_error *err)
 {
-    struct cg_error scratch;
-    err = err ? err : &scratch;
-    struct cg_norm *norm = NULL;
-    struct cg_model *m = parse(text, len, valid, opt, err, &norm);
-    int rc = m ? cg_norm_finish(norm, out, out_len, err) : -1;
-    cg_norm_free(norm);
-    cg_model_free(m);
-    return rc;
+    return cg_parse_normalize_every(text, len, valid, opt, STREAM_WINDOW, out, out_len, err);
 }

@@ -5,30 +5,46 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/callgrind-internal.h"
 #include "tests/callgrind_util.h"
+
+/* One pass with a window of `window` records against the two steps. */
+static void same_with_window(const char *text, size_t len, size_t window, int rc1, const char *out1,
+                             size_t len1, const struct cg_error *e1)
+{
+    struct cg_error e2;
+    char *out2 = NULL;
+    size_t len2 = 0;
+    int rc2 = cg_parse_normalize_every(text, len, false, NULL, window, &out2, &len2, &e2);
+    ck_assert_msg(rc1 == rc2, "window %zu: two steps: %d (%s), one pass: %d (%s)", window, rc1,
+                  rc1 ? e1->message : "", rc2, rc2 ? e2.message : "");
+    if (rc1 == 0) {
+        ck_assert_msg(len1 == len2 && memcmp(out1, out2, len1) == 0,
+                      "window %zu: one pass printed other text (%zu bytes, %zu in two steps)",
+                      window, len2, len1);
+    } else {
+        ck_assert_msg(e1->kind == e2.kind && e1->line == e2.line,
+                      "window %zu: errors differ: %s %llu, %s %llu", window,
+                      cg_status_name(e1->kind), (unsigned long long)e1->line,
+                      cg_status_name(e2.kind), (unsigned long long)e2.line);
+        ck_assert_str_eq(e1->message, e2.message);
+    }
+    free(out2);
+}
 
 void cgt_same_in_one_pass(const char *text, size_t len)
 {
-    struct cg_error e1, e2;
-    char *out1 = NULL, *out2 = NULL;
-    size_t len1 = 0, len2 = 0;
+    struct cg_error e1;
+    char *out1 = NULL;
+    size_t len1 = 0;
     struct cg_model *m = cg_parse(text, len, NULL, &e1);
     int rc1 = m ? cg_normalize(m, &out1, &len1, &e1) : -1;
     cg_model_free(m);
-    int rc2 = cg_parse_normalize(text, len, false, NULL, &out2, &len2, &e2);
-    ck_assert_msg(rc1 == rc2, "two steps: %d (%s), one pass: %d (%s)", rc1, rc1 ? e1.message : "",
-                  rc2, rc2 ? e2.message : "");
-    if (rc1 == 0) {
-        ck_assert_msg(len1 == len2 && memcmp(out1, out2, len1) == 0,
-                      "one pass printed other text (%zu bytes, %zu in two steps)", len2, len1);
-    } else {
-        ck_assert_msg(e1.kind == e2.kind && e1.line == e2.line, "errors differ: %s %llu, %s %llu",
-                      cg_status_name(e1.kind), (unsigned long long)e1.line, cg_status_name(e2.kind),
-                      (unsigned long long)e2.line);
-        ck_assert_str_eq(e1.message, e2.message);
-    }
+    /* the default window, and flushes after every one or three records */
+    static const size_t windows[] = {4096, 1, 3};
+    for (size_t i = 0; i < sizeof windows / sizeof *windows; i++)
+        same_with_window(text, len, windows[i], rc1, out1, len1, &e1);
     free(out1);
-    free(out2);
 }
 
 struct cg_model *cgt_parse_ok(const char *text)
