@@ -5,6 +5,7 @@
 
 #include "proto/fold.h"
 #include "proto/fold_live.h"
+#include "proto/mix64.h"
 #include "proto/wire-internal.h"
 
 /* A display name, `namespace.function`, stored in the name arena. */
@@ -83,13 +84,6 @@ static int fold_grow(struct fold *f, void **arr, uint32_t *cap, size_t size)
     }
     *arr = p, *cap = ncap;
     return 0;
-}
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30, x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27, x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
 }
 
 static uint64_t hash_bytes(const char *s, size_t len)

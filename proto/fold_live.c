@@ -1,5 +1,6 @@
 /* fold_live: the memory exports' live allocations (see fold_live.h). */
 #include "proto/fold_live.h"
+#include "proto/mix64.h"
 #include "proto/pages.h"
 
 /* A packed record: the size in the low 40 bits, site + 1 above (0: no
@@ -29,13 +30,6 @@ static uint64_t pack(uint64_t size, uint32_t site)
 }
 
 /* ---- full entries ---- */
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30, x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27, x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
 
 static size_t wide_home(const struct fold_lives *l, uint64_t id)
 {
