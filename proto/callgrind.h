@@ -196,12 +196,6 @@ int cg_normalize(const struct cg_model *m, char **out, size_t *out_len, struct c
  * it succeeds or not. */
 int cg_normalize_into(const struct cg_model *m, char **buf, size_t *cap, size_t *out_len,
                       struct cg_error *err);
-/* cg_normalize_into for a model that cg_parse or cg_parse_read returned
- * and that nothing has changed since: the parser builds only consistent
- * models, so the check that guards against a corrupted supplied model
- * (a pass over every record) is left out. */
-int cg_normalize_parsed_into(const struct cg_model *m, char **buf, size_t *cap, size_t *out_len,
-                             struct cg_error *err);
 
 /* Same records, parts, events and headers (part numbers are compared only
  * when both sides have one).  Returns true, or false with a reason. */

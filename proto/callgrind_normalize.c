@@ -355,51 +355,45 @@ static int put_start(struct norm *n, size_t guess)
     return cg_out_eol(&n->o, n->err);
 }
 
-/* The model check (unless the model came from the parser), then every
- * part. */
-static int normalize(struct norm *n, bool check)
+/* Ends the text with a NUL, not counted in its length. */
+static int put_nul(struct norm *n)
 {
-    if (check && cg_model_check(n->m, n->err) < 0)
+    if (cg_out_reserve(&n->o, 1) < 0)
+        return cg_fail(n->err, CG_RESOURCE, 0, "out of memory");
+    n->o.buf[n->o.len] = '\0';
+    return 0;
+}
+
+/* Model check, then every part. */
+static int normalize(struct norm *n)
+{
+    if (cg_model_check(n->m, n->err) < 0)
         return -1;
-    /* A caller's buffer (the CLI's is the input text, about the size of
-     * the output) only needs room for the first line: growing it to the
-     * guess would move it, and it doubles anyway if the text passes it. */
+    /* A caller's buffer only needs room for the first line: growing it to
+     * the guess would move it, and it doubles anyway if the text passes
+     * it. */
     if (put_start(n, n->o.cap ? 0 : output_guess(n->m)) < 0)
         return -1;
     for (size_t i = 0; i < n->m->nparts; i++)
         if (put_part(n, i) < 0)
             return -1;
-    return 0;
-}
-
-static int normalize_into(const struct cg_model *m, bool check, char **buf, size_t *cap,
-                          size_t *out_len, struct cg_error *err)
-{
-    struct cg_error scratch;
-    struct norm n = {
-        .m = m, .o = {.buf = *buf, .cap = *buf ? *cap : 0}, .err = err ? err : &scratch};
-    *n.err = (struct cg_error){CG_OK, 0, ""};
-    int rc = m ? normalize(&n, check) : cg_fail(n.err, CG_SYNTAX, 0, "no model");
-    for (int k = 0; k < CG_NS_COUNT; k++)
-        free(n.fresh[k]);
-    if (rc == 0 && cg_out_reserve(&n.o, 1) < 0)
-        rc = cg_fail(n.err, CG_RESOURCE, 0, "out of memory");
-    if (rc == 0)
-        n.o.buf[n.o.len] = '\0', *out_len = n.o.len;
-    *buf = n.o.buf, *cap = n.o.cap;
-    return rc;
+    return put_nul(n);
 }
 
 int cg_normalize_into(const struct cg_model *m, char **buf, size_t *cap, size_t *out_len,
                       struct cg_error *err)
 {
-    return normalize_into(m, true, buf, cap, out_len, err);
-}
-
-int cg_normalize_parsed_into(const struct cg_model *m, char **buf, size_t *cap, size_t *out_len,
-                             struct cg_error *err)
-{
-    return normalize_into(m, false, buf, cap, out_len, err);
+    struct cg_error scratch;
+    struct norm n = {
+        .m = m, .o = {.buf = *buf, .cap = *buf ? *cap : 0}, .err = err ? err : &scratch};
+    *n.err = (struct cg_error){CG_OK, 0, ""};
+    int rc = m ? normalize(&n) : cg_fail(n.err, CG_SYNTAX, 0, "no model");
+    for (int k = 0; k < CG_NS_COUNT; k++)
+        free(n.fresh[k]);
+    if (rc == 0)
+        *out_len = n.o.len;
+    *buf = n.o.buf, *cap = n.o.cap;
+    return rc;
 }
 
 /* ---- normalizing while parsing ---- */
@@ -463,11 +457,8 @@ const struct cg_error *cg_norm_error(const struct cg_norm *s)
 
 int cg_norm_finish(struct cg_norm *s, char **out, size_t *out_len, struct cg_error *err)
 {
-    if (s->begun == SIZE_MAX)
+    if (s->begun == SIZE_MAX || put_nul(&s->n) < 0)
         return *err = s->err, -1;
-    if (cg_out_reserve(&s->n.o, 1) < 0)
-        return cg_fail(err, CG_RESOURCE, 0, "out of memory");
-    s->n.o.buf[s->n.o.len] = '\0';
     *out = s->n.o.buf, *out_len = s->n.o.len;
     s->n.o.buf = NULL;
     return 0;
