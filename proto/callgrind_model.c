@@ -172,26 +172,26 @@ void cg_model_drop_records(struct cg_model *m, size_t n)
     /* values and calls are appended in record order: the kept records'
      * lie at the end of each array */
     size_t v0 = r[0].values, v1 = keep ? r[n].values : m->nvalues;
-    size_t c0 = m->ncalls;
-    for (size_t k = n; k < p->nrecords; k++)
-        if (r[k].call != CG_NONE && r[k].call < c0)
-            c0 = r[k].call;
+    /* the dropped records' calls are [c0, c1): c1 is the first kept
+     * record's call (or the end), c0 the first dropped record's (or c1) */
     size_t c1 = m->ncalls;
-    for (size_t k = 0; k < n; k++)
-        if (r[k].call != CG_NONE && r[k].call < c1)
+    for (size_t k = n; k < p->nrecords && c1 == m->ncalls; k++)
+        if (r[k].call != CG_NONE)
             c1 = r[k].call;
+    size_t c0 = c1;
+    for (size_t k = 0; k < n && c0 == c1; k++)
+        if (r[k].call != CG_NONE)
+            c0 = r[k].call;
     memmove(r, r + n, keep * sizeof *r);
     memmove(m->values + v0, m->values + v1, (m->nvalues - v1) * sizeof *m->values);
-    if (c1 < c0)
-        memmove(m->calls + c1, m->calls + c0, (m->ncalls - c0) * sizeof *m->calls);
+    memmove(m->calls + c0, m->calls + c1, (m->ncalls - c1) * sizeof *m->calls);
     for (size_t k = 0; k < keep; k++) {
         r[k].values -= (uint32_t)(v1 - v0);
-        if (r[k].call != CG_NONE && c1 < c0)
-            r[k].call -= (uint32_t)(c0 - c1);
+        if (r[k].call != CG_NONE)
+            r[k].call -= (uint32_t)(c1 - c0);
     }
     m->nvalues -= v1 - v0;
-    if (c1 < c0)
-        m->ncalls -= c0 - c1;
+    m->ncalls -= c1 - c0;
     m->nrecords -= n, p->nrecords = keep;
     struct cg_model_index *x = m->index;
     x->dropped += n;
