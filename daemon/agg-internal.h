@@ -232,11 +232,6 @@ bool agg_node_usable(const struct agg *a, uint32_t id);
 /* ---- agg_mem.c ---- */
 int agg_mem_event(struct agg *a, const struct wire_alloc *e);
 size_t agg_mem_bytes(const struct agg *a);
-/* Feeds hot events of a memory profile between HELLO and FINISH (as
- * agg_events),
- * prefetching the live-table slots, stack nodes and site buckets of the
- * events a few entries ahead. */
-size_t agg_mem_events(struct agg *a, const struct wire_event *ev, size_t n);
 void agg_mem_free(struct agg *a);
 /* Sets the live records' limit once HELLO has set the budget. */
 void agg_mem_start(struct agg *a);

@@ -150,10 +150,13 @@ int agg_event(struct agg *a, const struct wire_event *ev)
     return -1;
 }
 
+bool agg_takes_alloc_runs(const struct agg *a)
+{
+    return a->mode == WIRE_MODE_MEMORY && a->have_hello && !a->have_finish && !a->ended;
+}
+
 size_t agg_events(struct agg *a, const struct wire_event *ev, size_t n)
 {
-    if (a->mode == WIRE_MODE_MEMORY && a->have_hello && !a->have_finish)
-        return agg_mem_events(a, ev, n);
     enum { AHEAD = 8 };
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) {

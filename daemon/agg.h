@@ -105,11 +105,19 @@ int agg_alloc(struct agg *a, const struct wire_alloc *e);
 int agg_event(struct agg *a, const struct wire_event *ev);
 int agg_finish(struct agg *a, const struct wire_finish *f);
 
-/* Feeds `n` hot events in order (as agg_event would), prefetching what
- * the events a few entries ahead will touch (live-allocation slots,
- * stack nodes, site buckets) so that cache misses overlap.  Returns how
- * many were collector errors. */
+/* Feeds `n` hot events in order (as agg_event would), prefetching the
+ * stack nodes of the samples a few entries ahead so that cache misses
+ * overlap.  Returns how many were collector errors. */
 size_t agg_events(struct agg *a, const struct wire_event *ev, size_t n);
+
+/* Whether the stream is at a point where ALLOC entries can go through
+ * agg_mem_run: a memory profile between HELLO and FINISH. */
+bool agg_takes_alloc_runs(const struct agg *a);
+/* Feeds `n` ALLOC entries read in place, every WIRE_ALLOC_SIZE bytes from
+ * `run`, that the decoder validated (wire_events_alloc_run), as agg_alloc
+ * would; it prefetches the live-allocation slots, stack nodes and site
+ * buckets of the entries a few ahead. */
+void agg_mem_run(struct agg *a, const uint8_t *run, size_t n);
 
 /* Records a collector error found outside the aggregation (a decode error
  * of the stream, say); `msg` is copied if it is the first. */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "daemon/agg-internal.h"
+#include "proto/wire_alloc_entry.h"
 
 #define SIZE_MASK ((UINT64_C(1) << AGG_MEM_SIZE_BITS) - 1)
 
@@ -111,45 +112,60 @@ uint64_t agg_mem_site_at_peak(const struct agg *a, const struct agg_siteb *s)
  * calls. */
 #define WARM_INLINE static inline __attribute__((always_inline))
 
-/* Starts loading both cache lines a site bucket may straddle. */
-WARM_INLINE void prefetch_site(const struct agg *a, uint32_t off)
+/* The bucket at arena offset `off` when `want`, else the aggregator
+ * itself, which is in cache: which buckets an entry needs depends on its
+ * operation, which no branch predictor guesses, so the choice is made
+ * without a branch. */
+WARM_INLINE const unsigned char *bucket_or_self(const struct agg *a, uint32_t off, bool want)
 {
-    const unsigned char *p = a->arena + off;
+    uintptr_t bucket = (uintptr_t)(a->arena + off), self = (uintptr_t)a;
+    uintptr_t mask = -(uintptr_t)want;
+    return (const unsigned char *)((bucket & mask) | (self & ~mask));
+}
+
+/* Starts loading both cache lines a site bucket may straddle. */
+WARM_INLINE void prefetch_site(const unsigned char *p)
+{
     __builtin_prefetch(p, 1);
     __builtin_prefetch(p + sizeof(struct agg_siteb) - 1, 1);
 }
 
-/* The stored node an event names, for prefetching only. */
-static const struct agg_node *warm_node(const struct agg *a, const struct wire_alloc *e)
+/* The stored node an entry names, for prefetching only. */
+static const struct agg_node *warm_node(const struct agg *a, const uint8_t *p)
 {
-    return e->stack_id < a->nodes.len ? agg_vec_at(&a->nodes, e->stack_id) : NULL;
+    uint32_t stack = wire_alloc_entry_stack(p);
+    return stack < a->nodes.len ? agg_vec_at(&a->nodes, stack) : NULL;
 }
 
 /* Step 0: the id's window slot or live-table line, and the stack node. */
-WARM_INLINE void warm_far(const struct agg *a, const struct wire_alloc *e)
+WARM_INLINE void warm_far(const struct agg *a, const uint8_t *p)
 {
-    live_track_prefetch(&a->mem.track, e->allocation_id, e->op == WIRE_OP_FREE);
-    const struct agg_node *n = warm_node(a, e);
+    live_track_prefetch(&a->mem.track, wire_alloc_entry_id(p),
+                        wire_alloc_entry_op(p) == WIRE_OP_FREE);
+    const struct agg_node *n = warm_node(a, p);
     if (n)
         __builtin_prefetch(n);
 }
 
-/* Step 1: the buckets the (now loaded) node and live record name. */
-WARM_INLINE void warm_near(const struct agg *a, const struct wire_alloc *e)
+/* Step 1: the buckets the (now loaded) node and live record name: the
+ * leaf's site and chain unless the entry is a free, the creation site
+ * unless it is an allocate (whose new id has no record). */
+WARM_INLINE void warm_near(const struct agg *a, const uint8_t *p)
 {
-    const struct agg_node *n = warm_node(a, e);
-    if (n && e->op != WIRE_OP_FREE) {
-        if (n->leaf_bucket != AGG_NONE)
-            prefetch_site(a, n->leaf_bucket);
-        if (n->chain_bucket != AGG_NONE)
-            __builtin_prefetch(a->arena + n->chain_bucket, 1);
+    bool grows = wire_alloc_entry_op(p) != WIRE_OP_FREE;
+    const struct agg_node *n = warm_node(a, p);
+    if (n) {
+        uint32_t leaf = n->leaf_bucket, chain = n->chain_bucket;
+        prefetch_site(bucket_or_self(a, leaf, grows && leaf != AGG_NONE));
+        __builtin_prefetch(bucket_or_self(a, chain, grows && chain != AGG_NONE), 1);
     }
-    if (e->op == WIRE_OP_ALLOCATE)
-        return;
-    const uint64_t *r = live_track_find(&a->mem.track, e->allocation_id);
+    uint64_t id = wire_alloc_entry_id(p);
+    const uint64_t *r = live_window_slot(&a->mem.track.window, id);
+    if (r == NULL)
+        r = live_track_find(&a->mem.track, id);
     uint32_t ref = r ? (uint32_t)(*r >> AGG_MEM_SIZE_BITS) : AGG_MEM_NO_SITE;
-    if (ref != AGG_MEM_NO_SITE)
-        prefetch_site(a, ref << AGG_MEM_SITE_SHIFT);
+    /* LIVE_EMPTY (an allocate's slot) gives a ref above AGG_MEM_NO_SITE */
+    prefetch_site(bucket_or_self(a, ref << AGG_MEM_SITE_SHIFT, ref < AGG_MEM_NO_SITE));
 }
 
 /* The event's stack node, NULL when it has none or the stack budget
@@ -173,9 +189,13 @@ static bool event_node(struct agg *a, const struct wire_alloc *e, struct agg_nod
     return true;
 }
 
-/* Allocation pressure (initial bytes or growth) at the event's leaf;
- * returns the leaf's site bucket (NULL: none). */
-static struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t bytes, bool create)
+/* Allocation pressure at the event's leaf: an allocation's initial bytes
+ * or a resize's growth (0 when it does not grow: only counted, and the
+ * chain gets no bucket for it); returns the leaf's site bucket (NULL:
+ * none).  Growth and shrinking are not told apart by a branch, which
+ * would fail to predict half the resizes. */
+static inline struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t bytes,
+                                         bool create)
 {
     struct agg_mem *m = &a->mem;
     m->allocated_bytes += bytes;
@@ -190,7 +210,8 @@ static struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t by
         else
             s->resize_count++;
     }
-    chain_bytes(a, n, bytes);
+    if (n->chain_bucket != AGG_NONE || create || bytes > 0)
+        chain_bytes(a, n, bytes);
     return s;
 }
 
@@ -269,15 +290,10 @@ static void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_nod
     uint64_t *r = mem_lookup(a, e, &untracked);
     if (!r && !untracked)
         return;
-    uint64_t old = r ? mem_size(a, e, r) : e->old_size;
+    uint64_t old = r ? mem_size(a, e, r) : e->old_size, neu = e->new_size;
+    uint64_t grow = neu > old ? neu - old : 0, shrink = neu < old ? old - neu : 0;
     a->mem.resize_count++;
-    if (e->new_size > old) {
-        pressure(a, node, e->new_size - old, false);
-    } else if (node) {
-        struct agg_siteb *s = leaf_site(a, node);
-        if (s)
-            s->resize_count++;
-    }
+    pressure(a, node, grow, false);
     if (!r)
         return;
     if (e->new_size > SIZE_MASK) {
@@ -286,13 +302,11 @@ static void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_nod
     }
     uint64_t site = *r & ~SIZE_MASK;
     struct agg_siteb *c = site_at(a, (uint32_t)(site >> AGG_MEM_SIZE_BITS));
-    int64_t delta = (int64_t)(e->new_size - old);
-    if (e->new_size < old) {
-        a->mem.freed_bytes += old - e->new_size;
-        if (c)
-            c->freed_bytes += old - e->new_size;
-    }
-    *r = e->new_size | site;
+    int64_t delta = (int64_t)(neu - old);
+    a->mem.freed_bytes += shrink;
+    if (c)
+        c->freed_bytes += shrink;
+    *r = neu | site;
     site_live(a, c, delta);
     global_live(&a->mem, delta);
 }
@@ -354,41 +368,54 @@ int agg_mem_event(struct agg *a, const struct wire_alloc *e)
     return mem_event(a, e);
 }
 
-/* An ALLOC inside a batch: the batch checked HELLO, FINISH and the mode,
- * so only the sequence is left (agg_alloc reports a bad one). */
-static int batch_alloc(struct agg *a, const struct wire_alloc *e)
+/* One entry of a run: the decoder checked its operation, sizes and
+ * stack, agg_mem_run the stream's state, so the sequence is left
+ * (agg_alloc reports a bad one). */
+static inline void run_entry(struct agg *a, const uint8_t *p)
 {
-    if (a->have_sequence && e->sequence <= a->last_sequence)
-        return agg_alloc(a, e);
+    struct wire_alloc e = {.sequence = wire_alloc_entry_sequence(p)};
+    if (a->have_sequence && e.sequence <= a->last_sequence) {
+        wire_alloc_entry_read(p, &e);
+        agg_alloc(a, &e);
+        return;
+    }
     a->have_sequence = true;
-    a->last_sequence = e->sequence;
-    return mem_event(a, e);
+    a->last_sequence = e.sequence;
+    e.op = wire_alloc_entry_op(p);
+    e.allocation_id = wire_alloc_entry_id(p);
+    e.old_size = wire_alloc_entry_old_size(p);
+    e.new_size = wire_alloc_entry_new_size(p);
+    e.stack_id = wire_alloc_entry_stack(p);
+    struct agg_node *node;
+    if (!event_node(a, &e, &node))
+        return;
+    a->mem.events++;
+    if (e.op == WIRE_OP_ALLOCATE)
+        mem_allocate(a, &e, node);
+    else if (e.op == WIRE_OP_RESIZE)
+        mem_resize(a, &e, node);
+    else
+        mem_free(a, &e);
 }
 
-/* Prefetching runs two steps WARM events apart, so that each step reads
+/* Prefetching runs two steps WARM entries apart, so that each step reads
  * only what the one before loaded. */
 enum { WARM = 8 };
 
-size_t agg_mem_events(struct agg *a, const struct wire_event *ev, size_t n)
+void agg_mem_run(struct agg *a, const uint8_t *run, size_t n)
 {
-    size_t bad = 0;
+    const size_t size = WIRE_ALLOC_SIZE;
     for (size_t j = 0; j < n && j < 2 * WARM; j++)
-        if (ev[j].kind == WIRE_ENTRY_ALLOC)
-            warm_far(a, &ev[j].u.alloc);
+        warm_far(a, run + j * size);
     for (size_t j = 0; j < n && j < WARM; j++)
-        if (ev[j].kind == WIRE_ENTRY_ALLOC)
-            warm_near(a, &ev[j].u.alloc);
+        warm_near(a, run + j * size);
     for (size_t i = 0; i < n; i++) {
-        if (i + 2 * WARM < n && ev[i + 2 * WARM].kind == WIRE_ENTRY_ALLOC)
-            warm_far(a, &ev[i + 2 * WARM].u.alloc);
-        if (i + WARM < n && ev[i + WARM].kind == WIRE_ENTRY_ALLOC)
-            warm_near(a, &ev[i + WARM].u.alloc);
-        if (ev[i].kind == WIRE_ENTRY_ALLOC)
-            bad += batch_alloc(a, &ev[i].u.alloc) != 0;
-        else
-            bad += agg_event(a, &ev[i]) != 0;
+        if (i + 2 * WARM < n)
+            warm_far(a, run + (i + 2 * WARM) * size);
+        if (i + WARM < n)
+            warm_near(a, run + (i + WARM) * size);
+        run_entry(a, run + i * size);
     }
-    return bad;
 }
 
 void agg_mem_free(struct agg *a)

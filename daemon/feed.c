@@ -3,6 +3,28 @@
 
 #include "daemon/feed.h"
 
+/* A memory profile's entries: runs of ALLOC entries are read in place
+ * (within L1-sized pieces, checked just before they are aggregated); the
+ * entry that ends a run (a STACK, a bad entry, the end of the frame) goes
+ * the ordinary way, which takes or reports it. */
+static int feed_alloc_runs(struct agg *g, struct wire_decoder *d, struct wire_events_iter *it)
+{
+    enum { PIECE = 512 };
+    for (;;) {
+        size_t n;
+        const uint8_t *run = wire_events_alloc_run(d, it, PIECE, &n);
+        if (n > 0)
+            agg_mem_run(g, run, n);
+        if (n == PIECE)
+            continue;
+        struct wire_event ev;
+        int rc = wire_events_next(d, it, &ev);
+        if (rc <= 0)
+            return rc;
+        agg_events(g, &ev, 1);
+    }
+}
+
 int feed_record(struct agg *g, struct wire_decoder *d, const struct wire_record *rec)
 {
     switch (rec->type) {
@@ -25,6 +47,8 @@ int feed_record(struct agg *g, struct wire_decoder *d, const struct wire_record 
     size_t n = 0;
     int rc;
     wire_events_begin(&it, &rec->u.events);
+    if (agg_takes_alloc_runs(g))
+        return feed_alloc_runs(g, d, &it);
     while ((rc = wire_events_next(d, &it, &ev[n])) > 0)
         if (++n == sizeof ev / sizeof ev[0])
             agg_events(g, ev, n), n = 0;

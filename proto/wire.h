@@ -459,6 +459,15 @@ int wire_events_next(struct wire_decoder *d, struct wire_events_iter *it, struct
  * entries decoded before it are in ev). */
 int wire_events_batch(struct wire_decoder *d, struct wire_events_iter *it, struct wire_event *ev,
                       unsigned max, unsigned *n);
+/* The run of up to `max` ALLOC entries at the iterator that
+ * wire_events_next would accept, checked as it would check them (the
+ * decoder's state moves past them); returns where the run starts, its
+ * length in *n, and leaves the iterator after it.  The entry that ends a
+ * run (another kind, a bad one, the end of the frame) is left for
+ * wire_events_next, which takes or reports it.  Read the run's entries
+ * in place with wire_alloc_entry.h, every WIRE_ALLOC_SIZE bytes. */
+const uint8_t *wire_events_alloc_run(struct wire_decoder *d, struct wire_events_iter *it,
+                                     size_t max, size_t *n);
 /* The stack an entry names: a sample's or an allocation's, else
  * WIRE_NONE32. */
 uint32_t wire_event_stack(const struct wire_event *ev);

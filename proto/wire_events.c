@@ -1,21 +1,6 @@
 /* wire_events: the fixed-layout entries of EVENTS frames (daemon side). */
-#include <endian.h>
-
 #include "proto/wire-internal.h"
-
-static inline uint32_t rd32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return le32toh(v);
-}
-
-static inline uint64_t rd64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return le64toh(v);
-}
+#include "proto/wire_alloc_entry.h"
 
 static inline uint32_t entry_size(uint8_t kind)
 {
@@ -63,11 +48,11 @@ static int check_span(struct wire_decoder *d, const char *field, struct wire_spa
 
 static inline int read_stack(struct wire_decoder *d, const uint8_t *p, struct wire_stack *s)
 {
-    s->stack_id = rd32(p + 1);
-    s->parent = rd32(p + 5);
-    s->func_id = rd32(p + 9);
-    s->site.start = rd32(p + 13);
-    s->site.end = rd32(p + 17);
+    s->stack_id = wire_get32(p + 1);
+    s->parent = wire_get32(p + 5);
+    s->func_id = wire_get32(p + 9);
+    s->site.start = wire_get32(p + 13);
+    s->site.end = wire_get32(p + 17);
     if (s->stack_id != d->n_stacks || s->stack_id == WIRE_NONE32) {
         wire_fail(d, WIRE_E_SEQUENCE, "STACK.stack_id: expected %u, got %u", d->n_stacks,
                   s->stack_id);
@@ -83,17 +68,6 @@ static inline int read_stack(struct wire_decoder *d, const uint8_t *p, struct wi
         return bad(d, WIRE_E_RANGE, "STACK.site", "a root frame has no call site");
     d->n_stacks++;
     return 0;
-}
-
-static void read_tail(const uint8_t *p, struct wire_exec *e, uint32_t *stack,
-                      struct wire_span *span)
-{
-    e->task = rd32(p);
-    e->actor = rd32(p + 4);
-    e->thread = rd32(p + 8);
-    *stack = rd32(p + 12);
-    span->start = rd32(p + 16);
-    span->end = rd32(p + 20);
 }
 
 /* Shared checks of the stack and span an event names. */
@@ -118,9 +92,9 @@ static inline int check_leaf(struct wire_decoder *d, const char *rec, uint32_t s
 static inline int read_sample(struct wire_decoder *d, const uint8_t *p, struct wire_sample *s)
 {
     s->state = p[1];
-    s->sequence = rd64(p + 2);
-    s->requested_tick = rd64(p + 10);
-    read_tail(p + 18, &s->exec, &s->stack_id, &s->span);
+    s->sequence = wire_get64(p + 2);
+    s->requested_tick = wire_get64(p + 10);
+    wire_get_tail(p + 18, &s->exec, &s->stack_id, &s->span);
     if (s->state > WIRE_STATE_UNAVAILABLE)
         return bad(d, WIRE_E_RANGE, "CPU_SAMPLE.state", "unknown state");
     if (d->have_sample && s->sequence <= d->last_sample_seq)
@@ -142,12 +116,7 @@ static inline int read_sample(struct wire_decoder *d, const uint8_t *p, struct w
 
 static inline int read_alloc(struct wire_decoder *d, const uint8_t *p, struct wire_alloc *a)
 {
-    a->op = p[1];
-    a->sequence = rd64(p + 2);
-    a->allocation_id = rd64(p + 10);
-    a->old_size = rd64(p + 18);
-    a->new_size = rd64(p + 26);
-    read_tail(p + 34, &a->exec, &a->stack_id, &a->span);
+    wire_alloc_entry_read(p, a);
     if (a->op > WIRE_OP_FREE)
         return bad(d, WIRE_E_RANGE, "ALLOC.operation", "unknown operation");
     if (d->have_alloc && a->sequence <= d->last_alloc_seq)
@@ -209,6 +178,54 @@ int wire_events_next(struct wire_decoder *d, struct wire_events_iter *it, struct
     it->p = p + size;
     it->left--;
     return rc == 0 ? 1 : -1;
+}
+
+/* Whether read_alloc would take the entry at p (of WIRE_ALLOC_SIZE bytes)
+ * after the sequence `last` (none when !have), with n_stacks stacks
+ * defined: its checks and check_leaf's in one expression, which a run of
+ * good entries passes without a branch per check. */
+static inline bool alloc_entry_ok(const uint8_t *p, bool have, uint64_t last, uint32_t n_stacks)
+{
+    struct wire_alloc a;
+    wire_alloc_entry_read(p, &a);
+    bool stack = a.stack_id != WIRE_NONE32, start = a.span.start != WIRE_NONE32;
+    bool ok = p[0] == WIRE_ENTRY_ALLOC;
+    ok &= a.op <= WIRE_OP_FREE;
+    ok &= !have | (a.sequence > last);
+    ok &= a.allocation_id != WIRE_NONE64;
+    ok &= (a.old_size != WIRE_NONE64) == (a.op != WIRE_OP_ALLOCATE);
+    ok &= (a.new_size != WIRE_NONE64) == (a.op != WIRE_OP_FREE);
+    ok &= !stack | (a.stack_id < n_stacks);
+    ok &= (start == (a.span.end != WIRE_NONE32)) & (a.span.start <= a.span.end);
+    ok &= stack | !start;
+    return ok;
+}
+
+const uint8_t *wire_events_alloc_run(struct wire_decoder *d, struct wire_events_iter *it,
+                                     size_t max, size_t *n)
+{
+    const uint8_t *run = it->p, *p = run;
+    size_t room = (size_t)(it->end - p) / WIRE_ALLOC_SIZE;
+    if (max > it->left)
+        max = it->left;
+    if (max > room)
+        max = room;
+    bool have = d->have_alloc;
+    uint64_t last = d->last_alloc_seq;
+    size_t k = 0;
+    for (; !d->failed && k < max; k++, p += WIRE_ALLOC_SIZE) {
+        __builtin_prefetch(p + 2048); /* as in wire_events_next */
+        if (!alloc_entry_ok(p, have, last, d->n_stacks))
+            break;
+        have = true;
+        last = wire_alloc_entry_sequence(p);
+    }
+    d->have_alloc = have;
+    d->last_alloc_seq = last;
+    it->p = p;
+    it->left -= (uint32_t)k;
+    *n = k;
+    return run;
 }
 
 int wire_events_batch(struct wire_decoder *d, struct wire_events_iter *it, struct wire_event *ev,

@@ -1,0 +1,84 @@
+/*
+ * wire_alloc_entry: the fields of an ALLOC entry read where it lies in an
+ * EVENTS frame (layout in wire.h), for the decoder and for consumers of
+ * runs of entries the decoder validated (wire_events_alloc_run), which
+ * read them in place instead of copying each into a struct wire_event.
+ */
+#ifndef JETT_PROTO_WIRE_ALLOC_ENTRY_H
+#define JETT_PROTO_WIRE_ALLOC_ENTRY_H
+
+#include <endian.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "proto/wire.h"
+
+static inline uint32_t wire_get32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return le32toh(v);
+}
+
+static inline uint64_t wire_get64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return le64toh(v);
+}
+
+static inline uint8_t wire_alloc_entry_op(const uint8_t *p)
+{
+    return p[1];
+}
+
+static inline uint64_t wire_alloc_entry_sequence(const uint8_t *p)
+{
+    return wire_get64(p + 2);
+}
+
+static inline uint64_t wire_alloc_entry_id(const uint8_t *p)
+{
+    return wire_get64(p + 10);
+}
+
+static inline uint64_t wire_alloc_entry_old_size(const uint8_t *p)
+{
+    return wire_get64(p + 18);
+}
+
+static inline uint64_t wire_alloc_entry_new_size(const uint8_t *p)
+{
+    return wire_get64(p + 26);
+}
+
+static inline uint32_t wire_alloc_entry_stack(const uint8_t *p)
+{
+    return wire_get32(p + 46);
+}
+
+/* The execution context, stack and span that end SAMPLE and ALLOC
+ * entries, from their first byte. */
+static inline void wire_get_tail(const uint8_t *p, struct wire_exec *e, uint32_t *stack,
+                                 struct wire_span *span)
+{
+    e->task = wire_get32(p);
+    e->actor = wire_get32(p + 4);
+    e->thread = wire_get32(p + 8);
+    *stack = wire_get32(p + 12);
+    span->start = wire_get32(p + 16);
+    span->end = wire_get32(p + 20);
+}
+
+/* Every field of the entry at p. */
+static inline void wire_alloc_entry_read(const uint8_t *p, struct wire_alloc *a)
+{
+    a->op = wire_alloc_entry_op(p);
+    a->sequence = wire_alloc_entry_sequence(p);
+    a->allocation_id = wire_alloc_entry_id(p);
+    a->old_size = wire_alloc_entry_old_size(p);
+    a->new_size = wire_alloc_entry_new_size(p);
+    wire_get_tail(p + 34, &a->exec, &a->stack_id, &a->span);
+}
+
+#endif
