@@ -90,6 +90,15 @@ static struct agg_siteb *site_at(const struct agg *a, uint32_t ref)
                : (struct agg_siteb *)agg_bucket_at(a, (uint32_t)ref << AGG_MEM_SITE_SHIFT);
 }
 
+/* x when c, else y, by arithmetic: the compiler would otherwise branch
+ * on c, and where c follows the events' operations (random in a real
+ * stream) such a branch mostly mispredicts. */
+static inline uint64_t pick(bool c, uint64_t x, uint64_t y)
+{
+    uint64_t m = -(uint64_t)c;
+    return (x & m) | (y & ~m);
+}
+
 /* Changes a site's live bytes, first capturing its value at the latest
  * global peak if this is its first change since that peak. */
 static void site_live(struct agg *a, struct agg_siteb *s, int64_t delta)
@@ -159,12 +168,9 @@ WARM_INLINE void warm_near(const struct agg *a, const uint8_t *p)
         prefetch_site(bucket_or_self(a, leaf, grows && leaf != AGG_NONE));
         __builtin_prefetch(bucket_or_self(a, chain, grows && chain != AGG_NONE), 1);
     }
-    uint64_t id = wire_alloc_entry_id(p);
-    const uint64_t *r = live_window_slot(&a->mem.track.window, id);
-    if (r == NULL)
-        r = live_track_find(&a->mem.track, id);
-    uint32_t ref = r ? (uint32_t)(*r >> AGG_MEM_SIZE_BITS) : AGG_MEM_NO_SITE;
-    /* LIVE_EMPTY (an allocate's slot) gives a ref above AGG_MEM_NO_SITE */
+    uint64_t rec = live_track_peek(&a->mem.track, wire_alloc_entry_id(p));
+    uint32_t ref = (uint32_t)(rec >> AGG_MEM_SIZE_BITS);
+    /* LIVE_EMPTY (an allocate's) gives a ref above AGG_MEM_NO_SITE */
     prefetch_site(bucket_or_self(a, ref << AGG_MEM_SITE_SHIFT, ref < AGG_MEM_NO_SITE));
 }
 
@@ -215,14 +221,14 @@ static inline struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint
     return s;
 }
 
-/* Global live bytes after a tracked change, and the peak. */
+/* Global live bytes after a tracked change, and the peak (which rises
+ * with allocations, not frees: no branch). */
 static void global_live(struct agg_mem *m, int64_t delta)
 {
     m->live += (uint64_t)delta;
-    if (m->live > m->peak) {
-        m->peak = m->live;
-        m->peak_event = m->events;
-    }
+    bool higher = m->live > m->peak;
+    m->peak = pick(higher, m->live, m->peak);
+    m->peak_event = pick(higher, m->events, m->peak_event);
 }
 
 static void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node *node)
@@ -291,7 +297,7 @@ static void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_nod
     if (!r && !untracked)
         return;
     uint64_t old = r ? mem_size(a, e, r) : e->old_size, neu = e->new_size;
-    uint64_t grow = neu > old ? neu - old : 0, shrink = neu < old ? old - neu : 0;
+    uint64_t grow = pick(neu > old, neu - old, 0), shrink = pick(neu < old, old - neu, 0);
     a->mem.resize_count++;
     pressure(a, node, grow, false);
     if (!r)

@@ -53,22 +53,41 @@ static inline uint64_t *live_track_find(const struct live_track *t, uint64_t id)
 
 /* Starts loading the line a lookup of `id` reads and, when the record is
  * about to leave the table, the next one, into which a removal often
- * shifts the rest of its run.  Always inlined: a function whose only
- * effect is a prefetch looks pure to the compiler, which may then drop
- * its calls. */
+ * shifts the rest of its run.  The window's slot of the id is loaded
+ * whether or not the window covers it: an allocate's id is often the
+ * one just past the window, whose slot it takes, and a test of which
+ * case it is would follow the events' operations, which no branch
+ * predictor guesses.  Always inlined: a function whose only effect is a
+ * prefetch looks pure to the compiler, which may then drop its calls. */
 static inline __attribute__((always_inline)) void live_track_prefetch(const struct live_track *t,
                                                                       uint64_t id, bool removing)
 {
     enum { LINE_SLOTS = 64 / sizeof(struct live_slot) };
-    const uint64_t *w = live_window_slot(&t->window, id);
-    if (w) {
-        __builtin_prefetch(w, 1);
-    } else if (t->table.cap && id < t->window.base) {
+    const struct live_window *w = &t->window;
+    if (w->cap)
+        __builtin_prefetch(&w->slots[id & (w->cap - 1)], 1);
+    if (t->table.cap && id < w->base) {
         const struct live_slot *home = &t->table.slots[live_table_home(&t->table, id)];
         __builtin_prefetch(home, 1);
         if (removing && home + LINE_SLOTS < t->table.slots + t->table.cap)
             __builtin_prefetch(home + LINE_SLOTS, 1);
     }
+}
+
+/* The record of id, or LIVE_EMPTY, for prefetching what it names: as
+ * live_track_find, but without a branch on whether the window covers the
+ * id (see live_track_prefetch). */
+static inline uint64_t live_track_peek(const struct live_track *t, uint64_t id)
+{
+    const struct live_window *w = &t->window;
+    if (id < w->base) {
+        const uint64_t *r = live_track_find_old(t, id);
+        return r ? *r : LIVE_EMPTY;
+    }
+    if (w->cap == 0)
+        return LIVE_EMPTY;
+    uint64_t rec = w->slots[id & (w->cap - 1)], covered = -(uint64_t)(id - w->base < w->cap);
+    return (rec & covered) | (LIVE_EMPTY & ~covered);
 }
 
 /* Retires the record live_track_find returned for id. */
@@ -79,13 +98,22 @@ void live_track_remove(struct live_track *t, uint64_t id, uint64_t *rec);
 bool live_track_add_slow(struct live_track *t, uint64_t id, uint64_t rec,
                          const struct live_limit *lim);
 
-/* The same, inline when the window neither grows nor slides. */
+/* The same, inline when the window does not grow and slides by at most
+ * the one id whose slot the new one takes, free (as window_slide in
+ * live_track.c would: in a steady state, every new id is one past the
+ * window). */
 static inline bool live_track_add(struct live_track *t, uint64_t id, uint64_t rec,
                                   const struct live_limit *lim)
 {
     struct live_window *w = &t->window;
-    if ((w->n + 1) * 3 > w->cap || id - w->base >= w->cap)
+    uint64_t off = id - w->base;
+    if ((w->n + 1) * 3 > w->cap || off > w->cap)
         return live_track_add_slow(t, id, rec, lim);
+    if (off == w->cap) {
+        if (w->slots[id & (w->cap - 1)] != LIVE_EMPTY)
+            return live_track_add_slow(t, id, rec, lim);
+        w->base++;
+    }
     live_window_put(w, id, rec);
     return true;
 }
