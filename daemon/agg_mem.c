@@ -121,20 +121,10 @@ uint64_t agg_mem_site_at_peak(const struct agg *a, const struct agg_siteb *s)
  * calls. */
 #define WARM_INLINE static inline __attribute__((always_inline))
 
-/* The bucket at arena offset `off` when `want`, else the aggregator
- * itself, which is in cache: which buckets an entry needs depends on its
- * operation, which no branch predictor guesses, so the choice is made
- * without a branch. */
-WARM_INLINE const unsigned char *bucket_or_self(const struct agg *a, uint32_t off, bool want)
-{
-    uintptr_t bucket = (uintptr_t)(a->arena + off), self = (uintptr_t)a;
-    uintptr_t mask = -(uintptr_t)want;
-    return (const unsigned char *)((bucket & mask) | (self & ~mask));
-}
-
 /* Starts loading both cache lines a site bucket may straddle. */
-WARM_INLINE void prefetch_site(const unsigned char *p)
+WARM_INLINE void prefetch_site(const struct agg *a, uint32_t off)
 {
+    const unsigned char *p = a->arena + off;
     __builtin_prefetch(p, 1);
     __builtin_prefetch(p + sizeof(struct agg_siteb) - 1, 1);
 }
@@ -157,27 +147,30 @@ WARM_INLINE void warm_far(const struct agg *a, const uint8_t *p)
 }
 
 /* Step 1: the buckets the (now loaded) node and live record name: the
- * leaf's site and chain unless the entry is a free, the creation site
- * unless it is an allocate (whose new id has no record). */
+ * leaf's site and chain, and the creation site of a live record.  Which
+ * of them the entry needs depends on its operation; testing it would
+ * branch on something random in a real stream (mispredicted more often
+ * than not), so a free's leaf buckets are loaded too, and an allocate's
+ * new id, which has no record, loads the start of the arena. */
 WARM_INLINE void warm_near(const struct agg *a, const uint8_t *p)
 {
-    bool grows = wire_alloc_entry_op(p) != WIRE_OP_FREE;
     const struct agg_node *n = warm_node(a, p);
     if (n) {
-        uint32_t leaf = n->leaf_bucket, chain = n->chain_bucket;
-        prefetch_site(bucket_or_self(a, leaf, grows && leaf != AGG_NONE));
-        __builtin_prefetch(bucket_or_self(a, chain, grows && chain != AGG_NONE), 1);
+        if (n->leaf_bucket != AGG_NONE)
+            prefetch_site(a, n->leaf_bucket);
+        if (n->chain_bucket != AGG_NONE)
+            __builtin_prefetch(a->arena + n->chain_bucket, 1);
     }
     uint64_t rec = live_track_peek(&a->mem.track, wire_alloc_entry_id(p));
     uint32_t ref = (uint32_t)(rec >> AGG_MEM_SIZE_BITS);
-    /* LIVE_EMPTY (an allocate's) gives a ref above AGG_MEM_NO_SITE */
-    prefetch_site(bucket_or_self(a, ref << AGG_MEM_SITE_SHIFT, ref < AGG_MEM_NO_SITE));
+    /* LIVE_EMPTY gives a ref above AGG_MEM_NO_SITE */
+    prefetch_site(a, (uint32_t)pick(ref < AGG_MEM_NO_SITE, ref << AGG_MEM_SITE_SHIFT, 0));
 }
 
 /* The event's stack node, NULL when it has none or the stack budget
  * refused it (unattributed); false (a collector error) when the stack is
  * undefined. */
-static bool event_node(struct agg *a, const struct wire_alloc *e, struct agg_node **node)
+static inline bool event_node(struct agg *a, const struct wire_alloc *e, struct agg_node **node)
 {
     *node = NULL;
     if (e->stack_id == WIRE_NONE32)
@@ -379,7 +372,8 @@ int agg_mem_event(struct agg *a, const struct wire_alloc *e)
  * (agg_alloc reports a bad one). */
 static inline void run_entry(struct agg *a, const uint8_t *p)
 {
-    struct wire_alloc e = {.sequence = wire_alloc_entry_sequence(p)};
+    struct wire_alloc e; /* what the aggregation reads of it */
+    e.sequence = wire_alloc_entry_sequence(p);
     if (a->have_sequence && e.sequence <= a->last_sequence) {
         wire_alloc_entry_read(p, &e);
         agg_alloc(a, &e);
