@@ -8,6 +8,12 @@
 
 #define SIZE_MASK ((UINT64_C(1) << AGG_MEM_SIZE_BITS) - 1)
 
+/* The per-event path is inlined whole into its two callers (a run's
+ * entries and single events): calls and their spills were a fifth of an
+ * event's instructions.  What is rare (creating buckets, errors) stays
+ * out of line. */
+#define HOT static inline __attribute__((always_inline))
+
 _Static_assert((AGG_RETENTION_BUDGET_MAX >> AGG_MEM_SITE_SHIFT) < AGG_MEM_NO_SITE,
                "a site bucket offset fits the live record");
 
@@ -50,40 +56,54 @@ static struct agg_siteb *site_bucket(struct agg *a, uint32_t ident)
     return d->bucket == AGG_NONE ? NULL : agg_bucket_at(a, d->bucket);
 }
 
-/* The site bucket of a node's leaf identity, or NULL; remembered in the
- * node once it exists. */
-static struct agg_siteb *leaf_site(struct agg *a, struct agg_node *n)
+/* Finds (or creates) the site bucket of a node's leaf identity for a
+ * node that has none remembered; NULL when there is none. */
+static struct agg_siteb *new_leaf_site(struct agg *a, struct agg_node *n)
 {
-    if (n->leaf_bucket == AGG_NONE) {
-        if (site_bucket(a, n->ident) == NULL)
-            return NULL;
-        n->leaf_bucket = agg_ident_at(a, n->ident)->bucket;
-    }
+    if (site_bucket(a, n->ident) == NULL)
+        return NULL;
+    n->leaf_bucket = agg_ident_at(a, n->ident)->bucket;
     return agg_bucket_at(a, n->leaf_bucket);
 }
 
-/* Adds bytes to the chain bucket of a stack node's root-to-leaf chain. */
-static void chain_bytes(struct agg *a, struct agg_node *n, uint64_t bytes)
+/* The site bucket of a node's leaf identity, or NULL; remembered in the
+ * node once it exists. */
+HOT struct agg_siteb *leaf_site(struct agg *a, struct agg_node *n)
 {
-    if (n->chain_bucket == AGG_NONE) {
-        struct agg_chain *c = agg_vec_at(&a->chains, n->chain);
-        if (c->bucket == AGG_NONE && !a->mem.limited)
-            c->bucket = mem_take(a, sizeof(struct agg_mchainb));
-        n->chain_bucket = c->bucket;
-    }
+    if (n->leaf_bucket == AGG_NONE)
+        return new_leaf_site(a, n);
+    return agg_bucket_at(a, n->leaf_bucket);
+}
+
+/* chain_bytes for a node with no chain bucket remembered. */
+static void new_chain_bytes(struct agg *a, struct agg_node *n, uint64_t bytes)
+{
+    struct agg_chain *c = agg_vec_at(&a->chains, n->chain);
+    if (c->bucket == AGG_NONE && !a->mem.limited)
+        c->bucket = mem_take(a, sizeof(struct agg_mchainb));
+    n->chain_bucket = c->bucket;
     if (n->chain_bucket != AGG_NONE)
+        ((struct agg_mchainb *)agg_bucket_at(a, n->chain_bucket))->bytes += bytes;
+}
+
+/* Adds bytes to the chain bucket of a stack node's root-to-leaf chain. */
+HOT void chain_bytes(struct agg *a, struct agg_node *n, uint64_t bytes)
+{
+    if (n->chain_bucket == AGG_NONE)
+        new_chain_bytes(a, n, bytes);
+    else
         ((struct agg_mchainb *)agg_bucket_at(a, n->chain_bucket))->bytes += bytes;
 }
 
 /* A live record names its creation site by the bucket's arena offset in
  * 8-byte units, so a free reaches the bucket without the identity table. */
-static uint32_t site_ref(const struct agg *a, const struct agg_siteb *s)
+HOT uint32_t site_ref(const struct agg *a, const struct agg_siteb *s)
 {
     return s == NULL ? AGG_MEM_NO_SITE
                      : (uint32_t)(((const unsigned char *)s - a->arena) >> AGG_MEM_SITE_SHIFT);
 }
 
-static struct agg_siteb *site_at(const struct agg *a, uint32_t ref)
+HOT struct agg_siteb *site_at(const struct agg *a, uint32_t ref)
 {
     return ref == AGG_MEM_NO_SITE
                ? NULL
@@ -101,7 +121,7 @@ static inline uint64_t pick(bool c, uint64_t x, uint64_t y)
 
 /* Changes a site's live bytes, first capturing its value at the latest
  * global peak if this is its first change since that peak. */
-static void site_live(struct agg *a, struct agg_siteb *s, int64_t delta)
+HOT void site_live(struct agg *a, struct agg_siteb *s, int64_t delta)
 {
     if (s == NULL)
         return;
@@ -170,7 +190,7 @@ WARM_INLINE void warm_near(const struct agg *a, const uint8_t *p)
 /* The event's stack node, NULL when it has none or the stack budget
  * refused it (unattributed); false (a collector error) when the stack is
  * undefined. */
-static inline bool event_node(struct agg *a, const struct wire_alloc *e, struct agg_node **node)
+HOT bool event_node(struct agg *a, const struct wire_alloc *e, struct agg_node **node)
 {
     *node = NULL;
     if (e->stack_id == WIRE_NONE32)
@@ -193,8 +213,7 @@ static inline bool event_node(struct agg *a, const struct wire_alloc *e, struct 
  * chain gets no bucket for it); returns the leaf's site bucket (NULL:
  * none).  Growth and shrinking are not told apart by a branch, which
  * would fail to predict half the resizes. */
-static inline struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t bytes,
-                                         bool create)
+HOT struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t bytes, bool create)
 {
     struct agg_mem *m = &a->mem;
     m->allocated_bytes += bytes;
@@ -216,7 +235,7 @@ static inline struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint
 
 /* Global live bytes after a tracked change, and the peak (which rises
  * with allocations, not frees: no branch). */
-static void global_live(struct agg_mem *m, int64_t delta)
+HOT void global_live(struct agg_mem *m, int64_t delta)
 {
     m->live += (uint64_t)delta;
     bool higher = m->live > m->peak;
@@ -224,7 +243,7 @@ static void global_live(struct agg_mem *m, int64_t delta)
     m->peak_event = pick(higher, m->events, m->peak_event);
 }
 
-static void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node *node)
+HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node *node)
 {
     struct agg_mem *m = &a->mem;
     if ((m->have_id && e->allocation_id <= m->max_id) || e->allocation_id == LIVE_EMPTY) {
@@ -251,16 +270,11 @@ static void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_n
     global_live(m, (int64_t)e->new_size);
 }
 
-/* A live record for a resize or free: NULL (and maybe an error) when the
- * id is not tracked.  Untracked ids at or above the watermark are
- * expected once the budget ran out. */
-static uint64_t *mem_lookup(struct agg *a, const struct wire_alloc *e, bool *untracked)
+/* mem_lookup of an id with no record: untracked ids at or above the
+ * watermark are expected once the budget ran out, others are an error. */
+static uint64_t *lookup_missed(struct agg *a, const struct wire_alloc *e, bool *untracked)
 {
     struct agg_mem *m = &a->mem;
-    uint64_t *r = live_track_find(&m->track, e->allocation_id);
-    *untracked = false;
-    if (r)
-        return r;
     if (m->limited && e->allocation_id >= m->watermark && e->allocation_id <= m->max_id) {
         *untracked = true;
         return NULL;
@@ -271,9 +285,18 @@ static uint64_t *mem_lookup(struct agg *a, const struct wire_alloc *e, bool *unt
     return NULL;
 }
 
+/* A live record for a resize or free: NULL (and maybe an error) when the
+ * id is not tracked. */
+HOT uint64_t *mem_lookup(struct agg *a, const struct wire_alloc *e, bool *untracked)
+{
+    uint64_t *r = live_track_find(&a->mem.track, e->allocation_id);
+    *untracked = false;
+    return r ? r : lookup_missed(a, e, untracked);
+}
+
 /* The tracked size; a record that says otherwise is a collector error
  * (the tracked size, which the daemon saw created, is kept). */
-static uint64_t mem_size(struct agg *a, const struct wire_alloc *e, const uint64_t *r)
+HOT uint64_t mem_size(struct agg *a, const struct wire_alloc *e, const uint64_t *r)
 {
     uint64_t size = *r & SIZE_MASK;
     if (e->old_size != size)
@@ -283,7 +306,7 @@ static uint64_t mem_size(struct agg *a, const struct wire_alloc *e, const uint64
     return size;
 }
 
-static void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *node)
+HOT void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *node)
 {
     bool untracked;
     uint64_t *r = mem_lookup(a, e, &untracked);
@@ -310,7 +333,7 @@ static void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_nod
     global_live(&a->mem, delta);
 }
 
-static void mem_free(struct agg *a, const struct wire_alloc *e)
+HOT void mem_free(struct agg *a, const struct wire_alloc *e)
 {
     bool untracked;
     uint64_t *r = mem_lookup(a, e, &untracked);
@@ -324,6 +347,18 @@ static void mem_free(struct agg *a, const struct wire_alloc *e)
     live_track_remove(&a->mem.track, e->allocation_id, r);
     site_live(a, c, -(int64_t)size);
     global_live(&a->mem, -(int64_t)size);
+}
+
+/* An event whose stack was checked, counted and applied. */
+HOT void mem_apply(struct agg *a, const struct wire_alloc *e, struct agg_node *node)
+{
+    a->mem.events++;
+    if (e->op == WIRE_OP_ALLOCATE)
+        mem_allocate(a, e, node);
+    else if (e->op == WIRE_OP_RESIZE)
+        mem_resize(a, e, node);
+    else
+        mem_free(a, e);
 }
 
 /* Sizes present exactly where the operation has them. */
@@ -352,13 +387,7 @@ static inline int mem_event(struct agg *a, const struct wire_alloc *e)
     }
     if (!event_node(a, e, &node))
         return -1;
-    a->mem.events++;
-    if (e->op == WIRE_OP_ALLOCATE)
-        mem_allocate(a, e, node);
-    else if (e->op == WIRE_OP_RESIZE)
-        mem_resize(a, e, node);
-    else
-        mem_free(a, e);
+    mem_apply(a, e, node);
     return a->errors > before ? -1 : 0;
 }
 
@@ -387,15 +416,8 @@ static inline void run_entry(struct agg *a, const uint8_t *p)
     e.new_size = wire_alloc_entry_new_size(p);
     e.stack_id = wire_alloc_entry_stack(p);
     struct agg_node *node;
-    if (!event_node(a, &e, &node))
-        return;
-    a->mem.events++;
-    if (e.op == WIRE_OP_ALLOCATE)
-        mem_allocate(a, &e, node);
-    else if (e.op == WIRE_OP_RESIZE)
-        mem_resize(a, &e, node);
-    else
-        mem_free(a, &e);
+    if (event_node(a, &e, &node))
+        mem_apply(a, &e, node);
 }
 
 /* Prefetching runs two steps WARM entries apart, so that each step reads
