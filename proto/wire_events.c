@@ -188,16 +188,18 @@ static inline bool alloc_entry_ok(const uint8_t *p, bool have, uint64_t last, ui
 {
     struct wire_alloc a;
     wire_alloc_entry_read(p, &a);
-    bool stack = a.stack_id != WIRE_NONE32, start = a.span.start != WIRE_NONE32;
-    bool ok = p[0] == WIRE_ENTRY_ALLOC;
-    ok &= a.op <= WIRE_OP_FREE;
+    bool ok = (p[0] == WIRE_ENTRY_ALLOC) & (a.op <= WIRE_OP_FREE);
     ok &= !have | (a.sequence > last);
     ok &= a.allocation_id != WIRE_NONE64;
-    ok &= (a.old_size != WIRE_NONE64) == (a.op != WIRE_OP_ALLOCATE);
-    ok &= (a.new_size != WIRE_NONE64) == (a.op != WIRE_OP_FREE);
-    ok &= !stack | (a.stack_id < n_stacks);
-    ok &= (start == (a.span.end != WIRE_NONE32)) & (a.span.start <= a.span.end);
-    ok &= stack | !start;
+    ok &= (a.old_size == WIRE_NONE64) == (a.op == WIRE_OP_ALLOCATE);
+    ok &= (a.new_size == WIRE_NONE64) == (a.op == WIRE_OP_FREE);
+    /* defined or absent: WIRE_NONE32 + 1 wraps to 0 */
+    ok &= a.stack_id + 1 <= n_stacks;
+    /* a span is absent, or ordered and under a stack (start <= end
+     * leaves an absent start only with an absent end) */
+    ok &= (a.span.start <= a.span.end) &
+          ((a.span.start == WIRE_NONE32) |
+           ((a.span.end != WIRE_NONE32) & (a.stack_id != WIRE_NONE32)));
     return ok;
 }
 
@@ -213,7 +215,9 @@ const uint8_t *wire_events_alloc_run(struct wire_decoder *d, struct wire_events_
     bool have = d->have_alloc;
     uint64_t last = d->last_alloc_seq;
     size_t k = 0;
-    for (; !d->failed && k < max; k++, p += WIRE_ALLOC_SIZE) {
+    if (d->failed)
+        max = 0;
+    for (; k < max; k++, p += WIRE_ALLOC_SIZE) {
         __builtin_prefetch(p + 2048); /* as in wire_events_next */
         if (!alloc_entry_ok(p, have, last, d->n_stacks))
             break;

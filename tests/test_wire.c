@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "proto/wire.h"
+#include "proto/wire_alloc_entry.h"
 
 #define S(lit) ((struct wire_str){lit, (uint32_t)(sizeof lit - 1)})
 
@@ -777,6 +778,194 @@ START_TEST(alloc_entries)
 }
 END_TEST
 
+/* ---- runs of ALLOC entries (wire_events_alloc_run) ---- */
+
+/* A value for a field: mostly an ordinary one, sometimes one at an edge
+ * of what the checks accept. */
+static uint64_t pick_value(unsigned *seed, uint64_t usual, const uint64_t *edges, size_t n)
+{
+    return rand_r(seed) % 4 ? usual : edges[(size_t)rand_r(seed) % n];
+}
+
+/* Entries that are mostly good ALLOC entries with, now and then, a field
+ * at an edge: another kind, a bad operation, a sequence that does not
+ * increase, a missing id or size, an undefined stack, a bad span. */
+static size_t random_entries(unsigned *seed, uint8_t *bin, size_t n, uint64_t *seq)
+{
+    static const uint64_t kinds[] = {WIRE_ENTRY_STACK, WIRE_ENTRY_SAMPLE, 0, 9};
+    static const uint64_t ops[] = {0, 1, 2, 3, 255};
+    static const uint64_t sizes[] = {WIRE_NONE64, 0, 1, WIRE_NONE64 - 1};
+    static const uint64_t ids[] = {WIRE_NONE64, 0, WIRE_NONE64 - 1};
+    static const uint64_t stacks[] = {0, 1, 2, WIRE_NONE32, WIRE_NONE32 - 1};
+    static const uint64_t ends[] = {WIRE_NONE32, 0, 3, 4, 5, WIRE_NONE32 - 1};
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t kind = (uint8_t)pick_value(seed, WIRE_ENTRY_ALLOC, kinds, 4);
+        if (kind == WIRE_ENTRY_STACK) {
+            struct wire_stack st = {0, WIRE_NONE32, 0, WIRE_SPAN_NONE};
+            len += wire_put_stack(bin + len, &st); /* a repeated id: refused */
+            continue;
+        }
+        struct wire_alloc a = {0};
+        a.op = (uint8_t)pick_value(seed, (uint64_t)rand_r(seed) % 3, ops, 5);
+        /* now and then the same or an earlier sequence */
+        *seq += rand_r(seed) % 8 ? 1 + (uint64_t)(rand_r(seed) % 3) : 0;
+        a.sequence = rand_r(seed) % 16 ? *seq : *seq - 1;
+        a.allocation_id = pick_value(seed, 7 + i, ids, 3);
+        a.old_size = pick_value(seed, a.op == 0 ? WIRE_NONE64 : 16, sizes, 4);
+        a.new_size = pick_value(seed, a.op == 2 ? WIRE_NONE64 : 24, sizes, 4);
+        a.exec = (struct wire_exec){(uint32_t)rand_r(seed), WIRE_NONE32, 1};
+        a.stack_id = (uint32_t)pick_value(seed, 0, stacks, 5);
+        a.span.start = (uint32_t)pick_value(seed, WIRE_NONE32, ends, 6);
+        a.span.end = (uint32_t)pick_value(seed, a.span.start, ends, 6);
+        len += wire_put_alloc(bin + len, &a);
+        bin[len - WIRE_ALLOC_SIZE] = kind;
+    }
+    return len;
+}
+
+/* The next record of the stream in sb, pushing its bytes as needed. */
+static int next_record(struct wire_decoder *d, const msgpack_sbuffer *sb, size_t *off,
+                       struct wire_record *rec)
+{
+    int rc;
+    while ((rc = wire_decoder_next(d, rec)) == 0 && *off < sb->size)
+        *off += wire_decoder_push(d, sb->data + *off, sb->size - *off);
+    return rc;
+}
+
+/* Reads the frame's entries one by one (runs: false) or by runs where
+ * they come (true); returns how many were taken, and the error. */
+static size_t take_entries(const msgpack_sbuffer *sb, bool runs, struct wire_error *err)
+{
+    struct wire_decoder *d = wire_decoder_new(WIRE_TO_DAEMON);
+    struct wire_record rec;
+    size_t taken = 0, off = 0;
+    int rc;
+    while ((rc = next_record(d, sb, &off, &rec)) > 0) {
+        if (rec.type != WIRE_EVENTS)
+            continue;
+        struct wire_events_iter it;
+        struct wire_event ev;
+        wire_events_begin(&it, &rec.u.events);
+        for (;;) {
+            size_t n = 0;
+            if (runs) {
+                const uint8_t *at = it.p;
+                ck_assert_ptr_eq(wire_events_alloc_run(d, &it, SIZE_MAX, &n), at);
+                ck_assert_ptr_eq(it.p, at + n * WIRE_ALLOC_SIZE);
+                taken += n;
+            }
+            const uint8_t *next = it.p;
+            rc = wire_events_next(d, &it, &ev);
+            /* a run ends at an ALLOC entry only when that entry is bad */
+            if (runs && rc > 0)
+                ck_assert_msg(ev.kind != WIRE_ENTRY_ALLOC || next[0] != WIRE_ENTRY_ALLOC,
+                              "a run stopped at a good ALLOC entry (entry %zu)", taken);
+            if (rc <= 0)
+                break;
+            taken++;
+        }
+        if (rc < 0)
+            break;
+    }
+    *err = *wire_decoder_error(d);
+    wire_decoder_free(d);
+    return taken;
+}
+
+START_TEST(alloc_runs_check_as_entries_do)
+{
+    unsigned seed = 7;
+    uint8_t bin[12 * WIRE_ALLOC_SIZE];
+    for (int trial = 0; trial < 20000; trial++) {
+        msgpack_sbuffer sb;
+        msgpack_sbuffer_init(&sb);
+        put_base(&sb); /* stack 0 is defined */
+        uint64_t seq = 5;
+        for (int frame = 0; frame < 2; frame++) {
+            size_t n = 1 + (size_t)rand_r(&seed) % 12;
+            wire_encode_events(&sb, (uint32_t)n, bin, random_entries(&seed, bin, n, &seq));
+        }
+        struct wire_error one, run;
+        size_t by_one = take_entries(&sb, false, &one);
+        size_t by_run = take_entries(&sb, true, &run);
+        ck_assert_msg(by_one == by_run, "trial %d: %zu entries one by one, %zu by runs", trial,
+                      by_one, by_run);
+        ck_assert_int_eq(one.code, run.code);
+        ck_assert_str_eq(one.msg, run.msg);
+        msgpack_sbuffer_destroy(&sb);
+    }
+}
+END_TEST
+
+/* Runs stop at other kinds, at `max`, and at the frame's end; the
+ * decoder's sequence moves past a run. */
+START_TEST(alloc_runs_stop_where_they_should)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    put_base(&sb);
+    uint8_t bin[3 * WIRE_ALLOC_SIZE + WIRE_STACK_SIZE];
+    size_t len = 0;
+    for (uint64_t i = 1; i <= 2; i++) { /* the first ALLOC may have sequence 0 */
+        struct wire_alloc a = {i - 1, 0, i, WIRE_NONE64, 8, NOEXEC, 0, NOSPAN};
+        len += wire_put_alloc(bin + len, &a);
+    }
+    struct wire_stack st = {1, 0, 0, {12, 14}};
+    len += wire_put_stack(bin + len, &st);
+    struct wire_alloc last = {2, 2, 1, 8, WIRE_NONE64, NOEXEC, 1, NOSPAN};
+    len += wire_put_alloc(bin + len, &last);
+    wire_encode_events(&sb, 4, bin, len);
+    struct wire_decoder *d = wire_decoder_new(WIRE_TO_DAEMON);
+    struct wire_record rec;
+    size_t off = 0;
+    struct wire_events_iter it;
+    struct wire_event ev;
+    while (next_record(d, &sb, &off, &rec) > 0 && rec.type != WIRE_EVENTS)
+        ;
+    wire_events_begin(&it, &rec.u.events); /* put_base's stack 0 */
+    ck_assert_int_eq(wire_events_next(d, &it, &ev), 1);
+    ck_assert_int_eq(wire_events_next(d, &it, &ev), 0);
+    ck_assert_int_eq(next_record(d, &sb, &off, &rec), 1);
+    ck_assert_int_eq(rec.type, WIRE_EVENTS);
+    size_t n;
+    wire_events_begin(&it, &rec.u.events);
+    const uint8_t *run = wire_events_alloc_run(d, &it, 1, &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(wire_alloc_entry_sequence(run), 0);
+    run = wire_events_alloc_run(d, &it, SIZE_MAX, &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(wire_alloc_entry_id(run), 2);
+    ck_assert_uint_eq(wire_alloc_entry_new_size(run), 8);
+    wire_events_alloc_run(d, &it, SIZE_MAX, &n);
+    ck_assert_uint_eq(n, 0); /* the STACK */
+    ck_assert_int_eq(wire_events_next(d, &it, &ev), 1);
+    ck_assert_int_eq(ev.kind, WIRE_ENTRY_STACK);
+    run = wire_events_alloc_run(d, &it, SIZE_MAX, &n);
+    ck_assert_uint_eq(n, 1); /* stack 1 is defined now */
+    ck_assert_int_eq(wire_alloc_entry_op(run), WIRE_OP_FREE);
+    ck_assert_uint_eq(wire_alloc_entry_old_size(run), 8);
+    ck_assert_uint_eq(wire_alloc_entry_stack(run), 1);
+    wire_events_alloc_run(d, &it, SIZE_MAX, &n);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_int_eq(wire_events_next(d, &it, &ev), 0);
+    /* the next ALLOC must come after sequence 2 */
+    msgpack_sbuffer_clear(&sb);
+    struct wire_alloc again = {2, 0, 4, WIRE_NONE64, 8, NOEXEC, 0, NOSPAN};
+    wire_encode_events(&sb, 1, bin, wire_put_alloc(bin, &again));
+    off = 0;
+    ck_assert_int_eq(next_record(d, &sb, &off, &rec), 1);
+    wire_events_begin(&it, &rec.u.events);
+    wire_events_alloc_run(d, &it, SIZE_MAX, &n);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_int_eq(wire_events_next(d, &it, &ev), -1);
+    ck_assert_ptr_nonnull(strstr(wire_decoder_error(d)->msg, "ALLOC.sequence: does not increase"));
+    wire_decoder_free(d);
+    msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
 START_TEST(events_structure)
 {
     msgpack_sbuffer sb;
@@ -873,6 +1062,8 @@ Suite *wire_suite(void)
     tcase_add_test(t, sample_entries);
     tcase_add_test(t, alloc_entries);
     tcase_add_test(t, events_structure);
+    tcase_add_test(t, alloc_runs_check_as_entries_do);
+    tcase_add_test(t, alloc_runs_stop_where_they_should);
     suite_add_tcase(s, t);
     return s;
 }
