@@ -162,8 +162,10 @@ WARM_INLINE void warm_far(const struct agg *a, const uint8_t *p)
     live_track_prefetch(&a->mem.track, wire_alloc_entry_id(p),
                         wire_alloc_entry_op(p) == WIRE_OP_FREE);
     const struct agg_node *n = warm_node(a, p);
-    if (n)
-        __builtin_prefetch(n);
+    if (n) { /* a node may straddle two lines: the fields read are at its end */
+        __builtin_prefetch(&n->chain_bucket, 1);
+        __builtin_prefetch((const char *)(n + 1) - 1, 1);
+    }
 }
 
 /* Step 1: the buckets the (now loaded) node and live record name: the
