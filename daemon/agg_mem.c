@@ -136,13 +136,11 @@ uint64_t agg_mem_site_at_peak(const struct agg *a, const struct agg_siteb *s)
     return s->last_change <= a->mem.peak_event ? s->live : s->at_peak;
 }
 
-/* The prefetch helpers are always inlined: a static function whose only
- * effect is a prefetch looks pure to the compiler, which then drops its
- * calls. */
-#define WARM_INLINE static inline __attribute__((always_inline))
+/* The prefetch helpers are HOT too: a static function whose only effect
+ * is a prefetch looks pure to the compiler, which then drops its calls. */
 
 /* Starts loading both cache lines a site bucket may straddle. */
-WARM_INLINE void prefetch_site(const struct agg *a, uint32_t off)
+HOT void prefetch_site(const struct agg *a, uint32_t off)
 {
     const unsigned char *p = a->arena + off;
     __builtin_prefetch(p, 1);
@@ -157,7 +155,7 @@ static const struct agg_node *warm_node(const struct agg *a, const uint8_t *p)
 }
 
 /* Step 0: the id's window slot or live-table line, and the stack node. */
-WARM_INLINE void warm_far(const struct agg *a, const uint8_t *p)
+HOT void warm_far(const struct agg *a, const uint8_t *p)
 {
     live_track_prefetch(&a->mem.track, wire_alloc_entry_id(p),
                         wire_alloc_entry_op(p) == WIRE_OP_FREE);
@@ -174,7 +172,7 @@ WARM_INLINE void warm_far(const struct agg *a, const uint8_t *p)
  * branch on something random in a real stream (mispredicted more often
  * than not), so a free's leaf buckets are loaded too, and an allocate's
  * new id, which has no record, loads the start of the arena. */
-WARM_INLINE void warm_near(const struct agg *a, const uint8_t *p)
+HOT void warm_near(const struct agg *a, const uint8_t *p)
 {
     const struct agg_node *n = warm_node(a, p);
     if (n) {

@@ -41,14 +41,14 @@ int feed_record(struct agg *g, struct wire_decoder *d, const struct wire_record 
     default:
         return 0;
     }
-    /* Batches let the aggregation prefetch its tables. */
     struct wire_events_iter it;
-    struct wire_event ev[256];
-    size_t n = 0;
-    int rc;
     wire_events_begin(&it, &rec->u.events);
     if (agg_takes_alloc_runs(g))
         return feed_alloc_runs(g, d, &it);
+    /* Batches let the aggregation prefetch its tables. */
+    struct wire_event ev[256];
+    size_t n = 0;
+    int rc;
     while ((rc = wire_events_next(d, &it, &ev[n])) > 0)
         if (++n == sizeof ev / sizeof ev[0])
             agg_events(g, ev, n), n = 0;

@@ -2,8 +2,11 @@
  * with arbitrary capture bytes (aggregate, rank, render the profile in
  * both forms, diff it against itself): a damaged capture becomes a
  * profile with a collector error, never a crash or a leak, and a profile
- * diffed with itself has no changed row. */
+ * diffed with itself has no changed row.  A memory profile's ALLOC
+ * entries, which feed_capture aggregates in runs read in place, give the
+ * same document fed one decoded entry at a time. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "daemon/diff.h"
 #include "daemon/feed.h"
@@ -63,6 +66,64 @@ static void self_diff(struct agg *g)
     diff_sides_free(&s[0]);
 }
 
+/* feed_capture, with every EVENTS entry fed on its own. */
+static void feed_entries(struct agg *g, struct capture_reader *r, char *err, size_t errlen)
+{
+    struct wire_record rec;
+    struct wire_decoder *d = capture_reader_decoder(r);
+    int rc;
+    while ((rc = capture_reader_next(r, &rec)) > 0) {
+        if (rec.type != WIRE_EVENTS) {
+            feed_record(g, d, &rec);
+            continue;
+        }
+        struct wire_events_iter it;
+        struct wire_event ev;
+        wire_events_begin(&it, &rec.u.events);
+        while ((rc = wire_events_next(d, &it, &ev)) > 0)
+            agg_events(g, &ev, 1);
+        if (rc < 0) {
+            capture_reader_decode_error(r, err, errlen);
+            agg_fail(g, err);
+            return;
+        }
+    }
+    if (rc < 0)
+        agg_fail(g, capture_reader_error(r));
+}
+
+/* The agent document of g, or NULL. */
+static char *document(struct agg *g)
+{
+    struct rank_report rep;
+    char *text = NULL, err[256];
+    size_t len = 0;
+    if (rank_build(g, NULL, &rep) != 0)
+        return NULL;
+    if (render_toon(&rep, &text, &len, err, sizeof err) != 0)
+        text = NULL;
+    rank_free(&rep);
+    return text;
+}
+
+static void runs_agree(const uint8_t *data, size_t size, struct agg *g)
+{
+    struct capture_reader *r = capture_reader_mem(data, size);
+    struct agg *one = agg_new();
+    char err[400];
+    if (r && one) {
+        feed_entries(one, r, err, sizeof err);
+        agg_end(one);
+        char *a = document(g), *b = document(one);
+        if (a && b && strcmp(a, b) != 0)
+            abort();
+        free(a);
+        free(b);
+    }
+    agg_free(one);
+    capture_reader_free(r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct capture_reader *r = capture_reader_mem(data, size);
@@ -71,6 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (r && g) {
         feed_capture(g, r, err, sizeof err);
         agg_end(g);
+        runs_agree(data, size, g);
         struct rank_report rep;
         if (rank_build(g, NULL, &rep) == 0) {
             render_both(&rep);
