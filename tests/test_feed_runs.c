@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "daemon/agg.h"
-#include "daemon/feed.h"
 #include "daemon/rank.h"
 #include "daemon/render.h"
 #include "proto/wire.h"
+#include "tests/feed_entries.h"
 
 Suite *feed_runs_suite(void);
 
@@ -168,15 +168,8 @@ static char *profile(const msgpack_sbuffer *sb, bool runs)
             off += wire_decoder_push(d, sb->data + off, sb->size - off);
         if (rc <= 0)
             break;
-        if (runs || rec.type != WIRE_EVENTS) {
-            rc = feed_record(g, d, &rec) < 0 ? -1 : 0;
-            continue;
-        }
-        struct wire_events_iter it;
-        struct wire_event ev;
-        wire_events_begin(&it, &rec.u.events);
-        while ((rc = wire_events_next(d, &it, &ev)) > 0)
-            agg_events(g, &ev, 1);
+        rc = runs ? feed_record(g, d, &rec) : feed_record_entries(g, d, &rec);
+        rc = rc < 0 ? -1 : 0;
     }
     ck_assert_int_eq(rc, 0); /* the generator writes valid streams */
     agg_end(g);

@@ -12,6 +12,7 @@
 #include "daemon/feed.h"
 #include "daemon/render.h"
 #include "proto/toon.h"
+#include "tests/feed_entries.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -70,24 +71,13 @@ static void self_diff(struct agg *g)
 static void feed_entries(struct agg *g, struct capture_reader *r, char *err, size_t errlen)
 {
     struct wire_record rec;
-    struct wire_decoder *d = capture_reader_decoder(r);
     int rc;
-    while ((rc = capture_reader_next(r, &rec)) > 0) {
-        if (rec.type != WIRE_EVENTS) {
-            feed_record(g, d, &rec);
-            continue;
-        }
-        struct wire_events_iter it;
-        struct wire_event ev;
-        wire_events_begin(&it, &rec.u.events);
-        while ((rc = wire_events_next(d, &it, &ev)) > 0)
-            agg_events(g, &ev, 1);
-        if (rc < 0) {
+    while ((rc = capture_reader_next(r, &rec)) > 0)
+        if (feed_record_entries(g, capture_reader_decoder(r), &rec) < 0) {
             capture_reader_decode_error(r, err, errlen);
             agg_fail(g, err);
             return;
         }
-    }
     if (rc < 0)
         agg_fail(g, capture_reader_error(r));
 }
