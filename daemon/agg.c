@@ -93,9 +93,15 @@ int agg_hello(struct agg *a, const struct wire_hello *h)
     return a->errors > before ? -1 : 0;
 }
 
+/* Between HELLO and FINISH, before the end of the stream. */
+static bool stream_open(const struct agg *a)
+{
+    return a->have_hello && !a->have_finish && !a->ended;
+}
+
 bool agg_in_stream(struct agg *a, const char *what)
 {
-    if (a->have_hello && !a->have_finish && !a->ended)
+    if (stream_open(a))
         return true;
     agg_errorf(a, "%s %s", what,
                !a->have_hello   ? "before HELLO"
@@ -152,7 +158,7 @@ int agg_event(struct agg *a, const struct wire_event *ev)
 
 bool agg_takes_alloc_runs(const struct agg *a)
 {
-    return a->mode == WIRE_MODE_MEMORY && a->have_hello && !a->have_finish && !a->ended;
+    return a->mode == WIRE_MODE_MEMORY && stream_open(a);
 }
 
 size_t agg_events(struct agg *a, const struct wire_event *ev, size_t n)

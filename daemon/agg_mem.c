@@ -75,23 +75,21 @@ HOT struct agg_siteb *leaf_site(struct agg *a, struct agg_node *n)
     return agg_bucket_at(a, n->leaf_bucket);
 }
 
-/* chain_bytes for a node with no chain bucket remembered. */
-static void new_chain_bytes(struct agg *a, struct agg_node *n, uint64_t bytes)
+/* Finds (or creates) the chain bucket of a node that has none
+ * remembered; false when there is none. */
+static bool new_chain_bucket(struct agg *a, struct agg_node *n)
 {
     struct agg_chain *c = agg_vec_at(&a->chains, n->chain);
     if (c->bucket == AGG_NONE && !a->mem.limited)
         c->bucket = mem_take(a, sizeof(struct agg_mchainb));
     n->chain_bucket = c->bucket;
-    if (n->chain_bucket != AGG_NONE)
-        ((struct agg_mchainb *)agg_bucket_at(a, n->chain_bucket))->bytes += bytes;
+    return n->chain_bucket != AGG_NONE;
 }
 
 /* Adds bytes to the chain bucket of a stack node's root-to-leaf chain. */
 HOT void chain_bytes(struct agg *a, struct agg_node *n, uint64_t bytes)
 {
-    if (n->chain_bucket == AGG_NONE)
-        new_chain_bytes(a, n, bytes);
-    else
+    if (n->chain_bucket != AGG_NONE || new_chain_bucket(a, n))
         ((struct agg_mchainb *)agg_bucket_at(a, n->chain_bucket))->bytes += bytes;
 }
 

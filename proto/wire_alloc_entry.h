@@ -3,6 +3,8 @@
  * EVENTS frame (layout in wire.h), for the decoder and for consumers of
  * runs of entries the decoder validated (wire_events_alloc_run), which
  * read them in place instead of copying each into a struct wire_event.
+ * The little-endian readers and the execution tail serve the decoder's
+ * other entries too.
  */
 #ifndef JETT_PROTO_WIRE_ALLOC_ENTRY_H
 #define JETT_PROTO_WIRE_ALLOC_ENTRY_H
