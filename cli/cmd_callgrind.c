@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "proto/callgrind.h"
+#include "proto/callgrind/callgrind.h"
 
 static void callgrind_usage(FILE *f)
 {

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/readfile.h"
+#include "proto/util/readfile.h"
 #include "daemon/diff.h"
 #include "daemon/feed.h"
 

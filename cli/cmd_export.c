@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/readfile.h"
-#include "proto/cgexport.h"
-#include "proto/flame.h"
-#include "proto/fold.h"
+#include "proto/util/readfile.h"
+#include "daemon/export/cgexport.h"
+#include "daemon/export/flame.h"
+#include "daemon/export/fold.h"
 
 static const char export_usage_text[] =
     "usage: jett profile export CAPTURE|- --format collapsed|svg|callgrind [--weight W]\n"

@@ -6,7 +6,7 @@
 
 #include "cli/cli.h"
 #include "cli/profd.h"
-#include "cli/readfile.h"
+#include "proto/util/readfile.h"
 #include "daemon/rank.h"
 #include "proto/captext.h"
 

@@ -5,7 +5,7 @@
 
 #include "cli/runout.h"
 #include "proto/toon.h"
-#include "proto/utf8.h"
+#include "proto/util/utf8.h"
 
 /* A TOON string of the program's output; bytes that are not UTF-8 become
  * U+FFFD so that nothing the program writes can break the document. */

@@ -13,7 +13,7 @@
 #define JETT_DAEMON_AGG_INTERNAL_H
 
 #include "daemon/agg.h"
-#include "proto/live_track.h"
+#include "daemon/live_track.h"
 
 #define AGG_NONE UINT32_MAX
 

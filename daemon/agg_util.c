@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "daemon/agg-internal.h"
-#include "proto/pages.h"
+#include "proto/util/pages.h"
 
 /* Counts a collector error and keeps the first message. */
 void agg_errorf(struct agg *a, const char *fmt, ...)

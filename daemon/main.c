@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/readfile.h"
+#include "proto/util/readfile.h"
 #include "daemon/agg.h"
 #include "daemon/feed.h"
 #include "daemon/rank.h"

@@ -28,7 +28,7 @@
  * a byte is written, so the writer itself fails only when memory runs out.
  */
 #include "proto/toon.h"
-#include "proto/utf8.h"
+#include "proto/util/utf8.h"
 
 #include <inttypes.h>
 #include <locale.h>

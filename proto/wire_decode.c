@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "proto/utf8.h"
+#include "proto/util/utf8.h"
 #include "proto/wire-internal.h"
 #include "proto/wire_scan.h"
 

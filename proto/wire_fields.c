@@ -2,7 +2,7 @@
 #include <endian.h>
 #include <stdlib.h>
 
-#include "proto/utf8.h"
+#include "proto/util/utf8.h"
 #include "proto/wire-internal.h"
 
 static const char *kind_name(msgpack_object_type t)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto/callgrind-internal.h"
+#include "proto/callgrind/callgrind-internal.h"
 #include "tests/callgrind_util.h"
 
 /* One pass with a window of `window` records against the two steps. */

@@ -6,7 +6,7 @@
 
 #include <check.h>
 
-#include "proto/callgrind.h"
+#include "proto/callgrind/callgrind.h"
 
 /* The suites (tests/test_callgrind*.c). */
 Suite *callgrind_suite(void);

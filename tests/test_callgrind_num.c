@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "proto/decimal.h"
-#include "proto/callgrind-internal.h"
+#include "proto/util/decimal.h"
+#include "proto/callgrind/callgrind-internal.h"
 
 #define U64_MAX_DEC "18446744073709551615"
 

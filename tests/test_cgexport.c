@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "proto/captext.h"
-#include "proto/cgexport.h"
+#include "daemon/export/cgexport.h"
 #include "testutil.h"
 
 /* Exports a built fixture capture to a string; NULL with err set. */

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "proto/costrun.h"
-#include "proto/radix.h"
+#include "daemon/export/costrun.h"
+#include "proto/util/radix.h"
 
 #define FUNCS 40
 #define LINES 3000

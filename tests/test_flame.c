@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "proto/captext.h"
-#include "proto/flame.h"
+#include "daemon/export/flame.h"
 #include "testutil.h"
 
 #define CPU_HELLO                                                                                  \

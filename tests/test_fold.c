@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "proto/captext.h"
-#include "proto/fold.h"
+#include "daemon/export/fold.h"
 #include "testutil.h"
 
 #define MEM_HELLO                                                                                  \

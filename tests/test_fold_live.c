@@ -5,7 +5,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "proto/fold_live.h"
+#include "daemon/export/fold_live.h"
 
 Suite *fold_live_suite(void);
 

@@ -5,8 +5,8 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "proto/live_table.h"
-#include "proto/live_window.h"
+#include "daemon/live_table.h"
+#include "daemon/live_window.h"
 
 Suite *live_suite(void);
 

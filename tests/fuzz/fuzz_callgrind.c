@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto/callgrind-internal.h"
+#include "proto/callgrind/callgrind-internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "proto/cgexport.h"
-#include "proto/flame.h"
-#include "proto/fold.h"
+#include "daemon/export/cgexport.h"
+#include "daemon/export/flame.h"
+#include "daemon/export/fold.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,690 @@
+/* cgexport: capture -> per-line self costs and call edges -> Callgrind. */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/util/decimal.h"
+#include "daemon/export/cgexport.h"
+#include "daemon/export/costrun.h"
+#include "proto/util/radix.h"
+#include "proto/wire-internal.h"
+
+struct cg_func {
+    char *ns, *name;
+    uint32_t ns_len, name_len, source, line;
+    uint32_t rank; /* position in identity order, for output */
+};
+
+/* A source's line starts, and for every 64-byte block of its text up to
+ * the last line start the line holding the block's first byte: a line is
+ * then a short scan away, not a binary search (one per sample). */
+#define CG_BLOCK_SHIFT 6
+struct cg_source {
+    char *path;
+    uint32_t *lines, n_lines;
+    uint32_t *block, n_blocks;
+};
+
+/* A stack node: its parent, function and the line of the call that
+ * entered it (in the parent's source). */
+struct cg_node {
+    uint32_t parent, func, site_line;
+};
+
+/* Per-node observations, `stride` values each: the weight (samples, or
+ * bytes), then in memory captures the allocation count and the number of
+ * observations (calls=).  In CPU captures the three are the same number. */
+#define CG_STRIDE_CPU 1
+#define CG_STRIDE_MEMORY 3
+
+struct cg {
+    uint8_t mode;
+    unsigned stride;
+    struct cg_source *src;
+    uint32_t n_src;
+    struct cg_func *fn;
+    uint32_t n_fn, cap_fn;
+    struct cg_node *node;
+    uint32_t n_node, cap_node;
+    uint64_t *obs;  /* observations with this leaf node */
+    uint64_t *edge; /* charged to the edge into this node */
+    uint32_t cap_obs;
+    struct costrun *self; /* self costs by (function, line) */
+    /* the nodes that carry an edge cost, by caller rank: those of rank r
+     * are edges[edge_start[r] .. edge_start[r + 1]), by line and callee */
+    uint32_t *edges, *edge_start;
+    uint8_t *depth; /* per node, 1 at a root */
+    uint64_t total[2];
+};
+
+#define CG_NONE UINT32_MAX
+
+static void *grow(void *p, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap)
+        return p;
+    uint32_t c = *cap ? *cap * 2 : 64;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(p, (size_t)c * elem);
+    if (q)
+        *cap = c;
+    return q;
+}
+
+/* 1-based line of an offset in a source (0 when unknown), as
+ * wire_line_index finds it. */
+static uint32_t line_of(const struct cg *g, uint32_t source, uint32_t off)
+{
+    if (source == CG_NONE || source >= g->n_src || off == WIRE_NONE32)
+        return 0;
+    const struct cg_source *s = &g->src[source];
+    if ((off >> CG_BLOCK_SHIFT) >= s->n_blocks)
+        return wire_line_index(s->lines, s->n_lines, off) + 1;
+    uint32_t i = s->block[off >> CG_BLOCK_SHIFT];
+    while (i + 1 < s->n_lines && s->lines[i + 1] <= off)
+        i++;
+    return i + 1;
+}
+
+/* Fills a source's block table from its line starts. */
+static int index_blocks(struct cg_source *d)
+{
+    d->n_blocks = d->n_lines ? (d->lines[d->n_lines - 1] >> CG_BLOCK_SHIFT) + 1 : 0;
+    d->block = malloc(((size_t)d->n_blocks + 1) * sizeof *d->block);
+    if (!d->block)
+        return -1;
+    for (uint32_t b = 0, i = 0; b < d->n_blocks; b++) {
+        uint32_t off = b << CG_BLOCK_SHIFT;
+        while (i + 1 < d->n_lines && d->lines[i + 1] <= off)
+            i++;
+        d->block[b] = i;
+    }
+    return 0;
+}
+
+/* Self cost at the leaf now; the call edges are charged once per leaf
+ * node at the end (charge_edges), with everything observed there. */
+static int charge(struct cg *g, uint32_t leaf, uint32_t leaf_line, const uint64_t w[2])
+{
+    if (costrun_add(g->self, g->node[leaf].func, leaf_line, w) != 0)
+        return -1;
+    uint64_t *o = &g->obs[(size_t)leaf * g->stride];
+    o[0] += w[0];
+    if (g->stride == CG_STRIDE_MEMORY)
+        o[1] += w[1], o[2]++;
+    g->total[0] += w[0], g->total[1] += w[1];
+    return 0;
+}
+
+/* One open frame of the walk in charge_edges. */
+struct cg_frame {
+    uint32_t node, next;             /* next: cursor in the child list */
+    bool outermost;                  /* the outermost frame of its function on the path */
+    uint64_t sum[CG_STRIDE_MEMORY];  /* observations in the subtree */
+    uint64_t excl[CG_STRIDE_MEMORY]; /* of those, leaves of the parent's function */
+};
+
+/* Children lists: the children of node i are kids[first[i]..first[i+1]). */
+struct cg_kids {
+    uint32_t *first, *kids;
+};
+
+static int list_kids(const struct cg *g, struct cg_kids *k)
+{
+    k->first = calloc((size_t)g->n_node + 2, sizeof *k->first);
+    k->kids = malloc(((size_t)g->n_node + 1) * sizeof *k->kids);
+    if (!k->first || !k->kids)
+        return -1;
+    for (uint32_t i = 0; i < g->n_node; i++)
+        if (g->node[i].parent != CG_NONE)
+            k->first[g->node[i].parent + 2]++;
+    for (uint32_t i = 0; i < g->n_node; i++)
+        k->first[i + 2] += k->first[i + 1];
+    for (uint32_t i = 0; i < g->n_node; i++)
+        if (g->node[i].parent != CG_NONE)
+            k->kids[k->first[g->node[i].parent + 1]++] = i;
+    return 0;
+}
+
+static void enter(struct cg *g, struct cg_frame *st, uint32_t d, uint32_t node, uint8_t *outer_at,
+                  const struct cg_kids *k)
+{
+    struct cg_frame *fr = &st[d];
+    uint32_t f = g->node[node].func;
+    const uint64_t *o = &g->obs[(size_t)node * g->stride];
+    fr->node = node, fr->next = k->first[node];
+    fr->outermost = outer_at[f] == UINT8_MAX;
+    if (fr->outermost)
+        outer_at[f] = (uint8_t)d;
+    for (unsigned v = 0; v < g->stride; v++) {
+        fr->sum[v] = o[v], fr->excl[v] = 0;
+        /* observations here carry no edge out of an outer frame of their
+         * own function: taken off the edge that frame makes */
+        if (!fr->outermost)
+            st[outer_at[f] + 1].excl[v] += o[v];
+    }
+}
+
+/* Leaves the frame at depth d: the edge into it gets its subtree's
+ * observations when its caller is outermost, less those of leaves in the
+ * caller's function. */
+static void leave(struct cg *g, struct cg_frame *st, uint32_t d, uint8_t *outer_at)
+{
+    struct cg_frame *fr = &st[d];
+    uint64_t *e = &g->edge[(size_t)fr->node * g->stride];
+    for (unsigned v = 0; v < g->stride; v++) {
+        if (d > 0 && st[d - 1].outermost)
+            e[v] = fr->sum[v] - fr->excl[v];
+        if (d > 0)
+            st[d - 1].sum[v] += fr->sum[v];
+    }
+    if (fr->outermost)
+        outer_at[g->node[fr->node].func] = UINT8_MAX;
+}
+
+/* Charges every observation once to the edge out of the outermost frame
+ * of every other function on its stack, in one walk of the stack tree:
+ * the edge into node k is charged with the observations of k's subtree
+ * when k's caller frame is the outermost of its function, less those at
+ * leaves of that same function.  Stacks are at most WIRE_MAX_STACK_DEPTH
+ * deep (checked when read). */
+static int charge_edges(struct cg *g)
+{
+    struct cg_kids k = {NULL, NULL};
+    uint8_t *outer_at = malloc((size_t)g->n_fn + 1);
+    struct cg_frame *st = malloc(WIRE_MAX_STACK_DEPTH * sizeof *st);
+    int rc = -1;
+    g->edge = calloc((size_t)g->n_node * g->stride + 1, sizeof *g->edge);
+    if (!g->edge || !outer_at || !st || list_kids(g, &k) != 0)
+        goto out;
+    memset(outer_at, UINT8_MAX, (size_t)g->n_fn + 1);
+    for (uint32_t root = 0; root < g->n_node; root++) {
+        if (g->node[root].parent != CG_NONE)
+            continue;
+        uint32_t d = 0;
+        enter(g, st, 0, root, outer_at, &k);
+        for (;;) {
+            struct cg_frame *top = &st[d];
+            if (top->next < k.first[top->node + 1]) {
+                uint32_t child = k.kids[top->next++];
+                enter(g, st, ++d, child, outer_at, &k);
+                continue;
+            }
+            leave(g, st, d, outer_at);
+            if (d-- == 0)
+                break;
+        }
+    }
+    rc = 0;
+out:
+    free(k.first), free(k.kids), free(outer_at), free(st);
+    return rc;
+}
+
+static bool has_edge(const struct cg *g, uint32_t node)
+{
+    return g->node[node].parent != CG_NONE && g->edge[(size_t)node * g->stride + g->stride - 1];
+}
+
+static uint32_t caller_rank(const struct cg *g, uint32_t node)
+{
+    return g->fn[g->node[g->node[node].parent].func].rank;
+}
+
+/* An edge while its caller's edges are sorted: call line << 32 | callee
+ * rank, and the node. */
+struct cg_edge_key {
+    uint64_t key;
+    uint64_t node;
+};
+
+/* Sorts one caller's edges by call line, callee rank and node, on keys
+ * copied out once: the edges come in node order and the radix sort is
+ * stable, so equal keys stay in node order. */
+static int sort_caller_edges(const struct cg *g, uint32_t *edges, uint32_t n,
+                             struct cg_edge_key **tmp, uint32_t *tmp_cap)
+{
+    if (n < 2)
+        return 0;
+    struct cg_edge_key *t = grow(*tmp, tmp_cap, 2 * n, sizeof *t);
+    if (!t)
+        return -1;
+    *tmp = t;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct cg_node *k = &g->node[edges[i]];
+        t[i] = (struct cg_edge_key){(uint64_t)k->site_line << 32 | g->fn[k->func].rank, edges[i]};
+    }
+    void *base = t, *scratch = t + n;
+    radix_sort(&base, &scratch, n, sizeof *t, offsetof(struct cg_edge_key, key));
+    const struct cg_edge_key *sorted = base;
+    for (uint32_t i = 0; i < n; i++)
+        edges[i] = (uint32_t)sorted[i].node;
+    return 0;
+}
+
+/* Charges every edge, then lists the nodes that carry an edge cost in
+ * output order (caller rank, call line, callee rank): a counting sort by
+ * caller, then each caller's few edges sorted.  Needs the ranks. */
+static int list_edges(struct cg *g)
+{
+    if (charge_edges(g) != 0)
+        return -1;
+    free(g->obs);
+    g->obs = NULL;
+    uint32_t n = 0;
+    g->edge_start = calloc((size_t)g->n_fn + 2, sizeof *g->edge_start);
+    if (!g->edge_start)
+        return -1;
+    for (uint32_t i = 0; i < g->n_node; i++)
+        if (has_edge(g, i))
+            g->edge_start[caller_rank(g, i) + 2]++, n++;
+    for (uint32_t r = 0; r < g->n_fn; r++)
+        g->edge_start[r + 2] += g->edge_start[r + 1];
+    g->edges = malloc(((size_t)n + 1) * sizeof *g->edges);
+    if (!g->edges)
+        return -1;
+    for (uint32_t i = 0; i < g->n_node; i++)
+        if (has_edge(g, i))
+            g->edges[g->edge_start[caller_rank(g, i) + 1]++] = i;
+    struct cg_edge_key *tmp = NULL;
+    uint32_t tmp_cap = 0;
+    int rc = 0;
+    for (uint32_t r = 0; rc == 0 && r < g->n_fn; r++)
+        rc = sort_caller_edges(g, g->edges + g->edge_start[r],
+                               g->edge_start[r + 1] - g->edge_start[r], &tmp, &tmp_cap);
+    free(tmp);
+    return rc;
+}
+
+static char *dupn(const char *s, uint32_t n)
+{
+    char *p = malloc((size_t)n + 1);
+    if (p)
+        memcpy(p, s, n), p[n] = 0;
+    return p;
+}
+
+static int on_source(struct cg *g, const struct wire_source *s)
+{
+    struct cg_source *v = realloc(g->src, (g->n_src + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    g->src = v;
+    struct cg_source *d = &v[g->n_src++];
+    d->path = dupn(s->path.ptr, s->path.len);
+    d->lines = malloc(((size_t)s->n_lines + 1) * sizeof *d->lines);
+    d->n_lines = s->n_lines;
+    d->block = NULL;
+    if (!d->path || !d->lines)
+        return -1;
+    memcpy(d->lines, s->line_starts, (size_t)s->n_lines * sizeof *d->lines);
+    return index_blocks(d);
+}
+
+static int on_func(struct cg *g, const struct wire_func *f)
+{
+    struct cg_func *v = grow(g->fn, &g->cap_fn, g->n_fn + 1, sizeof *v);
+    if (!v)
+        return -1;
+    g->fn = v;
+    v[g->n_fn++] = (struct cg_func){dupn(f->ns.ptr, f->ns.len),
+                                    dupn(f->name.ptr, f->name.len),
+                                    f->ns.len,
+                                    f->name.len,
+                                    f->source_id,
+                                    line_of(g, f->source_id, f->decl.start),
+                                    0};
+    return v[g->n_fn - 1].ns && v[g->n_fn - 1].name ? 0 : -1;
+}
+
+/* Grows the per-node arrays together. */
+static int grow_nodes(struct cg *g)
+{
+    uint32_t cap = g->cap_node;
+    struct cg_node *v = grow(g->node, &cap, g->n_node + 1, sizeof *v);
+    if (!v)
+        return -1;
+    g->node = v;
+    if (cap == g->cap_node)
+        return 0;
+    uint8_t *dp = realloc(g->depth, cap);
+    if (!dp)
+        return -1;
+    g->depth = dp;
+    size_t old = (size_t)g->cap_node * g->stride, n = (size_t)cap * g->stride;
+    uint64_t *o = realloc(g->obs, n * sizeof *o);
+    if (!o)
+        return -1;
+    g->obs = o;
+    memset(g->obs + old, 0, (n - old) * sizeof *o);
+    g->cap_node = cap;
+    return 0;
+}
+
+/* A new stack node; a stack deeper than the wire allows fails the
+ * decoder like the daemon's aggregation does. */
+static int on_stack(struct cg *g, struct capture_reader *r, const struct wire_stack *s)
+{
+    if (grow_nodes(g) != 0)
+        return -1;
+    uint32_t caller_src =
+        s->parent == WIRE_NONE32 ? CG_NONE : g->fn[g->node[s->parent].func].source;
+    unsigned depth = s->parent == WIRE_NONE32 ? 1 : g->depth[s->parent] + 1u;
+    if (depth > WIRE_MAX_STACK_DEPTH) {
+        wire_fail(capture_reader_decoder(r), WIRE_E_RANGE, "STACK %u: deeper than %d frames",
+                  s->stack_id, WIRE_MAX_STACK_DEPTH);
+        return -1;
+    }
+    g->depth[g->n_node] = (uint8_t)depth;
+    g->node[g->n_node++] =
+        (struct cg_node){s->parent, s->func_id, line_of(g, caller_src, s->site.start)};
+    return 0;
+}
+
+static int on_hello(struct cg *g, const struct wire_hello *h)
+{
+    g->mode = h->mode;
+    g->stride = h->mode == WIRE_MODE_CPU ? CG_STRIDE_CPU : CG_STRIDE_MEMORY;
+    g->self = costrun_new(h->mode == WIRE_MODE_CPU ? 1 : 2);
+    return g->self ? 0 : -1;
+}
+
+static int on_event(struct cg *g, struct capture_reader *r, const struct wire_event *ev)
+{
+    if (ev->kind == WIRE_ENTRY_STACK)
+        return on_stack(g, r, &ev->u.stack);
+    uint32_t stack = ev->kind == WIRE_ENTRY_SAMPLE ? ev->u.sample.stack_id : ev->u.alloc.stack_id;
+    struct wire_span span = ev->kind == WIRE_ENTRY_SAMPLE ? ev->u.sample.span : ev->u.alloc.span;
+    uint64_t w[2] = {1, 0};
+    if (ev->kind == WIRE_ENTRY_SAMPLE && ev->u.sample.state != WIRE_STATE_JETT)
+        return 0;
+    if (ev->kind == WIRE_ENTRY_ALLOC) {
+        const struct wire_alloc *a = &ev->u.alloc;
+        if (a->op == WIRE_OP_FREE || (a->op == WIRE_OP_RESIZE && a->new_size <= a->old_size))
+            return 0;
+        w[0] = a->op == WIRE_OP_ALLOCATE ? a->new_size : a->new_size - a->old_size;
+        w[1] = a->op == WIRE_OP_ALLOCATE;
+    }
+    if (stack == WIRE_NONE32)
+        return 0;
+    uint32_t leaf_fn = g->node[stack].func;
+    return charge(g, stack, line_of(g, g->fn[leaf_fn].source, span.start), w);
+}
+
+/* The events of one frame, decoded a few at a time so that the stack
+ * nodes they name (in no order) are fetched while earlier ones are
+ * charged.  0, or -1 (the decoder failed, or out of memory). */
+static int on_events(struct cg *g, struct capture_reader *r, const struct wire_events *evs)
+{
+    enum { BATCH = 16 };
+    struct wire_events_iter it;
+    struct wire_event ev[BATCH];
+    int rc = 1;
+    wire_events_begin(&it, evs);
+    while (rc > 0) {
+        unsigned n;
+        rc = wire_events_batch(capture_reader_decoder(r), &it, ev, BATCH, &n);
+        for (unsigned i = 0; i < n; i++) {
+            uint32_t stack = wire_event_stack(&ev[i]);
+            if (stack < g->n_node) {
+                __builtin_prefetch(&g->node[stack]);
+                __builtin_prefetch(&g->obs[(size_t)stack * g->stride], 1);
+            }
+        }
+        for (unsigned i = 0; i < n; i++)
+            if (on_event(g, r, &ev[i]) != 0)
+                return -1;
+    }
+    return rc < 0 ? -1 : 0;
+}
+
+static int read_capture(struct cg *g, struct capture_reader *r, char *err, size_t errlen)
+{
+    struct wire_record rec;
+    int rc;
+    while ((rc = capture_reader_next(r, &rec)) > 0) {
+        int ok = 0;
+        if (rec.type == WIRE_HELLO)
+            ok = on_hello(g, &rec.u.hello);
+        else if (rec.type == WIRE_SOURCE)
+            ok = on_source(g, &rec.u.source);
+        else if (rec.type == WIRE_FUNC)
+            ok = on_func(g, &rec.u.func);
+        else if (rec.type == WIRE_EVENTS)
+            ok = on_events(g, r, &rec.u.events);
+        const struct wire_error *e = wire_decoder_error(capture_reader_decoder(r));
+        if (e->code != WIRE_OK) {
+            capture_reader_decode_error(r, err, errlen);
+            return -1;
+        }
+        if (ok != 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
+    if (rc < 0)
+        snprintf(err, errlen, "%s", capture_reader_error(r));
+    return rc < 0 ? -1 : 0;
+}
+
+static const char *file_of(const struct cg *g, uint32_t f)
+{
+    uint32_t s = g->fn[f].source;
+    return s == CG_NONE || s >= g->n_src ? "???" : g->src[s].path;
+}
+
+/* Identity order: file, namespace, function, declaration line. */
+static int func_cmp(const void *a, const void *b, void *ctx)
+{
+    const struct cg *g = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int c = strcmp(file_of(g, x), file_of(g, y));
+    if (!c)
+        c = strcmp(g->fn[x].ns, g->fn[y].ns);
+    if (!c)
+        c = strcmp(g->fn[x].name, g->fn[y].name);
+    if (!c)
+        c = (g->fn[x].line > g->fn[y].line) - (g->fn[x].line < g->fn[y].line);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* "fl=(N) path" the first time a file is named, "fl=(N)" later. */
+struct cg_names {
+    uint32_t *file_id, *fn_id, next_file, next_fn;
+    char **display; /* "ns.name" per function */
+};
+
+static void name_ref(FILE *out, const char *key, uint32_t *ids, uint32_t *next, uint32_t slot,
+                     const char *text)
+{
+    /* without printf: a million call edges name their callee each */
+    char buf[40];
+    size_t n = strlen(key);
+    memcpy(buf, key, n);
+    buf[n++] = '=', buf[n++] = '(';
+    bool first = ids[slot] == 0;
+    if (first)
+        ids[slot] = ++*next;
+    n += decimal_u64(buf + n, ids[slot]);
+    buf[n++] = ')';
+    if (first)
+        buf[n++] = ' ';
+    fwrite_unlocked(buf, 1, n, out);
+    if (first)
+        fputs_unlocked(text, out);
+    fputc_unlocked('\n', out);
+}
+
+/* A cost line: the line and one or two values, in one write (there can
+ * be millions). */
+static void write_cost(FILE *out, const struct cg *g, uint32_t line, const uint64_t *w)
+{
+    char buf[64]; /* each decimal_u64 may store 20 bytes: 3 fit */
+    size_t n = decimal_u64(buf, line);
+    buf[n++] = ' ';
+    n += decimal_u64(buf + n, w[0]);
+    if (g->mode != WIRE_MODE_CPU) {
+        buf[n++] = ' ';
+        n += decimal_u64(buf + n, w[1]);
+    }
+    buf[n++] = '\n';
+    fwrite_unlocked(buf, 1, n, out);
+}
+
+/* File slot of a function: its source id, or n_src for "???". */
+static uint32_t file_slot(const struct cg *g, uint32_t f)
+{
+    uint32_t s = g->fn[f].source;
+    return s == CG_NONE || s >= g->n_src ? g->n_src : s;
+}
+
+/* The state of the body being written. */
+struct cg_writer {
+    FILE *out;
+    const struct cg *g;
+    struct cg_names nm;
+    uint32_t cur_file;
+};
+
+/* Writes the edges of the caller at `rank`, consecutive nodes with the
+ * same call line and callee summed into one edge. */
+static void write_edges(struct cg_writer *w, uint32_t rank)
+{
+    const struct cg *g = w->g;
+    uint32_t i = g->edge_start[rank], end = g->edge_start[rank + 1];
+    while (i < end) {
+        const struct cg_node *first = &g->node[g->edges[i]];
+        uint64_t sum[CG_STRIDE_MEMORY] = {0, 0, 0};
+        for (; i < end; i++) {
+            if (i + 8 < end) { /* the nodes are in no order */
+                __builtin_prefetch(&g->node[g->edges[i + 8]]);
+                __builtin_prefetch(&g->edge[(size_t)g->edges[i + 8] * g->stride]);
+            }
+            const struct cg_node *k = &g->node[g->edges[i]];
+            if (k->site_line != first->site_line || k->func != first->func)
+                break;
+            for (unsigned v = 0; v < g->stride; v++)
+                sum[v] += g->edge[(size_t)g->edges[i] * g->stride + v];
+        }
+        uint32_t callee = first->func, cs = file_slot(g, callee);
+        if (cs != w->cur_file)
+            name_ref(w->out, "cfl", w->nm.file_id, &w->nm.next_file, cs, file_of(g, callee));
+        name_ref(w->out, "cfn", w->nm.fn_id, &w->nm.next_fn, callee, w->nm.display[callee]);
+        uint64_t calls = g->stride == CG_STRIDE_CPU ? sum[0] : sum[2];
+        char buf[48] = "calls=";
+        size_t n = 6 + decimal_u64(buf + 6, calls);
+        buf[n++] = ' ';
+        n += decimal_u64(buf + n, g->fn[callee].line);
+        buf[n++] = '\n';
+        fwrite_unlocked(buf, 1, n, w->out);
+        write_cost(w->out, g, first->site_line, sum);
+    }
+}
+
+/* One function's block: its self lines ascending, then its call edges by
+ * line and callee; nothing when it has neither. */
+static void write_func(struct cg_writer *w, uint32_t f)
+{
+    const struct cg *g = w->g;
+    struct costrun_iter it;
+    bool has_self = costrun_func(g->self, f, &it);
+    uint32_t rank = g->fn[f].rank;
+    bool has_edges = g->edge_start[rank] < g->edge_start[rank + 1];
+    if (!has_self && !has_edges)
+        return;
+    uint32_t fs = file_slot(g, f);
+    fputc('\n', w->out);
+    if (fs != w->cur_file)
+        name_ref(w->out, "fl", w->nm.file_id, &w->nm.next_file, fs, file_of(g, f));
+    name_ref(w->out, "fn", w->nm.fn_id, &w->nm.next_fn, f, w->nm.display[f]);
+    w->cur_file = fs;
+    uint32_t line;
+    uint64_t v[2] = {0, 0};
+    while (costrun_next(g->self, &it, &line, v))
+        write_cost(w->out, g, line, v);
+    write_edges(w, rank);
+}
+
+static int write_profile(FILE *out, struct cg *g, const uint32_t *order)
+{
+    struct cg_writer w = {out,
+                          g,
+                          {calloc((size_t)g->n_src + 1, sizeof(uint32_t)),
+                           calloc((size_t)g->n_fn + 1, sizeof(uint32_t)), 0, 0,
+                           calloc((size_t)g->n_fn + 1, sizeof(char *))},
+                          CG_NONE};
+    int rc = -1;
+    if (!w.nm.file_id || !w.nm.fn_id || !w.nm.display)
+        goto out;
+    for (uint32_t i = 0; i < g->n_fn; i++) {
+        size_t n = (size_t)g->fn[i].ns_len + g->fn[i].name_len + 2;
+        if (!(w.nm.display[i] = malloc(n)))
+            goto out;
+        snprintf(w.nm.display[i], n, "%s.%s", g->fn[i].ns, g->fn[i].name);
+    }
+    bool cpu = g->mode == WIRE_MODE_CPU;
+    fprintf(out,
+            "# jett profile export: a %s profile\nversion: 1\ncreator: jett\n"
+            "positions: line\nevents: %s\n",
+            cpu ? "CPU sampling" : "Jett heap allocation",
+            cpu ? "Samples" : "AllocBytes AllocCount");
+    for (uint32_t i = 0; i < g->n_fn; i++)
+        write_func(&w, order[i]);
+    if (cpu)
+        fprintf(out, "\ntotals: %llu\n", (unsigned long long)g->total[0]);
+    else
+        fprintf(out, "\ntotals: %llu %llu\n", (unsigned long long)g->total[0],
+                (unsigned long long)g->total[1]);
+    rc = ferror(out) ? -1 : 0;
+out:
+    for (uint32_t i = 0; w.nm.display && i < g->n_fn; i++)
+        free(w.nm.display[i]);
+    free(w.nm.display), free(w.nm.file_id), free(w.nm.fn_id);
+    return rc;
+}
+
+/* Ranks the functions in identity order; the order, or NULL. */
+static uint32_t *rank_funcs(struct cg *g)
+{
+    uint32_t *order = malloc(((size_t)g->n_fn + 1) * sizeof *order);
+    if (!order)
+        return NULL;
+    for (uint32_t i = 0; i < g->n_fn; i++)
+        order[i] = i;
+    qsort_r(order, g->n_fn, sizeof *order, func_cmp, g);
+    for (uint32_t i = 0; i < g->n_fn; i++)
+        g->fn[order[i]].rank = i;
+    return order;
+}
+
+static void cg_free(struct cg *g)
+{
+    for (uint32_t i = 0; i < g->n_src; i++)
+        free(g->src[i].path), free(g->src[i].lines), free(g->src[i].block);
+    for (uint32_t i = 0; i < g->n_fn; i++)
+        free(g->fn[i].ns), free(g->fn[i].name);
+    free(g->src), free(g->fn), free(g->node), free(g->obs), free(g->edge), free(g->edges),
+        free(g->edge_start);
+    free(g->depth);
+    costrun_free(g->self);
+}
+
+int cgexport_write(struct capture_reader *r, FILE *out, char *err, size_t errlen)
+{
+    struct cg g = {0};
+    int rc = read_capture(&g, r, err, errlen);
+    uint32_t *order = NULL;
+    if (rc == 0 && (!g.self || costrun_finish(g.self, g.n_fn) != 0 || !(order = rank_funcs(&g)) ||
+                    list_edges(&g) != 0)) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+    }
+    if (rc == 0 && write_profile(out, &g, order) != 0) {
+        snprintf(err, errlen, "cannot write the profile");
+        rc = -1;
+    }
+    free(order);
+    cg_free(&g);
+    return rc;
+}
