@@ -68,8 +68,8 @@ struct interp_frame {
     struct value *slots;
 };
 
-/* C stack kept free below the deepest call: one function's worth of
- * nested expressions (PARSE_MAX_DEPTH levels) plus builtins. */
+/* C stack kept free below the deepest call: one function's tree
+ * (PARSE_MAX_HEIGHT levels, under 1 MiB even with ASan) plus builtins. */
 #define INTERP_STACK_MARGIN ((size_t)2 << 20)
 
 enum interp_pending_bits { PENDING_INTERRUPT = 1u, PENDING_SAMPLE = 2u };
