@@ -201,6 +201,22 @@ START_TEST(deep_recursion_through_deepest_trees)
 }
 END_TEST
 
+/* An empty program path is a usage error (exit 2), not a missing file
+ * (a compile error, exit 3); so is its envelope with --agent. */
+START_TEST(empty_program_path_is_usage_error)
+{
+    struct tu_output o;
+    ck_assert_int_eq(run_jett(&o, "run", "", NULL), 2);
+    ck_assert_str_eq(o.err, "jett: run: the program FILE.jett is an empty string\n");
+    ck_assert_str_eq(o.out, "");
+    tu_output_free(&o);
+    ck_assert_int_eq(run_jett(&o, "run", "", "--agent", NULL), 2);
+    ck_assert_ptr_nonnull(strstr(o.out, "\nexit_code: 2\n"));
+    ck_assert_ptr_nonnull(strstr(o.out, "\nerror_kind: usage_error\n"));
+    tu_output_free(&o);
+}
+END_TEST
+
 Suite *hostile_e2e_suite(void);
 Suite *hostile_e2e_suite(void)
 {
@@ -212,5 +228,9 @@ Suite *hostile_e2e_suite(void)
     tcase_add_loop_test(tc, very_long_chain_refused, CHAIN_ADD, CHAIN_INDEX + 1);
     tcase_add_test(tc, deep_recursion_through_deepest_trees);
     suite_add_tcase(s, tc);
+    TCase *args = tcase_create("arguments");
+    tcase_add_checked_fixture(args, setup, teardown);
+    tcase_add_test(args, empty_program_path_is_usage_error);
+    suite_add_tcase(s, args);
     return s;
 }
