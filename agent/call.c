@@ -1,5 +1,6 @@
 /* call: Jett calls (frames, argument and return checks, the recursion
  * limit), builtin dispatch, and raising runtime errors with a trace. */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,16 +20,49 @@ static void call_location(const struct interp_state *s, uint32_t fid, uint32_t o
     sb_printf(b, "%s:%u:%u", src->path, line, column);
 }
 
-/* The Jett stack trace, leaf first, one "  at ns.fn (path:line:col)" a line. */
+/* Identical frames in a row shown before the rest of the run is counted. */
+#define CALL_TRACE_RUN 10
+
+/* Where frame i stands: the error's offset in the leaf, else its call. */
+static uint32_t call_frame_offset(const struct interp_state *s, uint32_t i, uint32_t leaf_offset)
+{
+    return i + 1 == s->depth ? leaf_offset : s->frames[i].call_start;
+}
+
+/* "  ... 9,989 more frames of ns.fn" for a folded run of n frames. */
+static void call_folded(struct strbuf *b, const struct interp_func_info *fi, uint32_t n)
+{
+    char digits[16], grouped[24];
+    int len = snprintf(digits, sizeof digits, "%" PRIu32, n), w = 0;
+    for (int i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            grouped[w++] = ',';
+        grouped[w++] = digits[i];
+    }
+    grouped[w] = '\0';
+    sb_printf(b, "  \u2026 %s more frames of %s.%s\n", grouped, fi->ns, fi->name);
+}
+
+/* The Jett stack trace, leaf first, one "  at ns.fn (path:line:col)" a
+ * line; a run of identical frames (deep recursion) shows its first
+ * CALL_TRACE_RUN and one line counting the others. */
 static char *call_trace(const struct interp_state *s, uint32_t leaf_offset)
 {
     struct strbuf b = {0};
     for (uint32_t i = s->depth; i-- > 0;) {
-        const struct interp_frame *f = &s->frames[i];
-        const struct interp_func_info *fi = &s->prog->infos[f->func_id];
-        sb_printf(&b, "  at %s.%s (", fi->ns, fi->name);
-        call_location(s, f->func_id, i + 1 == s->depth ? leaf_offset : f->call_start, &b);
-        sb_puts(&b, ")\n");
+        uint32_t fid = s->frames[i].func_id, at = call_frame_offset(s, i, leaf_offset), n = 1;
+        while (n <= i && s->frames[i - n].func_id == fid &&
+               call_frame_offset(s, i - n, leaf_offset) == at)
+            n++;
+        const struct interp_func_info *fi = &s->prog->infos[fid];
+        for (uint32_t k = 0; k < n && k < CALL_TRACE_RUN; k++) {
+            sb_printf(&b, "  at %s.%s (", fi->ns, fi->name);
+            call_location(s, fid, at, &b);
+            sb_puts(&b, ")\n");
+        }
+        if (n > CALL_TRACE_RUN)
+            call_folded(&b, fi, n - CALL_TRACE_RUN);
+        i -= n - 1;
     }
     if (b.data == NULL)
         sb_puts(&b, "");

@@ -201,6 +201,27 @@ START_TEST(deep_recursion_through_deepest_trees)
 }
 END_TEST
 
+/* Unbounded recursion stops at 10000 calls; its trace folds the 9,999
+ * identical frames of f into ten lines and one count. */
+START_TEST(stack_overflow_trace_is_folded)
+{
+    char *path = tu_write_program(tmp, "main.jett",
+                                  "namespace hostile.deep\nfn f() {\n  f()\n}\n"
+                                  "fn main() {\n  f()\n}\n");
+    struct tu_output o;
+    ck_assert_int_eq(run_jett(&o, "run", path, NULL), 1);
+    struct text want = {0};
+    put(&want, "main.jett:3:3: runtime error: stack overflow: more than 10000 nested calls\n");
+    put_n(&want, "  at hostile.deep.f (main.jett:3:3)\n", 10);
+    put(&want, "  \u2026 9,989 more frames of hostile.deep.f\n"
+               "  at hostile.deep.main (main.jett:6:3)\n");
+    ck_assert_str_eq(o.err, want.s);
+    free(want.s);
+    tu_output_free(&o);
+    free(path);
+}
+END_TEST
+
 /* An empty program path is a usage error (exit 2), not a missing file
  * (a compile error, exit 3); so is its envelope with --agent. */
 START_TEST(empty_program_path_is_usage_error)
@@ -227,6 +248,7 @@ Suite *hostile_e2e_suite(void)
     tcase_add_loop_test(tc, longest_chain_and_one_past, CHAIN_ADD, CHAIN_INDEX + 1);
     tcase_add_loop_test(tc, very_long_chain_refused, CHAIN_ADD, CHAIN_INDEX + 1);
     tcase_add_test(tc, deep_recursion_through_deepest_trees);
+    tcase_add_test(tc, stack_overflow_trace_is_folded);
     suite_add_tcase(s, tc);
     TCase *args = tcase_create("arguments");
     tcase_add_checked_fixture(args, setup, teardown);
