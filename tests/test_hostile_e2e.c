@@ -238,6 +238,43 @@ START_TEST(empty_program_path_is_usage_error)
 }
 END_TEST
 
+/* A capture damaged in its first frame: `jett profile replay` says what
+ * is wrong with it, in the words of `jett-profd replay`, and exits 1
+ * (there is no HELLO, so no profile). */
+START_TEST(replay_of_capture_damaged_in_first_frame)
+{
+    static const struct {
+        const char *bytes;
+        size_t len;
+        const char *error;
+    } damaged[] = {
+        {"JETTCAP1\xff\xff\xff\xff\x00\x01", 14,
+         "byte 8: frame length 4294967295 is over the 4 MiB limit"},
+        {"JETTCAP1\x00\x00\x00", 11, "byte 8: frame header cut short: 3 of 4 bytes present"},
+    };
+    char *path = tu_write_program(tmp, "damaged.jcap", "");
+    char *profd = tu_build_path("daemon/jett-profd");
+    for (size_t i = 0; i < sizeof damaged / sizeof damaged[0]; i++) {
+        ck_assert_int_eq(tu_write_file(path, damaged[i].bytes, damaged[i].len), 0);
+        char want[512];
+        struct tu_output o;
+        ck_assert_int_eq(run_jett(&o, "profile", "replay", path, NULL), 1);
+        snprintf(want, sizeof want, "jett: %s: %s\n", path, damaged[i].error);
+        ck_assert_str_eq(o.err, want);
+        ck_assert_str_eq(o.out, "");
+        tu_output_free(&o);
+        const char *argv[] = {profd, "replay", path, NULL};
+        ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+        ck_assert_int_eq(o.status, 1);
+        snprintf(want, sizeof want, "jett-profd: %s: %s\n", path, damaged[i].error);
+        ck_assert_str_eq(o.err, want);
+        tu_output_free(&o);
+    }
+    free(path);
+    free(profd);
+}
+END_TEST
+
 Suite *hostile_e2e_suite(void);
 Suite *hostile_e2e_suite(void)
 {
@@ -253,6 +290,7 @@ Suite *hostile_e2e_suite(void)
     TCase *args = tcase_create("arguments");
     tcase_add_checked_fixture(args, setup, teardown);
     tcase_add_test(args, empty_program_path_is_usage_error);
+    tcase_add_test(args, replay_of_capture_damaged_in_first_frame);
     suite_add_tcase(s, args);
     return s;
 }
