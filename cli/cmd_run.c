@@ -167,9 +167,8 @@ static int outcome(struct run_ctx *c, const struct interp_result *r)
 static int run_program(struct run_ctx *c, struct interp_program *p)
 {
     struct interp_host host = runout_host(&c->ro);
-    char *fail_at = getenv("JETT_TEST_FAIL_ALLOC");
     struct interp_options opts = {(const char *const *)c->args.prog_argv, (size_t)c->args.prog_argc,
-                                  fail_at ? strtoull(fail_at, NULL, 10) : 0};
+                                  interp_fail_alloc_from_env()};
     struct interp_state *s = interp_new(p, &host, &opts);
     if (!s) {
         fprintf(stderr, "jett: out of memory\n");

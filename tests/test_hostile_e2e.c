@@ -275,6 +275,33 @@ START_TEST(replay_of_capture_damaged_in_first_frame)
 }
 END_TEST
 
+/* JETT_TEST_FAIL_ALLOC is read by the one parser every runner uses:
+ * digits only, from 1.  "1x", "-1" and "0" fail nothing; "1" fails the
+ * first allocation, the concatenation on line 4. */
+START_TEST(fail_alloc_switch_parsed_once)
+{
+    char *path = tu_write_program(tmp, "main.jett",
+                                  "namespace hostile.alloc\nfn main() {\n  let a = \"x\"\n"
+                                  "  print(a + a)\n}\n");
+    static const char *const ignored[] = {"1x", "-1", "0", " 1"};
+    for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) {
+        ck_assert_int_eq(setenv("JETT_TEST_FAIL_ALLOC", ignored[i], 1), 0);
+        struct tu_output o;
+        ck_assert_msg(run_jett(&o, "run", path, NULL) == 0, "'%s': %s", ignored[i], o.err);
+        ck_assert_str_eq(o.out, "xx\n");
+        tu_output_free(&o);
+    }
+    ck_assert_int_eq(setenv("JETT_TEST_FAIL_ALLOC", "1", 1), 0);
+    struct tu_output o;
+    ck_assert_int_eq(run_jett(&o, "run", path, NULL), 1);
+    ck_assert_str_eq(o.err, "main.jett:4:9: runtime error: out of memory\n"
+                            "  at hostile.alloc.main (main.jett:4:9)\n");
+    tu_output_free(&o);
+    unsetenv("JETT_TEST_FAIL_ALLOC");
+    free(path);
+}
+END_TEST
+
 Suite *hostile_e2e_suite(void);
 Suite *hostile_e2e_suite(void)
 {
@@ -291,6 +318,7 @@ Suite *hostile_e2e_suite(void)
     tcase_add_checked_fixture(args, setup, teardown);
     tcase_add_test(args, empty_program_path_is_usage_error);
     tcase_add_test(args, replay_of_capture_damaged_in_first_frame);
+    tcase_add_test(args, fail_alloc_switch_parsed_once);
     suite_add_tcase(s, args);
     return s;
 }
