@@ -47,8 +47,10 @@ struct interp_source_span {
     uint32_t start, end;
 };
 
-/* One loaded source file.  Spans are sorted by start (secret spans are
- * the outermost expressions whose checked type contains secret). */
+/* One loaded source file.  Spans are in the wire's canonical order (by
+ * start, an outer span before those it holds; wire_rule_spans): secret
+ * spans are the outermost expressions whose checked type contains
+ * secret, and may hold literals and comments. */
 struct interp_source {
     uint32_t id; /* dense from 0 in load order */
     enum interp_origin origin;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "daemon/agg-internal.h"
+#include "proto/wire_rules.h"
 
 /* Bytes the index keeps after one more insert (charged)... */
 static size_t index_growth(const struct agg_index *ix)
@@ -21,30 +22,6 @@ static bool stack_fits(const struct agg *a, size_t more)
     return more != SIZE_MAX && a->stack_bytes + more <= a->cfg.stack_budget;
 }
 
-/* A logical path is relative and normalized: no leading '/', no
- * backslash or drive, no empty, "." or ".." segment; stdlib paths start
- * with "stdlib/".  Anything else never reaches a report. */
-static bool path_normalized(uint8_t origin, const char *p, uint32_t n)
-{
-    if (n == 0 || memchr(p, '\0', n) || memchr(p, '\\', n))
-        return false;
-    if (origin == WIRE_ORIGIN_STDLIB && (n < 7 || memcmp(p, "stdlib/", 7) != 0))
-        return false;
-    uint32_t seg = 0;
-    for (uint32_t i = 0; i <= n; i++) {
-        if (i < n && p[i] != '/')
-            continue;
-        uint32_t len = i - seg;
-        if (len == 0 || (len == 1 && p[seg] == '.') ||
-            (len == 2 && p[seg] == '.' && p[seg + 1] == '.'))
-            return false;
-        if (seg == 0 && memchr(p, ':', len))
-            return false;
-        seg = i + 1;
-    }
-    return true;
-}
-
 struct source_key {
     uint8_t origin;
     const char *path;
@@ -59,30 +36,21 @@ static bool source_eq(const void *ctx, uint32_t entry, const void *key)
     return s->origin == k->origin && s->path_len == k->len && memcmp(s->path, k->path, k->len) == 0;
 }
 
-static int span_cmp(const void *x, const void *y)
-{
-    const struct wire_source_span *a = x, *b = y;
-    return a->start < b->start ? -1 : a->start > b->start;
-}
-
-/* Copies and sorts the spans; they must lie in the text and not overlap. */
-static bool source_copy_spans(struct agg_source *d, const struct wire_source *s)
+/* Copies the spans in canonical order and keeps the outermost ones (an
+ * outer span replaces what it contains); false with *why when a rule of
+ * wire_rules refuses them. */
+static bool source_copy_spans(struct agg_source *d, const struct wire_source *s, uint32_t *at,
+                              const char **why)
 {
     if (s->n_spans == 0)
         return true;
     d->spans = malloc((size_t)s->n_spans * sizeof *d->spans);
     if (d->spans == NULL)
-        return false;
+        return *why = "out of memory", *at = 0, false;
     memcpy(d->spans, s->spans, (size_t)s->n_spans * sizeof *d->spans);
-    d->n_spans = s->n_spans;
-    qsort(d->spans, d->n_spans, sizeof *d->spans, span_cmp);
-    for (uint32_t i = 0; i < d->n_spans; i++) {
-        const struct wire_source_span *p = &d->spans[i];
-        if (p->kind > WIRE_SPAN_SECRET || p->start > p->end || p->end > d->text_len)
-            return false;
-        if (i > 0 && p->start < d->spans[i - 1].end)
-            return false;
-    }
+    if (wire_rule_spans(d->spans, s->n_spans, d->text_len, at, why) != 0)
+        return false;
+    d->n_spans = wire_spans_outermost(d->spans, s->n_spans);
     return true;
 }
 
@@ -126,12 +94,14 @@ static bool source_fill(struct agg *a, struct agg_source *d, const struct wire_s
         memcpy(d->text, s->text.ptr, s->text.len);
     d->text_len = s->text.len;
     count_lines(d->text, d->text_len, d->lines);
-    d->spans_ok = source_copy_spans(d, s);
+    const char *why;
+    uint32_t at;
+    d->spans_ok = source_copy_spans(d, s, &at, &why);
     if (!d->spans_ok)
-        agg_errorf(a, "SOURCE %u: spans overlap or leave the text", s->source_id);
-    d->path_ok = path_normalized(d->origin, d->path, d->path_len);
+        agg_errorf(a, "SOURCE.spans: span %u %s", at, why);
+    d->path_ok = wire_rule_path(d->origin, d->path, d->path_len, &why) == 0;
     if (!d->path_ok)
-        agg_errorf(a, "SOURCE %u: path is not a normalized relative path", s->source_id);
+        agg_errorf(a, "SOURCE.path: %s", why);
     return true;
 }
 

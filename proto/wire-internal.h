@@ -50,6 +50,5 @@ void wire_fail(struct wire_decoder *d, enum wire_errcode code, const char *fmt, 
     __attribute__((format(printf, 3, 4)));
 int wire_decode_fields(struct wire_fields *f, struct wire_record *rec);
 int wire_check_events(struct wire_decoder *d, const struct wire_events *ev);
-int wire_path_check(const char *s, uint32_t len, const char **why);
 
 #endif

@@ -21,7 +21,7 @@ static struct wire_hello sample_hello(void)
 static void put_source(msgpack_sbuffer *sb, uint32_t id, const char *path)
 {
     static const struct wire_source_span spans[] = {
-        {WIRE_SPAN_COMMENT, 0, 9}, {WIRE_SPAN_LITERAL, 13, 15}, {WIRE_SPAN_SECRET, 14, 20}};
+        {WIRE_SPAN_COMMENT, 0, 9}, {WIRE_SPAN_SECRET, 13, 20}, {WIRE_SPAN_LITERAL, 14, 15}};
     uint32_t lines[8];
     uint32_t n = wire_line_starts(source_text, sizeof source_text - 1, lines, 8);
     struct wire_source s = {
@@ -142,8 +142,10 @@ START_TEST(roundtrip_to_daemon_fields)
         } else if (rec.type == WIRE_SOURCE) {
             ck_assert_uint_eq(rec.u.source.origin, WIRE_ORIGIN_DEPENDENCY);
             ck_assert_uint_eq(rec.u.source.n_spans, 3);
-            ck_assert_uint_eq(rec.u.source.spans[2].kind, WIRE_SPAN_SECRET);
-            ck_assert_uint_eq(rec.u.source.spans[2].end, 20);
+            ck_assert_uint_eq(rec.u.source.spans[1].kind, WIRE_SPAN_SECRET);
+            ck_assert_uint_eq(rec.u.source.spans[1].end, 20);
+            ck_assert_uint_eq(rec.u.source.spans[2].kind, WIRE_SPAN_LITERAL);
+            ck_assert_uint_eq(rec.u.source.spans[2].end, 15);
             /* "namespace a\n\nfn main() {\n}\n": lines start at 0, 12, 13, 25, 27 */
             ck_assert_uint_eq(rec.u.source.n_lines, 5);
             ck_assert_uint_eq(rec.u.source.line_starts[3], 25);
