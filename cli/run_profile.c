@@ -118,7 +118,8 @@ enum run_profile_setup run_profile_setup(struct run_profile *rp, const struct in
         return setup_failed(rp, "out of memory");
     const char *backend = backend_name(a->mode);
     const struct run_testenv *t = rp->test;
-    rp->config = (struct wire_config){a->mode == RUN_MODE_CPU ? a->rate_hz : 0, a->threshold_bp,
+    rp->config = (struct wire_config){a->mode == RUN_MODE_CPU ? a->rate_hz : 0,
+                                      a->threshold_bp,
                                       a->limit,
                                       run_testenv_budget(t ? t->cpu_budget : 0, 32u << 20),
                                       run_testenv_budget(t ? t->retention_budget : 0, 64u << 20),
@@ -151,7 +152,7 @@ int run_profile_start(struct run_profile *rp, struct interp_state *s)
     uint8_t mode = rp->args->mode == RUN_MODE_CPU ? WIRE_MODE_CPU : WIRE_MODE_MEMORY;
     rp->profiler =
         profiler_new(rp->collector, s, mode, rp->args->rate_hz, 16u << 20, interp_func_count(p));
-    const char *why = !rp->profiler                            ? "cannot create the profiler"
+    const char *why = !rp->profiler                               ? "cannot create the profiler"
                       : rp->test && rp->test->fail_profiler_start ? "cannot start collection"
                       : collector_start(rp->collector) != 0       ? "cannot start the writer thread"
                       : profiler_start(rp->profiler) != 0         ? "cannot start the timer thread"
@@ -201,8 +202,8 @@ int run_profile_finish(struct run_profile *rp, enum interp_termination term,
 bool run_profile_result_failed(const struct collector_result *res)
 {
     static const char reason[] = "\n  partial_reason: collector_failure\n";
-    const char *end = res->profile ? memmem(res->profile, res->profile_len, "\n  termination: ", 16)
-                                   : NULL;
+    const char *end =
+        res->profile ? memmem(res->profile, res->profile_len, "\n  termination: ", 16) : NULL;
     return end && memmem(res->profile, (size_t)(end - res->profile) + 1, reason,
                          sizeof reason - 1) != NULL;
 }

@@ -20,7 +20,8 @@ static uint32_t withdrawn(const char *list)
     for (const char *s = list; s && *s;) {
         size_t n = strcspn(s, ",");
         for (int i = 0; i < WIRE_CAP_COUNT; i++)
-            if (strlen(wire_capability_names[i]) == n && memcmp(wire_capability_names[i], s, n) == 0)
+            if (strlen(wire_capability_names[i]) == n &&
+                memcmp(wire_capability_names[i], s, n) == 0)
                 bits |= 1u << i;
         s += n + (s[n] == ',');
     }

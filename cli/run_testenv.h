@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 struct run_testenv {
-    uint32_t withdrawn; /* enum wire_capability bits */
+    uint32_t withdrawn;                                  /* enum wire_capability bits */
     uint64_t cpu_budget, retention_budget, stack_budget; /* 0: the real one */
     const char *heap_totals;                             /* NULL: none */
     uint64_t fail_alloc;                                 /* 0: never */

@@ -91,8 +91,8 @@ static int stack_push(struct span_stack *st, uint32_t i)
 {
     if (st->n == st->cap) {
         uint32_t cap = st->cap * 2;
-        uint32_t *p = st->at == st->local ? malloc(cap * sizeof *p)
-                                          : realloc(st->at, cap * sizeof *p);
+        uint32_t *p =
+            st->at == st->local ? malloc(cap * sizeof *p) : realloc(st->at, cap * sizeof *p);
         if (!p)
             return -1;
         if (st->at == st->local)

@@ -70,15 +70,17 @@ START_TEST(secret_expression_holding_a_literal)
     static const char *const modes[] = {"--profile", "--profile-memory"};
     for (int m = 0; m < 2; m++) {
         struct tu_output o;
-        const char *argv[] = {jett, "run", p, modes[m], "--profile-threshold", "0", "--agent", NULL};
+        const char *argv[] = {jett, "run",     p,   modes[m], "--profile-threshold",
+                              "0",  "--agent", NULL};
         run(argv, &o);
         ck_assert_msg(o.status == 0, "%s\n%s", o.out, o.err);
         ck_assert_msg(has(&o, "\n  status: complete\n  termination: returned\n"), "%s", o.out);
         ck_assert(!has(&o, "TOKEN-VALUE") && !has(&o, "API_TOKEN"));
         if (m == 0)
-            ck_assert_msg(has(&o, ",6,9,") &&
-                              has(&o, ",\"let token: secret<string> = <secret-expression>\",true\n"),
-                          "%s", o.out);
+            ck_assert_msg(
+                has(&o, ",6,9,") &&
+                    has(&o, ",\"let token: secret<string> = <secret-expression>\",true\n"),
+                "%s", o.out);
         tu_output_free(&o);
     }
     unsetenv("API_TOKEN");
@@ -99,8 +101,11 @@ START_TEST(collector_failure_found_by_the_daemon)
     const char *argv[] = {jett, "run", ok, "--profile", "--agent", NULL};
     run(argv, &o);
     ck_assert_int_eq(o.status, 4);
-    ck_assert_msg(!strncmp(o.out, "schema: jett.run.v1\nstatus: error\ntermination: returned\n"
-                                  "exit_code: 4\nstdout: \"done\\n\"\n", 76), "%s", o.out);
+    ck_assert_msg(!strncmp(o.out,
+                           "schema: jett.run.v1\nstatus: error\ntermination: returned\n"
+                           "exit_code: 4\nstdout: \"done\\n\"\n",
+                           76),
+                  "%s", o.out);
     ck_assert(has(&o, "\n  status: partial\n  partial_reason: collector_failure\n"));
     ck_assert(has(&o, "\nerror_kind: profiler_failure\nerror: \"profiler: collector failure\"\n"));
     tu_output_free(&o);
@@ -211,9 +216,12 @@ START_TEST(fallback_profile_has_every_field)
     const char *hargv[] = {"/bin/sh", "-c", cmd, jett, p, NULL};
     ck_assert_int_eq(tu_disturb_daemon(hargv, out, SIGKILL, 0, 0), 4);
     char *text = tu_read_file(err, &len);
-    ck_assert_msg(!strncmp(text, "CPU profile\nstatus: unavailable (collector_failure), "
-                                 "termination: returned\nbackend: interpreter_safe_point, "
-                                 "coverage: jett_runtime_threads\n", 125), "%s", text);
+    ck_assert_msg(!strncmp(text,
+                           "CPU profile\nstatus: unavailable (collector_failure), "
+                           "termination: returned\nbackend: interpreter_safe_point, "
+                           "coverage: jett_runtime_threads\n",
+                           125),
+                  "%s", text);
     ck_assert_msg(strstr(text, "\n  recorded samples      unavailable\n") &&
                       strstr(text, "\nbottlenecks: unavailable eligible, 0 emitted, unavailable "
                                    "truncated\njett: profiler: collector failure\n"),
@@ -263,8 +271,9 @@ START_TEST(profiler_start_failure_runs_no_user_code)
         const char *argv[] = {jett, "run", p, modes[m], "--agent", NULL};
         run(argv, &o);
         ck_assert_int_eq(o.status, 4);
-        ck_assert_msg(!strncmp(o.out, "schema: jett.run.v1\nstatus: error\n"
-                                      "termination: not_started\nexit_code: 4\nstdout: \"\"\n",
+        ck_assert_msg(!strncmp(o.out,
+                               "schema: jett.run.v1\nstatus: error\n"
+                               "termination: not_started\nexit_code: 4\nstdout: \"\"\n",
                                81),
                       "%s", o.out);
         ck_assert(has(&o, "\n  status: unavailable\n  partial_reason: collector_failure\n"
@@ -284,6 +293,34 @@ START_TEST(profiler_start_failure_runs_no_user_code)
 }
 END_TEST
 
+/* NUL bytes in debug() values, log() messages, field keys and values are
+ * kept, escaped as TOON escapes them (\u0000), like stdout; a level with
+ * a NUL is not "info" (the record is rejected, its number consumed). */
+START_TEST(nul_bytes_in_debug_and_logs)
+{
+    char *p = program("nul.jett", "namespace nul\nfn main() {\n"
+                                  "    print(\"p\\u{0}q\")\n"
+                                  "    debug(\"a\\u{0}b\")\n"
+                                  "    log(\"info\\u{0}x\", \"bad level\")\n"
+                                  "    log(\"info\", \"m\\u{0}n\", {\"k\\u{0}y\": \"v\\u{0}l\"})\n"
+                                  "}\n");
+    const char *argv[] = {jett, "run", p, "--agent", NULL};
+    struct tu_output o;
+    run(argv, &o);
+    ck_assert_int_eq(o.status, 0);
+    ck_assert_msg(has(&o, "\nstdout: \"p\\u0000q\\n\"\n"), "%s", o.out);
+    ck_assert_msg(has(&o, "\ndebug[1]{seq,path,line,column,value}:\n"
+                          "  1,nul.jett,4,5,\"a\\u0000b\"\n"
+                          "logs[1]{seq,level,message,source}:\n"
+                          "  2,info,\"m\\u0000n\",0\n"),
+                  "%s", o.out);
+    ck_assert_msg(has(&o, "\nlog_fields[1]{seq,key,value}:\n  2,\"k\\u0000y\",\"v\\u0000l\""), "%s",
+                  o.out);
+    tu_output_free(&o);
+    free(p);
+}
+END_TEST
+
 Suite *run_contract_suite(void)
 {
     Suite *s = suite_create("run_contract");
@@ -295,6 +332,7 @@ Suite *run_contract_suite(void)
     tcase_add_test(t, fallback_profile_has_every_field);
     tcase_add_test(t, process_cpu_time_withdrawn);
     tcase_add_test(t, profiler_start_failure_runs_no_user_code);
+    tcase_add_test(t, nul_bytes_in_debug_and_logs);
     suite_add_tcase(s, t);
     return s;
 }
