@@ -1,5 +1,6 @@
 /* source: per-source metadata for the profiler (line starts, spans of
  * comments, literals and secret expressions) and a blanked copy. */
+#include "agent/diag.h"
 #include "agent/source.h"
 #include "proto/wire.h"
 #include "proto/wire_rules.h"
@@ -30,6 +31,21 @@ void source_sort_spans(struct interp_source *src)
     uint32_t at;
     const char *why;
     (void)wire_rule_spans((struct wire_source_span *)src->spans, src->n_spans, src->len, &at, &why);
+}
+
+void source_check_wire(const struct interp_source *src, struct interp_diags *d)
+{
+    const char *why;
+    uint32_t at;
+    if (wire_rule_path((uint8_t)src->origin, src->path, (uint32_t)strlen(src->path), &why) != 0)
+        diag_add_path(d, src->path, 1, 1, "this file name cannot be a logical path: %s", why);
+    struct wire_source_span *copy = malloc(sizeof *copy * (src->n_spans ? src->n_spans : 1));
+    if (copy == NULL)
+        return;
+    memcpy(copy, src->spans, sizeof *copy * src->n_spans);
+    if (wire_rule_spans(copy, src->n_spans, src->len, &at, &why) != 0)
+        diag_add_path(d, src->path, 1, 1, "internal error: source span %u %s", at, why);
+    free(copy);
 }
 
 int source_index_lines(struct interp_source *src)
