@@ -1,4 +1,5 @@
 /* agg_tables: the SOURCE, FUNC and STACK tables under the stack budget. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,12 +111,13 @@ static bool source_header_ok(struct agg *a, const struct wire_source *s)
     if (!agg_in_stream(a, "SOURCE"))
         return false;
     if (s->source_id != a->n_sources) {
-        agg_errorf(a, "SOURCE.source_id %u: expected %u", s->source_id, a->n_sources);
+        agg_errorf(a, "SOURCE record %u: source_id does not number the records from 0",
+                   a->n_sources + 1);
         return false;
     }
     a->n_sources++;
     if (s->origin > WIRE_ORIGIN_STDLIB || s->text.len > WIRE_MAX_SOURCE) {
-        agg_errorf(a, "SOURCE %u: origin or text size out of range", s->source_id);
+        agg_errorf(a, "SOURCE record %u: origin or text size out of range", a->n_sources);
         return false;
     }
     return true;
@@ -133,7 +135,7 @@ int agg_source(struct agg *a, const struct wire_source *s)
     }
     struct agg_source *d = agg_vec_push(&a->sources, &a->stack_bytes);
     if (d == NULL || !source_fill(a, d, s)) {
-        agg_errorf(a, "SOURCE %u: out of memory", s->source_id);
+        agg_errorf(a, "SOURCE record %u: out of memory", a->n_sources);
         return -1;
     }
     a->stack_bytes += s->path.len + 1 + s->text.len +
@@ -142,12 +144,12 @@ int agg_source(struct agg *a, const struct wire_source *s)
     struct source_key k = {d->origin, d->path, d->path_len};
     uint32_t h = agg_hash_bytes(agg_hash_u32(2166136261u, d->origin), d->path, d->path_len);
     if (d->path_ok && agg_index_find(&a->source_index, h, source_eq, a, &k) != AGG_NONE) {
-        agg_errorf(a, "SOURCE %u: duplicate path", s->source_id);
+        agg_errorf(a, "SOURCE %s: duplicate path", d->path);
         d->path_ok = false;
     } else if (d->path_ok) {
         a->stack_bytes += index_growth(&a->source_index);
         if (agg_index_insert(&a->source_index, h, a->sources.len - 1) < 0)
-            agg_errorf(a, "SOURCE %u: out of memory", s->source_id);
+            agg_errorf(a, "SOURCE %s: out of memory", d->path);
     }
     return a->errors > before ? -1 : 0;
 }
@@ -228,6 +230,15 @@ static uint32_t ident_intern(struct agg *a, const struct ident_key *k)
     return a->idents.len - 1;
 }
 
+/* How a message names a FUNC whose names passed: "ns.fn" (never its id),
+ * in a buffer of the aggregator's that lives until the next call. */
+static const char *func_label(struct agg *a, const struct wire_func *f)
+{
+    snprintf(a->label, sizeof a->label, "%.*s.%.*s", (int)(f->ns.len < 200 ? f->ns.len : 200),
+             f->ns.ptr, (int)(f->name.len < 200 ? f->name.len : 200), f->name.ptr);
+    return a->label;
+}
+
 /* Checks a FUNC's references; false (with a collector error) when bad. */
 static bool func_refs_ok(struct agg *a, const struct wire_func *f, struct ident_key *k)
 {
@@ -238,21 +249,22 @@ static bool func_refs_ok(struct agg *a, const struct wire_func *f, struct ident_
     if (f->name.len == 0 || f->ns.len == 0 || f->ns.len > WIRE_MAX_NAME ||
         f->name.len > WIRE_MAX_NAME || memchr(f->ns.ptr, '\0', f->ns.len) ||
         memchr(f->name.ptr, '\0', f->name.len)) {
-        agg_errorf(a, "FUNC %u: empty, oversize or NUL-bearing name", f->func_id);
+        agg_errorf(a, "FUNC record %u: empty, oversize or NUL-bearing name", a->n_funcs);
         return false;
     }
     if (f->source_id == WIRE_NONE32)
         return !wire_span_present(f->decl) ||
-               (agg_errorf(a, "FUNC %u: declaration span without a source", f->func_id), false);
+               (agg_errorf(a, "FUNC %s: declaration span without a source", func_label(a, f)),
+                false);
     if (f->source_id >= a->n_sources) {
-        agg_errorf(a, "FUNC %u: undefined source %u", f->func_id, f->source_id);
+        agg_errorf(a, "FUNC %s: undefined source", func_label(a, f));
         return false;
     }
     if (f->source_id >= a->sources.len)
         return false; /* refused by the stack budget: already reported */
     const struct agg_source *s = agg_vec_at(&a->sources, f->source_id);
     if (wire_span_present(f->decl) && (f->decl.start > f->decl.end || f->decl.end > s->text_len)) {
-        agg_errorf(a, "FUNC %u: declaration span outside its source", f->func_id);
+        agg_errorf(a, "FUNC %s: declaration span outside its source", func_label(a, f));
         return false;
     }
     if (s->path_ok) {
@@ -268,7 +280,7 @@ int agg_func(struct agg *a, const struct wire_func *f)
     if (!agg_in_stream(a, "FUNC"))
         return -1;
     if (f->func_id != a->n_funcs) {
-        agg_errorf(a, "FUNC.func_id %u: expected %u", f->func_id, a->n_funcs);
+        agg_errorf(a, "FUNC record %u: func_id does not number the records from 0", a->n_funcs + 1);
         return -1;
     }
     a->n_funcs++;
@@ -289,7 +301,7 @@ int agg_func(struct agg *a, const struct wire_func *f)
     }
     uint32_t *slot = agg_vec_push(&a->funcs, &a->stack_bytes);
     if (slot == NULL) {
-        agg_errorf(a, "FUNC %u: out of memory", f->func_id);
+        agg_errorf(a, "FUNC record %u: out of memory", a->n_funcs);
         return -1;
     }
     *slot = ident;
@@ -336,13 +348,13 @@ static bool stack_refs_ok(struct agg *a, const struct wire_stack *s, struct agg_
     const struct agg_node *p = NULL;
     if (s->parent != WIRE_NONE32) {
         if (s->parent >= s->stack_id)
-            return agg_errorf(a, "STACK %u: undefined parent %u", s->stack_id, s->parent), false;
+            return agg_errorf(a, "STACK record %u: undefined parent", s->stack_id + 1), false;
         p = agg_vec_at(&a->nodes, s->parent);
         if (p->flags & AGG_NODE_INVALID)
             return false;
     }
     if (s->func_id >= a->n_funcs)
-        return agg_errorf(a, "STACK %u: undefined function %u", s->stack_id, s->func_id), false;
+        return agg_errorf(a, "STACK record %u: undefined function", s->stack_id + 1), false;
     if (s->func_id >= a->funcs.len)
         return false;
     n->ident = *(uint32_t *)agg_vec_at(&a->funcs, s->func_id);
@@ -351,7 +363,8 @@ static bool stack_refs_ok(struct agg *a, const struct wire_stack *s, struct agg_
     if (n->ident == AGG_NONE)
         return false;
     if (n->depth > WIRE_MAX_STACK_DEPTH)
-        return agg_errorf(a, "STACK %u: deeper than %d frames", s->stack_id, WIRE_MAX_STACK_DEPTH),
+        return agg_errorf(a, "STACK record %u: deeper than %d frames", s->stack_id + 1,
+                          WIRE_MAX_STACK_DEPTH),
                false;
     return true;
 }
@@ -374,7 +387,8 @@ int agg_stack(struct agg *a, const struct wire_stack *s)
     if (!agg_in_stream(a, "STACK"))
         return -1;
     if (s->stack_id != a->n_stacks) {
-        agg_errorf(a, "STACK.stack_id %u: expected %u", s->stack_id, a->n_stacks);
+        agg_errorf(a, "STACK record %u: stack_id does not number the records from 0",
+                   a->n_stacks + 1);
         return -1;
     }
     a->n_stacks++;
@@ -399,7 +413,7 @@ int agg_stack(struct agg *a, const struct wire_stack *s)
     }
     struct agg_node *d = agg_vec_push(&a->nodes, &a->stack_bytes);
     if (d == NULL)
-        return agg_errorf(a, "STACK %u: out of memory", s->stack_id), -1;
+        return agg_errorf(a, "STACK record %u: out of memory", s->stack_id + 1), -1;
     *d = n;
     return a->errors > before ? -1 : 0;
 }

@@ -6,6 +6,7 @@
 
 #define WIRE_MAX_SOURCES 100000u
 #define WIRE_MAX_FUNCS (1u << 24)
+#define WIRE_MAX_STACKS (1u << 24)
 #define WIRE_MAX_BACKEND 64
 #define WIRE_MAX_RESULT (WIRE_MAX_FRAME)
 
@@ -27,6 +28,8 @@ struct wire_decoder {
     uint32_t n_sources, n_funcs, n_stacks;
     uint32_t *source_len; /* text length of each source, for FUNC spans */
     uint32_t source_cap;
+    uint8_t *stack_depth; /* frames of each stack, root 1, at most 128 */
+    uint32_t depth_cap;
     /* Sequences must increase per event kind. */
     bool have_sample, have_alloc;
     uint64_t last_sample_seq, last_tick, last_alloc_seq;

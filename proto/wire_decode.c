@@ -44,6 +44,7 @@ void wire_decoder_free(struct wire_decoder *d)
     msgpack_unpacked_destroy(&d->unp);
     free(d->frame);
     free(d->source_len);
+    free(d->stack_depth);
     free(d->spans);
     free(d->lines);
     free(d);

@@ -1,4 +1,6 @@
 /* wire_events: the fixed-layout entries of EVENTS frames (daemon side). */
+#include <stdlib.h>
+
 #include "proto/wire-internal.h"
 #include "proto/wire_alloc_entry.h"
 
@@ -46,6 +48,34 @@ static int check_span(struct wire_decoder *d, const char *field, struct wire_spa
     return 0;
 }
 
+/* Records the new stack's depth: its parent's plus one, at most
+ * WIRE_MAX_STACK_DEPTH (a deeper stack ends in <truncated-stack>). */
+static int stack_depth_put(struct wire_decoder *d, const struct wire_stack *s)
+{
+    if (s->stack_id >= WIRE_MAX_STACKS) {
+        wire_fail(d, WIRE_E_LIMIT, "STACK record %u: more than %u stacks", s->stack_id + 1,
+                  WIRE_MAX_STACKS);
+        return -1;
+    }
+    unsigned depth = s->parent == WIRE_NONE32 ? 1 : d->stack_depth[s->parent] + 1u;
+    if (depth > WIRE_MAX_STACK_DEPTH) {
+        wire_fail(d, WIRE_E_RANGE, "STACK record %u: deeper than %d frames", s->stack_id + 1,
+                  WIRE_MAX_STACK_DEPTH);
+        return -1;
+    }
+    if (s->stack_id >= d->depth_cap) {
+        uint32_t cap = d->depth_cap ? d->depth_cap * 2 : 1024;
+        uint8_t *p = realloc(d->stack_depth, cap);
+        if (!p) {
+            wire_fail(d, WIRE_E_NOMEM, "out of memory decoding a STACK");
+            return -1;
+        }
+        d->stack_depth = p, d->depth_cap = cap;
+    }
+    d->stack_depth[s->stack_id] = (uint8_t)depth;
+    return 0;
+}
+
 static inline int read_stack(struct wire_decoder *d, const uint8_t *p, struct wire_stack *s)
 {
     s->stack_id = wire_get32(p + 1);
@@ -54,8 +84,8 @@ static inline int read_stack(struct wire_decoder *d, const uint8_t *p, struct wi
     s->site.start = wire_get32(p + 13);
     s->site.end = wire_get32(p + 17);
     if (s->stack_id != d->n_stacks || s->stack_id == WIRE_NONE32) {
-        wire_fail(d, WIRE_E_SEQUENCE, "STACK.stack_id: expected %u, got %u", d->n_stacks,
-                  s->stack_id);
+        wire_fail(d, WIRE_E_SEQUENCE,
+                  "STACK record %u: stack_id does not number the records from 0", d->n_stacks + 1);
         return -1;
     }
     if (s->parent != WIRE_NONE32 && s->parent >= s->stack_id)
@@ -66,6 +96,8 @@ static inline int read_stack(struct wire_decoder *d, const uint8_t *p, struct wi
         return -1;
     if (s->parent == WIRE_NONE32 && wire_span_present(s->site))
         return bad(d, WIRE_E_RANGE, "STACK.site", "a root frame has no call site");
+    if (stack_depth_put(d, s) != 0)
+        return -1;
     d->n_stacks++;
     return 0;
 }
@@ -75,7 +107,7 @@ static inline int check_leaf(struct wire_decoder *d, const char *rec, uint32_t s
                              struct wire_span span)
 {
     if (stack != WIRE_NONE32 && stack >= d->n_stacks) {
-        wire_fail(d, WIRE_E_REF, "%s.stack_id: stack %u is not defined", rec, stack);
+        wire_fail(d, WIRE_E_REF, "%s.stack_id: the stack is not defined", rec);
         return -1;
     }
     if ((span.start == WIRE_NONE32) != (span.end == WIRE_NONE32) || span.start > span.end) {

@@ -302,8 +302,9 @@ static int decode_source(struct wire_fields *f, struct wire_source *s)
     if (arity(f, 7) != 0 || get_u32(f, 1, "source_id", WIRE_NONE32 - 1, &s->source_id) != 0)
         return -1;
     if (s->source_id != d->n_sources) {
-        wire_fail(d, WIRE_E_SEQUENCE, "SOURCE.source_id: expected %u, got %u", d->n_sources,
-                  s->source_id);
+        wire_fail(d, WIRE_E_SEQUENCE,
+                  "SOURCE record %u: source_id does not number the records from 0",
+                  d->n_sources + 1);
         return -1;
     }
     if (d->n_sources >= WIRE_MAX_SOURCES) {
@@ -339,7 +340,8 @@ static int decode_func(struct wire_fields *f, struct wire_func *fn)
     if (arity(f, 6) != 0 || get_u32(f, 1, "func_id", WIRE_NONE32 - 1, &fn->func_id) != 0)
         return -1;
     if (fn->func_id != d->n_funcs) {
-        wire_fail(d, WIRE_E_SEQUENCE, "FUNC.func_id: expected %u, got %u", d->n_funcs, fn->func_id);
+        wire_fail(d, WIRE_E_SEQUENCE, "FUNC record %u: func_id does not number the records from 0",
+                  d->n_funcs + 1);
         return -1;
     }
     if (d->n_funcs >= WIRE_MAX_FUNCS) {
@@ -359,7 +361,7 @@ static int decode_func(struct wire_fields *f, struct wire_func *fn)
         return -1;
     }
     if (fn->source_id != WIRE_NONE32 && fn->source_id >= d->n_sources) {
-        wire_fail(d, WIRE_E_REF, "FUNC.source_id: source %u is not defined", fn->source_id);
+        wire_fail(d, WIRE_E_REF, "FUNC.source_id: the source is not defined");
         return -1;
     }
     if (wire_span_present(fn->decl) &&
