@@ -144,7 +144,7 @@ int agg_source(struct agg *a, const struct wire_source *s)
     struct source_key k = {d->origin, d->path, d->path_len};
     uint32_t h = agg_hash_bytes(agg_hash_u32(2166136261u, d->origin), d->path, d->path_len);
     if (d->path_ok && agg_index_find(&a->source_index, h, source_eq, a, &k) != AGG_NONE) {
-        agg_errorf(a, "SOURCE %s: duplicate path", d->path);
+        agg_errorf(a, "SOURCE.path: %s", WIRE_RULE_DUPLICATE_PATH);
         d->path_ok = false;
     } else if (d->path_ok) {
         a->stack_bytes += index_growth(&a->source_index);

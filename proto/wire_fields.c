@@ -319,6 +319,12 @@ static int decode_source(struct wire_fields *f, struct wire_source *s)
         wire_fail(d, WIRE_E_PATH, "SOURCE.path: %s", why);
         return -1;
     }
+    int fresh = wire_path_set_add(&d->paths, s->origin, s->path.ptr, s->path.len);
+    if (fresh <= 0) {
+        wire_fail(d, fresh < 0 ? WIRE_E_NOMEM : WIRE_E_PATH, "SOURCE.path: %s",
+                  fresh < 0 ? "out of memory" : WIRE_RULE_DUPLICATE_PATH);
+        return -1;
+    }
     if (get_str(f, 4, "text", 0, WIRE_MAX_SOURCE, &s->text) != 0 || decode_spans(f, s) != 0 ||
         decode_lines(f, s) != 0)
         return -1;

@@ -44,6 +44,88 @@ int wire_rule_path(uint8_t origin, const char *s, uint32_t len, const char **why
     return 0;
 }
 
+/* FNV-1a of the origin byte and the path. */
+static uint32_t path_hash(uint8_t origin, const char *p, uint32_t len)
+{
+    uint32_t h = (2166136261u ^ origin) * 16777619u;
+    for (uint32_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)p[i]) * 16777619u;
+    return h;
+}
+
+/* The slot of the pair, or the empty slot where it would go. */
+static uint64_t *path_slot(const struct wire_path_set *s, uint32_t h, uint8_t origin, const char *p,
+                           uint32_t len)
+{
+    for (uint32_t i = h & (s->n_slots - 1);; i = (i + 1) & (s->n_slots - 1)) {
+        uint64_t v = s->slots[i];
+        if (v == 0)
+            return &s->slots[i];
+        const char *e = s->bytes + (uint32_t)v - 1;
+        uint32_t elen;
+        memcpy(&elen, e + 1, 4);
+        if ((uint32_t)(v >> 32) == h && (uint8_t)e[0] == origin && elen == len &&
+            memcmp(e + 5, p, len) == 0)
+            return &s->slots[i];
+    }
+}
+
+/* Doubles the slots (rehashing every entry) when they are half full. */
+static int path_grow(struct wire_path_set *s)
+{
+    if (2 * (s->n + 1) <= s->n_slots)
+        return 0;
+    uint32_t n = s->n_slots ? s->n_slots * 2 : 64;
+    uint64_t *old = s->slots, *slots = calloc(n, sizeof *slots);
+    if (!slots)
+        return -1;
+    uint32_t old_n = s->n_slots;
+    s->slots = slots, s->n_slots = n;
+    for (uint32_t i = 0; i < old_n; i++) {
+        uint32_t j = (uint32_t)(old[i] >> 32) & (n - 1);
+        while (old[i] && slots[j])
+            j = (j + 1) & (n - 1);
+        if (old[i])
+            slots[j] = old[i];
+    }
+    free(old);
+    return 0;
+}
+
+int wire_path_set_add(struct wire_path_set *s, uint8_t origin, const char *p, uint32_t len)
+{
+    if (path_grow(s) != 0)
+        return -1;
+    uint32_t h = path_hash(origin, p, len);
+    uint64_t *slot = path_slot(s, h, origin, p, len);
+    if (*slot)
+        return 0;
+    if (s->used + 5 + len > s->cap) {
+        size_t cap = s->cap ? s->cap : 4096;
+        while (cap < s->used + 5 + len)
+            cap *= 2;
+        char *b = realloc(s->bytes, cap);
+        if (!b)
+            return -1;
+        s->bytes = b, s->cap = cap;
+    }
+    char *e = s->bytes + s->used;
+    e[0] = (char)origin;
+    memcpy(e + 1, &len, 4);
+    memcpy(e + 5, p, len);
+    *slot = (uint64_t)h << 32 | (uint64_t)(s->used + 1);
+    s->used += 5 + len;
+    s->n++;
+    return 1;
+}
+
+void wire_path_set_free(struct wire_path_set *s)
+{
+    free(s->bytes);
+    free(s->slots);
+    memset(s, 0, sizeof *s);
+}
+
 int wire_rule_name(const char *s, uint32_t len, const char **why)
 {
     if (len == 0 || len > WIRE_MAX_NAME)

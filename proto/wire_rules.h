@@ -21,6 +21,21 @@
  * ("c:") in the first segment; a stdlib path starts with "stdlib/". */
 int wire_rule_path(uint8_t origin, const char *s, uint32_t len, const char **why);
 
+/* Two SOURCE records never share an origin and a logical path. */
+#define WIRE_RULE_DUPLICATE_PATH "another SOURCE has the same origin and path"
+
+/* The (origin, path) pairs seen so far, to apply that rule. */
+struct wire_path_set {
+    char *bytes; /* origin byte then path, per entry */
+    size_t used, cap;
+    uint64_t *slots; /* hash << 32 | (entry offset + 1), 0: empty */
+    uint32_t n, n_slots;
+};
+
+/* Adds a pair: 1 when new, 0 when already there, -1 out of memory. */
+int wire_path_set_add(struct wire_path_set *s, uint8_t origin, const char *p, uint32_t len);
+void wire_path_set_free(struct wire_path_set *s);
+
 /* A namespace or function name: 1..WIRE_MAX_NAME bytes without NUL. */
 int wire_rule_name(const char *s, uint32_t len, const char **why);
 
