@@ -118,12 +118,13 @@ enum run_profile_setup run_profile_setup(struct run_profile *rp, const struct in
         return setup_failed(rp, "out of memory");
     const char *backend = backend_name(a->mode);
     const struct run_testenv *t = rp->test;
-    rp->config = (struct wire_config){a->mode == RUN_MODE_CPU ? a->rate_hz : 0,
-                                      a->threshold_bp,
-                                      a->limit,
-                                      run_testenv_budget(t ? t->cpu_budget : 0, 32u << 20),
-                                      run_testenv_budget(t ? t->retention_budget : 0, 64u << 20),
-                                      run_testenv_budget(t ? t->stack_budget : 0, 16u << 20)};
+    rp->config =
+        (struct wire_config){a->mode == RUN_MODE_CPU ? a->rate_hz : 0,
+                             a->threshold_bp,
+                             a->limit,
+                             run_testenv_budget(t ? t->cpu_budget : 0, WIRE_CPU_BUDGET),
+                             run_testenv_budget(t ? t->retention_budget : 0, WIRE_RETENTION_BUDGET),
+                             run_testenv_budget(t ? t->stack_budget : 0, WIRE_STACK_BUDGET)};
     struct wire_hello h = {WIRE_PROTOCOL_VERSION,
                            a->mode == RUN_MODE_CPU ? WIRE_MODE_CPU : WIRE_MODE_MEMORY,
                            rp->config,
@@ -150,8 +151,8 @@ int run_profile_start(struct run_profile *rp, struct interp_state *s)
 {
     const struct interp_program *p = interp_state_program(s);
     uint8_t mode = rp->args->mode == RUN_MODE_CPU ? WIRE_MODE_CPU : WIRE_MODE_MEMORY;
-    rp->profiler =
-        profiler_new(rp->collector, s, mode, rp->args->rate_hz, 16u << 20, interp_func_count(p));
+    rp->profiler = profiler_new(rp->collector, s, mode, rp->args->rate_hz, WIRE_STACK_BUDGET,
+                                interp_func_count(p));
     const char *why = !rp->profiler                               ? "cannot create the profiler"
                       : rp->test && rp->test->fail_profiler_start ? "cannot start collection"
                       : collector_start(rp->collector) != 0       ? "cannot start the writer thread"

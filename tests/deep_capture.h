@@ -13,12 +13,13 @@
 static inline void deep_capture(msgpack_sbuffer *sb, unsigned depth)
 {
     msgpack_sbuffer_write(sb, CAPTURE_MAGIC, CAPTURE_MAGIC_LEN);
-    struct wire_hello h = {WIRE_PROTOCOL_VERSION,
-                           WIRE_MODE_CPU,
-                           {1000, 500, 10, 32u << 20, 64u << 20, 16u << 20},
-                           {"interpreter_safe_point", 22},
-                           WIRE_CAP_CPU_TICK_SOURCE,
-                           false};
+    struct wire_hello h = {
+        WIRE_PROTOCOL_VERSION,
+        WIRE_MODE_CPU,
+        {1000, 500, 10, WIRE_CPU_BUDGET, WIRE_RETENTION_BUDGET, WIRE_STACK_BUDGET},
+        {"interpreter_safe_point", 22},
+        WIRE_CAP_CPU_TICK_SOURCE,
+        false};
     wire_encode_hello(sb, &h);
     struct wire_func f = {0, {"m", 1}, {"f", 1}, WIRE_NONE32, WIRE_SPAN_NONE};
     wire_encode_func(sb, &f);
