@@ -381,9 +381,22 @@ START_TEST(inconsistent_allocations_fail_with_offset)
                  "ALLOC.allocation_id: allocation 9 is not live");
     expect_error("ALLOC seq=2 op=resize id=1 old=7 new=9 task=- actor=- thread=0 stack=0 span=-\n",
                  3, "ALLOC.old_size: 7 is not the live size 8");
-    expect_error("ALLOC seq=2 op=allocate id=1 old=- new=8 task=- actor=- thread=0 stack=0 "
-                 "span=-\n",
-                 3, "ALLOC.allocation_id: allocation 1 is already live");
+    /* a reused id (allocate id 1 again) is a wire rule now: pack refuses
+     * it (line 8, the second EVENTS' entry) as the daemon does */
+    char text[2048], perr[320];
+    snprintf(text, sizeof text,
+             MEM_HELLO "FUNC id=0 namespace=\"m\" function=\"a\" source=- decl=-\n"
+                       "EVENTS\nSTACK id=0 parent=- func=0 site=-\n"
+                       "ALLOC seq=1 op=allocate id=1 old=- new=8 task=- actor=- thread=0 "
+                       "stack=0 span=-\nEND\nEVENTS\n"
+                       "ALLOC seq=2 op=allocate id=1 old=- new=8 task=- actor=- thread=0 "
+                       "stack=0 span=-\nEND\n" FINISH);
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    ck_assert_int_eq(captext_pack(text, strlen(text), &sb, perr, sizeof perr), -1);
+    ck_assert_str_eq(perr, "8: ALLOC.allocation_id: an allocate's id does not increase (ids are "
+                           "never reused)");
+    msgpack_sbuffer_destroy(&sb);
     expect_error("ALLOC seq=2 op=allocate id=2 old=- new=18446744073709551614 task=- actor=- "
                  "thread=0 stack=0 span=-\n",
                  3, "ALLOC.new_size: 18446744073709551614 bytes overflow the totals");
