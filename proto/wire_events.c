@@ -242,7 +242,7 @@ static inline bool alloc_entry_ok(const uint8_t *p, bool have, uint64_t last, ui
           ((a.span.start == WIRE_NONE32) |
            ((a.span.end != WIRE_NONE32) & (a.stack_id != WIRE_NONE32)));
     /* a good allocate moves the floor of the next one's id (no branch) */
-    *next_id = ok & allocate ? a.allocation_id + 1 : *next_id;
+    *next_id = (ok & allocate) ? a.allocation_id + 1 : *next_id;
     return ok;
 }
 
