@@ -229,7 +229,24 @@ START_TEST(fallback_profile_has_every_field)
                       strstr(text, "\nbottlenecks: unavailable eligible, 0 emitted, unavailable "
                                    "truncated\njett: profiler: collector failure\n"),
                   "%s", text);
-    free(text), free(p);
+    free(text);
+    /* memory mode: the launcher counts no memory totals of its own */
+    const char *margv[] = {jett, "run", p, "--profile-memory", "--agent", NULL};
+    ck_assert_int_eq(tu_disturb_daemon(margv, out, SIGKILL, 0, 0), 4);
+    doc = tu_read_file(out, &len);
+    ck_assert_msg(strstr(doc, "\n  status: unavailable\n  partial_reason: collector_failure\n"
+                              "  termination: returned\n  backend: interpreter_alloc_hooks\n"
+                              "  coverage: jett_heap\n  config:\n    threshold_basis_points: 500\n"
+                              "    limit: 10\n    retention_metadata_budget_bytes: 67108864\n"
+                              "  totals:\n    allocation_count: unavailable\n"
+                              "    resize_count: unavailable\n    allocated_bytes: unavailable\n"
+                              "    freed_bytes: unavailable\n    peak_live_bytes: unavailable\n"
+                              "    retained_bytes: unavailable\n"
+                              "    attributed_allocated_bytes: unavailable\n  bottlenecks: []\n"
+                              "  eligible_bottlenecks: unavailable\n  emitted_bottlenecks: 0\n"
+                              "  truncated_bottlenecks: unavailable\n  capabilities:\n"),
+                  "%s", doc);
+    free(doc), free(p);
 }
 END_TEST
 
