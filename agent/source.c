@@ -39,7 +39,9 @@ void source_check_wire(const struct interp_source *src, struct interp_diags *d)
     uint32_t at;
     if (wire_rule_path((uint8_t)src->origin, src->path, (uint32_t)strlen(src->path), &why) != 0)
         diag_add_path(d, src->path, 1, 1, "this file name cannot be a logical path: %s", why);
-    struct wire_source_span *copy = malloc(sizeof *copy * (src->n_spans ? src->n_spans : 1));
+    if (src->n_spans == 0)
+        return;
+    struct wire_source_span *copy = malloc(sizeof *copy * src->n_spans);
     if (copy == NULL)
         return;
     memcpy(copy, src->spans, sizeof *copy * src->n_spans);
