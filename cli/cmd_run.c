@@ -189,11 +189,7 @@ static int run_program(struct run_ctx *c, struct interp_program *p)
 {
     struct interp_host host = runout_host(&c->ro);
     struct interp_options opts = {(const char *const *)c->args.prog_argv, (size_t)c->args.prog_argc,
-<<<<<<< HEAD
-                                  interp_fail_alloc_from_env()};
-=======
                                   c->test.fail_alloc};
->>>>>>> main
     struct interp_state *s = interp_new(p, &host, &opts);
     if (!s) {
         fprintf(stderr, "jett: out of memory\n");
