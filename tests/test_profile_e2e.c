@@ -74,31 +74,35 @@ static void check_tick_invariant(const char *doc)
     ck_assert_int_eq(req, rec + coa + dro);
 }
 
-/* Equal wall time, one function in few slow builtin calls (about 0.1 ms
- * each, shorter than the 1 ms tick so that nothing coalesces) and one in
- * many cheap statements: elapsed-time sampling gives both about half,
- * where counting statements would give `fast` nearly everything.  Each
- * half runs 2.5 s: on a loaded machine the ticks of one time slice
- * coalesce, so the run must span many slices for the halves to even out. */
+/* Equal wall time, one function in fewer, slower statements (a builtin
+ * call building 1 kB, tens of times slower than `x += 1`, yet well below
+ * the 1 ms tick even under sanitizers on a loaded machine, so that its
+ * ticks do not coalesce) and one in many cheap statements: elapsed-time
+ * sampling gives both about half, where counting statements would give
+ * `fast` nearly everything.  On a loaded machine the ticks of one time
+ * slice coalesce and the share of CPU the run gets changes from second to
+ * second, so the halves take turns, 100 ms at a time, for 5 s in all. */
 START_TEST(elapsed_time_not_statement_counts)
 {
     char *p = program("share.jett", "namespace share\n"
-                                    "fn slow() {\n"
+                                    "fn slow(ms: int) {\n"
                                     "    let t0 = now_ms()\n"
-                                    "    while now_ms() - t0 < 2500 {\n"
-                                    "        let s = repeat(\"ab\", 25000)\n"
+                                    "    while now_ms() - t0 < ms {\n"
+                                    "        let s = repeat(\"ab\", 500)\n"
                                     "    }\n"
                                     "}\n"
-                                    "fn fast() {\n"
+                                    "fn fast(ms: int) {\n"
                                     "    let t0 = now_ms()\n"
                                     "    let x = 0\n"
-                                    "    while now_ms() - t0 < 2500 {\n"
+                                    "    while now_ms() - t0 < ms {\n"
                                     "        x += 1\n"
                                     "    }\n"
                                     "}\n"
                                     "fn main() {\n"
-                                    "    slow()\n"
-                                    "    fast()\n"
+                                    "    for i in 0..25 {\n"
+                                    "        slow(100)\n"
+                                    "        fast(100)\n"
+                                    "    }\n"
                                     "}\n");
     struct tu_output o;
     const char *argv[] = {jett, "run", p, "--profile", "--agent", NULL};
@@ -196,7 +200,7 @@ START_TEST(runtime_error_keeps_partial_observations)
     char *p = program("boom.jett", "namespace boom\n"
                                    "fn main() {\n"
                                    "    let t0 = now_ms()\n"
-                                   "    while now_ms() - t0 < 100 {\n"
+                                   "    while now_ms() - t0 < 500 {\n"
                                    "    }\n"
                                    "    fail(\"boom\")\n"
                                    "}\n");
