@@ -19,9 +19,16 @@
 #include "agent/diag.h"
 #include "agent/interp-internal.h"
 #include "agent/loader.h"
+#include "proto/util/selfexe.h"
 
+#ifndef JETT_BUILD_ROOT
+#define JETT_BUILD_ROOT ""
+#endif
 #ifndef JETT_STDLIB_BUILD_DIR
 #define JETT_STDLIB_BUILD_DIR ""
+#endif
+#ifndef JETT_STDLIB_FROM_BINDIR
+#define JETT_STDLIB_FROM_BINDIR ""
 #endif
 #ifndef JETT_STDLIB_INSTALL_DIR
 #define JETT_STDLIB_INSTALL_DIR ""
@@ -549,12 +556,21 @@ static char *ld_find_root(const char *dir)
     return strdup(dir);
 }
 
-/* The stdlib folder: the option, else the build tree's, else the installed one. */
+/* The stdlib folder: the option; for an executable of the build tree, the
+ * source tree's; else the one of the prefix the executable is installed in
+ * (found from its own folder, so a moved install keeps working and never
+ * reads a source tree); else the configured install folder. */
 static char *ld_find_stdlib(const struct interp_load_options *opts)
 {
-    const char *candidates[] = {opts ? opts->stdlib_dir : NULL, JETT_STDLIB_BUILD_DIR,
+    char exe_dir[PATH_MAX], root[PATH_MAX], beside[2 * PATH_MAX] = "";
+    bool have_exe = self_exe_dir(exe_dir, sizeof exe_dir) == 0;
+    bool in_build = have_exe && realpath(JETT_BUILD_ROOT, root) && ld_inside(root, exe_dir);
+    if (have_exe && JETT_STDLIB_FROM_BINDIR[0])
+        snprintf(beside, sizeof beside, "%s/%s", exe_dir, JETT_STDLIB_FROM_BINDIR);
+    const char *candidates[] = {opts ? opts->stdlib_dir : NULL,
+                                in_build ? JETT_STDLIB_BUILD_DIR : NULL, beside,
                                 JETT_STDLIB_INSTALL_DIR};
-    for (int i = 0; i < 3; i++) {
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
         char real[PATH_MAX];
         if (candidates[i] && candidates[i][0] && realpath(candidates[i], real) != NULL)
             return strdup(real);

@@ -220,7 +220,9 @@ static struct ast *parse_unary(struct parser *P)
 static struct ast *parse_literal_str(struct parser *P, const struct lex_token *t)
 {
     struct ast *n = parse_node(P, t->kind == TK_STRING ? E_STR : E_BYTES, t->start);
-    struct heap_str *s = heap_str_const(P->lx.pool + t->u.s.off, t->u.s.len);
+    /* the lexer's pool is NULL until a literal has contents */
+    const char *text = t->u.s.len ? P->lx.pool + t->u.s.off : "";
+    struct heap_str *s = heap_str_const(text, t->u.s.len);
     if (s == NULL)
         abort();
     if (t->kind == TK_BYTES)
