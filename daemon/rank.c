@@ -318,10 +318,10 @@ static int cpu_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
         return 0;
     if (entry_hot_lines(a, ident, e) < 0)
         return -1;
-    if (status != AGG_COMPLETE)
-        return 0;
     if (e->path.ptr == NULL)
         return e->suggestions_unavailable = true, 0;
+    if (status != AGG_COMPLETE)
+        return 0;
     return suggest_cpu(e);
 }
 
@@ -338,10 +338,12 @@ static int mem_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
     e->freed_bytes = exact ? s->freed_bytes : RANK_NA;
     e->retained_bytes = exact ? s->live : RANK_NA;
     e->live_at_peak_bytes = exact ? agg_mem_site_at_peak(a, s) : RANK_NA;
-    if (numbers_only || r->status != AGG_COMPLETE)
+    if (numbers_only)
         return 0;
     if (e->path.ptr == NULL)
         return e->suggestions_unavailable = true, 0;
+    if (r->status != AGG_COMPLETE)
+        return 0;
     return suggest_mem(e, r->threshold_bp, a->mem.attributed);
 }
 

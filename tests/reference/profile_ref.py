@@ -244,6 +244,12 @@ class Model:
         c = self.cpu
         c["recorded"] += 1
         state = f["state"]
+        # the contract: a deeper stack ends with <truncated-stack> and
+        # increments truncated_stacks, whatever the sample's state
+        if f["stack"] is not None:
+            leaf = self.nodes[int(f["stack"])][1][-1]
+            if leaf[0] == b"<runtime>" and leaf[1] == b"<truncated-stack>":
+                c["truncated"] += 1
         if state != "jett":
             c[state] += 1
             return
@@ -251,8 +257,6 @@ class Model:
         node = int(f["stack"])
         chain = self.nodes[node][1]
         leaf = chain[-1]
-        if leaf[0] == b"<runtime>" and leaf[1] == b"<truncated-stack>":
-            c["truncated"] += 1
         b = self.fn_bucket(leaf)
         if b is not None:
             b[1] += 1
@@ -520,11 +524,20 @@ def cpu_profile(m, p, st):
         e.update({"inclusive_samples": m.fn[ident][0], "self_samples": m.fn[ident][1],
                   "cpu_percent": pct_value(hundredths(m.fn[ident][0], den)),
                   "origin": origin_name(m, ident), "hot_lines": hot_rows(m, ident),
-                  "call_chains": top_chains(m, ident, "samples"), "suggestions": []})
-        if st == "complete":
-            e["suggestions"] = cpu_sugg(e, ident) if ident[2] else "unavailable"
+                  "call_chains": top_chains(m, ident, "samples")})
+        e["suggestions"] = suggestions(st, ident, lambda: cpu_sugg(e, ident))
         out.append(e)
     return out, len(elig)
+
+
+def suggestions(st, ident, rules):
+    """The contract: a function without a source is emitted "with source
+    and suggestions marked unavailable" -- in every profile; the rules
+    run only on complete data ("omitted when required data is
+    partial")."""
+    if ident[2] is None:
+        return "unavailable"
+    return rules() if st == "complete" else []
 
 
 def origin_name(m, ident):
@@ -554,9 +567,8 @@ def mem_profile(m, p, st):
                   "retained_bytes": na if lim else s["live"],
                   "live_at_peak_bytes": na if lim else m.peak_snapshot.get(ident, 0),
                   "resize_count": s["resizes"], "origin": origin_name(m, ident),
-                  "call_chains": top_chains(m, ident, "bytes"), "suggestions": []})
-        if st == "complete":
-            e["suggestions"] = mem_sugg(e, ident, thr, den) if ident[2] else "unavailable"
+                  "call_chains": top_chains(m, ident, "bytes")})
+        e["suggestions"] = suggestions(st, ident, lambda: mem_sugg(e, ident, thr, den))
         out.append(e)
     return out, len(elig)
 

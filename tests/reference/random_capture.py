@@ -6,7 +6,8 @@
 Both modes; random sources (multibyte and control characters, long
 lines, literal/comment/secret spans), namespaces and names chosen from
 small sets so identities tie, runtime buckets without source, stack tries
-with recursion, samples in every state, allocation churn with zero sizes
+with recursion, samples in every state (waiting ones on stacks, truncated
+ones too), source-less functions in partial (interrupted) profiles, allocation churn with zero sizes
 and frees on several workers, id gaps that slide the daemon's window of
 recent ids, thresholds, limits and budgets small enough to run out."""
 import random, sys
@@ -81,7 +82,7 @@ def capture(seed):
                    % (i, origin, esc(path), ",".join(spans) or "-", esc(text)))
     funcs = []
     for i in range(r.randint(1, 10)):
-        if r.random() < 0.15:
+        if r.random() < 0.2:
             ns, name, src = "<runtime>", r.choice(["<unavailable-symbol>", "<truncated-stack>"]), None
         else:
             ns, name = r.choice(["a", "b", "a.b", "Z", "\u00fc"]), r.choice(["f", "g", "dup", "<init>"])
@@ -109,7 +110,9 @@ def capture(seed):
         for _ in range(r.randint(0, 120)):
             seq += 1
             state = r.choice(["jett"] * 6 + ["runtime", "waiting", "unavailable"])
-            stack = r.randrange(len(depth)) if state == "jett" else None
+            # waiting samples may keep their stack (a truncated one too)
+            stack = r.randrange(len(depth)) if state == "jett" or \
+                (state == "waiting" and r.random() < 0.6) else None
             sp = "-"
             if stack is not None and funcs[stack_funcs[stack]] is not None and r.random() < 0.85:
                 n = len(srcs[funcs[stack_funcs[stack]]][2].encode("utf-8"))
@@ -151,7 +154,7 @@ def capture(seed):
         coal = drop = 0
     out.append("FINISH termination=%s wall_ns=%d cpu_ns=%s requested=%d coalesced=%d dropped=%d "
                "collector_failure=%s stack_limit=%s"
-               % (r.choice(["returned"] * 4 + ["runtime_error", "interrupted"]),
+               % (r.choice(["returned"] * 3 + ["runtime_error", "interrupted", "interrupted"]),
                   r.choice([0, 1, 999999, 4000000, 123456789]),
                   r.choice(["-", "1500000", "2499999"]), req, coal, drop,
                   "true" if r.random() < 0.05 else "false",
