@@ -80,7 +80,7 @@ static void put_stack(struct gen *g)
     g->count++;
 }
 
-/* A size, now and then 0 or too large to track. */
+/* A size, now and then 0 or past what a packed live record holds. */
 static uint64_t size(struct gen *g)
 {
     unsigned r = rnd(g, 64);

@@ -10,8 +10,15 @@ a full snapshot at each new peak instead of the lazy one, the excerpt
 rules re-read from DESIGN section 10.  The byte budgets are modelled
 from their documented costs (agg.h, jett-profile(7)); the stack-table
 budget is not (the random captures stay far below it).  Only valid
-captures are modelled: a collector error is out of scope."""
+captures are modelled: a collector error is out of scope, but for the
+one jett-profile(7) defines for valid events: a byte total past
+2^64 - 1 (Python's integers never wrap)."""
 import json, re, sys
+
+U64_MAX = 2**64 - 1
+# jett-profile(7): a live record holds sizes below 2^40 - 1; larger ones
+# are also kept whole in a table of 16-byte slots
+WIDE = 2**40 - 1
 
 CAPS = ["cpu_tick_source", "safe_stack_capture", "jett_runtime_thread_registration",
         "task_attribution", "source_spans", "process_cpu_time",
@@ -185,6 +192,8 @@ class Model:
         # live records: a window of 8-byte slots for ids [win_base,
         # win_base + win_cap) and a table of 16-byte slots for older ids
         self.win_cap, self.win_base, self.win_n, self.table_cap, self.table_n = 0, 0, 0, 0, 0
+        self.wide_cap, self.wide = 0, set()  # ids whose size is kept whole
+        self.overflow = False                # an event refused: total past 2^64 - 1
         self.max_id, self.watermark, self.peak_snapshot = None, None, {}
 
     def rec_source(self, f):
@@ -279,7 +288,41 @@ class Model:
 
     # ---- memory ----
     def mem_fits(self, n):
-        return self.used + self.win_cap * 8 + self.table_cap * 16 + n <= self.budget_ret
+        return (self.used + self.win_cap * 8 + self.table_cap * 16 + self.wide_cap * 16 + n
+                <= self.budget_ret)
+
+    def wide_room(self, aid):
+        """Room for the whole size of aid: its table grows as the table of
+        older ids does (256 slots, doubling at three quarters full)."""
+        if aid in self.wide:
+            return True
+        if (len(self.wide) + 1) * 4 > self.wide_cap * 3:
+            new = self.wide_cap * 2 if self.wide_cap else 256
+            if not self.mem_fits(new * 16):
+                return False
+            self.wide_cap = new
+        self.wide.add(aid)
+        return True
+
+    def fits_total(self, n):
+        """jett-profile(7): an event taking allocated_bytes past 2^64 - 1
+        is refused (a collector error) and changes no number."""
+        if self.mem["allocated"] + n > U64_MAX:
+            self.overflow = True
+            return False
+        return True
+
+    def untrack(self, aid):
+        if self.watermark is None or aid < self.watermark:
+            self.watermark = aid
+        self.mem_limited = True
+
+    def drop_record(self, aid):
+        del self.live[aid]
+        if aid < self.win_base:
+            self.table_n -= 1
+        else:
+            self.win_n -= 1
 
     def site(self, ident):
         if ident is None:
@@ -360,18 +403,28 @@ class Model:
 
     def mem_allocate(self, f, aid, ident, chain):
         size = int(f["new"])
+        if not self.fits_total(size):
+            return
         self.max_id = aid
         self.mem["count"] += 1
         self.pressure(ident, chain, size, True)
-        if self.mem_limited or not self.track(aid, size, ident):
-            if self.watermark is None:
-                self.watermark = aid
-            self.mem_limited = True
+        kept = not self.mem_limited
+        if kept and size >= WIDE:
+            kept = self.wide_room(aid)
+            if kept and not self.track(aid, size, ident):
+                self.wide.discard(aid)
+                kept = False
+        elif kept:
+            kept = self.track(aid, size, ident)
+        if not kept:
+            self.untrack(aid)
             return
         self.live_change(ident, size)
 
     def mem_resize(self, f, aid, ident, chain):
         old, new = int(f["old"]), int(f["new"])
+        if not self.fits_total(max(new - old, 0)):
+            return
         self.mem["resizes"] += 1
         if new > old:
             self.pressure(ident, chain, new - old, False)
@@ -382,6 +435,14 @@ class Model:
         if aid not in self.live:
             return
         creator = self.live[aid][1]
+        if new >= WIDE and not self.wide_room(aid):
+            # no room for the whole size: the allocation stops being tracked
+            self.wide.discard(aid)
+            self.drop_record(aid)
+            self.untrack(aid)
+            return
+        if new < WIDE:
+            self.wide.discard(aid)
         if new < old:
             self.mem["freed"] += old - new
             if creator in self.sites:
@@ -392,11 +453,9 @@ class Model:
     def mem_free(self, f, aid, ident, chain):
         if aid not in self.live:
             return
-        size, creator = self.live.pop(aid)
-        if aid < self.win_base:
-            self.table_n -= 1
-        else:
-            self.win_n -= 1
+        size, creator = self.live[aid]
+        self.drop_record(aid)
+        self.wide.discard(aid)
         self.mem["freed"] += size
         if creator in self.sites:
             self.sites[creator]["freed"] += size
@@ -416,7 +475,7 @@ def chain_text(chain):
 
 def status(m):
     f = m.finish
-    if f["collector_failure"] == "true":
+    if f["collector_failure"] == "true" or (m.mode == "memory" and m.overflow):
         return "partial", "collector_failure"
     if f["termination"] == "interrupted":
         return "partial", "interrupted"
