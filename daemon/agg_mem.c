@@ -433,9 +433,8 @@ HOT int mem_event(struct agg *a, const struct wire_alloc *e)
 {
     uint64_t before = a->errors;
     struct agg_node *node;
-    if (__builtin_expect(!((e->op <= WIRE_OP_FREE) &
-                           wire_alloc_sizes_ok(e->op, e->old_size, e->new_size)),
-                         0)) {
+    if (__builtin_expect(
+            !((e->op <= WIRE_OP_FREE) & wire_alloc_sizes_ok(e->op, e->old_size, e->new_size)), 0)) {
         agg_errorf(a, "ALLOC %llu: operation %u with the wrong sizes",
                    (unsigned long long)e->sequence, e->op);
         return -1;
