@@ -299,10 +299,11 @@ HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node
     m->max_id = e->allocation_id;
     m->allocation_count++;
     struct agg_siteb *s = pressure(a, node, e->new_size, true);
-    uint64_t rec = size_field(e->new_size) | (uint64_t)site_ref(a, s) << AGG_MEM_SIZE_BITS;
-    bool kept = !m->limited && (__builtin_expect(e->new_size < SIZE_MASK, 1)
-                                    ? live_track_add(&m->track, e->allocation_id, rec, &m->limit)
-                                    : add_wide(m, e->allocation_id, e->new_size, rec));
+    uint64_t site = (uint64_t)site_ref(a, s) << AGG_MEM_SIZE_BITS;
+    bool kept = !m->limited &&
+                (__builtin_expect(e->new_size < SIZE_MASK, 1)
+                     ? live_track_add(&m->track, e->allocation_id, e->new_size | site, &m->limit)
+                     : add_wide(m, e->allocation_id, e->new_size, SIZE_MASK | site));
     if (!kept) {
         untrack(m, e->allocation_id);
         return;
@@ -406,7 +407,7 @@ HOT void mem_free(struct agg *a, const struct wire_alloc *e)
     a->mem.freed_bytes += size;
     if (c)
         c->freed_bytes += size;
-    if (__builtin_expect((*r & SIZE_MASK) == SIZE_MASK, 0))
+    if (__builtin_expect(size >= SIZE_MASK, 0))
         live_track_drop_wide(&a->mem.track, e->allocation_id);
     live_track_remove(&a->mem.track, e->allocation_id, r);
     site_live(a, c, 0 - size);
@@ -426,15 +427,15 @@ HOT void mem_apply(struct agg *a, const struct wire_alloc *e, struct agg_node *n
 }
 
 /* One event whose order and sequence were checked: the one path of
- * single events and of a run's entries (whose operation and sizes the
- * decoder checked already; the test is a branch that always goes the
- * same way there). */
-HOT int mem_event(struct agg *a, const struct wire_alloc *e)
+ * single events and of a run's entries.  `decoded` (a constant where it
+ * is inlined) says the decoder took the entry, so its operation and
+ * sizes need no second look. */
+HOT int mem_event(struct agg *a, const struct wire_alloc *e, bool decoded)
 {
     uint64_t before = a->errors;
     struct agg_node *node;
-    if (__builtin_expect(
-            !((e->op <= WIRE_OP_FREE) & wire_alloc_sizes_ok(e->op, e->old_size, e->new_size)), 0)) {
+    if (!decoded &&
+        !((e->op <= WIRE_OP_FREE) & wire_alloc_sizes_ok(e->op, e->old_size, e->new_size))) {
         agg_errorf(a, "ALLOC %llu: operation %u with the wrong sizes",
                    (unsigned long long)e->sequence, e->op);
         return -1;
@@ -447,7 +448,7 @@ HOT int mem_event(struct agg *a, const struct wire_alloc *e)
 
 int agg_mem_event(struct agg *a, const struct wire_alloc *e)
 {
-    return mem_event(a, e);
+    return mem_event(a, e, false);
 }
 
 /* One entry of a run: the decoder checked it, agg_mem_run the stream's
@@ -469,7 +470,7 @@ HOT void run_entry(struct agg *a, const uint8_t *p)
     e.old_size = wire_alloc_entry_old_size(p);
     e.new_size = wire_alloc_entry_new_size(p);
     e.stack_id = wire_alloc_entry_stack(p);
-    mem_event(a, &e);
+    mem_event(a, &e, true);
 }
 
 /* Prefetching runs two steps WARM entries apart, so that each step reads
