@@ -196,8 +196,7 @@ HOT bool event_node(struct agg *a, const struct wire_alloc *e, struct agg_node *
     if (e->stack_id == WIRE_NONE32)
         return true;
     if (e->stack_id >= a->n_stacks) {
-        agg_errorf(a, "ALLOC %llu: undefined stack %u", (unsigned long long)e->sequence,
-                   e->stack_id);
+        agg_errorf(a, "ALLOC sequence %llu: undefined stack", (unsigned long long)e->sequence);
         return false;
     }
     if (e->stack_id < a->nodes.len) {
@@ -251,7 +250,7 @@ HOT bool bytes_fit(struct agg *a, const struct wire_alloc *e, uint64_t bytes)
     uint64_t sum;
     if (__builtin_expect(!__builtin_add_overflow(a->mem.allocated_bytes, bytes, &sum), 1))
         return true;
-    agg_errorf(a, "ALLOC %llu: allocated bytes would pass 2^64 - 1",
+    agg_errorf(a, "ALLOC sequence %llu: allocated bytes would pass 2^64 - 1",
                (unsigned long long)e->sequence);
     return false;
 }
@@ -289,8 +288,8 @@ HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node
 {
     struct agg_mem *m = &a->mem;
     if ((m->have_id && e->allocation_id <= m->max_id) || e->allocation_id == LIVE_EMPTY) {
-        agg_errorf(a, "ALLOC %llu: allocation id %llu reused or out of order",
-                   (unsigned long long)e->sequence, (unsigned long long)e->allocation_id);
+        agg_errorf(a, "ALLOC sequence %llu: allocation id reused or out of order",
+                   (unsigned long long)e->sequence);
         return;
     }
     if (!bytes_fit(a, e, e->new_size))
@@ -321,9 +320,8 @@ static uint64_t *lookup_missed(struct agg *a, const struct wire_alloc *e, bool *
         *untracked = true;
         return NULL;
     }
-    agg_errorf(a, "ALLOC %llu: %s of unknown or retired allocation %llu",
-               (unsigned long long)e->sequence, e->op == WIRE_OP_FREE ? "free" : "resize",
-               (unsigned long long)e->allocation_id);
+    agg_errorf(a, "ALLOC sequence %llu: %s of an unknown or retired allocation",
+               (unsigned long long)e->sequence, e->op == WIRE_OP_FREE ? "free" : "resize");
     return NULL;
 }
 
@@ -344,9 +342,9 @@ HOT uint64_t mem_size(struct agg *a, const struct wire_alloc *e, const uint64_t 
     if (__builtin_expect(size == SIZE_MASK, 0))
         size = live_track_wide(&a->mem.track, e->allocation_id);
     if (e->old_size != size)
-        agg_errorf(a, "ALLOC %llu: old size %llu, but allocation %llu holds %llu bytes",
+        agg_errorf(a, "ALLOC sequence %llu: old size %llu, but the allocation holds %llu bytes",
                    (unsigned long long)e->sequence, (unsigned long long)e->old_size,
-                   (unsigned long long)e->allocation_id, (unsigned long long)size);
+                   (unsigned long long)size);
     return size;
 }
 
@@ -436,7 +434,7 @@ HOT int mem_event(struct agg *a, const struct wire_alloc *e, bool decoded)
     struct agg_node *node;
     if (!decoded &&
         !((e->op <= WIRE_OP_FREE) & wire_alloc_sizes_ok(e->op, e->old_size, e->new_size))) {
-        agg_errorf(a, "ALLOC %llu: operation %u with the wrong sizes",
+        agg_errorf(a, "ALLOC sequence %llu: operation %u with the wrong sizes",
                    (unsigned long long)e->sequence, e->op);
         return -1;
     }

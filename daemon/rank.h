@@ -86,11 +86,13 @@ struct rank_cpu_totals {
 };
 
 /* Byte counts are exact up to 2^64 - 1; freed, peak and retained are
- * unavailable (and RANK_NA) when live_unavailable is set. */
+ * unavailable (and RANK_NA) when live_unavailable is set, allocated and
+ * attributed bytes when allocated_unavailable is (only a profile made
+ * without the aggregation, such as the launcher's fallback, sets it). */
 struct rank_mem_totals {
     uint64_t allocation_count, resize_count, allocated_bytes, freed_bytes, peak_live_bytes,
         retained_bytes, attributed_allocated_bytes;
-    bool live_unavailable;
+    bool live_unavailable, allocated_unavailable;
 };
 
 /* Overrides of the capture's threshold and limit (replay flags). */

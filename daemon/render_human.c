@@ -141,11 +141,11 @@ static void mem_config_totals(FILE *f, const struct rank_report *r)
     fputs("totals:\n", f);
     put_line(f, "allocations", t->allocation_count, NULL);
     put_line(f, "resizes", t->resize_count, NULL);
-    put_byte_line(f, "allocated bytes", t->allocated_bytes, false);
+    put_byte_line(f, "allocated bytes", t->allocated_bytes, t->allocated_unavailable);
     put_byte_line(f, "freed bytes", t->freed_bytes, t->live_unavailable);
     put_byte_line(f, "peak live bytes", t->peak_live_bytes, t->live_unavailable);
     put_byte_line(f, "retained bytes", t->retained_bytes, t->live_unavailable);
-    put_byte_line(f, "attributed bytes", t->attributed_allocated_bytes, false);
+    put_byte_line(f, "attributed bytes", t->attributed_allocated_bytes, t->allocated_unavailable);
 }
 
 static void put_location(FILE *f, struct rank_str path, uint64_t line, uint64_t column)
@@ -230,9 +230,13 @@ static void mem_entry(FILE *f, const struct rank_entry *e)
 
 static void bottlenecks(FILE *f, const struct rank_report *r)
 {
-    fprintf(f, "bottlenecks: %llu eligible, %llu emitted, %llu truncated\n",
-            (unsigned long long)r->eligible, (unsigned long long)r->emitted,
-            (unsigned long long)r->truncated);
+    fputs("bottlenecks: ", f);
+    put_num(f, r->eligible);
+    fputs(" eligible, ", f);
+    put_num(f, r->emitted);
+    fputs(" emitted, ", f);
+    put_num(f, r->truncated);
+    fputs(" truncated\n", f);
     for (size_t i = 0; i < r->n_entries; i++)
         (r->mode == WIRE_MODE_CPU ? cpu_entry : mem_entry)(f, &r->entries[i]);
 }

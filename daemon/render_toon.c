@@ -74,11 +74,12 @@ static struct toon_value *mem_totals(const struct rank_mem_totals *t)
     struct toon_value *o = toon_object();
     toon_set(o, "allocation_count", num(t->allocation_count));
     toon_set(o, "resize_count", num(t->resize_count));
-    toon_set(o, "allocated_bytes", toon_uint(t->allocated_bytes));
+    toon_set(o, "allocated_bytes", bytes(t->allocated_bytes, t->allocated_unavailable));
     toon_set(o, "freed_bytes", bytes(t->freed_bytes, t->live_unavailable));
     toon_set(o, "peak_live_bytes", bytes(t->peak_live_bytes, t->live_unavailable));
     toon_set(o, "retained_bytes", bytes(t->retained_bytes, t->live_unavailable));
-    toon_set(o, "attributed_allocated_bytes", toon_uint(t->attributed_allocated_bytes));
+    toon_set(o, "attributed_allocated_bytes",
+             bytes(t->attributed_allocated_bytes, t->allocated_unavailable));
     return o;
 }
 
@@ -192,9 +193,9 @@ struct toon_value *render_profile_value(const struct rank_report *r)
     for (size_t i = 0; i < r->n_entries; i++)
         toon_push(list, cpu ? cpu_entry(&r->entries[i]) : mem_entry(&r->entries[i]));
     toon_set(p, "bottlenecks", list);
-    toon_set(p, "eligible_bottlenecks", toon_uint(r->eligible));
-    toon_set(p, "emitted_bottlenecks", toon_uint(r->emitted));
-    toon_set(p, "truncated_bottlenecks", toon_uint(r->truncated));
+    toon_set(p, "eligible_bottlenecks", num(r->eligible));
+    toon_set(p, "emitted_bottlenecks", num(r->emitted));
+    toon_set(p, "truncated_bottlenecks", num(r->truncated));
     toon_set(p, "capabilities", capabilities(r->capabilities));
     return p;
 }
