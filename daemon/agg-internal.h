@@ -116,8 +116,11 @@ struct agg_mchainb {
 /* A live record (live_table.h) packs its size (low 40 bits) and creation
  * site (high 24 bits: the site bucket's arena offset in 8-byte units,
  * which fits because the arena is at most 64 MiB; AGG_MEM_NO_SITE when it
- * has none). */
+ * has none).  A size of AGG_MEM_WIDE (2^40 - 1) or more is kept whole
+ * beside the record (live_track_set_wide) and its size field holds
+ * AGG_MEM_WIDE: every size up to 2^64 - 1 is exact. */
 #define AGG_MEM_SIZE_BITS 40
+#define AGG_MEM_WIDE ((UINT64_C(1) << AGG_MEM_SIZE_BITS) - 1)
 #define AGG_MEM_NO_SITE 0xfffffeu /* 0xffffff never occurs: no record is LIVE_EMPTY */
 #define AGG_MEM_SITE_SHIFT 3
 

@@ -120,8 +120,6 @@ static int cpu_jett(struct agg *a, const struct wire_sample *s)
     }
     a->cpu.attributed++;
     const struct agg_node *leaf = agg_vec_at(&a->nodes, s->stack_id);
-    if (agg_ident_at(a, leaf->ident)->flags & AGG_IDENT_TRUNCATED)
-        a->cpu.truncated++;
     struct agg_fnb *fnb = fn_bucket(a, leaf->ident);
     if (fnb) {
         fnb->self++;
@@ -143,9 +141,20 @@ static int cpu_jett(struct agg *a, const struct wire_sample *s)
     return 0;
 }
 
+/* Whether the sample's stack is a kept one whose leaf is the
+ * <truncated-stack> frame: counted whatever the sample's state. */
+static bool truncated_stack(const struct agg *a, const struct wire_sample *s)
+{
+    if (s->stack_id == WIRE_NONE32 || !agg_node_usable(a, s->stack_id))
+        return false;
+    const struct agg_node *leaf = agg_vec_at(&a->nodes, s->stack_id);
+    return agg_ident_at(a, leaf->ident)->flags & AGG_IDENT_TRUNCATED;
+}
+
 int agg_cpu_sample(struct agg *a, const struct wire_sample *s)
 {
     a->cpu.recorded++;
+    a->cpu.truncated += truncated_stack(a, s);
     switch (s->state) {
     case WIRE_STATE_JETT:
         return cpu_jett(a, s);

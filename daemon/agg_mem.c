@@ -6,7 +6,7 @@
 #include "daemon/agg-internal.h"
 #include "proto/wire_alloc_entry.h"
 
-#define SIZE_MASK ((UINT64_C(1) << AGG_MEM_SIZE_BITS) - 1)
+#define SIZE_MASK AGG_MEM_WIDE
 
 /* The per-event path is inlined whole into its two callers (a run's
  * entries and single events): calls and their spills were a fifth of an
@@ -117,15 +117,17 @@ static inline uint64_t pick(bool c, uint64_t x, uint64_t y)
     return (x & m) | (y & ~m);
 }
 
-/* Changes a site's live bytes, first capturing its value at the latest
- * global peak if this is its first change since that peak. */
-HOT void site_live(struct agg *a, struct agg_siteb *s, int64_t delta)
+/* Changes a site's live bytes by `delta` modulo 2^64 (a decrease is its
+ * two's complement: sizes go to 2^64 - 1, past any signed type), first
+ * capturing its value at the latest global peak if this is its first
+ * change since that peak. */
+HOT void site_live(struct agg *a, struct agg_siteb *s, uint64_t delta)
 {
     if (s == NULL)
         return;
     if (s->last_change <= a->mem.peak_event)
         s->at_peak = s->live;
-    s->live += (uint64_t)delta;
+    s->live += delta;
     s->last_change = a->mem.events;
 }
 
@@ -234,12 +236,54 @@ HOT struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t bytes
 
 /* Global live bytes after a tracked change, and the peak (which rises
  * with allocations, not frees: no branch). */
-HOT void global_live(struct agg_mem *m, int64_t delta)
+HOT void global_live(struct agg_mem *m, uint64_t delta)
 {
-    m->live += (uint64_t)delta;
+    m->live += delta; /* modulo 2^64, as site_live */
     bool higher = m->live > m->peak;
     m->peak = pick(higher, m->live, m->peak);
     m->peak_event = pick(higher, m->events, m->peak_event);
+}
+
+/* Whether allocated_bytes can take `bytes` more (every other byte sum is
+ * at most it); past 2^64 - 1 the event is refused as a collector error
+ * rather than wrapped. */
+HOT bool bytes_fit(struct agg *a, const struct wire_alloc *e, uint64_t bytes)
+{
+    uint64_t sum;
+    if (__builtin_expect(!__builtin_add_overflow(a->mem.allocated_bytes, bytes, &sum), 1))
+        return true;
+    agg_errorf(a, "ALLOC sequence %llu: allocated bytes would pass 2^64 - 1",
+               (unsigned long long)e->sequence);
+    return false;
+}
+
+/* The size field of a live record: the size, or AGG_MEM_WIDE when it is
+ * kept whole beside the record. */
+HOT uint64_t size_field(uint64_t size)
+{
+    return size < SIZE_MASK ? size : SIZE_MASK;
+}
+
+/* Adds the record of a new id whose size is kept whole beside it; false
+ * when the limit refuses either. */
+static bool add_wide(struct agg_mem *m, uint64_t id, uint64_t size, uint64_t rec)
+{
+    if (!live_track_set_wide(&m->track, id, size, &m->limit))
+        return false;
+    if (live_track_add(&m->track, id, rec, &m->limit))
+        return true;
+    live_track_drop_wide(&m->track, id);
+    return false;
+}
+
+/* The budget refused the record of `id`: from now on the live values are
+ * unavailable, and frees and resizes of untracked ids from the lowest
+ * such id up are expected. */
+static void untrack(struct agg_mem *m, uint64_t id)
+{
+    if (id < m->watermark)
+        m->watermark = id;
+    m->limited = true;
 }
 
 HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node *node)
@@ -250,24 +294,23 @@ HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node
                    (unsigned long long)e->sequence);
         return;
     }
+    if (!bytes_fit(a, e, e->new_size))
+        return;
     m->have_id = true;
     m->max_id = e->allocation_id;
     m->allocation_count++;
     struct agg_siteb *s = pressure(a, node, e->new_size, true);
-    if (e->new_size > SIZE_MASK) {
-        agg_errorf(a, "ALLOC sequence %llu: size too large to track",
-                   (unsigned long long)e->sequence);
+    uint64_t site = (uint64_t)site_ref(a, s) << AGG_MEM_SIZE_BITS;
+    bool kept = !m->limited &&
+                (__builtin_expect(e->new_size < SIZE_MASK, 1)
+                     ? live_track_add(&m->track, e->allocation_id, e->new_size | site, &m->limit)
+                     : add_wide(m, e->allocation_id, e->new_size, SIZE_MASK | site));
+    if (!kept) {
+        untrack(m, e->allocation_id);
         return;
     }
-    uint64_t rec = e->new_size | (uint64_t)site_ref(a, s) << AGG_MEM_SIZE_BITS;
-    if (m->limited || !live_track_add(&m->track, e->allocation_id, rec, &m->limit)) {
-        if (m->watermark == UINT64_MAX)
-            m->watermark = e->allocation_id; /* the first id not tracked */
-        m->limited = true;
-        return;
-    }
-    site_live(a, s, (int64_t)e->new_size);
-    global_live(m, (int64_t)e->new_size);
+    site_live(a, s, e->new_size);
+    global_live(m, e->new_size);
 }
 
 /* mem_lookup of an id with no record: untracked ids at or above the
@@ -298,11 +341,31 @@ HOT uint64_t *mem_lookup(struct agg *a, const struct wire_alloc *e, bool *untrac
 HOT uint64_t mem_size(struct agg *a, const struct wire_alloc *e, const uint64_t *r)
 {
     uint64_t size = *r & SIZE_MASK;
+    if (__builtin_expect(size == SIZE_MASK, 0))
+        size = live_track_wide(&a->mem.track, e->allocation_id);
     if (e->old_size != size)
         agg_errorf(a, "ALLOC sequence %llu: old size %llu, but the allocation holds %llu bytes",
                    (unsigned long long)e->sequence, (unsigned long long)e->old_size,
                    (unsigned long long)size);
     return size;
+}
+
+/* A resize from or to a size kept whole: keeps the new size beside the
+ * record or drops the old one.  When the limit refuses the room, the
+ * allocation stops being tracked (false). */
+static bool resize_wide(struct agg_mem *m, uint64_t id, uint64_t *r, uint64_t neu)
+{
+    if (neu < SIZE_MASK) {
+        live_track_drop_wide(&m->track, id);
+        return true;
+    }
+    if (live_track_set_wide(&m->track, id, neu, &m->limit))
+        return true;
+    if ((*r & SIZE_MASK) == SIZE_MASK)
+        live_track_drop_wide(&m->track, id);
+    live_track_remove(&m->track, id, r);
+    untrack(m, id);
+    return false;
 }
 
 HOT void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *node)
@@ -313,22 +376,22 @@ HOT void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *
         return;
     uint64_t old = r ? mem_size(a, e, r) : e->old_size, neu = e->new_size;
     uint64_t grow = pick(neu > old, neu - old, 0), shrink = pick(neu < old, old - neu, 0);
+    if (!bytes_fit(a, e, grow))
+        return;
     a->mem.resize_count++;
     pressure(a, node, grow, false);
     if (!r)
         return;
-    if (e->new_size > SIZE_MASK) {
-        agg_errorf(a, "ALLOC sequence %llu: size too large to track",
-                   (unsigned long long)e->sequence);
+    if (__builtin_expect((old >= SIZE_MASK) | (neu >= SIZE_MASK), 0) &&
+        !resize_wide(&a->mem, e->allocation_id, r, neu))
         return;
-    }
     uint64_t site = *r & ~SIZE_MASK;
     struct agg_siteb *c = site_at(a, (uint32_t)(site >> AGG_MEM_SIZE_BITS));
-    int64_t delta = (int64_t)(neu - old);
+    uint64_t delta = neu - old;
     a->mem.freed_bytes += shrink;
     if (c)
         c->freed_bytes += shrink;
-    *r = neu | site;
+    *r = size_field(neu) | site;
     site_live(a, c, delta);
     global_live(&a->mem, delta);
 }
@@ -344,9 +407,11 @@ HOT void mem_free(struct agg *a, const struct wire_alloc *e)
     a->mem.freed_bytes += size;
     if (c)
         c->freed_bytes += size;
+    if (__builtin_expect(size >= SIZE_MASK, 0))
+        live_track_drop_wide(&a->mem.track, e->allocation_id);
     live_track_remove(&a->mem.track, e->allocation_id, r);
-    site_live(a, c, -(int64_t)size);
-    global_live(&a->mem, -(int64_t)size);
+    site_live(a, c, 0 - size);
+    global_live(&a->mem, 0 - size);
 }
 
 /* An event whose stack was checked, counted and applied. */
@@ -361,26 +426,16 @@ HOT void mem_apply(struct agg *a, const struct wire_alloc *e, struct agg_node *n
         mem_free(a, e);
 }
 
-/* Sizes present exactly where the operation has them. */
-static bool op_shape_ok(const struct wire_alloc *e)
-{
-    switch (e->op) {
-    case WIRE_OP_ALLOCATE:
-        return e->old_size == WIRE_NONE64 && e->new_size != WIRE_NONE64;
-    case WIRE_OP_RESIZE:
-        return e->old_size != WIRE_NONE64 && e->new_size != WIRE_NONE64;
-    case WIRE_OP_FREE:
-        return e->old_size != WIRE_NONE64 && e->new_size == WIRE_NONE64;
-    }
-    return false;
-}
-
-/* One event whose order and sequence were checked. */
-static inline int mem_event(struct agg *a, const struct wire_alloc *e)
+/* One event whose order and sequence were checked: the one path of
+ * single events and of a run's entries.  `decoded` (a constant where it
+ * is inlined) says the decoder took the entry, so its operation and
+ * sizes need no second look. */
+HOT int mem_event(struct agg *a, const struct wire_alloc *e, bool decoded)
 {
     uint64_t before = a->errors;
     struct agg_node *node;
-    if (!op_shape_ok(e)) {
+    if (!decoded &&
+        !((e->op <= WIRE_OP_FREE) & wire_alloc_sizes_ok(e->op, e->old_size, e->new_size))) {
         agg_errorf(a, "ALLOC sequence %llu: operation %u with the wrong sizes",
                    (unsigned long long)e->sequence, e->op);
         return -1;
@@ -393,13 +448,13 @@ static inline int mem_event(struct agg *a, const struct wire_alloc *e)
 
 int agg_mem_event(struct agg *a, const struct wire_alloc *e)
 {
-    return mem_event(a, e);
+    return mem_event(a, e, false);
 }
 
-/* One entry of a run: the decoder checked its operation, sizes and
- * stack, agg_mem_run the stream's state, so the sequence is left
- * (agg_alloc reports a bad one). */
-static inline void run_entry(struct agg *a, const uint8_t *p)
+/* One entry of a run: the decoder checked it, agg_mem_run the stream's
+ * state; a sequence that does not increase goes the way of single events
+ * (agg_alloc reports it). */
+HOT void run_entry(struct agg *a, const uint8_t *p)
 {
     struct wire_alloc e; /* what the aggregation reads of it */
     e.sequence = wire_alloc_entry_sequence(p);
@@ -415,9 +470,7 @@ static inline void run_entry(struct agg *a, const uint8_t *p)
     e.old_size = wire_alloc_entry_old_size(p);
     e.new_size = wire_alloc_entry_new_size(p);
     e.stack_id = wire_alloc_entry_stack(p);
-    struct agg_node *node;
-    if (event_node(a, &e, &node))
-        mem_apply(a, &e, node);
+    mem_event(a, &e, true);
 }
 
 /* Prefetching runs two steps WARM entries apart, so that each step reads

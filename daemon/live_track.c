@@ -5,7 +5,8 @@
 
 size_t live_track_bytes(const struct live_track *t)
 {
-    return live_window_bytes(t->window.cap) + live_table_bytes(t->table.cap);
+    return live_window_bytes(t->window.cap) + live_table_bytes(t->table.cap) +
+           live_table_bytes(t->wide.cap);
 }
 
 uint64_t *live_track_find_old(const struct live_track *t, uint64_t id)
@@ -31,11 +32,10 @@ static bool fits(const struct live_limit *lim, size_t more)
     return lim->fits == NULL || lim->fits(lim->ctx, more);
 }
 
-/* Room for one more record in the table, doubling it (old and new are
- * both held while rehashing) if needed. */
-static bool table_room(struct live_track *t, const struct live_limit *lim)
+/* Room for one more entry in a table, doubling it (old and new are both
+ * held while rehashing) if needed. */
+static bool table_room(struct live_table *tb, const struct live_limit *lim)
 {
-    struct live_table *tb = &t->table;
     if ((tb->n + 1) * 4 <= tb->cap * 3)
         return true;
     uint64_t cap = tb->cap ? tb->cap * 2 : LIVE_TABLE_MIN_CAP;
@@ -56,7 +56,7 @@ static bool window_slide(struct live_track *t, uint64_t target, const struct liv
         uint64_t *s = &w->slots[w->base & (w->cap - 1)];
         if (*s == LIVE_EMPTY)
             continue;
-        if (!table_room(t, lim))
+        if (!table_room(&t->table, lim))
             return false;
         live_table_insert(&t->table, w->base, *s);
         *s = LIVE_EMPTY;
@@ -94,8 +94,35 @@ bool live_track_add_slow(struct live_track *t, uint64_t id, uint64_t rec,
     return true;
 }
 
+bool live_track_set_wide(struct live_track *t, uint64_t id, uint64_t size,
+                         const struct live_limit *lim)
+{
+    struct live_slot *s = live_table_find(&t->wide, id);
+    if (s) {
+        s->size_site = size;
+        return true;
+    }
+    if (!table_room(&t->wide, lim))
+        return false;
+    live_table_insert(&t->wide, id, size);
+    return true;
+}
+
+uint64_t live_track_wide(const struct live_track *t, uint64_t id)
+{
+    return live_table_find(&t->wide, id)->size_site;
+}
+
+void live_track_drop_wide(struct live_track *t, uint64_t id)
+{
+    struct live_slot *s = live_table_find(&t->wide, id);
+    if (s)
+        live_table_remove(&t->wide, s);
+}
+
 void live_track_free(struct live_track *t)
 {
     live_window_free(&t->window);
     live_table_free(&t->table);
+    live_table_free(&t->wide);
 }

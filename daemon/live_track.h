@@ -8,7 +8,7 @@
  * without probing.
  *
  * Ids added must increase.  Every growth (a window or table doubling: old
- * and new are counted together) is first offered to a limit, so that the
+ * and new are counted together; the full-size table's too) is first offered to a limit, so that the
  * aggregation can charge it against its retention budget.
  */
 #ifndef JETT_PROTO_LIVE_TRACK_H
@@ -24,6 +24,8 @@
 struct live_track {
     struct live_window window; /* records of recent ids */
     struct live_table table;   /* records of older ids, at most 3/4 full */
+    struct live_table wide;    /* id -> full size, for the few records whose
+                                * packed size field cannot hold theirs */
 };
 
 /* What growth may take: fits(ctx, more) says whether `more` bytes may be
@@ -35,8 +37,18 @@ struct live_limit {
     size_t reserve;
 };
 
-/* Bytes held by the records. */
+/* Bytes held by the records (full sizes included). */
 size_t live_track_bytes(const struct live_track *t);
+
+/* Full sizes, beside the packed records, of ids whose size the packing
+ * cannot hold: a 16-byte slot each, in a table that grows under the
+ * limit like the others.  set keeps or replaces the size of id (false
+ * when the limit refuses the room, leaving it as it was); get reads a
+ * size that was set; drop forgets it, if there is one. */
+bool live_track_set_wide(struct live_track *t, uint64_t id, uint64_t size,
+                         const struct live_limit *lim);
+uint64_t live_track_wide(const struct live_track *t, uint64_t id);
+void live_track_drop_wide(struct live_track *t, uint64_t id);
 
 /* The record of a live id below the window, or NULL. */
 uint64_t *live_track_find_old(const struct live_track *t, uint64_t id);

@@ -314,14 +314,15 @@ static int cpu_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
     e->secondary = f->self;
     e->percent_hundredths = rank_percent_hundredths(f->inclusive, a->cpu.attributed);
     e->freed_bytes = e->retained_bytes = e->live_at_peak_bytes = e->resize_count = RANK_NA;
+    e->live_unavailable = true;
     if (numbers_only)
         return 0;
     if (entry_hot_lines(a, ident, e) < 0)
         return -1;
-    if (status != AGG_COMPLETE)
-        return 0;
     if (e->path.ptr == NULL)
         return e->suggestions_unavailable = true, 0;
+    if (status != AGG_COMPLETE)
+        return 0;
     return suggest_cpu(e);
 }
 
@@ -338,10 +339,13 @@ static int mem_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
     e->freed_bytes = exact ? s->freed_bytes : RANK_NA;
     e->retained_bytes = exact ? s->live : RANK_NA;
     e->live_at_peak_bytes = exact ? agg_mem_site_at_peak(a, s) : RANK_NA;
-    if (numbers_only || r->status != AGG_COMPLETE)
+    e->live_unavailable = !exact;
+    if (numbers_only)
         return 0;
     if (e->path.ptr == NULL)
         return e->suggestions_unavailable = true, 0;
+    if (r->status != AGG_COMPLETE)
+        return 0;
     return suggest_mem(e, r->threshold_bp, a->mem.attributed);
 }
 
@@ -406,6 +410,7 @@ static void mem_totals(const struct agg *a, struct rank_mem_totals *t)
     t->freed_bytes = m->limited ? RANK_NA : m->freed_bytes;
     t->peak_live_bytes = m->limited ? RANK_NA : m->peak;
     t->retained_bytes = m->limited ? RANK_NA : m->live;
+    t->live_unavailable = m->limited;
     t->attributed_allocated_bytes = m->attributed;
 }
 

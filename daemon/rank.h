@@ -26,7 +26,8 @@
 
 #include "daemon/agg.h"
 
-/* An unknown required number. */
+/* An unknown required number.  Byte counts can be 2^64 - 1 itself, so
+ * theirs say "unknown" by a flag (live_unavailable) instead. */
 #define RANK_NA UINT64_MAX
 #define RANK_TOP 3 /* hot lines and call chains per entry */
 #define RANK_MAX_SUGGESTIONS 2
@@ -64,8 +65,10 @@ struct rank_entry {
     int origin;                  /* enum wire_origin, -1: unavailable */
     uint64_t primary, secondary; /* cpu: inclusive, self; memory: allocated bytes, count */
     uint64_t percent_hundredths;
-    /* memory mode only */
+    /* memory mode only; primary is exact, the three live values only
+     * while live_unavailable is false (they are RANK_NA then) */
     uint64_t freed_bytes, retained_bytes, live_at_peak_bytes, resize_count;
+    bool live_unavailable;
     struct rank_hot hot[RANK_TOP];
     unsigned n_hot;
     struct rank_chain chains[RANK_TOP];
@@ -82,9 +85,14 @@ struct rank_cpu_totals {
     uint64_t wall_ms, process_cpu_ms;
 };
 
+/* Byte counts are exact up to 2^64 - 1; freed, peak and retained are
+ * unavailable (and RANK_NA) when live_unavailable is set, allocated and
+ * attributed bytes when allocated_unavailable is (only a profile made
+ * without the aggregation, such as the launcher's fallback, sets it). */
 struct rank_mem_totals {
     uint64_t allocation_count, resize_count, allocated_bytes, freed_bytes, peak_live_bytes,
         retained_bytes, attributed_allocated_bytes;
+    bool live_unavailable, allocated_unavailable;
 };
 
 /* Overrides of the capture's threshold and limit (replay flags). */

@@ -55,6 +55,15 @@ static void put_num(FILE *f, uint64_t v)
         fprintf(f, "%llu", (unsigned long long)v);
 }
 
+/* A byte count: exact whatever its value, or unavailable. */
+static void put_bytes(FILE *f, uint64_t v, bool unavailable)
+{
+    if (unavailable)
+        fputs("unavailable", f);
+    else
+        fprintf(f, "%llu", (unsigned long long)v);
+}
+
 /* Hundredths padded to two decimals: 34.10. */
 static void put_hundredths(FILE *f, uint64_t h)
 {
@@ -70,6 +79,13 @@ static void put_line(FILE *f, const char *label, uint64_t v, const char *unit)
     put_num(f, v);
     if (v != RANK_NA && unit)
         fputs(unit, f);
+    fputc('\n', f);
+}
+
+static void put_byte_line(FILE *f, const char *label, uint64_t v, bool unavailable)
+{
+    fprintf(f, "  %-22s", label);
+    put_bytes(f, v, unavailable);
     fputc('\n', f);
 }
 
@@ -125,11 +141,11 @@ static void mem_config_totals(FILE *f, const struct rank_report *r)
     fputs("totals:\n", f);
     put_line(f, "allocations", t->allocation_count, NULL);
     put_line(f, "resizes", t->resize_count, NULL);
-    put_line(f, "allocated bytes", t->allocated_bytes, NULL);
-    put_line(f, "freed bytes", t->freed_bytes, NULL);
-    put_line(f, "peak live bytes", t->peak_live_bytes, NULL);
-    put_line(f, "retained bytes", t->retained_bytes, NULL);
-    put_line(f, "attributed bytes", t->attributed_allocated_bytes, NULL);
+    put_byte_line(f, "allocated bytes", t->allocated_bytes, t->allocated_unavailable);
+    put_byte_line(f, "freed bytes", t->freed_bytes, t->live_unavailable);
+    put_byte_line(f, "peak live bytes", t->peak_live_bytes, t->live_unavailable);
+    put_byte_line(f, "retained bytes", t->retained_bytes, t->live_unavailable);
+    put_byte_line(f, "attributed bytes", t->attributed_allocated_bytes, t->allocated_unavailable);
 }
 
 static void put_location(FILE *f, struct rank_str path, uint64_t line, uint64_t column)
@@ -201,11 +217,11 @@ static void mem_entry(FILE *f, const struct rank_entry *e)
             (unsigned long long)e->secondary);
     entry_name(f, e);
     fputs("    freed ", f);
-    put_num(f, e->freed_bytes);
+    put_bytes(f, e->freed_bytes, e->live_unavailable);
     fputs(", retained ", f);
-    put_num(f, e->retained_bytes);
+    put_bytes(f, e->retained_bytes, e->live_unavailable);
     fputs(", live at peak ", f);
-    put_num(f, e->live_at_peak_bytes);
+    put_bytes(f, e->live_at_peak_bytes, e->live_unavailable);
     fputs(", resizes ", f);
     put_num(f, e->resize_count);
     fputc('\n', f);

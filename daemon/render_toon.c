@@ -10,6 +10,12 @@ static struct toon_value *num(uint64_t v)
     return v == RANK_NA ? toon_cstr("unavailable") : toon_uint(v);
 }
 
+/* A byte count: exact whatever its value, or unavailable. */
+static struct toon_value *bytes(uint64_t v, bool unavailable)
+{
+    return unavailable ? toon_cstr("unavailable") : toon_uint(v);
+}
+
 static struct toon_value *str(struct rank_str s)
 {
     return s.ptr ? toon_string(s.ptr, s.len) : toon_cstr("unavailable");
@@ -68,11 +74,12 @@ static struct toon_value *mem_totals(const struct rank_mem_totals *t)
     struct toon_value *o = toon_object();
     toon_set(o, "allocation_count", num(t->allocation_count));
     toon_set(o, "resize_count", num(t->resize_count));
-    toon_set(o, "allocated_bytes", num(t->allocated_bytes));
-    toon_set(o, "freed_bytes", num(t->freed_bytes));
-    toon_set(o, "peak_live_bytes", num(t->peak_live_bytes));
-    toon_set(o, "retained_bytes", num(t->retained_bytes));
-    toon_set(o, "attributed_allocated_bytes", num(t->attributed_allocated_bytes));
+    toon_set(o, "allocated_bytes", bytes(t->allocated_bytes, t->allocated_unavailable));
+    toon_set(o, "freed_bytes", bytes(t->freed_bytes, t->live_unavailable));
+    toon_set(o, "peak_live_bytes", bytes(t->peak_live_bytes, t->live_unavailable));
+    toon_set(o, "retained_bytes", bytes(t->retained_bytes, t->live_unavailable));
+    toon_set(o, "attributed_allocated_bytes",
+             bytes(t->attributed_allocated_bytes, t->allocated_unavailable));
     return o;
 }
 
@@ -148,11 +155,11 @@ static struct toon_value *mem_entry(const struct rank_entry *e)
 {
     struct toon_value *o = entry_head(e);
     toon_set(o, "allocation_count", num(e->secondary));
-    toon_set(o, "allocated_bytes", num(e->primary));
+    toon_set(o, "allocated_bytes", toon_uint(e->primary));
     toon_set(o, "allocation_percent", hundredths(e->percent_hundredths));
-    toon_set(o, "freed_bytes", num(e->freed_bytes));
-    toon_set(o, "retained_bytes", num(e->retained_bytes));
-    toon_set(o, "live_at_peak_bytes", num(e->live_at_peak_bytes));
+    toon_set(o, "freed_bytes", bytes(e->freed_bytes, e->live_unavailable));
+    toon_set(o, "retained_bytes", bytes(e->retained_bytes, e->live_unavailable));
+    toon_set(o, "live_at_peak_bytes", bytes(e->live_at_peak_bytes, e->live_unavailable));
     toon_set(o, "resize_count", num(e->resize_count));
     toon_set(o, "origin", origin(e->origin));
     toon_set(o, "call_chains", chains(e, "bytes"));

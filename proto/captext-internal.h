@@ -56,6 +56,10 @@ int pack_num32(struct packer *p, int i, const char *key, bool opt, uint32_t *out
 int pack_num64(struct packer *p, int i, const char *key, bool opt, uint64_t *out);
 /* Any u64, for fields that have no absent value (sequences, ticks). */
 int pack_u64(struct packer *p, int i, const char *key, uint64_t *out);
+/* An ALLOC size: when the operation has it (`present`), a number from 0
+ * to 2^64 - 1; else '-' (a number is refused, saying `why`). */
+int pack_size(struct packer *p, int i, const char *key, bool present, const char *why,
+              uint64_t *out);
 int pack_enum(struct packer *p, int i, const char *key, const char *const *names, int n,
               uint8_t *out);
 int pack_bool(struct packer *p, int i, const char *key, bool *out);

@@ -51,6 +51,16 @@ static void put_u64(FILE *out, const char *key, uint64_t v)
         fprintf(out, " %s=%" PRIu64, key, v);
 }
 
+/* An ALLOC size: a number wherever the operation has one, whatever its
+ * value (2^64 - 1 is a size there, not the absent marker). */
+static void put_size(FILE *out, const char *key, uint64_t v, bool present)
+{
+    if (present)
+        fprintf(out, " %s=%" PRIu64, key, v);
+    else
+        put_u64(out, key, v);
+}
+
 static void put_span(FILE *out, const char *key, struct wire_span s)
 {
     if (!wire_span_present(s))
@@ -136,8 +146,8 @@ static void dump_entry(FILE *out, const struct wire_event *ev)
         const struct wire_alloc *a = &ev->u.alloc;
         fprintf(out, "  ALLOC seq=%" PRIu64 " op=%s id=%" PRIu64, a->sequence, captext_ops[a->op],
                 a->allocation_id);
-        put_u64(out, "old", a->old_size);
-        put_u64(out, "new", a->new_size);
+        put_size(out, "old", a->old_size, a->op != WIRE_OP_ALLOCATE);
+        put_size(out, "new", a->new_size, a->op != WIRE_OP_FREE);
         dump_exec(out, &a->exec);
         put_u32(out, "stack", a->stack_id);
         put_span(out, "span", a->span);

@@ -201,6 +201,20 @@ int pack_u64(struct packer *p, int i, const char *key, uint64_t *out)
     return pack_num(p, i, key, UINT64_MAX, 0, out);
 }
 
+int pack_size(struct packer *p, int i, const char *key, bool present, const char *why,
+              uint64_t *out)
+{
+    if (present)
+        return pack_u64(p, i, key, out);
+    const struct pack_field *f = pack_field(p, i, key);
+    if (!f)
+        return -1;
+    if (!is_none(f))
+        return pack_err(p, "%s: '%.*s', but %s (write '-')", key, (int)f->val_len, f->val, why);
+    *out = WIRE_NONE64;
+    return 0;
+}
+
 int pack_enum(struct packer *p, int i, const char *key, const char *const *names, int n,
               uint8_t *out)
 {

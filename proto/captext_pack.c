@@ -262,10 +262,11 @@ static int rec_entry(struct packer *p)
         ev.kind = WIRE_ENTRY_ALLOC;
         if (pack_u64(p, 0, "seq", &a->sequence) || pack_enum(p, 1, "op", captext_ops, 3, &a->op) ||
             pack_num64(p, 2, "id", false, &a->allocation_id) ||
-            pack_num64(p, 3, "old", true, &a->old_size) ||
-            pack_num64(p, 4, "new", true, &a->new_size) || exec_of(p, 5, &a->exec) ||
-            pack_num32(p, 8, "stack", true, &a->stack_id) || pack_span(p, 9, "span", &a->span) ||
-            pack_no_more(p, 10))
+            pack_size(p, 3, "old", a->op != WIRE_OP_ALLOCATE, "an allocate has no old size",
+                      &a->old_size) ||
+            pack_size(p, 4, "new", a->op != WIRE_OP_FREE, "a free has no new size", &a->new_size) ||
+            exec_of(p, 5, &a->exec) || pack_num32(p, 8, "stack", true, &a->stack_id) ||
+            pack_span(p, 9, "span", &a->span) || pack_no_more(p, 10))
             return -1;
     }
     if (p->batch == BATCH_NONE)

@@ -192,6 +192,9 @@ struct wire_sample {
     struct wire_span span; /* leaf statement, in the leaf function's source */
 };
 
+/* The operation says which sizes an event has: an allocate no old size,
+ * a free no new size.  A size the operation has may be any u64 (2^64 - 1
+ * included); one it has not is WIRE_NONE64. */
 struct wire_alloc {
     uint64_t sequence;
     uint8_t op; /* enum wire_op */
@@ -202,6 +205,15 @@ struct wire_alloc {
     uint32_t stack_id;
     struct wire_span span;
 };
+
+/* Whether the sizes are absent exactly where the operation has none (a
+ * known operation assumed), without a branch: what the decoder and the
+ * aggregation both require. */
+static inline bool wire_alloc_sizes_ok(uint8_t op, uint64_t old_size, uint64_t new_size)
+{
+    return ((op != WIRE_OP_ALLOCATE) | (old_size == WIRE_NONE64)) &
+           ((op != WIRE_OP_FREE) | (new_size == WIRE_NONE64));
+}
 
 struct wire_finish {
     uint8_t termination; /* enum wire_termination */

@@ -146,9 +146,42 @@ static inline int read_sample(struct wire_decoder *d, const uint8_t *p, struct w
     return 0;
 }
 
-static inline int read_alloc(struct wire_decoder *d, const uint8_t *p, struct wire_alloc *a)
+/* The one acceptance rule of an ALLOC entry (kind byte `kind`, fields
+ * in a) after the sequence `last` (none when !have) and below the
+ * allocate id floor `next_id`, with n_stacks stacks defined: one
+ * expression, which a run of good entries passes without a branch per
+ * check.  Single entries (read_alloc) and runs (wire_events_alloc_run)
+ * both take an entry exactly when it holds, and then move the floor
+ * with next_alloc_floor; alloc_rejection only says why it did not. */
+static inline bool alloc_entry_ok(uint8_t kind, const struct wire_alloc *a, bool have,
+                                  uint64_t last, uint64_t next_id, uint32_t n_stacks)
 {
-    wire_alloc_entry_read(p, a);
+    bool ok = (kind == WIRE_ENTRY_ALLOC) & (a->op <= WIRE_OP_FREE);
+    ok &= !have | (a->sequence > last);
+    ok &= a->allocation_id != WIRE_NONE64;
+    ok &= (a->op != WIRE_OP_ALLOCATE) | (a->allocation_id >= next_id);
+    ok &= wire_alloc_sizes_ok(a->op, a->old_size, a->new_size);
+    /* defined or absent: WIRE_NONE32 + 1 wraps to 0 */
+    ok &= a->stack_id + 1 <= n_stacks;
+    /* a span is absent, or ordered and under a stack (start <= end
+     * leaves an absent start only with an absent end) */
+    ok &= (a->span.start <= a->span.end) &
+          ((a->span.start == WIRE_NONE32) |
+           ((a->span.end != WIRE_NONE32) & (a->stack_id != WIRE_NONE32)));
+    return ok;
+}
+
+/* The allocate id floor after a taken entry: past an allocate's id (no
+ * branch). */
+static inline uint64_t next_alloc_floor(const struct wire_alloc *a, uint64_t next_id)
+{
+    return (a->op == WIRE_OP_ALLOCATE) ? a->allocation_id + 1 : next_id;
+}
+
+/* Why alloc_entry_ok refused an ALLOC entry: the first check it fails,
+ * as an error; always -1. */
+static int alloc_rejection(struct wire_decoder *d, const struct wire_alloc *a)
+{
     if (a->op > WIRE_OP_FREE)
         return bad(d, WIRE_E_RANGE, "ALLOC.operation", "unknown operation");
     if (d->have_alloc && a->sequence <= d->last_alloc_seq)
@@ -158,21 +191,23 @@ static inline int read_alloc(struct wire_decoder *d, const uint8_t *p, struct wi
     if (a->op == WIRE_OP_ALLOCATE && a->allocation_id < d->next_alloc_id)
         return bad(d, WIRE_E_SEQUENCE, "ALLOC.allocation_id",
                    "an allocate's id does not increase (ids are never reused)");
-    bool old = a->old_size != WIRE_NONE64, neu = a->new_size != WIRE_NONE64;
-    if (old != (a->op != WIRE_OP_ALLOCATE))
-        return bad(d, WIRE_E_RANGE, "ALLOC.old_size",
-                   a->op == WIRE_OP_ALLOCATE ? "an allocate has no old size"
-                                             : "a resize or free needs the old size");
-    if (neu != (a->op != WIRE_OP_FREE))
-        return bad(d, WIRE_E_RANGE, "ALLOC.new_size",
-                   a->op == WIRE_OP_FREE ? "a free has no new size"
-                                         : "an allocate or resize needs the new size");
+    if (a->op == WIRE_OP_ALLOCATE && a->old_size != WIRE_NONE64)
+        return bad(d, WIRE_E_RANGE, "ALLOC.old_size", "an allocate has no old size");
+    if (a->op == WIRE_OP_FREE && a->new_size != WIRE_NONE64)
+        return bad(d, WIRE_E_RANGE, "ALLOC.new_size", "a free has no new size");
     if (check_leaf(d, "ALLOC", a->stack_id, a->span) != 0)
         return -1;
+    return bad(d, WIRE_E_RANGE, "ALLOC", "entry refused"); /* not reached */
+}
+
+static inline int read_alloc(struct wire_decoder *d, const uint8_t *p, struct wire_alloc *a)
+{
+    wire_alloc_entry_read(p, a);
+    if (!alloc_entry_ok(p[0], a, d->have_alloc, d->last_alloc_seq, d->next_alloc_id, d->n_stacks))
+        return alloc_rejection(d, a);
     d->have_alloc = true;
     d->last_alloc_seq = a->sequence;
-    if (a->op == WIRE_OP_ALLOCATE)
-        d->next_alloc_id = a->allocation_id + 1;
+    d->next_alloc_id = next_alloc_floor(a, d->next_alloc_id);
     return 0;
 }
 
@@ -217,35 +252,6 @@ int wire_events_next(struct wire_decoder *d, struct wire_events_iter *it, struct
     return rc == 0 ? 1 : -1;
 }
 
-/* Whether read_alloc would take the entry at p (of WIRE_ALLOC_SIZE bytes)
- * after the sequence `last` (none when !have) and the allocate id floor
- * *next_id (moved past a good allocate), with n_stacks stacks
- * defined: its checks and check_leaf's in one expression, which a run of
- * good entries passes without a branch per check. */
-static inline bool alloc_entry_ok(const uint8_t *p, bool have, uint64_t last, uint64_t *next_id,
-                                  uint32_t n_stacks)
-{
-    struct wire_alloc a;
-    wire_alloc_entry_read(p, &a);
-    bool ok = (p[0] == WIRE_ENTRY_ALLOC) & (a.op <= WIRE_OP_FREE);
-    ok &= !have | (a.sequence > last);
-    ok &= a.allocation_id != WIRE_NONE64;
-    bool allocate = a.op == WIRE_OP_ALLOCATE;
-    ok &= !allocate | (a.allocation_id >= *next_id);
-    ok &= (a.old_size == WIRE_NONE64) == (a.op == WIRE_OP_ALLOCATE);
-    ok &= (a.new_size == WIRE_NONE64) == (a.op == WIRE_OP_FREE);
-    /* defined or absent: WIRE_NONE32 + 1 wraps to 0 */
-    ok &= a.stack_id + 1 <= n_stacks;
-    /* a span is absent, or ordered and under a stack (start <= end
-     * leaves an absent start only with an absent end) */
-    ok &= (a.span.start <= a.span.end) &
-          ((a.span.start == WIRE_NONE32) |
-           ((a.span.end != WIRE_NONE32) & (a.stack_id != WIRE_NONE32)));
-    /* a good allocate moves the floor of the next one's id (no branch) */
-    *next_id = (ok & allocate) ? a.allocation_id + 1 : *next_id;
-    return ok;
-}
-
 const uint8_t *wire_events_alloc_run(struct wire_decoder *d, struct wire_events_iter *it,
                                      size_t max, size_t *n)
 {
@@ -262,10 +268,13 @@ const uint8_t *wire_events_alloc_run(struct wire_decoder *d, struct wire_events_
         max = 0;
     for (; k < max; k++, p += WIRE_ALLOC_SIZE) {
         __builtin_prefetch(p + 2048); /* as in wire_events_next */
-        if (!alloc_entry_ok(p, have, last, &next_id, d->n_stacks))
+        struct wire_alloc a;
+        wire_alloc_entry_read(p, &a);
+        if (!alloc_entry_ok(p[0], &a, have, last, next_id, d->n_stacks))
             break;
         have = true;
-        last = wire_alloc_entry_sequence(p);
+        last = a.sequence;
+        next_id = next_alloc_floor(&a, next_id);
     }
     d->have_alloc = have;
     d->last_alloc_seq = last;

@@ -205,13 +205,10 @@ START_TEST(states_never_charged)
 }
 END_TEST
 
-/* A stack of 127 app.r frames plus <runtime>.<truncated-stack> as leaf;
- * two samples on it.  By hand: truncated_stacks 2; both functions have
- * inclusive 2; the bucket has self 2 against r's 0, so it ranks first;
- * it has no source: path, line, origin and suggestions unavailable; its
- * chain is 127 "app.r" (5 bytes each) and the 27-byte bucket name joined
- * by 127 " > ": 635 + 27 + 381 = 1043 bytes. */
-START_TEST(truncated_stack_bucket)
+/* rec_setup plus app.r (func 3) and <runtime>.<truncated-stack> (func
+ * 4, no source): stacks 5..131 are 127 app.r frames, stack 132 the
+ * bucket under them, as the agent sends a stack deeper than 128. */
+static struct ev truncated_setup(void)
 {
     struct ev e = rec_setup();
     ck_assert_int_eq(ev_func(&e, 3, "app", "r", 0, 20, 37), 0);
@@ -220,6 +217,18 @@ START_TEST(truncated_stack_bucket)
     for (uint32_t i = 0; i < 127; i++)
         ck_assert_int_eq(ev_stack(&e, 5 + i, i ? 4 + i : WIRE_NONE32, 3), 0);
     ck_assert_int_eq(ev_stack(&e, 132, 131, 4), 0);
+    return e;
+}
+
+/* A stack of 127 app.r frames plus <runtime>.<truncated-stack> as leaf;
+ * two samples on it.  By hand: truncated_stacks 2; both functions have
+ * inclusive 2; the bucket has self 2 against r's 0, so it ranks first;
+ * it has no source: path, line, origin and suggestions unavailable; its
+ * chain is 127 "app.r" (5 bytes each) and the 27-byte bucket name joined
+ * by 127 " > ": 635 + 27 + 381 = 1043 bytes. */
+START_TEST(truncated_stack_bucket)
+{
+    struct ev e = truncated_setup();
     ck_assert_int_eq(ev_jett(&e, 132, WIRE_NONE32, WIRE_NONE32), 0);
     ck_assert_int_eq(ev_jett(&e, 132, WIRE_NONE32, WIRE_NONE32), 0);
     ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
@@ -248,6 +257,61 @@ START_TEST(truncated_stack_bucket)
     ck_assert_str_eq(x->chains[0].chain, "app.r");
     /* a 129th frame is a collector error */
     ck_assert_int_eq(ev_stack(&e, 133, 132, 3), -1);
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
+/* The truncated stack of truncated_stack_bucket (127 app.r frames and
+ * the bucket, stack 132): one Jett sample on it, two waiting samples on
+ * it, a waiting sample on the plain stack main (0) and one without a
+ * stack.  The contract counts every sample whose stack was truncated,
+ * whatever its state.  By hand: truncated_stacks 1 + 2 = 3; waiting 4;
+ * attributed 1; recorded 5. */
+START_TEST(truncated_waiting_counted)
+{
+    struct ev e = truncated_setup();
+    ck_assert_int_eq(ev_jett(&e, 132, WIRE_NONE32, WIRE_NONE32), 0);
+    ck_assert_int_eq(ev_sample(&e, WIRE_STATE_WAITING, 132, WIRE_NONE32, WIRE_NONE32), 0);
+    ck_assert_int_eq(ev_sample(&e, WIRE_STATE_WAITING, 132, WIRE_NONE32, WIRE_NONE32), 0);
+    ck_assert_int_eq(ev_sample(&e, WIRE_STATE_WAITING, 0, WIRE_NONE32, WIRE_NONE32), 0);
+    ck_assert_int_eq(ev_sample(&e, WIRE_STATE_WAITING, WIRE_NONE32, WIRE_NONE32, WIRE_NONE32), 0);
+    ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_int_eq(r.status, AGG_COMPLETE);
+    ck_assert_uint_eq(r.cpu.truncated_stacks, 3);
+    ck_assert_uint_eq(r.cpu.waiting_samples, 4);
+    ck_assert_uint_eq(r.cpu.attributed_samples, 1);
+    ck_assert_uint_eq(r.cpu.recorded_samples, 5);
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
+/* The truncation bucket (no source) in an interrupted, so partial,
+ * profile: the contract marks the source and suggestions of a function
+ * without a source unavailable, whatever the status; a function with a
+ * source has no suggestions in a partial profile (an empty list).  Two
+ * samples on stack 132 as in truncated_stack_bucket: the bucket ranks
+ * first, app.r second. */
+START_TEST(sourceless_suggestions_unavailable_when_partial)
+{
+    struct ev e = truncated_setup();
+    ck_assert_int_eq(ev_jett(&e, 132, WIRE_NONE32, WIRE_NONE32), 0);
+    ck_assert_int_eq(ev_jett(&e, 132, WIRE_NONE32, WIRE_NONE32), 0);
+    ck_assert_int_eq(ev_finish(&e, WIRE_TERM_INTERRUPTED, 0, 0), 0);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_int_eq(r.status, AGG_PARTIAL);
+    ck_assert_int_eq(r.reason, AGG_REASON_INTERRUPTED);
+    ck_assert_uint_eq(r.n_entries, 2);
+    ck_assert_str_eq(r.entries[0].fn.ptr, "<truncated-stack>");
+    ck_assert(r.entries[0].suggestions_unavailable);
+    ck_assert_uint_eq(r.entries[0].n_suggestions, 0);
+    ck_assert_str_eq(r.entries[1].fn.ptr, "r");
+    ck_assert(!r.entries[1].suggestions_unavailable);
+    ck_assert_uint_eq(r.entries[1].n_suggestions, 0);
     rank_free(&r);
     agg_free(e.a);
 }
@@ -618,6 +682,8 @@ Suite *agg_suite(void)
     tcase_add_test(t, numbers_only_report);
     tcase_add_test(t, states_never_charged);
     tcase_add_test(t, truncated_stack_bucket);
+    tcase_add_test(t, truncated_waiting_counted);
+    tcase_add_test(t, sourceless_suggestions_unavailable_when_partial);
     tcase_add_test(t, chain_ties_by_identity);
     tcase_add_test(t, cpu_budget_exhaustion);
     tcase_add_test(t, cpu_budget_exact_fit);

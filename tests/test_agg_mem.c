@@ -4,9 +4,11 @@
  * number is computed by hand in the comments. */
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "daemon/agg.h"
 #include "daemon/rank.h"
+#include "daemon/render.h"
 #include "tests/agg_events.h"
 
 Suite *agg_mem_suite(void);
@@ -445,23 +447,162 @@ START_TEST(window_jumps_gaps)
 }
 END_TEST
 
-/* Sizes above 2^40 - 1 do not fit a live record: the allocation counts
- * (and its bytes), but it is a collector error and not tracked, so its
- * free is unknown too.  Sites always fit (they are arena offsets), and
- * the largest size without a site still differs from an empty slot. */
-START_TEST(size_too_large)
+/* Sizes at and past the packed record's 40 bits are exact (T = 2^40;
+ * make is stack 1, grow 2, main 0):
+ *   1 allocate id1 T @make        allocated T,      live T
+ *   2 resize id1 T -> T+16 @grow  growth 16         live T+16
+ *   3 allocate id2 T-1 @make                        live 2T+15
+ *   4 allocate id3 T+1 @main      allocated 3T+16,  live 3T+16
+ *   5 resize id2 T-1 -> 8 @grow   (down across the boundary) freed T-9,
+ *                                                   live 2T+25
+ *   6 allocate id4 8 @make        allocated 3T+24,  live 2T+33
+ *   7 resize id4 8 -> T @grow     (up across it) growth T-8,
+ *                                 allocated 4T+16,  live 3T+25: the peak;
+ *                                 make then holds id1 T+16, id2 8, id4 T
+ *                                 = 2T+24, main id3 T+1
+ *   8 free id1 (T+16) @main       freed 2T+7,       live 2T+9
+ * Totals: 4 allocations, 3 resizes, allocated 4T+16 (all attributed),
+ * freed 2T+7, peak 3T+25, retained 2T+9 (id2 8 + id3 T+1 + id4 T).
+ * make: 3 allocations, T + T-1 + 8 = 2T+7 bytes, 50.00% ((2T+7)/(4T+16)
+ * is half less 1/(4T+16)), freed T-9 + T+16 = 2T+7, retained 8 + T,
+ * at peak 2T+24; grow: 16 + T-8 = T+8 bytes (25.00%), 3 resizes;
+ * main: 1 allocation, T+1 bytes (25.00%), retained and at peak T+1.
+ * After event 1 the records hold the 2048-byte window, make's 56-byte
+ * site and 8-byte chain buckets and the 4096-byte table of full sizes
+ * (256 slots of 16 bytes): 6208. */
+START_TEST(sizes_past_40_bits)
 {
+    const uint64_t T = UINT64_C(1) << 40;
     struct ev e = setup(AGG_RETENTION_BUDGET_MAX);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, UINT64_C(1) << 40, 1), -1);
-    ck_assert_str_eq(agg_error(e.a), "ALLOC sequence 1: size too large to track");
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, (UINT64_C(1) << 40) - 1, 1), 0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 2, (UINT64_C(1) << 40) - 1, EV_NA, 1), 0);
-    /* without a site either: the packed record is still no empty slot */
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 3, EV_NA, (UINT64_C(1) << 40) - 1, WIRE_NONE32),
-                     0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 3, (UINT64_C(1) << 40) - 1, EV_NA, WIRE_NONE32), 0);
-    ck_assert_uint_eq(agg_error_count(e.a), 1);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, T, 1), 0);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 6208);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 1, T, T + 16, 2), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, T - 1, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 3, EV_NA, T + 1, 0), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 2, T - 1, 8, 2), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 4, EV_NA, 8, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 4, 8, T, 2), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 1, T + 16, EV_NA, 0), 0);
+    ck_assert_int_eq(ev_mem_finish(&e), 0);
+    ck_assert_uint_eq(agg_error_count(e.a), 0);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_int_eq(r.status, AGG_COMPLETE);
+    ck_assert_uint_eq(r.mem.allocation_count, 4);
+    ck_assert_uint_eq(r.mem.resize_count, 3);
+    ck_assert_uint_eq(r.mem.allocated_bytes, 4 * T + 16);
+    ck_assert_uint_eq(r.mem.freed_bytes, 2 * T + 7);
+    ck_assert_uint_eq(r.mem.peak_live_bytes, 3 * T + 25);
+    ck_assert_uint_eq(r.mem.retained_bytes, 2 * T + 9);
+    ck_assert_uint_eq(r.mem.attributed_allocated_bytes, 4 * T + 16);
+    ck_assert_uint_eq(r.n_entries, 3);
+    check_site(&r.entries[0], "make", 3, 2 * T + 7, 5000, 2 * T + 7, T + 8, 2 * T + 24, 0);
+    check_site(&r.entries[1], "grow", 0, T + 8, 2500, 0, 0, 0, 3);
+    check_site(&r.entries[2], "main", 1, T + 1, 2500, 0, T + 1, T + 1, 0);
+    rank_free(&r);
     agg_free(e.a);
+}
+END_TEST
+
+/* 2^63 at make, resized to 2^64 - 1 at grow (growth 2^63 - 1), freed at
+ * main: allocated, freed and peak are 2^64 - 1, a value and not the
+ * unavailable marker; retained 0.  make: 2^63 bytes, 50.00% (2^63 of
+ * 2^64 - 1), freed and at peak 2^64 - 1; grow 2^63 - 1 bytes, 50.00%
+ * (half less 1/(2^65 - 2)).  Then any byte more passes 2^64 - 1: an
+ * allocate of 1 byte and a resize of a zero-size allocation by 1 are
+ * refused as collector errors and change nothing (an allocate of 0 still
+ * fits); allocation 3 is then not live, so its resize is unknown. */
+START_TEST(sizes_up_to_2_64)
+{
+    const uint64_t H = UINT64_C(1) << 63;
+    struct ev e = setup(AGG_RETENTION_BUDGET_MAX);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, H, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 1, H, UINT64_MAX, 2), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 1, UINT64_MAX, EV_NA, 0), 0);
+    ck_assert_int_eq(ev_mem_finish(&e), 0);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_int_eq(r.status, AGG_COMPLETE);
+    ck_assert_uint_eq(r.mem.allocated_bytes, UINT64_MAX);
+    ck_assert_uint_eq(r.mem.freed_bytes, UINT64_MAX);
+    ck_assert_uint_eq(r.mem.peak_live_bytes, UINT64_MAX);
+    ck_assert_uint_eq(r.mem.retained_bytes, 0);
+    ck_assert(!r.mem.live_unavailable);
+    ck_assert_uint_eq(r.n_entries, 2);
+    check_site(&r.entries[0], "make", 1, H, 5000, UINT64_MAX, 0, UINT64_MAX, 0);
+    ck_assert(!r.entries[0].live_unavailable);
+    check_site(&r.entries[1], "grow", 0, H - 1, 5000, 0, 0, 0, 1);
+    char *toon;
+    size_t len;
+    char err[128];
+    ck_assert_int_eq(render_toon(&r, &toon, &len, err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(toon, "\n    allocated_bytes: 18446744073709551615\n"
+                                       "    freed_bytes: 18446744073709551615\n"
+                                       "    peak_live_bytes: 18446744073709551615\n"
+                                       "    retained_bytes: 0\n"));
+    ck_assert_ptr_nonnull(strstr(toon, "\n      freed_bytes: 18446744073709551615\n"));
+    free(toon);
+    rank_free(&r);
+    agg_free(e.a);
+
+    e = setup(AGG_RETENTION_BUDGET_MAX);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, UINT64_MAX, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, 0, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 3, EV_NA, 1, 1), -1);
+    ck_assert_str_eq(agg_error(e.a), "ALLOC sequence 3: allocated bytes would pass 2^64 - 1");
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 2, 0, 1, 2), -1);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 3, 1, 2, 2), -1);
+    ck_assert_uint_eq(agg_error_count(e.a), 3);
+    ck_assert_int_eq(ev_mem_finish(&e), 0);
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_int_eq(r.status, AGG_PARTIAL);
+    ck_assert_int_eq(r.reason, AGG_REASON_COLLECTOR_FAILURE);
+    ck_assert_uint_eq(r.mem.allocation_count, 2);
+    ck_assert_uint_eq(r.mem.resize_count, 0);
+    ck_assert_uint_eq(r.mem.allocated_bytes, UINT64_MAX);
+    ck_assert_uint_eq(r.mem.peak_live_bytes, UINT64_MAX);
+    ck_assert_uint_eq(r.mem.retained_bytes, UINT64_MAX);
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
+/* Full sizes are charged to the retention budget.  With 4000 bytes, a
+ * 2^40-byte allocation's full size (a 4096-byte table) does not fit: it
+ * is not tracked (retention_metadata_limit: live values unavailable,
+ * allocated bytes exact) and its free is expected.  With 5000 bytes, an
+ * 8-byte allocation fits (2048-byte window, 64 bytes of make's buckets),
+ * but its resize to 2^40 at grow needs the table too (2112 + 64 + 4096 >
+ * 5000): it stops being tracked, so its free is expected as well;
+ * allocated 8 + (2^40 - 8) = 2^40. */
+START_TEST(full_sizes_charged)
+{
+    const uint64_t T = UINT64_C(1) << 40;
+    for (int resized = 0; resized < 2; resized++) {
+        struct ev e = setup(resized ? 5000 : 4000);
+        if (resized) {
+            ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, 8, 1), 0);
+            ck_assert_uint_eq(agg_retention_bytes(e.a), 2112);
+            ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 1, 8, T, 2), 0);
+        } else {
+            ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, T, 1), 0);
+        }
+        ck_assert_uint_le(agg_retention_bytes(e.a), resized ? 5000 : 4000);
+        ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 1, T, EV_NA, 0), 0);
+        ck_assert_int_eq(ev_mem_finish(&e), 0);
+        ck_assert_uint_eq(agg_error_count(e.a), 0);
+        struct rank_report r;
+        ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+        ck_assert_int_eq(r.status, AGG_PARTIAL);
+        ck_assert_int_eq(r.reason, AGG_REASON_RETENTION_METADATA_LIMIT);
+        ck_assert_uint_eq(r.mem.allocated_bytes, T);
+        ck_assert_uint_eq(r.mem.allocation_count, 1);
+        ck_assert_uint_eq(r.mem.resize_count, (uint64_t)resized);
+        ck_assert(r.mem.live_unavailable);
+        ck_assert_uint_eq(r.mem.freed_bytes, RANK_NA);
+        rank_free(&r);
+        agg_free(e.a);
+    }
 }
 END_TEST
 
@@ -519,7 +660,9 @@ Suite *agg_mem_suite(void)
     tcase_add_test(t, window_grows);
     tcase_add_test(t, window_slide_refused);
     tcase_add_test(t, window_jumps_gaps);
-    tcase_add_test(t, size_too_large);
+    tcase_add_test(t, sizes_past_40_bits);
+    tcase_add_test(t, sizes_up_to_2_64);
+    tcase_add_test(t, full_sizes_charged);
     tcase_add_test(t, released_records_keep_the_profile);
     suite_add_tcase(s, t);
     return s;

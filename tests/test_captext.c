@@ -257,6 +257,44 @@ START_TEST(pack_validation_errors_name_line)
 }
 END_TEST
 
+/* Where the operation has a size, 0xff..ff is the size 2^64 - 1 and
+ * dumps as that number; '-' there, or a number where the operation has
+ * no size, is refused (either would read back as the other). */
+START_TEST(pack_alloc_sizes)
+{
+    static const char body[] =
+        "EVENTS\n"
+        "ALLOC seq=1 op=allocate id=1 old=- new=18446744073709551615 task=- actor=- thread=0 "
+        "stack=- span=-\n"
+        "ALLOC seq=2 op=resize id=1 old=18446744073709551615 new=1099511627776 task=- actor=- "
+        "thread=0 stack=- span=-\n"
+        "ALLOC seq=3 op=free id=1 old=1099511627776 new=- task=- actor=- thread=0 stack=- "
+        "span=-\n"
+        "END\n";
+    char text[2048], err[400];
+    snprintf(text, sizeof text, "%s%s%s", hello_line, body, finish_line);
+    check_roundtrip_text("alloc sizes", text, strlen(text));
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    ck_assert_int_eq(captext_pack(text, strlen(text), &sb, err, sizeof err), 0);
+    char *d = dump_mem(sb.data, sb.size, err, sizeof err);
+    ck_assert_ptr_nonnull(d);
+    ck_assert_ptr_nonnull(strstr(d, " op=allocate id=1 old=- new=18446744073709551615 "));
+    ck_assert_ptr_nonnull(strstr(d, " op=resize id=1 old=18446744073709551615 new=1099511627776 "));
+    free(d);
+    msgpack_sbuffer_destroy(&sb);
+    expect_pack_error("EVENTS\nALLOC seq=1 op=resize id=1 old=- new=4 task=- actor=- thread=0 "
+                      "stack=- span=-\nEND\n",
+                      true, "3: old: '-' is not a number from 0 to 18446744073709551615");
+    expect_pack_error("EVENTS\nALLOC seq=1 op=allocate id=1 old=5 new=4 task=- actor=- thread=0 "
+                      "stack=- span=-\nEND\n",
+                      true, "3: old: '5', but an allocate has no old size (write '-')");
+    expect_pack_error("EVENTS\nALLOC seq=1 op=free id=1 old=4 new=4 task=- actor=- thread=0 "
+                      "stack=- span=-\nEND\n",
+                      true, "3: new: '4', but a free has no new size (write '-')");
+}
+END_TEST
+
 /* Loose entries form one frame per run; a record line ends the run. */
 START_TEST(pack_implicit_batches)
 {
@@ -305,6 +343,7 @@ Suite *captext_suite(void)
     tcase_add_test(t, pack_structure_errors);
     tcase_add_test(t, pack_validation_errors_name_line);
     tcase_add_test(t, pack_implicit_batches);
+    tcase_add_test(t, pack_alloc_sizes);
     suite_add_tcase(s, t);
     return s;
 }

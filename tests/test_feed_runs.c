@@ -80,11 +80,19 @@ static void put_stack(struct gen *g)
     g->count++;
 }
 
-/* A size, now and then 0 or too large to track. */
+/* A size, now and then 0, at or past what a packed live record holds
+ * (2^40 - 1 up), or, in a dirty stream, near 2^64 (whose total then
+ * passes 2^64 - 1: refused events). */
 static uint64_t size(struct gen *g)
 {
     unsigned r = rnd(g, 64);
-    return r == 0 ? 0 : r == 1 && g->dirty ? (UINT64_C(1) << 40) + rnd(g, 9) : 1 + rnd(g, 5000);
+    if (r == 0)
+        return 0;
+    if (r == 1)
+        return (UINT64_C(1) << 40) - 1 + rnd(g, 9);
+    if (r == 2 && g->dirty)
+        return UINT64_MAX - rnd(g, 2);
+    return 1 + rnd(g, 5000);
 }
 
 static void put_alloc(struct gen *g)

@@ -22,6 +22,7 @@ static const struct {
     {"cpu-simple", "cpu-simple", NULL, NULL},
     {"cpu-recursion", "cpu-recursion", NULL, NULL},
     {"cpu-deep", "cpu-deep", NULL, NULL},
+    {"cpu-deep-waiting", "cpu-deep-waiting", NULL, NULL},
     {"cpu-states", "cpu-states", NULL, NULL},
     {"cpu-ties", "cpu-ties", NULL, NULL},
     {"cpu-threshold", "cpu-threshold", NULL, NULL},

@@ -768,13 +768,10 @@ START_TEST(alloc_entries)
     events_case(id, 1, WIRE_E_RANGE, "ALLOC.allocation_id");
     struct wire_event aold[] = {ALLOC_EV(1, WIRE_OP_ALLOCATE, 1, 4, 1, NOEXEC, 0, NOSPAN)};
     events_case(aold, 1, WIRE_E_RANGE, "ALLOC.old_size: an allocate has no old size");
-    struct wire_event rold[] = {ALLOC_EV(1, WIRE_OP_RESIZE, 1, WIRE_NONE64, 1, NOEXEC, 0, NOSPAN)};
-    events_case(rold, 1, WIRE_E_RANGE, "ALLOC.old_size: a resize or free needs the old size");
+    /* (a resize's old size or an allocate's new size of 0xff..ff is the
+     * size 2^64 - 1, not an absent one: alloc_sizes_full_range) */
     struct wire_event fnew[] = {ALLOC_EV(1, WIRE_OP_FREE, 1, 4, 4, NOEXEC, 0, NOSPAN)};
     events_case(fnew, 1, WIRE_E_RANGE, "ALLOC.new_size: a free has no new size");
-    struct wire_event anew[] = {
-        ALLOC_EV(1, WIRE_OP_ALLOCATE, 1, WIRE_NONE64, WIRE_NONE64, NOEXEC, 0, NOSPAN)};
-    events_case(anew, 1, WIRE_E_RANGE, "ALLOC.new_size: an allocate or resize needs");
     struct wire_event ref[] = {ALLOC_EV(1, 0, 1, WIRE_NONE64, 1, NOEXEC, 3, NOSPAN)};
     events_case(ref, 1, WIRE_E_REF, "ALLOC.stack_id: the stack is not defined");
     struct wire_event span[] = {ALLOC_EV(1, 0, 1, WIRE_NONE64, 1, NOEXEC, 0, {9, 8})};
@@ -900,6 +897,37 @@ START_TEST(alloc_runs_check_as_entries_do)
         ck_assert_str_eq(one.msg, run.msg);
         msgpack_sbuffer_destroy(&sb);
     }
+}
+END_TEST
+
+/* Where the operation has a size, every u64 is one, 2^64 - 1 included:
+ * allocate 2^64 - 1, resize it to 2^40, free it, taken one by one and as
+ * a run, with the sizes read back as sent. */
+START_TEST(alloc_sizes_full_range)
+{
+    const uint64_t top = UINT64_MAX, tib = UINT64_C(1) << 40;
+    struct wire_alloc al[] = {{1, WIRE_OP_ALLOCATE, 1, WIRE_NONE64, top, NOEXEC, 0, NOSPAN},
+                              {2, WIRE_OP_RESIZE, 1, top, tib, NOEXEC, 0, NOSPAN},
+                              {3, WIRE_OP_FREE, 1, tib, WIRE_NONE64, NOEXEC, 0, NOSPAN}};
+    uint8_t bin[3 * WIRE_ALLOC_SIZE];
+    for (size_t i = 0; i < 3; i++)
+        wire_put_alloc(bin + i * WIRE_ALLOC_SIZE, &al[i]);
+    for (int runs = 0; runs < 2; runs++) {
+        msgpack_sbuffer sb;
+        msgpack_sbuffer_init(&sb);
+        put_base(&sb);
+        wire_encode_events(&sb, 3, bin, sizeof bin);
+        struct wire_error err;
+        ck_assert_uint_eq(take_entries(&sb, runs, &err), 4); /* put_base's stack too */
+        ck_assert_msg(err.code == WIRE_OK, "%s", err.msg);
+        msgpack_sbuffer_destroy(&sb);
+    }
+    struct wire_alloc back;
+    wire_alloc_entry_read(bin, &back);
+    ck_assert_uint_eq(back.new_size, top);
+    wire_alloc_entry_read(bin + WIRE_ALLOC_SIZE, &back);
+    ck_assert_uint_eq(back.old_size, top);
+    ck_assert_uint_eq(back.new_size, tib);
 }
 END_TEST
 
@@ -1068,6 +1096,7 @@ Suite *wire_suite(void)
     tcase_add_test(t, events_structure);
     tcase_add_test(t, alloc_runs_check_as_entries_do);
     tcase_add_test(t, alloc_runs_stop_where_they_should);
+    tcase_add_test(t, alloc_sizes_full_range);
     suite_add_tcase(s, t);
     return s;
 }

@@ -10,8 +10,15 @@ a full snapshot at each new peak instead of the lazy one, the excerpt
 rules re-read from DESIGN section 10.  The byte budgets are modelled
 from their documented costs (agg.h, jett-profile(7)); the stack-table
 budget is not (the random captures stay far below it).  Only valid
-captures are modelled: a collector error is out of scope."""
+captures are modelled: a collector error is out of scope, but for the
+one jett-profile(7) defines for valid events: a byte total past
+2^64 - 1 (Python's integers never wrap)."""
 import json, re, sys
+
+U64_MAX = 2**64 - 1
+# jett-profile(7): a live record holds sizes below 2^40 - 1; larger ones
+# are also kept whole in a table of 16-byte slots
+WIDE = 2**40 - 1
 
 CAPS = ["cpu_tick_source", "safe_stack_capture", "jett_runtime_thread_registration",
         "task_attribution", "source_spans", "process_cpu_time",
@@ -207,6 +214,8 @@ class Model:
         # live records: a window of 8-byte slots for ids [win_base,
         # win_base + win_cap) and a table of 16-byte slots for older ids
         self.win_cap, self.win_base, self.win_n, self.table_cap, self.table_n = 0, 0, 0, 0, 0
+        self.wide_cap, self.wide = 0, set()  # ids whose size is kept whole
+        self.overflow = False                # an event refused: total past 2^64 - 1
         self.max_id, self.watermark, self.peak_snapshot = None, None, {}
 
     def rec_source(self, f):
@@ -266,6 +275,12 @@ class Model:
         c = self.cpu
         c["recorded"] += 1
         state = f["state"]
+        # the contract: a deeper stack ends with <truncated-stack> and
+        # increments truncated_stacks, whatever the sample's state
+        if f["stack"] is not None:
+            leaf = self.nodes[int(f["stack"])][1][-1]
+            if leaf[0] == b"<runtime>" and leaf[1] == b"<truncated-stack>":
+                c["truncated"] += 1
         if state != "jett":
             c[state] += 1
             return
@@ -273,8 +288,6 @@ class Model:
         node = int(f["stack"])
         chain = self.nodes[node][1]
         leaf = chain[-1]
-        if leaf[0] == b"<runtime>" and leaf[1] == b"<truncated-stack>":
-            c["truncated"] += 1
         b = self.fn_bucket(leaf)
         if b is not None:
             b[1] += 1
@@ -297,7 +310,41 @@ class Model:
 
     # ---- memory ----
     def mem_fits(self, n):
-        return self.used + self.win_cap * 8 + self.table_cap * 16 + n <= self.budget_ret
+        return (self.used + self.win_cap * 8 + self.table_cap * 16 + self.wide_cap * 16 + n
+                <= self.budget_ret)
+
+    def wide_room(self, aid):
+        """Room for the whole size of aid: its table grows as the table of
+        older ids does (256 slots, doubling at three quarters full)."""
+        if aid in self.wide:
+            return True
+        if (len(self.wide) + 1) * 4 > self.wide_cap * 3:
+            new = self.wide_cap * 2 if self.wide_cap else 256
+            if not self.mem_fits(new * 16):
+                return False
+            self.wide_cap = new
+        self.wide.add(aid)
+        return True
+
+    def fits_total(self, n):
+        """jett-profile(7): an event taking allocated_bytes past 2^64 - 1
+        is refused (a collector error) and changes no number."""
+        if self.mem["allocated"] + n > U64_MAX:
+            self.overflow = True
+            return False
+        return True
+
+    def untrack(self, aid):
+        if self.watermark is None or aid < self.watermark:
+            self.watermark = aid
+        self.mem_limited = True
+
+    def drop_record(self, aid):
+        del self.live[aid]
+        if aid < self.win_base:
+            self.table_n -= 1
+        else:
+            self.win_n -= 1
 
     def site(self, ident):
         if ident is None:
@@ -378,18 +425,28 @@ class Model:
 
     def mem_allocate(self, f, aid, ident, chain):
         size = int(f["new"])
+        if not self.fits_total(size):
+            return
         self.max_id = aid
         self.mem["count"] += 1
         self.pressure(ident, chain, size, True)
-        if self.mem_limited or not self.track(aid, size, ident):
-            if self.watermark is None:
-                self.watermark = aid
-            self.mem_limited = True
+        kept = not self.mem_limited
+        if kept and size >= WIDE:
+            kept = self.wide_room(aid)
+            if kept and not self.track(aid, size, ident):
+                self.wide.discard(aid)
+                kept = False
+        elif kept:
+            kept = self.track(aid, size, ident)
+        if not kept:
+            self.untrack(aid)
             return
         self.live_change(ident, size)
 
     def mem_resize(self, f, aid, ident, chain):
         old, new = int(f["old"]), int(f["new"])
+        if not self.fits_total(max(new - old, 0)):
+            return
         self.mem["resizes"] += 1
         if new > old:
             self.pressure(ident, chain, new - old, False)
@@ -400,6 +457,14 @@ class Model:
         if aid not in self.live:
             return
         creator = self.live[aid][1]
+        if new >= WIDE and not self.wide_room(aid):
+            # no room for the whole size: the allocation stops being tracked
+            self.wide.discard(aid)
+            self.drop_record(aid)
+            self.untrack(aid)
+            return
+        if new < WIDE:
+            self.wide.discard(aid)
         if new < old:
             self.mem["freed"] += old - new
             if creator in self.sites:
@@ -410,11 +475,9 @@ class Model:
     def mem_free(self, f, aid, ident, chain):
         if aid not in self.live:
             return
-        size, creator = self.live.pop(aid)
-        if aid < self.win_base:
-            self.table_n -= 1
-        else:
-            self.win_n -= 1
+        size, creator = self.live[aid]
+        self.drop_record(aid)
+        self.wide.discard(aid)
         self.mem["freed"] += size
         if creator in self.sites:
             self.sites[creator]["freed"] += size
@@ -434,7 +497,7 @@ def chain_text(chain):
 
 def status(m):
     f = m.finish
-    if f["collector_failure"] == "true":
+    if f["collector_failure"] == "true" or (m.mode == "memory" and m.overflow):
         return "partial", "collector_failure"
     if f["termination"] == "interrupted":
         return "partial", "interrupted"
@@ -542,11 +605,20 @@ def cpu_profile(m, p, st):
         e.update({"inclusive_samples": m.fn[ident][0], "self_samples": m.fn[ident][1],
                   "cpu_percent": pct_value(hundredths(m.fn[ident][0], den)),
                   "origin": origin_name(m, ident), "hot_lines": hot_rows(m, ident),
-                  "call_chains": top_chains(m, ident, "samples"), "suggestions": []})
-        if st == "complete":
-            e["suggestions"] = cpu_sugg(e, ident) if ident[2] else "unavailable"
+                  "call_chains": top_chains(m, ident, "samples")})
+        e["suggestions"] = suggestions(st, ident, lambda: cpu_sugg(e, ident))
         out.append(e)
     return out, len(elig)
+
+
+def suggestions(st, ident, rules):
+    """The contract: a function without a source is emitted "with source
+    and suggestions marked unavailable" -- in every profile; the rules
+    run only on complete data ("omitted when required data is
+    partial")."""
+    if ident[2] is None:
+        return "unavailable"
+    return rules() if st == "complete" else []
 
 
 def origin_name(m, ident):
@@ -576,9 +648,8 @@ def mem_profile(m, p, st):
                   "retained_bytes": na if lim else s["live"],
                   "live_at_peak_bytes": na if lim else m.peak_snapshot.get(ident, 0),
                   "resize_count": s["resizes"], "origin": origin_name(m, ident),
-                  "call_chains": top_chains(m, ident, "bytes"), "suggestions": []})
-        if st == "complete":
-            e["suggestions"] = mem_sugg(e, ident, thr, den) if ident[2] else "unavailable"
+                  "call_chains": top_chains(m, ident, "bytes")})
+        e["suggestions"] = suggestions(st, ident, lambda: mem_sugg(e, ident, thr, den))
         out.append(e)
     return out, len(elig)
 

@@ -6,10 +6,17 @@
 Both modes; random sources (multibyte and control characters, long
 lines, literal/comment/secret spans), namespaces and names chosen from
 small sets so identities tie, runtime buckets without source, stack tries
-with recursion, samples in every state, allocation churn with zero sizes
+with recursion, sizes near 2^40 and 2^64 (totals past 2^64 - 1 too),
+samples in every state (waiting ones on stacks, truncated
+ones too), source-less functions in partial (interrupted) profiles, allocation churn with zero sizes
 and frees on several workers, id gaps that slide the daemon's window of
 recent ids, thresholds, limits and budgets small enough to run out."""
 import random, sys
+
+T, TOP = 2**40, 2**64 - 1
+# sizes at the live record's 40-bit edge and near 2^64, now and then
+NEAR40, NEAR64 = [T - 2, T - 1, T, T + 1], [2**63, TOP - 1, TOP]
+HUGE = NEAR40 + NEAR64
 
 CHARS = list("abcdefgh xyz(){}=+-*/;,.:") + ["\u00e9", "\u00fc", "\u4e2d", "\t", "\x01"]
 
@@ -89,7 +96,7 @@ def capture(seed):
                    % (i, origin, esc(path), ",".join(spans) or "-", esc(text)))
     funcs = []
     for i in range(r.randint(1, 10)):
-        if r.random() < 0.15:
+        if r.random() < 0.2:
             ns, name, src = "<runtime>", r.choice(["<unavailable-symbol>", "<truncated-stack>"]), None
         else:
             ns, name = r.choice(["a", "b", "a.b", "Z", "\u00fc"]), r.choice(["f", "g", "dup", "<init>"])
@@ -117,7 +124,9 @@ def capture(seed):
         for _ in range(r.randint(0, 120)):
             seq += 1
             state = r.choice(["jett"] * 6 + ["runtime", "waiting", "unavailable"])
-            stack = r.randrange(len(depth)) if state == "jett" else None
+            # waiting samples may keep their stack (a truncated one too)
+            stack = r.randrange(len(depth)) if state == "jett" or \
+                (state == "waiting" and r.random() < 0.6) else None
             sp = "-"
             if stack is not None and funcs[stack_funcs[stack]] is not None and r.random() < 0.85:
                 n = len(srcs[funcs[stack_funcs[stack]]][2].encode("utf-8"))
@@ -126,7 +135,8 @@ def capture(seed):
             out.append("  CPU_SAMPLE seq=%d tick=%d task=- actor=- thread=0 state=%s stack=%s span=%s"
                        % (seq, seq, state, "-" if stack is None else stack, sp))
     else:
-        live, next_id = {}, 1
+        live, next_id, total = {}, 1, 0
+        huge = r.random() < 0.5  # this capture has sizes near 2^40 and 2^64
         for _ in range(r.randint(0, 150)):
             seq += 1
             stack = r.randrange(len(depth)) if r.random() < 0.9 else None
@@ -134,7 +144,13 @@ def capture(seed):
             op = r.choice(["allocate"] * 3 + ["resize", "free"]) if live else "allocate"
             if op == "allocate":
                 size = r.choice([0, 1, 8, 64, 100, 4096])
-                live[next_id] = size
+                if huge and r.random() < 0.15:
+                    size = r.choice(NEAR40 * 6 + NEAR64)
+                # past 2^64 - 1 bytes in all the daemon refuses the event:
+                # nothing refers to the id again
+                if total + size <= TOP:
+                    live[next_id] = size
+                    total += size
                 out.append("  ALLOC seq=%d op=allocate id=%d old=- new=%d task=- actor=- thread=%d stack=%s span=-"
                            % (seq, next_id, size, r.randint(0, 2), st))
                 # mostly consecutive ids; a gap past the 256-id window moves
@@ -149,7 +165,13 @@ def capture(seed):
                                % (seq, aid, old, r.randint(0, 2), st))
                 else:
                     new = r.choice([0, 2, 50, old + 10, max(0, old - 5)])
-                    live[aid] = new
+                    if huge and r.random() < 0.3:
+                        new = r.choice(NEAR40 * 3 + NEAR64 + [T - 1 - old % 3, old + T,
+                                                              max(0, old - T)])
+                    new = min(new, TOP)
+                    if total + max(new - old, 0) <= TOP:  # else refused: the size stays
+                        live[aid] = new
+                        total += max(new - old, 0)
                     out.append("  ALLOC seq=%d op=resize id=%d old=%d new=%d task=- actor=- thread=%d stack=%s span=-"
                                % (seq, aid, old, new, r.randint(0, 2), st))
     out.append("END")
@@ -159,7 +181,7 @@ def capture(seed):
         coal = drop = 0
     out.append("FINISH termination=%s wall_ns=%d cpu_ns=%s requested=%d coalesced=%d dropped=%d "
                "collector_failure=%s stack_limit=%s"
-               % (r.choice(["returned"] * 4 + ["runtime_error", "interrupted"]),
+               % (r.choice(["returned"] * 3 + ["runtime_error", "interrupted", "interrupted"]),
                   r.choice([0, 1, 999999, 4000000, 123456789]),
                   r.choice(["-", "1500000", "2499999"]), req, coal, drop,
                   "true" if r.random() < 0.05 else "false",
