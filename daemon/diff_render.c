@@ -144,7 +144,8 @@ static struct toon_value *rows(const struct diff *d)
         toon_set_literal(o, "function", str_or_na(e->fn));
         toon_set_literal(o, "origin", origin(e->origin));
         toon_set_literal(o, "path", str_or_na(e->path));
-        toon_set_literal(o, "base_line", r->has_base ? num_or_na(r->base.line) : num_or_na(RANK_NA));
+        toon_set_literal(o, "base_line",
+                         r->has_base ? num_or_na(r->base.line) : num_or_na(RANK_NA));
         toon_set_literal(o, "new_line", r->has_neu ? num_or_na(r->neu.line) : num_or_na(RANK_NA));
         toon_set_literal(o, "change", toon_cstr(diff_change_names[r->change]));
         if (is_cpu(d))
@@ -169,9 +170,9 @@ static struct toon_value *totals(const struct diff *d)
         toon_set_literal(o, "delta", delta_or_na(t[i].base, t[i].neu));
         toon_set_literal(o, "ratio", ratio(t[i].base, t[i].neu));
         if (is_cpu(d))
-            toon_set_literal(o, "p_value", t[i].verdict == DIFF_UNTESTED
-                                               ? toon_cstr("unavailable")
-                                               : p_value(t[i].p));
+            toon_set_literal(o, "p_value",
+                             t[i].verdict == DIFF_UNTESTED ? toon_cstr("unavailable")
+                                                           : p_value(t[i].p));
         toon_set_literal(o, "significance", toon_cstr(diff_verdict_names[t[i].verdict]));
         toon_push(a, o);
     }

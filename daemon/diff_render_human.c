@@ -121,15 +121,15 @@ static void cpu_row(FILE *f, const struct diff *d, const struct diff_row *r)
 /* Each count with its own verdict: exact, so significant unless equal. */
 static void mem_row(FILE *f, const struct diff *d, const struct diff_row *r)
 {
-    static const char *const labels[] = {"allocated bytes", "retained bytes",
-                                         "live-at-peak bytes"};
+    static const char *const labels[] = {"allocated bytes", "retained bytes", "live-at-peak bytes"};
     for (int w = 0; w < 3; w++) {
         fprintf(f, "       %-18s", labels[w]);
         uint64_t a = diff_value(&r->base, r->has_base, w), b = diff_value(&r->neu, r->has_neu, w);
         put_compared(f, a, b);
-        put_verdict(f, d, a == RANK_NA || b == RANK_NA ? DIFF_UNTESTED
-                          : a == b                     ? DIFF_NONE
-                                                       : DIFF_SIGNIFICANT,
+        put_verdict(f, d,
+                    a == RANK_NA || b == RANK_NA ? DIFF_UNTESTED
+                    : a == b                     ? DIFF_NONE
+                                                 : DIFF_SIGNIFICANT,
                     1);
         fputc('\n', f);
     }
@@ -141,19 +141,20 @@ int diff_render_human(const struct diff *d, char **out, size_t *len)
     if (!f)
         return -1;
     if (is_cpu(d))
-        fprintf(f, "CPU profile diff: %llu -> %llu attributed samples\n"
-                   "A change is significant when the exact two-sided binomial test of its\n"
-                   "sample counts gives p < 0.01; otherwise it is within sampling noise.\n\n",
+        fprintf(f,
+                "CPU profile diff: %llu -> %llu attributed samples\n"
+                "A change is significant when the exact two-sided binomial test of its\n"
+                "sample counts gives p < 0.01; otherwise it is within sampling noise.\n\n",
                 (unsigned long long)d->base->cpu.attributed_samples,
                 (unsigned long long)d->neu->cpu.attributed_samples);
     else
-        fprintf(f, "Memory profile diff: %llu -> %llu attributed allocated bytes\n"
-                   "Allocations are counted, not sampled: every change is real.\n\n",
+        fprintf(f,
+                "Memory profile diff: %llu -> %llu attributed allocated bytes\n"
+                "Allocations are counted, not sampled: every change is real.\n\n",
                 (unsigned long long)d->base->mem.attributed_allocated_bytes,
                 (unsigned long long)d->neu->mem.attributed_allocated_bytes);
     totals(f, d);
-    fprintf(f, "\nFunctions, by change in %s:\n",
-            is_cpu(d) ? "self samples" : "allocated bytes");
+    fprintf(f, "\nFunctions, by change in %s:\n", is_cpu(d) ? "self samples" : "allocated bytes");
     if (d->n == 0)
         fputs("  no functions in either profile\n", f);
     for (size_t i = 0; i < d->n; i++) {

@@ -160,15 +160,14 @@ END_TEST
 START_TEST(optimization_pair_by_hand)
 {
     char *out = run_diff("fixtures/diff-opt-base.jcap", "fixtures/diff-opt-new.jcap", true, 0);
-    const char *totals =
-        "  totals[7]{name,base,new,delta,ratio,p_value,significance}:\n"
-        "    wall_ms,300,112,-188,0.3733,unavailable,untested\n"
-        "    process_cpu_ms,300,112,-188,0.3733,unavailable,untested\n"
-        "    recorded_samples,300,112,-188,0.3733,0,significant\n"
-        "    attributed_samples,300,112,-188,0.3733,0,significant\n"
-        "    runtime_samples,0,0,0,unavailable,1,none\n"
-        "    waiting_samples,0,0,0,unavailable,1,none\n"
-        "    unavailable_samples,0,0,0,unavailable,1,none\n";
+    const char *totals = "  totals[7]{name,base,new,delta,ratio,p_value,significance}:\n"
+                         "    wall_ms,300,112,-188,0.3733,unavailable,untested\n"
+                         "    process_cpu_ms,300,112,-188,0.3733,unavailable,untested\n"
+                         "    recorded_samples,300,112,-188,0.3733,0,significant\n"
+                         "    attributed_samples,300,112,-188,0.3733,0,significant\n"
+                         "    runtime_samples,0,0,0,unavailable,1,none\n"
+                         "    waiting_samples,0,0,0,unavailable,1,none\n"
+                         "    unavailable_samples,0,0,0,unavailable,1,none\n";
     const char *rows =
         "}:\n"
         "    opt,hot,project,src/opt.jett,2,3,changed,200,10,-190,0.05,0,significant,"
@@ -295,8 +294,8 @@ END_TEST
 
 static struct diff_side fn_side(const char *fn, uint64_t line, uint64_t samples)
 {
-    struct diff_side s = {{"n", 1}, {fn, strlen(fn)}, {"src/n.jett", 10}, line, 0, samples,
-                          samples, 0, 0};
+    struct diff_side s = {
+        {"n", 1}, {fn, strlen(fn)}, {"src/n.jett", 10}, line, 0, samples, samples, 0, 0};
     return s;
 }
 
