@@ -207,6 +207,99 @@ START_TEST(optimization_pair_by_hand)
 }
 END_TEST
 
+/* The field'th comma-separated column of a row (no quoting in these
+ * rows), copied into buf. */
+static const char *column(const char *row, int field, char *buf, size_t n)
+{
+    const char *p = row;
+    for (int i = 0; i < field && p; i++)
+        p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+    size_t len = p ? strcspn(p, ",\n") : 0;
+    snprintf(buf, n, "%.*s", (int)(len < n ? len : n - 1), p ? p : "");
+    return buf;
+}
+
+/* The row of a function in the functions table, or NULL. */
+static const char *row_of(const char *doc, const char *fn)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\n    speedup.main,%s,", fn);
+    const char *fns = strstr(doc, "  functions[");
+    const char *r = fns ? strstr(fns, key) : NULL;
+    return r ? r + 5 : NULL;
+}
+
+/* Profiles fixtures/programs/speedup/NAME/main.jett into DIR/NAME.jcap;
+ * returns what the program printed. */
+static char *profile_program(const char *dir, const char *name)
+{
+    char rel[100], cap[600];
+    snprintf(rel, sizeof rel, "fixtures/programs/speedup/%s/main.jett", name);
+    snprintf(cap, sizeof cap, "%s/%s.jcap", dir, name);
+    char *prog = tu_source_path(rel);
+    struct tu_output o;
+    const char *argv[] = {jett, "run", prog, "--profile", "--profile-capture", cap, NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%s: status %d: %s", name, o.status, o.err);
+    free(prog);
+    char *out = o.out;
+    o.out = NULL;
+    tu_output_free(&o);
+    return out;
+}
+
+/* A real before/after (fixtures/programs/speedup/): after/ adds one
+ * comment line above tally(), so tally (line 8 -> 9), checksum (16 ->
+ * 17), main (26 -> 27) and lookup (43 -> 44) all move, and lookup()
+ * swaps its scan of 3000 x 3000 string comparisons for a map.  Both
+ * print the same.  The diff's first row is lookup, its self samples
+ * falling significantly (hundreds of samples to a handful: p far below
+ * 0.01 for any load); tally and checksum, the same work in both, are
+ * matched across the move and within noise (some 20 samples each, so
+ * only a change of about 2.5x would be significant).  lookup may have
+ * no sample at all in NEW, and then it has no bucket there
+ * (disappeared). */
+START_TEST(real_program_before_after)
+{
+    char *dir = tu_tmpdir();
+    char *before = profile_program(dir, "before"), *after = profile_program(dir, "after");
+    ck_assert_str_eq(before, after);
+    free(before), free(after);
+    char a[600], b[600], f[32];
+    snprintf(a, sizeof a, "%s/before.jcap", dir);
+    snprintf(b, sizeof b, "%s/after.jcap", dir);
+    struct tu_output o;
+    const char *argv[] = {jett, "profile", "diff", a, b, "--agent", NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    const char *fns = strstr(o.out, "  functions[4]{");
+    ck_assert_msg(fns != NULL, "%s", o.out);
+    const char *first = strstr(fns, "}:\n") + 3;
+    ck_assert_msg(strncmp(first, "    speedup.main,lookup,project,main.jett,43,", 45) == 0, "%s",
+                  o.out);
+    ck_assert_str_eq(column(first, 12, f, sizeof f), "significant");
+    ck_assert_msg(column(first, 9, f, sizeof f)[0] == '-', "%s", o.out);
+    static const char *const steady[][3] = {
+        {"tally", "8", "9"}, {"checksum", "16", "17"}, {"main", "26", "27"}};
+    for (int k = 0; k < 3; k++) {
+        const char *r = row_of(o.out, steady[k][0]);
+        ck_assert_msg(r != NULL, "%s: %s", steady[k][0], o.out);
+        ck_assert_str_eq(column(r, 4, f, sizeof f), steady[k][1]);
+        ck_assert_str_eq(column(r, 5, f, sizeof f), steady[k][2]);
+        if (k < 2)
+            ck_assert_msg(strcmp(column(r, 12, f, sizeof f), "noise") == 0 ||
+                              strcmp(f, "none") == 0,
+                          "%s: %s", steady[k][0], o.out);
+    }
+    /* main's own samples are few; its inclusive samples fell with lookup's */
+    ck_assert_str_eq(column(row_of(o.out, "main"), 18, f, sizeof f), "significant");
+    assert_canonical(o.out);
+    tu_output_free(&o);
+    unlink(a), unlink(b), rmdir(dir);
+    free(dir);
+}
+END_TEST
+
 /* diff-mem-base: f 100 live; diff-mem-new: f 100 then freed after the
  * 150-byte peak, g 50 live.  g appears (+50 allocated, +50 retained, +50
  * at peak, no ratio: nothing before); f keeps its 100 allocated (ratio 1)
@@ -451,6 +544,7 @@ Suite *diff_suite(void)
     tcase_add_test(t, points_are_exact);
     tcase_add_test(t, cpu_pair_by_hand);
     tcase_add_test(t, optimization_pair_by_hand);
+    tcase_add_test(t, real_program_before_after);
     tcase_add_test(t, memory_pair_by_hand);
     tcase_add_test(t, binomial_matches_exact);
     tcase_add_test(t, same_name_pairs_in_declaration_order);
