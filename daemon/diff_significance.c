@@ -54,8 +54,9 @@ double diff_binomial_p(uint64_t x0, uint64_t x1, uint32_t rate0, uint32_t rate1)
 enum diff_verdict diff_samples_verdict(uint64_t x0, uint64_t x1, uint32_t rate0, uint32_t rate1,
                                        double *p)
 {
-    *p = diff_binomial_p(x0, x1, rate0, rate1);
+    /* equal counts at equal rates: each tail holds at least half, p = 1 */
     if (x0 == x1 && rate0 == rate1)
-        return DIFF_NONE;
+        return *p = 1, DIFF_NONE;
+    *p = diff_binomial_p(x0, x1, rate0, rate1);
     return *p < DIFF_LEVEL ? DIFF_SIGNIFICANT : DIFF_NOISE;
 }
