@@ -257,16 +257,20 @@ static char *read_out(const char *dir, const char *name)
 }
 
 /* A real before/after (fixtures/programs/speedup/): after/ adds one
- * comment line above tally(), so tally (line 8 -> 9), checksum (16 ->
- * 17), main (26 -> 27) and lookup (45 -> 46) all move, and lookup()
- * swaps its scan of 3000 x 3000 string comparisons for a map.  Both
- * print the same.  The two run at once, and run tally and checksum
- * first, so that the machine's load falls on both sides' unchanged work
- * alike (samples count wall time the program ran).  The diff's first row is lookup, its self
- * samples falling significantly (hundreds of samples to a handful: p far below 0.01 for any load);
- * tally and checksum, the same work in both, are matched across the move and within noise (some 20
- * samples each, so only a change of about 2.5x would be significant).  lookup may have no sample at
- * all in NEW, and then it has no bucket there (disappeared). */
+ * comment line above tally(), so tally (line 8 -> 9), checksum (16 -> 17),
+ * main (26 -> 27) and lookup (45 -> 46) all move, and lookup() swaps its
+ * scan of 3000 x 3000 string comparisons for a map.  Both print the same.
+ * The diff's first row is lookup, its self samples falling significantly
+ * (hundreds of samples to a handful: p far below 0.01 under any load);
+ * tally, checksum and main are matched across the move.  Whether the
+ * unchanged work is within noise is pinned by the hand-computed pair
+ * above, not here: samples count the wall time a program ran, and a busy
+ * machine (load 18 on 2 cores while this was written) slows one run's
+ * unchanged work 2x and not the other's, a real difference in time.  What
+ * holds under any load is that their change is far smaller than lookup's.
+ * The two run at once, unchanged work first, so that load falls on both
+ * alike as far as it can.  lookup may have no sample at all in NEW, and
+ * then it has no bucket there (disappeared). */
 START_TEST(real_program_before_after)
 {
     char *dir = tu_tmpdir();
@@ -289,7 +293,8 @@ START_TEST(real_program_before_after)
     ck_assert_msg(strncmp(first, "    speedup.main,lookup,project,main.jett,45,", 45) == 0, "%s",
                   o.out);
     ck_assert_str_eq(column(first, 12, f, sizeof f), "significant");
-    ck_assert_msg(column(first, 9, f, sizeof f)[0] == '-', "%s", o.out);
+    long hot_drop = -strtol(column(first, 9, f, sizeof f), NULL, 10);
+    ck_assert_msg(hot_drop > 0, "%s", o.out);
     static const char *const steady[][3] = {
         {"tally", "8", "9"}, {"checksum", "16", "17"}, {"main", "26", "27"}};
     for (int k = 0; k < 3; k++) {
@@ -297,10 +302,8 @@ START_TEST(real_program_before_after)
         ck_assert_msg(r != NULL, "%s: %s", steady[k][0], o.out);
         ck_assert_str_eq(column(r, 4, f, sizeof f), steady[k][1]);
         ck_assert_str_eq(column(r, 5, f, sizeof f), steady[k][2]);
-        if (k < 2)
-            ck_assert_msg(strcmp(column(r, 12, f, sizeof f), "noise") == 0 ||
-                              strcmp(f, "none") == 0,
-                          "%s: %s", steady[k][0], o.out);
+        long d = labs(strtol(column(r, 9, f, sizeof f), NULL, 10));
+        ck_assert_msg(d * 4 < hot_drop, "%s: %s", steady[k][0], o.out);
     }
     /* main's own samples are few; its inclusive samples fell with lookup's */
     ck_assert_str_eq(column(row_of(o.out, "main"), 18, f, sizeof f), "significant");
