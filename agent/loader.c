@@ -307,7 +307,7 @@ static struct interp_source *ld_make_source(struct loader *L, const char *abs, c
     size_t len;
     char *text = ld_read(abs, &len);
     if (text == NULL) {
-        diag_add_path(L->d, logical, 1, 1, "cannot read source file");
+        diag_add_path(L->d, logical, 1, 1, "cannot read source file: %s", strerror(errno));
         return NULL;
     }
     if (len > INTERP_MAX_SOURCE) {
@@ -598,7 +598,7 @@ static void ld_run(struct loader *L, const char *program_path)
     char abs[PATH_MAX];
     if (realpath(program_path, abs) == NULL) {
         const char *shown = program_path[0] == '/' ? strrchr(program_path, '/') + 1 : program_path;
-        diag_add_path(L->d, shown, 1, 1, "cannot open program file");
+        diag_add_path(L->d, shown, 1, 1, "cannot open program file: %s", strerror(errno));
         return;
     }
     char dir[PATH_MAX];

@@ -12,8 +12,29 @@
 static void callgrind_usage(FILE *f)
 {
     fprintf(f, "usage: jett callgrind check FILE\n"
-               "       jett callgrind normalize FILE [-o OUT]\n");
+               "       jett callgrind normalize FILE [-o OUT]\n"
+               "\n"
+               "  check      check a Callgrind profile and summarize it\n"
+               "  normalize  print a Callgrind profile in canonical form\n"
+               "\n"
+               "Run 'jett callgrind SUBCOMMAND --help' for a subcommand's options.\n");
 }
+
+static const char check_usage_text[] =
+    "usage: jett callgrind check FILE\n"
+    "\n"
+    "Check that FILE is a Callgrind profile and summarize it; a rejected one is\n"
+    "named by FILE:LINE (exit 1).  Name a file called '-h' as './-h'.\n"
+    "\n"
+    "  -h, --help   print this help\n";
+
+static const char normalize_usage_text[] =
+    "usage: jett callgrind normalize FILE [-o OUT]\n"
+    "\n"
+    "Print a Callgrind profile in the canonical form jett-callgrind(1) describes.\n"
+    "\n"
+    "  -o OUT       write to OUT instead of standard output\n"
+    "  -h, --help   print this help\n";
 
 /* Prints a rejected profile as FILE:LINE: Kind: message. */
 static int report(const char *path, const struct cg_error *err)
@@ -75,6 +96,13 @@ static void print_summary(const char *path, const struct cg_model *m)
 
 static int cmd_check(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (cli_is_help(argv[i]))
+            return fputs(check_usage_text, stdout), CLI_EXIT_OK;
+    if (argc == 2 && argv[1][0] == '-' && argv[1][1] != '\0') {
+        static const char *const known[] = {"--help", "-h"};
+        return cli_unknown_word("callgrind check", "option", argv[1], known, 2);
+    }
     if (argc != 2)
         return cli_usage_error("callgrind check: expected exactly one FILE");
     struct cg_model *m = NULL;
@@ -109,16 +137,20 @@ static int write_all(const char *path, const char *buf, size_t len)
     return rc;
 }
 
-/* FILE [-o OUT], in any order, each once. */
+/* FILE [-o OUT], in any order, each once: a status, or -1 when the help
+ * was printed. */
 static int normalize_args(int argc, char **argv, const char **in, const char **out)
 {
     for (int i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i]))
+            return fputs(normalize_usage_text, stdout), -1;
         if (strcmp(argv[i], "-o") == 0) {
             if (*out || i + 1 == argc)
                 return cli_usage_error("callgrind normalize: -o needs one OUT");
             *out = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return cli_usage_error("callgrind normalize: unknown option '%s'", argv[i]);
+            static const char *const known[] = {"-o", "--help", "-h"};
+            return cli_unknown_word("callgrind normalize", "option", argv[i], known, 3);
         } else if (*in) {
             return cli_usage_error("callgrind normalize: expected exactly one FILE");
         } else {
@@ -135,7 +167,7 @@ static int cmd_normalize(int argc, char **argv)
     const char *in = NULL, *out = NULL;
     int rc = normalize_args(argc, argv, &in, &out);
     if (rc != CLI_EXIT_OK)
-        return rc;
+        return rc < 0 ? CLI_EXIT_OK : rc; /* -1: the help was asked for */
     char *text = NULL, *norm = NULL;
     size_t len = 0, nlen = 0;
     struct cg_error err;
@@ -154,11 +186,12 @@ int cli_callgrind_main(int argc, char **argv)
 {
     if (argc < 2)
         return callgrind_usage(stderr), CLI_EXIT_USAGE;
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+    if (cli_is_help(argv[1]))
         return callgrind_usage(stdout), CLI_EXIT_OK;
     if (strcmp(argv[1], "check") == 0)
         return cmd_check(argc - 1, argv + 1);
     if (strcmp(argv[1], "normalize") == 0)
         return cmd_normalize(argc - 1, argv + 1);
-    return cli_usage_error("callgrind: unknown subcommand '%s'", argv[1]);
+    static const char *const known[] = {"check", "normalize"};
+    return cli_unknown_word("callgrind", "subcommand", argv[1], known, 2);
 }

@@ -127,8 +127,22 @@ static int print_diff(struct rank_report *b, struct diff_sides *bs, struct rank_
     return CLI_EXIT_OK;
 }
 
+static const char diff_usage_text[] =
+    "usage: jett profile diff BASE NEW [--agent]\n"
+    "\n"
+    "Compare two captures of one mode function by function: rows ordered by the\n"
+    "change in self samples (CPU) or allocated bytes (memory), totals compared,\n"
+    "each CPU change tested against sampling noise (see jett-profile(7)).\n"
+    "One of BASE and NEW may be '-' for standard input.\n"
+    "\n"
+    "  --agent      a jett.profile-diff.v2 TOON document instead of the table\n"
+    "  -h, --help   print this help\n";
+
 int cli_profile_diff(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (cli_is_help(argv[i]))
+            return fputs(diff_usage_text, stdout), CLI_EXIT_OK;
     const char *paths[2] = {NULL, NULL};
     bool agent = false;
     int np = 0;
@@ -138,7 +152,8 @@ int cli_profile_diff(int argc, char **argv)
                 return cli_usage_error("profile diff: --agent is given more than once");
             agent = true;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return cli_usage_error("profile diff: unknown option '%s'", argv[i]);
+            static const char *const known[] = {"--agent", "--help", "-h"};
+            return cli_unknown_word("profile diff", "option", argv[i], known, 3);
         } else if (np == 2) {
             return cli_usage_error("profile diff: expected two captures, BASE and NEW");
         } else {

@@ -22,7 +22,8 @@ static const char export_usage_text[] =
     "  --format callgrind  a Callgrind profile for KCachegrind and callgrind_annotate\n"
     "  --weight W          memory captures: allocated (default), count, retained\n"
     "                      or live-at-peak\n"
-    "  -o PATH             write to PATH instead of standard output\n";
+    "  -o PATH             write to PATH instead of standard output\n"
+    "  -h, --help          print this help\n";
 
 enum export_format { EXPORT_NONE, EXPORT_COLLAPSED, EXPORT_SVG, EXPORT_CALLGRIND };
 
@@ -67,12 +68,14 @@ static int parse_arg(int argc, char **argv, int *i, struct export_opts *o)
                         : strcmp(a, "--weight") == 0 ? &o->weight_arg
                         : strcmp(a, "-o") == 0       ? &o->out
                                                      : NULL;
-    if (strcmp(a, "--help") == 0)
+    if (cli_is_help(a))
         return 1;
     if (slot)
         return (*slot = option_value(argc, argv, i, *slot)) ? 0 : -1;
-    if (a[0] == '-' && a[1] != 0)
-        return cli_usage_error("profile export: unknown option '%s'", a), -1;
+    if (a[0] == '-' && a[1] != 0) {
+        static const char *const known[] = {"--format", "--weight", "-o", "--help", "-h"};
+        return cli_unknown_word("profile export", "option", a, known, 5), -1;
+    }
     if (o->capture)
         return cli_usage_error("profile export: expected one CAPTURE argument"), -1;
     o->capture = a;

@@ -28,7 +28,41 @@ static const char profile_usage_text[] =
     "  pack   turn that text back into a capture\n"
     "  replay run jett-profd on a capture and print its profile\n"
     "  export write folded stacks, an SVG flame graph or a Callgrind profile\n"
-    "  diff   per-function change between two captures of one mode\n";
+    "  diff   per-function change between two captures of one mode\n"
+    "\n"
+    "Run 'jett profile SUBCOMMAND --help' for a subcommand's options.\n";
+
+static const char dump_usage_text[] =
+    "usage: jett profile dump CAPTURE|- [--follow [--timeout SECONDS]]\n"
+    "\n"
+    "Print a capture as text, one record a line (see jett-capture(5)).\n"
+    "\n"
+    "  --follow            read a capture still being written, until its FINISH\n"
+    "  --timeout SECONDS   with --follow: give up after SECONDS, 1..86400 (default 30)\n"
+    "  -h, --help          print this help\n";
+
+static const char pack_usage_text[] = "usage: jett profile pack TEXT|- -o CAPTURE\n"
+                                      "\n"
+                                      "Turn the text of 'jett profile dump' back into a capture.\n"
+                                      "\n"
+                                      "  -o CAPTURE          the capture to write (required)\n"
+                                      "  -h, --help          print this help\n";
+
+static const char replay_usage_text[] =
+    "usage: jett profile replay CAPTURE|- [--profile-threshold PERCENT]\n"
+    "                           [--profile-limit COUNT] [--agent]\n"
+    "                           [--follow [--timeout SECONDS]]\n"
+    "\n"
+    "Run jett-profd on a capture and print its profile.\n"
+    "\n"
+    "  --profile-threshold P  minimum impact in percent, 0..100, at most two\n"
+    "                         decimals (default: the capture's)\n"
+    "  --profile-limit N      at most N bottlenecks, 1..100 (default: the capture's)\n"
+    "  --agent                the profile as a TOON document\n"
+    "  --follow               read a capture still being written, until its FINISH\n"
+    "  --timeout SECONDS      with --follow: give up after SECONDS, 1..86400\n"
+    "                         (default 30; the profile is then partial)\n"
+    "  -h, --help             print this help\n";
 
 static int profile_usage(FILE *f, int status)
 {
@@ -49,7 +83,7 @@ static int parse_dump(int argc, char **argv, struct dump_opts *o)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--help") == 0)
+        if (cli_is_help(a))
             return 1;
         if (strcmp(a, "--follow") == 0) {
             if (o->follow)
@@ -60,7 +94,8 @@ static int parse_dump(int argc, char **argv, struct dump_opts *o)
                 return cli_usage_error("profile dump: --timeout takes SECONDS, once"), -1;
             o->timeout = argv[++i];
         } else if (a[0] == '-' && a[1] != 0) {
-            return cli_usage_error("profile dump: unknown option '%s'", a), -1;
+            static const char *const known[] = {"--follow", "--timeout", "--help", "-h"};
+            return cli_unknown_word("profile dump", "option", a, known, 4), -1;
         } else if (o->capture) {
             return cli_usage_error("profile dump: expected one CAPTURE argument"), -1;
         } else {
@@ -97,7 +132,7 @@ static int cmd_dump(int argc, char **argv)
     struct dump_opts o = {0};
     int prc = parse_dump(argc, argv, &o);
     if (prc != 0)
-        return prc > 0 ? profile_usage(stdout, CLI_EXIT_OK) : CLI_EXIT_USAGE;
+        return prc > 0 ? (fputs(dump_usage_text, stdout), CLI_EXIT_OK) : CLI_EXIT_USAGE;
     uint32_t seconds = DUMP_TIMEOUT_DEFAULT;
     if (o.timeout && parse_seconds(o.timeout, &seconds) != 0)
         return cli_usage_error("profile dump: --timeout must be a whole number of seconds, "
@@ -150,15 +185,16 @@ static int cmd_pack(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0)
-            return profile_usage(stdout, CLI_EXIT_OK);
+        if (cli_is_help(argv[i]))
+            return fputs(pack_usage_text, stdout), CLI_EXIT_OK;
         if (strcmp(argv[i], "-o") == 0) {
             if (out || i + 1 == argc)
                 return cli_usage_error("profile pack: -o takes one CAPTURE path, once");
             out = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1] != 0)
-            return cli_usage_error("profile pack: unknown option '%s'", argv[i]);
-        else if (in)
+        } else if (argv[i][0] == '-' && argv[i][1] != 0) {
+            static const char *const known[] = {"-o", "--help", "-h"};
+            return cli_unknown_word("profile pack", "option", argv[i], known, 3);
+        } else if (in)
             return cli_usage_error("profile pack: expected one TEXT argument");
         else
             in = argv[i];
@@ -294,12 +330,12 @@ static int replay_result(struct cli_profd *p, bool agent)
  * over a socketpair exactly as `jett run` drives it. */
 static int cmd_replay(int argc, char **argv)
 {
-    if (argc == 2 && strcmp(argv[1], "--help") == 0)
-        return profile_usage(stdout, CLI_EXIT_OK);
     struct replay_args o;
     int status = replay_parse(argc, argv, &o);
     if (status != CLI_EXIT_OK)
         return status;
+    if (o.help)
+        return fputs(replay_usage_text, stdout), CLI_EXIT_OK;
     uint32_t seconds = DUMP_TIMEOUT_DEFAULT;
     if (o.timeout && parse_seconds(o.timeout, &seconds) != 0)
         return cli_usage_error("profile replay: --timeout must be a whole number of seconds, "
@@ -335,7 +371,7 @@ int cli_profile_main(int argc, char **argv)
 {
     if (argc < 2)
         return profile_usage(stderr, CLI_EXIT_USAGE);
-    if (strcmp(argv[1], "--help") == 0)
+    if (cli_is_help(argv[1]))
         return profile_usage(stdout, CLI_EXIT_OK);
     if (strcmp(argv[1], "dump") == 0)
         return cmd_dump(argc - 1, argv + 1);
@@ -347,5 +383,6 @@ int cli_profile_main(int argc, char **argv)
         return cli_profile_diff(argc - 1, argv + 1);
     if (strcmp(argv[1], "replay") == 0)
         return cmd_replay(argc - 1, argv + 1);
-    return cli_usage_error("profile: unknown subcommand '%s' (try 'jett profile --help')", argv[1]);
+    static const char *const known[] = {"dump", "pack", "export", "diff", "replay"};
+    return cli_unknown_word("profile", "subcommand", argv[1], known, 5);
 }

@@ -222,14 +222,17 @@ static const char run_usage_text[] =
     "                [--profile-limit COUNT] [--profile-rate HZ] [--profile-capture PATH]\n"
     "                [--agent] [-- ARGS...]\n"
     "\n"
-    "  --profile                 CPU profile (samples at --profile-rate, 1..1000 Hz,\n"
-    "                            default 1000)\n"
+    "  --profile                 CPU profile\n"
     "  --profile-memory          Jett heap profile\n"
     "  --profile-threshold P     minimum impact in percent, 0..100, at most two\n"
     "                            decimals (default 5)\n"
     "  --profile-limit N         at most N bottlenecks, 1..100 (default 10)\n"
+    "  --profile-rate HZ         --profile only: samples per second, 1..1000\n"
+    "                            (default 1000)\n"
     "  --profile-capture PATH    also save the event stream (see jett-capture(5))\n"
     "  --agent                   one RunOutputV1 TOON document on stdout\n"
+    "  -h, --help                print this help\n"
+    "  -- ARGS...                the program's arguments\n"
     "\n"
     "See jett-run(1).\n";
 
@@ -246,8 +249,9 @@ static int check_program_path(const char *path, char *err, size_t errlen)
 
 int cli_run_main(int argc, char **argv)
 {
-    if (argc == 2 && strcmp(argv[1], "--help") == 0)
-        return fputs(run_usage_text, stdout), CLI_EXIT_OK;
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (cli_is_help(argv[i]))
+            return fputs(run_usage_text, stdout), CLI_EXIT_OK;
     struct run_ctx c;
     memset(&c, 0, sizeof c);
     char err[512];

@@ -4,24 +4,41 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "proto/util/suggest_option.h"
 #include "jett-config.h"
 
 static const struct {
     const char *name;
     cli_group_fn fn;
-    const char *summary;
 } groups[] = {
-    {"run", cli_run_main, "run a Jett program, optionally profiled"},
-    {"profile", cli_profile_main, "dump, pack and replay event captures"},
-    {"callgrind", cli_callgrind_main, "check and normalize Callgrind profiles"},
+    {"run", cli_run_main},
+    {"profile", cli_profile_main},
+    {"callgrind", cli_callgrind_main},
 };
+
+static const char usage_text[] =
+    "usage: jett COMMAND [ARGS...]\n"
+    "\n"
+    "commands:\n"
+    "  run FILE.jett              run a Jett program, optionally profiled\n"
+    "  profile replay CAPTURE     print the profile of a saved event capture\n"
+    "  profile export CAPTURE     folded stacks, an SVG flame graph or a Callgrind\n"
+    "                             profile of a capture\n"
+    "  profile diff BASE NEW      per-function change between two captures\n"
+    "  profile dump CAPTURE       a capture as text, one record a line\n"
+    "  profile pack TEXT          that text back into a capture\n"
+    "  callgrind check FILE       check a Callgrind profile\n"
+    "  callgrind normalize FILE   a Callgrind profile in canonical form\n"
+    "\n"
+    "options:\n"
+    "  -h, --help                 print this help\n"
+    "  --version                  print the version\n"
+    "\n"
+    "Run 'jett COMMAND --help' or 'jett COMMAND SUBCOMMAND --help' for the options.\n";
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: jett COMMAND [ARGS...]\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
-        fprintf(f, "  %-10s %s\n", groups[i].name, groups[i].summary);
-    fprintf(f, "\nRun 'jett COMMAND --help' for a command's options.\n");
+    fputs(usage_text, f);
 }
 
 int cli_usage_error(const char *fmt, ...)
@@ -39,12 +56,15 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         return usage(stderr), CLI_EXIT_USAGE;
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+    if (cli_is_help(argv[1]))
         return usage(stdout), CLI_EXIT_OK;
     if (strcmp(argv[1], "--version") == 0)
         return printf("jett %s\n", JETT_VERSION), CLI_EXIT_OK;
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
         if (strcmp(argv[1], groups[i].name) == 0)
             return groups[i].fn(argc - 1, argv + 1);
-    return cli_usage_error("unknown command '%s' (try 'jett --help')", argv[1]);
+    static const char *const known[] = {"run", "profile", "callgrind", "--help", "--version"};
+    char hint[96];
+    const char *h = suggest_option_hint(argv[1], known, 5, hint, sizeof hint);
+    return cli_usage_error("unknown command '%s'%s", argv[1], *h ? h : " (try 'jett --help')");
 }

@@ -4,6 +4,7 @@
 
 #include "cli/run_args.h"
 #include "daemon/rank.h"
+#include "proto/util/suggest_option.h"
 
 enum opt_id { O_PROFILE, O_MEMORY, O_THRESHOLD, O_LIMIT, O_RATE, O_CAPTURE, O_AGENT, O_COUNT };
 
@@ -100,8 +101,14 @@ int run_args_parse(int argc, char **argv, struct run_args *a, char *err, size_t 
         int id = 0;
         while (id < O_COUNT && strcmp(arg, opts[id].name) != 0)
             id++;
-        if (id == O_COUNT)
-            return err_out(err, errlen, "run: unknown option '%s'%s", arg, "");
+        if (id == O_COUNT) {
+            const char *names[O_COUNT + 2] = {[O_COUNT] = "--help", [O_COUNT + 1] = "-h"};
+            for (int k = 0; k < O_COUNT; k++)
+                names[k] = opts[k].name;
+            char hint[96];
+            return err_out(err, errlen, "run: unknown option '%s'%s", arg,
+                           suggest_option_hint(arg, names, O_COUNT + 2, hint, sizeof hint));
+        }
         if (seen[id])
             return err_out(err, errlen, "%s is given more than once%s", arg, "");
         seen[id] = true;

@@ -23,8 +23,10 @@ static int str_cmp(struct rank_str a, struct rank_str b)
     return c ? c : (a.len > b.len) - (a.len < b.len);
 }
 
-/* Identity order: namespace, function, origin, path, line. */
-static int ident_cmp(const struct diff_side *x, const struct diff_side *y)
+/* What matches a function across the captures: namespace, function,
+ * origin, path; not the declaration line, which moves with any edit
+ * above it. */
+static int match_cmp(const struct diff_side *x, const struct diff_side *y)
 {
     int c = str_cmp(x->ns, y->ns);
     if (!c)
@@ -33,9 +35,15 @@ static int ident_cmp(const struct diff_side *x, const struct diff_side *y)
         c = (x->origin < 0 ? 3 : x->origin) - (y->origin < 0 ? 3 : y->origin);
     if (!c)
         c = str_cmp(x->path, y->path);
-    if (!c)
-        c = (x->line > y->line) - (x->line < y->line);
     return c;
+}
+
+/* Identity order: the match keys, then the line (declaration order
+ * among functions of one name in one file). */
+static int ident_cmp(const struct diff_side *x, const struct diff_side *y)
+{
+    int c = match_cmp(x, y);
+    return c ? c : (x->line > y->line) - (x->line < y->line);
 }
 
 static int side_cmp(const void *a, const void *b)
@@ -72,26 +80,34 @@ void diff_sides_free(struct diff_sides *s)
     s->v = NULL, s->n = 0;
 }
 
-static uint64_t denom(const struct rank_report *r)
-{
-    return r->mode == WIRE_MODE_CPU ? r->cpu.attributed_samples : r->mem.attributed_allocated_bytes;
-}
-
 static i128 abs128(i128 v)
 {
     return v < 0 ? -v : v;
 }
 
-/* The row's |change| numerator: CPU i1*d0 - i0*d1 (one denominator d0*d1
- * for every row), memory the allocated-bytes difference. */
+/* |b - a| of two counts, an unavailable one counting as 0. */
+static uint64_t abs_change(uint64_t a, uint64_t b)
+{
+    a = a == RANK_NA ? 0 : a, b = b == RANK_NA ? 0 : b;
+    return a > b ? a - b : b - a;
+}
+
+/* The row's ordering keys: CPU |change| of self then inclusive samples,
+ * memory of allocated then retained bytes. */
 static void row_key(const struct diff *d, struct diff_row *row)
 {
-    uint64_t p0 = row->has_base ? row->base.primary : 0, p1 = row->has_neu ? row->neu.primary : 0;
-    if (d->base->mode == WIRE_MODE_CPU)
-        row->key = abs128((i128)p1 * denom(d->base) - (i128)p0 * denom(d->neu));
-    else
-        row->key = abs128((i128)p1 - (i128)p0);
-    bool same = row->has_base && row->has_neu && row->key == 0 && p0 == p1 &&
+    static const struct diff_side none = {{NULL, 0}, {NULL, 0}, {NULL, 0}, 0, 0, 0, 0, 0, 0};
+    const struct diff_side *b = row->has_base ? &row->base : &none;
+    const struct diff_side *n = row->has_neu ? &row->neu : &none;
+    uint64_t p0 = b->primary, p1 = n->primary;
+    if (d->base->mode == WIRE_MODE_CPU) {
+        row->key = abs_change(b->secondary, n->secondary);
+        row->key2 = abs_change(p0, p1);
+    } else {
+        row->key = abs_change(p0, p1);
+        row->key2 = abs_change(b->retained_bytes, n->retained_bytes);
+    }
+    bool same = row->has_base && row->has_neu && p0 == p1 &&
                 row->base.secondary == row->neu.secondary &&
                 row->base.retained_bytes == row->neu.retained_bytes &&
                 row->base.live_at_peak_bytes == row->neu.live_at_peak_bytes;
@@ -99,6 +115,15 @@ static void row_key(const struct diff *d, struct diff_row *row)
                   : !row->has_neu ? DIFF_DISAPPEARED
                   : same          ? DIFF_UNCHANGED
                                   : DIFF_CHANGED;
+    if (d->base->mode == WIRE_MODE_CPU) {
+        uint32_t r0 = d->base->rate_hz, r1 = d->neu->rate_hz;
+        row->verdict = diff_samples_verdict(p0, p1, r0, r1, &row->p);
+        row->self_verdict = diff_samples_verdict(b->secondary, n->secondary, r0, r1, &row->self_p);
+    } else {
+        /* allocation counts are exact: any change is real */
+        row->verdict = same ? DIFF_NONE : DIFF_SIGNIFICANT;
+        row->p = row->self_p = 1, row->self_verdict = row->verdict;
+    }
 }
 
 static const struct diff_side *either(const struct diff_row *r)
@@ -106,13 +131,15 @@ static const struct diff_side *either(const struct diff_row *r)
     return r->has_neu ? &r->neu : &r->base;
 }
 
-/* Absolute change desc, then secondary (self samples or allocation count,
- * the larger side) desc, then identity. */
+/* Absolute changes desc, then secondary (self samples or allocation
+ * count, the larger side) desc, then identity. */
 static int row_cmp(const void *a, const void *b)
 {
     const struct diff_row *x = a, *y = b;
     if (x->key != y->key)
         return x->key > y->key ? -1 : 1;
+    if (x->key2 != y->key2)
+        return x->key2 > y->key2 ? -1 : 1;
     uint64_t sx = x->has_neu ? x->neu.secondary : 0, sy = y->has_neu ? y->neu.secondary : 0;
     if (x->has_base && x->base.secondary > sx)
         sx = x->base.secondary;
@@ -141,9 +168,13 @@ int diff_build(const struct rank_report *base, const struct diff_sides *bs,
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    /* Both lists are in identity order, so functions that match (same
+     * keys but the line) are runs of neighbours on each side; their
+     * members pair in declaration order and the rest of the longer run
+     * appeared or disappeared. */
     size_t i = 0, k = 0;
     while (i < bs->n || k < ns->n) {
-        int c = i == bs->n ? 1 : k == ns->n ? -1 : ident_cmp(&b[i], &n[k]);
+        int c = i == bs->n ? 1 : k == ns->n ? -1 : match_cmp(&b[i], &n[k]);
         struct diff_row *row = &out->rows[out->n++];
         if ((row->has_base = c <= 0))
             row->base = b[i++];
@@ -153,6 +184,45 @@ int diff_build(const struct rank_report *base, const struct diff_sides *bs,
     }
     qsort(out->rows, out->n, sizeof *out->rows, row_cmp);
     return 0;
+}
+
+/* A total's verdict: sample counts are tested, milliseconds are one
+ * measurement each (untested), byte and allocation counts are exact. */
+static struct diff_total total(const struct diff *d, const char *name, uint64_t a, uint64_t b,
+                               int kind)
+{
+    struct diff_total t = {name, a, b, DIFF_UNTESTED, 1};
+    if (a == RANK_NA || b == RANK_NA)
+        return t;
+    if (kind == 1)
+        t.verdict = diff_samples_verdict(a, b, d->base->rate_hz, d->neu->rate_hz, &t.p);
+    else if (kind == 2)
+        t.verdict = a == b ? DIFF_NONE : DIFF_SIGNIFICANT;
+    return t;
+}
+
+size_t diff_totals(const struct diff *d, struct diff_total out[DIFF_MAX_TOTALS])
+{
+    size_t n = 0;
+    if (d->base->mode == WIRE_MODE_CPU) {
+        const struct rank_cpu_totals *a = &d->base->cpu, *b = &d->neu->cpu;
+        out[n++] = total(d, "wall_ms", a->wall_ms, b->wall_ms, 0);
+        out[n++] = total(d, "process_cpu_ms", a->process_cpu_ms, b->process_cpu_ms, 0);
+        out[n++] = total(d, "recorded_samples", a->recorded_samples, b->recorded_samples, 1);
+        out[n++] = total(d, "attributed_samples", a->attributed_samples, b->attributed_samples, 1);
+        out[n++] = total(d, "runtime_samples", a->runtime_samples, b->runtime_samples, 1);
+        out[n++] = total(d, "waiting_samples", a->waiting_samples, b->waiting_samples, 1);
+        out[n++] =
+            total(d, "unavailable_samples", a->unavailable_samples, b->unavailable_samples, 1);
+    } else {
+        const struct rank_mem_totals *a = &d->base->mem, *b = &d->neu->mem;
+        out[n++] = total(d, "allocation_count", a->allocation_count, b->allocation_count, 2);
+        out[n++] = total(d, "allocated_bytes", a->allocated_bytes, b->allocated_bytes, 2);
+        out[n++] = total(d, "freed_bytes", a->freed_bytes, b->freed_bytes, 2);
+        out[n++] = total(d, "peak_live_bytes", a->peak_live_bytes, b->peak_live_bytes, 2);
+        out[n++] = total(d, "retained_bytes", a->retained_bytes, b->retained_bytes, 2);
+    }
+    return n;
 }
 
 void diff_free(struct diff *d)
@@ -166,6 +236,14 @@ static int64_t round_div(i128 num, i128 den)
 {
     i128 q = (abs128(num) * 2 + den) / (den * 2);
     return (int64_t)(num < 0 ? -q : q);
+}
+
+bool diff_ratio(uint64_t a, uint64_t b, int64_t *ten_thousandths)
+{
+    if (a == 0 || a == RANK_NA || b == RANK_NA)
+        return false;
+    *ten_thousandths = round_div((i128)b * 10000, a);
+    return true;
 }
 
 int64_t diff_points_hundredths(uint64_t n0, uint64_t d0, uint64_t n1, uint64_t d1)

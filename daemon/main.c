@@ -13,6 +13,7 @@
 #include "daemon/render.h"
 #include "daemon/replay_args.h"
 #include "daemon/serve.h"
+#include "proto/util/suggest_option.h"
 #include "jett-config.h"
 #include "proto/capture.h"
 
@@ -20,7 +21,17 @@ static const char usage_text[] =
     "usage: jett-profd replay CAPTURE|- [--profile-threshold PERCENT] [--profile-limit COUNT]\n"
     "                         [--agent]\n"
     "       jett-profd --fd N\n"
-    "       jett-profd --help | --version\n";
+    "       jett-profd --help | -h | --version\n"
+    "\n"
+    "  replay CAPTURE|-          aggregate a saved event capture and print its profile\n"
+    "    --profile-threshold P   minimum impact in percent, 0..100, at most two\n"
+    "                            decimals (default: the capture's)\n"
+    "    --profile-limit N       at most N bottlenecks, 1..100 (default: the capture's)\n"
+    "    --agent                 the profile as a TOON document\n"
+    "  --fd N                    serve the launcher on descriptor N (as jett run\n"
+    "                            starts it)\n"
+    "  -h, --help                print this help\n"
+    "  --version                 print the version\n";
 
 static int usage_error(const char *msg, const char *opt)
 {
@@ -93,7 +104,7 @@ int main(int argc, char **argv)
      * moves pages instead of copying and freed blocks leave the process:
      * what the budgets count is what the process holds. */
     mallopt(M_MMAP_THRESHOLD, 64 * 1024);
-    if (argc == 2 && strcmp(argv[1], "--help") == 0)
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
         return fputs(usage_text, stdout), 0;
     if (argc == 2 && strcmp(argv[1], "--version") == 0)
         return printf("jett-profd %s\n", JETT_VERSION), 0;
@@ -109,7 +120,16 @@ int main(int argc, char **argv)
         char err[200];
         if (replay_args_parse(argc - 1, argv + 1, "replay", 0, &a, err, sizeof err) != 0)
             return usage_error(err, NULL);
+        if (a.help)
+            return fputs(usage_text, stdout), 0;
         return replay(&a);
+    }
+    if (argc >= 2 && argv[1][0] == '-') {
+        static const char *const known[] = {"--fd", "--help", "-h", "--version"};
+        char hint[96];
+        fprintf(stderr, "jett-profd: unknown option '%s'%s\n", argv[1],
+                suggest_option_hint(argv[1], known, 4, hint, sizeof hint));
+        return 2;
     }
     fputs(usage_text, stderr);
     return 2;

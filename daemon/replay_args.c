@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "daemon/replay_args.h"
+#include "proto/util/suggest_option.h"
 
 static const char pct_range[] = "expects a PERCENT from 0 to 100 (at most two decimals)";
 static const char count_range[] = "expects a COUNT from 1 to 100";
@@ -57,7 +58,12 @@ static int one_word(int argc, char **argv, int *i, const char *cmd, unsigned fla
     if (strcmp(w, "--profile-threshold") == 0 || strcmp(w, "--profile-limit") == 0)
         return rank_value(a, w, *i + 1 < argc ? argv[++*i] : NULL, err, errlen);
     if (w[0] == '-' && w[1] != '\0') {
-        snprintf(err, errlen, "%s: unknown option", w);
+        static const char *const known[] = {
+            "--agent",  "--profile-threshold", "--profile-limit", "--help", "-h", "--follow",
+            "--timeout"};
+        char hint[96];
+        snprintf(err, errlen, "%s: unknown option%s", w,
+                 suggest_option_hint(w, known, follow ? 7 : 5, hint, sizeof hint));
         return -1;
     }
     if (a->path) {
@@ -72,6 +78,9 @@ int replay_args_parse(int argc, char **argv, const char *cmd, unsigned flags, st
                       char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return a->help = true, 0;
     for (int i = 1; i < argc; i++)
         if (one_word(argc, argv, &i, cmd, flags, a, err, errlen) != 0)
             return -1;

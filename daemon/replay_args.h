@@ -18,13 +18,16 @@ struct replay_args {
     const char *path;    /* CAPTURE, or "-" for standard input */
     const char *timeout; /* --timeout's word, unchecked; NULL when absent */
     bool agent, follow;
+    bool help; /* --help or -h: nothing else was read */
     struct rank_options rank;
 };
 
 /* Parses argv[1..argc-1] in any order, each option at most once; values
  * are validated exactly as `jett run` validates them.  `cmd` names the
  * command in messages ("replay", "profile replay").  0, or -1 with one
- * line (no program name, no newline) in err. */
+ * line (no program name, no newline) in err; an unknown option near a
+ * known one names it ("did you mean --agent?").  --help or -h anywhere
+ * sets `help` and stops there (0). */
 int replay_args_parse(int argc, char **argv, const char *cmd, unsigned flags, struct replay_args *a,
                       char *err, size_t errlen);
 

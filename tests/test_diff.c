@@ -1,6 +1,7 @@
 /* Tests of `jett profile diff`: exact rounding, hand-computed pairs,
  * self-diffs of every fixture, and the command's errors. */
 #include <check.h>
+#include <math.h>
 #include <dirent.h>
 #include <sched.h>
 #include <stdio.h>
@@ -53,30 +54,25 @@ static char *run_diff(const char *a, const char *b, bool agent, int want_status)
     return out;
 }
 
-/* diff-base: f 3, g 1, main 4 of 4; diff-new: f 1, g 3, main 5 of 5.
- * f: 75% -> 20% = -55 points, key |1*4 - 3*5| = 11; g: 25% -> 60% = +35,
- * key |3*4 - 1*5| = 7; main: 100% -> 100%, key 0, counts changed. */
-START_TEST(cpu_pair_by_hand)
+/* The text with every run of spaces as one space: the human diff's
+ * content and order, not its column widths. */
+static char *squeeze(char *s)
 {
-    char *out = run_diff("fixtures/diff-base.jcap", "fixtures/diff-new.jcap", true, 0);
-    ck_assert_str_eq(out, "diff:\n"
-                          "  schema: jett.profile-diff.v1\n"
-                          "  mode: cpu\n"
-                          "  base:\n"
-                          "    status: complete\n"
-                          "    attributed_samples: 4\n"
-                          "  new:\n"
-                          "    status: complete\n"
-                          "    attributed_samples: 5\n"
-                          "  functions[3]{namespace,function,path,line,change,base_samples,"
-                          "new_samples,base_percent,new_percent,delta_points}:\n"
-                          "    a,f,src/a.jett,2,changed,3,1,75,20,-55\n"
-                          "    a,g,src/a.jett,3,changed,1,3,25,60,35\n"
-                          "    a,main,src/a.jett,1,changed,4,5,100,100,0\n");
-    /* Canonical for the reference library (without the final newline). */
+    char *w = s;
+    for (const char *r = s; *r; r++)
+        if (*r != ' ' || w == s || w[-1] != ' ')
+            *w++ = *r;
+    *w = '\0';
+    return s;
+}
+
+/* Checks that a TOON document (with its final newline) is canonical for
+ * the reference library. */
+static void assert_canonical(const char *doc)
+{
     char *dir = tu_tmpdir(), path[600];
     snprintf(path, sizeof path, "%s/diff.toon", dir);
-    ck_assert_int_eq(tu_write_file(path, out, strlen(out) - 1), 0);
+    ck_assert_int_eq(tu_write_file(path, doc, strlen(doc) - 1), 0);
     char *checker = tu_source_path("tests/toon-check/toon-check");
     struct tu_output o;
     const char *argv[] = {checker, path, NULL};
@@ -85,28 +81,354 @@ START_TEST(cpu_pair_by_hand)
     tu_output_free(&o);
     unlink(path), rmdir(dir);
     free(dir), free(checker);
+}
+
+/* diff-base: f 3, g 1, main 4 of 4 (self: f 3, g 1, main 0); diff-new:
+ * f 1, g 3, main 5 of 5 (self f 1, g 3, main 1).  Self changes: f -2,
+ * g +2 (tie: f first by self samples 3 vs 3, then name), main +1.
+ * p-values (rates equal, pi = 1/2): 3 vs 1 -> 2 * P(X <= 1 | n=4) =
+ * 2 * 5/16 = 0.625; 0 vs 1 -> 2 * P(X >= 1 | n=1) = 1; 4 vs 5 ->
+ * 2 * P(X >= 5 | n=9) = 2 * 256/512 = 1.  Shares as before: f 75% ->
+ * 20% (-55 points), g 25% -> 60% (+35).  Version 1 ordered these by
+ * change of share and matched by line; the order here is by self
+ * samples. */
+START_TEST(cpu_pair_by_hand)
+{
+    char *out = run_diff("fixtures/diff-base.jcap", "fixtures/diff-new.jcap", true, 0);
+    ck_assert_str_eq(out, "diff:\n"
+                          "  schema: jett.profile-diff.v2\n"
+                          "  mode: cpu\n"
+                          "  test: exact_binomial_two_sided\n"
+                          "  level: 0.01\n"
+                          "  base:\n"
+                          "    status: complete\n"
+                          "    requested_rate_hz: 1000\n"
+                          "    attributed_samples: 4\n"
+                          "  new:\n"
+                          "    status: complete\n"
+                          "    requested_rate_hz: 1000\n"
+                          "    attributed_samples: 5\n"
+                          "  totals[7]{name,base,new,delta,ratio,p_value,significance}:\n"
+                          "    wall_ms,4,5,1,1.25,unavailable,untested\n"
+                          "    process_cpu_ms,4,5,1,1.25,unavailable,untested\n"
+                          "    recorded_samples,4,5,1,1.25,1,noise\n"
+                          "    attributed_samples,4,5,1,1.25,1,noise\n"
+                          "    runtime_samples,0,0,0,unavailable,1,none\n"
+                          "    waiting_samples,0,0,0,unavailable,1,none\n"
+                          "    unavailable_samples,0,0,0,unavailable,1,none\n"
+                          "  functions[3]{namespace,function,origin,path,base_line,new_line,change,"
+                          "base_self_samples,new_self_samples,delta_self_samples,self_ratio,"
+                          "self_p_value,self_significance,base_samples,new_samples,delta_samples,"
+                          "ratio,p_value,significance,base_percent,new_percent,delta_points}:\n"
+                          "    a,f,project,src/a.jett,2,2,changed,3,1,-2,0.3333,0.625,noise,"
+                          "3,1,-2,0.3333,0.625,noise,75,20,-55\n"
+                          "    a,g,project,src/a.jett,3,3,changed,1,3,2,3,0.625,noise,"
+                          "1,3,2,3,0.625,noise,25,60,35\n"
+                          "    a,main,project,src/a.jett,1,1,changed,0,1,1,unavailable,1,noise,"
+                          "4,5,1,1.25,1,noise,100,100,0\n");
+    assert_canonical(out);
     free(out);
-    out = run_diff("fixtures/diff-base.jcap", "fixtures/diff-new.jcap", false, 0);
+    out = squeeze(run_diff("fixtures/diff-base.jcap", "fixtures/diff-new.jcap", false, 0));
     ck_assert_ptr_nonnull(strstr(out, "CPU profile diff: 4 -> 5 attributed samples\n"));
-    ck_assert_ptr_nonnull(strstr(out, "-55.00 pt   75.00% ->  20.00%         3 -> 1         a.f  "
-                                      "src/a.jett:2\n"));
+    ck_assert_msg(strstr(out, " 1. a.f src/a.jett:2 changed\n"
+                              " self samples 3 -> 1 -2 x0.3333 noise (p = 0.6250)\n"
+                              " inclusive samples 3 -> 1 -2 x0.3333 noise (p = 0.6250)\n"
+                              " 2. a.g src/a.jett:3 changed\n") != NULL,
+                  "%s", out);
     free(out);
+}
+END_TEST
+
+/* The optimization pair (fixtures/captures/diff-opt-*.jcap.txt): a
+ * comment line moved hot, helper and tail down one line, and hot got
+ * fast.  Self samples base -> new: hot 200 -> 10, helper 50 -> 52,
+ * tail 30 -> 29, main 20 -> 21; inclusive main 300 -> 112, wall 300 ->
+ * 112 ms.  Matched without the line, the moved functions keep their
+ * rows (base_line 2, 3, 4 -> new_line 3, 4, 5).  Order by |self change|:
+ * hot 190, helper 2, then main and tail at 1, main first by |inclusive
+ * change| 188 > 1.  Exact binomial p-values (pi = 1/2, computed with
+ * tests/reference/binomial_p.py in rational arithmetic):
+ *   200 vs 10:  2 * sum_{j<=10} C(210,j) / 2^210 = 4.73e-47 -> 0
+ *   50 vs 52:   2 * sum_{j>=52} C(102,j) / 2^102 = 0.921191049...
+ *   30 vs 29:   n = 59 is odd and 29 < 29.5: 2 * P(X <= 29) = 2 * 1/2 = 1
+ *   20 vs 21:   likewise 2 * P(X >= 21 | n=41) = 1
+ *   300 vs 112: 6.47e-21 -> 0
+ * Ratios new/base: 10/200 = 0.05, 52/50 = 1.04, 21/20 = 1.05, 29/30 =
+ * 0.96666 -> 0.9667, 112/300 = 0.37333 -> 0.3733.  Shares: hot 200/300
+ * = 66.67% -> 10/112 = 8.93% (-57.738 points), helper 16.67% -> 46.43%
+ * (+29.762), tail 10% -> 25.89% (+15.893). */
+START_TEST(optimization_pair_by_hand)
+{
+    char *out = run_diff("fixtures/diff-opt-base.jcap", "fixtures/diff-opt-new.jcap", true, 0);
+    const char *totals = "  totals[7]{name,base,new,delta,ratio,p_value,significance}:\n"
+                         "    wall_ms,300,112,-188,0.3733,unavailable,untested\n"
+                         "    process_cpu_ms,300,112,-188,0.3733,unavailable,untested\n"
+                         "    recorded_samples,300,112,-188,0.3733,0,significant\n"
+                         "    attributed_samples,300,112,-188,0.3733,0,significant\n"
+                         "    runtime_samples,0,0,0,unavailable,1,none\n"
+                         "    waiting_samples,0,0,0,unavailable,1,none\n"
+                         "    unavailable_samples,0,0,0,unavailable,1,none\n";
+    const char *rows =
+        "}:\n"
+        "    opt,hot,project,src/opt.jett,2,3,changed,200,10,-190,0.05,0,significant,"
+        "200,10,-190,0.05,0,significant,66.67,8.93,-57.74\n"
+        "    opt,helper,project,src/opt.jett,3,4,changed,50,52,2,1.04,0.921191,noise,"
+        "50,52,2,1.04,0.921191,noise,16.67,46.43,29.76\n"
+        "    opt,main,project,src/opt.jett,1,1,changed,20,21,1,1.05,1,noise,"
+        "300,112,-188,0.3733,0,significant,100,100,0\n"
+        "    opt,tail,project,src/opt.jett,4,5,changed,30,29,-1,0.9667,1,noise,"
+        "30,29,-1,0.9667,1,noise,10,25.89,15.89\n";
+    ck_assert_msg(strstr(out, totals) != NULL, "%s", out);
+    ck_assert_msg(strstr(out, rows) != NULL, "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "  functions[4]{"));
+    assert_canonical(out);
+    free(out);
+    /* The human diff: the same order, units in the labels. */
+    out = squeeze(run_diff("fixtures/diff-opt-base.jcap", "fixtures/diff-opt-new.jcap", false, 0));
+    const char *hot = strstr(out, " 1. opt.hot src/opt.jett:2 -> 3 changed\n"
+                                  " self samples 200 -> 10 -190 x0.0500 significant (p < 0.0001)\n"
+                                  " inclusive samples 200 -> 10 -190 x0.0500 significant "
+                                  "(p < 0.0001)\n");
+    const char *helper = strstr(out, " 2. opt.helper src/opt.jett:3 -> 4 changed\n"
+                                     " self samples 50 -> 52 +2 x1.0400 noise (p = 0.9212)\n");
+    const char *mainrow = strstr(out, " 3. opt.main src/opt.jett:1 changed\n"
+                                      " self samples 20 -> 21 +1 x1.0500 noise (p = 1.0000)\n"
+                                      " inclusive samples 300 -> 112 -188 x0.3733 significant "
+                                      "(p < 0.0001)\n");
+    const char *tail = strstr(out, " 4. opt.tail src/opt.jett:4 -> 5 changed\n");
+    ck_assert_msg(hot && helper && mainrow && tail && hot < helper && helper < mainrow &&
+                      mainrow < tail,
+                  "%s", out);
+    ck_assert_msg(strstr(out, "Totals:\n wall time (ms) 300 -> 112 -188 x0.3733 untested\n") &&
+                      strstr(out, " recorded samples 300 -> 112 -188 x0.3733 significant "
+                                  "(p < 0.0001)\n"),
+                  "%s", out);
+    free(out);
+}
+END_TEST
+
+/* The field'th comma-separated column of a row (no quoting in these
+ * rows), copied into buf. */
+static const char *column(const char *row, int field, char *buf, size_t n)
+{
+    const char *p = row;
+    for (int i = 0; i < field && p; i++)
+        p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+    size_t len = p ? strcspn(p, ",\n") : 0;
+    snprintf(buf, n, "%.*s", (int)(len < n ? len : n - 1), p ? p : "");
+    return buf;
+}
+
+/* The row of a function in the functions table, or NULL. */
+static const char *row_of(const char *doc, const char *fn)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\n    speedup.main,%s,", fn);
+    const char *fns = strstr(doc, "  functions[");
+    const char *r = fns ? strstr(fns, key) : NULL;
+    return r ? r + 5 : NULL;
+}
+
+/* Starts the profile of fixtures/programs/speedup/NAME/main.jett into
+ * DIR/NAME.jcap, its stdout in DIR/NAME.out. */
+static pid_t start_program(const char *dir, const char *name)
+{
+    char rel[100], cap[600], out[600];
+    snprintf(rel, sizeof rel, "fixtures/programs/speedup/%s/main.jett", name);
+    snprintf(cap, sizeof cap, "%s/%s.jcap", dir, name);
+    snprintf(out, sizeof out, "%s/%s.out", dir, name);
+    char *prog = tu_source_path(rel);
+    const char *argv[] = {jett, "run", prog, "--profile", "--profile-capture", cap, NULL};
+    pid_t pid = tu_spawn(argv, out);
+    free(prog);
+    ck_assert_int_gt(pid, 0);
+    return pid;
+}
+
+static char *read_out(const char *dir, const char *name)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s.out", dir, name);
+    size_t len;
+    char *text = tu_read_file(path, &len);
+    ck_assert_ptr_nonnull(text);
+    unlink(path);
+    return text;
+}
+
+/* A real before/after (fixtures/programs/speedup/): after/ adds one
+ * comment line above tally(), so tally (line 8 -> 9), checksum (16 -> 17),
+ * main (26 -> 27) and lookup (45 -> 46) all move, and lookup() swaps its
+ * scan of 4000 x 4000 string comparisons for a map.  Both print the same.
+ * The diff's first row is lookup, its self samples falling significantly
+ * (hundreds of samples to a handful: p far below 0.01 under any load);
+ * tally, checksum and main are matched across the move.  Whether the
+ * unchanged work is within noise is pinned by the hand-computed pair
+ * above, not here: samples count the wall time a program ran, and a busy
+ * machine (load 18 on 2 cores while this was written) slows one run's
+ * unchanged work 2x and not the other's, a real difference in time.  What
+ * holds under any load is that their change is far smaller than lookup's.
+ * The two run at once, unchanged work first, so that load falls on both
+ * alike as far as it can.  lookup may have no sample at all in NEW, and
+ * then it has no bucket there (disappeared). */
+START_TEST(real_program_before_after)
+{
+    char *dir = tu_tmpdir();
+    pid_t pb = start_program(dir, "before"), pa = start_program(dir, "after");
+    ck_assert_int_eq(tu_wait(pb), 0);
+    ck_assert_int_eq(tu_wait(pa), 0);
+    char *before = read_out(dir, "before"), *after = read_out(dir, "after");
+    ck_assert_str_eq(before, after);
+    free(before), free(after);
+    char a[600], b[600], f[32];
+    snprintf(a, sizeof a, "%s/before.jcap", dir);
+    snprintf(b, sizeof b, "%s/after.jcap", dir);
+    struct tu_output o;
+    const char *argv[] = {jett, "profile", "diff", a, b, "--agent", NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    /* four functions, and a fifth when a sample fell in the namespace's
+     * <init> (its constants) on one side */
+    const char *fns = strstr(o.out, "  functions[");
+    ck_assert_msg(fns != NULL, "%s", o.out);
+    const char *first = strstr(fns, "}:\n") + 3;
+    ck_assert_msg(strncmp(first, "    speedup.main,lookup,project,main.jett,45,", 45) == 0, "%s",
+                  o.out);
+    ck_assert_str_eq(column(first, 12, f, sizeof f), "significant");
+    long hot_drop = -strtol(column(first, 9, f, sizeof f), NULL, 10);
+    ck_assert_msg(hot_drop > 0, "%s", o.out);
+    static const char *const steady[][3] = {
+        {"tally", "8", "9"}, {"checksum", "16", "17"}, {"main", "26", "27"}};
+    for (int k = 0; k < 3; k++) {
+        const char *r = row_of(o.out, steady[k][0]);
+        ck_assert_msg(r != NULL, "%s: %s", steady[k][0], o.out);
+        ck_assert_str_eq(column(r, 4, f, sizeof f), steady[k][1]);
+        ck_assert_str_eq(column(r, 5, f, sizeof f), steady[k][2]);
+        long d = labs(strtol(column(r, 9, f, sizeof f), NULL, 10));
+        ck_assert_msg(d * 4 < hot_drop, "%s: %s", steady[k][0], o.out);
+    }
+    /* main's own samples are few; its inclusive samples fell with lookup's */
+    ck_assert_str_eq(column(row_of(o.out, "main"), 18, f, sizeof f), "significant");
+    assert_canonical(o.out);
+    tu_output_free(&o);
+    unlink(a), unlink(b), rmdir(dir);
+    free(dir);
 }
 END_TEST
 
 /* diff-mem-base: f 100 live; diff-mem-new: f 100 then freed after the
  * 150-byte peak, g 50 live.  g appears (+50 allocated, +50 retained, +50
- * at peak); f keeps its 100 allocated and at peak but retains 0 (-100). */
+ * at peak, no ratio: nothing before); f keeps its 100 allocated (ratio 1)
+ * and at peak but retains 0 (-100).  Totals: 1 -> 2 allocations, 100 ->
+ * 150 allocated (1.5), 0 -> 100 freed, peak 100 -> 150, retained 100 ->
+ * 50 (0.5).  Counts are exact: every change is significant. */
 START_TEST(memory_pair_by_hand)
 {
     char *out = run_diff("fixtures/diff-mem-base.jcap", "fixtures/diff-mem-new.jcap", true, 0);
-    ck_assert_ptr_nonnull(strstr(out, "  base:\n    status: complete\n"
+    ck_assert_ptr_nonnull(strstr(out, "  test: exact_counts\n  base:\n    status: complete\n"
                                       "    attributed_allocated_bytes: 100\n"));
     ck_assert_ptr_nonnull(strstr(out, "    attributed_allocated_bytes: 150\n"));
-    ck_assert_ptr_nonnull(strstr(out, "\n    m,g,src/m.jett,2,appeared,0,50,50,0,50,50,0,50,50\n"
-                                      "    m,f,src/m.jett,1,changed,100,100,0,100,0,-100,100,100,"
-                                      "0\n"));
+    ck_assert_ptr_nonnull(strstr(out, "  totals[5]{name,base,new,delta,ratio,significance}:\n"
+                                      "    allocation_count,1,2,1,2,significant\n"
+                                      "    allocated_bytes,100,150,50,1.5,significant\n"
+                                      "    freed_bytes,0,100,100,unavailable,significant\n"
+                                      "    peak_live_bytes,100,150,50,1.5,significant\n"
+                                      "    retained_bytes,100,50,-50,0.5,significant\n"));
+    ck_assert_ptr_nonnull(
+        strstr(out, "\n    m,g,project,src/m.jett,unavailable,2,appeared,0,50,50,unavailable,"
+                    "0,50,50,0,50,50,significant\n"
+                    "    m,f,project,src/m.jett,1,1,changed,100,100,0,1,100,0,-100,100,100,0,"
+                    "significant\n"));
+    assert_canonical(out);
     free(out);
+    out = squeeze(run_diff("fixtures/diff-mem-base.jcap", "fixtures/diff-mem-new.jcap", false, 0));
+    ck_assert_ptr_nonnull(strstr(out, "every change is real"));
+    ck_assert_msg(strstr(out, " 1. m.g src/m.jett:2 appeared\n"
+                              " allocated bytes 0 -> 50 +50 - significant\n"
+                              " retained bytes 0 -> 50 +50 - significant\n"
+                              " live-at-peak bytes 0 -> 50 +50 - significant\n"
+                              " 2. m.f src/m.jett:1 changed\n"
+                              " allocated bytes 100 -> 100 +0 x1.0000 none\n"
+                              " retained bytes 100 -> 0 -100 x0.0000 significant\n") &&
+                      strstr(out, " retained bytes 100 -> 50 -50 x0.5000 significant\n"),
+                  "%s", out);
+    free(out);
+}
+END_TEST
+
+/* The p-values against exact rational arithmetic
+ * (tests/reference/binomial_p.py X0 X1 R0 R1), to 1e-9 relative. */
+START_TEST(binomial_matches_exact)
+{
+    static const struct {
+        uint64_t x0, x1;
+        uint32_t r0, r1;
+        double p;
+    } cases[] = {
+        {200, 10, 1000, 1000, 4.7282634428769906e-47},
+        {50, 52, 1000, 1000, 0.92119104925387196},
+        {300, 112, 1000, 1000, 6.4663158776548804e-21},
+        {3, 1, 1000, 1000, 0.625},
+        {1, 3, 1000, 1000, 0.625},
+        {4, 5, 1000, 1000, 1},
+        {0, 1, 1000, 1000, 1},
+        {10, 0, 1000, 1000, 0.001953125}, /* 2 / 2^10 */
+        {0, 10, 1000, 1000, 0.001953125},
+        {100, 130, 1000, 1000, 0.055613577781392386},
+        {1000, 1100, 1000, 1000, 0.030720707864242296},
+        {1000, 1150, 1000, 1000, 0.0013063541365220407},
+        {2000, 2150, 1000, 1000, 0.020715456049267219},
+        /* at half the rate, 20 samples are what 10 were: pi = 1/3 */
+        {10, 20, 1000, 500, 0.00038751860274060639},
+        {20, 5, 1000, 100, 0.14208155669569739},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double p = diff_binomial_p(cases[i].x0, cases[i].x1, cases[i].r0, cases[i].r1);
+        ck_assert_msg(fabs(p - cases[i].p) <= 1e-9 * cases[i].p, "%llu vs %llu: %.17g, not %.17g",
+                      (unsigned long long)cases[i].x0, (unsigned long long)cases[i].x1, p,
+                      cases[i].p);
+    }
+    ck_assert(diff_binomial_p(0, 0, 1000, 1000) == 1);
+    double p;
+    /* 1000 vs 1100 is p = 0.0307: noise at the 0.01 level; 1000 vs 1150
+     * (0.0013) is not; equal counts are no change at all */
+    ck_assert_int_eq(diff_samples_verdict(1000, 1100, 1000, 1000, &p), DIFF_NOISE);
+    ck_assert_int_eq(diff_samples_verdict(1000, 1150, 1000, 1000, &p), DIFF_SIGNIFICANT);
+    ck_assert_int_eq(diff_samples_verdict(7, 7, 1000, 1000, &p), DIFF_NONE);
+    /* large counts stay fast and sane: 10^8 vs 10^8 + 10^4 is 0.7 sd */
+    p = diff_binomial_p(100000000, 100010000, 1000, 1000);
+    ck_assert_msg(p > 0.4 && p < 0.6, "%.17g", p);
+}
+END_TEST
+
+static struct diff_side fn_side(const char *fn, uint64_t line, uint64_t samples)
+{
+    struct diff_side s = {
+        {"n", 1}, {fn, strlen(fn)}, {"src/n.jett", 10}, line, 0, samples, samples, 0, 0};
+    return s;
+}
+
+/* Two functions named f in one file are told apart by declaration order:
+ * base f@3 and f@9, new f@4 and f@10 (both moved one line) pair as
+ * (3, 4) and (9, 10); a third f in NEW appears. */
+START_TEST(same_name_pairs_in_declaration_order)
+{
+    struct rank_report base = {.mode = WIRE_MODE_CPU, .rate_hz = 1000};
+    struct rank_report neu = base;
+    struct diff_side b[] = {fn_side("f", 3, 40), fn_side("f", 9, 5)};
+    struct diff_side n[] = {fn_side("f", 4, 41), fn_side("f", 10, 6), fn_side("f", 20, 2)};
+    base.cpu.attributed_samples = 45, neu.cpu.attributed_samples = 49;
+    struct diff_sides bs = {b, 2}, ns = {n, 3};
+    struct diff d;
+    char err[100];
+    ck_assert_int_eq(diff_build(&base, &bs, &neu, &ns, &d, err, sizeof err), 0);
+    ck_assert_int_eq(d.n, 3);
+    /* |self change|: 2 (appeared), 1 and 1; the tie by self samples 41 > 6 */
+    ck_assert(!d.rows[0].has_base && d.rows[0].neu.line == 20);
+    ck_assert(d.rows[1].base.line == 3 && d.rows[1].neu.line == 4);
+    ck_assert(d.rows[2].base.line == 9 && d.rows[2].neu.line == 10);
+    ck_assert_int_eq(d.rows[1].change, DIFF_CHANGED);
+    diff_free(&d);
 }
 END_TEST
 
@@ -124,16 +446,19 @@ START_TEST(self_diff_is_all_zeros)
         char rel[600];
         snprintf(rel, sizeof rel, "fixtures/%s", e->d_name);
         char *out = run_diff(rel, rel, true, 0);
-        const char *rows = strstr(out, "}:\n");
+        const char *fns = strstr(out, "  functions[");
+        const char *rows = fns ? strstr(fns, "}:\n") : NULL;
         for (const char *line = rows ? rows + 3 : ""; *line;) {
             const char *end = strchr(line, '\n');
             size_t len = end ? (size_t)(end - line) : strlen(line);
             ck_assert_msg(memmem(line, len, ",unchanged,", 11) != NULL, "%s: %.*s", rel, (int)len,
                           line);
-            /* The last column is a delta: 0, or unavailable past a budget. */
+            /* The last column is a CPU delta (0, or unavailable past a
+             * budget) or a memory verdict (none). */
             const char *last = memrchr(line, ',', len);
             size_t tail = len - (size_t)(last - line) - 1;
             ck_assert_msg(last && ((tail == 1 && last[1] == '0') ||
+                                   (tail == 4 && memcmp(last + 1, "none", 4) == 0) ||
                                    (tail == 11 && memcmp(last + 1, "unavailable", 11) == 0)),
                           "%s: %.*s", rel, (int)len, line);
             line += len + (end ? 1 : 0);
@@ -234,7 +559,11 @@ Suite *diff_suite(void)
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_add_test(t, points_are_exact);
     tcase_add_test(t, cpu_pair_by_hand);
+    tcase_add_test(t, optimization_pair_by_hand);
+    tcase_add_test(t, real_program_before_after);
     tcase_add_test(t, memory_pair_by_hand);
+    tcase_add_test(t, binomial_matches_exact);
+    tcase_add_test(t, same_name_pairs_in_declaration_order);
     tcase_add_test(t, self_diff_is_all_zeros);
     tcase_add_test(t, command_errors);
     tcase_add_test(t, one_cpu_reads_in_turn);

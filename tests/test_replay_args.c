@@ -80,6 +80,28 @@ START_TEST(refusals_name_the_option)
 }
 END_TEST
 
+/* --help or -h anywhere: nothing else is checked; a misspelt option
+ * names the nearest one this command accepts. */
+START_TEST(help_and_suggestions)
+{
+    struct replay_args a;
+    char err[200] = "";
+    ck_assert_int_eq(parse(&a, 0, err, "--bogus", "--help", NULL), 0);
+    ck_assert(a.help);
+    ck_assert_int_eq(parse(&a, 0, err, "-h", NULL), 0);
+    ck_assert(a.help);
+    ck_assert_int_eq(parse(&a, 0, err, "x", NULL), 0);
+    ck_assert(!a.help);
+    ck_assert_int_eq(parse(&a, 0, err, "x", "--profile-limt", "3", NULL), -1);
+    ck_assert_str_eq(err, "--profile-limt: unknown option (did you mean --profile-limit?)");
+    ck_assert_int_eq(parse(&a, REPLAY_ARGS_FOLLOW, err, "x", "--folow", NULL), -1);
+    ck_assert_str_eq(err, "--folow: unknown option (did you mean --follow?)");
+    /* without --follow on offer, nothing near */
+    ck_assert_int_eq(parse(&a, 0, err, "x", "--folow", NULL), -1);
+    ck_assert_str_eq(err, "--folow: unknown option");
+}
+END_TEST
+
 Suite *replay_args_suite(void)
 {
     Suite *s = suite_create("replay_args");
@@ -87,6 +109,7 @@ Suite *replay_args_suite(void)
     tcase_add_test(t, options_in_any_order);
     tcase_add_test(t, follow_only_where_allowed);
     tcase_add_test(t, refusals_name_the_option);
+    tcase_add_test(t, help_and_suggestions);
     suite_add_tcase(s, t);
     return s;
 }

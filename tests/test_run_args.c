@@ -135,9 +135,10 @@ START_TEST(shape_errors)
     expect_error("--agent is given more than once", "--agent", "--agent", "a.jett", NULL);
     expect_error("--profile-limit is given more than once", "--profile", "--profile-limit", "2",
                  "--profile-limit", "2", "a.jett", NULL);
-    expect_error("run: unknown option '--profiel'", "--profiel", "a.jett", NULL);
-    expect_error("run: unknown option '--profile-limit=3'", "--profile", "--profile-limit=3",
-                 "a.jett", NULL);
+    expect_error("run: unknown option '--profiel' (did you mean --profile?)", "--profiel", "a.jett",
+                 NULL);
+    expect_error("run: unknown option '--profile-limit=3' (did you mean --profile-limit?)",
+                 "--profile", "--profile-limit=3", "a.jett", NULL);
     expect_error("run: expected a program FILE.jett", "--profile", NULL);
     expect_error("run: the program FILE.jett is an empty string", "", NULL);
     expect_error("run: the program FILE.jett is an empty string", "--profile", "", NULL);
