@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "cli/profd.h"
 #include "proto/util/readfile.h"
+#include "proto/util/stdfd.h"
 #include "daemon/rank.h"
 #include "proto/captext.h"
 
@@ -114,8 +115,9 @@ static int cmd_dump(int argc, char **argv)
         setvbuf(stdout, NULL, _IOLBF, 0);
     int rc = captext_dump(stdout, c.r, err, sizeof err);
     cli_capture_close(&c);
-    if (fflush(stdout) != 0)
-        return cli_usage_error("profile dump: cannot write the output");
+    char werr[128];
+    if (stdfd_flush_stdout(werr, sizeof werr) != 0)
+        return cli_usage_error("cannot write standard output: %s", werr);
     if (rc != 0) {
         fprintf(stderr, "jett: %s: %s\n", o.capture, err);
         return CLI_EXIT_BAD_INPUT;

@@ -411,6 +411,18 @@ START_TEST(outputs_to_a_full_device)
                       cmds[i][1], cmds[i][2], o.err);
         tu_output_free(&o);
     }
+    /* dump and export: of the usage class, as an unwritable -o file */
+    const char *dump[] = {jett, "profile", "dump", cap, NULL};
+    const char *export[] = {jett, "profile", "export", cap, "--format", "collapsed", NULL};
+    const char *const *usage_class[] = {dump, export};
+    for (size_t i = 0; i < 2; i++) {
+        struct tu_output o;
+        ck_assert_msg(to_full(usage_class[i], &o) == 2, "%s: status %d", usage_class[i][2],
+                      o.status);
+        ck_assert_msg(strstr(o.err, "jett: cannot write standard output: ") == o.err, "%s: %s",
+                      usage_class[i][2], o.err);
+        tu_output_free(&o);
+    }
     free(cap), free(cg);
 }
 END_TEST
