@@ -115,9 +115,9 @@ enum run_profile_setup run_profile_setup(struct run_profile *rp, const struct in
     struct wire_hello h = {WIRE_PROTOCOL_VERSION,
                            a->mode == RUN_MODE_CPU ? WIRE_MODE_CPU : WIRE_MODE_MEMORY,
                            {a->mode == RUN_MODE_CPU ? a->rate_hz : 0, a->threshold_bp, a->limit,
-                            budget("JETT_TEST_CPU_BUDGET", 32u << 20),
-                            budget("JETT_TEST_RETENTION_BUDGET", 64u << 20),
-                            budget("JETT_TEST_STACK_BUDGET", 16u << 20)},
+                            budget("JETT_TEST_CPU_BUDGET", WIRE_CPU_BUDGET),
+                            budget("JETT_TEST_RETENTION_BUDGET", WIRE_RETENTION_BUDGET),
+                            budget("JETT_TEST_STACK_BUDGET", WIRE_STACK_BUDGET)},
                            {backend, (uint32_t)strlen(backend)},
                            backend_caps(),
                            colour};
@@ -141,8 +141,8 @@ int run_profile_start(struct run_profile *rp, struct interp_state *s)
 {
     const struct interp_program *p = interp_state_program(s);
     uint8_t mode = rp->args->mode == RUN_MODE_CPU ? WIRE_MODE_CPU : WIRE_MODE_MEMORY;
-    rp->profiler =
-        profiler_new(rp->collector, s, mode, rp->args->rate_hz, 16u << 20, interp_func_count(p));
+    rp->profiler = profiler_new(rp->collector, s, mode, rp->args->rate_hz, WIRE_STACK_BUDGET,
+                                interp_func_count(p));
     if (!rp->profiler || collector_start(rp->collector) != 0)
         return -1;
     return profiler_start(rp->profiler);

@@ -69,16 +69,6 @@ bool wire_decoder_finished(const struct wire_decoder *d)
     return d->finished;
 }
 
-uint32_t wire_decoder_sources(const struct wire_decoder *d)
-{
-    return d->n_sources;
-}
-
-uint32_t wire_decoder_funcs(const struct wire_decoder *d)
-{
-    return d->n_funcs;
-}
-
 uint32_t wire_decoder_stacks(const struct wire_decoder *d)
 {
     return d->n_stacks;

@@ -170,9 +170,9 @@ static int decode_config(struct wire_fields *f, uint8_t mode, struct wire_config
     if (get_u32(&sub, 0, "rate_hz", max_rate, &c->rate_hz) != 0 ||
         get_u32(&sub, 1, "threshold_bp", 10000, &c->threshold_bp) != 0 ||
         get_u32(&sub, 2, "limit", 100, &c->limit) != 0 ||
-        get_u64(&sub, 3, "cpu_budget", 32u << 20, &c->cpu_budget) != 0 ||
-        get_u64(&sub, 4, "retention_budget", 64u << 20, &c->retention_budget) != 0 ||
-        get_u64(&sub, 5, "stack_budget", 16u << 20, &c->stack_budget) != 0)
+        get_u64(&sub, 3, "cpu_budget", WIRE_CPU_BUDGET, &c->cpu_budget) != 0 ||
+        get_u64(&sub, 4, "retention_budget", WIRE_RETENTION_BUDGET, &c->retention_budget) != 0 ||
+        get_u64(&sub, 5, "stack_budget", WIRE_STACK_BUDGET, &c->stack_budget) != 0)
         return -1;
     if (c->rate_hz < min_rate || c->limit < 1) {
         wire_fail(f->d, WIRE_E_RANGE, "HELLO.config.%s: %u is below the minimum 1",
