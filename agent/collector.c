@@ -18,6 +18,7 @@ struct collector {
     uint64_t stall_ns;
     struct evring ring;
     atomic_bool failed, stop, interrupted;
+    atomic_bool capture_waiting; /* the writer waits for the capture */
     pthread_t writer;
     bool started;
     struct wire_decoder *in; /* daemon -> launcher records */
@@ -61,6 +62,7 @@ struct collector *collector_new(int sock, int capture_fd, size_t ring_bytes, uin
     atomic_init(&c->failed, false);
     atomic_init(&c->stop, false);
     atomic_init(&c->interrupted, false);
+    atomic_init(&c->capture_waiting, false);
     /* A pipe whose reader stops must not block the writer: the capture
      * gets the socket's bounded-stall rule (no effect on regular files). */
     int fl = capture_fd >= 0 ? fcntl(capture_fd, F_GETFL) : -1;
@@ -160,8 +162,10 @@ static int capture_write(struct collector *c, const uint8_t *p, size_t len)
             snprintf(c->capture_error, sizeof c->capture_error, "interrupted");
             break;
         }
+        atomic_store(&c->capture_waiting, true);
         wait_writable(c->capture_fd);
     }
+    atomic_store(&c->capture_waiting, false);
     if (len == 0)
         return 0;
     c->capture_fd = -1; /* its owner closes it */
@@ -337,7 +341,9 @@ bool collector_put(struct collector *c, const uint8_t *entry, size_t n, bool wai
         if (collector_failed(c))
             return false;
         size_t now_used = evring_used(&c->ring);
-        if (now_used < used)
+        /* a stalled capture is bounded by its own limit, and is not the
+         * daemon's fault */
+        if (now_used < used || atomic_load(&c->capture_waiting))
             last = mono_ns();
         used = now_used;
         if (mono_ns() - last > c->stall_ns) {

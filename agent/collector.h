@@ -14,7 +14,8 @@
  * file, when there is one, still receives every frame; it is given up
  * (and the reason kept) when a write to it fails or makes no progress for
  * `stall_ns` (a pipe whose reader stopped), which does not fail the
- * collector.
+ * collector (nor does the back-pressure that waiting causes: the
+ * capture's own limit bounds it).
  */
 #ifndef JETT_AGENT_COLLECTOR_H
 #define JETT_AGENT_COLLECTOR_H

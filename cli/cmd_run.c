@@ -191,9 +191,9 @@ static int run_program(struct run_ctx *c, struct interp_program *p)
     if (profiling && run_profile_start(&c->rp, s) != 0)
         fprintf(stderr, "jett: profiler: cannot start collection\n");
     run_signals_running(s);
-    struct interp_result r;
+    struct interp_result r = {0};
     int status = interp_run(s, &r) == 0 ? outcome(c, &r) : 1;
-    run_signals_finishing(profiling ? c->rp.collector : NULL);
+    run_signals_finishing(profiling ? c->rp.collector : NULL, r.termination == INTERP_INTERRUPTED);
     if (!c->args.agent)
         run_stdout_flush();
     if (profiling)

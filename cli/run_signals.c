@@ -102,10 +102,13 @@ void run_signals_running(struct interp_state *s)
     phase = RUNNING;
 }
 
-void run_signals_finishing(struct collector *c)
+void run_signals_finishing(struct collector *c, bool program_interrupted)
 {
     finishing = c;
     phase = FINISHING;
+    /* one that came after the program's last safe point acts now */
+    if (received && !program_interrupted && c)
+        collector_interrupt(c);
 }
 
 int run_signals_received(void)

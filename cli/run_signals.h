@@ -42,9 +42,11 @@ void run_signals_daemon(pid_t pid);
 void run_signals_running(struct interp_state *s);
 
 /* The program ended; `c` (NULL without profiling) stops waiting when a
- * signal arrives from now on (one that stopped the program does not stop
- * the collector: the profile of an interrupted run is still wanted). */
-void run_signals_finishing(struct collector *c);
+ * signal arrives from now on, or at once when one arrived that the
+ * program did not act on (it came after its last safe point).  One that
+ * stopped the program does not stop the collector: the profile of an
+ * interrupted run is still wanted. */
+void run_signals_finishing(struct collector *c, bool program_interrupted);
 
 /* The signal that arrived while the program ran or after, or 0. */
 int run_signals_received(void);

@@ -218,6 +218,18 @@ static const char churn_src[] = "namespace churn\n"
                                 "    print(len(keep))\n"
                                 "}\n";
 
+/* A burst at the very end: some 100 KiB of capture, more than a pipe
+ * holds and far less than the collector's ring, so that a stalled capture
+ * holds the launcher only after the program has ended. */
+static const char burst_src[] = "namespace burst\n"
+                                "fn main() {\n"
+                                "    let keep = []\n"
+                                "    for i in 0..500 {\n"
+                                "        push(keep, str(i) + \"-item\")\n"
+                                "    }\n"
+                                "    print(len(keep))\n"
+                                "}\n";
+
 /* ---- 1: the capture replaces its target only when whole ----------------- */
 
 START_TEST(capture_kept_on_compile_error)
@@ -457,15 +469,16 @@ struct stalled {
     pid_t pid;
 };
 
-static void stalled_start(struct stalled *s)
+static void stalled_start(struct stalled *s, const char *src)
 {
-    s->prog = program("churn.jett", churn_src);
+    s->prog = program("prog.jett", src);
     s->cap = at("cap.fifo");
     s->out = at("stalled.out");
     s->err = at("stalled.err");
     ck_assert_int_eq(mkfifo(s->cap, 0644), 0);
     s->reader = open(s->cap, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     ck_assert_int_ge(s->reader, 0);
+    ck_assert_int_lt(fcntl(s->reader, F_GETPIPE_SZ), 100 * 1024); /* less than a burst */
     const char *argv[] = {jett,   "run", s->prog, "--profile-memory", "--profile-capture",
                           s->cap, NULL};
     int out = open_out(s->out), err = open_out(s->err);
@@ -483,7 +496,7 @@ static void stalled_free(struct stalled *s)
 START_TEST(capture_reader_stops)
 {
     struct stalled s;
-    stalled_start(&s);
+    stalled_start(&s, churn_src);
     unsigned took;
     ck_assert_int_eq(wait_bounded(s.pid, 40000, &took), 4);
     size_t len;
@@ -665,8 +678,8 @@ END_TEST
 START_TEST(capture_reader_stops_then_sigint)
 {
     struct stalled s;
-    stalled_start(&s);
-    WAIT_FOR(file_is(s.out, "20000\n"), "the program's last line");
+    stalled_start(&s, burst_src);
+    WAIT_FOR(file_is(s.out, "500\n"), "the program's last line");
     WAIT_FOR(!has_thread(s.pid, "jett-runtime", 0), "the program ended");
     ck_assert_int_eq(kill(s.pid, SIGINT), 0);
     unsigned took;
