@@ -8,6 +8,7 @@
 #include "cli/profd.h"
 #include "proto/util/readfile.h"
 #include "proto/util/stdfd.h"
+#include "daemon/feed.h"
 #include "daemon/replay_args.h"
 #include "proto/captext.h"
 
@@ -125,6 +126,27 @@ static int cmd_dump(int argc, char **argv)
     return CLI_EXIT_OK;
 }
 
+/* The aggregation's own rules (an allocation freed before it exists, ticks
+ * that do not add up, an event of the other mode...) are not the wire's:
+ * a replay reports them as collector errors and still profiles, so pack
+ * writes the capture and says what the replay will report, with its
+ * message. */
+static void pack_warn_replay(const char *in, const msgpack_sbuffer *sb)
+{
+    struct agg *g = agg_new();
+    struct capture_reader *r = capture_reader_mem(sb->data, sb->size);
+    char err[320];
+    if (g && r)
+        feed_capture(g, r, err, sizeof err);
+    uint64_t n = g ? agg_error_count(g) : 0;
+    if (n > 0)
+        fprintf(stderr,
+                "jett: %s: warning: a replay reports %llu collector error%s, the first: %s\n", in,
+                (unsigned long long)n, n == 1 ? "" : "s", agg_error(g));
+    capture_reader_free(r);
+    agg_free(g);
+}
+
 /* jett profile pack TEXT -o CAPTURE (options in any order) */
 static int cmd_pack(int argc, char **argv)
 {
@@ -159,6 +181,7 @@ static int cmd_pack(int argc, char **argv)
         msgpack_sbuffer_destroy(&sb);
         return CLI_EXIT_BAD_INPUT;
     }
+    pack_warn_replay(in, &sb);
     rc = cli_write_file_atomic(out, sb.data, sb.size, err, sizeof err);
     msgpack_sbuffer_destroy(&sb);
     if (rc != 0)

@@ -44,6 +44,8 @@ void wire_decoder_free(struct wire_decoder *d)
     msgpack_unpacked_destroy(&d->unp);
     free(d->frame);
     free(d->source_len);
+    free(d->stack_depth);
+    wire_path_set_free(&d->paths);
     free(d->spans);
     free(d->lines);
     free(d);

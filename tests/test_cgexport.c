@@ -9,6 +9,7 @@
 
 #include "proto/captext.h"
 #include "daemon/export/cgexport.h"
+#include "deep_capture.h"
 #include "testutil.h"
 
 /* Exports a built fixture capture to a string; NULL with err set. */
@@ -177,25 +178,15 @@ END_TEST
  * refuses it, with the byte of its frame. */
 START_TEST(too_deep_stack_is_refused)
 {
-    char text[16384];
-    size_t n = (size_t)snprintf(
-        text, sizeof text, "%s",
-        "HELLO version=1 mode=cpu rate_hz=1000 threshold_bp=500 limit=10 cpu_budget=33554432 "
-        "retention_budget=67108864 stack_budget=16777216 backend=\"interpreter_safe_point\" "
-        "capabilities=cpu_tick_source colour=false\n"
-        "FUNC id=0 namespace=\"m\" function=\"f\" source=- decl=-\n");
-    n += tu_stack_chain(text + n, sizeof text - n, 129);
-    snprintf(text + n, sizeof text - n, "%s",
-             "FINISH termination=returned wall_ns=1 cpu_ns=1 requested=0 coalesced=0 "
-             "dropped=0 collector_failure=false stack_limit=false\n");
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
+    deep_capture(&sb, 129); /* pack refuses this text: built from records */
     char err[320] = "";
-    ck_assert_msg(captext_pack(text, strlen(text), &sb, err, sizeof err) == 0, "%s", err);
     FILE *devnull = fopen("/dev/null", "w");
     struct capture_reader *r = capture_reader_mem(sb.data, sb.size);
     ck_assert_int_eq(cgexport_write(r, devnull, err, sizeof err), -1);
-    ck_assert_msg(strncmp(err, "byte ", 5) == 0 && strstr(err, "STACK 128: deeper than 128 frames"),
+    ck_assert_msg(strncmp(err, "byte ", 5) == 0 &&
+                      strstr(err, "STACK record 129: deeper than 128 frames"),
                   "%s", err);
     capture_reader_free(r);
     fclose(devnull);

@@ -8,6 +8,7 @@
 
 #include "proto/captext.h"
 #include "daemon/export/fold.h"
+#include "deep_capture.h"
 #include "testutil.h"
 
 #define MEM_HELLO                                                                                  \
@@ -380,9 +381,22 @@ START_TEST(inconsistent_allocations_fail_with_offset)
                  "ALLOC.allocation_id: allocation 9 is not live");
     expect_error("ALLOC seq=2 op=resize id=1 old=7 new=9 task=- actor=- thread=0 stack=0 span=-\n",
                  3, "ALLOC.old_size: 7 is not the live size 8");
-    expect_error("ALLOC seq=2 op=allocate id=1 old=- new=8 task=- actor=- thread=0 stack=0 "
-                 "span=-\n",
-                 3, "ALLOC.allocation_id: allocation 1 is already live");
+    /* a reused id (allocate id 1 again) is a wire rule now: pack refuses
+     * it (line 8, the second EVENTS' entry) as the daemon does */
+    char text[2048], perr[320];
+    snprintf(text, sizeof text,
+             MEM_HELLO "FUNC id=0 namespace=\"m\" function=\"a\" source=- decl=-\n"
+                       "EVENTS\nSTACK id=0 parent=- func=0 site=-\n"
+                       "ALLOC seq=1 op=allocate id=1 old=- new=8 task=- actor=- thread=0 "
+                       "stack=0 span=-\nEND\nEVENTS\n"
+                       "ALLOC seq=2 op=allocate id=1 old=- new=8 task=- actor=- thread=0 "
+                       "stack=0 span=-\nEND\n" FINISH);
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    ck_assert_int_eq(captext_pack(text, strlen(text), &sb, perr, sizeof perr), -1);
+    ck_assert_str_eq(perr, "8: ALLOC.allocation_id: an allocate's id does not increase (ids are "
+                           "never reused)");
+    msgpack_sbuffer_destroy(&sb);
     expect_error("ALLOC seq=2 op=allocate id=2 old=- new=18446744073709551614 task=- actor=- "
                  "thread=0 stack=0 span=-\n",
                  3, "ALLOC.new_size: 18446744073709551614 bytes overflow the totals");
@@ -499,20 +513,28 @@ END_TEST
 
 /* A stack deeper than the wire's 128 frames is refused, as the daemon
  * refuses it, with the byte of its frame (the walk that writes folded
- * lines is as deep as the deepest stack). */
+ * lines is as deep as the deepest stack).  pack refuses its text with the
+ * same message, at line 131 (HELLO, FUNC, then the 129th STACK). */
 START_TEST(too_deep_stack_is_refused)
 {
-    char text[16384];
+    char text[16384], perr[320];
     size_t n = (size_t)snprintf(text, sizeof text, "%s%s", CPU_HELLO,
                                 "FUNC id=0 namespace=\"m\" function=\"f\" source=- decl=-\n");
     n += tu_stack_chain(text + n, sizeof text - n, 129);
     snprintf(text + n, sizeof text - n, "%s", FINISH);
-    struct bytes b = pack(text);
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    ck_assert_int_eq(captext_pack(text, strlen(text), &sb, perr, sizeof perr), -1);
+    ck_assert_str_eq(perr, "131: STACK record 129: deeper than 128 frames");
+    msgpack_sbuffer_clear(&sb);
+    deep_capture(&sb, 129);
+    struct bytes b = {sb.data, sb.size};
     struct fold *f = NULL;
     char err[400];
     ck_assert_int_eq(fold_bytes(b, FOLD_WEIGHT_DEFAULT, &f, err, sizeof err), FOLD_E_CAPTURE);
     ck_assert_ptr_null(f);
-    ck_assert_msg(strncmp(err, "byte ", 5) == 0 && strstr(err, "STACK 128: deeper than 128 frames"),
+    ck_assert_msg(strncmp(err, "byte ", 5) == 0 &&
+                      strstr(err, "STACK record 129: deeper than 128 frames"),
                   "%s", err);
     free(b.data);
 }

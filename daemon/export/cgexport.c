@@ -372,8 +372,8 @@ static int on_stack(struct cg *g, struct capture_reader *r, const struct wire_st
         s->parent == WIRE_NONE32 ? CG_NONE : g->fn[g->node[s->parent].func].source;
     unsigned depth = s->parent == WIRE_NONE32 ? 1 : g->depth[s->parent] + 1u;
     if (depth > WIRE_MAX_STACK_DEPTH) {
-        wire_fail(capture_reader_decoder(r), WIRE_E_RANGE, "STACK %u: deeper than %d frames",
-                  s->stack_id, WIRE_MAX_STACK_DEPTH);
+        wire_fail(capture_reader_decoder(r), WIRE_E_RANGE, "STACK record %u: deeper than %d frames",
+                  s->stack_id + 1, WIRE_MAX_STACK_DEPTH);
         return -1;
     }
     g->depth[g->n_node] = (uint8_t)depth;

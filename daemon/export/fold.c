@@ -309,7 +309,8 @@ static int on_stack(struct fold *f, struct capture_reader *r, const struct wire_
     /* the decoder checked that parent and func are defined */
     uint32_t parent = s->parent == WIRE_NONE32 ? FOLD_ROOT : f->stack_node[s->parent];
     if (f->nodes[parent].depth >= WIRE_MAX_STACK_DEPTH) /* as the daemon refuses it */
-        return bad_event(r, "STACK %u: deeper than %d frames", s->stack_id, WIRE_MAX_STACK_DEPTH);
+        return bad_event(r, "STACK record %u: deeper than %d frames", s->stack_id + 1,
+                         WIRE_MAX_STACK_DEPTH);
     uint32_t node = child_node(f, parent, f->func_name[s->func_id]);
     if (node == FOLD_NO_NODE)
         return -1;
