@@ -1,9 +1,11 @@
 /* collector: handshake, writer thread, finish and result. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,7 +17,8 @@ struct collector {
     int sock, capture_fd;
     uint64_t stall_ns;
     struct evring ring;
-    atomic_bool failed, stop;
+    atomic_bool failed, stop, interrupted;
+    atomic_bool capture_waiting; /* the writer waits for the capture */
     pthread_t writer;
     bool started;
     struct wire_decoder *in; /* daemon -> launcher records */
@@ -24,6 +27,8 @@ struct collector {
     uint8_t *batch;
     msgpack_sbuffer out;
     char error[160];
+    bool capture_finished;   /* FINISH reached the capture */
+    char capture_error[160]; /* why the capture was given up, or "" */
 };
 
 static uint64_t mono_ns(void)
@@ -56,6 +61,13 @@ struct collector *collector_new(int sock, int capture_fd, size_t ring_bytes, uin
     msgpack_sbuffer_init(&c->out);
     atomic_init(&c->failed, false);
     atomic_init(&c->stop, false);
+    atomic_init(&c->interrupted, false);
+    atomic_init(&c->capture_waiting, false);
+    /* A pipe whose reader stops must not block the writer: the capture
+     * gets the socket's bounded-stall rule (no effect on regular files). */
+    int fl = capture_fd >= 0 ? fcntl(capture_fd, F_GETFL) : -1;
+    if (fl >= 0)
+        fcntl(capture_fd, F_SETFL, fl | O_NONBLOCK);
     return c;
 }
 
@@ -90,6 +102,76 @@ const char *collector_error(const struct collector *c)
     return c->error;
 }
 
+void collector_interrupt(struct collector *c)
+{
+    atomic_store(&c->interrupted, true);
+}
+
+static bool interrupted(struct collector *c)
+{
+    if (!atomic_load(&c->interrupted))
+        return false;
+    fail(c, "interrupted");
+    return true;
+}
+
+const char *collector_capture_error(const struct collector *c)
+{
+    return c->capture_error;
+}
+
+bool collector_capture_complete(const struct collector *c)
+{
+    return c->capture_finished && !c->capture_error[0];
+}
+
+/* Waits up to 50 ms for fd to take more output. */
+static void wait_writable(int fd)
+{
+    struct pollfd pfd = {fd, POLLOUT, 0};
+    poll(&pfd, 1, 50);
+}
+
+/* Writes to the capture under the socket's rule: no progress for the
+ * stall limit gives it up.  0, or -1 with the
+ * reason kept and no more writes (the run goes on; the daemon still gets
+ * every frame). */
+static int capture_write(struct collector *c, const uint8_t *p, size_t len)
+{
+    uint64_t last = mono_ns();
+    while (len > 0) {
+        ssize_t n = write(c->capture_fd, p, len);
+        if (n > 0) {
+            p += n, len -= (size_t)n, last = mono_ns();
+            continue;
+        }
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            snprintf(c->capture_error, sizeof c->capture_error, "%s", strerror(errno));
+            break;
+        }
+        if (n == 0) {
+            snprintf(c->capture_error, sizeof c->capture_error, "nothing could be written");
+            break;
+        }
+        if (mono_ns() - last > c->stall_ns) {
+            snprintf(c->capture_error, sizeof c->capture_error, "no progress for %llu s",
+                     (unsigned long long)(c->stall_ns / 1000000000ull));
+            break;
+        }
+        if (interrupted(c)) {
+            snprintf(c->capture_error, sizeof c->capture_error, "interrupted");
+            break;
+        }
+        atomic_store(&c->capture_waiting, true);
+        wait_writable(c->capture_fd);
+    }
+    atomic_store(&c->capture_waiting, false);
+    if (len == 0)
+        return 0;
+    c->capture_fd = -1; /* its owner closes it */
+    return -1;
+}
+
 /* Writes to the socket without blocking for longer than the stall limit
  * without progress.  0, or -1 after marking the collector failed. */
 static int sock_write(struct collector *c, const uint8_t *p, size_t len)
@@ -109,26 +191,24 @@ static int sock_write(struct collector *c, const uint8_t *p, size_t len)
             fail(c, "jett-profd made no progress");
             return -1;
         }
-        struct pollfd pfd = {c->sock, POLLOUT, 0};
-        poll(&pfd, 1, 50);
+        if (interrupted(c))
+            return -1;
+        wait_writable(c->sock);
     }
     return collector_failed(c) ? -1 : 0;
 }
 
-/* Sends the frames in c->out to the daemon (unless failed) and the
- * capture, then clears them. */
+/* Sends the frames in c->out to the capture and the daemon (unless
+ * failed), then clears them.  -1 when the collector failed: a capture
+ * given up is kept apart (collector_capture_error). */
 static int flush_out(struct collector *c)
 {
-    int rc = 0;
-    if (c->capture_fd >= 0 && capture_write_all(c->capture_fd, c->out.data, c->out.size) != 0) {
-        close(c->capture_fd);
-        c->capture_fd = -1;
-        rc = -1;
-    }
+    if (c->capture_fd >= 0)
+        capture_write(c, (const uint8_t *)c->out.data, c->out.size);
     if (!collector_failed(c))
         sock_write(c, (const uint8_t *)c->out.data, c->out.size);
     msgpack_sbuffer_clear(&c->out);
-    return collector_failed(c) ? -1 : rc;
+    return collector_failed(c) ? -1 : 0;
 }
 
 /* Waits for one daemon record; 1 with *rec (valid until the next call),
@@ -145,10 +225,12 @@ static int read_record(struct collector *c, struct wire_record *rec, int timeout
             continue;
         }
         uint64_t now = mono_ns();
-        if (now >= deadline)
+        if (now >= deadline || interrupted(c))
             return -1;
+        /* short polls: an interrupt is seen within 50 ms */
+        uint64_t left_ms = (deadline - now) / 1000000ull + 1;
         struct pollfd pfd = {c->sock, POLLIN, 0};
-        if (poll(&pfd, 1, (int)((deadline - now) / 1000000ull) + 1) <= 0)
+        if (poll(&pfd, 1, left_ms < 50 ? (int)left_ms : 50) <= 0)
             continue;
         ssize_t n = recv(c->sock, c->inbuf, sizeof c->inbuf, MSG_DONTWAIT);
         if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
@@ -259,13 +341,17 @@ bool collector_put(struct collector *c, const uint8_t *entry, size_t n, bool wai
         if (collector_failed(c))
             return false;
         size_t now_used = evring_used(&c->ring);
-        if (now_used < used)
+        /* a stalled capture is bounded by its own limit, and is not the
+         * daemon's fault */
+        if (now_used < used || atomic_load(&c->capture_waiting))
             last = mono_ns();
         used = now_used;
         if (mono_ns() - last > c->stall_ns) {
             fail(c, "jett-profd made no progress");
             return false;
         }
+        if (interrupted(c))
+            return false;
         struct timespec nap = {0, 50000};
         nanosleep(&nap, NULL);
     }
@@ -291,8 +377,11 @@ int collector_finish(struct collector *c, struct wire_finish *fin, int timeout_m
         c->started = false;
     }
     fin->collector_failure = fin->collector_failure || collector_failed(c);
-    if (wire_encode_finish(&c->out, fin) == 0)
+    if (wire_encode_finish(&c->out, fin) == 0) {
+        bool to_capture = c->capture_fd >= 0;
         flush_out(c);
+        c->capture_finished = to_capture && c->capture_fd >= 0;
+    }
     if (collector_failed(c))
         return -1;
     struct wire_record rec;

@@ -11,7 +11,11 @@
  * Failure is sticky and never blocks the program: once the socket fails or
  * the daemon makes no progress for `stall_ns`, every later append is
  * dropped at once and collector_finish reports the failure.  The capture
- * file, when there is one, still receives every frame.
+ * file, when there is one, still receives every frame; it is given up
+ * (and the reason kept) when a write to it fails or makes no progress for
+ * `stall_ns` (a pipe whose reader stopped), which does not fail the
+ * collector (nor does the back-pressure that waiting causes: the
+ * capture's own limit bounds it).
  */
 #ifndef JETT_AGENT_COLLECTOR_H
 #define JETT_AGENT_COLLECTOR_H
@@ -79,5 +83,15 @@ void collector_result_free(struct collector_result *r);
 
 /* Why the collector failed ("" while it has not). */
 const char *collector_error(const struct collector *c);
+
+/* Async-signal-safe: stop waiting.  Every wait (the socket, the capture,
+ * RESULT, back-pressure) gives up within 50 ms and the collector fails
+ * with "interrupted". */
+void collector_interrupt(struct collector *c);
+
+/* Why the capture was given up ("" while it was not), and whether it
+ * holds the whole stream up to and including FINISH. */
+const char *collector_capture_error(const struct collector *c);
+bool collector_capture_complete(const struct collector *c);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "proto/util/readfile.h"
+#include "proto/util/stdfd.h"
 #include "daemon/export/cgexport.h"
 #include "daemon/export/flame.h"
 #include "daemon/export/fold.h"
@@ -179,9 +180,14 @@ static int dest_open(const struct export_opts *o, struct dest *d)
 /* Finishes the output; `ok` false discards a partial file. */
 static int dest_close(const struct export_opts *o, struct dest *d, bool ok)
 {
+    char werr[128];
+    if (d->f == stdout) {
+        if (stdfd_flush_stdout(werr, sizeof werr) != 0 && ok)
+            return cli_usage_error("cannot write standard output: %s", werr);
+        return ok ? CLI_EXIT_OK : CLI_EXIT_BAD_INPUT;
+    }
     bool written = fflush(d->f) == 0 && !ferror(d->f);
-    if (d->f != stdout)
-        written = fclose(d->f) == 0 && written;
+    written = fclose(d->f) == 0 && written;
     if (d->tmp) {
         if (ok && written && rename(d->tmp, o->out) != 0)
             written = false;
@@ -190,8 +196,7 @@ static int dest_close(const struct export_opts *o, struct dest *d, bool ok)
         free(d->tmp);
     }
     if (ok && !written)
-        return o->out ? cli_usage_error("%s: cannot write: %s", o->out, strerror(errno))
-                      : cli_usage_error("profile export: cannot write the output");
+        return cli_usage_error("%s: cannot write: %s", o->out, strerror(errno));
     return ok ? CLI_EXIT_OK : CLI_EXIT_BAD_INPUT;
 }
 

@@ -16,6 +16,8 @@
 #include "cli/cli.h"
 #include "cli/run_args.h"
 #include "cli/run_profile.h"
+#include "cli/run_signals.h"
+#include "cli/run_stdout.h"
 #include "cli/runout.h"
 
 #define EXIT_COMPILE 3
@@ -23,31 +25,6 @@
 
 _Static_assert(sizeof(struct interp_source_span) == sizeof(struct wire_source_span),
                "source spans travel as they are");
-
-/* The state a signal handler may interrupt (one run per process), and a
- * signal that arrived before the program started (during load, check or
- * the daemon's start-up), which stops it at its first safe point. */
-static struct interp_state *volatile running;
-static volatile sig_atomic_t early_signal;
-
-static void on_signal(int signo)
-{
-    struct interp_state *s = running;
-    if (s)
-        interp_interrupt(s, signo);
-    else
-        early_signal = signo;
-}
-
-static void install_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
 
 /* Prints the envelope (agent) and returns the status. */
 static int emit(struct runout *ro, bool agent, int status)
@@ -148,7 +125,7 @@ static void use_fallback(struct run_ctx *c, const struct interp_result *r)
         c->fallback = NULL, len = 0;
     c->ro.profile = c->fallback, c->ro.profile_len = len;
     if (!c->args.agent && human) {
-        fflush(stdout);
+        run_stdout_flush();
         fwrite(human, 1, hlen, stderr);
     }
     free(human);
@@ -164,7 +141,7 @@ static int finish_profile(struct run_ctx *c, const struct interp_result *r, int 
     }
     c->ro.profile = c->res.profile, c->ro.profile_len = c->res.profile_len;
     if (!c->args.agent) {
-        fflush(stdout);
+        run_stdout_flush();
         fwrite(c->res.human, 1, c->res.human_len, stderr);
     }
     return run_profile_result_failed(&c->res) ? collector_failure_outcome(c, r, status) : status;
@@ -185,6 +162,40 @@ static int outcome(struct run_ctx *c, const struct interp_result *r)
     return r->exit_code;
 }
 
+/* A capture that could not be written whole is a profiler failure: on
+ * stderr (or in the envelope), and exit 4 when the program returned; the
+ * profile is still printed. */
+static int capture_outcome(struct run_ctx *c, const struct interp_result *r, int status)
+{
+    const char *why = c->rp.capture_error;
+    if (!why[0])
+        return status;
+    bool returned = r->termination == INTERP_RETURNED;
+    if (!c->args.agent || !returned)
+        fprintf(stderr, "jett: --profile-capture: cannot write '%s': %s\n", c->args.capture, why);
+    if (!returned)
+        return status;
+    if (c->ro.error_kind)
+        runout_set_error(&c->ro, "profiler_failure",
+                         "profiler: collector failure; cannot write the capture: %s", why);
+    else
+        runout_set_error(&c->ro, "profiler_failure", "profiler: cannot write the capture: %s", why);
+    return EXIT_PROFILER;
+}
+
+/* A signal after the program's last safe point (while the profile is
+ * finished) still ends the run as interrupted: 130/143 rank above a
+ * runtime error, a collector failure and main's value. */
+static int late_interrupt(struct run_ctx *c, const struct interp_result *r, int status)
+{
+    int sig = run_signals_received();
+    if (!sig || r->termination == INTERP_INTERRUPTED)
+        return status;
+    runout_set_error(&c->ro, "interrupted", "interrupted by %s",
+                     sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    return 128 + sig;
+}
+
 static int run_program(struct run_ctx *c, struct interp_program *p)
 {
     struct interp_host host = runout_host(&c->ro);
@@ -202,15 +213,15 @@ static int run_program(struct run_ctx *c, struct interp_program *p)
         interp_free(s);
         return setup_failed(c, RUN_PROFILE_FAILED);
     }
-    running = s;
-    if (early_signal)
-        interp_interrupt(s, early_signal);
-    struct interp_result r;
+    run_signals_running(s);
+    struct interp_result r = {0};
     int status = interp_run(s, &r) == 0 ? outcome(c, &r) : 1;
-    running = NULL;
-    fflush(stdout);
+    run_signals_finishing(profiling ? c->rp.collector : NULL, r.termination == INTERP_INTERRUPTED);
+    if (!c->args.agent)
+        run_stdout_flush();
     if (profiling)
-        status = finish_profile(c, &r, status);
+        status = capture_outcome(c, &r, finish_profile(c, &r, status));
+    status = late_interrupt(c, &r, status);
     c->ro.state = NULL;
     interp_result_free(&r);
     interp_free(s);
@@ -252,6 +263,7 @@ int cli_run_main(int argc, char **argv)
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
         if (cli_is_help(argv[i]))
             return fputs(run_usage_text, stdout), CLI_EXIT_OK;
+    run_signals_install();
     struct run_ctx c;
     memset(&c, 0, sizeof c);
     char err[512];
@@ -269,7 +281,8 @@ int cli_run_main(int argc, char **argv)
         return status;
     }
     c.rp.test = &c.test;
-    install_signals();
+    if (run_signals_prepare_quit(&c.ro, agent, c.rp.capture.tmp) != 0)
+        fprintf(stderr, "jett: out of memory\n");
     struct interp_diags diags = {0};
     struct interp_program *p = interp_load(c.args.file, NULL, &diags);
     if (!p) {
@@ -277,10 +290,12 @@ int cli_run_main(int argc, char **argv)
     } else if (c.args.mode != RUN_MODE_NONE) {
         bool colour = isatty(STDERR_FILENO) && !getenv("NO_COLOR") && !agent;
         enum run_profile_setup su = run_profile_setup(&c.rp, p, colour);
+        run_signals_daemon(c.rp.daemon);
         status = su == RUN_PROFILE_OK ? run_program(&c, p) : setup_failed(&c, su);
     } else {
         status = run_program(&c, p);
     }
+    run_signals_free();
     run_profile_close(&c.rp);
     collector_result_free(&c.res);
     free(c.fallback);

@@ -1,11 +1,13 @@
 /* jett: dispatches `jett GROUP ...` to the group's entry point. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "proto/util/suggest_option.h"
 #include "jett-config.h"
+#include "proto/util/stdfd.h"
 
 static const struct {
     const char *name;
@@ -52,7 +54,20 @@ int cli_usage_error(const char *fmt, ...)
     return CLI_EXIT_USAGE;
 }
 
-int main(int argc, char **argv)
+/* A command whose output did not all reach stdout failed, whatever it
+ * computed: exit 1, or 2 for `jett run` (whose 1 is a runtime error and
+ * which never reports a failed write itself).  A command that already
+ * failed has said why (dump and export report their own output). */
+static int output_checked(int status, bool run)
+{
+    char err[128];
+    if ((status != CLI_EXIT_OK && !run) || stdfd_flush_stdout(err, sizeof err) == 0)
+        return status;
+    fprintf(stderr, "jett: cannot write standard output: %s\n", err);
+    return run ? CLI_EXIT_USAGE : CLI_EXIT_BAD_INPUT;
+}
+
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2)
         return usage(stderr), CLI_EXIT_USAGE;
@@ -67,4 +82,12 @@ int main(int argc, char **argv)
     char hint[96];
     const char *h = suggest_option_hint(argv[1], known, 5, hint, sizeof hint);
     return cli_usage_error("unknown command '%s'%s", argv[1], *h ? h : " (try 'jett --help')");
+}
+
+int main(int argc, char **argv)
+{
+    if (stdfd_ensure_open() != 0)
+        return fputs("jett: cannot open /dev/null\n", stderr), CLI_EXIT_USAGE;
+    bool run = argc >= 2 && strcmp(argv[1], "run") == 0;
+    return output_checked(dispatch(argc, argv), run);
 }

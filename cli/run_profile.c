@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/profd_spawn.h"
+#include "cli/run_capture.h"
 #include "cli/run_fallback.h"
 #include "cli/run_profile.h"
 #include "proto/capture.h"
@@ -43,17 +44,8 @@ int run_profile_open_capture(struct run_profile *rp, const struct run_args *a, c
                              size_t errlen)
 {
     memset(rp, 0, sizeof *rp);
-    rp->args = a, rp->capture_fd = -1, rp->daemon = -1;
-    if (!a->capture)
-        return 0;
-    rp->capture_fd = open(a->capture, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (rp->capture_fd < 0 ||
-        capture_write_all(rp->capture_fd, CAPTURE_MAGIC, CAPTURE_MAGIC_LEN) != 0) {
-        snprintf(err, errlen, "--profile-capture: cannot write '%s': %s", a->capture,
-                 strerror(errno));
-        return -1;
-    }
-    return 0;
+    rp->args = a, rp->daemon = -1;
+    return run_capture_open(&rp->capture, a->capture, a->file, err, errlen);
 }
 
 /* SOURCE with literals, comments and secrets blanked (offsets and lines
@@ -113,7 +105,7 @@ enum run_profile_setup run_profile_setup(struct run_profile *rp, const struct in
     free(path);
     if (rc != 0)
         return setup_failed(rp, err);
-    rp->collector = collector_new(sock, rp->capture_fd, COLLECTOR_RING, COLLECTOR_STALL_NS);
+    rp->collector = collector_new(sock, rp->capture.fd, COLLECTOR_RING, COLLECTOR_STALL_NS);
     if (!rp->collector)
         return setup_failed(rp, "out of memory");
     const char *backend = backend_name(a->mode);
@@ -182,6 +174,24 @@ static void write_heap_totals(const struct profiler *p, const char *path)
     fclose(f);
 }
 
+/* After FINISH: a whole capture replaces its target; one that could not
+ * be written whole is removed and its reason kept for the run's status. */
+static void settle_capture(struct run_profile *rp)
+{
+    if (rp->capture.fd < 0 && !rp->capture.tmp)
+        return;
+    const char *why = collector_capture_error(rp->collector);
+    char err[160];
+    if (!why[0] && !collector_capture_complete(rp->collector))
+        why = "the stream did not end";
+    if (!why[0] && run_capture_commit(&rp->capture, err, sizeof err) != 0)
+        why = err;
+    if (why[0]) {
+        snprintf(rp->capture_error, sizeof rp->capture_error, "%s", why);
+        run_capture_discard(&rp->capture);
+    }
+}
+
 int run_profile_finish(struct run_profile *rp, enum interp_termination term,
                        struct collector_result *res)
 {
@@ -195,7 +205,9 @@ int run_profile_finish(struct run_profile *rp, enum interp_termination term,
     if (rp->test && rp->test->skew_finish)
         fin.requested_ticks++;
     rp->fin = fin, rp->have_fin = true;
-    return collector_finish(rp->collector, &fin, RESULT_MS, res);
+    int rc = collector_finish(rp->collector, &fin, RESULT_MS, res);
+    settle_capture(rp);
+    return rc;
 }
 
 /* The profile header (schema .. termination) holds partial_reason when
@@ -237,9 +249,7 @@ void run_profile_close(struct run_profile *rp)
         }
         rp->daemon = -1;
     }
-    if (rp->capture_fd >= 0)
-        close(rp->capture_fd);
-    rp->capture_fd = -1;
+    run_capture_discard(&rp->capture);
 }
 
 char *run_profile_fallback(const struct run_args *a, uint32_t have, const char *status,

@@ -12,6 +12,7 @@
 #include "agent/interp.h"
 #include "agent/profiler.h"
 #include "cli/run_args.h"
+#include "cli/run_capture.h"
 #include "cli/run_testenv.h"
 
 enum run_profile_setup {
@@ -23,7 +24,7 @@ enum run_profile_setup {
 struct run_profile {
     const struct run_args *args;
     pid_t daemon;
-    int capture_fd;
+    struct run_capture capture;
     struct collector *collector;
     struct profiler *profiler;
     const struct run_testenv *test; /* set by the caller after opening */
@@ -31,11 +32,12 @@ struct run_profile {
     struct wire_config config;      /* as sent in HELLO */
     struct wire_finish fin;         /* the agent's counters at the end */
     bool have_fin;
-    char message[256]; /* the stable error line of a setup failure */
+    char message[256];       /* the stable error line of a setup failure */
+    char capture_error[160]; /* why the capture is not kept, or "" */
 };
 
 /* Opens the capture file (before anything is loaded: an unwritable path
- * is a usage error).  0, or -1 with a message. */
+ * is a usage error; see run_capture.h).  0, or -1 with a message. */
 int run_profile_open_capture(struct run_profile *rp, const struct run_args *a, char *err,
                              size_t errlen);
 
@@ -50,7 +52,8 @@ enum run_profile_setup run_profile_setup(struct run_profile *rp, const struct in
 int run_profile_start(struct run_profile *rp, struct interp_state *s);
 
 /* Stops collection, sends FINISH, and waits for RESULT.  0 with *res
- * filled, -1 on collector failure. */
+ * filled, -1 on collector failure.  Then the capture replaces its target,
+ * or capture_error says why it could not be written whole. */
 int run_profile_finish(struct run_profile *rp, enum interp_termination term,
                        struct collector_result *res);
 

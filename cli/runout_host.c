@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/run_stdout.h"
 #include "cli/runout.h"
 #include "proto/capture.h"
 
@@ -58,7 +59,7 @@ static void host_stdout(void *ctx, const char *data, size_t len)
     if (r->capture)
         buf_append(&r->out, data, len);
     else
-        fwrite(data, 1, len, stdout);
+        run_stdout_write(data, len);
 }
 
 static void host_stderr(void *ctx, const char *data, size_t len)
@@ -67,7 +68,7 @@ static void host_stderr(void *ctx, const char *data, size_t len)
     if (r->capture) {
         buf_append(&r->err, data, len);
     } else {
-        fflush(stdout); /* keep the program's interleaving on a terminal */
+        run_stdout_flush(); /* keep the program's interleaving on a terminal */
         capture_write_all(STDERR_FILENO, data, len);
     }
 }

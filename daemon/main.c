@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "proto/util/readfile.h"
+#include "proto/util/stdfd.h"
 #include "daemon/agg.h"
 #include "daemon/feed.h"
 #include "daemon/rank.h"
@@ -66,7 +67,7 @@ static int replay_print(const struct rank_report *rep, bool agent)
     if (agent)
         fputc('\n', stdout);
     free(text);
-    return fflush(stdout) == 0 ? 0 : 1;
+    return 0; /* main flushes and reports a failed write */
 }
 
 static int replay(const struct replay_args *a)
@@ -98,7 +99,7 @@ static int replay(const struct replay_args *a)
     return status;
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     /* Large tables live in their own mappings, so a doubling realloc
      * moves pages instead of copying and freed blocks leave the process:
@@ -133,4 +134,16 @@ int main(int argc, char **argv)
     }
     fputs(usage_text, stderr);
     return 2;
+}
+
+int main(int argc, char **argv)
+{
+    if (stdfd_ensure_open() != 0)
+        return fputs("jett-profd: cannot open /dev/null\n", stderr), 2;
+    int status = dispatch(argc, argv);
+    char err[128];
+    if (status != 0 || stdfd_flush_stdout(err, sizeof err) == 0)
+        return status;
+    fprintf(stderr, "jett-profd: cannot write standard output: %s\n", err);
+    return 1;
 }
