@@ -70,7 +70,9 @@ struct agg_node {
     uint32_t parent, ident, chain;
     uint32_t chain_bucket; /* a copy of the chain's bucket offset once it
                             * exists, so the sample walk skips the chain
-                            * table (buckets are never removed) */
+                            * table (buckets are never removed); in memory
+                            * mode the chain to the outermost occurrence
+                            * of the node's leaf identity */
     uint32_t leaf_bucket;  /* likewise the leaf identity's site bucket in
                             * memory mode: an allocation event reaches its
                             * buckets from the node without the identity */

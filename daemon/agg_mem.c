@@ -75,18 +75,34 @@ HOT struct agg_siteb *leaf_site(struct agg *a, struct agg_node *n)
     return agg_bucket_at(a, n->leaf_bucket);
 }
 
+/* The node of the outermost occurrence of a node's leaf identity on its
+ * path (the node itself when it is outermost): a function's call chain
+ * runs from the root to there (DESIGN section 6), also under recursion. */
+static const struct agg_node *outermost_of(const struct agg *a, const struct agg_node *n)
+{
+    const struct agg_node *outer = n;
+    for (uint32_t p = n->parent; !(outer->flags & AGG_NODE_OUTERMOST) && p != AGG_NONE;) {
+        const struct agg_node *q = agg_vec_at(&a->nodes, p);
+        if (q->ident == n->ident)
+            outer = q;
+        p = q->parent;
+    }
+    return outer;
+}
+
 /* Finds (or creates) the chain bucket of a node that has none
- * remembered; false when there is none. */
+ * remembered: that of the chain to its leaf function's outermost
+ * occurrence; false when there is none. */
 static bool new_chain_bucket(struct agg *a, struct agg_node *n)
 {
-    struct agg_chain *c = agg_vec_at(&a->chains, n->chain);
+    struct agg_chain *c = agg_vec_at(&a->chains, outermost_of(a, n)->chain);
     if (c->bucket == AGG_NONE && !a->mem.limited)
         c->bucket = mem_take(a, sizeof(struct agg_mchainb));
     n->chain_bucket = c->bucket;
     return n->chain_bucket != AGG_NONE;
 }
 
-/* Adds bytes to the chain bucket of a stack node's root-to-leaf chain. */
+/* Adds bytes to the chain bucket of a stack node's leaf function. */
 HOT void chain_bytes(struct agg *a, struct agg_node *n, uint64_t bytes)
 {
     if (n->chain_bucket != AGG_NONE || new_chain_bucket(a, n))
