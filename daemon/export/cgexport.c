@@ -117,109 +117,25 @@ static int charge(struct cg *g, uint32_t leaf, uint32_t leaf_line, const uint64_
     return 0;
 }
 
-/* One open frame of the walk in charge_edges. */
-struct cg_frame {
-    uint32_t node, next;             /* next: cursor in the child list */
-    bool outermost;                  /* the outermost frame of its function on the path */
-    uint64_t sum[CG_STRIDE_MEMORY];  /* observations in the subtree */
-    uint64_t excl[CG_STRIDE_MEMORY]; /* of those, leaves of the parent's function */
-};
-
-/* Children lists: the children of node i are kids[first[i]..first[i+1]). */
-struct cg_kids {
-    uint32_t *first, *kids;
-};
-
-static int list_kids(const struct cg *g, struct cg_kids *k)
-{
-    k->first = calloc((size_t)g->n_node + 2, sizeof *k->first);
-    k->kids = malloc(((size_t)g->n_node + 1) * sizeof *k->kids);
-    if (!k->first || !k->kids)
-        return -1;
-    for (uint32_t i = 0; i < g->n_node; i++)
-        if (g->node[i].parent != CG_NONE)
-            k->first[g->node[i].parent + 2]++;
-    for (uint32_t i = 0; i < g->n_node; i++)
-        k->first[i + 2] += k->first[i + 1];
-    for (uint32_t i = 0; i < g->n_node; i++)
-        if (g->node[i].parent != CG_NONE)
-            k->kids[k->first[g->node[i].parent + 1]++] = i;
-    return 0;
-}
-
-static void enter(struct cg *g, struct cg_frame *st, uint32_t d, uint32_t node, uint8_t *outer_at,
-                  const struct cg_kids *k)
-{
-    struct cg_frame *fr = &st[d];
-    uint32_t f = g->node[node].func;
-    const uint64_t *o = &g->obs[(size_t)node * g->stride];
-    fr->node = node, fr->next = k->first[node];
-    fr->outermost = outer_at[f] == UINT8_MAX;
-    if (fr->outermost)
-        outer_at[f] = (uint8_t)d;
-    for (unsigned v = 0; v < g->stride; v++) {
-        fr->sum[v] = o[v], fr->excl[v] = 0;
-        /* observations here carry no edge out of an outer frame of their
-         * own function: taken off the edge that frame makes */
-        if (!fr->outermost)
-            st[outer_at[f] + 1].excl[v] += o[v];
-    }
-}
-
-/* Leaves the frame at depth d: the edge into it gets its subtree's
- * observations when its caller is outermost, less those of leaves in the
- * caller's function. */
-static void leave(struct cg *g, struct cg_frame *st, uint32_t d, uint8_t *outer_at)
-{
-    struct cg_frame *fr = &st[d];
-    uint64_t *e = &g->edge[(size_t)fr->node * g->stride];
-    for (unsigned v = 0; v < g->stride; v++) {
-        if (d > 0 && st[d - 1].outermost)
-            e[v] = fr->sum[v] - fr->excl[v];
-        if (d > 0)
-            st[d - 1].sum[v] += fr->sum[v];
-    }
-    if (fr->outermost)
-        outer_at[g->node[fr->node].func] = UINT8_MAX;
-}
-
-/* Charges every observation once to the edge out of the outermost frame
- * of every other function on its stack, in one walk of the stack tree:
- * the edge into node k is charged with the observations of k's subtree
- * when k's caller frame is the outermost of its function, less those at
- * leaves of that same function.  Stacks are at most WIRE_MAX_STACK_DEPTH
- * deep (checked when read). */
+/* Charges every call edge with what was observed below it: the edge
+ * into node k carries the observations of k's subtree, the inclusive
+ * cost of that call as Callgrind records one.  A STACK's parent comes
+ * before it, so walking the nodes backwards sums every subtree before
+ * its parent reads it. */
 static int charge_edges(struct cg *g)
 {
-    struct cg_kids k = {NULL, NULL};
-    uint8_t *outer_at = malloc((size_t)g->n_fn + 1);
-    struct cg_frame *st = malloc(WIRE_MAX_STACK_DEPTH * sizeof *st);
-    int rc = -1;
     g->edge = calloc((size_t)g->n_node * g->stride + 1, sizeof *g->edge);
-    if (!g->edge || !outer_at || !st || list_kids(g, &k) != 0)
-        goto out;
-    memset(outer_at, UINT8_MAX, (size_t)g->n_fn + 1);
-    for (uint32_t root = 0; root < g->n_node; root++) {
-        if (g->node[root].parent != CG_NONE)
+    if (!g->edge)
+        return -1;
+    memcpy(g->edge, g->obs, (size_t)g->n_node * g->stride * sizeof *g->edge);
+    for (uint32_t i = g->n_node; i-- > 0;) {
+        uint32_t p = g->node[i].parent;
+        if (p == CG_NONE)
             continue;
-        uint32_t d = 0;
-        enter(g, st, 0, root, outer_at, &k);
-        for (;;) {
-            struct cg_frame *top = &st[d];
-            if (top->next < k.first[top->node + 1]) {
-                uint32_t child = k.kids[top->next++];
-                enter(g, st, ++d, child, outer_at, &k);
-                continue;
-            }
-            leave(g, st, d, outer_at);
-            if (d-- == 0)
-                break;
-        }
+        for (unsigned v = 0; v < g->stride; v++)
+            g->edge[(size_t)p * g->stride + v] += g->edge[(size_t)i * g->stride + v];
     }
-    rc = 0;
-out:
-    free(k.first), free(k.kids), free(outer_at), free(st);
-    return rc;
+    return 0;
 }
 
 static bool has_edge(const struct cg *g, uint32_t node)

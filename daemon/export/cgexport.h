@@ -3,14 +3,16 @@
  * --format callgrind`), for KCachegrind and callgrind_annotate.
  *
  * CPU captures: `events: Samples`; each `jett` sample is one unit of self
- * cost at its leaf function and leaf statement line, and one unit of
- * inclusive cost on one call edge of every other function on its stack:
- * the edge from that function's outermost frame to the frame it called,
- * at the call's line.  So a function's self cost plus its outgoing call
- * costs is exactly its inclusive sample count (once per sample, also
- * under recursion), which is what callgrind_annotate --inclusive=yes adds
- * up.  `calls=` counts the samples that crossed the edge (a sampling
- * profile does not know call counts).
+ * cost at its leaf function and leaf statement line, and one unit on
+ * every call edge of its stack (frame to called frame, at the call's
+ * line): a call's cost is what was observed below it, as Callgrind
+ * records a call's inclusive cost, so every called function has its
+ * callers' edges.  A function's self cost plus its outgoing call costs
+ * (what callgrind_annotate --inclusive=yes adds up) counts a sample once
+ * per frame of the function on its stack: the profile's inclusive count
+ * for a function that does not recurse, more for one that does, never
+ * below its self cost.  `calls=` counts the samples that crossed the
+ * edge (a sampling profile does not know call counts).
  *
  * Memory captures: `events: AllocBytes AllocCount`, weighted like the
  * profile: initial sizes (and one count) at the creating site, positive
