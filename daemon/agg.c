@@ -240,6 +240,36 @@ enum agg_status agg_status(const struct agg *a, enum agg_reason *reason)
     return r == AGG_REASON_NONE ? AGG_COMPLETE : AGG_PARTIAL;
 }
 
+uint8_t agg_mode(const struct agg *a)
+{
+    return a->mode;
+}
+
+const struct wire_config *agg_config(const struct agg *a)
+{
+    return &a->cfg;
+}
+
+const char *agg_backend(const struct agg *a)
+{
+    return a->backend;
+}
+
+uint32_t agg_capabilities(const struct agg *a)
+{
+    return a->capabilities;
+}
+
+bool agg_colour(const struct agg *a)
+{
+    return a->colour;
+}
+
+const struct wire_finish *agg_finish_record(const struct agg *a)
+{
+    return a->have_finish ? &a->finish : NULL;
+}
+
 uint64_t agg_error_count(const struct agg *a)
 {
     return a->errors;

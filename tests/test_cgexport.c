@@ -379,9 +379,9 @@ START_TEST(recursion_annotated_by_hand)
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
     char err[320] = "";
-    ck_assert_msg(captext_pack(recursion_capture, strlen(recursion_capture), &sb, err,
-                               sizeof err) == 0,
-                  "%s", err);
+    ck_assert_msg(
+        captext_pack(recursion_capture, strlen(recursion_capture), &sb, err, sizeof err) == 0, "%s",
+        err);
     char *dir = tu_tmpdir(), cg[600];
     snprintf(cg, sizeof cg, "%s/j.callgrind", dir);
     FILE *out = fopen(cg, "w");
@@ -393,8 +393,11 @@ START_TEST(recursion_annotated_by_hand)
     static const struct {
         const char *fn;
         long self, inclusive;
-    } want[] = {{"j.main", 1, 10}, {"j.to_json", 2, 11}, {"j.kind", 1, 6},
-                {"j.quote", 3, 3}, {"j.fact", 3, 8}};
+    } want[] = {{"j.main", 1, 10},
+                {"j.to_json", 2, 11},
+                {"j.kind", 1, 6},
+                {"j.quote", 3, 3},
+                {"j.fact", 3, 8}};
     for (int incl = 0; incl < 2; incl++) {
         struct tu_output a;
         const char *argv[] = {"/usr/bin/callgrind_annotate",
