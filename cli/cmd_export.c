@@ -138,6 +138,16 @@ static int read_fold(const struct export_opts *o, struct fold **out)
     return CLI_EXIT_BAD_INPUT;
 }
 
+/* After a fold was written: a damaged capture (exported as far as it was
+ * read, as the profile reports it) exits 1 with where it stopped. */
+static int report_damage(const struct export_opts *o, const struct fold *f, int rc)
+{
+    if (rc != CLI_EXIT_OK || !fold_damage(f))
+        return rc;
+    fprintf(stderr, "jett: %s: %s\n", o->capture, fold_damage(f));
+    return CLI_EXIT_BAD_INPUT;
+}
+
 /* The output: standard output, or a temporary file renamed over the -o
  * PATH once complete, so that the file is written whole or not at all
  * (a device or FIFO is written directly: renaming would replace it).
@@ -248,7 +258,7 @@ int cli_profile_export(int argc, char **argv)
     rc = read_fold(&o, &f);
     if (rc != CLI_EXIT_OK)
         return rc;
-    rc = write_output(&o, f);
+    rc = report_damage(&o, f, write_output(&o, f));
     fold_free(f);
     return rc;
 }

@@ -103,13 +103,29 @@ struct agg_hotb {
     uint32_t next;
 };
 
+/* Live bytes of the allocations one creation site (a function, or a
+ * stack node) holds, with live_at_peak kept lazily: `at_peak` is the
+ * value at the latest global peak once the site has changed after it
+ * (last_change > peak_event); otherwise `live` still is. */
+struct agg_live {
+    uint64_t live, at_peak, last_change;
+};
+
 /* Memory-mode site bucket (one per creation or resizing function), also
- * carved from the arena.  live_at_peak is kept lazily: `at_peak` is the
- * site's live bytes at the latest global peak once the site has changed
- * after it (last_change > peak_event); otherwise `live` still is. */
+ * carved from the arena. */
 struct agg_siteb {
     uint64_t allocation_count, allocated_bytes, resize_count, freed_bytes;
-    uint64_t live, at_peak, last_change;
+    struct agg_live held;
+};
+
+/* What the exports read per stack node (agg_keep_detail): CPU samples
+ * with the node as leaf; allocation pressure (initial bytes and growth)
+ * and allocations created at the node; the live bytes of allocations it
+ * created.  Held beside the node table, charged to no budget: it is
+ * bounded by the capture's stacks. */
+struct agg_node_detail {
+    uint64_t self, count;
+    struct agg_live held;
 };
 struct agg_mchainb {
     uint64_t bytes;
@@ -118,13 +134,15 @@ struct agg_mchainb {
 /* A live record (live_table.h) packs its size (low 40 bits) and creation
  * site (high 24 bits: the site bucket's arena offset in 8-byte units,
  * which fits because the arena is at most 64 MiB; AGG_MEM_NO_SITE when it
- * has none). */
+ * has none).  With detail kept, the site is the creation stack node
+ * instead (node tables under the 16 MiB stack budget hold fewer than
+ * 2^24 - 2 nodes), whose leaf bucket is the site. */
 #define AGG_MEM_SIZE_BITS 40
 #define AGG_MEM_NO_SITE 0xfffffeu /* 0xffffff never occurs: no record is LIVE_EMPTY */
 #define AGG_MEM_SITE_SHIFT 3
 
 struct agg_mem {
-    uint64_t allocation_count, resize_count, allocated_bytes, freed_bytes, attributed;
+    uint64_t allocation_count, resize_count, free_count, allocated_bytes, freed_bytes, attributed;
     uint64_t live, peak, events, peak_event;
     uint64_t max_id, watermark;
     bool have_id, limited;
@@ -170,6 +188,10 @@ struct agg {
     bool cpu_limited;
     struct agg_cpu_totals cpu;
     struct agg_mem mem;
+    /* per-node quantities for the exports; NULL unless agg_keep_detail */
+    bool detail;
+    struct agg_node_detail *node_detail;
+    uint32_t node_detail_cap;
     uint64_t last_sequence;
     bool have_sequence;
 };
@@ -231,6 +253,12 @@ void agg_tables_free(struct agg *a);
 /* True when `id` names a stored, valid stack node. */
 bool agg_node_usable(const struct agg *a, uint32_t id);
 
+/* The export detail of a stored node (agg_keep_detail only). */
+static inline struct agg_node_detail *agg_detail_at(const struct agg *a, const struct agg_node *n)
+{
+    return &a->node_detail[n - (const struct agg_node *)a->nodes.p];
+}
+
 /* ---- agg_mem.c ---- */
 int agg_mem_event(struct agg *a, const struct wire_alloc *e);
 size_t agg_mem_bytes(const struct agg *a);
@@ -238,7 +266,7 @@ void agg_mem_free(struct agg *a);
 /* Sets the live records' limit once HELLO has set the budget. */
 void agg_mem_start(struct agg *a);
 /* A site's live bytes at the global peak (resolving the lazy capture). */
-uint64_t agg_mem_site_at_peak(const struct agg *a, const struct agg_siteb *s);
+uint64_t agg_mem_at_peak(const struct agg *a, const struct agg_live *h);
 
 /* ---- agg_cpu.c ---- */
 int agg_cpu_sample(struct agg *a, const struct wire_sample *s);

@@ -240,6 +240,11 @@ enum agg_status agg_status(const struct agg *a, enum agg_reason *reason)
     return r == AGG_REASON_NONE ? AGG_COMPLETE : AGG_PARTIAL;
 }
 
+void agg_keep_detail(struct agg *a)
+{
+    a->detail = true;
+}
+
 uint8_t agg_mode(const struct agg *a)
 {
     return a->mode;
@@ -263,6 +268,11 @@ uint32_t agg_capabilities(const struct agg *a)
 bool agg_colour(const struct agg *a)
 {
     return a->colour;
+}
+
+bool agg_has_hello(const struct agg *a)
+{
+    return a->have_hello;
 }
 
 const struct wire_finish *agg_finish_record(const struct agg *a)

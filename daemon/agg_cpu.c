@@ -119,6 +119,8 @@ static int cpu_jett(struct agg *a, const struct wire_sample *s)
     }
     a->cpu.attributed++;
     const struct agg_node *leaf = agg_vec_at(&a->nodes, s->stack_id);
+    if (a->detail)
+        agg_detail_at(a, leaf)->self++;
     if (agg_ident_at(a, leaf->ident)->flags & AGG_IDENT_TRUNCATED)
         a->cpu.truncated++;
     struct agg_fnb *fnb = fn_bucket(a, leaf->ident);

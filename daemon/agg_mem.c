@@ -17,6 +17,9 @@
 _Static_assert((AGG_RETENTION_BUDGET_MAX >> AGG_MEM_SITE_SHIFT) < AGG_MEM_NO_SITE,
                "a site bucket offset fits the live record");
 
+_Static_assert(AGG_STACK_BUDGET_MAX / sizeof(struct agg_node) < AGG_MEM_NO_SITE,
+               "a stack node index fits the live record");
+
 _Static_assert(sizeof(uint64_t) == AGG_COST_WINDOW && sizeof(struct live_slot) == AGG_COST_LIVE,
                "the documented costs are the real slot sizes");
 
@@ -133,21 +136,54 @@ static inline uint64_t pick(bool c, uint64_t x, uint64_t y)
     return (x & m) | (y & ~m);
 }
 
-/* Changes a site's live bytes, first capturing its value at the latest
- * global peak if this is its first change since that peak. */
-HOT void site_live(struct agg *a, struct agg_siteb *s, int64_t delta)
+/* Changes a creation site's live bytes, first capturing its value at
+ * the latest global peak if this is its first change since that peak. */
+HOT void held_change(struct agg *a, struct agg_live *h, int64_t delta)
 {
-    if (s == NULL)
-        return;
-    if (s->last_change <= a->mem.peak_event)
-        s->at_peak = s->live;
-    s->live += (uint64_t)delta;
-    s->last_change = a->mem.events;
+    if (h->last_change <= a->mem.peak_event)
+        h->at_peak = h->live;
+    h->live += (uint64_t)delta;
+    h->last_change = a->mem.events;
 }
 
-uint64_t agg_mem_site_at_peak(const struct agg *a, const struct agg_siteb *s)
+uint64_t agg_mem_at_peak(const struct agg *a, const struct agg_live *h)
 {
-    return s->last_change <= a->mem.peak_event ? s->live : s->at_peak;
+    return h->last_change <= a->mem.peak_event ? h->live : h->at_peak;
+}
+
+/* The creation site a live record names: its site bucket (NULL: none)
+ * and, with detail kept, its stack node's detail (else NULL). */
+struct creator {
+    struct agg_siteb *site;
+    struct agg_node_detail *node;
+};
+
+/* The reference a live record keeps of its creator. */
+HOT uint32_t creator_ref(const struct agg *a, const struct agg_siteb *s, const struct agg_node *n)
+{
+    if (!a->detail)
+        return site_ref(a, s);
+    return n == NULL ? AGG_MEM_NO_SITE : (uint32_t)(n - (const struct agg_node *)a->nodes.p);
+}
+
+HOT struct creator creator_at(const struct agg *a, uint32_t ref)
+{
+    if (!a->detail)
+        return (struct creator){site_at(a, ref), NULL};
+    if (ref == AGG_MEM_NO_SITE)
+        return (struct creator){NULL, NULL};
+    const struct agg_node *n = agg_vec_at(&a->nodes, ref);
+    struct agg_siteb *s = n->leaf_bucket == AGG_NONE ? NULL : agg_bucket_at(a, n->leaf_bucket);
+    return (struct creator){s, &a->node_detail[ref]};
+}
+
+/* A creator's live bytes change by delta (of one tracked allocation). */
+HOT void creator_live(struct agg *a, struct creator c, int64_t delta)
+{
+    if (c.site)
+        held_change(a, &c.site->held, delta);
+    if (c.node)
+        held_change(a, &c.node->held, delta);
 }
 
 /* The prefetch helpers are HOT too: a static function whose only effect
@@ -197,8 +233,10 @@ HOT void warm_near(const struct agg *a, const uint8_t *p)
     }
     uint64_t rec = live_track_peek(&a->mem.track, wire_alloc_entry_id(p));
     uint32_t ref = (uint32_t)(rec >> AGG_MEM_SIZE_BITS);
-    /* LIVE_EMPTY gives a ref above AGG_MEM_NO_SITE */
-    prefetch_site(a, (uint32_t)pick(ref < AGG_MEM_NO_SITE, ref << AGG_MEM_SITE_SHIFT, 0));
+    /* LIVE_EMPTY gives a ref above AGG_MEM_NO_SITE; with detail kept the
+     * ref is a node, not a bucket */
+    if (!a->detail)
+        prefetch_site(a, (uint32_t)pick(ref < AGG_MEM_NO_SITE, ref << AGG_MEM_SITE_SHIFT, 0));
 }
 
 /* The event's stack node, NULL when it has none or the stack budget
@@ -234,6 +272,11 @@ HOT struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t bytes
     if (n == NULL)
         return NULL;
     m->attributed += bytes;
+    if (a->detail) {
+        struct agg_node_detail *d = agg_detail_at(a, n);
+        d->self += bytes;
+        d->count += create;
+    }
     struct agg_siteb *s = leaf_site(a, n);
     if (s) {
         s->allocated_bytes += bytes;
@@ -273,14 +316,16 @@ HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node
         agg_errorf(a, "ALLOC %llu: size too large to track", (unsigned long long)e->sequence);
         return;
     }
-    uint64_t rec = e->new_size | (uint64_t)site_ref(a, s) << AGG_MEM_SIZE_BITS;
+    uint32_t ref = creator_ref(a, s, node);
+    uint64_t rec = e->new_size | (uint64_t)ref << AGG_MEM_SIZE_BITS;
     if (m->limited || !live_track_add(&m->track, e->allocation_id, rec, &m->limit)) {
         if (m->watermark == UINT64_MAX)
             m->watermark = e->allocation_id; /* the first id not tracked */
         m->limited = true;
         return;
     }
-    site_live(a, s, (int64_t)e->new_size);
+    struct creator c = {s, a->detail && node ? agg_detail_at(a, node) : NULL};
+    creator_live(a, c, (int64_t)e->new_size);
     global_live(m, (int64_t)e->new_size);
 }
 
@@ -337,13 +382,13 @@ HOT void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *
         return;
     }
     uint64_t site = *r & ~SIZE_MASK;
-    struct agg_siteb *c = site_at(a, (uint32_t)(site >> AGG_MEM_SIZE_BITS));
+    struct creator c = creator_at(a, (uint32_t)(site >> AGG_MEM_SIZE_BITS));
     int64_t delta = (int64_t)(neu - old);
     a->mem.freed_bytes += shrink;
-    if (c)
-        c->freed_bytes += shrink;
+    if (c.site)
+        c.site->freed_bytes += shrink;
     *r = neu | site;
-    site_live(a, c, delta);
+    creator_live(a, c, delta);
     global_live(&a->mem, delta);
 }
 
@@ -351,15 +396,16 @@ HOT void mem_free(struct agg *a, const struct wire_alloc *e)
 {
     bool untracked;
     uint64_t *r = mem_lookup(a, e, &untracked);
+    a->mem.free_count += r || untracked;
     if (!r)
         return;
     uint64_t size = mem_size(a, e, r);
-    struct agg_siteb *c = site_at(a, (uint32_t)(*r >> AGG_MEM_SIZE_BITS));
+    struct creator c = creator_at(a, (uint32_t)(*r >> AGG_MEM_SIZE_BITS));
     a->mem.freed_bytes += size;
-    if (c)
-        c->freed_bytes += size;
+    if (c.site)
+        c.site->freed_bytes += size;
     live_track_remove(&a->mem.track, e->allocation_id, r);
-    site_live(a, c, -(int64_t)size);
+    creator_live(a, c, -(int64_t)size);
     global_live(&a->mem, -(int64_t)size);
 }
 

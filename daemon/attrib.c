@@ -50,9 +50,9 @@ bool attrib_site(const struct agg *a, uint32_t ident, struct attrib_site *out)
 {
     const struct agg_siteb *s = a->mode == WIRE_MODE_MEMORY ? bucket_of(a, ident) : NULL;
     if (s)
-        *out = (struct attrib_site){
-            s->allocation_count,       s->allocated_bytes, s->resize_count, s->freed_bytes, s->live,
-            agg_mem_site_at_peak(a, s)};
+        *out = (struct attrib_site){s->allocation_count, s->allocated_bytes,
+                                    s->resize_count,     s->freed_bytes,
+                                    s->held.live,        agg_mem_at_peak(a, &s->held)};
     return s != NULL;
 }
 
@@ -115,16 +115,37 @@ void attrib_cpu_totals(const struct agg *a, struct attrib_cpu_totals *out)
 void attrib_mem_totals(const struct agg *a, struct attrib_mem_totals *out)
 {
     const struct agg_mem *m = &a->mem;
-    *out = (struct attrib_mem_totals){m->allocation_count,
-                                      m->resize_count,
-                                      m->allocated_bytes,
-                                      m->freed_bytes,
-                                      m->attributed,
-                                      m->live,
-                                      m->peak};
+    *out = (struct attrib_mem_totals){
+        m->allocation_count, m->resize_count, m->free_count, m->allocated_bytes,
+        m->freed_bytes,      m->attributed,   m->live,       m->peak};
 }
 
 bool attrib_mem_exact(const struct agg *a)
 {
     return !a->mem.limited;
+}
+
+uint32_t attrib_node_count(const struct agg *a)
+{
+    return a->nodes.len;
+}
+
+bool attrib_node(const struct agg *a, uint32_t node, uint32_t *parent, uint32_t *ident)
+{
+    const struct agg_node *n = agg_vec_at(&a->nodes, node);
+    if (n->flags & AGG_NODE_INVALID)
+        return false;
+    *parent = n->parent;
+    *ident = n->ident;
+    return true;
+}
+
+void attrib_node_quantities(const struct agg *a, uint32_t node, struct attrib_node_quantities *out)
+{
+    *out = (struct attrib_node_quantities){0, 0, 0, 0};
+    if (!a->detail)
+        return;
+    const struct agg_node_detail *d = &a->node_detail[node];
+    *out = (struct attrib_node_quantities){d->self, d->count, d->held.live,
+                                           agg_mem_at_peak(a, &d->held)};
 }

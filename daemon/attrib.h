@@ -71,7 +71,7 @@ struct attrib_cpu_totals {
 /* freed, live and peak are exact only while attrib_mem_exact() holds;
  * attributed is the allocated bytes of events with a Jett stack. */
 struct attrib_mem_totals {
-    uint64_t allocation_count, resize_count, allocated_bytes, freed_bytes, attributed;
+    uint64_t allocation_count, resize_count, free_count, allocated_bytes, freed_bytes, attributed;
     uint64_t live, peak;
 };
 
@@ -108,5 +108,24 @@ void attrib_mem_totals(const struct agg *a, struct attrib_mem_totals *out);
 /* False once the retention budget stopped tracking live allocations:
  * freed, live, peak, retained and live-at-peak values are unknown. */
 bool attrib_mem_exact(const struct agg *a);
+
+/* ---- per stack node, when the aggregation kept detail ---- */
+
+/* Stack node ids are the wire's STACK ids below this count. */
+uint32_t attrib_node_count(const struct agg *a);
+/* A stored, valid node's caller node (ATTRIB_NONE at a root) and
+ * identity; false for a node defined by a bad record (its events are
+ * unavailable). */
+bool attrib_node(const struct agg *a, uint32_t node, uint32_t *parent, uint32_t *ident);
+
+/* self: CPU samples with the node as leaf, or allocated bytes (initial
+ * sizes and growth) of events at the node; count: allocations created
+ * at it; retained and live_at_peak: bytes of the allocations it created
+ * live at the end and at the global peak (only while attrib_mem_exact).
+ * All zero when detail was not kept. */
+struct attrib_node_quantities {
+    uint64_t self, count, retained, live_at_peak;
+};
+void attrib_node_quantities(const struct agg *a, uint32_t node, struct attrib_node_quantities *out);
 
 #endif
