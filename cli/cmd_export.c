@@ -216,7 +216,7 @@ static int write_output(const struct export_opts *o, const struct fold *f)
     return dest_close(o, &d, true);
 }
 
-/* --format callgrind: straight from the capture's stacks and lines. */
+/* --format callgrind: the aggregation's stacks and lines. */
 static int export_callgrind(const struct export_opts *o)
 {
     char err[400];
@@ -231,12 +231,16 @@ static int export_callgrind(const struct export_opts *o)
     }
     int rc = cgexport_write(c.r, d.f, err, sizeof err);
     cli_capture_close(&c);
-    if (rc != 0) {
+    if (rc < 0) {
         dest_close(o, &d, false);
         fprintf(stderr, "jett: %s: %s\n", o->capture, err);
         return CLI_EXIT_BAD_INPUT;
     }
-    return dest_close(o, &d, true);
+    int closed = dest_close(o, &d, true);
+    if (closed != CLI_EXIT_OK || rc == 0)
+        return closed;
+    fprintf(stderr, "jett: %s: %s\n", o->capture, err); /* damaged: exported as far as read */
+    return CLI_EXIT_BAD_INPUT;
 }
 
 /* jett profile export CAPTURE --format F [--weight W] [-o PATH] */

@@ -13,6 +13,7 @@
 #define JETT_DAEMON_AGG_INTERNAL_H
 
 #include "daemon/agg.h"
+#include "daemon/export/costrun.h"
 #include "daemon/live_track.h"
 
 #define AGG_NONE UINT32_MAX
@@ -119,13 +120,16 @@ struct agg_siteb {
 };
 
 /* What the exports read per stack node (agg_keep_detail): CPU samples
- * with the node as leaf; allocation pressure (initial bytes and growth)
- * and allocations created at the node; the live bytes of allocations it
- * created.  Held beside the node table, charged to no budget: it is
- * bounded by the capture's stacks. */
+ * with the node as leaf; allocation pressure (initial bytes and growth),
+ * allocations created and events with pressure at the node; the live
+ * bytes of allocations it created; the STACK's call site (its start
+ * offset in the caller's source, WIRE_NONE32: none).  Held beside the
+ * node table, charged to no budget: it is bounded by the capture's
+ * stacks. */
 struct agg_node_detail {
-    uint64_t self, count;
+    uint64_t self, count, events;
     struct agg_live held;
+    uint32_t site;
 };
 struct agg_mchainb {
     uint64_t bytes;
@@ -192,6 +196,9 @@ struct agg {
     bool detail;
     struct agg_node_detail *node_detail;
     uint32_t node_detail_cap;
+    /* and self costs by (leaf identity, leaf span start + 1, 0: none):
+     * samples, or bytes and allocations (costrun.h) */
+    struct costrun *self_lines;
     uint64_t last_sequence;
     bool have_sequence;
 };
@@ -258,6 +265,11 @@ static inline struct agg_node_detail *agg_detail_at(const struct agg *a, const s
 {
     return &a->node_detail[n - (const struct agg_node *)a->nodes.p];
 }
+
+/* Adds one event's self cost at its leaf identity and leaf span (start
+ * WIRE_NONE32: unknown) to the detail; a collector error when out of
+ * memory. */
+void agg_detail_self(struct agg *a, uint32_t ident, uint32_t start, const uint64_t *w);
 
 /* ---- agg_mem.c ---- */
 int agg_mem_event(struct agg *a, const struct wire_alloc *e);

@@ -260,23 +260,38 @@ HOT bool event_node(struct agg *a, const struct wire_alloc *e, struct agg_node *
     return true;
 }
 
+/* An export's detail of allocation pressure at a node: its bytes,
+ * allocations and events, and the self cost at the leaf span (where the
+ * leaf function has a source).  Growth of 0 is no event. */
+static void detail_pressure(struct agg *a, struct agg_node *n, uint64_t bytes, bool create,
+                            struct wire_span span)
+{
+    if (!create && bytes == 0)
+        return;
+    struct agg_node_detail *d = agg_detail_at(a, n);
+    d->self += bytes;
+    d->count += create;
+    d->events++;
+    bool sourced = agg_ident_at(a, n->ident)->source != AGG_NONE;
+    const uint64_t w[2] = {bytes, create};
+    agg_detail_self(a, n->ident, sourced ? span.start : WIRE_NONE32, w);
+}
+
 /* Allocation pressure at the event's leaf: an allocation's initial bytes
  * or a resize's growth (0 when it does not grow: only counted, and the
  * chain gets no bucket for it); returns the leaf's site bucket (NULL:
  * none).  Growth and shrinking are not told apart by a branch, which
  * would fail to predict half the resizes. */
-HOT struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t bytes, bool create)
+HOT struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t bytes, bool create,
+                               struct wire_span span)
 {
     struct agg_mem *m = &a->mem;
     m->allocated_bytes += bytes;
     if (n == NULL)
         return NULL;
     m->attributed += bytes;
-    if (a->detail) {
-        struct agg_node_detail *d = agg_detail_at(a, n);
-        d->self += bytes;
-        d->count += create;
-    }
+    if (a->detail)
+        detail_pressure(a, n, bytes, create, span);
     struct agg_siteb *s = leaf_site(a, n);
     if (s) {
         s->allocated_bytes += bytes;
@@ -311,7 +326,7 @@ HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node
     m->have_id = true;
     m->max_id = e->allocation_id;
     m->allocation_count++;
-    struct agg_siteb *s = pressure(a, node, e->new_size, true);
+    struct agg_siteb *s = pressure(a, node, e->new_size, true, e->span);
     if (e->new_size > SIZE_MASK) {
         agg_errorf(a, "ALLOC %llu: size too large to track", (unsigned long long)e->sequence);
         return;
@@ -374,7 +389,7 @@ HOT void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *
     uint64_t old = r ? mem_size(a, e, r) : e->old_size, neu = e->new_size;
     uint64_t grow = pick(neu > old, neu - old, 0), shrink = pick(neu < old, old - neu, 0);
     a->mem.resize_count++;
-    pressure(a, node, grow, false);
+    pressure(a, node, grow, false, e->span);
     if (!r)
         return;
     if (e->new_size > SIZE_MASK) {
@@ -475,6 +490,7 @@ static inline void run_entry(struct agg *a, const uint8_t *p)
     e.old_size = wire_alloc_entry_old_size(p);
     e.new_size = wire_alloc_entry_new_size(p);
     e.stack_id = wire_alloc_entry_stack(p);
+    e.span = WIRE_SPAN_NONE; /* only an export's detail reads it, and it takes no runs */
     struct agg_node *node;
     if (event_node(a, &e, &node))
         mem_apply(a, &e, node);

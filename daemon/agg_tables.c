@@ -449,6 +449,8 @@ int agg_stack(struct agg *a, const struct wire_stack *s)
     if (d == NULL)
         return agg_errorf(a, "STACK %u: out of memory", s->stack_id), -1;
     *d = n;
+    if (a->detail)
+        agg_detail_at(a, d)->site = wire_span_present(s->site) ? s->site.start : WIRE_NONE32;
     return a->errors > before ? -1 : 0;
 }
 

@@ -142,10 +142,25 @@ bool attrib_node(const struct agg *a, uint32_t node, uint32_t *parent, uint32_t 
 
 void attrib_node_quantities(const struct agg *a, uint32_t node, struct attrib_node_quantities *out)
 {
-    *out = (struct attrib_node_quantities){0, 0, 0, 0};
+    *out = (struct attrib_node_quantities){0, 0, 0, 0, 0, ATTRIB_NONE};
     if (!a->detail)
         return;
     const struct agg_node_detail *d = &a->node_detail[node];
-    *out = (struct attrib_node_quantities){d->self, d->count, d->held.live,
-                                           agg_mem_at_peak(a, &d->held)};
+    *out = (struct attrib_node_quantities){
+        d->self, d->count, d->held.live, agg_mem_at_peak(a, &d->held), d->events, d->site};
+}
+
+bool attrib_self_begin(const struct agg *a, uint32_t ident, struct attrib_self_iter *it)
+{
+    return a->self_lines && a->ended && costrun_func(a->self_lines, ident, &it->it);
+}
+
+bool attrib_self_next(const struct agg *a, struct attrib_self_iter *it, uint32_t *start,
+                      uint64_t *w)
+{
+    uint32_t key;
+    if (!costrun_next(a->self_lines, &it->it, &key, w))
+        return false;
+    *start = key == 0 ? ATTRIB_NONE : key - 1;
+    return true;
 }

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "daemon/agg.h"
+#include "daemon/export/costrun.h"
 
 #define ATTRIB_NONE UINT32_MAX /* no source, no chain parent, an unknown span */
 
@@ -125,7 +126,23 @@ bool attrib_node(const struct agg *a, uint32_t node, uint32_t *parent, uint32_t 
  * All zero when detail was not kept. */
 struct attrib_node_quantities {
     uint64_t self, count, retained, live_at_peak;
+    uint64_t events; /* samples, or events with allocation pressure */
+    uint32_t site;   /* the STACK's call site: start offset in the caller's
+                      * source, ATTRIB_NONE when unknown */
 };
 void attrib_node_quantities(const struct agg *a, uint32_t node, struct attrib_node_quantities *out);
+
+/* Self costs by leaf function and leaf statement: each sample (one) or
+ * event with allocation pressure (bytes, and one allocation when it
+ * created one) at the start offset of its leaf span in the function's
+ * source.  A function's costs come in ascending offset order, an
+ * unknown span (ATTRIB_NONE) first. */
+struct attrib_self_iter {
+    struct costrun_iter it;
+};
+bool attrib_self_begin(const struct agg *a, uint32_t ident, struct attrib_self_iter *it);
+/* The next offset and its costs (w[0]; w[1] in memory mode). */
+bool attrib_self_next(const struct agg *a, struct attrib_self_iter *it, uint32_t *start,
+                      uint64_t *w);
 
 #endif

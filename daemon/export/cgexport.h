@@ -18,6 +18,11 @@
  * profile: initial sizes (and one count) at the creating site, positive
  * resize growth at the resizing site; frees carry nothing.
  *
+ * The numbers are the profile's: the capture is aggregated as `jett
+ * profile replay` aggregates it, keeping per-node and per-leaf-span
+ * quantities (agg_keep_detail, attrib.h); this file only derives the
+ * call edges from the node tree and writes the text.
+ *
  * Files are logical paths; a function without a source is in file `???`
  * at line 0.  Output is deterministic: functions in identity order,
  * lines ascending.
@@ -30,7 +35,10 @@
 
 #include "proto/capture.h"
 
-/* 0, or -1 with a message in err ("byte N: ..." for a damaged capture). */
+/* 0; 1 when the capture was damaged after HELLO (what was read is
+ * written, as the profile reports it; err says where it stopped); -1
+ * with a message in err when nothing was written (not a capture, out of
+ * memory, a write error). */
 int cgexport_write(struct capture_reader *r, FILE *out, char *err, size_t errlen);
 
 #endif
