@@ -121,7 +121,7 @@ int bi_debug(struct interp_state *s, struct value *args, uint32_t n, const struc
         return 0;
     struct strbuf b = {0};
     val_format(s->prog, args[0], false, &b);
-    struct interp_debug_row row = {.value = b.data ? b.data : "", .state = s};
+    struct interp_debug_row row = {.value = b.data ? b.data : "", .value_len = b.len, .state = s};
     row.path = bi_site(s, call, &row.line, &row.column);
     s->host.debug(s->host.ctx, &row);
     sb_free(&b);

@@ -13,8 +13,8 @@ static bool log_level_ok(struct value v)
     static const char *const levels[] = {"debug", "info", "warn", "error"};
     if (v.tag != V_STR || v.secret)
         return false;
-    for (int i = 0; i < 4; i++)
-        if (strcmp(v.u.s->data, levels[i]) == 0)
+    for (int i = 0; i < 4; i++) /* the whole string: "info\0x" is not info */
+        if (v.u.s->len == strlen(levels[i]) && memcmp(v.u.s->data, levels[i], v.u.s->len) == 0)
             return true;
     return false;
 }
@@ -37,7 +37,9 @@ static bool log_fields(struct interp_state *s, struct value m, struct interp_log
         if (texts[*n].len > LOG_MAX_VALUE)
             ok = false;
         fields[*n].key = m.secret ? "<secret>" : e->key->data;
+        fields[*n].key_len = m.secret ? 8 : e->key->len;
         fields[*n].value = m.secret ? "<secret>" : texts[*n].data;
+        fields[*n].value_len = m.secret ? 8 : texts[*n].len;
         (*n)++;
     }
     return ok;
@@ -56,6 +58,7 @@ int bi_log(struct interp_state *s, struct value *args, uint32_t n, const struct 
     rec.accepted = log_level_ok(args[0]) && args[1].tag == V_STR;
     rec.level = args[0].tag == V_STR ? (args[0].secret ? "<secret>" : args[0].u.s->data) : NULL;
     rec.message = args[1].tag == V_STR ? (args[1].secret ? "<secret>" : args[1].u.s->data) : NULL;
+    rec.message_len = rec.message == NULL ? 0 : args[1].secret ? 8 : args[1].u.s->len;
     if (n == 3 && args[2].tag != V_MAP)
         rec.accepted = false;
     else if (n == 3 && !log_fields(s, args[2], fields, texts, &rec.n_fields))

@@ -635,8 +635,10 @@ int check_program(struct interp_program *p, struct interp_diags *diags)
             check_fn(&C, &p->fns[ns->first_fn + i]);
     }
     check_main(&C);
-    for (uint32_t i = 0; i < p->n_sources; i++)
+    for (uint32_t i = 0; i < p->n_sources; i++) {
         source_sort_spans(p->sources[i]);
+        source_check_wire(p->sources[i], diags);
+    }
     free(C.locals);
     return C.errors;
 }

@@ -65,7 +65,28 @@ void interp_diags_free(struct interp_diags *d)
     memset(d, 0, sizeof *d);
 }
 
+/* The path with control bytes as \xNN: a file name cannot drive the
+ * terminal that shows its diagnostic. */
+static size_t diag_path_escaped(const char *path, char *buf, size_t size)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        char one[5] = {(char)*p, 0};
+        if (*p < 0x20 || *p == 0x7f)
+            snprintf(one, sizeof one, "\\x%02x", *p);
+        for (const char *c = one; *c; c++, n++)
+            if (n + 1 < size)
+                buf[n] = *c;
+    }
+    if (size)
+        buf[n < size ? n : size - 1] = 0;
+    return n;
+}
+
 int interp_diag_format(const struct interp_diag *d, char *buf, size_t size)
 {
-    return snprintf(buf, size, "%s:%u:%u: error: %s", d->path, d->line, d->column, d->message);
+    size_t n = diag_path_escaped(d->path, buf, size);
+    int rest = snprintf(n < size ? buf + n : NULL, n < size ? size - n : 0, ":%u:%u: error: %s",
+                        d->line, d->column, d->message);
+    return rest < 0 ? rest : (int)(n + (size_t)rest);
 }

@@ -141,7 +141,6 @@ int heap_list_insert(struct heap *h, struct heap_list *l, uint32_t at, struct va
 
 struct heap_map *heap_map_new(struct heap *h, uint32_t n);
 struct value *heap_map_get(struct heap_map *m, struct heap_str *key);
-struct value *heap_map_get_cstr(struct heap_map *m, const char *key, size_t len);
 /* Stores v (owned) under key (retained); -1 (v released) on failure. */
 int heap_map_set(struct heap *h, struct heap_map *m, struct heap_str *key, struct value v);
 /* Removes key; its value moves to *out.  0 found, -1 missing. */

@@ -94,15 +94,6 @@ struct value *heap_map_get(struct heap_map *m, struct heap_str *key)
     return e < 0 ? NULL : &m->entries[e].val;
 }
 
-struct value *heap_map_get_cstr(struct heap_map *m, const char *key, size_t len)
-{
-    uint32_t x = 2166136261u;
-    for (size_t i = 0; i < len; i++)
-        x = (x ^ (uint8_t)key[i]) * 16777619u;
-    int e = heap_map_find(m, key, (uint32_t)len, x ? x : 1);
-    return e < 0 ? NULL : &m->entries[e].val;
-}
-
 /* Drops removed entries, keeping order; the capacity does not change. */
 static void heap_map_compact(struct heap_map *m)
 {

@@ -47,8 +47,10 @@ struct interp_source_span {
     uint32_t start, end;
 };
 
-/* One loaded source file.  Spans are sorted by start (secret spans are
- * the outermost expressions whose checked type contains secret). */
+/* One loaded source file.  Spans are in the wire's canonical order (by
+ * start, an outer span before those it holds; wire_rule_spans): secret
+ * spans are the outermost expressions whose checked type contains
+ * secret, and may hold literals and comments. */
 struct interp_source {
     uint32_t id; /* dense from 0 in load order */
     enum interp_origin origin;
@@ -120,12 +122,14 @@ struct interp_debug_row {
     const char *path; /* logical path of the debug(...) call */
     uint32_t line, column;
     const char *value;                /* the value as str() shows it; secrets as <secret> */
+    size_t value_len;                 /* its bytes (a string may hold NUL) */
     const struct interp_state *state; /* readable during the callback */
 };
 
 struct interp_log_field {
     const char *key;
-    const char *value; /* as str() shows it; secrets as <secret> */
+    const char *value;         /* as str() shows it; secrets as <secret> */
+    size_t key_len, value_len; /* their bytes (a string may hold NUL) */
 };
 
 /* A log(level, message [, fields]) call.  `accepted` is false when the
@@ -136,6 +140,7 @@ struct interp_log_record {
     bool accepted;
     const char *level;   /* NULL when not a string */
     const char *message; /* NULL when not a string */
+    size_t message_len;  /* its bytes (a string may hold NUL) */
     const struct interp_log_field *fields;
     size_t n_fields;
     const char *path; /* the call site */

@@ -1,7 +1,9 @@
 /* source: per-source metadata for the profiler (line starts, spans of
  * comments, literals and secret expressions) and a blanked copy. */
+#include "agent/diag.h"
 #include "agent/source.h"
 #include "proto/wire.h"
+#include "proto/wire_rules.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,18 +22,32 @@ void source_add_span(struct interp_source *src, enum interp_span_kind kind, uint
     src->spans[src->n_spans++] = (struct interp_source_span){(uint8_t)kind, start, end};
 }
 
-static int source_span_cmp(const void *a, const void *b)
-{
-    const struct interp_source_span *x = a, *y = b;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->kind - y->kind;
-}
-
+/* The wire's canonical order (outer spans before the spans they hold);
+ * whether the spans pass the wire's rules is checked before main. */
 void source_sort_spans(struct interp_source *src)
 {
-    if (src->n_spans > 1)
-        qsort(src->spans, src->n_spans, sizeof *src->spans, source_span_cmp);
+    _Static_assert(sizeof(struct interp_source_span) == sizeof(struct wire_source_span),
+                   "source spans travel as they are");
+    uint32_t at;
+    const char *why;
+    (void)wire_rule_spans((struct wire_source_span *)src->spans, src->n_spans, src->len, &at, &why);
+}
+
+void source_check_wire(const struct interp_source *src, struct interp_diags *d)
+{
+    const char *why;
+    uint32_t at;
+    if (wire_rule_path((uint8_t)src->origin, src->path, (uint32_t)strlen(src->path), &why) != 0)
+        diag_add_path(d, src->path, 1, 1, "this file name cannot be a logical path: %s", why);
+    if (src->n_spans == 0)
+        return;
+    struct wire_source_span *copy = malloc(sizeof *copy * src->n_spans);
+    if (copy == NULL)
+        return;
+    memcpy(copy, src->spans, sizeof *copy * src->n_spans);
+    if (wire_rule_spans(copy, src->n_spans, src->len, &at, &why) != 0)
+        diag_add_path(d, src->path, 1, 1, "internal error: source span %u %s", at, why);
+    free(copy);
 }
 
 int source_index_lines(struct interp_source *src)

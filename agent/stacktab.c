@@ -16,11 +16,6 @@ void stacktab_destroy(struct stacktab *t)
     t->slots = NULL;
 }
 
-size_t stacktab_bytes(const struct stacktab *t)
-{
-    return (size_t)t->cap * sizeof *t->slots;
-}
-
 static uint32_t hash_key(uint32_t parent, uint32_t func, struct wire_span site)
 {
     uint64_t h = ((uint64_t)parent << 32 | func) * 0x9E3779B97F4A7C15ull;

@@ -37,7 +37,4 @@ uint32_t stacktab_find(const struct stacktab *t, uint32_t parent, uint32_t func,
  * the budget is spent. */
 uint32_t stacktab_add(struct stacktab *t, uint32_t parent, uint32_t func, struct wire_span site);
 
-/* Bytes the table holds. */
-size_t stacktab_bytes(const struct stacktab *t);
-
 #endif

@@ -7,7 +7,8 @@
 #include "cli/cli.h"
 #include "cli/profd.h"
 #include "proto/util/readfile.h"
-#include "daemon/rank.h"
+#include "daemon/feed.h"
+#include "daemon/replay_args.h"
 #include "proto/captext.h"
 
 #define PACK_MAX_TEXT (1u << 30)
@@ -123,6 +124,27 @@ static int cmd_dump(int argc, char **argv)
     return CLI_EXIT_OK;
 }
 
+/* The aggregation's own rules (an allocation freed before it exists, ticks
+ * that do not add up, an event of the other mode...) are not the wire's:
+ * a replay reports them as collector errors and still profiles, so pack
+ * writes the capture and says what the replay will report, with its
+ * message. */
+static void pack_warn_replay(const char *in, const msgpack_sbuffer *sb)
+{
+    struct agg *g = agg_new();
+    struct capture_reader *r = capture_reader_mem(sb->data, sb->size);
+    char err[320];
+    if (g && r)
+        feed_capture(g, r, err, sizeof err);
+    uint64_t n = g ? agg_error_count(g) : 0;
+    if (n > 0)
+        fprintf(stderr,
+                "jett: %s: warning: a replay reports %llu collector error%s, the first: %s\n", in,
+                (unsigned long long)n, n == 1 ? "" : "s", agg_error(g));
+    capture_reader_free(r);
+    agg_free(g);
+}
+
 /* jett profile pack TEXT -o CAPTURE (options in any order) */
 static int cmd_pack(int argc, char **argv)
 {
@@ -157,6 +179,7 @@ static int cmd_pack(int argc, char **argv)
         msgpack_sbuffer_destroy(&sb);
         return CLI_EXIT_BAD_INPUT;
     }
+    pack_warn_replay(in, &sb);
     rc = cli_write_file_atomic(out, sb.data, sb.size, err, sizeof err);
     msgpack_sbuffer_destroy(&sb);
     if (rc != 0)
@@ -164,71 +187,20 @@ static int cmd_pack(int argc, char **argv)
     return CLI_EXIT_OK;
 }
 
-struct replay_opts {
-    const char *path, *timeout;
-    bool agent, follow;
-    struct rank_options rank;
-};
-
-static const char pct_range[] = "expects a PERCENT from 0 to 100 (at most two decimals)";
-static const char count_range[] = "expects a COUNT from 1 to 100";
-
-/* Parses one --profile-threshold / --profile-limit value. */
-static int replay_value(const char *opt, const char *v, struct replay_opts *o)
+/* CAPTURE|- and the options (daemon/replay_args.h); a usage error's status. */
+static int replay_parse(int argc, char **argv, struct replay_args *o)
 {
-    bool thr = strcmp(opt, "--profile-threshold") == 0;
-    if (thr ? o->rank.set_threshold : o->rank.set_limit)
-        return cli_usage_error("%s: repeated option", opt);
-    if (!v || (thr ? rank_parse_percent(v, &o->rank.threshold_bp)
-                   : rank_parse_limit(v, &o->rank.limit)) != 0)
-        return cli_usage_error("%s: %s", opt, thr ? pct_range : count_range);
-    *(thr ? &o->rank.set_threshold : &o->rank.set_limit) = true;
-    return CLI_EXIT_OK;
-}
-
-/* CAPTURE|- and the options, in any order, each at most once; values
- * are validated exactly as `jett run` validates them. */
-static int replay_parse(int argc, char **argv, struct replay_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int rc = CLI_EXIT_OK;
-        if (strcmp(a, "--agent") == 0) {
-            if (o->agent)
-                return cli_usage_error("--agent: repeated option");
-            o->agent = true;
-        } else if (strcmp(a, "--follow") == 0) {
-            if (o->follow)
-                return cli_usage_error("--follow: repeated option");
-            o->follow = true;
-        } else if (strcmp(a, "--timeout") == 0) {
-            if (o->timeout || i + 1 == argc)
-                return cli_usage_error("profile replay: --timeout takes SECONDS, once");
-            o->timeout = argv[++i];
-        } else if (strcmp(a, "--profile-threshold") == 0 || strcmp(a, "--profile-limit") == 0) {
-            rc = replay_value(a, i + 1 < argc ? argv[++i] : NULL, o);
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return cli_usage_error("%s: unknown option", a);
-        } else if (o->path) {
-            return cli_usage_error("profile replay: expected one CAPTURE argument");
-        } else {
-            o->path = a;
-        }
-        if (rc != CLI_EXIT_OK)
-            return rc;
-    }
-    if (!o->path)
-        return cli_usage_error("profile replay: expected one CAPTURE argument");
-    if (o->timeout && !o->follow)
-        return cli_usage_error("profile replay: --timeout needs --follow");
+    char err[200];
+    if (replay_args_parse(argc, argv, "profile replay", REPLAY_ARGS_FOLLOW, o, err, sizeof err) !=
+        0)
+        return cli_usage_error("%s", err);
     return CLI_EXIT_OK;
 }
 
 /* Encodes one capture record for the daemon, with the replay overrides
  * in HELLO and every EVENTS entry checked first.  0 or -1. */
 static int replay_encode(struct capture_reader *r, struct wire_record *rec,
-                         const struct replay_opts *o, msgpack_sbuffer *sb)
+                         const struct replay_args *o, msgpack_sbuffer *sb)
 {
     if (rec->type == WIRE_HELLO) {
         if (o->rank.set_threshold)
@@ -268,7 +240,7 @@ static int replay_handshake(struct cli_profd *p)
 
 /* Streams the capture to the daemon; a bad capture is reported and the
  * stream ends there (the daemon reports it as a collector failure). */
-static int replay_stream(struct cli_profd *p, struct capture_reader *r, const struct replay_opts *o)
+static int replay_stream(struct cli_profd *p, struct capture_reader *r, const struct replay_args *o)
 {
     struct wire_record rec;
     int rc, status = CLI_EXIT_OK;
@@ -321,7 +293,7 @@ static int cmd_replay(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--help") == 0)
         return profile_usage(stdout, CLI_EXIT_OK);
-    struct replay_opts o;
+    struct replay_args o;
     int status = replay_parse(argc, argv, &o);
     if (status != CLI_EXIT_OK)
         return status;

@@ -94,6 +94,7 @@ static int compile_failed(struct runout *ro, bool agent, struct interp_diags *d)
 
 struct run_ctx {
     struct run_args args;
+    struct run_testenv test;
     struct runout ro;
     struct run_profile rp;
     char *fallback; /* a launcher-made profile, when the daemon gave none */
@@ -112,7 +113,7 @@ static int setup_failed(struct run_ctx *c, enum run_profile_setup why)
 {
     bool unsupported = why == RUN_PROFILE_UNSUPPORTED;
     size_t len;
-    c->fallback = run_profile_fallback(&c->args, "unavailable",
+    c->fallback = run_profile_fallback(&c->args, c->rp.caps, "unavailable",
                                        unsupported ? "backend_unsupported" : "collector_failure",
                                        "not_started", &len);
     c->ro.profile = c->fallback, c->ro.profile_len = c->fallback ? len : 0;
@@ -123,30 +124,50 @@ static int setup_failed(struct run_ctx *c, enum run_profile_setup why)
     return emit(&c->ro, c->args.agent, EXIT_PROFILER);
 }
 
-/* After the run: the profile (the daemon's or, on collector failure, a
- * minimal one), its report, and the exit status's precedence. */
-static int finish_profile(struct run_ctx *c, const struct interp_result *r, int status)
+/* A collector failure (the launcher's or the daemon's) keeps a runtime
+ * error's or an interrupt's status; after a normal return it is the run's
+ * failure: profiler_failure, exit 4. */
+static int collector_failure_outcome(struct run_ctx *c, const struct interp_result *r, int status)
 {
-    int rc = run_profile_finish(&c->rp, r->termination, &c->res);
-    if (rc == 0) {
-        c->ro.profile = c->res.profile, c->ro.profile_len = c->res.profile_len;
-        if (!c->args.agent) {
-            fflush(stdout);
-            fwrite(c->res.human, 1, c->res.human_len, stderr);
-        }
-        return status;
-    }
-    size_t len;
-    c->fallback = run_profile_fallback(&c->args, "unavailable", "collector_failure",
-                                       termination_name(r->termination), &len);
-    c->ro.profile = c->fallback, c->ro.profile_len = c->fallback ? len : 0;
     if (!c->args.agent)
-        fprintf(stderr, "jett: profiler: collector failure (%s)\n",
-                collector_error(c->rp.collector));
+        fputs("jett: profiler: collector failure\n", stderr);
     if (r->termination != INTERP_RETURNED)
         return status;
     runout_set_error(&c->ro, "profiler_failure", "profiler: collector failure");
     return EXIT_PROFILER;
+}
+
+/* The launcher's own profile when the daemon gave none. */
+static void use_fallback(struct run_ctx *c, const struct interp_result *r)
+{
+    char *human = NULL;
+    size_t len = 0, hlen = 0;
+    bool colour = isatty(STDERR_FILENO) && !getenv("NO_COLOR") && !c->args.agent;
+    if (run_profile_fallback_full(&c->rp, termination_name(r->termination), colour, &c->fallback,
+                                  &len, &human, &hlen) != 0)
+        c->fallback = NULL, len = 0;
+    c->ro.profile = c->fallback, c->ro.profile_len = len;
+    if (!c->args.agent && human) {
+        fflush(stdout);
+        fwrite(human, 1, hlen, stderr);
+    }
+    free(human);
+}
+
+/* After the run: the profile (the daemon's or, on collector failure, the
+ * launcher's), its report, and the exit status's precedence. */
+static int finish_profile(struct run_ctx *c, const struct interp_result *r, int status)
+{
+    if (run_profile_finish(&c->rp, r->termination, &c->res) != 0) {
+        use_fallback(c, r);
+        return collector_failure_outcome(c, r, status);
+    }
+    c->ro.profile = c->res.profile, c->ro.profile_len = c->res.profile_len;
+    if (!c->args.agent) {
+        fflush(stdout);
+        fwrite(c->res.human, 1, c->res.human_len, stderr);
+    }
+    return run_profile_result_failed(&c->res) ? collector_failure_outcome(c, r, status) : status;
 }
 
 /* The run's own outcome: termination, error fields, status. */
@@ -167,9 +188,8 @@ static int outcome(struct run_ctx *c, const struct interp_result *r)
 static int run_program(struct run_ctx *c, struct interp_program *p)
 {
     struct interp_host host = runout_host(&c->ro);
-    char *fail_at = getenv("JETT_TEST_FAIL_ALLOC");
     struct interp_options opts = {(const char *const *)c->args.prog_argv, (size_t)c->args.prog_argc,
-                                  fail_at ? strtoull(fail_at, NULL, 10) : 0};
+                                  c->test.fail_alloc};
     struct interp_state *s = interp_new(p, &host, &opts);
     if (!s) {
         fprintf(stderr, "jett: out of memory\n");
@@ -177,8 +197,11 @@ static int run_program(struct run_ctx *c, struct interp_program *p)
     }
     c->ro.state = s;
     bool profiling = c->args.mode != RUN_MODE_NONE;
-    if (profiling && run_profile_start(&c->rp, s) != 0)
-        fprintf(stderr, "jett: profiler: cannot start collection\n");
+    if (profiling && run_profile_start(&c->rp, s) != 0) {
+        c->ro.state = NULL;
+        interp_free(s);
+        return setup_failed(c, RUN_PROFILE_FAILED);
+    }
     running = s;
     if (early_signal)
         interp_interrupt(s, early_signal);
@@ -230,6 +253,7 @@ int cli_run_main(int argc, char **argv)
     char err[512];
     bool agent = has_agent_flag(argc, argv);
     runout_init(&c.ro, agent);
+    run_testenv_read(&c.test);
     int status;
     if (run_args_parse(argc, argv, &c.args, err, sizeof err) != 0 ||
         check_program_path(c.args.file, err, sizeof err) != 0 ||
@@ -240,6 +264,7 @@ int cli_run_main(int argc, char **argv)
         runout_free(&c.ro);
         return status;
     }
+    c.rp.test = &c.test;
     install_signals();
     struct interp_diags diags = {0};
     struct interp_program *p = interp_load(c.args.file, NULL, &diags);

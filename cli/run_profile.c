@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/profd_spawn.h"
+#include "cli/run_fallback.h"
 #include "cli/run_profile.h"
 #include "proto/capture.h"
 #include "proto/toon.h"
@@ -16,26 +18,20 @@
 #define HANDSHAKE_MS 5000
 #define RESULT_MS 60000
 
-/* What this backend can do; JETT_TEST_WITHDRAW_CAPABILITY (test-only)
- * removes one by name so that tests can reach UNSUPPORTED. */
-static uint32_t backend_caps(void)
+/* What this backend can do, probed before main: the tick source needs a
+ * monotonic clock and process CPU time the process CPU clock; the rest
+ * the interpreter always has (it has no tasks).  Test knobs may withdraw
+ * any of them. */
+static uint32_t probe_caps(const struct run_testenv *t)
 {
-    uint32_t caps = WIRE_CAP_ALL & ~WIRE_CAP_TASK_ATTRIBUTION;
-    const char *w = getenv("JETT_TEST_WITHDRAW_CAPABILITY");
-    for (int i = 0; w && i < WIRE_CAP_COUNT; i++)
-        if (strcmp(w, wire_capability_names[i]) == 0)
-            caps &= ~(1u << i);
-    return caps;
-}
-
-/* A budget in bytes: the real one, or (test-only) a smaller one from the
- * environment so that tests can exhaust it; never a larger one. */
-static uint64_t budget(const char *env, uint64_t real)
-{
-    const char *v = getenv(env);
-    char *end;
-    unsigned long long b = v ? strtoull(v, &end, 10) : 0;
-    return v && *v && *end == 0 && b > 0 && b < real ? b : real;
+    struct timespec ts;
+    uint32_t caps = WIRE_CAP_ALL & ~(WIRE_CAP_TASK_ATTRIBUTION | WIRE_CAP_CPU_TICK_SOURCE |
+                                     WIRE_CAP_PROCESS_CPU_TIME);
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
+        caps |= WIRE_CAP_CPU_TICK_SOURCE;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0)
+        caps |= WIRE_CAP_PROCESS_CPU_TIME;
+    return caps & ~(t ? t->withdrawn : 0);
 }
 
 static const char *backend_name(enum run_mode m)
@@ -109,6 +105,7 @@ enum run_profile_setup run_profile_setup(struct run_profile *rp, const struct in
 {
     const struct run_args *a = rp->args;
     char *path, err[200];
+    rp->caps = probe_caps(rp->test);
     if (profd_find(&path) != 0)
         return setup_failed(rp, "jett-profd not found beside jett");
     int sock;
@@ -120,14 +117,19 @@ enum run_profile_setup run_profile_setup(struct run_profile *rp, const struct in
     if (!rp->collector)
         return setup_failed(rp, "out of memory");
     const char *backend = backend_name(a->mode);
+    const struct run_testenv *t = rp->test;
+    rp->config =
+        (struct wire_config){a->mode == RUN_MODE_CPU ? a->rate_hz : 0,
+                             a->threshold_bp,
+                             a->limit,
+                             run_testenv_budget(t ? t->cpu_budget : 0, WIRE_CPU_BUDGET),
+                             run_testenv_budget(t ? t->retention_budget : 0, WIRE_RETENTION_BUDGET),
+                             run_testenv_budget(t ? t->stack_budget : 0, WIRE_STACK_BUDGET)};
     struct wire_hello h = {WIRE_PROTOCOL_VERSION,
                            a->mode == RUN_MODE_CPU ? WIRE_MODE_CPU : WIRE_MODE_MEMORY,
-                           {a->mode == RUN_MODE_CPU ? a->rate_hz : 0, a->threshold_bp, a->limit,
-                            budget("JETT_TEST_CPU_BUDGET", 32u << 20),
-                            budget("JETT_TEST_RETENTION_BUDGET", 64u << 20),
-                            budget("JETT_TEST_STACK_BUDGET", 16u << 20)},
+                           rp->config,
                            {backend, (uint32_t)strlen(backend)},
-                           backend_caps(),
+                           rp->caps,
                            colour};
     char missing[64];
     switch (collector_handshake(rp->collector, &h, HANDSHAKE_MS, missing, sizeof missing)) {
@@ -149,18 +151,23 @@ int run_profile_start(struct run_profile *rp, struct interp_state *s)
 {
     const struct interp_program *p = interp_state_program(s);
     uint8_t mode = rp->args->mode == RUN_MODE_CPU ? WIRE_MODE_CPU : WIRE_MODE_MEMORY;
-    rp->profiler =
-        profiler_new(rp->collector, s, mode, rp->args->rate_hz, 16u << 20, interp_func_count(p));
-    if (!rp->profiler || collector_start(rp->collector) != 0)
-        return -1;
-    return profiler_start(rp->profiler);
+    rp->profiler = profiler_new(rp->collector, s, mode, rp->args->rate_hz, WIRE_STACK_BUDGET,
+                                interp_func_count(p));
+    const char *why = !rp->profiler                               ? "cannot create the profiler"
+                      : rp->test && rp->test->fail_profiler_start ? "cannot start collection"
+                      : collector_start(rp->collector) != 0       ? "cannot start the writer thread"
+                      : profiler_start(rp->profiler) != 0         ? "cannot start the timer thread"
+                                                                  : NULL;
+    if (!why)
+        return 0;
+    snprintf(rp->message, sizeof rp->message, "profiler: setup failure: %s", why);
+    return -1;
 }
 
 /* Test-only: JETT_TEST_HEAP_TOTALS names a file that receives the heap
  * observer's own totals, to compare with the daemon's profile. */
-static void write_heap_totals(const struct profiler *p)
+static void write_heap_totals(const struct profiler *p, const char *path)
 {
-    const char *path = getenv("JETT_TEST_HEAP_TOTALS");
     FILE *f = path ? fopen(path, "w") : NULL;
     if (!f)
         return;
@@ -181,9 +188,39 @@ int run_profile_finish(struct run_profile *rp, enum interp_termination term,
     struct wire_finish fin = {0};
     profiler_stop(rp->profiler, &fin);
     if (rp->args->mode == RUN_MODE_MEMORY)
-        write_heap_totals(rp->profiler);
+        write_heap_totals(rp->profiler, rp->test ? rp->test->heap_totals : NULL);
     fin.termination = (uint8_t)term;
+    if (!(rp->caps & WIRE_CAP_PROCESS_CPU_TIME))
+        fin.cpu_ns = WIRE_NONE64; /* unavailable, never a number */
+    if (rp->test && rp->test->skew_finish)
+        fin.requested_ticks++;
+    rp->fin = fin, rp->have_fin = true;
     return collector_finish(rp->collector, &fin, RESULT_MS, res);
+}
+
+/* The profile header (schema .. termination) holds partial_reason when
+ * there is one; the daemon writes it in that fixed order. */
+bool run_profile_result_failed(const struct collector_result *res)
+{
+    static const char reason[] = "\n  partial_reason: collector_failure\n";
+    const char *end =
+        res->profile ? memmem(res->profile, res->profile_len, "\n  termination: ", 16) : NULL;
+    return end && memmem(res->profile, (size_t)(end - res->profile) + 1, reason,
+                         sizeof reason - 1) != NULL;
+}
+
+int run_profile_fallback_full(const struct run_profile *rp, const char *termination, bool colour,
+                              char **toon, size_t *toon_len, char **human, size_t *human_len)
+{
+    struct run_fallback f = {rp->args->mode == RUN_MODE_CPU ? WIRE_MODE_CPU : WIRE_MODE_MEMORY,
+                             termination,
+                             backend_name(rp->args->mode),
+                             rp->config,
+                             rp->caps,
+                             colour,
+                             rp->have_fin ? &rp->fin : NULL,
+                             rp->collector ? collector_error(rp->collector) : ""};
+    return run_fallback_render(&f, toon, toon_len, human, human_len);
 }
 
 void run_profile_close(struct run_profile *rp)
@@ -205,8 +242,8 @@ void run_profile_close(struct run_profile *rp)
     rp->capture_fd = -1;
 }
 
-char *run_profile_fallback(const struct run_args *a, const char *status, const char *reason,
-                           const char *termination, size_t *len)
+char *run_profile_fallback(const struct run_args *a, uint32_t have, const char *status,
+                           const char *reason, const char *termination, size_t *len)
 {
     struct toon_value *root = toon_object(), *prof = toon_object(), *caps = toon_object();
     bool cpu = a->mode == RUN_MODE_CPU;
@@ -217,7 +254,6 @@ char *run_profile_fallback(const struct run_args *a, const char *status, const c
     toon_set(prof, "termination", toon_cstr(termination));
     toon_set(prof, "backend", toon_cstr(backend_name(a->mode)));
     toon_set(prof, "coverage", toon_cstr(cpu ? "jett_runtime_threads" : "jett_heap"));
-    uint32_t have = backend_caps();
     for (int i = 0; i < WIRE_CAP_COUNT; i++)
         toon_set(caps, wire_capability_names[i], toon_bool(have & (1u << i)));
     toon_set(prof, "capabilities", caps);

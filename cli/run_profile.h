@@ -12,6 +12,7 @@
 #include "agent/interp.h"
 #include "agent/profiler.h"
 #include "cli/run_args.h"
+#include "cli/run_testenv.h"
 
 enum run_profile_setup {
     RUN_PROFILE_OK,
@@ -25,6 +26,11 @@ struct run_profile {
     int capture_fd;
     struct collector *collector;
     struct profiler *profiler;
+    const struct run_testenv *test; /* set by the caller after opening */
+    uint32_t caps;                  /* probed before main */
+    struct wire_config config;      /* as sent in HELLO */
+    struct wire_finish fin;         /* the agent's counters at the end */
+    bool have_fin;
     char message[256]; /* the stable error line of a setup failure */
 };
 
@@ -38,7 +44,9 @@ int run_profile_open_capture(struct run_profile *rp, const struct run_args *a, c
 enum run_profile_setup run_profile_setup(struct run_profile *rp, const struct interp_program *p,
                                          bool colour);
 
-/* Hooks the interpreter and starts the writer and, in CPU mode, the timer. */
+/* Hooks the interpreter and starts the writer and, in CPU mode, the timer,
+ * before any user code.  0, or -1 with the setup failure's line in
+ * rp->message. */
 int run_profile_start(struct run_profile *rp, struct interp_state *s);
 
 /* Stops collection, sends FINISH, and waits for RESULT.  0 with *res
@@ -46,12 +54,21 @@ int run_profile_start(struct run_profile *rp, struct interp_state *s);
 int run_profile_finish(struct run_profile *rp, enum interp_termination term,
                        struct collector_result *res);
 
+/* Whether the daemon's profile reports a collector failure (a record it
+ * refused, or the agent's own failure flag). */
+bool run_profile_result_failed(const struct collector_result *res);
+
+/* The launcher's full unavailable profile after a collector failure
+ * (run_fallback), TOON and human text, both malloc'd.  0 or -1. */
+int run_profile_fallback_full(const struct run_profile *rp, const char *termination, bool colour,
+                              char **toon, size_t *toon_len, char **human, size_t *human_len);
+
 /* Kills and reaps the daemon if it still runs; closes everything. */
 void run_profile_close(struct run_profile *rp);
 
-/* The minimal profile the launcher writes itself when the daemon could
- * not give one (setup failure or collector failure), as TOON text. */
-char *run_profile_fallback(const struct run_args *a, const char *status, const char *reason,
-                           const char *termination, size_t *len);
+/* The minimal profile of a setup failure (DESIGN section 7), as TOON
+ * text; `have` are the probed capabilities. */
+char *run_profile_fallback(const struct run_args *a, uint32_t have, const char *status,
+                           const char *reason, const char *termination, size_t *len);
 
 #endif

@@ -50,7 +50,7 @@ static struct toon_value *debug_rows(const struct runout *r)
         toon_set(o, "path", text_value(d->path, strlen(d->path)));
         toon_set(o, "line", toon_uint(d->line));
         toon_set(o, "column", toon_uint(d->column));
-        toon_set(o, "value", text_value(d->value, strlen(d->value)));
+        toon_set(o, "value", text_value(d->value ? d->value : "", d->value_len));
         toon_push(a, o);
     }
     return a;
@@ -63,7 +63,8 @@ static struct toon_value *log_rows(const struct runout *r)
         struct toon_value *o = row();
         toon_set(o, "seq", toon_uint(r->logs[i].seq));
         toon_set(o, "level", text_value(r->logs[i].level, strlen(r->logs[i].level)));
-        toon_set(o, "message", text_value(r->logs[i].message, strlen(r->logs[i].message)));
+        toon_set(o, "message",
+                 text_value(r->logs[i].message ? r->logs[i].message : "", r->logs[i].message_len));
         toon_set(o, "source", toon_uint(r->logs[i].source));
         toon_push(a, o);
     }
@@ -108,8 +109,9 @@ static struct toon_value *field_rows(const struct runout *r)
     for (size_t i = 0; i < r->n_fields; i++) {
         struct toon_value *o = row();
         toon_set(o, "seq", toon_uint(r->fields[i].seq));
-        toon_set(o, "key", text_value(r->fields[i].key, strlen(r->fields[i].key)));
-        toon_set(o, "value", text_value(r->fields[i].value, strlen(r->fields[i].value)));
+        const struct runout_field *f = &r->fields[i];
+        toon_set(o, "key", text_value(f->key ? f->key : "", f->key_len));
+        toon_set(o, "value", text_value(f->value ? f->value : "", f->value_len));
         toon_push(a, o);
     }
     return a;

@@ -26,18 +26,21 @@ struct runout_buf {
 struct runout_debug {
     uint64_t seq;
     char *path, *value;
+    size_t value_len; /* the value may hold NUL */
     uint32_t line, column;
 };
 
 struct runout_log {
     uint64_t seq;
     char *level, *message;
+    size_t message_len; /* the message may hold NUL */
     uint32_t source;
 };
 
 struct runout_field {
     uint64_t seq;
     char *key, *value;
+    size_t key_len, value_len; /* both may hold NUL */
 };
 
 /* A log call site with the root->caller chain of functions that reached it. */

@@ -25,6 +25,17 @@ static char *dup_or_empty(const char *s)
     return strdup(s ? s : "");
 }
 
+/* A NUL-terminated copy of len bytes that may hold NUL themselves. */
+static char *dup_bytes(const char *s, size_t len)
+{
+    char *p = malloc(len + 1);
+    if (p && len)
+        memcpy(p, s, len);
+    if (p)
+        p[len] = 0;
+    return p;
+}
+
 static void buf_append(struct runout_buf *b, const char *data, size_t len)
 {
     if (b->len + len + 1 > b->cap) {
@@ -68,8 +79,10 @@ static void host_debug(void *ctx, const struct interp_debug_row *row)
     if (!d)
         return;
     r->debug = d;
+    char *value = dup_bytes(row->value ? row->value : "", row->value ? row->value_len : 0);
     d[r->n_debug++] = (struct runout_debug){++r->debug_seq, dup_or_empty(row->path),
-                                            dup_or_empty(row->value), row->line, row->column};
+                                            value,          value ? row->value_len : 0,
+                                            row->line,      row->column};
 }
 
 /* The root->caller chain of functions at the log call, as "ns.fn". */
@@ -149,15 +162,18 @@ static void host_log(void *ctx, const struct interp_log_record *rec)
         return;
     r->logs = l;
     uint32_t src = source_of(r, rec);
-    l[r->n_logs++] =
-        (struct runout_log){seq, dup_or_empty(rec->level), dup_or_empty(rec->message), src};
+    char *message = dup_bytes(rec->message ? rec->message : "", rec->message_len);
+    l[r->n_logs++] = (struct runout_log){seq, dup_or_empty(rec->level), message,
+                                         message ? rec->message_len : 0, src};
     for (size_t i = 0; i < rec->n_fields; i++) {
         struct runout_field *f = more(r->fields, &r->cap_fields, r->n_fields, sizeof *f);
         if (!f)
             return;
         r->fields = f;
-        f[r->n_fields++] = (struct runout_field){seq, dup_or_empty(rec->fields[i].key),
-                                                 dup_or_empty(rec->fields[i].value)};
+        const struct interp_log_field *in = &rec->fields[i];
+        char *key = dup_bytes(in->key, in->key_len), *value = dup_bytes(in->value, in->value_len);
+        f[r->n_fields++] = (struct runout_field){seq, key, value, key ? in->key_len : 0,
+                                                 value ? in->value_len : 0};
     }
 }
 

@@ -174,6 +174,7 @@ struct agg {
     size_t stack_bytes;
     bool stack_limited;                    /* a record was refused by the stack budget */
     uint32_t n_sources, n_funcs, n_stacks; /* ids defined on the wire */
+    char label[512];                       /* how an error message names a record (never by id) */
     struct agg_vec sources;                /* struct agg_source */
     struct agg_index source_index;
     struct agg_vec strings; /* char */

@@ -123,7 +123,7 @@ static bool event_ok(struct agg *a, const char *what, uint8_t mode, uint64_t seq
         return false;
     }
     if (a->have_sequence && sequence <= a->last_sequence) {
-        agg_errorf(a, "%s.sequence %llu: not increasing", what, (unsigned long long)sequence);
+        agg_errorf(a, "%s sequence %llu: not increasing", what, (unsigned long long)sequence);
         return false;
     }
     a->have_sequence = true;

@@ -114,7 +114,8 @@ static int cpu_jett(struct agg *a, const struct wire_sample *s)
 {
     if (s->stack_id == WIRE_NONE32 || s->stack_id >= a->n_stacks) {
         a->cpu.unavailable++;
-        agg_errorf(a, "CPU_SAMPLE %llu: jett sample with %s stack", (unsigned long long)s->sequence,
+        agg_errorf(a, "CPU_SAMPLE sequence %llu: jett sample with %s stack",
+                   (unsigned long long)s->sequence,
                    s->stack_id == WIRE_NONE32 ? "no" : "an undefined");
         return -1;
     }
@@ -168,14 +169,13 @@ int agg_cpu_sample(struct agg *a, const struct wire_sample *s)
     default:
         a->cpu.unavailable++;
         if (s->state != WIRE_STATE_UNAVAILABLE) {
-            agg_errorf(a, "CPU_SAMPLE %llu: state %u out of range", (unsigned long long)s->sequence,
-                       s->state);
+            agg_errorf(a, "CPU_SAMPLE sequence %llu: state %u out of range",
+                       (unsigned long long)s->sequence, s->state);
             return -1;
         }
     }
     if (s->stack_id != WIRE_NONE32 && s->stack_id >= a->n_stacks) {
-        agg_errorf(a, "CPU_SAMPLE %llu: undefined stack %u", (unsigned long long)s->sequence,
-                   s->stack_id);
+        agg_errorf(a, "CPU_SAMPLE sequence %llu: undefined stack", (unsigned long long)s->sequence);
         return -1;
     }
     return 0;

@@ -248,8 +248,7 @@ HOT bool event_node(struct agg *a, const struct wire_alloc *e, struct agg_node *
     if (e->stack_id == WIRE_NONE32)
         return true;
     if (e->stack_id >= a->n_stacks) {
-        agg_errorf(a, "ALLOC %llu: undefined stack %u", (unsigned long long)e->sequence,
-                   e->stack_id);
+        agg_errorf(a, "ALLOC sequence %llu: undefined stack", (unsigned long long)e->sequence);
         return false;
     }
     if (e->stack_id < a->nodes.len) {
@@ -319,8 +318,8 @@ HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node
 {
     struct agg_mem *m = &a->mem;
     if ((m->have_id && e->allocation_id <= m->max_id) || e->allocation_id == LIVE_EMPTY) {
-        agg_errorf(a, "ALLOC %llu: allocation id %llu reused or out of order",
-                   (unsigned long long)e->sequence, (unsigned long long)e->allocation_id);
+        agg_errorf(a, "ALLOC sequence %llu: allocation id reused or out of order",
+                   (unsigned long long)e->sequence);
         return;
     }
     m->have_id = true;
@@ -328,7 +327,8 @@ HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node
     m->allocation_count++;
     struct agg_siteb *s = pressure(a, node, e->new_size, true, e->span);
     if (e->new_size > SIZE_MASK) {
-        agg_errorf(a, "ALLOC %llu: size too large to track", (unsigned long long)e->sequence);
+        agg_errorf(a, "ALLOC sequence %llu: size too large to track",
+                   (unsigned long long)e->sequence);
         return;
     }
     uint32_t ref = creator_ref(a, s, node);
@@ -353,9 +353,8 @@ static uint64_t *lookup_missed(struct agg *a, const struct wire_alloc *e, bool *
         *untracked = true;
         return NULL;
     }
-    agg_errorf(a, "ALLOC %llu: %s of unknown or retired allocation %llu",
-               (unsigned long long)e->sequence, e->op == WIRE_OP_FREE ? "free" : "resize",
-               (unsigned long long)e->allocation_id);
+    agg_errorf(a, "ALLOC sequence %llu: %s of an unknown or retired allocation",
+               (unsigned long long)e->sequence, e->op == WIRE_OP_FREE ? "free" : "resize");
     return NULL;
 }
 
@@ -374,9 +373,9 @@ HOT uint64_t mem_size(struct agg *a, const struct wire_alloc *e, const uint64_t 
 {
     uint64_t size = *r & SIZE_MASK;
     if (e->old_size != size)
-        agg_errorf(a, "ALLOC %llu: old size %llu, but allocation %llu holds %llu bytes",
+        agg_errorf(a, "ALLOC sequence %llu: old size %llu, but the allocation holds %llu bytes",
                    (unsigned long long)e->sequence, (unsigned long long)e->old_size,
-                   (unsigned long long)e->allocation_id, (unsigned long long)size);
+                   (unsigned long long)size);
     return size;
 }
 
@@ -393,7 +392,8 @@ HOT void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *
     if (!r)
         return;
     if (e->new_size > SIZE_MASK) {
-        agg_errorf(a, "ALLOC %llu: size too large to track", (unsigned long long)e->sequence);
+        agg_errorf(a, "ALLOC sequence %llu: size too large to track",
+                   (unsigned long long)e->sequence);
         return;
     }
     uint64_t site = *r & ~SIZE_MASK;
@@ -456,7 +456,7 @@ static inline int mem_event(struct agg *a, const struct wire_alloc *e)
     uint64_t before = a->errors;
     struct agg_node *node;
     if (!op_shape_ok(e)) {
-        agg_errorf(a, "ALLOC %llu: operation %u with the wrong sizes",
+        agg_errorf(a, "ALLOC sequence %llu: operation %u with the wrong sizes",
                    (unsigned long long)e->sequence, e->op);
         return -1;
     }

@@ -1,8 +1,10 @@
 /* agg_tables: the SOURCE, FUNC and STACK tables under the stack budget. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon/agg-internal.h"
+#include "proto/wire_rules.h"
 
 /* Bytes the index keeps after one more insert (charged)... */
 static size_t index_growth(const struct agg_index *ix)
@@ -21,30 +23,6 @@ static bool stack_fits(const struct agg *a, size_t more)
     return more != SIZE_MAX && a->stack_bytes + more <= a->cfg.stack_budget;
 }
 
-/* A logical path is relative and normalized: no leading '/', no
- * backslash or drive, no empty, "." or ".." segment; stdlib paths start
- * with "stdlib/".  Anything else never reaches a report. */
-static bool path_normalized(uint8_t origin, const char *p, uint32_t n)
-{
-    if (n == 0 || memchr(p, '\0', n) || memchr(p, '\\', n))
-        return false;
-    if (origin == WIRE_ORIGIN_STDLIB && (n < 7 || memcmp(p, "stdlib/", 7) != 0))
-        return false;
-    uint32_t seg = 0;
-    for (uint32_t i = 0; i <= n; i++) {
-        if (i < n && p[i] != '/')
-            continue;
-        uint32_t len = i - seg;
-        if (len == 0 || (len == 1 && p[seg] == '.') ||
-            (len == 2 && p[seg] == '.' && p[seg + 1] == '.'))
-            return false;
-        if (seg == 0 && memchr(p, ':', len))
-            return false;
-        seg = i + 1;
-    }
-    return true;
-}
-
 struct source_key {
     uint8_t origin;
     const char *path;
@@ -59,30 +37,21 @@ static bool source_eq(const void *ctx, uint32_t entry, const void *key)
     return s->origin == k->origin && s->path_len == k->len && memcmp(s->path, k->path, k->len) == 0;
 }
 
-static int span_cmp(const void *x, const void *y)
-{
-    const struct wire_source_span *a = x, *b = y;
-    return a->start < b->start ? -1 : a->start > b->start;
-}
-
-/* Copies and sorts the spans; they must lie in the text and not overlap. */
-static bool source_copy_spans(struct agg_source *d, const struct wire_source *s)
+/* Copies the spans in canonical order and keeps the outermost ones (an
+ * outer span replaces what it contains); false with *why when a rule of
+ * wire_rules refuses them. */
+static bool source_copy_spans(struct agg_source *d, const struct wire_source *s, uint32_t *at,
+                              const char **why)
 {
     if (s->n_spans == 0)
         return true;
     d->spans = malloc((size_t)s->n_spans * sizeof *d->spans);
     if (d->spans == NULL)
-        return false;
+        return *why = "out of memory", *at = 0, false;
     memcpy(d->spans, s->spans, (size_t)s->n_spans * sizeof *d->spans);
-    d->n_spans = s->n_spans;
-    qsort(d->spans, d->n_spans, sizeof *d->spans, span_cmp);
-    for (uint32_t i = 0; i < d->n_spans; i++) {
-        const struct wire_source_span *p = &d->spans[i];
-        if (p->kind > WIRE_SPAN_SECRET || p->start > p->end || p->end > d->text_len)
-            return false;
-        if (i > 0 && p->start < d->spans[i - 1].end)
-            return false;
-    }
+    if (wire_rule_spans(d->spans, s->n_spans, d->text_len, at, why) != 0)
+        return false;
+    d->n_spans = wire_spans_outermost(d->spans, s->n_spans);
     return true;
 }
 
@@ -126,12 +95,14 @@ static bool source_fill(struct agg *a, struct agg_source *d, const struct wire_s
         memcpy(d->text, s->text.ptr, s->text.len);
     d->text_len = s->text.len;
     count_lines(d->text, d->text_len, d->lines);
-    d->spans_ok = source_copy_spans(d, s);
+    const char *why;
+    uint32_t at;
+    d->spans_ok = source_copy_spans(d, s, &at, &why);
     if (!d->spans_ok)
-        agg_errorf(a, "SOURCE %u: spans overlap or leave the text", s->source_id);
-    d->path_ok = path_normalized(d->origin, d->path, d->path_len);
+        agg_errorf(a, "SOURCE.spans: span %u %s", at, why);
+    d->path_ok = wire_rule_path(d->origin, d->path, d->path_len, &why) == 0;
     if (!d->path_ok)
-        agg_errorf(a, "SOURCE %u: path is not a normalized relative path", s->source_id);
+        agg_errorf(a, "SOURCE.path: %s", why);
     return true;
 }
 
@@ -140,12 +111,13 @@ static bool source_header_ok(struct agg *a, const struct wire_source *s)
     if (!agg_in_stream(a, "SOURCE"))
         return false;
     if (s->source_id != a->n_sources) {
-        agg_errorf(a, "SOURCE.source_id %u: expected %u", s->source_id, a->n_sources);
+        agg_errorf(a, "SOURCE record %u: source_id does not number the records from 0",
+                   a->n_sources + 1);
         return false;
     }
     a->n_sources++;
     if (s->origin > WIRE_ORIGIN_STDLIB || s->text.len > WIRE_MAX_SOURCE) {
-        agg_errorf(a, "SOURCE %u: origin or text size out of range", s->source_id);
+        agg_errorf(a, "SOURCE record %u: origin or text size out of range", a->n_sources);
         return false;
     }
     return true;
@@ -163,7 +135,7 @@ int agg_source(struct agg *a, const struct wire_source *s)
     }
     struct agg_source *d = agg_vec_push(&a->sources, &a->stack_bytes);
     if (d == NULL || !source_fill(a, d, s)) {
-        agg_errorf(a, "SOURCE %u: out of memory", s->source_id);
+        agg_errorf(a, "SOURCE record %u: out of memory", a->n_sources);
         return -1;
     }
     a->stack_bytes += s->path.len + 1 + s->text.len +
@@ -172,12 +144,12 @@ int agg_source(struct agg *a, const struct wire_source *s)
     struct source_key k = {d->origin, d->path, d->path_len};
     uint32_t h = agg_hash_bytes(agg_hash_u32(2166136261u, d->origin), d->path, d->path_len);
     if (d->path_ok && agg_index_find(&a->source_index, h, source_eq, a, &k) != AGG_NONE) {
-        agg_errorf(a, "SOURCE %u: duplicate path", s->source_id);
+        agg_errorf(a, "SOURCE.path: %s", WIRE_RULE_DUPLICATE_PATH);
         d->path_ok = false;
     } else if (d->path_ok) {
         a->stack_bytes += index_growth(&a->source_index);
         if (agg_index_insert(&a->source_index, h, a->sources.len - 1) < 0)
-            agg_errorf(a, "SOURCE %u: out of memory", s->source_id);
+            agg_errorf(a, "SOURCE %s: out of memory", d->path);
     }
     return a->errors > before ? -1 : 0;
 }
@@ -258,6 +230,15 @@ static uint32_t ident_intern(struct agg *a, const struct ident_key *k)
     return a->idents.len - 1;
 }
 
+/* How a message names a FUNC whose names passed: "ns.fn" (never its id),
+ * in a buffer of the aggregator's that lives until the next call. */
+static const char *func_label(struct agg *a, const struct wire_func *f)
+{
+    snprintf(a->label, sizeof a->label, "%.*s.%.*s", (int)(f->ns.len < 200 ? f->ns.len : 200),
+             f->ns.ptr, (int)(f->name.len < 200 ? f->name.len : 200), f->name.ptr);
+    return a->label;
+}
+
 /* Checks a FUNC's references; false (with a collector error) when bad. */
 static bool func_refs_ok(struct agg *a, const struct wire_func *f, struct ident_key *k)
 {
@@ -268,21 +249,22 @@ static bool func_refs_ok(struct agg *a, const struct wire_func *f, struct ident_
     if (f->name.len == 0 || f->ns.len == 0 || f->ns.len > WIRE_MAX_NAME ||
         f->name.len > WIRE_MAX_NAME || memchr(f->ns.ptr, '\0', f->ns.len) ||
         memchr(f->name.ptr, '\0', f->name.len)) {
-        agg_errorf(a, "FUNC %u: empty, oversize or NUL-bearing name", f->func_id);
+        agg_errorf(a, "FUNC record %u: empty, oversize or NUL-bearing name", a->n_funcs);
         return false;
     }
     if (f->source_id == WIRE_NONE32)
         return !wire_span_present(f->decl) ||
-               (agg_errorf(a, "FUNC %u: declaration span without a source", f->func_id), false);
+               (agg_errorf(a, "FUNC %s: declaration span without a source", func_label(a, f)),
+                false);
     if (f->source_id >= a->n_sources) {
-        agg_errorf(a, "FUNC %u: undefined source %u", f->func_id, f->source_id);
+        agg_errorf(a, "FUNC %s: undefined source", func_label(a, f));
         return false;
     }
     if (f->source_id >= a->sources.len)
         return false; /* refused by the stack budget: already reported */
     const struct agg_source *s = agg_vec_at(&a->sources, f->source_id);
     if (wire_span_present(f->decl) && (f->decl.start > f->decl.end || f->decl.end > s->text_len)) {
-        agg_errorf(a, "FUNC %u: declaration span outside its source", f->func_id);
+        agg_errorf(a, "FUNC %s: declaration span outside its source", func_label(a, f));
         return false;
     }
     if (s->path_ok) {
@@ -298,7 +280,7 @@ int agg_func(struct agg *a, const struct wire_func *f)
     if (!agg_in_stream(a, "FUNC"))
         return -1;
     if (f->func_id != a->n_funcs) {
-        agg_errorf(a, "FUNC.func_id %u: expected %u", f->func_id, a->n_funcs);
+        agg_errorf(a, "FUNC record %u: func_id does not number the records from 0", a->n_funcs + 1);
         return -1;
     }
     a->n_funcs++;
@@ -319,7 +301,7 @@ int agg_func(struct agg *a, const struct wire_func *f)
     }
     uint32_t *slot = agg_vec_push(&a->funcs, &a->stack_bytes);
     if (slot == NULL) {
-        agg_errorf(a, "FUNC %u: out of memory", f->func_id);
+        agg_errorf(a, "FUNC record %u: out of memory", a->n_funcs);
         return -1;
     }
     *slot = ident;
@@ -366,13 +348,13 @@ static bool stack_refs_ok(struct agg *a, const struct wire_stack *s, struct agg_
     const struct agg_node *p = NULL;
     if (s->parent != WIRE_NONE32) {
         if (s->parent >= s->stack_id)
-            return agg_errorf(a, "STACK %u: undefined parent %u", s->stack_id, s->parent), false;
+            return agg_errorf(a, "STACK record %u: undefined parent", s->stack_id + 1), false;
         p = agg_vec_at(&a->nodes, s->parent);
         if (p->flags & AGG_NODE_INVALID)
             return false;
     }
     if (s->func_id >= a->n_funcs)
-        return agg_errorf(a, "STACK %u: undefined function %u", s->stack_id, s->func_id), false;
+        return agg_errorf(a, "STACK record %u: undefined function", s->stack_id + 1), false;
     if (s->func_id >= a->funcs.len)
         return false;
     n->ident = *(uint32_t *)agg_vec_at(&a->funcs, s->func_id);
@@ -381,7 +363,8 @@ static bool stack_refs_ok(struct agg *a, const struct wire_stack *s, struct agg_
     if (n->ident == AGG_NONE)
         return false;
     if (n->depth > WIRE_MAX_STACK_DEPTH)
-        return agg_errorf(a, "STACK %u: deeper than %d frames", s->stack_id, WIRE_MAX_STACK_DEPTH),
+        return agg_errorf(a, "STACK record %u: deeper than %d frames", s->stack_id + 1,
+                          WIRE_MAX_STACK_DEPTH),
                false;
     return true;
 }
@@ -420,7 +403,8 @@ int agg_stack(struct agg *a, const struct wire_stack *s)
     if (!agg_in_stream(a, "STACK"))
         return -1;
     if (s->stack_id != a->n_stacks) {
-        agg_errorf(a, "STACK.stack_id %u: expected %u", s->stack_id, a->n_stacks);
+        agg_errorf(a, "STACK record %u: stack_id does not number the records from 0",
+                   a->n_stacks + 1);
         return -1;
     }
     a->n_stacks++;
@@ -447,7 +431,7 @@ int agg_stack(struct agg *a, const struct wire_stack *s)
         return agg_errorf(a, "STACK %u: out of memory", s->stack_id), -1;
     struct agg_node *d = agg_vec_push(&a->nodes, &a->stack_bytes);
     if (d == NULL)
-        return agg_errorf(a, "STACK %u: out of memory", s->stack_id), -1;
+        return agg_errorf(a, "STACK record %u: out of memory", s->stack_id + 1), -1;
     *d = n;
     if (a->detail)
         agg_detail_at(a, d)->site = wire_span_present(s->site) ? s->site.start : WIRE_NONE32;

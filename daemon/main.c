@@ -11,6 +11,7 @@
 #include "daemon/feed.h"
 #include "daemon/rank.h"
 #include "daemon/render.h"
+#include "daemon/replay_args.h"
 #include "daemon/serve.h"
 #include "jett-config.h"
 #include "proto/capture.h"
@@ -21,52 +22,10 @@ static const char usage_text[] =
     "       jett-profd --fd N\n"
     "       jett-profd --help | --version\n";
 
-struct replay_args {
-    const char *path;
-    struct rank_options opt;
-    bool agent;
-};
-
 static int usage_error(const char *msg, const char *opt)
 {
     fprintf(stderr, "jett-profd: %s%s\n", opt ? opt : "", msg);
     return 2;
-}
-
-/* Parses `replay` arguments in any order; each option at most once. */
-static int replay_parse(int argc, char **argv, struct replay_args *a)
-{
-    memset(a, 0, sizeof *a);
-    for (int i = 2; i < argc; i++) {
-        const char *o = argv[i];
-        bool thr = strcmp(o, "--profile-threshold") == 0, lim = strcmp(o, "--profile-limit") == 0;
-        if (strcmp(o, "--agent") == 0) {
-            if (a->agent)
-                return usage_error(": repeated option", o);
-            a->agent = true;
-        } else if (thr || lim) {
-            if (thr ? a->opt.set_threshold : a->opt.set_limit)
-                return usage_error(": repeated option", o);
-            if (i + 1 == argc)
-                return usage_error(thr ? ": expects a PERCENT from 0 to 100 (at most two decimals)"
-                                       : ": expects a COUNT from 1 to 100",
-                                   o);
-            const char *v = argv[++i];
-            if (thr ? rank_parse_percent(v, &a->opt.threshold_bp) != 0
-                    : rank_parse_limit(v, &a->opt.limit) != 0)
-                return usage_error(thr ? ": expects a PERCENT from 0 to 100 (at most two decimals)"
-                                       : ": expects a COUNT from 1 to 100",
-                                   o);
-            *(thr ? &a->opt.set_threshold : &a->opt.set_limit) = true;
-        } else if (o[0] == '-' && o[1] != '\0') {
-            return usage_error(": unknown option", o);
-        } else if (a->path) {
-            return usage_error("replay: expected one CAPTURE argument", NULL);
-        } else {
-            a->path = o;
-        }
-    }
-    return a->path ? 0 : usage_error("replay: expected one CAPTURE argument", NULL);
 }
 
 /* Reads the whole capture into `g`; a decode error is a collector error of
@@ -119,7 +78,7 @@ static int replay(const struct replay_args *a)
     agg_end(g);
     agg_release_records(g); /* ranking does not read them */
     struct rank_report rep;
-    if (rank_build(g, &a->opt, &rep) != 0)
+    if (rank_build(g, &a->rank, &rep) != 0)
         status = 1, fprintf(stderr, "jett-profd: out of memory\n");
     else if (replay_print(&rep, a->agent) != 0)
         status = 1;
@@ -147,8 +106,10 @@ int main(int argc, char **argv)
     }
     if (argc >= 2 && strcmp(argv[1], "replay") == 0) {
         struct replay_args a;
-        int rc = replay_parse(argc, argv, &a);
-        return rc != 0 ? rc : replay(&a);
+        char err[200];
+        if (replay_args_parse(argc - 1, argv + 1, "replay", 0, &a, err, sizeof err) != 0)
+            return usage_error(err, NULL);
+        return replay(&a);
     }
     fputs(usage_text, stderr);
     return 2;

@@ -214,9 +214,13 @@ static void mem_entry(FILE *f, const struct rank_entry *e)
 
 static void bottlenecks(FILE *f, const struct rank_report *r)
 {
-    fprintf(f, "bottlenecks: %llu eligible, %llu emitted, %llu truncated\n",
-            (unsigned long long)r->eligible, (unsigned long long)r->emitted,
-            (unsigned long long)r->truncated);
+    fputs("bottlenecks: ", f);
+    put_num(f, r->eligible);
+    fputs(" eligible, ", f);
+    put_num(f, r->emitted);
+    fputs(" emitted, ", f);
+    put_num(f, r->truncated);
+    fputs(" truncated\n", f);
     for (size_t i = 0; i < r->n_entries; i++)
         (r->mode == WIRE_MODE_CPU ? cpu_entry : mem_entry)(f, &r->entries[i]);
 }

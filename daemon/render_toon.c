@@ -186,9 +186,9 @@ struct toon_value *render_profile_value(const struct rank_report *r)
     for (size_t i = 0; i < r->n_entries; i++)
         toon_push(list, cpu ? cpu_entry(&r->entries[i]) : mem_entry(&r->entries[i]));
     toon_set(p, "bottlenecks", list);
-    toon_set(p, "eligible_bottlenecks", toon_uint(r->eligible));
-    toon_set(p, "emitted_bottlenecks", toon_uint(r->emitted));
-    toon_set(p, "truncated_bottlenecks", toon_uint(r->truncated));
+    toon_set(p, "eligible_bottlenecks", num(r->eligible));
+    toon_set(p, "emitted_bottlenecks", num(r->emitted));
+    toon_set(p, "truncated_bottlenecks", num(r->truncated));
     toon_set(p, "capabilities", capabilities(r->capabilities));
     return p;
 }

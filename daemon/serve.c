@@ -1,4 +1,13 @@
-/* serve: the daemon's libevent loop over one launcher socket. */
+/*
+ * serve: the daemon's libevent loop over one launcher socket.
+ *
+ * Reads go straight into the serve's own buffer, SERVE_READ bytes at a
+ * time, and whole frames are decoded where they lie: a bufferevent reads
+ * at most 4 KiB per call, which cost a readv and an epoll_wait per 4 KiB
+ * of a stream of millions of events.  Replies (READY, RESULT) are queued
+ * in an evbuffer and written while EV_WRITE is armed.
+ */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,8 +16,8 @@
 #include <unistd.h>
 
 #include <event2/buffer.h>
-#include <event2/bufferevent.h>
 #include <event2/event.h>
+#include <event2/util.h>
 
 #include "daemon/agg.h"
 #include "daemon/feed.h"
@@ -16,11 +25,17 @@
 #include "daemon/render.h"
 #include "daemon/serve.h"
 
+#define SERVE_READ ((size_t)1 << 20)
+
 /* One launcher connection: reading until RESULT is queued, then writing
- * it out and leaving the loop. */
+ * it out and leaving the loop.  `rev` is armed until the answer is
+ * queued, `wev` only while `out` holds bytes. */
 struct serve {
     struct event_base *base;
-    struct bufferevent *bev;
+    evutil_socket_t fd;
+    struct event *rev, *wev;
+    struct evbuffer *out;
+    uint8_t *buf; /* SERVE_READ bytes; frames decoded in place point into it */
     struct wire_decoder *dec;
     struct agg *agg;
     bool answered;
@@ -29,9 +44,17 @@ struct serve {
 
 static void serve_send(struct serve *s, msgpack_sbuffer *sb)
 {
-    if (bufferevent_write(s->bev, sb->data, sb->size) != 0)
+    if (evbuffer_add(s->out, sb->data, sb->size) != 0 || event_add(s->wev, NULL) != 0)
         s->status = 1;
     msgpack_sbuffer_destroy(sb);
+}
+
+/* No more reading: the answer is queued (or the stream is over). */
+static void serve_stop_reading(struct serve *s)
+{
+    event_del(s->rev);
+    if (evbuffer_get_length(s->out) == 0)
+        event_base_loopexit(s->base, NULL);
 }
 
 /* The first capability the mode needs that the backend lacks, or NULL. */
@@ -76,9 +99,7 @@ static void serve_answer(struct serve *s)
     rank_free(&rep);
     free(toon), free(human);
     serve_send(s, &sb);
-    bufferevent_disable(s->bev, EV_READ);
-    if (evbuffer_get_length(bufferevent_get_output(s->bev)) == 0)
-        event_base_loopexit(s->base, NULL);
+    serve_stop_reading(s);
 }
 
 /* HELLO: READY, or UNSUPPORTED and an immediate end. */
@@ -92,12 +113,13 @@ static void serve_hello(struct serve *s, const struct wire_hello *h)
         struct wire_unsupported u = {{miss, (uint32_t)strlen(miss)}};
         wire_encode_unsupported(&sb, &u);
         s->answered = true;
-        bufferevent_disable(s->bev, EV_READ);
     } else {
         struct wire_ready r = {WIRE_PROTOCOL_VERSION};
         wire_encode_ready(&sb, &r);
     }
     serve_send(s, &sb);
+    if (s->answered)
+        serve_stop_reading(s);
 }
 
 /* Feeds one decoded record; false when the stream is over. */
@@ -133,46 +155,72 @@ static void serve_decode_failed(struct serve *s)
     serve_answer(s);
 }
 
-static void serve_read_cb(struct bufferevent *bev, void *arg)
+/* Decodes and feeds `len` bytes just read. */
+static void serve_consume(struct serve *s, const uint8_t *p, size_t len)
 {
-    struct serve *s = arg;
-    struct evbuffer *in = bufferevent_get_input(bev);
-    while (!s->answered && evbuffer_get_length(in) > 0) {
-        size_t len = evbuffer_get_length(in);
-        size_t n = wire_decoder_push(s->dec, evbuffer_pullup(in, (ssize_t)len), len);
+    while (!s->answered && len > 0) {
+        size_t n = wire_decoder_push(s->dec, p, len);
         struct wire_record rec;
         int rc = 0;
-        /* a record may point into the pushed bytes: drain only after it */
+        /* a record may point into the pushed bytes: push more only after it */
         while (!s->answered && (rc = wire_decoder_next(s->dec, &rec)) > 0)
             if (!serve_record(s, &rec) && !s->answered)
                 serve_answer(s);
-        evbuffer_drain(in, n);
         if (!s->answered && (rc < 0 || n == 0))
             return serve_decode_failed(s);
+        p += n, len -= n;
     }
 }
 
-static void serve_write_cb(struct bufferevent *bev, void *arg)
+/* End of stream: answer if nothing was answered yet. */
+static void serve_eof(struct serve *s)
 {
+    if (s->answered)
+        return serve_stop_reading(s);
+    if (wire_decoder_end(s->dec) != 0)
+        agg_fail(s->agg, wire_decoder_error(s->dec)->msg);
+    serve_answer(s);
+}
+
+/* Reads until the socket has nothing more for now (a short read). */
+static void serve_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
     struct serve *s = arg;
-    if (s->answered && evbuffer_get_length(bufferevent_get_output(bev)) == 0)
+    while (!s->answered) {
+        ssize_t got = read(fd, s->buf, SERVE_READ);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (got < 0) {
+            /* the launcher is gone mid-stream: as at end of stream */
+            fprintf(stderr, "jett-profd: reading the stream: %s\n", strerror(errno));
+            return serve_eof(s);
+        }
+        if (got == 0)
+            return serve_eof(s);
+        serve_consume(s, s->buf, (size_t)got);
+        if ((size_t)got < SERVE_READ)
+            return;
+    }
+}
+
+/* Writes what is queued; leaves the loop once the answer is out. */
+static void serve_write_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
+    struct serve *s = arg;
+    if (evbuffer_write(s->out, fd) < 0 && errno != EAGAIN && errno != EINTR) {
+        s->status = 1;
         event_base_loopexit(s->base, NULL);
-}
-
-/* EOF or an error: answer if nothing was answered yet, else leave. */
-static void serve_event_cb(struct bufferevent *bev, short what, void *arg)
-{
-    (void)bev;
-    struct serve *s = arg;
-    if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
-        return;
-    if (!s->answered && (what & BEV_EVENT_EOF)) {
-        if (wire_decoder_end(s->dec) != 0)
-            agg_fail(s->agg, wire_decoder_error(s->dec)->msg);
-        serve_answer(s);
         return;
     }
-    event_base_loopexit(s->base, NULL);
+    if (evbuffer_get_length(s->out) > 0)
+        return;
+    event_del(s->wev);
+    if (s->answered)
+        event_base_loopexit(s->base, NULL);
 }
 
 int serve_fd(int fd)
@@ -184,19 +232,31 @@ int serve_fd(int fd)
     signal(SIGTERM, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    struct serve s = {event_base_new(), NULL,  wire_decoder_new(WIRE_TO_DAEMON),
-                      agg_new(),        false, 0};
-    if (s.base)
-        s.bev = bufferevent_socket_new(s.base, fd, BEV_OPT_CLOSE_ON_FREE);
-    if (!s.base || !s.bev || !s.dec || !s.agg) {
+    struct serve s = {.base = event_base_new(),
+                      .fd = fd,
+                      .out = evbuffer_new(),
+                      .buf = malloc(SERVE_READ),
+                      .dec = wire_decoder_new(WIRE_TO_DAEMON),
+                      .agg = agg_new()};
+    if (s.base) {
+        s.rev = event_new(s.base, fd, EV_READ | EV_PERSIST, serve_read_cb, &s);
+        s.wev = event_new(s.base, fd, EV_WRITE | EV_PERSIST, serve_write_cb, &s);
+    }
+    if (!s.base || !s.rev || !s.wev || !s.out || !s.buf || !s.dec || !s.agg) {
         fprintf(stderr, "jett-profd: out of memory\n");
         return 1;
     }
-    bufferevent_setcb(s.bev, serve_read_cb, serve_write_cb, serve_event_cb, &s);
-    bufferevent_enable(s.bev, EV_READ | EV_WRITE);
+    if (evutil_make_socket_nonblocking(fd) != 0 || event_add(s.rev, NULL) != 0) {
+        fprintf(stderr, "jett-profd: cannot watch the stream\n");
+        return 1;
+    }
     event_base_dispatch(s.base);
-    bufferevent_free(s.bev);
+    event_free(s.rev);
+    event_free(s.wev);
+    evbuffer_free(s.out);
     event_base_free(s.base);
+    evutil_closesocket(fd);
+    free(s.buf);
     wire_decoder_free(s.dec);
     agg_free(s.agg);
     return s.status;

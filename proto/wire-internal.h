@@ -3,9 +3,11 @@
 #define JETT_PROTO_WIRE_INTERNAL_H
 
 #include "proto/wire.h"
+#include "proto/wire_rules.h"
 
 #define WIRE_MAX_SOURCES 100000u
 #define WIRE_MAX_FUNCS (1u << 24)
+#define WIRE_MAX_STACKS (1u << 24)
 #define WIRE_MAX_BACKEND 64
 #define WIRE_MAX_RESULT (WIRE_MAX_FRAME)
 
@@ -27,9 +29,13 @@ struct wire_decoder {
     uint32_t n_sources, n_funcs, n_stacks;
     uint32_t *source_len; /* text length of each source, for FUNC spans */
     uint32_t source_cap;
+    struct wire_path_set paths; /* (origin, path) of every SOURCE */
+    uint8_t *stack_depth;       /* frames of each stack, root 1, at most 128 */
+    uint32_t depth_cap;
     /* Sequences must increase per event kind. */
     bool have_sample, have_alloc;
     uint64_t last_sample_seq, last_tick, last_alloc_seq;
+    uint64_t next_alloc_id; /* an allocate's id is at least this (ids increase) */
     /* Decoding scratch, owned by the decoder, valid until the next push. */
     msgpack_unpacked unp;
     struct wire_source_span *spans;
@@ -50,6 +56,5 @@ void wire_fail(struct wire_decoder *d, enum wire_errcode code, const char *fmt, 
     __attribute__((format(printf, 3, 4)));
 int wire_decode_fields(struct wire_fields *f, struct wire_record *rec);
 int wire_check_events(struct wire_decoder *d, const struct wire_events *ev);
-int wire_path_check(const char *s, uint32_t len, const char **why);
 
 #endif

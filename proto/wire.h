@@ -28,6 +28,12 @@
 #define WIRE_FRAME_HEADER 4
 #define WIRE_MAX_NAME 4096         /* namespace, function, backend, path */
 #define WIRE_MAX_SOURCE (2u << 20) /* a Jett source file is at most 2 MiB */
+
+/* The contract's fixed budgets, the most HELLO may ask for: CPU detail
+ * buckets, live-allocation records, and the stack tables of each side. */
+#define WIRE_CPU_BUDGET (32u << 20)
+#define WIRE_RETENTION_BUDGET (64u << 20)
+#define WIRE_STACK_BUDGET (16u << 20)
 #define WIRE_MAX_STACK_DEPTH 128
 
 /* "absent" in fixed-layout entries and in decoded structs. */
@@ -439,9 +445,7 @@ uint64_t wire_decoder_frame_offset(const struct wire_decoder *d);
 /* True once FINISH (to daemon) or RESULT/UNSUPPORTED (to launcher) was seen. */
 bool wire_decoder_finished(const struct wire_decoder *d);
 
-/* Counts of defined ids so far. */
-uint32_t wire_decoder_sources(const struct wire_decoder *d);
-uint32_t wire_decoder_funcs(const struct wire_decoder *d);
+/* Count of defined stack ids so far. */
 uint32_t wire_decoder_stacks(const struct wire_decoder *d);
 
 /* Iterates the entries of the EVENTS record last returned by

@@ -44,6 +44,8 @@ void wire_decoder_free(struct wire_decoder *d)
     msgpack_unpacked_destroy(&d->unp);
     free(d->frame);
     free(d->source_len);
+    free(d->stack_depth);
+    wire_path_set_free(&d->paths);
     free(d->spans);
     free(d->lines);
     free(d);
@@ -67,16 +69,6 @@ uint64_t wire_decoder_frame_offset(const struct wire_decoder *d)
 bool wire_decoder_finished(const struct wire_decoder *d)
 {
     return d->finished;
-}
-
-uint32_t wire_decoder_sources(const struct wire_decoder *d)
-{
-    return d->n_sources;
-}
-
-uint32_t wire_decoder_funcs(const struct wire_decoder *d)
-{
-    return d->n_funcs;
 }
 
 uint32_t wire_decoder_stacks(const struct wire_decoder *d)

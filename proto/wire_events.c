@@ -1,4 +1,6 @@
 /* wire_events: the fixed-layout entries of EVENTS frames (daemon side). */
+#include <stdlib.h>
+
 #include "proto/wire-internal.h"
 #include "proto/wire_alloc_entry.h"
 
@@ -46,6 +48,34 @@ static int check_span(struct wire_decoder *d, const char *field, struct wire_spa
     return 0;
 }
 
+/* Records the new stack's depth: its parent's plus one, at most
+ * WIRE_MAX_STACK_DEPTH (a deeper stack ends in <truncated-stack>). */
+static int stack_depth_put(struct wire_decoder *d, const struct wire_stack *s)
+{
+    if (s->stack_id >= WIRE_MAX_STACKS) {
+        wire_fail(d, WIRE_E_LIMIT, "STACK record %u: more than %u stacks", s->stack_id + 1,
+                  WIRE_MAX_STACKS);
+        return -1;
+    }
+    unsigned depth = s->parent == WIRE_NONE32 ? 1 : d->stack_depth[s->parent] + 1u;
+    if (depth > WIRE_MAX_STACK_DEPTH) {
+        wire_fail(d, WIRE_E_RANGE, "STACK record %u: deeper than %d frames", s->stack_id + 1,
+                  WIRE_MAX_STACK_DEPTH);
+        return -1;
+    }
+    if (s->stack_id >= d->depth_cap) {
+        uint32_t cap = d->depth_cap ? d->depth_cap * 2 : 1024;
+        uint8_t *p = realloc(d->stack_depth, cap);
+        if (!p) {
+            wire_fail(d, WIRE_E_NOMEM, "out of memory decoding a STACK");
+            return -1;
+        }
+        d->stack_depth = p, d->depth_cap = cap;
+    }
+    d->stack_depth[s->stack_id] = (uint8_t)depth;
+    return 0;
+}
+
 static inline int read_stack(struct wire_decoder *d, const uint8_t *p, struct wire_stack *s)
 {
     s->stack_id = wire_get32(p + 1);
@@ -54,8 +84,8 @@ static inline int read_stack(struct wire_decoder *d, const uint8_t *p, struct wi
     s->site.start = wire_get32(p + 13);
     s->site.end = wire_get32(p + 17);
     if (s->stack_id != d->n_stacks || s->stack_id == WIRE_NONE32) {
-        wire_fail(d, WIRE_E_SEQUENCE, "STACK.stack_id: expected %u, got %u", d->n_stacks,
-                  s->stack_id);
+        wire_fail(d, WIRE_E_SEQUENCE,
+                  "STACK record %u: stack_id does not number the records from 0", d->n_stacks + 1);
         return -1;
     }
     if (s->parent != WIRE_NONE32 && s->parent >= s->stack_id)
@@ -66,6 +96,8 @@ static inline int read_stack(struct wire_decoder *d, const uint8_t *p, struct wi
         return -1;
     if (s->parent == WIRE_NONE32 && wire_span_present(s->site))
         return bad(d, WIRE_E_RANGE, "STACK.site", "a root frame has no call site");
+    if (stack_depth_put(d, s) != 0)
+        return -1;
     d->n_stacks++;
     return 0;
 }
@@ -75,7 +107,7 @@ static inline int check_leaf(struct wire_decoder *d, const char *rec, uint32_t s
                              struct wire_span span)
 {
     if (stack != WIRE_NONE32 && stack >= d->n_stacks) {
-        wire_fail(d, WIRE_E_REF, "%s.stack_id: stack %u is not defined", rec, stack);
+        wire_fail(d, WIRE_E_REF, "%s.stack_id: the stack is not defined", rec);
         return -1;
     }
     if ((span.start == WIRE_NONE32) != (span.end == WIRE_NONE32) || span.start > span.end) {
@@ -123,6 +155,9 @@ static inline int read_alloc(struct wire_decoder *d, const uint8_t *p, struct wi
         return bad(d, WIRE_E_SEQUENCE, "ALLOC.sequence", "does not increase");
     if (a->allocation_id == WIRE_NONE64)
         return bad(d, WIRE_E_RANGE, "ALLOC.allocation_id", "the id is absent");
+    if (a->op == WIRE_OP_ALLOCATE && a->allocation_id < d->next_alloc_id)
+        return bad(d, WIRE_E_SEQUENCE, "ALLOC.allocation_id",
+                   "an allocate's id does not increase (ids are never reused)");
     bool old = a->old_size != WIRE_NONE64, neu = a->new_size != WIRE_NONE64;
     if (old != (a->op != WIRE_OP_ALLOCATE))
         return bad(d, WIRE_E_RANGE, "ALLOC.old_size",
@@ -136,6 +171,8 @@ static inline int read_alloc(struct wire_decoder *d, const uint8_t *p, struct wi
         return -1;
     d->have_alloc = true;
     d->last_alloc_seq = a->sequence;
+    if (a->op == WIRE_OP_ALLOCATE)
+        d->next_alloc_id = a->allocation_id + 1;
     return 0;
 }
 
@@ -181,16 +218,20 @@ int wire_events_next(struct wire_decoder *d, struct wire_events_iter *it, struct
 }
 
 /* Whether read_alloc would take the entry at p (of WIRE_ALLOC_SIZE bytes)
- * after the sequence `last` (none when !have), with n_stacks stacks
+ * after the sequence `last` (none when !have) and the allocate id floor
+ * *next_id (moved past a good allocate), with n_stacks stacks
  * defined: its checks and check_leaf's in one expression, which a run of
  * good entries passes without a branch per check. */
-static inline bool alloc_entry_ok(const uint8_t *p, bool have, uint64_t last, uint32_t n_stacks)
+static inline bool alloc_entry_ok(const uint8_t *p, bool have, uint64_t last, uint64_t *next_id,
+                                  uint32_t n_stacks)
 {
     struct wire_alloc a;
     wire_alloc_entry_read(p, &a);
     bool ok = (p[0] == WIRE_ENTRY_ALLOC) & (a.op <= WIRE_OP_FREE);
     ok &= !have | (a.sequence > last);
     ok &= a.allocation_id != WIRE_NONE64;
+    bool allocate = a.op == WIRE_OP_ALLOCATE;
+    ok &= !allocate | (a.allocation_id >= *next_id);
     ok &= (a.old_size == WIRE_NONE64) == (a.op == WIRE_OP_ALLOCATE);
     ok &= (a.new_size == WIRE_NONE64) == (a.op == WIRE_OP_FREE);
     /* defined or absent: WIRE_NONE32 + 1 wraps to 0 */
@@ -200,6 +241,8 @@ static inline bool alloc_entry_ok(const uint8_t *p, bool have, uint64_t last, ui
     ok &= (a.span.start <= a.span.end) &
           ((a.span.start == WIRE_NONE32) |
            ((a.span.end != WIRE_NONE32) & (a.stack_id != WIRE_NONE32)));
+    /* a good allocate moves the floor of the next one's id (no branch) */
+    *next_id = (ok & allocate) ? a.allocation_id + 1 : *next_id;
     return ok;
 }
 
@@ -213,19 +256,20 @@ const uint8_t *wire_events_alloc_run(struct wire_decoder *d, struct wire_events_
     if (max > room)
         max = room;
     bool have = d->have_alloc;
-    uint64_t last = d->last_alloc_seq;
+    uint64_t last = d->last_alloc_seq, next_id = d->next_alloc_id;
     size_t k = 0;
     if (d->failed)
         max = 0;
     for (; k < max; k++, p += WIRE_ALLOC_SIZE) {
         __builtin_prefetch(p + 2048); /* as in wire_events_next */
-        if (!alloc_entry_ok(p, have, last, d->n_stacks))
+        if (!alloc_entry_ok(p, have, last, &next_id, d->n_stacks))
             break;
         have = true;
         last = wire_alloc_entry_sequence(p);
     }
     d->have_alloc = have;
     d->last_alloc_seq = last;
+    d->next_alloc_id = next_id;
     it->p = p;
     it->left -= (uint32_t)k;
     *n = k;

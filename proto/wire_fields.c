@@ -4,6 +4,7 @@
 
 #include "proto/util/utf8.h"
 #include "proto/wire-internal.h"
+#include "proto/wire_rules.h"
 
 static const char *kind_name(msgpack_object_type t)
 {
@@ -170,9 +171,9 @@ static int decode_config(struct wire_fields *f, uint8_t mode, struct wire_config
     if (get_u32(&sub, 0, "rate_hz", max_rate, &c->rate_hz) != 0 ||
         get_u32(&sub, 1, "threshold_bp", 10000, &c->threshold_bp) != 0 ||
         get_u32(&sub, 2, "limit", 100, &c->limit) != 0 ||
-        get_u64(&sub, 3, "cpu_budget", 32u << 20, &c->cpu_budget) != 0 ||
-        get_u64(&sub, 4, "retention_budget", 64u << 20, &c->retention_budget) != 0 ||
-        get_u64(&sub, 5, "stack_budget", 16u << 20, &c->stack_budget) != 0)
+        get_u64(&sub, 3, "cpu_budget", WIRE_CPU_BUDGET, &c->cpu_budget) != 0 ||
+        get_u64(&sub, 4, "retention_budget", WIRE_RETENTION_BUDGET, &c->retention_budget) != 0 ||
+        get_u64(&sub, 5, "stack_budget", WIRE_STACK_BUDGET, &c->stack_budget) != 0)
         return -1;
     if (c->rate_hz < min_rate || c->limit < 1) {
         wire_fail(f->d, WIRE_E_RANGE, "HELLO.config.%s: %u is below the minimum 1",
@@ -246,16 +247,17 @@ static int decode_spans(struct wire_fields *f, struct wire_source *s)
         struct wire_source_span v = {p[0], 0, 0};
         memcpy(&v.start, p + 1, 4), memcpy(&v.end, p + 5, 4);
         v.start = le32toh(v.start), v.end = le32toh(v.end);
-        const char *why = v.kind > WIRE_SPAN_SECRET        ? "has an unknown kind"
-                          : v.start > v.end                ? "starts after its end"
-                          : v.end > s->text.len            ? "ends past the text"
-                          : i && v.start < sp[i - 1].start ? "is not sorted by start"
-                                                           : NULL;
-        if (why) {
-            wire_fail(f->d, WIRE_E_RANGE, "SOURCE.spans: span %u %s", i, why);
+        if (i && v.start < sp[i - 1].start) {
+            wire_fail(f->d, WIRE_E_RANGE, "SOURCE.spans: span %u is not sorted by start", i);
             return -1;
         }
         sp[i] = v;
+    }
+    uint32_t at;
+    const char *why;
+    if (wire_rule_spans(sp, n, s->text.len, &at, &why) != 0) {
+        wire_fail(f->d, WIRE_E_RANGE, "SOURCE.spans: span %u %s", at, why);
+        return -1;
     }
     s->spans = sp, s->n_spans = n;
     return 0;
@@ -300,8 +302,9 @@ static int decode_source(struct wire_fields *f, struct wire_source *s)
     if (arity(f, 7) != 0 || get_u32(f, 1, "source_id", WIRE_NONE32 - 1, &s->source_id) != 0)
         return -1;
     if (s->source_id != d->n_sources) {
-        wire_fail(d, WIRE_E_SEQUENCE, "SOURCE.source_id: expected %u, got %u", d->n_sources,
-                  s->source_id);
+        wire_fail(d, WIRE_E_SEQUENCE,
+                  "SOURCE record %u: source_id does not number the records from 0",
+                  d->n_sources + 1);
         return -1;
     }
     if (d->n_sources >= WIRE_MAX_SOURCES) {
@@ -312,8 +315,14 @@ static int decode_source(struct wire_fields *f, struct wire_source *s)
     if (get_u8(f, 2, "origin", WIRE_ORIGIN_STDLIB, &s->origin) != 0 ||
         get_str(f, 3, "path", 1, WIRE_MAX_NAME, &s->path) != 0)
         return -1;
-    if (wire_path_check(s->path.ptr, s->path.len, &why) != 0) {
+    if (wire_rule_path(s->origin, s->path.ptr, s->path.len, &why) != 0) {
         wire_fail(d, WIRE_E_PATH, "SOURCE.path: %s", why);
+        return -1;
+    }
+    int fresh = wire_path_set_add(&d->paths, s->origin, s->path.ptr, s->path.len);
+    if (fresh <= 0) {
+        wire_fail(d, fresh < 0 ? WIRE_E_NOMEM : WIRE_E_PATH, "SOURCE.path: %s",
+                  fresh < 0 ? "out of memory" : WIRE_RULE_DUPLICATE_PATH);
         return -1;
     }
     if (get_str(f, 4, "text", 0, WIRE_MAX_SOURCE, &s->text) != 0 || decode_spans(f, s) != 0 ||
@@ -337,7 +346,8 @@ static int decode_func(struct wire_fields *f, struct wire_func *fn)
     if (arity(f, 6) != 0 || get_u32(f, 1, "func_id", WIRE_NONE32 - 1, &fn->func_id) != 0)
         return -1;
     if (fn->func_id != d->n_funcs) {
-        wire_fail(d, WIRE_E_SEQUENCE, "FUNC.func_id: expected %u, got %u", d->n_funcs, fn->func_id);
+        wire_fail(d, WIRE_E_SEQUENCE, "FUNC record %u: func_id does not number the records from 0",
+                  d->n_funcs + 1);
         return -1;
     }
     if (d->n_funcs >= WIRE_MAX_FUNCS) {
@@ -349,8 +359,15 @@ static int decode_func(struct wire_fields *f, struct wire_func *fn)
         get_opt_u32(f, 4, "source_id", &fn->source_id) != 0 ||
         get_span(f, 5, "decl", &fn->decl) != 0)
         return -1;
+    const char *why;
+    if (wire_rule_name(fn->ns.ptr, fn->ns.len, &why) != 0 ||
+        wire_rule_name(fn->name.ptr, fn->name.len, &why) != 0) {
+        wire_fail(d, WIRE_E_RANGE, "FUNC.%s: %s",
+                  wire_rule_name(fn->ns.ptr, fn->ns.len, &why) ? "namespace" : "function", why);
+        return -1;
+    }
     if (fn->source_id != WIRE_NONE32 && fn->source_id >= d->n_sources) {
-        wire_fail(d, WIRE_E_REF, "FUNC.source_id: source %u is not defined", fn->source_id);
+        wire_fail(d, WIRE_E_REF, "FUNC.source_id: the source is not defined");
         return -1;
     }
     if (wire_span_present(fn->decl) &&

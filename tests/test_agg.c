@@ -457,7 +457,7 @@ START_TEST(undefined_references)
 {
     struct ev e = rec_setup();
     ck_assert_int_eq(ev_jett(&e, 99, 31, 34), -1);
-    ck_assert_str_eq(agg_error(e.a), "CPU_SAMPLE 1: jett sample with an undefined stack");
+    ck_assert_str_eq(agg_error(e.a), "CPU_SAMPLE sequence 1: jett sample with an undefined stack");
     ck_assert_int_eq(ev_stack(&e, 5, 4, 9), -1);
     ck_assert_int_eq(ev_func(&e, 3, "app", "x", 7, WIRE_NONE32, WIRE_NONE32), -1);
     ck_assert_int_eq(ev_jett(&e, WIRE_NONE32, 31, 34), -1);

@@ -138,7 +138,7 @@ START_TEST(id_errors)
     struct ev e = setup(AGG_RETENTION_BUDGET_MAX);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 5, EV_NA, 64, 1), 0);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 5, EV_NA, 8, 1), -1);
-    ck_assert_str_eq(agg_error(e.a), "ALLOC 2: allocation id 5 reused or out of order");
+    ck_assert_str_eq(agg_error(e.a), "ALLOC sequence 2: allocation id reused or out of order");
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 4, EV_NA, 8, 1), -1);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 9, 8, EV_NA, 1), -1);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 5, 60, EV_NA, 1), -1);
@@ -210,7 +210,7 @@ START_TEST(retention_budget)
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 3, EV_NA, 30, 0), 0);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 2, 50, EV_NA, 0), 0);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 2, 50, EV_NA, 0), -1);
-    ck_assert_str_eq(agg_error(e.a), "ALLOC 5: free of unknown or retired allocation 2");
+    ck_assert_str_eq(agg_error(e.a), "ALLOC sequence 5: free of an unknown or retired allocation");
     agg_free(e.a);
 }
 END_TEST
@@ -368,7 +368,7 @@ START_TEST(window_slides_records_to_table)
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 300, 30, EV_NA, 0), 0);
     ck_assert_uint_eq(agg_error_count(e.a), 0);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 1, 40, EV_NA, 2), -1);
-    ck_assert_str_eq(agg_error(e.a), "ALLOC 8: free of unknown or retired allocation 1");
+    ck_assert_str_eq(agg_error(e.a), "ALLOC sequence 8: free of an unknown or retired allocation");
     struct rank_report r;
     ck_assert_int_eq(ev_mem_finish(&e), 0);
     ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
@@ -440,7 +440,7 @@ START_TEST(window_jumps_gaps)
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 1000000000000, 7, 9, 1), 0);
     ck_assert_uint_eq(agg_error_count(e.a), 0);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 5, 1, EV_NA, 1), -1);
-    ck_assert_str_eq(agg_error(e.a), "ALLOC 5: free of unknown or retired allocation 5");
+    ck_assert_str_eq(agg_error(e.a), "ALLOC sequence 5: free of an unknown or retired allocation");
     agg_free(e.a);
 }
 END_TEST
@@ -453,7 +453,7 @@ START_TEST(size_too_large)
 {
     struct ev e = setup(AGG_RETENTION_BUDGET_MAX);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, UINT64_C(1) << 40, 1), -1);
-    ck_assert_str_eq(agg_error(e.a), "ALLOC 1: size too large to track");
+    ck_assert_str_eq(agg_error(e.a), "ALLOC sequence 1: size too large to track");
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, (UINT64_C(1) << 40) - 1, 1), 0);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 2, (UINT64_C(1) << 40) - 1, EV_NA, 1), 0);
     /* without a site either: the packed record is still no empty slot */

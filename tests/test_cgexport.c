@@ -9,6 +9,7 @@
 
 #include "proto/captext.h"
 #include "daemon/export/cgexport.h"
+#include "deep_capture.h"
 #include "testutil.h"
 
 /* Exports a built fixture capture to a string; NULL with err set. */
@@ -178,31 +179,24 @@ START_TEST(recursion_fixture_by_hand)
 }
 END_TEST
 
-/* A stack deeper than the wire's 128 frames is a collector error of the
- * profile (it was refused here before, while the profile counted it):
- * exported with the profile's numbers, no sample on it: totals 0. */
+/* A stack deeper than the wire's 128 frames stops decoding, for the
+ * profile as for the export: what was read before it is exported as the
+ * profile reports it (no sample: totals 0), with the byte of the damage
+ * (nothing was written before). */
 START_TEST(too_deep_stack_is_refused)
 {
-    char text[16384];
-    size_t n = (size_t)snprintf(
-        text, sizeof text, "%s",
-        "HELLO version=1 mode=cpu rate_hz=1000 threshold_bp=500 limit=10 cpu_budget=33554432 "
-        "retention_budget=67108864 stack_budget=16777216 backend=\"interpreter_safe_point\" "
-        "capabilities=cpu_tick_source colour=false\n"
-        "FUNC id=0 namespace=\"m\" function=\"f\" source=- decl=-\n");
-    n += tu_stack_chain(text + n, sizeof text - n, 129);
-    snprintf(text + n, sizeof text - n, "%s",
-             "FINISH termination=returned wall_ns=1 cpu_ns=1 requested=0 coalesced=0 "
-             "dropped=0 collector_failure=false stack_limit=false\n");
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
+    deep_capture(&sb, 129); /* pack refuses this text: built from records */
     char err[320] = "";
-    ck_assert_msg(captext_pack(text, strlen(text), &sb, err, sizeof err) == 0, "%s", err);
     char *out = NULL;
     size_t out_len = 0;
     FILE *m = open_memstream(&out, &out_len);
     struct capture_reader *r = capture_reader_mem(sb.data, sb.size);
-    ck_assert_msg(cgexport_write(r, m, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(cgexport_write(r, m, err, sizeof err) == 1, "%s", err);
+    ck_assert_msg(strncmp(err, "byte ", 5) == 0 &&
+                      strstr(err, "STACK record 129: deeper than 128 frames"),
+                  "%s", err);
     capture_reader_free(r);
     fclose(m);
     ck_assert_ptr_nonnull(strstr(out, "\ntotals: 0\n"));

@@ -8,6 +8,7 @@
 
 #include "proto/captext.h"
 #include "daemon/export/fold.h"
+#include "deep_capture.h"
 #include "testutil.h"
 
 #define MEM_HELLO                                                                                  \
@@ -382,9 +383,22 @@ START_TEST(inconsistent_allocations_are_collector_errors)
     expect_collector_error(
         "ALLOC seq=2 op=resize id=1 old=7 new=9 task=- actor=- thread=0 stack=0 span=-\n",
         "m.a 9\n");
-    expect_collector_error("ALLOC seq=2 op=allocate id=1 old=- new=8 task=- actor=- thread=0 "
-                           "stack=0 span=-\n",
-                           "m.a 8\n");
+    /* a reused id (allocate id 1 again) is a wire rule now: pack refuses
+     * it (line 8, the second EVENTS' entry) as the daemon does */
+    char text[2048], perr[320];
+    snprintf(text, sizeof text,
+             MEM_HELLO "FUNC id=0 namespace=\"m\" function=\"a\" source=- decl=-\n"
+                       "EVENTS\nSTACK id=0 parent=- func=0 site=-\n"
+                       "ALLOC seq=1 op=allocate id=1 old=- new=8 task=- actor=- thread=0 "
+                       "stack=0 span=-\nEND\nEVENTS\n"
+                       "ALLOC seq=2 op=allocate id=1 old=- new=8 task=- actor=- thread=0 "
+                       "stack=0 span=-\nEND\n" FINISH);
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    ck_assert_int_eq(captext_pack(text, strlen(text), &sb, perr, sizeof perr), -1);
+    ck_assert_str_eq(perr, "8: ALLOC.allocation_id: an allocate's id does not increase (ids are "
+                           "never reused)");
+    msgpack_sbuffer_destroy(&sb);
 }
 END_TEST
 
@@ -500,21 +514,31 @@ START_TEST(collapsed_byte_order_and_merged_names)
 }
 END_TEST
 
-/* A stack deeper than the wire's 128 frames is a collector error of the
- * profile, which takes no event on it; the fold follows the profile
- * (it refused the capture before) and never holds a deeper frame (the
- * walk that writes folded lines is as deep as the deepest stack). */
+/* A stack deeper than the wire's 128 frames: pack refuses its text (line
+ * 131: HELLO, FUNC, then the 129th STACK); built from records, decoding
+ * stops at it, for the profile as for the fold, which keeps what was read
+ * (it was refused whole before), never a deeper frame (the walk that
+ * writes folded lines is as deep as the deepest stack). */
 START_TEST(too_deep_stack_is_refused)
 {
-    char text[16384];
+    char text[16384], perr[320];
     size_t n = (size_t)snprintf(text, sizeof text, "%s%s", CPU_HELLO,
                                 "FUNC id=0 namespace=\"m\" function=\"f\" source=- decl=-\n");
     n += tu_stack_chain(text + n, sizeof text - n, 129);
     snprintf(text + n, sizeof text - n, "%s", FINISH);
-    struct bytes b = pack(text);
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    ck_assert_int_eq(captext_pack(text, strlen(text), &sb, perr, sizeof perr), -1);
+    ck_assert_str_eq(perr, "131: STACK record 129: deeper than 128 frames");
+    msgpack_sbuffer_clear(&sb);
+    deep_capture(&sb, 129);
+    struct bytes b = {sb.data, sb.size};
     struct fold *f = fold_ok(b, FOLD_WEIGHT_DEFAULT);
     ck_assert_str_eq(fold_partial_reason(f), "collector_failure");
-    /* the root and STACK 0..127 (m.f in m.f ...); STACK 128 is invalid */
+    ck_assert_msg(strncmp(fold_damage(f), "byte ", 5) == 0 &&
+                      strstr(fold_damage(f), "STACK record 129: deeper than 128 frames"),
+                  "%s", fold_damage(f));
+    /* the root and STACK 0..127 (m.f in m.f ...); STACK 128 is not one */
     ck_assert_uint_eq(fold_node_count(f), 129);
     fold_free(f);
     free(b.data);

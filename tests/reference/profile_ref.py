@@ -78,6 +78,28 @@ def div_round(n, d):
     return (2 * n + d) // (2 * d)
 
 
+def outermost(spans):
+    """The spans no other span holds, by start.  The contract turns a span
+    whose checked type contains secret into <secret-expression> as a
+    whole, so what lies inside it (a literal, a comment) is replaced with
+    it; of two spans with the same extent the secret is the outer one.
+    A span holds another that starts before its end and ends within it."""
+    def holds(t, s):
+        return t[0] <= s[0] < t[1] and s[1] <= t[1]
+    keep = []
+    for i, s in enumerate(spans):
+        inside = False
+        for j, t in enumerate(spans):
+            if j == i or not holds(t, s):
+                continue
+            same = (t[0], t[1]) == (s[0], s[1])
+            if not same or t[2] == "secret" and s[2] != "secret" or (t[2] == s[2] and j < i):
+                inside = True
+        if not inside:
+            keep.append(s)
+    return sorted(keep)
+
+
 class Source:
     def __init__(self, f):
         self.origin = ORIGINS[f["origin"]]
@@ -89,7 +111,7 @@ class Source:
                 kind, rng = s.split(":")
                 a, b = rng.split("-")
                 self.spans.append((int(a), int(b), kind))
-        self.spans.sort()
+        self.spans = outermost(self.spans)
         self.lines = [0] + [i + 1 for i, c in enumerate(self.text) if c == 10]
 
     def line_of(self, pos):

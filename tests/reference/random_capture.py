@@ -48,9 +48,17 @@ def source(r, sid):
             a = r.randint(i, len(chars))
             b = r.randint(a, min(len(chars), a + 6))
             kind = r.choice(["literal", "comment", "secret"])
-            start = pos[a] if a < len(chars) else end_of_line
-            stop = pos[b] if b < len(chars) else end_of_line
+            at = lambda j: pos[j] if j < len(chars) else end_of_line
+            start, stop = at(a), at(b)
             spans.append("%s:%d-%d" % (kind, start, stop))
+            # a literal or comment inside a secret expression (JETT.md's
+            # env("API_TOKEN")), at its start, inside it, or the whole of it
+            if kind == "secret" and b > a and r.random() < 0.6:
+                c = r.randint(a, b - 1)
+                d = r.randint(c + 1, b)
+                if r.random() < 0.2:
+                    c, d = a, b
+                spans.append("%s:%d-%d" % (r.choice(["literal", "comment"]), at(c), at(d)))
             for j in range(a, b):
                 chars[j] = " " * len(chars[j].encode("utf-8"))
             i = b + 1

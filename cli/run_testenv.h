@@ -1,0 +1,40 @@
+/*
+ * run_testenv: the test-only knobs of `jett run`, read from the
+ * environment in one place.  None of them makes a run do more than it
+ * could do anyway: each withdraws something, shrinks a budget, fails an
+ * operation or reports the launcher's own numbers, so that tests can
+ * reach paths that a healthy machine never takes.
+ *
+ *   JETT_TEST_WITHDRAW_CAPABILITY=NAME[,NAME...]  capabilities the backend
+ *                                   does not declare (as if unprobed)
+ *   JETT_TEST_CPU_BUDGET, JETT_TEST_RETENTION_BUDGET, JETT_TEST_STACK_BUDGET
+ *                                   smaller budgets in bytes
+ *   JETT_TEST_HEAP_TOTALS=PATH      the heap observer's own totals
+ *   JETT_TEST_FAIL_ALLOC=N          the Nth heap allocation fails
+ *   JETT_TEST_FAIL_PROFILER_START=1 starting collection fails
+ *   JETT_TEST_SKEW_FINISH=1         FINISH claims one requested tick more
+ *                                   than happened (a record the daemon
+ *                                   refuses, after the program ran)
+ */
+#ifndef JETT_CLI_RUN_TESTENV_H
+#define JETT_CLI_RUN_TESTENV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct run_testenv {
+    uint32_t withdrawn;                                  /* enum wire_capability bits */
+    uint64_t cpu_budget, retention_budget, stack_budget; /* 0: the real one */
+    const char *heap_totals;                             /* NULL: none */
+    uint64_t fail_alloc;                                 /* 0: never */
+    bool fail_profiler_start;
+    bool skew_finish;
+};
+
+/* Reads the knobs from the environment. */
+void run_testenv_read(struct run_testenv *t);
+
+/* `real`, or the test budget when it is set and smaller. */
+uint64_t run_testenv_budget(uint64_t test, uint64_t real);
+
+#endif
