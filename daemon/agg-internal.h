@@ -131,6 +131,12 @@ struct agg_node_detail {
     struct agg_live held;
     uint32_t site;
 };
+
+/* A node's detail summed over its subtree (the node and all it called):
+ * what a call edge into it carries. */
+struct agg_node_below {
+    uint64_t self, count, events, retained, live_at_peak;
+};
 struct agg_mchainb {
     uint64_t bytes;
 };
@@ -197,6 +203,8 @@ struct agg {
     bool detail;
     struct agg_node_detail *node_detail;
     uint32_t node_detail_cap;
+    /* the same summed over each node's subtree, once the stream ended */
+    struct agg_node_below *node_below;
     /* and self costs by (leaf identity, leaf span start + 1, 0: none):
      * samples, or bytes and allocations (costrun.h) */
     struct costrun *self_lines;
@@ -271,6 +279,9 @@ static inline struct agg_node_detail *agg_detail_at(const struct agg *a, const s
  * WIRE_NONE32: unknown) to the detail; a collector error when out of
  * memory. */
 void agg_detail_self(struct agg *a, uint32_t ident, uint32_t start, const uint64_t *w);
+/* Sums the detail over every node's subtree once the stream ended; a
+ * collector error when out of memory. */
+void agg_detail_settle(struct agg *a);
 
 /* ---- agg_mem.c ---- */
 int agg_mem_event(struct agg *a, const struct wire_alloc *e);

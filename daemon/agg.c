@@ -29,6 +29,7 @@ void agg_free(struct agg *a)
     agg_cpu_free(a);
     agg_mem_free(a);
     costrun_free(a->self_lines);
+    free(a->node_below);
     free(a->backend);
     free(a);
 }
@@ -219,6 +220,8 @@ void agg_end(struct agg *a)
         agg_errorf(a, "stream ended without FINISH");
     if (a->self_lines && costrun_finish(a->self_lines, a->idents.len) != 0)
         agg_errorf(a, "self costs: out of memory");
+    if (a->detail)
+        agg_detail_settle(a);
 }
 
 void agg_detail_self(struct agg *a, uint32_t ident, uint32_t start, const uint64_t *w)

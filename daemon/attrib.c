@@ -150,6 +150,41 @@ void attrib_node_quantities(const struct agg *a, uint32_t node, struct attrib_no
         d->self, d->count, d->held.live, agg_mem_at_peak(a, &d->held), d->events, d->site};
 }
 
+void agg_detail_settle(struct agg *a)
+{
+    uint32_t n = a->nodes.len;
+    a->node_below = calloc((size_t)n + 1, sizeof *a->node_below);
+    if (a->node_below == NULL) {
+        agg_errorf(a, "call edges: out of memory");
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const struct agg_node_detail *d = &a->node_detail[i];
+        a->node_below[i] = (struct agg_node_below){d->self, d->count, d->events, d->held.live,
+                                                   agg_mem_at_peak(a, &d->held)};
+    }
+    /* a STACK's parent comes before it: walking backwards sums every
+     * subtree before its parent reads it */
+    for (uint32_t i = n; i-- > 0;) {
+        const struct agg_node *node = agg_vec_at(&a->nodes, i);
+        if (node->parent == AGG_NONE || (node->flags & AGG_NODE_INVALID))
+            continue;
+        struct agg_node_below *p = &a->node_below[node->parent], *c = &a->node_below[i];
+        p->self += c->self, p->count += c->count, p->events += c->events;
+        p->retained += c->retained, p->live_at_peak += c->live_at_peak;
+    }
+}
+
+void attrib_node_below(const struct agg *a, uint32_t node, struct attrib_node_quantities *out)
+{
+    *out = (struct attrib_node_quantities){0, 0, 0, 0, 0, ATTRIB_NONE};
+    if (a->node_below == NULL)
+        return;
+    const struct agg_node_below *b = &a->node_below[node];
+    *out = (struct attrib_node_quantities){b->self,         b->count,  b->retained,
+                                           b->live_at_peak, b->events, ATTRIB_NONE};
+}
+
 bool attrib_self_begin(const struct agg *a, uint32_t ident, struct attrib_self_iter *it)
 {
     return a->self_lines && a->ended && costrun_func(a->self_lines, ident, &it->it);

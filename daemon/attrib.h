@@ -132,6 +132,11 @@ struct attrib_node_quantities {
 };
 void attrib_node_quantities(const struct agg *a, uint32_t node, struct attrib_node_quantities *out);
 
+/* The same quantities summed over the node's subtree (the node and every
+ * node below it; site ATTRIB_NONE), once the stream ended: what a call
+ * into the node carries, and a frame's total in a tree of stacks. */
+void attrib_node_below(const struct agg *a, uint32_t node, struct attrib_node_quantities *out);
+
 /* Self costs by leaf function and leaf statement: each sample (one) or
  * event with allocation pressure (bytes, and one allocation when it
  * created one) at the start offset of its leaf span in the function's

@@ -34,10 +34,10 @@ struct cg_node {
     uint32_t parent, func, site_line;
 };
 
-/* Per-node observations, `stride` values each: the weight (samples, or
- * bytes), then in memory captures the allocation count and the number of
+/* Per-edge costs, `stride` values each: the weight (samples, or bytes),
+ * then in memory captures the allocation count and the number of
  * observations (calls=).  In CPU captures the three are the same number.
- * A node the aggregation holds invalid has func CG_NONE and none. */
+ * A node the aggregation holds invalid has func CG_NONE and no edge. */
 #define CG_STRIDE_CPU 1
 #define CG_STRIDE_MEMORY 3
 
@@ -51,7 +51,6 @@ struct cg {
     uint32_t n_fn;
     struct cg_node *node;
     uint32_t n_node;
-    uint64_t *obs;  /* observations with this leaf node */
     uint64_t *edge; /* charged to the edge into this node */
     /* the nodes that carry an edge cost, by caller rank: those of rank r
      * are edges[edge_start[r] .. edge_start[r + 1]), by line and callee */
@@ -106,22 +105,22 @@ static int index_blocks(struct cg_source *d)
 }
 
 /* Charges every call edge with what was observed below it: the edge
- * into node k carries the observations of k's subtree, the inclusive
- * cost of that call as Callgrind records one.  A STACK's parent comes
- * before it, so walking the nodes backwards sums every subtree before
- * its parent reads it. */
+ * into node k carries the observations of k's subtree (attrib.h), the
+ * inclusive cost of that call as Callgrind records one. */
 static int charge_edges(struct cg *g)
 {
     g->edge = calloc((size_t)g->n_node * g->stride + 1, sizeof *g->edge);
     if (!g->edge)
         return -1;
-    memcpy(g->edge, g->obs, (size_t)g->n_node * g->stride * sizeof *g->edge);
-    for (uint32_t i = g->n_node; i-- > 0;) {
-        uint32_t p = g->node[i].parent;
-        if (p == CG_NONE)
+    for (uint32_t i = 0; i < g->n_node; i++) {
+        if (g->node[i].func == CG_NONE)
             continue;
-        for (unsigned v = 0; v < g->stride; v++)
-            g->edge[(size_t)p * g->stride + v] += g->edge[(size_t)i * g->stride + v];
+        struct attrib_node_quantities q;
+        attrib_node_below(g->agg, i, &q);
+        uint64_t *e = &g->edge[(size_t)i * g->stride];
+        e[0] = q.self;
+        if (g->stride == CG_STRIDE_MEMORY)
+            e[1] = q.count, e[2] = q.events;
     }
     return 0;
 }
@@ -174,8 +173,6 @@ static int list_edges(struct cg *g)
 {
     if (charge_edges(g) != 0)
         return -1;
-    free(g->obs);
-    g->obs = NULL;
     uint32_t n = 0;
     g->edge_start = calloc((size_t)g->n_fn + 2, sizeof *g->edge_start);
     if (!g->edge_start)
@@ -222,8 +219,7 @@ static int take_model(struct cg *g, const struct agg *a)
     g->src = calloc((size_t)g->n_src + 1, sizeof *g->src);
     g->fn = calloc((size_t)g->n_fn + 1, sizeof *g->fn);
     g->node = calloc((size_t)g->n_node + 1, sizeof *g->node);
-    g->obs = calloc((size_t)g->n_node * g->stride + 1, sizeof *g->obs);
-    if (!g->src || !g->fn || !g->node || !g->obs)
+    if (!g->src || !g->fn || !g->node)
         return -1;
     for (uint32_t i = 0; i < g->n_src; i++) {
         struct attrib_source s;
@@ -256,10 +252,9 @@ static int take_model(struct cg *g, const struct agg *a)
         uint32_t caller_src = parent == ATTRIB_NONE ? CG_NONE : g->fn[g->node[parent].func].source;
         g->node[i] = (struct cg_node){parent == ATTRIB_NONE ? CG_NONE : parent, ident,
                                       line_of(g, caller_src, q.site)};
-        uint64_t *o = &g->obs[(size_t)i * g->stride];
-        o[0] = q.self;
-        if (g->stride == CG_STRIDE_MEMORY)
-            o[1] = q.count, o[2] = q.events;
+        if (parent != ATTRIB_NONE)
+            continue;
+        attrib_node_below(a, i, &q); /* the totals: every root's subtree */
         g->total[0] += q.self;
         g->total[1] += q.count;
     }
@@ -472,8 +467,7 @@ static void cg_free(struct cg *g)
         free(g->src[i].block);
     for (uint32_t i = 0; g->fn && i < g->n_fn; i++)
         free(g->fn[i].ns), free(g->fn[i].name);
-    free(g->src), free(g->fn), free(g->node), free(g->obs), free(g->edge), free(g->edges),
-        free(g->edge_start);
+    free(g->src), free(g->fn), free(g->node), free(g->edge), free(g->edges), free(g->edge_start);
 }
 
 /* Writes the profile of an aggregated capture: 0, or -1 with err. */

@@ -296,9 +296,14 @@ static int take_tree(struct fold *f, const struct agg *g)
             rc = -1;
             break;
         }
-        struct attrib_node_quantities q;
+        struct attrib_node_quantities q, below;
         attrib_node_quantities(g, i, &q);
+        attrib_node_below(g, i, &below);
         f->nodes[frame[i]].self += node_weight(f, &q);
+        /* a frame's nodes are at one depth: their subtrees are disjoint */
+        f->nodes[frame[i]].total += node_weight(f, &below);
+        if (parent == ATTRIB_NONE)
+            f->nodes[FOLD_ROOT].total += node_weight(f, &below);
     }
     free(frame), free(ident_name);
     if (rc != 0)
@@ -316,17 +321,6 @@ static int aggregate(struct agg *g, struct capture_reader *r, char *err, size_t 
     agg_end(g);
     agg_release_records(g);
     return damaged;
-}
-
-/* Sums self values up the tree.  A child is created after its parent, so
- * walking the nodes backwards visits every child before its parent. */
-static void sum_tree(struct fold *f)
-{
-    for (uint32_t i = 0; i < f->n_nodes; i++)
-        f->nodes[i].total = f->nodes[i].self;
-    for (uint32_t i = f->n_nodes; i-- > 1;)
-        f->nodes[f->nodes[i].parent].total += f->nodes[i].total;
-    f->t.weight_attributed = f->nodes[FOLD_ROOT].total;
 }
 
 static int by_name(const void *a, const void *b, void *ctx)
@@ -411,7 +405,7 @@ static enum fold_status fold_from(struct fold *f, const struct agg *g, char *err
     /* the indexes only serve building: their memory goes to the output */
     free(f->node_index), free(f->name_index);
     f->node_index = f->name_index = NULL;
-    sum_tree(f);
+    f->t.weight_attributed = f->nodes[FOLD_ROOT].total;
     if (link_children(f) != 0)
         return snprintf(err, errlen, "out of memory"), FOLD_E_NOMEM;
     return FOLD_OK;
