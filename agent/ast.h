@@ -86,6 +86,7 @@ struct ast {
     uint8_t konst;  /* S_LET: a const binding */
     uint8_t check;  /* S_ASSIGN/S_COMPOUND: the target's annotation (enum ast_base) */
     uint8_t check_secret;
+    uint16_t height; /* parser: levels of the subtree, 1 for a leaf (<= PARSE_MAX_HEIGHT) */
     uint32_t start, end;
     union {
         int64_t i;

@@ -50,27 +50,30 @@ int bi_pop(struct interp_state *s, struct value *args, uint32_t n, const struct 
     return 0;
 }
 
-/* An index argument that must lie in [0, limit]. */
-static int bi_index_arg(struct interp_state *s, const struct ast *call, struct value *args,
-                        uint32_t i, int64_t limit, int64_t *out)
+/* An index argument into a list of `len` items: in [0, len), or in
+ * [0, len] when `end_ok` (insert may append).  The index, or -1 once the
+ * error (which names len) is raised. */
+static int64_t bi_index_arg(struct interp_state *s, const struct ast *call, struct value *args,
+                            uint32_t i, uint32_t len, bool end_ok)
 {
     if (bi_want(s, call, args, i, V_INT) < 0)
         return -1;
-    if (args[i].u.i < 0 || args[i].u.i > limit)
-        return interp_raise(s, call, "%s: index %lld out of range (length %lld)",
-                            builtin_table[s->builtin].name, (long long)args[i].u.i,
-                            (long long)(limit));
-    *out = args[i].u.i;
-    return 0;
+    if (args[i].u.i < 0 || args[i].u.i > (int64_t)len - !end_ok) {
+        interp_raise(s, call, "%s: index %lld out of range (length %u)",
+                     builtin_table[s->builtin].name, (long long)args[i].u.i, len);
+        return -1;
+    }
+    return args[i].u.i;
 }
 
 int bi_insert(struct interp_state *s, struct value *args, uint32_t n, const struct ast *call,
               struct value *out)
 {
     (void)n;
-    int64_t at;
-    if (bi_want(s, call, args, 0, V_LIST) < 0 ||
-        bi_index_arg(s, call, args, 1, args[0].u.l->len, &at) < 0)
+    if (bi_want(s, call, args, 0, V_LIST) < 0)
+        return -1;
+    int64_t at = bi_index_arg(s, call, args, 1, args[0].u.l->len, true);
+    if (at < 0)
         return -1;
     heap_retain(args[2]);
     if (heap_list_insert(&s->heap, args[0].u.l, (uint32_t)at, args[2]) < 0)
@@ -90,13 +93,13 @@ int bi_remove(struct interp_state *s, struct value *args, uint32_t n, const stru
             return interp_raise(s, call, "remove: missing map key \"%s\"", args[1].u.s->data);
         return 0;
     }
-    int64_t at;
     if (bi_want(s, call, args, 0, V_LIST) < 0)
         return -1;
     struct heap_list *l = args[0].u.l;
     if (l->len == 0)
         return interp_raise(s, call, "remove: the list is empty");
-    if (bi_index_arg(s, call, args, 1, (int64_t)l->len - 1, &at) < 0)
+    int64_t at = bi_index_arg(s, call, args, 1, l->len, false);
+    if (at < 0)
         return -1;
     *out = l->items[at];
     memmove(l->items + at, l->items + at + 1, sizeof *l->items * (l->len - (uint32_t)at - 1));

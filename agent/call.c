@@ -1,5 +1,7 @@
 /* call: Jett calls (frames, argument and return checks, the recursion
  * limit), builtin dispatch, and raising runtime errors with a trace. */
+#include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,27 +11,97 @@
 #include "agent/eval.h"
 
 /* "path:line:column" of an offset in function fid's source. */
-static void call_location(const struct interp_state *s, uint32_t fid, uint32_t offset,
-                          struct strbuf *b)
+static void call_location(const struct interp_state *s, uint32_t fid, uint32_t offset, char *buf,
+                          size_t size)
 {
     const struct interp_func_info *fi = &s->prog->infos[fid];
     const struct interp_source *src = s->prog->sources[fi->source_id];
     uint32_t line, column;
     interp_source_position(src, offset, &line, &column);
-    sb_printf(b, "%s:%u:%u", src->path, line, column);
+    snprintf(buf, size, "%s:%u:%u", src->path, line, column);
 }
 
-/* The Jett stack trace, leaf first, one "  at ns.fn (path:line:col)" a line. */
+/* Where a trace goes: a growing strbuf, or (when memory ran out) a fixed
+ * buffer whose last CALL_CUT_ROOM bytes are kept for the line saying
+ * that the rest is cut. */
+struct call_out {
+    struct strbuf *sb; /* NULL: into buf */
+    char *buf;
+    size_t cap, len;
+    bool cut;
+};
+
+#define CALL_CUT_ROOM 64
+
+static void call_put(struct call_out *o, const char *text)
+{
+    if (o->sb) {
+        sb_puts(o->sb, text);
+        return;
+    }
+    size_t n = strlen(text);
+    if (o->cut || o->len + n + CALL_CUT_ROOM > o->cap) {
+        o->cut = true;
+        return;
+    }
+    memcpy(o->buf + o->len, text, n + 1);
+    o->len += n;
+}
+
+/* Identical frames in a row shown before the rest of the run is counted. */
+#define CALL_TRACE_RUN 10
+
+/* Where frame i stands: the error's offset in the leaf, else its call. */
+static uint32_t call_frame_offset(const struct interp_state *s, uint32_t i, uint32_t leaf_offset)
+{
+    return i + 1 == s->depth ? leaf_offset : s->frames[i].call_start;
+}
+
+/* "  ... 9,989 more frames of ns.fn" for a folded run of n frames. */
+static void call_folded(struct call_out *o, const struct interp_func_info *fi, uint32_t n)
+{
+    char digits[16], grouped[24], line[600];
+    int len = snprintf(digits, sizeof digits, "%" PRIu32, n), w = 0;
+    for (int i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            grouped[w++] = ',';
+        grouped[w++] = digits[i];
+    }
+    grouped[w] = '\0';
+    snprintf(line, sizeof line, "  \u2026 %s more frames of %s.%s\n", grouped, fi->ns, fi->name);
+    call_put(o, line);
+}
+
+/* The Jett stack trace, leaf first, one "  at ns.fn (path:line:col)" a
+ * line; a run of identical frames (deep recursion) shows its first
+ * CALL_TRACE_RUN and one line counting the others. */
+static void call_trace_to(const struct interp_state *s, uint32_t leaf_offset, struct call_out *o)
+{
+    for (uint32_t i = s->depth; i-- > 0;) {
+        uint32_t fid = s->frames[i].func_id, at = call_frame_offset(s, i, leaf_offset), n = 1;
+        while (n <= i && s->frames[i - n].func_id == fid &&
+               call_frame_offset(s, i - n, leaf_offset) == at)
+            n++;
+        const struct interp_func_info *fi = &s->prog->infos[fid];
+        char where[PATH_MAX + 32], line[PATH_MAX + 600];
+        call_location(s, fid, at, where, sizeof where);
+        snprintf(line, sizeof line, "  at %s.%s (%s)\n", fi->ns, fi->name, where);
+        for (uint32_t k = 0; k < n && k < CALL_TRACE_RUN; k++)
+            call_put(o, line);
+        if (n > CALL_TRACE_RUN)
+            call_folded(o, fi, n - CALL_TRACE_RUN);
+        i -= n - 1;
+    }
+    if (o->cut)
+        snprintf(o->buf + o->len, o->cap - o->len,
+                 "  \u2026 (the rest is not shown: out of memory)\n");
+}
+
 static char *call_trace(const struct interp_state *s, uint32_t leaf_offset)
 {
     struct strbuf b = {0};
-    for (uint32_t i = s->depth; i-- > 0;) {
-        const struct interp_frame *f = &s->frames[i];
-        const struct interp_func_info *fi = &s->prog->infos[f->func_id];
-        sb_printf(&b, "  at %s.%s (", fi->ns, fi->name);
-        call_location(s, f->func_id, i + 1 == s->depth ? leaf_offset : f->call_start, &b);
-        sb_puts(&b, ")\n");
-    }
+    struct call_out o = {.sb = &b};
+    call_trace_to(s, leaf_offset, &o);
     if (b.data == NULL)
         sb_puts(&b, "");
     return b.data;
@@ -37,6 +109,7 @@ static char *call_trace(const struct interp_state *s, uint32_t leaf_offset)
 
 int interp_raise(struct interp_state *s, const struct ast *n, const char *fmt, ...)
 {
+    s->err_oom = false;
     free(s->err_msg);
     free(s->err_loc);
     free(s->err_trace);
@@ -47,16 +120,40 @@ int interp_raise(struct interp_state *s, const struct ast *n, const char *fmt, .
     va_end(ap);
     const struct interp_frame *f = &s->frames[s->depth - 1];
     uint32_t offset = n ? n->start : f->stmt_start;
-    struct strbuf loc = {0};
-    call_location(s, f->func_id, offset, &loc);
-    s->err_loc = loc.data;
+    char where[PATH_MAX + 32];
+    call_location(s, f->func_id, offset, where, sizeof where);
+    s->err_loc = strdup(where);
     s->err_trace = call_trace(s, offset);
     return -1;
 }
 
+/* Memory has just run out, so nothing here allocates: the result's line
+ * and the trace go into the buffers interp_new set aside (handed to the
+ * result by runtime_finish), the message is a copy or else the one kept
+ * in reserve. */
 int interp_oom(struct interp_state *s, const struct ast *n)
 {
-    return interp_raise(s, n, "out of memory");
+    free(s->err_msg);
+    free(s->err_loc);
+    free(s->err_trace);
+    s->err_loc = s->err_trace = NULL;
+    s->err_oom = true;
+    if ((s->err_msg = strdup("out of memory")) == NULL) {
+        s->err_msg = s->oom_msg;
+        s->oom_msg = NULL;
+    }
+    const struct interp_frame *f = &s->frames[s->depth - 1];
+    uint32_t offset = n ? n->start : f->stmt_start;
+    char where[PATH_MAX + 32];
+    call_location(s, f->func_id, offset, where, sizeof where);
+    if (s->oom_line)
+        snprintf(s->oom_line, INTERP_OOM_LINE, "%s: runtime error: out of memory", where);
+    if (s->oom_trace) {
+        struct call_out o = {.buf = s->oom_trace, .cap = INTERP_OOM_TRACE};
+        s->oom_trace[0] = '\0';
+        call_trace_to(s, offset, &o);
+    }
+    return -1;
 }
 
 static void call_release_slots(struct interp_state *s, struct value *slots, uint32_t n)

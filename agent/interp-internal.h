@@ -68,8 +68,8 @@ struct interp_frame {
     struct value *slots;
 };
 
-/* C stack kept free below the deepest call: one function's worth of
- * nested expressions (PARSE_MAX_DEPTH levels) plus builtins. */
+/* C stack kept free below the deepest call: one function's tree
+ * (PARSE_MAX_HEIGHT levels, under 1 MiB even with ASan) plus builtins. */
 #define INTERP_STACK_MARGIN ((size_t)2 << 20)
 
 enum interp_pending_bits { PENDING_INTERRUPT = 1u, PENDING_SAMPLE = 2u };
@@ -98,8 +98,18 @@ struct interp_state {
     char *err_msg; /* "message" */
     char *err_loc; /* "path:line:column" */
     char *err_trace;
+    /* Out of memory is reported without allocating: the message text and
+     * its whole line are set aside by interp_new (NULL once handed out);
+     * err_oom marks the error being propagated as that one. */
+    bool err_oom;
+    char *oom_msg;    /* "out of memory", moved into err_msg */
+    char *oom_line;   /* INTERP_OOM_LINE bytes: "path:line:column: runtime error: ..." */
+    char *oom_trace;  /* INTERP_OOM_TRACE bytes: the trace, cut to fit */
     struct value ret; /* the value of the return being propagated */
 };
+
+#define INTERP_OOM_LINE 4200
+#define INTERP_OOM_TRACE 32768
 
 enum exec_status { EX_NORMAL = 0, EX_BREAK, EX_CONTINUE, EX_RETURN, EX_ERROR };
 

@@ -19,9 +19,16 @@
 #include "agent/diag.h"
 #include "agent/interp-internal.h"
 #include "agent/loader.h"
+#include "proto/util/selfexe.h"
 
+#ifndef JETT_BUILD_ROOT
+#define JETT_BUILD_ROOT ""
+#endif
 #ifndef JETT_STDLIB_BUILD_DIR
 #define JETT_STDLIB_BUILD_DIR ""
+#endif
+#ifndef JETT_STDLIB_FROM_BINDIR
+#define JETT_STDLIB_FROM_BINDIR ""
 #endif
 #ifndef JETT_STDLIB_INSTALL_DIR
 #define JETT_STDLIB_INSTALL_DIR ""
@@ -123,38 +130,150 @@ static void ld_index_file(struct loader *L, const char *path, const char *logica
     ld_add_file(L, ns, logical, real, origin);
 }
 
-/* Walks a folder for .jett files; skips hidden entries and, at the
- * project root, the deps/ folder (indexed separately). */
+/* One folder by device and inode: each is scanned once. */
+struct ld_dir_id {
+    dev_t dev;
+    ino_t ino;
+};
+
+/* A symbolic link to a folder, followed after the real folders. */
+struct ld_link {
+    char *path;    /* the link */
+    char *logical; /* "src/a" */
+    char *parent;  /* real path of the folder holding it */
+    int depth;
+};
+
+/* One tree being scanned: the project, or one dependency. */
+struct ld_tree {
+    const char *authorized; /* real path every file must stay inside */
+    const char *prefix;     /* logical path of its top: "" or "NAME/" */
+    enum interp_origin origin;
+    struct ld_dir_id *seen;
+    size_t n_seen, cap_seen;
+    struct ld_link *links;
+    size_t n_links, cap_links;
+};
+
+/* Marks folder `st` seen; false when it already was. */
+static bool ld_first_visit(struct ld_tree *t, const struct stat *st)
+{
+    for (size_t i = 0; i < t->n_seen; i++)
+        if (t->seen[i].dev == st->st_dev && t->seen[i].ino == st->st_ino)
+            return false;
+    if (t->n_seen == t->cap_seen) {
+        t->cap_seen = t->cap_seen ? t->cap_seen * 2 : 16;
+        t->seen = realloc(t->seen, sizeof *t->seen * t->cap_seen);
+        if (t->seen == NULL)
+            abort();
+    }
+    t->seen[t->n_seen++] = (struct ld_dir_id){st->st_dev, st->st_ino};
+    return true;
+}
+
+static void ld_defer_link(struct ld_tree *t, const char *path, const char *logical,
+                          const char *parent, int depth)
+{
+    if (t->n_links == t->cap_links) {
+        t->cap_links = t->cap_links ? t->cap_links * 2 : 8;
+        t->links = realloc(t->links, sizeof *t->links * t->cap_links);
+        if (t->links == NULL)
+            abort();
+    }
+    t->links[t->n_links++] = (struct ld_link){strdup(path), strdup(logical), strdup(parent), depth};
+}
+
+static int ld_visible(const struct dirent *e)
+{
+    return e->d_name[0] != '.';
+}
+
+static bool ld_is_jett(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 5 && strcmp(name + n - 5, ".jett") == 0;
+}
+
+/* Walks real folder `dir` for .jett files in name order; skips hidden
+ * entries and, at the project root, the deps/ folder (indexed
+ * separately).  Links to folders wait in t->links. */
+static void ld_walk(struct loader *L, struct ld_tree *t, const char *dir, const char *prefix,
+                    int depth)
+{
+    struct stat st;
+    struct dirent **names;
+    if (depth > 32 || stat(dir, &st) < 0 || !ld_first_visit(t, &st))
+        return;
+    int n = scandir(dir, &names, ld_visible, alphasort);
+    for (int i = 0; i < n; i++) {
+        const char *name = names[i]->d_name;
+        char path[PATH_MAX], logical[PATH_MAX];
+        bool skip =
+            (depth == 0 && t->origin == INTERP_ORIGIN_PROJECT && strcmp(name, "deps") == 0) ||
+            snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path ||
+            snprintf(logical, sizeof logical, "%s%s", prefix, name) >= (int)sizeof logical;
+        struct stat lst;
+        if (!skip && lstat(path, &lst) == 0 && stat(path, &st) == 0) {
+            if (S_ISDIR(st.st_mode) && S_ISLNK(lst.st_mode)) {
+                ld_defer_link(t, path, logical, dir, depth + 1);
+            } else if (S_ISDIR(st.st_mode)) {
+                strncat(logical, "/", sizeof logical - strlen(logical) - 1);
+                ld_walk(L, t, path, logical, depth + 1);
+            } else if (S_ISREG(st.st_mode) && ld_is_jett(name)) {
+                ld_index_file(L, path, logical, t->authorized, t->origin);
+            }
+        }
+        free(names[i]);
+    }
+    if (n >= 0)
+        free(names);
+}
+
+/* Follows a link to a folder: never out of the tree, never back to a
+ * folder that holds it (a loop), and not into a folder already scanned. */
+static void ld_follow(struct loader *L, struct ld_tree *t, const struct ld_link *k)
+{
+    const char *what = t->origin == INTERP_ORIGIN_PROJECT ? "project root" : "dependency folder";
+    char real[PATH_MAX];
+    if (realpath(k->path, real) == NULL)
+        return;
+    if (strcmp(real, t->authorized) != 0 && !ld_inside(t->authorized, real)) {
+        diag_add_path(L->d, k->logical, 1, 1, "folder outside the %s is rejected", what);
+        return;
+    }
+    if (strcmp(real, k->parent) == 0 || ld_inside(real, k->parent)) {
+        if (strcmp(real, t->authorized) == 0)
+            diag_add_path(L->d, k->logical, 1, 1,
+                          "symbolic link loop: the link leads back to the %s", what);
+        else
+            diag_add_path(L->d, k->logical, 1, 1,
+                          "symbolic link loop: the link leads back to folder %s%s", t->prefix,
+                          real + strlen(t->authorized) + 1);
+        return;
+    }
+    char prefix[PATH_MAX];
+    snprintf(prefix, sizeof prefix, "%s/", k->logical);
+    ld_walk(L, t, real, prefix, k->depth);
+}
+
+/* Scans a tree for .jett files: its real folders first, then the folders
+ * its links lead to, each folder once. */
 static void ld_scan(struct loader *L, const char *dir, const char *prefix, const char *authorized,
                     enum interp_origin origin, int depth)
 {
-    DIR *d = opendir(dir);
-    if (d == NULL || depth > 32) {
-        if (d)
-            closedir(d);
-        return;
+    struct ld_tree t = {.authorized = authorized, .prefix = prefix, .origin = origin};
+    ld_walk(L, &t, dir, prefix, depth);
+    for (size_t i = 0; i < t.n_links; i++) { /* following may add links */
+        struct ld_link k = t.links[i];
+        ld_follow(L, &t, &k);
     }
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' ||
-            (depth == 0 && origin == INTERP_ORIGIN_PROJECT && strcmp(e->d_name, "deps") == 0))
-            continue;
-        char path[PATH_MAX], logical[PATH_MAX];
-        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path ||
-            snprintf(logical, sizeof logical, "%s%s", prefix, e->d_name) >= (int)sizeof logical)
-            continue;
-        struct stat st;
-        if (stat(path, &st) < 0)
-            continue;
-        if (S_ISDIR(st.st_mode)) {
-            strncat(logical, "/", sizeof logical - strlen(logical) - 1);
-            ld_scan(L, path, logical, authorized, origin, depth + 1);
-        } else if (S_ISREG(st.st_mode) && strlen(e->d_name) > 5 &&
-                   strcmp(e->d_name + strlen(e->d_name) - 5, ".jett") == 0) {
-            ld_index_file(L, path, logical, authorized, origin);
-        }
+    for (size_t i = 0; i < t.n_links; i++) {
+        free(t.links[i].path);
+        free(t.links[i].logical);
+        free(t.links[i].parent);
     }
-    closedir(d);
+    free(t.links);
+    free(t.seen);
 }
 
 /* Indexes deps/NAME/ folders: logical paths start with NAME/. */
@@ -437,12 +556,21 @@ static char *ld_find_root(const char *dir)
     return strdup(dir);
 }
 
-/* The stdlib folder: the option, else the build tree's, else the installed one. */
+/* The stdlib folder: the option; for an executable of the build tree, the
+ * source tree's; else the one of the prefix the executable is installed in
+ * (found from its own folder, so a moved install keeps working and never
+ * reads a source tree); else the configured install folder. */
 static char *ld_find_stdlib(const struct interp_load_options *opts)
 {
-    const char *candidates[] = {opts ? opts->stdlib_dir : NULL, JETT_STDLIB_BUILD_DIR,
+    char exe_dir[PATH_MAX], root[PATH_MAX], beside[2 * PATH_MAX] = "";
+    bool have_exe = self_exe_dir(exe_dir, sizeof exe_dir) == 0;
+    bool in_build = have_exe && realpath(JETT_BUILD_ROOT, root) && ld_inside(root, exe_dir);
+    if (have_exe && JETT_STDLIB_FROM_BINDIR[0])
+        snprintf(beside, sizeof beside, "%s/%s", exe_dir, JETT_STDLIB_FROM_BINDIR);
+    const char *candidates[] = {opts ? opts->stdlib_dir : NULL,
+                                in_build ? JETT_STDLIB_BUILD_DIR : NULL, beside,
                                 JETT_STDLIB_INSTALL_DIR};
-    for (int i = 0; i < 3; i++) {
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
         char real[PATH_MAX];
         if (candidates[i] && candidates[i][0] && realpath(candidates[i], real) != NULL)
             return strdup(real);

@@ -33,6 +33,9 @@ void parse_error(struct parser *P, uint32_t at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void parse_skip_newlines(struct parser *P);
 struct ast *parse_node(struct parser *P, enum ast_kind kind, uint32_t start);
+/* Makes n at least one level taller than child; reports "too deep" and
+ * returns false when n would exceed PARSE_MAX_HEIGHT. */
+bool parse_hang(struct parser *P, struct ast *n, const struct ast *child);
 const char *parse_ident_text(struct parser *P, const struct lex_token *t);
 
 struct ast *parse_expr(struct parser *P);

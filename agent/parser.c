@@ -58,7 +58,23 @@ struct ast *parse_node(struct parser *P, enum ast_kind kind, uint32_t start)
     n->kind = (uint8_t)kind;
     n->start = start;
     n->end = P->pos ? P->lx.toks[P->pos - 1].end : start;
+    n->height = 1;
     return n;
+}
+
+bool parse_hang(struct parser *P, struct ast *n, const struct ast *child)
+{
+    if (child == NULL || child->height < n->height)
+        return true;
+    if (child->height < PARSE_MAX_HEIGHT) {
+        n->height = (uint16_t)(child->height + 1);
+        return true;
+    }
+    /* at the statement that is too deep, or in an expression at the token
+     * where it became too deep */
+    uint32_t at = child->kind >= S_LET ? child->start : P->lx.toks[P->pos ? P->pos - 1 : 0].start;
+    parse_error(P, at, "expression or block too deep: more than %d levels", PARSE_MAX_HEIGHT);
+    return false;
 }
 
 const char *parse_ident_text(struct parser *P, const struct lex_token *t)
@@ -145,7 +161,7 @@ static struct ast *parse_let(struct parser *P, bool global)
     if (!parse_expect(P, TK_ASSIGN, "'='"))
         return NULL;
     parse_skip_newlines(P);
-    if ((n->u.let.init = parse_expr(P)) == NULL)
+    if ((n->u.let.init = parse_expr(P)) == NULL || !parse_hang(P, n, n->u.let.init))
         return NULL;
     n->end = n->u.let.init->end;
     return parse_end_stmt(P) ? n : NULL;
@@ -156,7 +172,8 @@ static struct ast *parse_if(struct parser *P)
 {
     const struct lex_token *kw = parse_next(P);
     struct ast *n = parse_node(P, S_IF, kw->start);
-    if ((n->u.cond.cond = parse_expr(P)) == NULL || (n->u.cond.then = parse_block(P)) == NULL)
+    if ((n->u.cond.cond = parse_expr(P)) == NULL || (n->u.cond.then = parse_block(P)) == NULL ||
+        !parse_hang(P, n, n->u.cond.cond) || !parse_hang(P, n, n->u.cond.then))
         return NULL;
     size_t save = P->pos;
     parse_skip_newlines(P);
@@ -165,8 +182,18 @@ static struct ast *parse_if(struct parser *P)
         n->end = n->u.cond.then->end;
         return n;
     }
-    n->u.cond.els = parse_is(P, TK_IF) ? parse_if(P) : parse_block(P);
-    if (n->u.cond.els == NULL)
+    if (parse_is(P, TK_IF)) {
+        /* `else if` is `else { if ... }`: it nests like a block */
+        if (++P->depth > PARSE_MAX_DEPTH) {
+            parse_error(P, parse_peek(P)->start, "blocks nested too deeply");
+            return NULL;
+        }
+        n->u.cond.els = parse_if(P);
+        P->depth--;
+    } else {
+        n->u.cond.els = parse_block(P);
+    }
+    if (n->u.cond.els == NULL || !parse_hang(P, n, n->u.cond.els))
         return NULL;
     n->end = n->u.cond.els->end;
     return n;
@@ -177,7 +204,8 @@ static struct ast *parse_while(struct parser *P)
 {
     const struct lex_token *kw = parse_next(P);
     struct ast *n = parse_node(P, S_WHILE, kw->start);
-    if ((n->u.cond.cond = parse_expr(P)) == NULL || (n->u.cond.then = parse_block(P)) == NULL)
+    if ((n->u.cond.cond = parse_expr(P)) == NULL || (n->u.cond.then = parse_block(P)) == NULL ||
+        !parse_hang(P, n, n->u.cond.cond) || !parse_hang(P, n, n->u.cond.then))
         return NULL;
     n->end = n->u.cond.then->end;
     return n;
@@ -192,7 +220,8 @@ static struct ast *parse_for(struct parser *P)
     if (name == NULL || !parse_expect(P, TK_IN, "'in'"))
         return NULL;
     n->u.loop.name = parse_ident_text(P, name);
-    if ((n->u.loop.iter = parse_expr(P)) == NULL || (n->u.loop.body = parse_block(P)) == NULL)
+    if ((n->u.loop.iter = parse_expr(P)) == NULL || (n->u.loop.body = parse_block(P)) == NULL ||
+        !parse_hang(P, n, n->u.loop.iter) || !parse_hang(P, n, n->u.loop.body))
         return NULL;
     n->end = n->u.loop.body->end;
     return n;
@@ -211,7 +240,8 @@ static struct ast *parse_try(struct parser *P)
         (name = parse_expect(P, TK_IDENT, "a name after catch")) == NULL)
         return NULL;
     n->u.try_.name = parse_ident_text(P, name);
-    if ((n->u.try_.handler = parse_block(P)) == NULL)
+    if ((n->u.try_.handler = parse_block(P)) == NULL || !parse_hang(P, n, n->u.try_.body) ||
+        !parse_hang(P, n, n->u.try_.handler))
         return NULL;
     n->end = n->u.try_.handler->end;
     return n;
@@ -227,7 +257,7 @@ static struct ast *parse_jump(struct parser *P)
     struct ast *n = parse_node(P, k, kw->start);
     if (k == S_RETURN && !parse_is(P, TK_NEWLINE) && !parse_is(P, TK_RBRACE) &&
         !parse_is(P, TK_EOF)) {
-        if ((n->u.expr = parse_expr(P)) == NULL)
+        if ((n->u.expr = parse_expr(P)) == NULL || !parse_hang(P, n, n->u.expr))
             return NULL;
         n->end = n->u.expr->end;
     }
@@ -252,13 +282,16 @@ static struct ast *parse_simple(struct parser *P)
         n = parse_node(P, k == TK_ASSIGN ? S_ASSIGN : S_COMPOUND, e->start);
         n->op = k == TK_PLUS_ASSIGN ? OP_ADD : k == TK_MINUS_ASSIGN ? OP_SUB : OP_MUL;
         n->u.assign.target = e;
-        if ((n->u.assign.value = parse_expr(P)) == NULL)
+        if ((n->u.assign.value = parse_expr(P)) == NULL || !parse_hang(P, n, e) ||
+            !parse_hang(P, n, n->u.assign.value))
             return NULL;
         n->end = n->u.assign.value->end;
     } else {
         n = parse_node(P, S_EXPR, e->start);
         n->u.expr = e;
         n->end = e->end;
+        if (!parse_hang(P, n, e))
+            return NULL;
     }
     return parse_end_stmt(P) ? n : NULL;
 }
@@ -318,6 +351,8 @@ struct ast *parse_block(struct parser *P)
         if (parse_is(P, TK_RBRACE) || parse_is(P, TK_EOF))
             break;
         struct ast *s = parse_stmt(P);
+        if (s != NULL && !parse_hang(P, b, s))
+            s = NULL;
         if (s == NULL)
             parse_sync(P);
         else

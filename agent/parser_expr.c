@@ -18,7 +18,7 @@ static struct ast *parse_binary_node(struct parser *P, enum ast_kind kind, int o
     n->u.bin.a = a;
     n->u.bin.b = b;
     n->end = b->end;
-    return n;
+    return parse_hang(P, n, a) && parse_hang(P, n, b) ? n : NULL;
 }
 
 /* Maps a binary-operator token to its ast_op at a precedence level, or -1. */
@@ -123,10 +123,11 @@ struct ast *parse_expr(struct parser *P)
     return a;
 }
 
-/* Parses a comma-separated list up to `close`, skipping newlines.
- * With `pairs`, each item is `expr ':' expr` (map literal entries). */
-static bool parse_items(struct parser *P, enum lex_kind close, bool pairs, struct ast ***out,
-                        uint32_t *count)
+/* Parses a comma-separated list up to `close`, skipping newlines, as
+ * children of `parent`.  With `pairs`, each item is `expr ':' expr`
+ * (map literal entries). */
+static bool parse_items(struct parser *P, struct ast *parent, enum lex_kind close, bool pairs,
+                        struct ast ***out, uint32_t *count)
 {
     struct ast **items = NULL;
     uint32_t n = 0, cap = 0;
@@ -139,14 +140,14 @@ static bool parse_items(struct parser *P, enum lex_kind close, bool pairs, struc
                 memcpy(grown, items, sizeof *grown * n);
             items = grown;
         }
-        if ((items[n++] = parse_expr(P)) == NULL)
+        if ((items[n++] = parse_expr(P)) == NULL || !parse_hang(P, parent, items[n - 1]))
             return false;
         if (pairs) {
             parse_skip_newlines(P);
             if (!parse_expect(P, TK_COLON, "':' after a map key"))
                 return false;
             parse_skip_newlines(P);
-            if ((items[n++] = parse_expr(P)) == NULL)
+            if ((items[n++] = parse_expr(P)) == NULL || !parse_hang(P, parent, items[n - 1]))
                 return false;
         }
         parse_skip_newlines(P);
@@ -168,9 +169,11 @@ static struct ast *parse_postfix(struct parser *P, struct ast *e)
         if (parse_accept(P, TK_LPAREN)) {
             struct ast *c = parse_node(P, E_CALL, e->start);
             c->u.call.callee = e;
-            if (!parse_items(P, TK_RPAREN, false, &c->u.call.args, &c->u.call.n))
+            if (!parse_items(P, c, TK_RPAREN, false, &c->u.call.args, &c->u.call.n))
                 return NULL;
             c->end = P->lx.toks[P->pos - 1].end;
+            if (!parse_hang(P, c, e))
+                return NULL;
             e = c;
         } else if (parse_accept(P, TK_LBRACKET)) {
             parse_skip_newlines(P);
@@ -182,6 +185,8 @@ static struct ast *parse_postfix(struct parser *P, struct ast *e)
             x->u.bin.a = e;
             x->u.bin.b = i;
             x->end = P->lx.toks[P->pos - 1].end;
+            if (!parse_hang(P, x, e) || !parse_hang(P, x, i))
+                return NULL;
             e = x;
         } else {
             break;
@@ -208,14 +213,16 @@ static struct ast *parse_unary(struct parser *P)
     struct ast *n = parse_node(P, t->kind == TK_MINUS ? E_NEG : E_NOT, t->start);
     n->u.bin.a = a;
     n->end = a->end;
-    return n;
+    return parse_hang(P, n, a) ? n : NULL;
 }
 
 /* A string or bytes literal becomes a program constant. */
 static struct ast *parse_literal_str(struct parser *P, const struct lex_token *t)
 {
     struct ast *n = parse_node(P, t->kind == TK_STRING ? E_STR : E_BYTES, t->start);
-    struct heap_str *s = heap_str_const(P->lx.pool + t->u.s.off, t->u.s.len);
+    /* the lexer's pool is NULL until a literal has contents */
+    const char *text = t->u.s.len ? P->lx.pool + t->u.s.off : "";
+    struct heap_str *s = heap_str_const(text, t->u.s.len);
     if (s == NULL)
         abort();
     if (t->kind == TK_BYTES)
@@ -296,8 +303,8 @@ static struct ast *parse_primary(struct parser *P)
     case TK_LBRACKET:
     case TK_LBRACE:
         n = parse_node(P, t->kind == TK_LBRACKET ? E_LIST : E_MAP, t->start);
-        if (!parse_items(P, t->kind == TK_LBRACKET ? TK_RBRACKET : TK_RBRACE, t->kind == TK_LBRACE,
-                         &n->u.list.items, &n->u.list.n))
+        if (!parse_items(P, n, t->kind == TK_LBRACKET ? TK_RBRACKET : TK_RBRACE,
+                         t->kind == TK_LBRACE, &n->u.list.items, &n->u.list.n))
             return NULL;
         n->end = P->lx.toks[P->pos - 1].end;
         return n;

@@ -32,11 +32,17 @@ struct interp_state *interp_new(struct interp_program *p, const struct interp_ho
     s->globals = calloc(p->n_globals ? p->n_globals : 1, sizeof *s->globals);
     s->n_args = opts ? opts->n_args : 0;
     s->args = calloc(s->n_args + 1, sizeof *s->args);
-    if (s->frames == NULL || s->globals == NULL || s->args == NULL ||
-        pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+    s->oom_msg = strdup("out of memory");
+    s->oom_line = malloc(INTERP_OOM_LINE);
+    s->oom_trace = malloc(INTERP_OOM_TRACE);
+    if (s->frames == NULL || s->globals == NULL || s->args == NULL || s->oom_msg == NULL ||
+        s->oom_line == NULL || s->oom_trace == NULL || pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
         free(s->frames);
         free(s->globals);
         free(s->args);
+        free(s->oom_msg);
+        free(s->oom_line);
+        free(s->oom_trace);
         free(s);
         return NULL;
     }
@@ -71,6 +77,9 @@ void interp_free(struct interp_state *s)
     free(s->err_msg);
     free(s->err_loc);
     free(s->err_trace);
+    free(s->oom_msg);
+    free(s->oom_line);
+    free(s->oom_trace);
     close(s->wake[0]);
     close(s->wake[1]);
     free(s);
@@ -196,6 +205,7 @@ static void runtime_finish(struct interp_state *s, int rc, struct value ret,
         r->exit_code = (int)ret.u.i;
     } else if (rc == 0 && ret.tag != V_NIL) {
         rc = -1;
+        s->err_oom = false;
         const struct interp_func_info *fi = &s->prog->infos[s->prog->main_fn];
         const struct interp_source *src = s->prog->sources[fi->source_id];
         uint32_t line, column;
@@ -221,6 +231,12 @@ static void runtime_finish(struct interp_state *s, int rc, struct value ret,
     }
     r->termination = INTERP_RUNTIME_ERROR;
     r->exit_code = 1;
+    if (s->err_oom && s->oom_line && s->oom_trace) { /* formatted when memory ran out */
+        r->message = s->oom_line;
+        r->trace = s->oom_trace;
+        s->oom_line = s->oom_trace = NULL;
+        return;
+    }
     const char *msg = s->err_msg ? s->err_msg : "error";
     r->message = s->err_loc ? runtime_strdup_printf("%s: runtime error: %s", s->err_loc, msg)
                             : runtime_strdup_printf("runtime error: %s%s", msg, "");

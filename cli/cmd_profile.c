@@ -239,8 +239,10 @@ static int replay_handshake(struct cli_profd *p)
 }
 
 /* Streams the capture to the daemon; a bad capture is reported and the
- * stream ends there (the daemon reports it as a collector failure). */
-static int replay_stream(struct cli_profd *p, struct capture_reader *r, const struct replay_args *o)
+ * stream ends there (the daemon reports it as a collector failure).
+ * *opened: the daemon accepted HELLO, so a RESULT will follow. */
+static int replay_stream(struct cli_profd *p, struct capture_reader *r, const struct replay_args *o,
+                         bool *opened)
 {
     struct wire_record rec;
     int rc, status = CLI_EXIT_OK;
@@ -257,6 +259,7 @@ static int replay_stream(struct cli_profd *p, struct capture_reader *r, const st
             status = CLI_EXIT_BAD_INPUT; /* the daemon answered early or died */
         } else if (hello) {
             status = replay_handshake(p);
+            *opened = status == CLI_EXIT_OK;
         }
         msgpack_sbuffer_destroy(&sb);
     }
@@ -315,9 +318,12 @@ static int cmd_replay(int argc, char **argv)
         cli_capture_close(&c);
         return 4;
     }
-    status = replay_stream(&p, c.r, &o);
+    bool opened = false;
+    status = replay_stream(&p, c.r, &o, &opened);
     cli_capture_close(&c);
-    if (status != 4) {
+    /* a capture damaged before its HELLO reached the daemon has no
+     * profile: what is wrong with it was said, and that is the outcome */
+    if (status != 4 && opened) {
         int res = replay_result(&p, o.agent);
         status = status != CLI_EXIT_OK ? status : res;
     }

@@ -9,18 +9,14 @@
 #include <unistd.h>
 
 #include "cli/profd_spawn.h"
+#include "proto/util/selfexe.h"
 
 int profd_find(char **path)
 {
     char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
+    if (self_exe_dir(self, sizeof self) != 0)
         return -1;
-    self[n] = 0;
-    char *slash = strrchr(self, '/');
-    if (!slash)
-        return -1;
-    *slash = 0;
+    /* Installed, the daemon is beside jett; in the build tree, in daemon/. */
     static const char *const rel[] = {"/jett-profd", "/../daemon/jett-profd"};
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
         char cand[PATH_MAX + 32];

@@ -71,6 +71,8 @@ static int check_combination(const struct run_args *a, const bool *seen, char *e
         return err_out(err, errlen, "%s applies to %s only", "--profile-rate", "--profile");
     if (!a->file)
         return err_out(err, errlen, "%s%s", "run: expected a program FILE.jett", "");
+    if (!*a->file) /* it would read as a missing file: a compile error */
+        return err_out(err, errlen, "%s%s", "run: the program FILE.jett is an empty string", "");
     return 0;
 }
 

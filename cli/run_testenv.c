@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/interp.h"
 #include "cli/run_testenv.h"
 #include "proto/wire.h"
 
@@ -35,7 +36,7 @@ void run_testenv_read(struct run_testenv *t)
     t->retention_budget = number("JETT_TEST_RETENTION_BUDGET");
     t->stack_budget = number("JETT_TEST_STACK_BUDGET");
     t->heap_totals = getenv("JETT_TEST_HEAP_TOTALS");
-    t->fail_alloc = number("JETT_TEST_FAIL_ALLOC");
+    t->fail_alloc = interp_fail_alloc_from_env(); /* the one parser jett-interp-run uses too */
     t->fail_profiler_start = number("JETT_TEST_FAIL_PROFILER_START") != 0;
     t->skew_finish = number("JETT_TEST_SKEW_FINISH") != 0;
 }

@@ -192,9 +192,11 @@ HOT void creator_live(struct agg *a, struct creator c, int64_t delta)
 /* Starts loading both cache lines a site bucket may straddle. */
 HOT void prefetch_site(const struct agg *a, uint32_t off)
 {
-    const unsigned char *p = a->arena + off;
-    __builtin_prefetch(p, 1);
-    __builtin_prefetch(p + sizeof(struct agg_siteb) - 1, 1);
+    /* In integers: before the first site the arena is NULL, and a
+     * prefetch of any address is harmless. */
+    uintptr_t p = (uintptr_t)a->arena + off;
+    __builtin_prefetch((const void *)p, 1);
+    __builtin_prefetch((const void *)(p + sizeof(struct agg_siteb) - 1), 1);
 }
 
 /* The stored node an entry names, for prefetching only. */

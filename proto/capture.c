@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +32,7 @@ struct capture_reader {
     bool follow;
     uint32_t timeout_ms;
     uint64_t idle_since;
+    char *path; /* the followed file's name, or NULL */
     struct wire_decoder *dec;
     char err[320];
 };
@@ -68,12 +70,17 @@ struct capture_reader *capture_reader_fd(int fd)
     return r;
 }
 
-struct capture_reader *capture_reader_follow(int fd, uint32_t timeout_ms)
+struct capture_reader *capture_reader_follow(int fd, const char *path, uint32_t timeout_ms)
 {
     struct capture_reader *r = reader_on(fd);
     struct stat st;
-    if (r && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+    if (r && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
         r->follow = true, r->timeout_ms = timeout_ms;
+        if (path && (r->path = strdup(path)) == NULL) {
+            capture_reader_free(r);
+            return NULL;
+        }
+    }
     return r;
 }
 
@@ -92,6 +99,7 @@ void capture_reader_free(struct capture_reader *r)
     if (r->mapped)
         capture_map_close(&r->map);
     wire_decoder_free(r->dec);
+    free(r->path);
     free(r);
 }
 
@@ -124,10 +132,31 @@ static uint64_t now_ms(void)
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+#define SHRANK_MSG "the file was truncated while it was being read"
+#define REPLACED_MSG                                                                               \
+    "the file was replaced or removed while it was being followed: its name no longer leads "      \
+    "to the file being read (what was read is a partial result)"
+
+/* A followed file cut below what was read, or whose name now leads to
+ * another file (or none), will never bring the rest of this capture. */
+static int follow_check(struct capture_reader *r)
+{
+    struct stat st, named;
+    off_t at = lseek(r->fd, 0, SEEK_CUR);
+    if (fstat(r->fd, &st) == 0 && at >= 0 && st.st_size < at)
+        return fail(r, r->offset, SHRANK_MSG);
+    if (r->path &&
+        (stat(r->path, &named) != 0 || named.st_dev != st.st_dev || named.st_ino != st.st_ino))
+        return fail(r, r->offset, REPLACED_MSG);
+    return 0;
+}
+
 /* At the end of a followed file: sleeps one poll interval, or fails once
- * the file has not grown for timeout_ms. */
+ * the file has not grown for timeout_ms, was truncated or was replaced. */
 static int follow_wait(struct capture_reader *r)
 {
+    if (follow_check(r) != 0)
+        return -1;
     uint64_t now = now_ms() + 1; /* never 0, which means "not waiting" */
     if (r->idle_since == 0)
         r->idle_since = now;
@@ -218,8 +247,6 @@ static int read_magic(struct capture_reader *r)
     r->started = true;
     return 0;
 }
-
-#define SHRANK_MSG "the file was truncated while it was being read"
 
 /* Whether the file shrank under a mapped window: what was decoded since
  * came from zero pages. */

@@ -22,10 +22,13 @@ struct capture_reader *capture_reader_fd(int fd);
 /* Follows a capture that another process is still writing: at the end of
  * a regular file the reader waits for it to grow, checking at most every
  * CAPTURE_FOLLOW_POLL_MS, until FINISH arrives; after timeout_ms without
- * growth it fails with a message naming the byte offset reached.  On a
- * pipe or terminal the end of input is final, as with capture_reader_fd. */
+ * growth it fails with a message naming the byte offset reached.  It also
+ * fails, at the next check, when the file is truncated below what was
+ * read or when `path` (the name fd was opened by; NULL: not checked) no
+ * longer leads to it (the file was replaced or removed).  On a pipe or
+ * terminal the end of input is final, as with capture_reader_fd. */
 #define CAPTURE_FOLLOW_POLL_MS 50
-struct capture_reader *capture_reader_follow(int fd, uint32_t timeout_ms);
+struct capture_reader *capture_reader_follow(int fd, const char *path, uint32_t timeout_ms);
 /* Reads a capture held in memory (not copied; must outlive the reader). */
 struct capture_reader *capture_reader_mem(const void *data, size_t len);
 void capture_reader_free(struct capture_reader *r);

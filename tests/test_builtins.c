@@ -60,7 +60,11 @@ START_TEST(lists)
     expect_error("insert([1], 3, 0)",
                  "main.jett:3:1: runtime error: insert: index 3 out of range (length 1)");
     expect_error("remove([1], 1)",
-                 "main.jett:3:1: runtime error: remove: index 1 out of range (length 0)");
+                 "main.jett:3:1: runtime error: remove: index 1 out of range (length 1)");
+    expect_error("remove([1, 2, 3], 5)",
+                 "main.jett:3:1: runtime error: remove: index 5 out of range (length 3)");
+    expect_error("remove([1, 2, 3], -1)",
+                 "main.jett:3:1: runtime error: remove: index -1 out of range (length 3)");
     expect_error("slice([1], 0, 2)",
                  "main.jett:3:1: runtime error: slice: range 0..2 out of bounds (length 1)");
     expect_error("push(\"s\", 1)",

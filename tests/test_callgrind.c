@@ -452,6 +452,19 @@ START_TEST(outer_whitespace_trimmed)
 }
 END_TEST
 
+/* Lines that end with CR alone are one line holding CRs: rejected at its
+ * first CR, never read as a header whose event names hold the rest.  A
+ * comment may hold one. */
+START_TEST(cr_only_line_ends_rejected)
+{
+    ERR("events: A\rfn=main\r1 10\r", CG_SYNTAX, 1, "carriage return inside a line");
+    ERR("events: A\nfn=main\rfn=g\n1 10\n", CG_SYNTAX, 2, "carriage return inside a line");
+    ERR("events: A\nfn=main\n1 10\r2 20\n", CG_SYNTAX, 3, "carriage return inside a line");
+    ERR("# a comment\r may hold one\nevents: A\nfn=f\n1 1\r3 4\n", CG_SYNTAX, 4,
+        "carriage return inside a line");
+}
+END_TEST
+
 /* The exact canonical text of a small profile, written out by hand. */
 START_TEST(normalized_text)
 {
@@ -672,6 +685,7 @@ Suite *callgrind_suite(void)
     tcase_add_test(t, callee_resolved_before_context_is_set);
     tcase_add_test(t, pending_call_needs_its_cost_line);
     tcase_add_test(t, outer_whitespace_trimmed);
+    tcase_add_test(t, cr_only_line_ends_rejected);
     tcase_add_test(t, utf8_names_and_errors);
     tcase_add_test(t, utf8_across_chunks);
     suite_add_tcase(s, t);

@@ -80,13 +80,19 @@ static const char *normalize_to_file(const struct cg_model *m, char path[CGT_PAT
     return path;
 }
 
+/* The jump directives the reader does not support (jett-callgrind(1));
+ * valgrind may write any of them first (jfi= before jump= with
+ * --collect-jumps), so the first of any is where reading must stop. */
+static const char *const jump_keys[] = {"jump=", "jcnd=", "jfi=", "jfn=", NULL};
+
 /* Line of the first line starting with one of the prefixes, or 0. */
-static uint64_t first_line_with(const char *text, const char *a, const char *b)
+static uint64_t first_line_with(const char *text, const char *const *prefixes)
 {
     uint64_t line = 1;
     for (const char *p = text; *p; line++) {
-        if (strncmp(p, a, strlen(a)) == 0 || (b && strncmp(p, b, strlen(b)) == 0))
-            return line;
+        for (const char *const *k = prefixes; *k; k++)
+            if (strncmp(p, *k, strlen(*k)) == 0)
+                return line;
         const char *nl = strchr(p, '\n');
         if (nl == NULL)
             break;
@@ -239,7 +245,7 @@ START_TEST(valgrind_corpus)
         files++;
         size_t len;
         char *text = cgt_slurp(path, &len);
-        uint64_t jump = first_line_with(text, "jump=", "jcnd=");
+        uint64_t jump = first_line_with(text, jump_keys);
         ck_assert_msg((jump != 0) == configs[_i].jumps, "%s: jump lines %s", path,
                       jump ? "present" : "absent");
         if (configs[_i].jumps)
@@ -271,7 +277,7 @@ static void foreign_verdict(const char *dir, const char *file, const char *verdi
     if (strcmp(verdict, "accept") == 0)
         check_accepted(path, self, access(incl, R_OK) == 0 ? incl : NULL);
     else if (strncmp(verdict, "Unsupported", 11) == 0)
-        check_rejected(path, CG_UNSUPPORTED, first_line_with(text, "jump=", "jcnd="));
+        check_rejected(path, CG_UNSUPPORTED, first_line_with(text, jump_keys));
     else if (strstr(file, "bzr"))
         check_rejected(path, CG_SYNTAX, 3);
     else if (strstr(file, "selinux"))

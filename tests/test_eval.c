@@ -258,6 +258,39 @@ START_TEST(recursion_limit)
     ck_assert_int_eq(r.result.termination, INTERP_RUNTIME_ERROR);
     ck_assert_str_eq(r.result.message,
                      "main.jett:6:13: runtime error: stack overflow: more than 10000 nested calls");
+    /* main and 9,999 frames of down, all at the same call: the first 10
+     * of those, then one line for the other 9,989 */
+    char want[1024] = "";
+    for (int i = 0; i < 10; i++)
+        strcat(want, "  at t.main.down (main.jett:6:13)\n");
+    strcat(want, "  \u2026 9,989 more frames of t.main.down\n  at t.main.main (main.jett:15:2)\n");
+    ck_assert_str_eq(r.result.trace, want);
+    harness_free(&r);
+}
+END_TEST
+
+/* Only identical frames in a row fold: mutual recursion alternates two
+ * lines, and a run of exactly 10 is shown whole. */
+START_TEST(trace_folds_identical_runs_only)
+{
+    const char *src = HEAD "fn a(n) {\n  return b(n)\n}\nfn b(n) {\n  if n == 0 {\n"
+                           "    return 1 / 0\n  }\n  return a(n - 1)\n}\n"
+                           "fn c(n) {\n  if n == 0 {\n    return a(2)\n  }\n  return c(n - 1)\n}\n"
+                           "fn main() {\n  c(10)\n}\n";
+    struct harness_run r;
+    harness_run(&r, src);
+    ck_assert_str_eq(r.result.message, "main.jett:7:12: runtime error: division by zero");
+    /* b(0) fails; above it a, b, a, b, a (from c(0)'s a(2)); then c(0)
+     * at its a(2) call, c(1)..c(10) at their c(n - 1) call (10 identical
+     * frames, all shown), main */
+    char want[2048] = "  at t.main.b (main.jett:7:12)\n";
+    for (int i = 0; i < 2; i++)
+        strcat(want, "  at t.main.a (main.jett:3:10)\n  at t.main.b (main.jett:9:10)\n");
+    strcat(want, "  at t.main.a (main.jett:3:10)\n  at t.main.c (main.jett:13:12)\n");
+    for (int i = 0; i < 10; i++)
+        strcat(want, "  at t.main.c (main.jett:15:10)\n");
+    strcat(want, "  at t.main.main (main.jett:18:3)\n");
+    ck_assert_str_eq(r.result.trace, want);
     harness_free(&r);
 }
 END_TEST
@@ -356,6 +389,7 @@ Suite *eval_suite(void)
     tcase_add_test(tc, error_in_init_frame);
     tcase_add_test(tc, recursion_limit);
     tcase_add_test(tc, runtime_stack_guard);
+    tcase_add_test(tc, trace_folds_identical_runs_only);
     tcase_add_test(tc, secrets);
     tcase_add_test(tc, more_semantics);
     tcase_add_test(tc, main_args);

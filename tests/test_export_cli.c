@@ -3,6 +3,7 @@
  * exit statuses and messages of the real binaries. */
 #include <check.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,7 +346,7 @@ START_TEST(follow_reader_equals_finished)
     ck_assert_int_eq(tu_write_file(path, "", 0), 0);
     pid_t writer = write_slowly(path, data, len);
     int fd = open(path, O_RDONLY);
-    struct capture_reader *r = capture_reader_follow(fd, 10000);
+    struct capture_reader *r = capture_reader_follow(fd, path, 10000);
     char *followed = dump_text(r, 0);
     capture_reader_free(r);
     close(fd);
@@ -406,6 +407,83 @@ START_TEST(follow_times_out)
     ck_assert_ptr_eq(strchr(last, '\n') + 1, o.out + o.out_len);
     tu_output_free(&o);
     free(data), free(path);
+}
+END_TEST
+
+/* The position of pid's descriptor open on `path`, -1 while there is none. */
+static long fd_position(pid_t pid, const char *path)
+{
+    char link[PATH_MAX], target[PATH_MAX];
+    for (int fd = 3; fd < 64; fd++) {
+        snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, fd);
+        ssize_t n = readlink(link, target, sizeof target - 1);
+        if (n < 0)
+            continue;
+        target[n] = 0;
+        if (strcmp(target, path) != 0)
+            continue;
+        snprintf(link, sizeof link, "/proc/%d/fdinfo/%d", (int)pid, fd);
+        FILE *f = fopen(link, "r");
+        long pos = -1;
+        if (f && fscanf(f, "pos: %ld", &pos) != 1)
+            pos = -1;
+        if (f)
+            fclose(f);
+        return pos;
+    }
+    return -1;
+}
+
+enum disturbance { CUT_BELOW_READ, RENAMED_OVER, REMOVED };
+
+/* A followed capture that is truncated below what was read, replaced by
+ * another file or removed never brings FINISH: dump says so at its next
+ * check (within 50 ms, long before --timeout) and exits 1 after the
+ * records it printed.  The dumper is disturbed once it has read all 300
+ * bytes (its descriptor's position, from /proc). */
+START_TEST(follow_notices_truncation_and_replacement)
+{
+    size_t len;
+    char *data = read_fixture("tiny-cpu", &len);
+    char *path = tmp_path("followed.jcap"), *other = tmp_path("other.jcap");
+    char *out = tmp_path("dump.out"), *errp = tmp_path("dump.err");
+    char real[PATH_MAX];
+    ck_assert_int_eq(tu_write_file(path, data, 300), 0);
+    ck_assert_ptr_nonnull(realpath(path, real));
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (!freopen(out, "w", stdout) || !freopen(errp, "w", stderr))
+            _exit(126);
+        execl(jett, jett, "profile", "dump", "--follow", "--timeout", "60", path, (char *)NULL);
+        _exit(127);
+    }
+    for (int i = 0; fd_position(pid, real) != 300; i++) {
+        ck_assert_msg(i < 30000, "the dumper never read the 300 bytes");
+        usleep(1000);
+    }
+    if (_i == CUT_BELOW_READ) {
+        ck_assert_int_eq(truncate(path, 100), 0);
+    } else if (_i == RENAMED_OVER) {
+        ck_assert_int_eq(tu_write_file(other, data, len), 0);
+        ck_assert_int_eq(rename(other, path), 0);
+    } else {
+        ck_assert_int_eq(unlink(path), 0);
+    }
+    ck_assert_int_eq(tu_wait(pid), 1);
+    char want[512];
+    snprintf(want, sizeof want, "jett: %s: byte 300: %s\n", path,
+             _i == CUT_BELOW_READ
+                 ? "the file was truncated while it was being read"
+                 : "the file was replaced or removed while it was being followed: its name no "
+                   "longer leads to the file being read (what was read is a partial result)");
+    char *got = tu_read_file(errp, &len);
+    ck_assert_str_eq(got, want);
+    free(got);
+    got = tu_read_file(out, &len);
+    ck_assert_int_eq(strncmp(got, "HELLO version=1 mode=cpu", 24), 0);
+    ck_assert_ptr_nonnull(strstr(got, "FUNC id=0 "));
+    free(got);
+    free(data), free(path), free(other), free(out), free(errp);
 }
 END_TEST
 
@@ -475,6 +553,7 @@ Suite *export_cli_suite(void)
     tcase_add_test(f, follow_reader_equals_finished);
     tcase_add_test(f, dump_follow_equals_dump);
     tcase_add_test(f, follow_times_out);
+    tcase_add_loop_test(f, follow_notices_truncation_and_replacement, CUT_BELOW_READ, REMOVED + 1);
     tcase_add_test(f, follow_pipe_and_finished_file);
     tcase_add_test(f, dump_usage_errors);
     suite_add_tcase(s, f);

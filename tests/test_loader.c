@@ -110,6 +110,92 @@ START_TEST(outside_file_rejected)
 }
 END_TEST
 
+static void link_at(const char *dir, const char *rel, const char *target)
+{
+    char link[4096];
+    snprintf(link, sizeof link, "%s/%s", dir, rel);
+    ck_assert_int_eq(symlink(target, link), 0);
+}
+
+/* A project importing one namespace, with src/ holding it. */
+static char *linked_project(void)
+{
+    char *dir = harness_tmpdir();
+    harness_write(dir, "jett.toml", "");
+    harness_write(dir, "main.jett", "namespace m\nimport m.util\nfn main() {\n  util.f()\n}\n");
+    harness_write(dir, "src/lib/util.jett", "namespace m.util\nfn f() {\n}\n");
+    return dir;
+}
+
+/* Links back to the root or to a folder above them are loops: each is
+ * reported once, in name order, and the scan ends (it used to walk every
+ * path through them: 2^33 folders for two links). */
+START_TEST(symlink_loops_reported)
+{
+    char *dir = linked_project();
+    link_at(dir, "a", ".");
+    link_at(dir, "b", ".");
+    link_at(dir, "src/lib/up", "..");
+    char *d = load_diags_at(dir, "main.jett");
+    ck_assert_str_eq(d,
+                     "a:1:1: error: symbolic link loop: the link leads back to the project root\n"
+                     "b:1:1: error: symbolic link loop: the link leads back to the project root\n"
+                     "src/lib/up:1:1: error: symbolic link loop: the link leads back to folder "
+                     "src\n");
+    free(d);
+    harness_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* A link to a folder inside the project that is scanned anyway is not a
+ * second copy of its files: the namespace is declared once, at its real
+ * path.  A link to a folder scanned only through it (a hidden one) shows
+ * its files under the link's name. */
+START_TEST(symlink_aliases_scanned_once)
+{
+    char *dir = linked_project();
+    link_at(dir, "again", "src");
+    link_at(dir, "src/other", "lib");
+    harness_write(dir, ".store/extra.jett", "namespace m.extra\nfn g() {\n}\n");
+    link_at(dir, "shared", ".store");
+    harness_write(dir, "main.jett",
+                  "namespace m\nimport m.util\nimport m.extra\nfn main() {\n  util.f()\n"
+                  "  extra.g()\n}\n");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/main.jett", dir);
+    struct interp_diags d;
+    struct interp_program *p = interp_load(path, NULL, &d);
+    ck_assert_msg(p != NULL, "%s", d.len ? d.items[0].message : "");
+    ck_assert_uint_eq(interp_source_count(p), 3);
+    ck_assert_str_eq(interp_source_get(p, 1)->path, "src/lib/util.jett");
+    ck_assert_str_eq(interp_source_get(p, 2)->path, "shared/extra.jett");
+    interp_program_free(p);
+    interp_diags_free(&d);
+    harness_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* A link to a folder outside the root is not followed: an error naming
+ * the link, never the folder it points to. */
+START_TEST(symlink_out_of_root_rejected)
+{
+    char *dir = linked_project();
+    char *other = harness_tmpdir();
+    harness_write(other, "evil.jett", "namespace m.util\nfn f() {\n}\n");
+    link_at(dir, "ext", other);
+    char *d = load_diags_at(dir, "main.jett");
+    ck_assert_str_eq(d, "ext:1:1: error: folder outside the project root is rejected\n");
+    ck_assert_ptr_null(strstr(d, other));
+    free(d);
+    harness_rmtree(dir);
+    harness_rmtree(other);
+    free(dir);
+    free(other);
+}
+END_TEST
+
 START_TEST(loader_errors)
 {
     char *dir = harness_tmpdir();
@@ -228,6 +314,9 @@ Suite *loader_suite(void)
     tcase_add_test(tc, root_without_toml);
     tcase_add_test(tc, outside_file_rejected);
     tcase_add_test(tc, loader_errors);
+    tcase_add_test(tc, symlink_loops_reported);
+    tcase_add_test(tc, symlink_aliases_scanned_once);
+    tcase_add_test(tc, symlink_out_of_root_rejected);
     tcase_add_test(tc, encoding_and_size);
     tcase_add_test(tc, init_order_follows_imports);
     tcase_add_test(tc, stdlib_dir_option);

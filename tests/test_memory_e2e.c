@@ -237,7 +237,7 @@ static void daemon_fails(int daemon_signal, const char *ending, int jett_signal,
     char *p = program("m.jett", text), out[600];
     snprintf(out, sizeof out, "%s/out.toon", dir);
     const char *argv[] = {jett, "run", p, "--profile-memory", "--agent", NULL};
-    ck_assert_int_eq(tu_disturb_daemon(argv, out, daemon_signal, jett_signal, 300000), want);
+    ck_assert_int_eq(tu_disturb_daemon(argv, out, daemon_signal, jett_signal), want);
     size_t len;
     char *doc = tu_read_file(out, &len);
     ck_assert_ptr_nonnull(doc);

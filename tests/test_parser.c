@@ -210,6 +210,68 @@ START_TEST(nesting_limit)
 }
 END_TEST
 
+/* An else-if chain nests like blocks (PARSE_MAX_DEPTH): main's body is
+ * one level, each `else if` one, its condition or block one more, so 198
+ * links parse and 120,000 (a source just under 2 MiB) are refused
+ * without exhausting the parser's stack. */
+START_TEST(else_if_chain_limit)
+{
+    for (int round = 0; round < 2; round++) {
+        unsigned links = round == 0 ? 198 : 120000;
+        size_t cap = 64 + 20 * (size_t)links;
+        char *src = malloc(cap);
+        size_t n = (size_t)snprintf(src, cap, "namespace a\nfn main() {\n  if true {\n  }");
+        for (unsigned i = 0; i < links; i++)
+            n += (size_t)snprintf(src + n, cap - n, " else if true {}");
+        snprintf(src + n, cap - n, "\n}\n");
+        char *d = harness_load_diags(src);
+        if (round == 0)
+            ck_assert_str_eq(d, "");
+        else
+            ck_assert_msg(strstr(d, "error: expression nested too deeply\n") != NULL, "%.500s", d);
+        free(d);
+        free(src);
+    }
+}
+END_TEST
+
+/* Blocks count toward the 1000 levels of a tree: 150 nested whiles are 2
+ * levels each (statement and block) around a chain of N terms, inside
+ * main's body, so N = 1000 - 301 - 1 (the let) runs and N + 1 does not:
+ * the error is at the outermost while, the statement main's body cannot
+ * hold. */
+START_TEST(height_limit_counts_blocks)
+{
+    for (int round = 0; round < 2; round++) {
+        unsigned terms = 1000 - 301 - 1 + (unsigned)round;
+        size_t cap = 4096 + 4 * (size_t)terms;
+        char *src = malloc(cap);
+        size_t n = (size_t)snprintf(src, cap, "namespace a\nfn main() {\n");
+        for (int i = 0; i < 150; i++)
+            n += (size_t)snprintf(src + n, cap - n, "while true {\n");
+        n += (size_t)snprintf(src + n, cap - n, "let x = 1");
+        for (unsigned i = 1; i < terms; i++)
+            n += (size_t)snprintf(src + n, cap - n, "+1");
+        n += (size_t)snprintf(src + n, cap - n, "\nreturn x %% 256\n");
+        for (int i = 0; i < 150; i++)
+            n += (size_t)snprintf(src + n, cap - n, "}\n");
+        snprintf(src + n, cap - n, "}\n");
+        struct harness_run r;
+        harness_run(&r, src);
+        if (round == 0) {
+            ck_assert_msg(r.loaded, "%s", r.diags);
+            ck_assert_int_eq(r.result.exit_code, (int)terms % 256);
+        } else {
+            ck_assert_str_eq(r.diags,
+                             "main.jett:3:1: error: expression or block too deep: more than 1000 "
+                             "levels\n");
+        }
+        harness_free(&r);
+        free(src);
+    }
+}
+END_TEST
+
 Suite *parser_suite(void);
 Suite *parser_suite(void)
 {
@@ -223,6 +285,8 @@ Suite *parser_suite(void)
     tcase_add_test(tc, all_errors_reported);
     tcase_add_test(tc, limits_and_types);
     tcase_add_test(tc, nesting_limit);
+    tcase_add_test(tc, else_if_chain_limit);
+    tcase_add_test(tc, height_limit_counts_blocks);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -74,29 +74,35 @@ static void check_tick_invariant(const char *doc)
     ck_assert_int_eq(req, rec + coa + dro);
 }
 
-/* Equal wall time, one function in few slow builtin calls (about 0.1 ms
- * each, shorter than the 1 ms tick so that nothing coalesces) and one in
- * many cheap statements: elapsed-time sampling gives both about half,
- * where counting statements would give `fast` nearly everything. */
+/* Equal wall time, one function in fewer, slower statements (a builtin
+ * call building 1 kB, tens of times slower than `x += 1`, yet well below
+ * the 1 ms tick even under sanitizers on a loaded machine, so that its
+ * ticks do not coalesce) and one in many cheap statements: elapsed-time
+ * sampling gives both about half, where counting statements would give
+ * `fast` nearly everything.  On a loaded machine the ticks of one time
+ * slice coalesce and the share of CPU the run gets changes from second to
+ * second, so the halves take turns, 100 ms at a time, for 5 s in all. */
 START_TEST(elapsed_time_not_statement_counts)
 {
     char *p = program("share.jett", "namespace share\n"
-                                    "fn slow() {\n"
+                                    "fn slow(ms: int) {\n"
                                     "    let t0 = now_ms()\n"
-                                    "    while now_ms() - t0 < 800 {\n"
-                                    "        let s = repeat(\"ab\", 25000)\n"
+                                    "    while now_ms() - t0 < ms {\n"
+                                    "        let s = repeat(\"ab\", 500)\n"
                                     "    }\n"
                                     "}\n"
-                                    "fn fast() {\n"
+                                    "fn fast(ms: int) {\n"
                                     "    let t0 = now_ms()\n"
                                     "    let x = 0\n"
-                                    "    while now_ms() - t0 < 800 {\n"
+                                    "    while now_ms() - t0 < ms {\n"
                                     "        x += 1\n"
                                     "    }\n"
                                     "}\n"
                                     "fn main() {\n"
-                                    "    slow()\n"
-                                    "    fast()\n"
+                                    "    for i in 0..25 {\n"
+                                    "        slow(100)\n"
+                                    "        fast(100)\n"
+                                    "    }\n"
                                     "}\n");
     struct tu_output o;
     const char *argv[] = {jett, "run", p, "--profile", "--agent", NULL};
@@ -194,7 +200,7 @@ START_TEST(runtime_error_keeps_partial_observations)
     char *p = program("boom.jett", "namespace boom\n"
                                    "fn main() {\n"
                                    "    let t0 = now_ms()\n"
-                                   "    while now_ms() - t0 < 100 {\n"
+                                   "    while now_ms() - t0 < 500 {\n"
                                    "    }\n"
                                    "    fail(\"boom\")\n"
                                    "}\n");
@@ -227,7 +233,7 @@ static void daemon_killed(const char *ending, int signal_jett, int want_status,
     char *p = program("k.jett", text), out[600];
     snprintf(out, sizeof out, "%s/out.toon", dir);
     const char *argv[] = {jett, "run", p, "--profile", "--agent", NULL};
-    ck_assert_int_eq(tu_disturb_daemon(argv, out, SIGKILL, signal_jett, 100000), want_status);
+    ck_assert_int_eq(tu_disturb_daemon(argv, out, SIGKILL, signal_jett), want_status);
     size_t len;
     char *doc = tu_read_file(out, &len);
     ck_assert_ptr_nonnull(strstr(doc, "\n  partial_reason: collector_failure\n"));
@@ -278,7 +284,7 @@ START_TEST(group_sigterm_finishes_the_profile)
     }
     setpgid(pid, pid);
     ck_assert_int_gt(tu_child_named(pid, "jett-profd"), 0);
-    usleep(300000);
+    ck_assert_int_eq(tu_wait_thread(pid, "jett-runtime", "S"), 0); /* in sleep() */
     kill(-pid, SIGTERM);
     ck_assert_int_eq(tu_wait(pid), 143);
     size_t len;
@@ -303,7 +309,7 @@ START_TEST(sigint_finishes_an_interrupted_profile)
     const char *argv[] = {jett, "run", p, "--profile", "--agent", NULL};
     pid_t pid = tu_spawn(argv, out);
     ck_assert_int_gt(tu_child_named(pid, "jett-profd"), 0);
-    usleep(300000);
+    ck_assert_int_eq(tu_wait_thread(pid, "jett-runtime", "S"), 0); /* in sleep() */
     kill(pid, SIGINT);
     ck_assert_int_eq(tu_wait(pid), 130);
     size_t len;
@@ -467,7 +473,7 @@ START_TEST(signal_during_load_is_kept)
     snprintf(out, sizeof out, "%s/out.txt", dir);
     const char *argv[] = {jett, "run", p, NULL};
     pid_t pid = tu_spawn(argv, out);
-    usleep(50000);
+    ck_assert_int_eq(tu_wait_handler(pid, "jett", SIGINT), 0); /* jett's, not the default */
     kill(pid, SIGINT);
     ck_assert_int_eq(tu_wait(pid), 130);
     free(p);

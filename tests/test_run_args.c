@@ -139,6 +139,8 @@ START_TEST(shape_errors)
     expect_error("run: unknown option '--profile-limit=3'", "--profile", "--profile-limit=3",
                  "a.jett", NULL);
     expect_error("run: expected a program FILE.jett", "--profile", NULL);
+    expect_error("run: the program FILE.jett is an empty string", "", NULL);
+    expect_error("run: the program FILE.jett is an empty string", "--profile", "", NULL);
     expect_error("run: unexpected argument 'b.jett' (program arguments go after --)", "a.jett",
                  "b.jett", NULL);
 }

@@ -190,7 +190,7 @@ START_TEST(fallback_profile_has_every_field)
     char out[600], err[600], cmd[1600];
     snprintf(out, sizeof out, "%s/out.toon", dir);
     const char *argv[] = {jett, "run", p, "--profile", "--profile-rate", "100", "--agent", NULL};
-    ck_assert_int_eq(tu_disturb_daemon(argv, out, SIGKILL, 0, 0), 4);
+    ck_assert_int_eq(tu_disturb_daemon(argv, out, SIGKILL, 0), 4);
     size_t len;
     char *doc = tu_read_file(out, &len), *prof = profile_of(doc);
     ck_assert_msg(shaped(prof, fallback_shape), "%s", prof);
@@ -217,7 +217,7 @@ START_TEST(fallback_profile_has_every_field)
     snprintf(err, sizeof err, "%s/err.txt", dir);
     snprintf(cmd, sizeof cmd, "exec \"$0\" run \"$1\" --profile --profile-rate 100 2>'%s'", err);
     const char *hargv[] = {"/bin/sh", "-c", cmd, jett, p, NULL};
-    ck_assert_int_eq(tu_disturb_daemon(hargv, out, SIGKILL, 0, 0), 4);
+    ck_assert_int_eq(tu_disturb_daemon(hargv, out, SIGKILL, 0), 4);
     char *text = tu_read_file(err, &len);
     ck_assert_msg(!strncmp(text,
                            "CPU profile\nstatus: unavailable (collector_failure), "
@@ -232,7 +232,7 @@ START_TEST(fallback_profile_has_every_field)
     free(text);
     /* memory mode: the launcher counts no memory totals of its own */
     const char *margv[] = {jett, "run", p, "--profile-memory", "--agent", NULL};
-    ck_assert_int_eq(tu_disturb_daemon(margv, out, SIGKILL, 0, 0), 4);
+    ck_assert_int_eq(tu_disturb_daemon(margv, out, SIGKILL, 0), 4);
     doc = tu_read_file(out, &len);
     ck_assert_msg(strstr(doc, "\n  status: unavailable\n  partial_reason: collector_failure\n"
                               "  termination: returned\n  backend: interpreter_alloc_hooks\n"

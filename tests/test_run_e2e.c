@@ -10,7 +10,6 @@
  * programs below are worked out from their source by hand.
  */
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -877,35 +876,6 @@ static const char forever_src[] = "namespace e2e.forever\n"
                                   "    }\n"
                                   "}\n";
 
-/* Whether pid has a thread named jett-runtime that is asleep (in sleep()). */
-static bool runtime_sleeping(pid_t pid)
-{
-    char dir[64];
-    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
-    DIR *d = opendir(dir);
-    bool found = false;
-    for (struct dirent *e; d && !found && (e = readdir(d)) != NULL;) {
-        char p[400], buf[512] = "";
-        snprintf(p, sizeof p, "%s/%s/comm", dir, e->d_name);
-        FILE *f = fopen(p, "r");
-        if (!f)
-            continue;
-        bool runtime = fgets(buf, sizeof buf, f) && strcmp(buf, "jett-runtime\n") == 0;
-        fclose(f);
-        snprintf(p, sizeof p, "%s/%s/stat", dir, e->d_name);
-        if (!runtime || !(f = fopen(p, "r")))
-            continue;
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        buf[n] = 0;
-        fclose(f);
-        const char *paren = strrchr(buf, ')');
-        found = paren && paren[1] == ' ' && paren[2] == 'S';
-    }
-    if (d)
-        closedir(d);
-    return found;
-}
-
 /* Runs `jett run FILE [--agent]`, sends signo once main sleeps, and
  * collects the outputs (through files: the run is short). */
 static void run_interrupted(const char *file, bool agent, int signo, struct tu_output *o)
@@ -920,11 +890,8 @@ static void run_interrupted(const char *file, bool agent, int signo, struct tu_o
         execl(jett, jett, "run", file, agent ? "--agent" : NULL, (char *)NULL);
         _exit(127);
     }
-    struct timespec pause = {0, 5 * 1000 * 1000};
-    int tries = 0;
-    while (!runtime_sleeping(pid) && tries++ < 6000) /* at most 30 s */
-        nanosleep(&pause, NULL);
-    ck_assert_msg(tries < 6000, "the program never reached sleep()");
+    ck_assert_msg(tu_wait_thread(pid, "jett-runtime", "S") == 0,
+                  "the program never reached sleep()");
     ck_assert_int_eq(kill(pid, signo), 0);
     int st;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)

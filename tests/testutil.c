@@ -4,9 +4,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -210,20 +212,127 @@ int tu_wait(pid_t pid)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-int tu_disturb_daemon(const char *const argv[], const char *out, int daemon_signal, int jett_signal,
-                      unsigned jett_delay_us)
+/* The state letter in a /proc/.../stat file (after the command's closing
+ * parenthesis), 0 when the file cannot be read. */
+static char stat_state(const char *path)
+{
+    char buf[512];
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *paren = strrchr(buf, ')');
+    return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
+/* The state of pid's first thread named comm, 0 when there is none. */
+static char thread_state(pid_t pid, const char *comm)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(dir);
+    char state = 0;
+    for (struct dirent *e; d && !state && (e = readdir(d)) != NULL;) {
+        char p[400], name[64] = "";
+        snprintf(p, sizeof p, "%s/%s/comm", dir, e->d_name);
+        FILE *f = fopen(p, "r");
+        if (!f)
+            continue;
+        bool named = fgets(name, sizeof name, f) && strcspn(name, "\n") == strlen(comm) &&
+                     strncmp(name, comm, strlen(comm)) == 0;
+        fclose(f);
+        snprintf(p, sizeof p, "%s/%s/stat", dir, e->d_name);
+        if (named)
+            state = stat_state(p);
+    }
+    if (d)
+        closedir(d);
+    return state;
+}
+
+/* Polls `ready(pid, arg)` every 2 ms for up to 60 s. */
+static int poll_state(bool (*ready)(pid_t, const void *), pid_t pid, const void *arg)
+{
+    const struct timespec pause = {0, 2 * 1000 * 1000};
+    for (int tries = 0; tries < 30000; tries++) {
+        if (ready(pid, arg))
+            return 0;
+        nanosleep(&pause, NULL);
+    }
+    return -1;
+}
+
+struct thread_want {
+    const char *comm, *states;
+};
+
+static bool thread_ready(pid_t pid, const void *arg)
+{
+    const struct thread_want *w = arg;
+    char state = thread_state(pid, w->comm);
+    return state && (!w->states || strchr(w->states, state));
+}
+
+int tu_wait_thread(pid_t pid, const char *comm, const char *states)
+{
+    struct thread_want w = {comm, states};
+    return poll_state(thread_ready, pid, &w);
+}
+
+/* Whether pid is stopped (T), or dead: a zombie or gone. */
+static bool signal_taken(pid_t pid, const void *arg)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    char state = stat_state(path);
+    return *(const int *)arg == SIGSTOP ? state == 'T' || state == 't'
+                                        : state == 0 || state == 'Z' || state == 'X';
+}
+
+struct handler_want {
+    const char *comm;
+    int signo;
+};
+
+/* Whether pid runs `comm` (it has exec'd: before that it is a copy of the
+ * test, with the test's handlers) and has a handler for the signal (its
+ * SigCgt mask in /proc/PID/status). */
+static bool signal_caught(pid_t pid, const void *arg)
+{
+    const struct handler_want *w = arg;
+    char path[64], line[128], name[64] = "";
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    unsigned long long mask = 0;
+    bool found = false;
+    while (f && !found && fgets(line, sizeof line, f))
+        if (sscanf(line, "Name: %63s", name) != 1)
+            found = sscanf(line, "SigCgt: %llx", &mask) == 1;
+    if (f)
+        fclose(f);
+    return found && strcmp(name, w->comm) == 0 && (mask >> (w->signo - 1) & 1);
+}
+
+int tu_wait_handler(pid_t pid, const char *comm, int signo)
+{
+    struct handler_want w = {comm, signo};
+    return poll_state(signal_caught, pid, &w);
+}
+
+int tu_disturb_daemon(const char *const argv[], const char *out, int daemon_signal, int jett_signal)
 {
     pid_t pid = tu_spawn(argv, out);
     pid_t d = tu_child_named(pid, "jett-profd");
-    if (d <= 0) {
+    if (d <= 0 || tu_wait_thread(pid, "jett-runtime", NULL) != 0) {
         kill(pid, SIGKILL);
         tu_wait(pid);
         return -1;
     }
-    usleep(200000);
     kill(d, daemon_signal);
     if (jett_signal) {
-        usleep(jett_delay_us);
+        poll_state(signal_taken, d, &daemon_signal);
         kill(pid, jett_signal);
     }
     int status = tu_wait(pid);

@@ -43,12 +43,22 @@ pid_t tu_spawn(const char *const argv[], const char *out);
 pid_t tu_child_named(pid_t parent, const char *comm);
 
 /* Runs a profiled jett (argv) in the background with its stdout in `out`;
- * 200 ms after its jett-profd appears sends the daemon `daemon_signal`,
- * then after `jett_delay_us` sends jett `jett_signal` (0: none).  Returns
+ * once its jett-profd exists and user code runs (the jett-runtime thread
+ * exists) sends the daemon `daemon_signal`, then, once the daemon is
+ * stopped (SIGSTOP) or dead, sends jett `jett_signal` (0: none).  Returns
  * jett's exit status (a stopped daemon is killed afterwards), or -1 when
- * no daemon appeared. */
-int tu_disturb_daemon(const char *const argv[], const char *out, int daemon_signal, int jett_signal,
-                      unsigned jett_delay_us);
+ * no daemon or no runtime thread appeared. */
+int tu_disturb_daemon(const char *const argv[], const char *out, int daemon_signal,
+                      int jett_signal);
+
+/* Waits (up to 60 s) until process pid has a thread named `comm` whose
+ * state letter (/proc/PID/task/TID/stat) is one of `states` (NULL: any);
+ * 0, or -1 on timeout. */
+int tu_wait_thread(pid_t pid, const char *comm, const char *states);
+
+/* Waits (up to 60 s) until process pid runs `comm` (has exec'd) and has
+ * installed a handler for signo; 0, or -1 on timeout. */
+int tu_wait_handler(pid_t pid, const char *comm, int signo);
 
 /* Waits for `pid`: its exit status, or 128 + signal. */
 int tu_wait(pid_t pid);

@@ -229,7 +229,8 @@ bool costrun_func(const struct costrun *c, uint32_t func, struct costrun_iter *i
     if (func >= c->n_funcs || func >= c->n_fb)
         return false;
     it->p = c->fb[func].p;
-    it->end = it->p + c->fb[func].len;
+    /* a function without lines may have no buffer at all (NULL) */
+    it->end = c->fb[func].len ? it->p + c->fb[func].len : it->p;
     it->line = 0;
     it->first = true;
     return it->p < it->end;

@@ -233,8 +233,6 @@ int cg_body_directive(struct cg_parser *ps, const char *key, size_t klen, const 
 static int cost_columns(struct cg_parser *ps, const struct cg_part *p, const char *s, size_t len)
 {
     struct cursor c = {s, s + len};
-    const char *t;
-    size_t n;
     uint32_t ncosts = 0;
     if (positions(ps, &c, ps->cols) < 0)
         return -1;
@@ -246,8 +244,14 @@ static int cost_columns(struct cg_parser *ps, const struct cg_part *p, const cha
         if (ncosts == p->nevents)
             return cg_parser_fail(ps, CG_SYNTAX, "more cost columns than the %u events",
                                   p->nevents);
-        if (quick < 0 && (next_tok(&c, &t, &n), cg_u64(t, n, &v, ps->err) < 0))
-            return cg_parser_here(ps);
+        if (quick < 0) {
+            /* The quick scan stopped on a token it could not read: the
+             * full reader takes it and names the error. */
+            const char *t;
+            size_t n;
+            if (!next_tok(&c, &t, &n) || cg_u64(t, n, &v, ps->err) < 0)
+                return cg_parser_here(ps);
+        }
         ps->cols[p->npos + ncosts++] = v;
     }
     return (int)ncosts;

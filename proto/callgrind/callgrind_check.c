@@ -66,10 +66,12 @@ int cg_model_check(const struct cg_model *m, struct cg_error *err)
         const struct cg_part *p = &m->parts[i];
         if (part_check(m, p, err) < 0)
             return -1;
-        const struct cg_record *r = m->records + p->first_record;
-        for (size_t k = 0; k < p->nrecords; k++)
-            if (record_check(m, p, &r[k], k ? &r[k - 1] : NULL, err) < 0)
+        /* Indexed per record: a model without records has no array. */
+        for (size_t k = 0; k < p->nrecords; k++) {
+            const struct cg_record *r = &m->records[p->first_record + k];
+            if (record_check(m, p, r, k ? r - 1 : NULL, err) < 0)
                 return -1;
+        }
     }
     return 0;
 }

@@ -183,8 +183,11 @@ void cg_model_drop_records(struct cg_model *m, size_t n)
         if (r[k].call != CG_NONE)
             c0 = r[k].call;
     memmove(r, r + n, keep * sizeof *r);
-    memmove(m->values + v0, m->values + v1, (m->nvalues - v1) * sizeof *m->values);
-    memmove(m->calls + c0, m->calls + c1, (m->ncalls - c1) * sizeof *m->calls);
+    /* values and calls are NULL in a model that has none */
+    if (v1 < m->nvalues)
+        memmove(m->values + v0, m->values + v1, (m->nvalues - v1) * sizeof *m->values);
+    if (c1 < m->ncalls)
+        memmove(m->calls + c0, m->calls + c1, (m->ncalls - c1) * sizeof *m->calls);
     for (size_t k = 0; k < keep; k++) {
         r[k].values -= (uint32_t)(v1 - v0);
         if (r[k].call != CG_NONE)

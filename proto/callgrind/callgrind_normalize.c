@@ -81,7 +81,8 @@ static int put_part_number(struct norm *n, size_t number)
 static int put_headers(struct norm *n, size_t i)
 {
     const struct cg_part *p = &n->m->parts[i];
-    const struct cg_header *h = n->m->headers + p->first_header;
+    /* (a part without headers may come from a model without any) */
+    const struct cg_header *h = p->nheaders ? n->m->headers + p->first_header : NULL;
     size_t lead = 0, k;
     if (!p->has_number && p->nheaders >= CG_MAX_HEADERS)
         return cg_fail(n->err, CG_RESOURCE, 0, "part %zu would exceed %u headers with 'part:'",

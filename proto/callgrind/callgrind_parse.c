@@ -145,6 +145,12 @@ static int parse_line(struct cg_parser *ps, const char *s, size_t len)
         len--;
     if (len == 0 || s[0] == '#')
         return 0;
+    /* CR LF ends a line as LF does; a CR left inside one means lines that
+     * end with CR alone, which would all run into one */
+    if (memchr(s, '\r', len) != NULL)
+        return cg_parser_fail(ps, CG_SYNTAX,
+                              "carriage return inside a line: lines end with LF or CR LF, "
+                              "not CR alone");
     /* keys start with a letter, so a digit, sign or '*' is a cost line */
     if ((s[0] >= '0' && s[0] <= '9') || s[0] == '+' || s[0] == '-' || s[0] == '*') {
         if (cg_model_part(ps->m)->nevents == 0)

@@ -34,7 +34,8 @@ int cli_capture_open(struct cli_capture *c, const char *path, uint32_t follow_ms
     c->r = NULL;
     if ((c->fd = cli_open_input(path, err, errlen)) < 0)
         return -1;
-    c->r = follow_ms ? capture_reader_follow(c->fd, follow_ms) : capture_reader_fd(c->fd);
+    const char *name = c->fd == STDIN_FILENO ? NULL : path; /* "-" names no file */
+    c->r = follow_ms ? capture_reader_follow(c->fd, name, follow_ms) : capture_reader_fd(c->fd);
     return 0;
 }
 
