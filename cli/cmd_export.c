@@ -142,6 +142,16 @@ static int read_fold(const struct export_opts *o, struct fold **out)
     return CLI_EXIT_BAD_INPUT;
 }
 
+/* After a fold was written: a damaged capture (exported as far as it was
+ * read, as the profile reports it) exits 1 with where it stopped. */
+static int report_damage(const struct export_opts *o, const struct fold *f, int rc)
+{
+    if (rc != CLI_EXIT_OK || !fold_damage(f))
+        return rc;
+    fprintf(stderr, "jett: %s: %s\n", o->capture, fold_damage(f));
+    return CLI_EXIT_BAD_INPUT;
+}
+
 /* The output: standard output, or a temporary file renamed over the -o
  * PATH once complete, so that the file is written whole or not at all
  * (a device or FIFO is written directly: renaming would replace it).
@@ -214,7 +224,7 @@ static int write_output(const struct export_opts *o, const struct fold *f)
     return dest_close(o, &d, true);
 }
 
-/* --format callgrind: straight from the capture's stacks and lines. */
+/* --format callgrind: the aggregation's stacks and lines. */
 static int export_callgrind(const struct export_opts *o)
 {
     char err[400];
@@ -229,12 +239,16 @@ static int export_callgrind(const struct export_opts *o)
     }
     int rc = cgexport_write(c.r, d.f, err, sizeof err);
     cli_capture_close(&c);
-    if (rc != 0) {
+    if (rc < 0) {
         dest_close(o, &d, false);
         fprintf(stderr, "jett: %s: %s\n", o->capture, err);
         return CLI_EXIT_BAD_INPUT;
     }
-    return dest_close(o, &d, true);
+    int closed = dest_close(o, &d, true);
+    if (closed != CLI_EXIT_OK || rc == 0)
+        return closed;
+    fprintf(stderr, "jett: %s: %s\n", o->capture, err); /* damaged: exported as far as read */
+    return CLI_EXIT_BAD_INPUT;
 }
 
 /* jett profile export CAPTURE --format F [--weight W] [-o PATH] */
@@ -256,7 +270,7 @@ int cli_profile_export(int argc, char **argv)
     rc = read_fold(&o, &f);
     if (rc != CLI_EXIT_OK)
         return rc;
-    rc = write_output(&o, f);
+    rc = report_damage(&o, f, write_output(&o, f));
     fold_free(f);
     return rc;
 }

@@ -13,6 +13,7 @@
 #define JETT_DAEMON_AGG_INTERNAL_H
 
 #include "daemon/agg.h"
+#include "daemon/export/costrun.h"
 #include "daemon/live_track.h"
 
 #define AGG_NONE UINT32_MAX
@@ -70,7 +71,9 @@ struct agg_node {
     uint32_t parent, ident, chain;
     uint32_t chain_bucket; /* a copy of the chain's bucket offset once it
                             * exists, so the sample walk skips the chain
-                            * table (buckets are never removed) */
+                            * table (buckets are never removed); in memory
+                            * mode the chain to the outermost occurrence
+                            * of the node's leaf identity */
     uint32_t leaf_bucket;  /* likewise the leaf identity's site bucket in
                             * memory mode: an allocation event reaches its
                             * buckets from the node without the identity */
@@ -101,13 +104,38 @@ struct agg_hotb {
     uint32_t next;
 };
 
+/* Live bytes of the allocations one creation site (a function, or a
+ * stack node) holds, with live_at_peak kept lazily: `at_peak` is the
+ * value at the latest global peak once the site has changed after it
+ * (last_change > peak_event); otherwise `live` still is. */
+struct agg_live {
+    uint64_t live, at_peak, last_change;
+};
+
 /* Memory-mode site bucket (one per creation or resizing function), also
- * carved from the arena.  live_at_peak is kept lazily: `at_peak` is the
- * site's live bytes at the latest global peak once the site has changed
- * after it (last_change > peak_event); otherwise `live` still is. */
+ * carved from the arena. */
 struct agg_siteb {
     uint64_t allocation_count, allocated_bytes, resize_count, freed_bytes;
-    uint64_t live, at_peak, last_change;
+    struct agg_live held;
+};
+
+/* What the exports read per stack node (agg_keep_detail): CPU samples
+ * with the node as leaf; allocation pressure (initial bytes and growth),
+ * allocations created and events with pressure at the node; the live
+ * bytes of allocations it created; the STACK's call site (its start
+ * offset in the caller's source, WIRE_NONE32: none).  Held beside the
+ * node table, charged to no budget: it is bounded by the capture's
+ * stacks. */
+struct agg_node_detail {
+    uint64_t self, count, events;
+    struct agg_live held;
+    uint32_t site;
+};
+
+/* A node's detail summed over its subtree (the node and all it called):
+ * what a call edge into it carries. */
+struct agg_node_below {
+    uint64_t self, count, events, retained, live_at_peak;
 };
 struct agg_mchainb {
     uint64_t bytes;
@@ -116,16 +144,19 @@ struct agg_mchainb {
 /* A live record (live_table.h) packs its size (low 40 bits) and creation
  * site (high 24 bits: the site bucket's arena offset in 8-byte units,
  * which fits because the arena is at most 64 MiB; AGG_MEM_NO_SITE when it
- * has none).  A size of AGG_MEM_WIDE (2^40 - 1) or more is kept whole
- * beside the record (live_track_set_wide) and its size field holds
- * AGG_MEM_WIDE: every size up to 2^64 - 1 is exact. */
+ * has none).  With detail kept, the site is the creation stack node
+ * instead (node tables under the 16 MiB stack budget hold fewer than
+ * 2^24 - 2 nodes), whose leaf bucket is the site.  A size of AGG_MEM_WIDE
+ * (2^40 - 1) or more is kept whole beside the record (live_track_set_wide)
+ * and its size field holds AGG_MEM_WIDE: every size up to 2^64 - 1 is
+ * exact. */
 #define AGG_MEM_SIZE_BITS 40
 #define AGG_MEM_WIDE ((UINT64_C(1) << AGG_MEM_SIZE_BITS) - 1)
 #define AGG_MEM_NO_SITE 0xfffffeu /* 0xffffff never occurs: no record is LIVE_EMPTY */
 #define AGG_MEM_SITE_SHIFT 3
 
 struct agg_mem {
-    uint64_t allocation_count, resize_count, allocated_bytes, freed_bytes, attributed;
+    uint64_t allocation_count, resize_count, free_count, allocated_bytes, freed_bytes, attributed;
     uint64_t live, peak, events, peak_event;
     uint64_t max_id, watermark;
     bool have_id, limited;
@@ -172,6 +203,15 @@ struct agg {
     bool cpu_limited;
     struct agg_cpu_totals cpu;
     struct agg_mem mem;
+    /* per-node quantities for the exports; NULL unless agg_keep_detail */
+    bool detail;
+    struct agg_node_detail *node_detail;
+    uint32_t node_detail_cap;
+    /* the same summed over each node's subtree, once the stream ended */
+    struct agg_node_below *node_below;
+    /* and self costs by (leaf identity, leaf span start + 1, 0: none):
+     * samples, or bytes and allocations (costrun.h) */
+    struct costrun *self_lines;
     uint64_t last_sequence;
     bool have_sequence;
 };
@@ -233,6 +273,20 @@ void agg_tables_free(struct agg *a);
 /* True when `id` names a stored, valid stack node. */
 bool agg_node_usable(const struct agg *a, uint32_t id);
 
+/* The export detail of a stored node (agg_keep_detail only). */
+static inline struct agg_node_detail *agg_detail_at(const struct agg *a, const struct agg_node *n)
+{
+    return &a->node_detail[n - (const struct agg_node *)a->nodes.p];
+}
+
+/* Adds one event's self cost at its leaf identity and leaf span (start
+ * WIRE_NONE32: unknown) to the detail; a collector error when out of
+ * memory. */
+void agg_detail_self(struct agg *a, uint32_t ident, uint32_t start, const uint64_t *w);
+/* Sums the detail over every node's subtree once the stream ended; a
+ * collector error when out of memory. */
+void agg_detail_settle(struct agg *a);
+
 /* ---- agg_mem.c ---- */
 int agg_mem_event(struct agg *a, const struct wire_alloc *e);
 size_t agg_mem_bytes(const struct agg *a);
@@ -240,7 +294,7 @@ void agg_mem_free(struct agg *a);
 /* Sets the live records' limit once HELLO has set the budget. */
 void agg_mem_start(struct agg *a);
 /* A site's live bytes at the global peak (resolving the lazy capture). */
-uint64_t agg_mem_site_at_peak(const struct agg *a, const struct agg_siteb *s);
+uint64_t agg_mem_at_peak(const struct agg *a, const struct agg_live *h);
 
 /* ---- agg_cpu.c ---- */
 int agg_cpu_sample(struct agg *a, const struct wire_sample *s);

@@ -28,6 +28,8 @@ void agg_free(struct agg *a)
     agg_tables_free(a);
     agg_cpu_free(a);
     agg_mem_free(a);
+    costrun_free(a->self_lines);
+    free(a->node_below);
     free(a->backend);
     free(a);
 }
@@ -90,6 +92,8 @@ int agg_hello(struct agg *a, const struct wire_hello *h)
                          n && !memchr(h->backend.ptr, '\0', n) ? n : 11);
     a->capabilities = h->capabilities & WIRE_CAP_ALL;
     a->colour = h->colour;
+    if (a->detail && !(a->self_lines = costrun_new(a->mode == WIRE_MODE_CPU ? 1 : 2)))
+        agg_errorf(a, "HELLO: out of memory");
     return a->errors > before ? -1 : 0;
 }
 
@@ -158,7 +162,8 @@ int agg_event(struct agg *a, const struct wire_event *ev)
 
 bool agg_takes_alloc_runs(const struct agg *a)
 {
-    return a->mode == WIRE_MODE_MEMORY && stream_open(a);
+    /* an export's detail needs each entry's span: single entries */
+    return a->mode == WIRE_MODE_MEMORY && stream_open(a) && !a->detail;
 }
 
 size_t agg_events(struct agg *a, const struct wire_event *ev, size_t n)
@@ -213,6 +218,16 @@ void agg_end(struct agg *a)
         agg_errorf(a, "stream ended without HELLO");
     else if (!a->have_finish)
         agg_errorf(a, "stream ended without FINISH");
+    if (a->self_lines && costrun_finish(a->self_lines, a->idents.len) != 0)
+        agg_errorf(a, "self costs: out of memory");
+    if (a->detail)
+        agg_detail_settle(a);
+}
+
+void agg_detail_self(struct agg *a, uint32_t ident, uint32_t start, const uint64_t *w)
+{
+    if (a->self_lines && costrun_add(a->self_lines, ident, start + 1, w) != 0)
+        agg_errorf(a, "self costs: out of memory");
 }
 
 void agg_release_records(struct agg *a)
@@ -238,6 +253,46 @@ enum agg_status agg_status(const struct agg *a, enum agg_reason *reason)
     if (!a->have_hello)
         return AGG_UNAVAILABLE;
     return r == AGG_REASON_NONE ? AGG_COMPLETE : AGG_PARTIAL;
+}
+
+void agg_keep_detail(struct agg *a)
+{
+    a->detail = true;
+}
+
+uint8_t agg_mode(const struct agg *a)
+{
+    return a->mode;
+}
+
+const struct wire_config *agg_config(const struct agg *a)
+{
+    return &a->cfg;
+}
+
+const char *agg_backend(const struct agg *a)
+{
+    return a->backend;
+}
+
+uint32_t agg_capabilities(const struct agg *a)
+{
+    return a->capabilities;
+}
+
+bool agg_colour(const struct agg *a)
+{
+    return a->colour;
+}
+
+bool agg_has_hello(const struct agg *a)
+{
+    return a->have_hello;
+}
+
+const struct wire_finish *agg_finish_record(const struct agg *a)
+{
+    return a->have_finish ? &a->finish : NULL;
 }
 
 uint64_t agg_error_count(const struct agg *a)

@@ -135,6 +135,24 @@ void agg_release_records(struct agg *a);
 /* Status and its reason (AGG_REASON_NONE when complete). */
 enum agg_status agg_status(const struct agg *a, enum agg_reason *reason);
 
+/* Keeps quantities per stack node as well, for the exports (attrib.h):
+ * before any record.  They are charged to no budget (they grow with the
+ * capture's stacks), and the budgets' effect on everything else is
+ * unchanged. */
+void agg_keep_detail(struct agg *a);
+
+/* What HELLO said (the defaults before it; bad values replaced, as
+ * collector errors): the mode (enum wire_mode), the configuration, the
+ * backend (NULL: none given), the capability bits and the colour flag. */
+uint8_t agg_mode(const struct agg *a);
+const struct wire_config *agg_config(const struct agg *a);
+const char *agg_backend(const struct agg *a);
+uint32_t agg_capabilities(const struct agg *a);
+bool agg_colour(const struct agg *a);
+/* Whether HELLO was read; the FINISH record, NULL before it. */
+bool agg_has_hello(const struct agg *a);
+const struct wire_finish *agg_finish_record(const struct agg *a);
+
 /* Collector errors seen and the first one's message ("" when none). */
 uint64_t agg_error_count(const struct agg *a);
 const char *agg_error(const struct agg *a);

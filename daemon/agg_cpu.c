@@ -83,21 +83,26 @@ static void hot_line(struct agg *a, uint32_t ident, struct agg_fnb *fnb, struct 
     ((struct agg_hotb *)agg_bucket_at(a, off))->self++;
 }
 
-/* The leaf statement span if it lies in the leaf function's source;
- * otherwise a collector error and no span. */
-static struct wire_span leaf_span(struct agg *a, uint32_t ident, struct wire_span span)
+/* Whether a present leaf span lies in the leaf function's source. */
+static bool span_inside(const struct agg *a, const struct agg_ident *d, struct wire_span span)
 {
-    if (!wire_span_present(span))
-        return WIRE_SPAN_NONE;
-    const struct agg_ident *d = agg_ident_at(a, ident);
-    if (d->source == AGG_NONE)
-        return WIRE_SPAN_NONE; /* a source-less frame has no statement to show */
     const struct agg_source *s = agg_vec_at(&a->sources, d->source);
-    if (span.start > span.end || span.end > s->text_len) {
-        agg_errorf(a, "CPU_SAMPLE: leaf span [%u, %u) outside its source", span.start, span.end);
+    return span.start <= span.end && span.end <= s->text_len;
+}
+
+/* The leaf statement span if it lies in the leaf function's source
+ * (NONE for a source-less frame: it has no statement to show); a span
+ * outside is a collector error when `report`, and no span. */
+static struct wire_span leaf_span(struct agg *a, uint32_t ident, struct wire_span span, bool report)
+{
+    const struct agg_ident *d = agg_ident_at(a, ident);
+    if (!wire_span_present(span) || d->source == AGG_NONE)
         return WIRE_SPAN_NONE;
-    }
-    return span;
+    if (span_inside(a, d, span))
+        return span;
+    if (report)
+        agg_errorf(a, "CPU_SAMPLE: leaf span [%u, %u) outside its source", span.start, span.end);
+    return WIRE_SPAN_NONE;
 }
 
 /* Charges one Jett-state sample to every function on its stack: self and
@@ -123,7 +128,13 @@ static int cpu_jett(struct agg *a, const struct wire_sample *s)
     struct agg_fnb *fnb = fn_bucket(a, leaf->ident);
     if (fnb) {
         fnb->self++;
-        hot_line(a, leaf->ident, fnb, leaf_span(a, leaf->ident, s->span));
+        hot_line(a, leaf->ident, fnb, leaf_span(a, leaf->ident, s->span, true));
+    }
+    if (a->detail) {
+        const uint64_t one = 1;
+        agg_detail_at(a, leaf)->self++;
+        agg_detail_at(a, leaf)->events++;
+        agg_detail_self(a, leaf->ident, leaf_span(a, leaf->ident, s->span, false).start, &one);
     }
     for (struct agg_node *n = agg_vec_at(&a->nodes, s->stack_id);;) {
         if (n->flags & AGG_NODE_OUTERMOST) {

@@ -17,6 +17,9 @@
 _Static_assert((AGG_RETENTION_BUDGET_MAX >> AGG_MEM_SITE_SHIFT) < AGG_MEM_NO_SITE,
                "a site bucket offset fits the live record");
 
+_Static_assert(AGG_STACK_BUDGET_MAX / sizeof(struct agg_node) < AGG_MEM_NO_SITE,
+               "a stack node index fits the live record");
+
 _Static_assert(sizeof(uint64_t) == AGG_COST_WINDOW && sizeof(struct live_slot) == AGG_COST_LIVE,
                "the documented costs are the real slot sizes");
 
@@ -75,18 +78,34 @@ HOT struct agg_siteb *leaf_site(struct agg *a, struct agg_node *n)
     return agg_bucket_at(a, n->leaf_bucket);
 }
 
+/* The node of the outermost occurrence of a node's leaf identity on its
+ * path (the node itself when it is outermost): a function's call chain
+ * runs from the root to there (DESIGN section 6), also under recursion. */
+static const struct agg_node *outermost_of(const struct agg *a, const struct agg_node *n)
+{
+    const struct agg_node *outer = n;
+    for (uint32_t p = n->parent; !(outer->flags & AGG_NODE_OUTERMOST) && p != AGG_NONE;) {
+        const struct agg_node *q = agg_vec_at(&a->nodes, p);
+        if (q->ident == n->ident)
+            outer = q;
+        p = q->parent;
+    }
+    return outer;
+}
+
 /* Finds (or creates) the chain bucket of a node that has none
- * remembered; false when there is none. */
+ * remembered: that of the chain to its leaf function's outermost
+ * occurrence; false when there is none. */
 static bool new_chain_bucket(struct agg *a, struct agg_node *n)
 {
-    struct agg_chain *c = agg_vec_at(&a->chains, n->chain);
+    struct agg_chain *c = agg_vec_at(&a->chains, outermost_of(a, n)->chain);
     if (c->bucket == AGG_NONE && !a->mem.limited)
         c->bucket = mem_take(a, sizeof(struct agg_mchainb));
     n->chain_bucket = c->bucket;
     return n->chain_bucket != AGG_NONE;
 }
 
-/* Adds bytes to the chain bucket of a stack node's root-to-leaf chain. */
+/* Adds bytes to the chain bucket of a stack node's leaf function. */
 HOT void chain_bytes(struct agg *a, struct agg_node *n, uint64_t bytes)
 {
     if (n->chain_bucket != AGG_NONE || new_chain_bucket(a, n))
@@ -117,23 +136,56 @@ static inline uint64_t pick(bool c, uint64_t x, uint64_t y)
     return (x & m) | (y & ~m);
 }
 
-/* Changes a site's live bytes by `delta` modulo 2^64 (a decrease is its
- * two's complement: sizes go to 2^64 - 1, past any signed type), first
- * capturing its value at the latest global peak if this is its first
- * change since that peak. */
-HOT void site_live(struct agg *a, struct agg_siteb *s, uint64_t delta)
+/* Changes a creation site's live bytes by `delta` modulo 2^64 (a
+ * decrease is its two's complement: sizes go to 2^64 - 1, past any signed
+ * type), first capturing its value at the latest global peak if this is
+ * its first change since that peak. */
+HOT void held_change(struct agg *a, struct agg_live *h, uint64_t delta)
 {
-    if (s == NULL)
-        return;
-    if (s->last_change <= a->mem.peak_event)
-        s->at_peak = s->live;
-    s->live += delta;
-    s->last_change = a->mem.events;
+    if (h->last_change <= a->mem.peak_event)
+        h->at_peak = h->live;
+    h->live += delta;
+    h->last_change = a->mem.events;
 }
 
-uint64_t agg_mem_site_at_peak(const struct agg *a, const struct agg_siteb *s)
+uint64_t agg_mem_at_peak(const struct agg *a, const struct agg_live *h)
 {
-    return s->last_change <= a->mem.peak_event ? s->live : s->at_peak;
+    return h->last_change <= a->mem.peak_event ? h->live : h->at_peak;
+}
+
+/* The creation site a live record names: its site bucket (NULL: none)
+ * and, with detail kept, its stack node's detail (else NULL). */
+struct creator {
+    struct agg_siteb *site;
+    struct agg_node_detail *node;
+};
+
+/* The reference a live record keeps of its creator. */
+HOT uint32_t creator_ref(const struct agg *a, const struct agg_siteb *s, const struct agg_node *n)
+{
+    if (!a->detail)
+        return site_ref(a, s);
+    return n == NULL ? AGG_MEM_NO_SITE : (uint32_t)(n - (const struct agg_node *)a->nodes.p);
+}
+
+HOT struct creator creator_at(const struct agg *a, uint32_t ref)
+{
+    if (!a->detail)
+        return (struct creator){site_at(a, ref), NULL};
+    if (ref == AGG_MEM_NO_SITE)
+        return (struct creator){NULL, NULL};
+    const struct agg_node *n = agg_vec_at(&a->nodes, ref);
+    struct agg_siteb *s = n->leaf_bucket == AGG_NONE ? NULL : agg_bucket_at(a, n->leaf_bucket);
+    return (struct creator){s, &a->node_detail[ref]};
+}
+
+/* A creator's live bytes change by delta (of one tracked allocation). */
+HOT void creator_live(struct agg *a, struct creator c, uint64_t delta)
+{
+    if (c.site)
+        held_change(a, &c.site->held, delta);
+    if (c.node)
+        held_change(a, &c.node->held, delta);
 }
 
 /* The prefetch helpers are HOT too: a static function whose only effect
@@ -185,8 +237,10 @@ HOT void warm_near(const struct agg *a, const uint8_t *p)
     }
     uint64_t rec = live_track_peek(&a->mem.track, wire_alloc_entry_id(p));
     uint32_t ref = (uint32_t)(rec >> AGG_MEM_SIZE_BITS);
-    /* LIVE_EMPTY gives a ref above AGG_MEM_NO_SITE */
-    prefetch_site(a, (uint32_t)pick(ref < AGG_MEM_NO_SITE, ref << AGG_MEM_SITE_SHIFT, 0));
+    /* LIVE_EMPTY gives a ref above AGG_MEM_NO_SITE; with detail kept the
+     * ref is a node, not a bucket */
+    if (!a->detail)
+        prefetch_site(a, (uint32_t)pick(ref < AGG_MEM_NO_SITE, ref << AGG_MEM_SITE_SHIFT, 0));
 }
 
 /* The event's stack node, NULL when it has none or the stack budget
@@ -209,18 +263,38 @@ HOT bool event_node(struct agg *a, const struct wire_alloc *e, struct agg_node *
     return true;
 }
 
+/* An export's detail of allocation pressure at a node: its bytes,
+ * allocations and events, and the self cost at the leaf span (where the
+ * leaf function has a source).  Growth of 0 is no event. */
+static void detail_pressure(struct agg *a, struct agg_node *n, uint64_t bytes, bool create,
+                            struct wire_span span)
+{
+    if (!create && bytes == 0)
+        return;
+    struct agg_node_detail *d = agg_detail_at(a, n);
+    d->self += bytes;
+    d->count += create;
+    d->events++;
+    bool sourced = agg_ident_at(a, n->ident)->source != AGG_NONE;
+    const uint64_t w[2] = {bytes, create};
+    agg_detail_self(a, n->ident, sourced ? span.start : WIRE_NONE32, w);
+}
+
 /* Allocation pressure at the event's leaf: an allocation's initial bytes
  * or a resize's growth (0 when it does not grow: only counted, and the
  * chain gets no bucket for it); returns the leaf's site bucket (NULL:
  * none).  Growth and shrinking are not told apart by a branch, which
  * would fail to predict half the resizes. */
-HOT struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t bytes, bool create)
+HOT struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t bytes, bool create,
+                               struct wire_span span)
 {
     struct agg_mem *m = &a->mem;
     m->allocated_bytes += bytes;
     if (n == NULL)
         return NULL;
     m->attributed += bytes;
+    if (a->detail)
+        detail_pressure(a, n, bytes, create, span);
     struct agg_siteb *s = leaf_site(a, n);
     if (s) {
         s->allocated_bytes += bytes;
@@ -299,8 +373,9 @@ HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node
     m->have_id = true;
     m->max_id = e->allocation_id;
     m->allocation_count++;
-    struct agg_siteb *s = pressure(a, node, e->new_size, true);
-    uint64_t site = (uint64_t)site_ref(a, s) << AGG_MEM_SIZE_BITS;
+    struct agg_siteb *s = pressure(a, node, e->new_size, true, e->span);
+    uint32_t ref = creator_ref(a, s, node);
+    uint64_t site = (uint64_t)ref << AGG_MEM_SIZE_BITS;
     bool kept = !m->limited &&
                 (__builtin_expect(e->new_size < SIZE_MASK, 1)
                      ? live_track_add(&m->track, e->allocation_id, e->new_size | site, &m->limit)
@@ -309,7 +384,8 @@ HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node
         untrack(m, e->allocation_id);
         return;
     }
-    site_live(a, s, e->new_size);
+    struct creator c = {s, a->detail && node ? agg_detail_at(a, node) : NULL};
+    creator_live(a, c, e->new_size);
     global_live(m, e->new_size);
 }
 
@@ -379,20 +455,20 @@ HOT void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *
     if (!bytes_fit(a, e, grow))
         return;
     a->mem.resize_count++;
-    pressure(a, node, grow, false);
+    pressure(a, node, grow, false, e->span);
     if (!r)
         return;
     if (__builtin_expect((old >= SIZE_MASK) | (neu >= SIZE_MASK), 0) &&
         !resize_wide(&a->mem, e->allocation_id, r, neu))
         return;
     uint64_t site = *r & ~SIZE_MASK;
-    struct agg_siteb *c = site_at(a, (uint32_t)(site >> AGG_MEM_SIZE_BITS));
+    struct creator c = creator_at(a, (uint32_t)(site >> AGG_MEM_SIZE_BITS));
     uint64_t delta = neu - old;
     a->mem.freed_bytes += shrink;
-    if (c)
-        c->freed_bytes += shrink;
+    if (c.site)
+        c.site->freed_bytes += shrink;
     *r = size_field(neu) | site;
-    site_live(a, c, delta);
+    creator_live(a, c, delta);
     global_live(&a->mem, delta);
 }
 
@@ -400,17 +476,18 @@ HOT void mem_free(struct agg *a, const struct wire_alloc *e)
 {
     bool untracked;
     uint64_t *r = mem_lookup(a, e, &untracked);
+    a->mem.free_count += r || untracked;
     if (!r)
         return;
     uint64_t size = mem_size(a, e, r);
-    struct agg_siteb *c = site_at(a, (uint32_t)(*r >> AGG_MEM_SIZE_BITS));
+    struct creator c = creator_at(a, (uint32_t)(*r >> AGG_MEM_SIZE_BITS));
     a->mem.freed_bytes += size;
-    if (c)
-        c->freed_bytes += size;
+    if (c.site)
+        c.site->freed_bytes += size;
     if (__builtin_expect(size >= SIZE_MASK, 0))
         live_track_drop_wide(&a->mem.track, e->allocation_id);
     live_track_remove(&a->mem.track, e->allocation_id, r);
-    site_live(a, c, 0 - size);
+    creator_live(a, c, 0 - size);
     global_live(&a->mem, 0 - size);
 }
 
@@ -470,6 +547,7 @@ HOT void run_entry(struct agg *a, const uint8_t *p)
     e.old_size = wire_alloc_entry_old_size(p);
     e.new_size = wire_alloc_entry_new_size(p);
     e.stack_id = wire_alloc_entry_stack(p);
+    e.span = WIRE_SPAN_NONE; /* only an export's detail reads it, and it takes no runs */
     mem_event(a, &e, true);
 }
 

@@ -381,6 +381,22 @@ static bool node_outermost(const struct agg *a, const struct agg_node *n)
     return true;
 }
 
+/* Room for one more node's export detail (zeroed), charged to no
+ * budget; 0, or -1 when memory runs out. */
+static int detail_reserve(struct agg *a)
+{
+    if (a->nodes.len < a->node_detail_cap)
+        return 0;
+    uint32_t cap = a->node_detail_cap ? a->node_detail_cap * 2 : 64;
+    struct agg_node_detail *p = realloc(a->node_detail, (size_t)cap * sizeof *p);
+    if (p == NULL)
+        return -1;
+    memset(p + a->node_detail_cap, 0, (size_t)(cap - a->node_detail_cap) * sizeof *p);
+    a->node_detail = p;
+    a->node_detail_cap = cap;
+    return 0;
+}
+
 int agg_stack(struct agg *a, const struct wire_stack *s)
 {
     uint64_t before = a->errors;
@@ -411,10 +427,14 @@ int agg_stack(struct agg *a, const struct wire_stack *s)
         a->stack_limited = true;
         return 0;
     }
+    if (a->detail && detail_reserve(a) != 0)
+        return agg_errorf(a, "STACK %u: out of memory", s->stack_id), -1;
     struct agg_node *d = agg_vec_push(&a->nodes, &a->stack_bytes);
     if (d == NULL)
         return agg_errorf(a, "STACK record %u: out of memory", s->stack_id + 1), -1;
     *d = n;
+    if (a->detail)
+        agg_detail_at(a, d)->site = wire_span_present(s->site) ? s->site.start : WIRE_NONE32;
     return a->errors > before ? -1 : 0;
 }
 
@@ -440,6 +460,7 @@ void agg_tables_free(struct agg *a)
     agg_index_free(&a->ident_index);
     agg_vec_free(&a->funcs);
     agg_vec_free(&a->nodes);
+    free(a->node_detail);
     agg_vec_free(&a->chains);
     agg_index_free(&a->chain_index);
 }

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/agg-internal.h"
+#include "daemon/attrib.h"
 #include "daemon/rank.h"
 #include "daemon/redact.h"
 #include "daemon/suggest.h"
@@ -30,7 +30,7 @@ static int bytes_cmp(const char *a, size_t an, const char *b, size_t bn)
 
 static int u32_cmp(uint32_t a, uint32_t b)
 {
-    return a < b ? -1 : a > b; /* AGG_NONE / WIRE_NONE32 is the largest: unavailable last */
+    return a < b ? -1 : a > b; /* ATTRIB_NONE / WIRE_NONE32 is the largest: unavailable last */
 }
 
 /* Sources by origin (project < dependency < stdlib), then path;
@@ -39,91 +39,97 @@ static int source_cmp(const struct agg *a, uint32_t x, uint32_t y)
 {
     if (x == y)
         return 0;
-    if (x == AGG_NONE || y == AGG_NONE)
-        return x == AGG_NONE ? 1 : -1;
-    const struct agg_source *s = agg_vec_at(&a->sources, x), *t = agg_vec_at(&a->sources, y);
-    if (s->origin != t->origin)
-        return s->origin < t->origin ? -1 : 1;
-    return bytes_cmp(s->path, s->path_len, t->path, t->path_len);
+    if (x == ATTRIB_NONE || y == ATTRIB_NONE)
+        return x == ATTRIB_NONE ? 1 : -1;
+    struct attrib_source s, t;
+    attrib_source(a, x, &s);
+    attrib_source(a, y, &t);
+    if (s.origin != t.origin)
+        return s.origin < t.origin ? -1 : 1;
+    return bytes_cmp(s.path, s.path_len, t.path, t.path_len);
 }
 
 /* The total order of function identities: namespace, name, source,
  * declaration start, declaration end; unavailable after every value. */
 static int ident_cmp(const struct agg *a, uint32_t x, uint32_t y)
 {
-    const struct agg_ident *p = agg_ident_at(a, x), *q = agg_ident_at(a, y);
-    int c = bytes_cmp(agg_str(a, p->ns), p->ns_len, agg_str(a, q->ns), q->ns_len);
+    struct attrib_ident p, q;
+    attrib_ident(a, x, &p);
+    attrib_ident(a, y, &q);
+    int c = bytes_cmp(p.ns, p.ns_len, q.ns, q.ns_len);
     if (c == 0)
-        c = bytes_cmp(agg_str(a, p->name), p->name_len, agg_str(a, q->name), q->name_len);
+        c = bytes_cmp(p.name, p.name_len, q.name, q.name_len);
     if (c == 0)
-        c = source_cmp(a, p->source, q->source);
+        c = source_cmp(a, p.source, q.source);
     if (c == 0)
-        c = u32_cmp(p->decl.start, q->decl.start);
-    return c != 0 ? c : u32_cmp(p->decl.end, q->decl.end);
+        c = u32_cmp(p.decl.start, q.decl.start);
+    return c != 0 ? c : u32_cmp(p.decl.end, q.decl.end);
 }
 
-static const struct agg_fnb *fnb_of(const struct agg *a, uint32_t ident)
+/* An entry's primary and secondary impact: inclusive and self samples
+ * (CPU) or allocated bytes and allocation count (memory). */
+struct impact {
+    uint64_t primary, secondary;
+};
+
+static struct impact impact_of(const struct agg *a, uint32_t ident)
 {
-    return agg_bucket_at(a, agg_ident_at(a, ident)->bucket);
+    struct attrib_fn f;
+    struct attrib_site s;
+    if (agg_mode(a) == WIRE_MODE_CPU)
+        return attrib_fn(a, ident, &f) ? (struct impact){f.inclusive, f.self}
+                                       : (struct impact){0, 0};
+    return attrib_site(a, ident, &s) ? (struct impact){s.allocated_bytes, s.allocation_count}
+                                     : (struct impact){0, 0};
 }
 
-/* Bottleneck order: inclusive desc, self desc, then identity. */
-static int cpu_entry_cmp(const void *x, const void *y, void *ctx)
+/* Bottleneck order: primary desc, secondary desc, then identity. */
+static int entry_cmp(const void *x, const void *y, void *ctx)
 {
     const struct agg *a = ctx;
     uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
-    const struct agg_fnb *p = fnb_of(a, i), *q = fnb_of(a, j);
-    if (p->inclusive != q->inclusive)
-        return p->inclusive > q->inclusive ? -1 : 1;
-    if (p->self != q->self)
-        return p->self > q->self ? -1 : 1;
+    struct impact p = impact_of(a, i), q = impact_of(a, j);
+    if (p.primary != q.primary)
+        return p.primary > q.primary ? -1 : 1;
+    if (p.secondary != q.secondary)
+        return p.secondary > q.secondary ? -1 : 1;
     return ident_cmp(a, i, j);
 }
 
-static const struct agg_siteb *siteb_of(const struct agg *a, uint32_t ident)
+/* The percentages' denominator: jett samples or attributed bytes. */
+static uint64_t denominator(const struct agg *a)
 {
-    return agg_bucket_at(a, agg_ident_at(a, ident)->bucket);
+    struct attrib_cpu_totals c;
+    struct attrib_mem_totals m;
+    if (agg_mode(a) == WIRE_MODE_CPU)
+        return attrib_cpu_totals(a, &c), c.attributed;
+    return attrib_mem_totals(a, &m), m.attributed;
 }
 
-/* Memory order: allocated bytes desc, allocation count desc, identity. */
-static int mem_entry_cmp(const void *x, const void *y, void *ctx)
-{
-    const struct agg *a = ctx;
-    uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
-    const struct agg_siteb *p = siteb_of(a, i), *q = siteb_of(a, j);
-    if (p->allocated_bytes != q->allocated_bytes)
-        return p->allocated_bytes > q->allocated_bytes ? -1 : 1;
-    if (p->allocation_count != q->allocation_count)
-        return p->allocation_count > q->allocation_count ? -1 : 1;
-    return ident_cmp(a, i, j);
-}
-
-/* Identities with a bucket that meet the threshold, sorted. */
+/* Identities with quantities that meet the threshold, sorted. */
 static uint32_t *eligible(const struct agg *a, uint32_t threshold_bp, uint64_t *n)
 {
-    bool cpu = a->mode == WIRE_MODE_CPU;
-    uint64_t den = cpu ? a->cpu.attributed : a->mem.attributed;
-    uint32_t *ids = malloc(((size_t)a->idents.len + 1) * sizeof *ids);
+    uint64_t den = denominator(a);
+    uint32_t count = attrib_ident_count(a);
+    uint32_t *ids = malloc(((size_t)count + 1) * sizeof *ids);
     if (ids == NULL)
         return NULL;
     *n = 0;
-    for (uint32_t i = 0; den > 0 && i < a->idents.len; i++)
-        if (agg_ident_at(a, i)->bucket != AGG_NONE &&
-            rank_meets(cpu ? fnb_of(a, i)->inclusive : siteb_of(a, i)->allocated_bytes, den,
-                       threshold_bp))
+    for (uint32_t i = 0; den > 0 && i < count; i++)
+        if (attrib_has_quantities(a, i) && rank_meets(impact_of(a, i).primary, den, threshold_bp))
             ids[(*n)++] = i;
-    qsort_r(ids, *n, sizeof *ids, cpu ? cpu_entry_cmp : mem_entry_cmp, (void *)a);
+    qsort_r(ids, *n, sizeof *ids, entry_cmp, (void *)a);
     return ids;
 }
 
-static struct redact_source redact_view(const struct agg_source *s)
+static struct redact_source redact_view(const struct attrib_source *s)
 {
     return (struct redact_source){s->text, s->text_len, s->spans, s->n_spans, s->lines, s->n_lines};
 }
 
 /* Hot lines: self desc, then position (line and column follow the start
  * offset within the function's one source); unknown spans last. */
-static bool hot_before(const struct agg_hotb *x, const struct agg_hotb *y)
+static bool hot_before(const struct attrib_hot *x, const struct attrib_hot *y)
 {
     if (x->self != y->self)
         return x->self > y->self;
@@ -144,22 +150,23 @@ static bool hot_before(const struct agg_hotb *x, const struct agg_hotb *y)
     } while (0)
 
 /* Fills one hot-line row, redacting its excerpt. */
-static int hot_fill(const struct agg *a, const struct agg_ident *d, const struct agg_hotb *h,
+static int hot_fill(const struct agg *a, const struct attrib_ident *d, const struct attrib_hot *h,
                     struct rank_hot *o)
 {
     o->self_samples = h->self;
     o->line = o->column = RANK_NA;
-    if (d->source == AGG_NONE)
+    if (d->source == ATTRIB_NONE)
         return 0;
-    const struct agg_source *s = agg_vec_at(&a->sources, d->source);
-    o->path = (struct rank_str){s->path, s->path_len};
-    if (h->start == AGG_NONE)
+    struct attrib_source s;
+    attrib_source(a, d->source, &s);
+    o->path = (struct rank_str){s.path, s.path_len};
+    if (h->start == ATTRIB_NONE)
         return 0;
-    struct redact_source v = redact_view(s);
+    struct redact_source v = redact_view(&s);
     uint32_t line = redact_line_of(&v, h->start);
     o->line = (uint64_t)line + 1;
-    o->column = (uint64_t)(h->start - s->lines[line]) + 1;
-    if (!s->spans_ok || !(a->capabilities & WIRE_CAP_SOURCE_SPANS))
+    o->column = (uint64_t)(h->start - s.lines[line]) + 1;
+    if (!s.spans_ok || !(agg_capabilities(a) & WIRE_CAP_SOURCE_SPANS))
         return 0;
     char buf[REDACT_MAX + 1];
     size_t len;
@@ -173,18 +180,20 @@ static int hot_fill(const struct agg *a, const struct agg_ident *d, const struct
     return 0;
 }
 
+#define hot_before_v(x, y) hot_before(&(x), &(y))
+
 static int entry_hot_lines(const struct agg *a, uint32_t ident, struct rank_entry *e)
 {
-    const struct agg_ident *d = agg_ident_at(a, ident);
-    const struct agg_hotb *top[RANK_TOP];
+    struct attrib_ident d;
+    attrib_ident(a, ident, &d);
+    struct attrib_hot top[RANK_TOP], h;
     unsigned n = 0;
-    for (uint32_t off = fnb_of(a, ident)->hot_head; off != AGG_NONE;) {
-        const struct agg_hotb *h = agg_bucket_at(a, off);
-        TOP_INSERT(top, n, h, hot_before);
-        off = h->next;
-    }
+    struct attrib_hot_iter it;
+    attrib_hot_begin(a, ident, &it);
+    while (attrib_hot_next(a, &it, &h))
+        TOP_INSERT(top, n, h, hot_before_v);
     for (e->n_hot = 0; e->n_hot < n; e->n_hot++)
-        if (hot_fill(a, d, top[e->n_hot], &e->hot[e->n_hot]) < 0)
+        if (hot_fill(a, &d, &top[e->n_hot], &e->hot[e->n_hot]) < 0)
             return -1;
     return 0;
 }
@@ -193,10 +202,9 @@ static int entry_hot_lines(const struct agg *a, uint32_t ident, struct rank_entr
 static unsigned chain_seq(const struct agg *a, uint32_t chain, uint32_t out[WIRE_MAX_STACK_DEPTH])
 {
     unsigned n = 0;
-    for (uint32_t c = chain; c != AGG_NONE && n < WIRE_MAX_STACK_DEPTH; n++) {
-        const struct agg_chain *p = agg_vec_at(&a->chains, c);
-        out[n] = p->ident;
-        c = p->parent;
+    for (uint32_t c = chain; c != ATTRIB_NONE && n < WIRE_MAX_STACK_DEPTH; n++) {
+        out[n] = attrib_chain_ident(a, c);
+        c = attrib_chain_parent(a, c);
     }
     for (unsigned i = 0; i < n / 2; i++) {
         uint32_t t = out[i];
@@ -206,15 +214,18 @@ static unsigned chain_seq(const struct agg *a, uint32_t chain, uint32_t out[WIRE
     return n;
 }
 
-/* Chains: samples desc, then the identity sequences lexically. */
+/* A chain's weight; only chains that have one are compared. */
+static uint64_t chain_weight(const struct agg *a, uint32_t chain)
+{
+    uint64_t w = 0;
+    attrib_chain_weight(a, chain, &w);
+    return w;
+}
+
+/* Chains: weight desc, then the identity sequences lexically. */
 static bool chain_before(const struct agg *a, uint32_t x, uint32_t y)
 {
-    uint64_t sx = ((struct agg_chainb *)agg_bucket_at(
-                       a, ((struct agg_chain *)agg_vec_at(&a->chains, x))->bucket))
-                      ->samples;
-    uint64_t sy = ((struct agg_chainb *)agg_bucket_at(
-                       a, ((struct agg_chain *)agg_vec_at(&a->chains, y))->bucket))
-                      ->samples;
+    uint64_t sx = chain_weight(a, x), sy = chain_weight(a, y);
     if (sx != sy)
         return sx > sy;
     uint32_t p[WIRE_MAX_STACK_DEPTH], q[WIRE_MAX_STACK_DEPTH];
@@ -232,38 +243,45 @@ static char *chain_text(const struct agg *a, uint32_t chain, size_t *len)
 {
     uint32_t seq[WIRE_MAX_STACK_DEPTH];
     unsigned n = chain_seq(a, chain, seq);
+    struct attrib_ident d;
     size_t total = 1;
-    for (unsigned i = 0; i < n; i++)
-        total += agg_ident_at(a, seq[i])->ns_len + agg_ident_at(a, seq[i])->name_len + 4;
+    for (unsigned i = 0; i < n; i++) {
+        attrib_ident(a, seq[i], &d);
+        total += d.ns_len + d.name_len + 4;
+    }
     char *s = malloc(total), *p = s;
     if (s == NULL)
         return NULL;
     for (unsigned i = 0; i < n; i++) {
-        const struct agg_ident *d = agg_ident_at(a, seq[i]);
+        attrib_ident(a, seq[i], &d);
         if (i > 0)
             memcpy(p, " > ", 3), p += 3;
-        memcpy(p, agg_str(a, d->ns), d->ns_len), p += d->ns_len;
+        memcpy(p, d.ns, d.ns_len), p += d.ns_len;
         *p++ = '.';
-        memcpy(p, agg_str(a, d->name), d->name_len), p += d->name_len;
+        memcpy(p, d.name, d.name_len), p += d.name_len;
     }
     *p = '\0';
     *len = (size_t)(p - s);
     return s;
 }
 
+#define NO_SLOT UINT32_MAX
+
 /* Picks every emitted entry's top chains in one pass over the chains.
- * `slot` maps an identity to its entry index (AGG_NONE: not emitted). */
+ * `slot` maps an identity to its entry index (NO_SLOT: not emitted). */
 static int entries_chains(const struct agg *a, const uint32_t *slot, struct rank_report *r)
 {
     uint32_t(*top)[RANK_TOP] = calloc(r->n_entries + 1, sizeof *top);
     if (top == NULL)
         return -1;
-    for (uint32_t c = 0; c < a->chains.len; c++) {
-        const struct agg_chain *p = agg_vec_at(&a->chains, c);
-        if (p->bucket == AGG_NONE || slot[p->ident] == AGG_NONE)
+    uint32_t n_chains = attrib_chain_count(a);
+    for (uint32_t c = 0; c < n_chains; c++) {
+        uint64_t w;
+        uint32_t ident = attrib_chain_ident(a, c);
+        if (!attrib_chain_weight(a, c, &w) || slot[ident] == NO_SLOT)
             continue;
-        struct rank_entry *e = &r->entries[slot[p->ident]];
-        uint32_t *t = top[slot[p->ident]];
+        struct rank_entry *e = &r->entries[slot[ident]];
+        uint32_t *t = top[slot[ident]];
         unsigned k = e->n_chains < RANK_TOP ? e->n_chains++ : RANK_TOP;
         for (; k > 0 && chain_before(a, c, t[k - 1]); k--)
             if (k < RANK_TOP)
@@ -275,8 +293,7 @@ static int entries_chains(const struct agg *a, const uint32_t *slot, struct rank
     for (size_t i = 0; i < r->n_entries; i++)
         for (unsigned k = 0; k < r->entries[i].n_chains; k++) {
             struct rank_chain *o = &r->entries[i].chains[k];
-            const struct agg_chain *p = agg_vec_at(&a->chains, top[i][k]);
-            o->weight = ((struct agg_chainb *)agg_bucket_at(a, p->bucket))->samples;
+            o->weight = chain_weight(a, top[i][k]);
             o->chain = chain_text(a, top[i][k], &o->len);
             if (o->chain == NULL)
                 rc = -1;
@@ -288,31 +305,33 @@ static int entries_chains(const struct agg *a, const uint32_t *slot, struct rank
 /* Identity fields of an entry: names, source, declaration line. */
 static void entry_identity(const struct agg *a, uint32_t ident, struct rank_entry *e)
 {
-    const struct agg_ident *d = agg_ident_at(a, ident);
-    e->ns = (struct rank_str){agg_str(a, d->ns), d->ns_len};
-    e->fn = (struct rank_str){agg_str(a, d->name), d->name_len};
+    struct attrib_ident d;
+    attrib_ident(a, ident, &d);
+    e->ns = (struct rank_str){d.ns, d.ns_len};
+    e->fn = (struct rank_str){d.name, d.name_len};
     e->origin = -1;
     e->line = RANK_NA;
-    if (d->source == AGG_NONE)
+    if (d.source == ATTRIB_NONE)
         return;
-    const struct agg_source *s = agg_vec_at(&a->sources, d->source);
-    e->path = (struct rank_str){s->path, s->path_len};
-    e->origin = s->origin;
-    if (wire_span_present(d->decl)) {
-        struct redact_source v = redact_view(s);
-        e->line = (uint64_t)redact_line_of(&v, d->decl.start) + 1;
+    struct attrib_source s;
+    attrib_source(a, d.source, &s);
+    e->path = (struct rank_str){s.path, s.path_len};
+    e->origin = s.origin;
+    if (wire_span_present(d.decl)) {
+        struct redact_source v = redact_view(&s);
+        e->line = (uint64_t)redact_line_of(&v, d.decl.start) + 1;
     }
 }
 
-/* Fills the emitted CPU entries from the sorted eligible identities. */
 /* The CPU numbers of an entry: counts, percent, hot lines, suggestion. */
 static int cpu_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
                      enum agg_status status, bool numbers_only)
 {
-    const struct agg_fnb *f = fnb_of(a, ident);
-    e->primary = f->inclusive;
-    e->secondary = f->self;
-    e->percent_hundredths = rank_percent_hundredths(f->inclusive, a->cpu.attributed);
+    struct attrib_fn f = {0, 0};
+    attrib_fn(a, ident, &f);
+    e->primary = f.inclusive;
+    e->secondary = f.self;
+    e->percent_hundredths = rank_percent_hundredths(f.inclusive, denominator(a));
     e->freed_bytes = e->retained_bytes = e->live_at_peak_bytes = e->resize_count = RANK_NA;
     e->live_unavailable = true;
     if (numbers_only)
@@ -330,15 +349,17 @@ static int cpu_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
 static int mem_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
                      const struct rank_report *r, bool numbers_only)
 {
-    const struct agg_siteb *s = siteb_of(a, ident);
-    bool exact = !a->mem.limited;
-    e->primary = s->allocated_bytes;
-    e->secondary = s->allocation_count;
-    e->percent_hundredths = rank_percent_hundredths(s->allocated_bytes, a->mem.attributed);
-    e->resize_count = s->resize_count;
-    e->freed_bytes = exact ? s->freed_bytes : RANK_NA;
-    e->retained_bytes = exact ? s->live : RANK_NA;
-    e->live_at_peak_bytes = exact ? agg_mem_site_at_peak(a, s) : RANK_NA;
+    struct attrib_site s = {0, 0, 0, 0, 0, 0};
+    attrib_site(a, ident, &s);
+    bool exact = attrib_mem_exact(a);
+    uint64_t den = denominator(a);
+    e->primary = s.allocated_bytes;
+    e->secondary = s.allocation_count;
+    e->percent_hundredths = rank_percent_hundredths(s.allocated_bytes, den);
+    e->resize_count = s.resize_count;
+    e->freed_bytes = exact ? s.freed_bytes : RANK_NA;
+    e->retained_bytes = exact ? s.live : RANK_NA;
+    e->live_at_peak_bytes = exact ? s.live_at_peak : RANK_NA;
     e->live_unavailable = !exact;
     if (numbers_only)
         return 0;
@@ -346,26 +367,27 @@ static int mem_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
         return e->suggestions_unavailable = true, 0;
     if (r->status != AGG_COMPLETE)
         return 0;
-    return suggest_mem(e, r->threshold_bp, a->mem.attributed);
+    return suggest_mem(e, r->threshold_bp, den);
 }
 
 /* Fills the emitted entries from the sorted eligible identities. */
 static int fill_entries(const struct agg *a, const uint32_t *ids, struct rank_report *r,
                         bool numbers_only)
 {
-    uint32_t *slot = malloc(((size_t)a->idents.len + 1) * sizeof *slot);
+    uint32_t count = attrib_ident_count(a);
+    uint32_t *slot = malloc(((size_t)count + 1) * sizeof *slot);
     if (slot == NULL)
         return -1;
-    for (uint32_t i = 0; i < a->idents.len; i++)
-        slot[i] = AGG_NONE;
+    for (uint32_t i = 0; i < count; i++)
+        slot[i] = NO_SLOT;
     int rc = 0;
     for (size_t i = 0; i < r->n_entries; i++) {
         struct rank_entry *e = &r->entries[i];
         slot[ids[i]] = (uint32_t)i;
         e->rank = i + 1;
         entry_identity(a, ids[i], e);
-        if ((a->mode == WIRE_MODE_CPU ? cpu_entry(a, ids[i], e, r->status, numbers_only)
-                                      : mem_entry(a, ids[i], e, r, numbers_only)) < 0)
+        if ((agg_mode(a) == WIRE_MODE_CPU ? cpu_entry(a, ids[i], e, r->status, numbers_only)
+                                          : mem_entry(a, ids[i], e, r, numbers_only)) < 0)
             rc = -1;
     }
     if (rc == 0 && !numbers_only)
@@ -382,65 +404,69 @@ static uint64_t div_round(u128 n, u128 d)
 /* CPU totals; what only FINISH knows is unavailable without it. */
 static void cpu_totals(const struct agg *a, struct rank_cpu_totals *t)
 {
-    const struct wire_finish *f = &a->finish;
-    bool fin = a->have_finish;
-    t->recorded_samples = a->cpu.recorded;
-    t->attributed_samples = a->cpu.attributed;
-    t->runtime_samples = a->cpu.runtime;
-    t->waiting_samples = a->cpu.waiting;
-    t->unavailable_samples = a->cpu.unavailable;
-    t->truncated_stacks = a->cpu.truncated;
-    t->requested_ticks = fin ? f->requested_ticks : RANK_NA;
-    t->coalesced_ticks = fin ? f->coalesced_ticks : RANK_NA;
-    t->dropped_ticks = fin ? f->dropped_ticks : RANK_NA;
-    t->wall_ms = fin ? div_round(f->wall_ns, 1000000) : RANK_NA;
-    t->process_cpu_ms = fin && f->cpu_ns != WIRE_NONE64 ? div_round(f->cpu_ns, 1000000) : RANK_NA;
-    t->observed_rate_hundredths = fin && f->wall_ns > 0
-                                      ? div_round((u128)a->cpu.recorded * 100000000000u, f->wall_ns)
-                                      : RANK_NA;
+    const struct wire_finish *f = agg_finish_record(a);
+    struct attrib_cpu_totals c;
+    attrib_cpu_totals(a, &c);
+    t->recorded_samples = c.recorded;
+    t->attributed_samples = c.attributed;
+    t->runtime_samples = c.runtime;
+    t->waiting_samples = c.waiting;
+    t->unavailable_samples = c.unavailable;
+    t->truncated_stacks = c.truncated;
+    t->requested_ticks = f ? f->requested_ticks : RANK_NA;
+    t->coalesced_ticks = f ? f->coalesced_ticks : RANK_NA;
+    t->dropped_ticks = f ? f->dropped_ticks : RANK_NA;
+    t->wall_ms = f ? div_round(f->wall_ns, 1000000) : RANK_NA;
+    t->process_cpu_ms = f && f->cpu_ns != WIRE_NONE64 ? div_round(f->cpu_ns, 1000000) : RANK_NA;
+    t->observed_rate_hundredths =
+        f && f->wall_ns > 0 ? div_round((u128)c.recorded * 100000000000u, f->wall_ns) : RANK_NA;
 }
 
 /* Memory totals; live values are unavailable once tracking stopped. */
 static void mem_totals(const struct agg *a, struct rank_mem_totals *t)
 {
-    const struct agg_mem *m = &a->mem;
-    t->allocation_count = m->allocation_count;
-    t->resize_count = m->resize_count;
-    t->allocated_bytes = m->allocated_bytes;
-    t->freed_bytes = m->limited ? RANK_NA : m->freed_bytes;
-    t->peak_live_bytes = m->limited ? RANK_NA : m->peak;
-    t->retained_bytes = m->limited ? RANK_NA : m->live;
-    t->live_unavailable = m->limited;
-    t->attributed_allocated_bytes = m->attributed;
+    struct attrib_mem_totals m;
+    attrib_mem_totals(a, &m);
+    bool exact = attrib_mem_exact(a);
+    t->allocation_count = m.allocation_count;
+    t->resize_count = m.resize_count;
+    t->allocated_bytes = m.allocated_bytes;
+    t->freed_bytes = exact ? m.freed_bytes : RANK_NA;
+    t->peak_live_bytes = exact ? m.peak : RANK_NA;
+    t->retained_bytes = exact ? m.live : RANK_NA;
+    t->live_unavailable = !exact;
+    t->attributed_allocated_bytes = m.attributed;
 }
 
 static const char *termination_name(const struct agg *a)
 {
     static const char *const names[] = {"returned", "runtime_error", "interrupted"};
-    if (!a->have_finish || a->finish.termination > WIRE_TERM_INTERRUPTED)
+    const struct wire_finish *f = agg_finish_record(a);
+    if (f == NULL || f->termination > WIRE_TERM_INTERRUPTED)
         return "unavailable";
-    return names[a->finish.termination];
+    return names[f->termination];
 }
 
 /* Everything above the bottleneck list. */
 static void report_header(const struct agg *a, const struct rank_options *opt,
                           struct rank_report *r)
 {
+    const struct wire_config *cfg = agg_config(a);
     memset(r, 0, sizeof *r);
-    r->mode = a->mode;
+    r->mode = agg_mode(a);
     r->status = agg_status(a, &r->reason);
     r->termination = termination_name(a);
-    r->backend = a->backend ? a->backend : "unavailable";
-    r->coverage = a->mode == WIRE_MODE_CPU ? "jett_runtime_threads" : "jett_heap";
-    r->colour = a->colour;
-    r->capabilities = a->capabilities;
-    r->rate_hz = a->cfg.rate_hz;
-    r->threshold_bp = opt && opt->set_threshold ? opt->threshold_bp : a->cfg.threshold_bp;
-    r->limit = opt && opt->set_limit ? opt->limit : a->cfg.limit;
-    r->cpu_budget = a->cfg.cpu_budget;
-    r->retention_budget = a->cfg.retention_budget;
-    r->collector_errors = a->errors;
-    r->collector_error = a->first_error;
+    r->backend = agg_backend(a) ? agg_backend(a) : "unavailable";
+    r->coverage = r->mode == WIRE_MODE_CPU ? "jett_runtime_threads" : "jett_heap";
+    r->colour = agg_colour(a);
+    r->capabilities = agg_capabilities(a);
+    r->rate_hz = cfg->rate_hz;
+    r->threshold_bp = opt && opt->set_threshold ? opt->threshold_bp : cfg->threshold_bp;
+    r->limit = opt && opt->set_limit ? opt->limit : cfg->limit;
+    r->cpu_budget = cfg->cpu_budget;
+    r->retention_budget = cfg->retention_budget;
+    r->collector_errors = agg_error_count(a);
+    r->collector_error = agg_error(a);
     cpu_totals(a, &r->cpu);
     mem_totals(a, &r->mem);
 }

@@ -645,11 +645,50 @@ START_TEST(released_records_keep_the_profile)
 }
 END_TEST
 
+/* Recursion (issue 19 item 1): a function's chain runs from the root to
+ * its outermost occurrence (DESIGN section 6), as in CPU mode.  Stacks
+ * 0 main, 1 main>f, 2 main>f>f, 3 main>f>g, 4 main>f>g>f:
+ *   allocate id1 16 at main>f>f      f: 16, chain main>f
+ *   allocate id2 8 at main>f         f: 24
+ *   allocate id3 4 at main>f>g>f     f: 28 (mutual recursion, same chain)
+ *   resize id2 8->20 at main>f>f     growth 12: f 40
+ * f: 3 allocations, 1 resize, 40 bytes (100.00%) and one chain
+ * "app.main > app.f" of 40 bytes; no chain ends in f twice. */
+START_TEST(recursive_chain_to_outermost)
+{
+    struct ev e = ev_mem_start(AGG_RETENTION_BUDGET_MAX);
+    ck_assert_int_eq(ev_source(&e, 0, "src/m.jett", text), 0);
+    ck_assert_int_eq(ev_func(&e, 0, "app", "main", 0, 0, 20), 0);
+    ck_assert_int_eq(ev_func(&e, 1, "app", "f", 0, 20, 37), 0);
+    ck_assert_int_eq(ev_func(&e, 2, "app", "g", 0, 37, 54), 0);
+    ck_assert_int_eq(ev_stack(&e, 0, WIRE_NONE32, 0), 0);
+    ck_assert_int_eq(ev_stack(&e, 1, 0, 1), 0);
+    ck_assert_int_eq(ev_stack(&e, 2, 1, 1), 0);
+    ck_assert_int_eq(ev_stack(&e, 3, 1, 2), 0);
+    ck_assert_int_eq(ev_stack(&e, 4, 3, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, 16, 2), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, 8, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 3, EV_NA, 4, 4), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 2, 8, 20, 2), 0);
+    ck_assert_int_eq(ev_mem_finish(&e), 0);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_uint_eq(r.n_entries, 1);
+    check_site(&r.entries[0], "f", 3, 40, 10000, 0, 40, 40, 1);
+    ck_assert_uint_eq(r.entries[0].n_chains, 1);
+    ck_assert_str_eq(r.entries[0].chains[0].chain, "app.main > app.f");
+    ck_assert_uint_eq(r.entries[0].chains[0].weight, 40);
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
 Suite *agg_mem_suite(void)
 {
     Suite *s = suite_create("agg_mem");
     TCase *t = tcase_create("memory");
     tcase_add_test(t, churn_peak_and_sites);
+    tcase_add_test(t, recursive_chain_to_outermost);
     tcase_add_test(t, id_errors);
     tcase_add_test(t, retention_budget);
     tcase_add_test(t, cross_worker_free);

@@ -1,11 +1,12 @@
-/* cgexport: capture -> per-line self costs and call edges -> Callgrind. */
+/* cgexport: the aggregation's per-node and per-line costs -> Callgrind. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto/util/decimal.h"
+#include "daemon/attrib.h"
 #include "daemon/export/cgexport.h"
-#include "daemon/export/costrun.h"
+#include "daemon/feed.h"
+#include "proto/util/decimal.h"
 #include "proto/util/radix.h"
 #include "proto/wire-internal.h"
 
@@ -15,13 +16,15 @@ struct cg_func {
     uint32_t rank; /* position in identity order, for output */
 };
 
-/* A source's line starts, and for every 64-byte block of its text up to
- * the last line start the line holding the block's first byte: a line is
- * then a short scan away, not a binary search (one per sample). */
+/* A source's line starts (the aggregation's), and for every 64-byte
+ * block of its text up to the last line start the line holding the
+ * block's first byte: a line is then a short scan away, not a binary
+ * search. */
 #define CG_BLOCK_SHIFT 6
 struct cg_source {
-    char *path;
-    uint32_t *lines, n_lines;
+    const char *path;
+    const uint32_t *lines;
+    uint32_t n_lines;
     uint32_t *block, n_blocks;
 };
 
@@ -31,29 +34,27 @@ struct cg_node {
     uint32_t parent, func, site_line;
 };
 
-/* Per-node observations, `stride` values each: the weight (samples, or
- * bytes), then in memory captures the allocation count and the number of
- * observations (calls=).  In CPU captures the three are the same number. */
+/* Per-edge costs, `stride` values each: the weight (samples, or bytes),
+ * then in memory captures the allocation count and the number of
+ * observations (calls=).  In CPU captures the three are the same number.
+ * A node the aggregation holds invalid has func CG_NONE and no edge. */
 #define CG_STRIDE_CPU 1
 #define CG_STRIDE_MEMORY 3
 
 struct cg {
     uint8_t mode;
     unsigned stride;
+    const struct agg *agg; /* the self costs by function and leaf span */
     struct cg_source *src;
     uint32_t n_src;
     struct cg_func *fn;
-    uint32_t n_fn, cap_fn;
+    uint32_t n_fn;
     struct cg_node *node;
-    uint32_t n_node, cap_node;
-    uint64_t *obs;  /* observations with this leaf node */
+    uint32_t n_node;
     uint64_t *edge; /* charged to the edge into this node */
-    uint32_t cap_obs;
-    struct costrun *self; /* self costs by (function, line) */
     /* the nodes that carry an edge cost, by caller rank: those of rank r
      * are edges[edge_start[r] .. edge_start[r + 1]), by line and callee */
     uint32_t *edges, *edge_start;
-    uint8_t *depth; /* per node, 1 at a root */
     uint64_t total[2];
 };
 
@@ -103,123 +104,25 @@ static int index_blocks(struct cg_source *d)
     return 0;
 }
 
-/* Self cost at the leaf now; the call edges are charged once per leaf
- * node at the end (charge_edges), with everything observed there. */
-static int charge(struct cg *g, uint32_t leaf, uint32_t leaf_line, const uint64_t w[2])
-{
-    if (costrun_add(g->self, g->node[leaf].func, leaf_line, w) != 0)
-        return -1;
-    uint64_t *o = &g->obs[(size_t)leaf * g->stride];
-    o[0] += w[0];
-    if (g->stride == CG_STRIDE_MEMORY)
-        o[1] += w[1], o[2]++;
-    g->total[0] += w[0], g->total[1] += w[1];
-    return 0;
-}
-
-/* One open frame of the walk in charge_edges. */
-struct cg_frame {
-    uint32_t node, next;             /* next: cursor in the child list */
-    bool outermost;                  /* the outermost frame of its function on the path */
-    uint64_t sum[CG_STRIDE_MEMORY];  /* observations in the subtree */
-    uint64_t excl[CG_STRIDE_MEMORY]; /* of those, leaves of the parent's function */
-};
-
-/* Children lists: the children of node i are kids[first[i]..first[i+1]). */
-struct cg_kids {
-    uint32_t *first, *kids;
-};
-
-static int list_kids(const struct cg *g, struct cg_kids *k)
-{
-    k->first = calloc((size_t)g->n_node + 2, sizeof *k->first);
-    k->kids = malloc(((size_t)g->n_node + 1) * sizeof *k->kids);
-    if (!k->first || !k->kids)
-        return -1;
-    for (uint32_t i = 0; i < g->n_node; i++)
-        if (g->node[i].parent != CG_NONE)
-            k->first[g->node[i].parent + 2]++;
-    for (uint32_t i = 0; i < g->n_node; i++)
-        k->first[i + 2] += k->first[i + 1];
-    for (uint32_t i = 0; i < g->n_node; i++)
-        if (g->node[i].parent != CG_NONE)
-            k->kids[k->first[g->node[i].parent + 1]++] = i;
-    return 0;
-}
-
-static void enter(struct cg *g, struct cg_frame *st, uint32_t d, uint32_t node, uint8_t *outer_at,
-                  const struct cg_kids *k)
-{
-    struct cg_frame *fr = &st[d];
-    uint32_t f = g->node[node].func;
-    const uint64_t *o = &g->obs[(size_t)node * g->stride];
-    fr->node = node, fr->next = k->first[node];
-    fr->outermost = outer_at[f] == UINT8_MAX;
-    if (fr->outermost)
-        outer_at[f] = (uint8_t)d;
-    for (unsigned v = 0; v < g->stride; v++) {
-        fr->sum[v] = o[v], fr->excl[v] = 0;
-        /* observations here carry no edge out of an outer frame of their
-         * own function: taken off the edge that frame makes */
-        if (!fr->outermost)
-            st[outer_at[f] + 1].excl[v] += o[v];
-    }
-}
-
-/* Leaves the frame at depth d: the edge into it gets its subtree's
- * observations when its caller is outermost, less those of leaves in the
- * caller's function. */
-static void leave(struct cg *g, struct cg_frame *st, uint32_t d, uint8_t *outer_at)
-{
-    struct cg_frame *fr = &st[d];
-    uint64_t *e = &g->edge[(size_t)fr->node * g->stride];
-    for (unsigned v = 0; v < g->stride; v++) {
-        if (d > 0 && st[d - 1].outermost)
-            e[v] = fr->sum[v] - fr->excl[v];
-        if (d > 0)
-            st[d - 1].sum[v] += fr->sum[v];
-    }
-    if (fr->outermost)
-        outer_at[g->node[fr->node].func] = UINT8_MAX;
-}
-
-/* Charges every observation once to the edge out of the outermost frame
- * of every other function on its stack, in one walk of the stack tree:
- * the edge into node k is charged with the observations of k's subtree
- * when k's caller frame is the outermost of its function, less those at
- * leaves of that same function.  Stacks are at most WIRE_MAX_STACK_DEPTH
- * deep (checked when read). */
+/* Charges every call edge with what was observed below it: the edge
+ * into node k carries the observations of k's subtree (attrib.h), the
+ * inclusive cost of that call as Callgrind records one. */
 static int charge_edges(struct cg *g)
 {
-    struct cg_kids k = {NULL, NULL};
-    uint8_t *outer_at = malloc((size_t)g->n_fn + 1);
-    struct cg_frame *st = malloc(WIRE_MAX_STACK_DEPTH * sizeof *st);
-    int rc = -1;
     g->edge = calloc((size_t)g->n_node * g->stride + 1, sizeof *g->edge);
-    if (!g->edge || !outer_at || !st || list_kids(g, &k) != 0)
-        goto out;
-    memset(outer_at, UINT8_MAX, (size_t)g->n_fn + 1);
-    for (uint32_t root = 0; root < g->n_node; root++) {
-        if (g->node[root].parent != CG_NONE)
+    if (!g->edge)
+        return -1;
+    for (uint32_t i = 0; i < g->n_node; i++) {
+        if (g->node[i].func == CG_NONE)
             continue;
-        uint32_t d = 0;
-        enter(g, st, 0, root, outer_at, &k);
-        for (;;) {
-            struct cg_frame *top = &st[d];
-            if (top->next < k.first[top->node + 1]) {
-                uint32_t child = k.kids[top->next++];
-                enter(g, st, ++d, child, outer_at, &k);
-                continue;
-            }
-            leave(g, st, d, outer_at);
-            if (d-- == 0)
-                break;
-        }
+        struct attrib_node_quantities q;
+        attrib_node_below(g->agg, i, &q);
+        uint64_t *e = &g->edge[(size_t)i * g->stride];
+        e[0] = q.self;
+        if (g->stride == CG_STRIDE_MEMORY)
+            e[1] = q.count, e[2] = q.events;
     }
-    rc = 0;
-out:
-    free(k.first), free(k.kids), free(outer_at), free(st);
-    return rc;
+    return 0;
 }
 
 static bool has_edge(const struct cg *g, uint32_t node)
@@ -270,8 +173,6 @@ static int list_edges(struct cg *g)
 {
     if (charge_edges(g) != 0)
         return -1;
-    free(g->obs);
-    g->obs = NULL;
     uint32_t n = 0;
     g->edge_start = calloc((size_t)g->n_fn + 2, sizeof *g->edge_start);
     if (!g->edge_start)
@@ -305,167 +206,59 @@ static char *dupn(const char *s, uint32_t n)
     return p;
 }
 
-static int on_source(struct cg *g, const struct wire_source *s)
+/* The sources, functions and stack nodes of the aggregation, with each
+ * node's observations: 0, or -1 when out of memory. */
+static int take_model(struct cg *g, const struct agg *a)
 {
-    struct cg_source *v = realloc(g->src, (g->n_src + 1) * sizeof *v);
-    if (!v)
+    g->agg = a;
+    g->mode = agg_mode(a);
+    g->stride = g->mode == WIRE_MODE_CPU ? CG_STRIDE_CPU : CG_STRIDE_MEMORY;
+    g->n_src = attrib_source_count(a);
+    g->n_fn = attrib_ident_count(a);
+    g->n_node = attrib_node_count(a);
+    g->src = calloc((size_t)g->n_src + 1, sizeof *g->src);
+    g->fn = calloc((size_t)g->n_fn + 1, sizeof *g->fn);
+    g->node = calloc((size_t)g->n_node + 1, sizeof *g->node);
+    if (!g->src || !g->fn || !g->node)
         return -1;
-    g->src = v;
-    struct cg_source *d = &v[g->n_src++];
-    d->path = dupn(s->path.ptr, s->path.len);
-    d->lines = malloc(((size_t)s->n_lines + 1) * sizeof *d->lines);
-    d->n_lines = s->n_lines;
-    d->block = NULL;
-    if (!d->path || !d->lines)
-        return -1;
-    memcpy(d->lines, s->line_starts, (size_t)s->n_lines * sizeof *d->lines);
-    return index_blocks(d);
-}
-
-static int on_func(struct cg *g, const struct wire_func *f)
-{
-    struct cg_func *v = grow(g->fn, &g->cap_fn, g->n_fn + 1, sizeof *v);
-    if (!v)
-        return -1;
-    g->fn = v;
-    v[g->n_fn++] = (struct cg_func){dupn(f->ns.ptr, f->ns.len),
-                                    dupn(f->name.ptr, f->name.len),
-                                    f->ns.len,
-                                    f->name.len,
-                                    f->source_id,
-                                    line_of(g, f->source_id, f->decl.start),
+    for (uint32_t i = 0; i < g->n_src; i++) {
+        struct attrib_source s;
+        attrib_source(a, i, &s);
+        g->src[i] = (struct cg_source){s.path, s.lines, s.n_lines, NULL, 0};
+        if (index_blocks(&g->src[i]) != 0)
+            return -1;
+    }
+    for (uint32_t i = 0; i < g->n_fn; i++) {
+        struct attrib_ident d;
+        attrib_ident(a, i, &d);
+        uint32_t src = d.source == ATTRIB_NONE ? CG_NONE : d.source;
+        g->fn[i] = (struct cg_func){dupn(d.ns, d.ns_len),
+                                    dupn(d.name, d.name_len),
+                                    d.ns_len,
+                                    d.name_len,
+                                    src,
+                                    line_of(g, src, d.decl.start),
                                     0};
-    return v[g->n_fn - 1].ns && v[g->n_fn - 1].name ? 0 : -1;
-}
-
-/* Grows the per-node arrays together. */
-static int grow_nodes(struct cg *g)
-{
-    uint32_t cap = g->cap_node;
-    struct cg_node *v = grow(g->node, &cap, g->n_node + 1, sizeof *v);
-    if (!v)
-        return -1;
-    g->node = v;
-    if (cap == g->cap_node)
-        return 0;
-    uint8_t *dp = realloc(g->depth, cap);
-    if (!dp)
-        return -1;
-    g->depth = dp;
-    size_t old = (size_t)g->cap_node * g->stride, n = (size_t)cap * g->stride;
-    uint64_t *o = realloc(g->obs, n * sizeof *o);
-    if (!o)
-        return -1;
-    g->obs = o;
-    memset(g->obs + old, 0, (n - old) * sizeof *o);
-    g->cap_node = cap;
-    return 0;
-}
-
-/* A new stack node; a stack deeper than the wire allows fails the
- * decoder like the daemon's aggregation does. */
-static int on_stack(struct cg *g, struct capture_reader *r, const struct wire_stack *s)
-{
-    if (grow_nodes(g) != 0)
-        return -1;
-    uint32_t caller_src =
-        s->parent == WIRE_NONE32 ? CG_NONE : g->fn[g->node[s->parent].func].source;
-    unsigned depth = s->parent == WIRE_NONE32 ? 1 : g->depth[s->parent] + 1u;
-    if (depth > WIRE_MAX_STACK_DEPTH) {
-        wire_fail(capture_reader_decoder(r), WIRE_E_RANGE, "STACK record %u: deeper than %d frames",
-                  s->stack_id + 1, WIRE_MAX_STACK_DEPTH);
-        return -1;
-    }
-    g->depth[g->n_node] = (uint8_t)depth;
-    g->node[g->n_node++] =
-        (struct cg_node){s->parent, s->func_id, line_of(g, caller_src, s->site.start)};
-    return 0;
-}
-
-static int on_hello(struct cg *g, const struct wire_hello *h)
-{
-    g->mode = h->mode;
-    g->stride = h->mode == WIRE_MODE_CPU ? CG_STRIDE_CPU : CG_STRIDE_MEMORY;
-    g->self = costrun_new(h->mode == WIRE_MODE_CPU ? 1 : 2);
-    return g->self ? 0 : -1;
-}
-
-static int on_event(struct cg *g, struct capture_reader *r, const struct wire_event *ev)
-{
-    if (ev->kind == WIRE_ENTRY_STACK)
-        return on_stack(g, r, &ev->u.stack);
-    uint32_t stack = ev->kind == WIRE_ENTRY_SAMPLE ? ev->u.sample.stack_id : ev->u.alloc.stack_id;
-    struct wire_span span = ev->kind == WIRE_ENTRY_SAMPLE ? ev->u.sample.span : ev->u.alloc.span;
-    uint64_t w[2] = {1, 0};
-    if (ev->kind == WIRE_ENTRY_SAMPLE && ev->u.sample.state != WIRE_STATE_JETT)
-        return 0;
-    if (ev->kind == WIRE_ENTRY_ALLOC) {
-        const struct wire_alloc *a = &ev->u.alloc;
-        if (a->op == WIRE_OP_FREE || (a->op == WIRE_OP_RESIZE && a->new_size <= a->old_size))
-            return 0;
-        w[0] = a->op == WIRE_OP_ALLOCATE ? a->new_size : a->new_size - a->old_size;
-        w[1] = a->op == WIRE_OP_ALLOCATE;
-    }
-    if (stack == WIRE_NONE32)
-        return 0;
-    uint32_t leaf_fn = g->node[stack].func;
-    return charge(g, stack, line_of(g, g->fn[leaf_fn].source, span.start), w);
-}
-
-/* The events of one frame, decoded a few at a time so that the stack
- * nodes they name (in no order) are fetched while earlier ones are
- * charged.  0, or -1 (the decoder failed, or out of memory). */
-static int on_events(struct cg *g, struct capture_reader *r, const struct wire_events *evs)
-{
-    enum { BATCH = 16 };
-    struct wire_events_iter it;
-    struct wire_event ev[BATCH];
-    int rc = 1;
-    wire_events_begin(&it, evs);
-    while (rc > 0) {
-        unsigned n;
-        rc = wire_events_batch(capture_reader_decoder(r), &it, ev, BATCH, &n);
-        for (unsigned i = 0; i < n; i++) {
-            uint32_t stack = wire_event_stack(&ev[i]);
-            if (stack < g->n_node) {
-                __builtin_prefetch(&g->node[stack]);
-                __builtin_prefetch(&g->obs[(size_t)stack * g->stride], 1);
-            }
-        }
-        for (unsigned i = 0; i < n; i++)
-            if (on_event(g, r, &ev[i]) != 0)
-                return -1;
-    }
-    return rc < 0 ? -1 : 0;
-}
-
-static int read_capture(struct cg *g, struct capture_reader *r, char *err, size_t errlen)
-{
-    struct wire_record rec;
-    int rc;
-    while ((rc = capture_reader_next(r, &rec)) > 0) {
-        int ok = 0;
-        if (rec.type == WIRE_HELLO)
-            ok = on_hello(g, &rec.u.hello);
-        else if (rec.type == WIRE_SOURCE)
-            ok = on_source(g, &rec.u.source);
-        else if (rec.type == WIRE_FUNC)
-            ok = on_func(g, &rec.u.func);
-        else if (rec.type == WIRE_EVENTS)
-            ok = on_events(g, r, &rec.u.events);
-        const struct wire_error *e = wire_decoder_error(capture_reader_decoder(r));
-        if (e->code != WIRE_OK) {
-            capture_reader_decode_error(r, err, errlen);
+        if (!g->fn[i].ns || !g->fn[i].name)
             return -1;
-        }
-        if (ok != 0) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
     }
-    if (rc < 0)
-        snprintf(err, errlen, "%s", capture_reader_error(r));
-    return rc < 0 ? -1 : 0;
+    for (uint32_t i = 0; i < g->n_node; i++) {
+        uint32_t parent, ident;
+        g->node[i] = (struct cg_node){CG_NONE, CG_NONE, 0};
+        if (!attrib_node(a, i, &parent, &ident))
+            continue;
+        struct attrib_node_quantities q;
+        attrib_node_quantities(a, i, &q);
+        uint32_t caller_src = parent == ATTRIB_NONE ? CG_NONE : g->fn[g->node[parent].func].source;
+        g->node[i] = (struct cg_node){parent == ATTRIB_NONE ? CG_NONE : parent, ident,
+                                      line_of(g, caller_src, q.site)};
+        if (parent != ATTRIB_NONE)
+            continue;
+        attrib_node_below(a, i, &q); /* the totals: every root's subtree */
+        g->total[0] += q.self;
+        g->total[1] += q.count;
+    }
+    return 0;
 }
 
 static const char *file_of(const struct cg *g, uint32_t f)
@@ -547,8 +340,18 @@ struct cg_writer {
     uint32_t cur_file;
 };
 
+/* Whether adding c to sum would pass 2^64 - 1 in some column. */
+static bool sums_overflow(const uint64_t *sum, const uint64_t *c, unsigned n)
+{
+    for (unsigned v = 0; v < n; v++)
+        if (sum[v] + c[v] < sum[v])
+            return true;
+    return false;
+}
+
 /* Writes the edges of the caller at `rank`, consecutive nodes with the
- * same call line and callee summed into one edge. */
+ * same call line and callee summed into one edge; a sum that would pass
+ * 2^64 - 1 is split over several call lines, which readers add up. */
 static void write_edges(struct cg_writer *w, uint32_t rank)
 {
     const struct cg *g = w->g;
@@ -564,8 +367,11 @@ static void write_edges(struct cg_writer *w, uint32_t rank)
             const struct cg_node *k = &g->node[g->edges[i]];
             if (k->site_line != first->site_line || k->func != first->func)
                 break;
+            const uint64_t *c = &g->edge[(size_t)g->edges[i] * g->stride];
+            if (k != first && sums_overflow(sum, c, g->stride))
+                break; /* under recursion edges can pass 2^64: another line */
             for (unsigned v = 0; v < g->stride; v++)
-                sum[v] += g->edge[(size_t)g->edges[i] * g->stride + v];
+                sum[v] += c[v];
         }
         uint32_t callee = first->func, cs = file_slot(g, callee);
         if (cs != w->cur_file)
@@ -587,8 +393,8 @@ static void write_edges(struct cg_writer *w, uint32_t rank)
 static void write_func(struct cg_writer *w, uint32_t f)
 {
     const struct cg *g = w->g;
-    struct costrun_iter it;
-    bool has_self = costrun_func(g->self, f, &it);
+    struct attrib_self_iter it;
+    bool has_self = attrib_self_begin(g->agg, f, &it);
     uint32_t rank = g->fn[f].rank;
     bool has_edges = g->edge_start[rank] < g->edge_start[rank + 1];
     if (!has_self && !has_edges)
@@ -599,10 +405,20 @@ static void write_func(struct cg_writer *w, uint32_t f)
         name_ref(w->out, "fl", w->nm.file_id, &w->nm.next_file, fs, file_of(g, f));
     name_ref(w->out, "fn", w->nm.fn_id, &w->nm.next_fn, f, w->nm.display[f]);
     w->cur_file = fs;
-    uint32_t line;
-    uint64_t v[2] = {0, 0};
-    while (costrun_next(g->self, &it, &line, v))
-        write_cost(w->out, g, line, v);
+    /* the costs come by leaf span, ascending: spans on one line are
+     * consecutive and summed into one cost line */
+    uint32_t start, line = 0;
+    uint64_t v[2] = {0, 0}, sum[2] = {0, 0};
+    bool open = false;
+    while (attrib_self_next(g->agg, &it, &start, v)) {
+        uint32_t l = line_of(g, g->fn[f].source, start);
+        if (open && l != line)
+            write_cost(w->out, g, line, sum), sum[0] = sum[1] = 0;
+        line = l, open = true;
+        sum[0] += v[0], sum[1] += v[1];
+    }
+    if (open)
+        write_cost(w->out, g, line, sum);
     write_edges(w, rank);
 }
 
@@ -660,23 +476,20 @@ static uint32_t *rank_funcs(struct cg *g)
 
 static void cg_free(struct cg *g)
 {
-    for (uint32_t i = 0; i < g->n_src; i++)
-        free(g->src[i].path), free(g->src[i].lines), free(g->src[i].block);
-    for (uint32_t i = 0; i < g->n_fn; i++)
+    for (uint32_t i = 0; g->src && i < g->n_src; i++)
+        free(g->src[i].block);
+    for (uint32_t i = 0; g->fn && i < g->n_fn; i++)
         free(g->fn[i].ns), free(g->fn[i].name);
-    free(g->src), free(g->fn), free(g->node), free(g->obs), free(g->edge), free(g->edges),
-        free(g->edge_start);
-    free(g->depth);
-    costrun_free(g->self);
+    free(g->src), free(g->fn), free(g->node), free(g->edge), free(g->edges), free(g->edge_start);
 }
 
-int cgexport_write(struct capture_reader *r, FILE *out, char *err, size_t errlen)
+/* Writes the profile of an aggregated capture: 0, or -1 with err. */
+static int write_model(const struct agg *a, FILE *out, char *err, size_t errlen)
 {
     struct cg g = {0};
-    int rc = read_capture(&g, r, err, errlen);
     uint32_t *order = NULL;
-    if (rc == 0 && (!g.self || costrun_finish(g.self, g.n_fn) != 0 || !(order = rank_funcs(&g)) ||
-                    list_edges(&g) != 0)) {
+    int rc = 0;
+    if (take_model(&g, a) != 0 || !(order = rank_funcs(&g)) || list_edges(&g) != 0) {
         snprintf(err, errlen, "out of memory");
         rc = -1;
     }
@@ -686,5 +499,24 @@ int cgexport_write(struct capture_reader *r, FILE *out, char *err, size_t errlen
     }
     free(order);
     cg_free(&g);
+    return rc;
+}
+
+int cgexport_write(struct capture_reader *r, FILE *out, char *err, size_t errlen)
+{
+    struct agg *a = agg_new();
+    if (!a)
+        return snprintf(err, errlen, "out of memory"), -1;
+    agg_keep_detail(a);
+    char damage[400] = "";
+    int damaged = feed_capture(a, r, damage, sizeof damage);
+    agg_end(a);
+    agg_release_records(a);
+    int rc;
+    if (damaged && !agg_has_hello(a))
+        rc = -1, snprintf(err, errlen, "%s", damage); /* not a capture */
+    else if ((rc = write_model(a, out, err, errlen)) == 0 && damaged)
+        rc = 1, snprintf(err, errlen, "%s", damage);
+    agg_free(a);
     return rc;
 }

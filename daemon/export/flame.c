@@ -179,12 +179,15 @@ static void put_totals(FILE *out, const struct fold *f)
                 t->unavailable_samples);
         return;
     }
-    fprintf(out,
-            "allocations: %" PRIu64 ", resizes: %" PRIu64 ", allocated: %" PRIu64
-            " bytes, freed: %" PRIu64 " bytes, peak live: %" PRIu64 " bytes, retained: %" PRIu64
-            " bytes",
-            t->allocations, t->resizes, t->allocated_bytes, t->freed_bytes, t->peak_live_bytes,
-            t->retained_bytes);
+    fprintf(out, "allocations: %" PRIu64 ", resizes: %" PRIu64 ", allocated: %" PRIu64 " bytes",
+            t->allocations, t->resizes, t->allocated_bytes);
+    if (t->live_exact)
+        fprintf(out,
+                ", freed: %" PRIu64 " bytes, peak live: %" PRIu64 " bytes, retained: %" PRIu64
+                " bytes",
+                t->freed_bytes, t->peak_live_bytes, t->retained_bytes);
+    else
+        fputs(", freed, peak live and retained: unavailable", out);
 }
 
 static void put_heading(FILE *out, const struct fold *f)

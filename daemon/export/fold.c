@@ -3,10 +3,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
+#include "daemon/attrib.h"
 #include "daemon/export/fold.h"
-#include "daemon/export/fold_live.h"
+#include "daemon/feed.h"
 #include "proto/util/mix64.h"
-#include "proto/wire-internal.h"
 
 /* A display name, `namespace.function`, stored in the name arena. */
 struct fold_name {
@@ -14,32 +14,21 @@ struct fold_name {
     uint32_t len;
 };
 
-/* What a memory capture keeps per creation site (a stack node, or the
- * site of events without a stack).  live_at_peak is captured lazily, as
- * DESIGN section 6 describes: `at_peak` is valid for peak `epoch`; a
- * site whose epoch is older still holds its value at the latest peak in
- * `live`, since it has not changed since. */
-struct fold_site {
-    uint64_t live, at_peak;
-    uint64_t epoch;
-};
-
 /* Makes room for element `n` of a doubling array; 0 or -1 (out of memory). */
 #define GROW(f, arr, n, cap)                                                                       \
     ((n) < (cap) ? 0 : fold_grow((f), (void **)&(arr), &(cap), sizeof *(arr)))
 
-/* The folder's state.  Reading fills the name, FUNC and STACK tables, the
- * tree (nodes are created when a STACK names a new (parent, name) pair,
- * so a child's id is always above its parent's) and, for every event, the
- * per-stack values and the live allocations.  At FINISH the chosen weight
- * is moved to the tree's self values, summed into totals and the children
- * are listed in name order.  Everything is owned here and freed by
- * fold_free. */
+/* The folder's state: the name table and the tree, built from the
+ * aggregation's stack nodes (a node's tree node is created after its
+ * parent's, so a child's id is always above its parent's), with each
+ * node's weight as the attribution model (attrib.h) gives it.  Owned
+ * here and freed by fold_free. */
 struct fold {
     uint8_t mode;
     enum fold_weight weight;
     enum fold_names name_form;
     const char *partial;
+    char *damage; /* why reading stopped early, NULL when it did not */
     struct fold_totals t;
     bool nomem;
     /* Names: the arena, the table and an open-addressing index (id + 1). */
@@ -49,16 +38,6 @@ struct fold {
     uint32_t n_names, names_cap;
     uint32_t *name_index;
     uint32_t name_index_cap; /* a power of two, at least twice n_names */
-    /* FUNC id -> name. */
-    uint32_t *func_name;
-    uint32_t n_funcs, funcs_cap;
-    /* STACK id -> tree node and, for the retained and live-at-peak
-     * weights, its site (NULL otherwise: other weights go straight to the
-     * node's self value). */
-    uint32_t *stack_node;
-    struct fold_site *sites;
-    uint32_t n_stacks, stacks_cap;
-    struct fold_site no_site;
     /* The tree and its (parent, name) -> node index (id + 1). */
     struct fold_node *nodes;
     uint32_t n_nodes, nodes_cap;
@@ -66,8 +45,6 @@ struct fold {
     uint32_t node_index_cap;
     uint32_t *children; /* filled by link_children(): children, sorted */
     uint32_t max_depth;
-    struct fold_lives lives;
-    uint64_t live_total, peak_epoch;
 };
 
 static int fold_grow(struct fold *f, void **arr, uint32_t *cap, size_t size)
@@ -235,322 +212,115 @@ static uint32_t child_node(struct fold *f, uint32_t parent, uint32_t name)
     return id;
 }
 
-/* ---- records ---- */
+/* ---- from the attribution model ---- */
 
-/* Fails the decoder with a message about the current frame, so that the
- * error carries the frame's byte offset like the decoder's own. */
-__attribute__((format(printf, 2, 3))) static int bad_event(struct capture_reader *r,
-                                                           const char *fmt, ...)
+static bool weight_fits(enum fold_weight w, uint8_t mode)
 {
-    char msg[200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    wire_fail(capture_reader_decoder(r), WIRE_E_RANGE, "%s", msg);
-    return -1;
+    return (w == FOLD_WEIGHT_SAMPLES) == (mode == WIRE_MODE_CPU);
 }
 
-static int on_hello(struct fold *f, const struct wire_hello *h)
-{
-    f->mode = h->mode;
-    if (f->weight == FOLD_WEIGHT_DEFAULT)
-        f->weight = h->mode == WIRE_MODE_CPU ? FOLD_WEIGHT_SAMPLES : FOLD_WEIGHT_ALLOCATED;
-    bool cpu_weight = f->weight == FOLD_WEIGHT_SAMPLES;
-    return cpu_weight == (h->mode == WIRE_MODE_CPU) ? 0 : -1;
-}
-
-static int on_func(struct fold *f, const struct wire_func *fn)
-{
-    if (GROW(f, f->func_name, f->n_funcs, f->funcs_cap) != 0)
-        return -1;
-    uint32_t name = intern(f, fn->ns, fn->name);
-    if (name == UINT32_MAX)
-        return -1;
-    f->func_name[f->n_funcs++] = name;
-    return 0;
-}
-
-static bool per_site(enum fold_weight w)
+static bool weight_live(enum fold_weight w)
 {
     return w == FOLD_WEIGHT_RETAINED || w == FOLD_WEIGHT_LIVE_AT_PEAK;
 }
 
-/* Grows the per-stack arrays together. */
-static int grow_stacks(struct fold *f)
+/* The node's value under the fold's weight. */
+static uint64_t node_weight(const struct fold *f, const struct attrib_node_quantities *q)
 {
-    uint32_t cap = f->stacks_cap ? f->stacks_cap * 2 : 64;
-    if (cap <= f->stacks_cap)
-        return f->nomem = true, -1;
-    uint32_t *n = realloc(f->stack_node, (size_t)cap * sizeof *n);
-    if (!n)
-        return f->nomem = true, -1;
-    f->stack_node = n;
-    if (per_site(f->weight)) {
-        struct fold_site *st = realloc(f->sites, (size_t)cap * sizeof *st);
-        if (!st)
-            return f->nomem = true, -1;
-        f->sites = st;
-    }
-    f->stacks_cap = cap;
-    return 0;
-}
-
-/* The self value of a stack's tree node. */
-static uint64_t *stack_self(struct fold *f, uint32_t stack)
-{
-    return &f->nodes[f->stack_node[stack]].self;
-}
-
-static int on_stack(struct fold *f, struct capture_reader *r, const struct wire_stack *s)
-{
-    if (f->n_stacks == f->stacks_cap && grow_stacks(f) != 0)
-        return -1;
-    /* the decoder checked that parent and func are defined */
-    uint32_t parent = s->parent == WIRE_NONE32 ? FOLD_ROOT : f->stack_node[s->parent];
-    if (f->nodes[parent].depth >= WIRE_MAX_STACK_DEPTH) /* as the daemon refuses it */
-        return bad_event(r, "STACK record %u: deeper than %d frames", s->stack_id + 1,
-                         WIRE_MAX_STACK_DEPTH);
-    uint32_t node = child_node(f, parent, f->func_name[s->func_id]);
-    if (node == FOLD_NO_NODE)
-        return -1;
-    f->stack_node[f->n_stacks] = node;
-    if (f->sites)
-        f->sites[f->n_stacks] = (struct fold_site){0, 0, 0};
-    f->n_stacks++;
-    return 0;
-}
-
-static void on_sample(struct fold *f, const struct wire_sample *s)
-{
-    f->t.samples++;
-    switch (s->state) {
-    case WIRE_STATE_JETT:
-        f->t.jett_samples++;
-        (*stack_self(f, s->stack_id))++; /* a jett sample always has a stack */
-        break;
-    case WIRE_STATE_RUNTIME:
-        f->t.runtime_samples++;
-        break;
-    case WIRE_STATE_WAITING:
-        f->t.waiting_samples++;
-        break;
+    switch (f->weight) {
+    case FOLD_WEIGHT_COUNT:
+        return q->count;
+    case FOLD_WEIGHT_RETAINED:
+        return q->retained;
+    case FOLD_WEIGHT_LIVE_AT_PEAK:
+        return q->live_at_peak;
     default:
-        f->t.unavailable_samples++;
+        return q->self; /* samples, or allocated bytes */
     }
 }
 
-/* ---- memory events ---- */
-
-static struct fold_site *site_of(struct fold *f, uint32_t site)
+/* The totals the profile reports, and the weight's over every event. */
+static void take_totals(struct fold *f, const struct agg *g)
 {
-    return site == FOLD_NO_SITE || !f->sites ? &f->no_site : &f->sites[site];
+    struct fold_totals *t = &f->t;
+    struct attrib_cpu_totals c;
+    struct attrib_mem_totals m;
+    attrib_cpu_totals(g, &c);
+    attrib_mem_totals(g, &m);
+    t->samples = c.recorded;
+    t->jett_samples = c.attributed;
+    t->runtime_samples = c.runtime;
+    t->waiting_samples = c.waiting;
+    t->unavailable_samples = c.unavailable;
+    t->allocations = m.allocation_count;
+    t->resizes = m.resize_count;
+    t->frees = m.free_count;
+    t->allocated_bytes = m.allocated_bytes;
+    t->live_exact = attrib_mem_exact(g);
+    t->freed_bytes = m.freed_bytes;
+    t->peak_live_bytes = m.peak;
+    t->retained_bytes = m.live;
+    static const size_t at[] = {
+        [FOLD_WEIGHT_SAMPLES] = offsetof(struct fold_totals, samples),
+        [FOLD_WEIGHT_ALLOCATED] = offsetof(struct fold_totals, allocated_bytes),
+        [FOLD_WEIGHT_COUNT] = offsetof(struct fold_totals, allocations),
+        [FOLD_WEIGHT_RETAINED] = offsetof(struct fold_totals, retained_bytes),
+        [FOLD_WEIGHT_LIVE_AT_PEAK] = offsetof(struct fold_totals, peak_live_bytes),
+    };
+    memcpy(&t->weight_total, (const char *)t + at[f->weight], sizeof t->weight_total);
 }
 
-/* A site's live bytes go from `old` to `neu` (of one allocation); the
- * global peak is recorded.  The caller checked the total cannot overflow. */
-static void site_change(struct fold *f, uint32_t site, uint64_t old, uint64_t neu)
+/* The tree of the aggregation's valid stack nodes, each node's weight
+ * added to its frame's self value: 0, or -1 when out of memory. */
+static int take_tree(struct fold *f, const struct agg *g)
 {
-    struct fold_site *s = site_of(f, site);
-    if (s->epoch != f->peak_epoch) {
-        s->at_peak = s->live;
-        s->epoch = f->peak_epoch;
+    uint32_t n = attrib_node_count(g), n_idents = attrib_ident_count(g);
+    uint32_t *frame = malloc(((size_t)n + 1) * sizeof *frame);
+    uint32_t *ident_name = malloc(((size_t)n_idents + 1) * sizeof *ident_name);
+    int rc = frame && ident_name ? 0 : -1;
+    for (uint32_t i = 0; rc == 0 && i < n_idents; i++) {
+        struct attrib_ident d;
+        attrib_ident(g, i, &d);
+        ident_name[i] =
+            intern(f, (struct wire_str){d.ns, d.ns_len}, (struct wire_str){d.name, d.name_len});
+        rc = ident_name[i] == UINT32_MAX ? -1 : 0;
     }
-    s->live = s->live - old + neu;
-    f->live_total = f->live_total - old + neu;
-    if (f->live_total > f->t.peak_live_bytes) {
-        f->t.peak_live_bytes = f->live_total;
-        f->peak_epoch++;
-    }
-}
-
-static bool weighs(const struct fold *f, enum fold_weight w, uint32_t stack)
-{
-    return f->weight == w && stack != WIRE_NONE32;
-}
-
-static int on_allocate(struct fold *f, struct capture_reader *r, const struct wire_alloc *a)
-{
-    struct fold_live_ref ref;
-    if (fold_lives_find(&f->lives, a->allocation_id, &ref))
-        return bad_event(r, "ALLOC.allocation_id: allocation %" PRIu64 " is already live",
-                         a->allocation_id);
-    if (a->new_size > UINT64_MAX - f->t.allocated_bytes || a->new_size > UINT64_MAX - f->live_total)
-        return bad_event(r, "ALLOC.new_size: %" PRIu64 " bytes overflow the totals", a->new_size);
-    uint32_t site = a->stack_id == WIRE_NONE32 ? FOLD_NO_SITE : a->stack_id;
-    if (fold_lives_add(&f->lives, a->allocation_id, a->new_size, site) != 0)
-        return f->nomem = true, -1;
-    f->t.allocations++;
-    f->t.allocated_bytes += a->new_size;
-    if (weighs(f, FOLD_WEIGHT_ALLOCATED, a->stack_id))
-        *stack_self(f, a->stack_id) += a->new_size;
-    if (weighs(f, FOLD_WEIGHT_COUNT, a->stack_id))
-        (*stack_self(f, a->stack_id))++;
-    site_change(f, site, 0, a->new_size);
-    return 0;
-}
-
-/* The live allocation a resize or free names, its old size checked. */
-static bool live_for(struct fold *f, struct capture_reader *r, const struct wire_alloc *a,
-                     struct fold_live_ref *ref)
-{
-    if (!fold_lives_find(&f->lives, a->allocation_id, ref))
-        bad_event(r, "ALLOC.allocation_id: allocation %" PRIu64 " is not live", a->allocation_id);
-    else if (fold_live_size(ref) != a->old_size)
-        bad_event(r, "ALLOC.old_size: %" PRIu64 " is not the live size %" PRIu64, a->old_size,
-                  fold_live_size(ref));
-    else
-        return true;
-    return false;
-}
-
-static int on_resize(struct fold *f, struct capture_reader *r, const struct wire_alloc *a)
-{
-    struct fold_live_ref ref;
-    if (!live_for(f, r, a, &ref))
-        return -1;
-    uint64_t growth = a->new_size > a->old_size ? a->new_size - a->old_size : 0;
-    if (growth > UINT64_MAX - f->t.allocated_bytes || growth > UINT64_MAX - f->live_total)
-        return bad_event(r, "ALLOC.new_size: %" PRIu64 " bytes overflow the totals", a->new_size);
-    uint32_t site = fold_live_site(&ref);
-    if (fold_lives_resize(&f->lives, &ref, a->new_size) != 0)
-        return f->nomem = true, -1;
-    f->t.resizes++;
-    if (growth) {
-        f->t.allocated_bytes += growth;
-        if (weighs(f, FOLD_WEIGHT_ALLOCATED, a->stack_id))
-            *stack_self(f, a->stack_id) += growth;
-    } else {
-        f->t.freed_bytes += a->old_size - a->new_size;
-    }
-    site_change(f, site, a->old_size, a->new_size);
-    return 0;
-}
-
-static int on_free(struct fold *f, struct capture_reader *r, const struct wire_alloc *a)
-{
-    struct fold_live_ref ref;
-    if (!live_for(f, r, a, &ref))
-        return -1;
-    f->t.frees++;
-    f->t.freed_bytes += a->old_size;
-    site_change(f, fold_live_site(&ref), a->old_size, 0);
-    fold_lives_remove(&f->lives, &ref);
-    return 0;
-}
-
-static int on_alloc(struct fold *f, struct capture_reader *r, const struct wire_alloc *a)
-{
-    if (a->op == WIRE_OP_ALLOCATE)
-        return on_allocate(f, r, a);
-    if (a->op == WIRE_OP_RESIZE)
-        return on_resize(f, r, a);
-    return on_free(f, r, a);
-}
-
-/* ---- reading ---- */
-
-static int on_event(struct fold *f, struct capture_reader *r, const struct wire_event *ev)
-{
-    if (ev->kind == WIRE_ENTRY_STACK)
-        return on_stack(f, r, &ev->u.stack);
-    if (ev->kind == WIRE_ENTRY_SAMPLE)
-        return on_sample(f, &ev->u.sample), 0;
-    return on_alloc(f, r, &ev->u.alloc);
-}
-
-/* The events of one frame, decoded a few at a time so that what they
- * touch in no order (live-table slots, stack entries, then tree nodes)
- * is fetched while earlier ones are handled.  Errors name the frame, so
- * decoding ahead within it changes no message. */
-static int on_events(struct fold *f, struct capture_reader *r, const struct wire_events *evs)
-{
-    enum { BATCH = 16 };
-    struct wire_events_iter it;
-    struct wire_event ev[BATCH];
-    int rc = 1;
-    wire_events_begin(&it, evs);
-    while (rc > 0) {
-        unsigned n;
-        rc = wire_events_batch(capture_reader_decoder(r), &it, ev, BATCH, &n);
-        for (unsigned i = 0; i < n; i++) {
-            uint32_t stack = wire_event_stack(&ev[i]);
-            if (stack < f->n_stacks)
-                __builtin_prefetch(&f->stack_node[stack]);
-            if (ev[i].kind == WIRE_ENTRY_ALLOC)
-                fold_lives_prefetch(&f->lives, ev[i].u.alloc.allocation_id);
+    for (uint32_t i = 0; rc == 0 && i < n; i++) {
+        uint32_t parent, ident;
+        frame[i] = FOLD_NO_NODE;
+        if (!attrib_node(g, i, &parent, &ident))
+            continue; /* a bad STACK: its events were unavailable */
+        uint32_t up = parent == ATTRIB_NONE ? FOLD_ROOT : frame[parent];
+        frame[i] = child_node(f, up, ident_name[ident]);
+        if (frame[i] == FOLD_NO_NODE) {
+            rc = -1;
+            break;
         }
-        for (unsigned i = 0; i < n; i++) {
-            uint32_t stack = wire_event_stack(&ev[i]);
-            if (stack < f->n_stacks)
-                __builtin_prefetch(&f->nodes[f->stack_node[stack]], 1);
-        }
-        for (unsigned i = 0; i < n; i++)
-            if (on_event(f, r, &ev[i]) != 0)
-                return -1;
+        struct attrib_node_quantities q, below;
+        attrib_node_quantities(g, i, &q);
+        attrib_node_below(g, i, &below);
+        f->nodes[frame[i]].self += node_weight(f, &q);
+        /* a frame's nodes are at one depth: their subtrees are disjoint */
+        f->nodes[frame[i]].total += node_weight(f, &below);
+        if (parent == ATTRIB_NONE)
+            f->nodes[FOLD_ROOT].total += node_weight(f, &below);
     }
+    free(frame), free(ident_name);
+    if (rc != 0)
+        f->nomem = true;
     return rc;
 }
 
-static void on_finish(struct fold *f, const struct wire_finish *fin)
+/* Aggregates the whole capture with per-node detail: the profile's own
+ * rules, errors and budgets.  1 when reading stopped at damage (message
+ * in err), -1 when out of memory, else 0. */
+static int aggregate(struct agg *g, struct capture_reader *r, char *err, size_t errlen)
 {
-    if (fin->collector_failure)
-        f->partial = "collector_failure";
-    else if (fin->stack_limit)
-        f->partial = "stack_capture_limit";
-}
-
-/* Handles one record: 0, or -1 (decoder failed, weight mismatch or out of
- * memory, told apart by the caller). */
-static int on_record(struct fold *f, struct capture_reader *r, const struct wire_record *rec)
-{
-    switch (rec->type) {
-    case WIRE_HELLO:
-        return on_hello(f, &rec->u.hello);
-    case WIRE_FUNC:
-        return on_func(f, &rec->u.func);
-    case WIRE_EVENTS:
-        return on_events(f, r, &rec->u.events);
-    case WIRE_FINISH:
-        on_finish(f, &rec->u.finish);
-        return 0;
-    default:
-        return 0; /* SOURCE: spans are not part of a folded stack */
-    }
-}
-
-/* Moves the chosen memory weight of each site to its stack. */
-static void settle_sites(struct fold *f)
-{
-    if (f->weight == FOLD_WEIGHT_RETAINED) {
-        for (uint32_t s = 0; s < f->n_stacks; s++)
-            *stack_self(f, s) += f->sites[s].live;
-        f->t.weight_total = f->live_total;
-    } else if (f->weight == FOLD_WEIGHT_LIVE_AT_PEAK) {
-        for (uint32_t s = 0; s < f->n_stacks; s++) {
-            const struct fold_site *st = &f->sites[s];
-            *stack_self(f, s) += st->epoch == f->peak_epoch ? st->at_peak : st->live;
-        }
-        f->t.weight_total = f->t.peak_live_bytes;
-    } else if (f->weight == FOLD_WEIGHT_COUNT) {
-        f->t.weight_total = f->t.allocations;
-    } else if (f->weight == FOLD_WEIGHT_ALLOCATED) {
-        f->t.weight_total = f->t.allocated_bytes;
-    } else {
-        f->t.weight_total = f->t.samples;
-    }
-    f->t.retained_bytes = f->live_total;
-}
-
-/* Sums self values up the tree.  A child is created after its parent, so
- * walking the nodes backwards visits every child before its parent. */
-static void sum_tree(struct fold *f)
-{
-    for (uint32_t i = 0; i < f->n_nodes; i++)
-        f->nodes[i].total = f->nodes[i].self;
-    for (uint32_t i = f->n_nodes; i-- > 1;)
-        f->nodes[f->nodes[i].parent].total += f->nodes[i].total;
-    f->t.weight_attributed = f->nodes[FOLD_ROOT].total;
+    agg_keep_detail(g);
+    int damaged = feed_capture(g, r, err, errlen);
+    agg_end(g);
+    agg_release_records(g);
+    return damaged;
 }
 
 static int by_name(const void *a, const void *b, void *ctx)
@@ -610,26 +380,34 @@ static struct fold *fold_new(enum fold_weight w, enum fold_names names)
     return f;
 }
 
-static enum fold_status read_all(struct fold *f, struct capture_reader *r, char *err, size_t errlen)
+/* The fold of an aggregated capture, or an error status. */
+static enum fold_status fold_from(struct fold *f, const struct agg *g, char *err, size_t errlen)
 {
-    struct wire_record rec;
-    int rc;
-    while ((rc = capture_reader_next(r, &rec)) > 0) {
-        if (on_record(f, r, &rec) == 0)
-            continue;
-        if (f->nomem)
-            return snprintf(err, errlen, "out of memory"), FOLD_E_NOMEM;
-        const struct wire_error *e = wire_decoder_error(capture_reader_decoder(r));
-        if (e->code == WIRE_OK)
-            return snprintf(err, errlen, "--weight %s does not apply to a %s capture",
-                            fold_weight_name(f->weight),
-                            f->mode == WIRE_MODE_CPU ? "CPU" : "memory"),
-                   FOLD_E_WEIGHT;
-        capture_reader_decode_error(r, err, errlen);
-        return FOLD_E_CAPTURE;
-    }
-    if (rc < 0)
-        return snprintf(err, errlen, "%s", capture_reader_error(r)), FOLD_E_CAPTURE;
+    f->mode = agg_mode(g);
+    if (f->weight == FOLD_WEIGHT_DEFAULT)
+        f->weight = f->mode == WIRE_MODE_CPU ? FOLD_WEIGHT_SAMPLES : FOLD_WEIGHT_ALLOCATED;
+    if (!weight_fits(f->weight, f->mode))
+        return snprintf(err, errlen, "--weight %s does not apply to a %s capture",
+                        fold_weight_name(f->weight), f->mode == WIRE_MODE_CPU ? "CPU" : "memory"),
+               FOLD_E_WEIGHT;
+    if (weight_live(f->weight) && !attrib_mem_exact(g))
+        return snprintf(err, errlen,
+                        "--weight %s is unavailable: the profile is partial "
+                        "(retention_metadata_limit) and stopped tracking live allocations",
+                        fold_weight_name(f->weight)),
+               FOLD_E_UNAVAILABLE;
+    enum agg_reason reason;
+    if (agg_status(g, &reason) != AGG_COMPLETE)
+        f->partial = agg_reason_name(reason);
+    take_totals(f, g);
+    if (take_tree(f, g) != 0)
+        return snprintf(err, errlen, "out of memory"), FOLD_E_NOMEM;
+    /* the indexes only serve building: their memory goes to the output */
+    free(f->node_index), free(f->name_index);
+    f->node_index = f->name_index = NULL;
+    f->t.weight_attributed = f->nodes[FOLD_ROOT].total;
+    if (link_children(f) != 0)
+        return snprintf(err, errlen, "out of memory"), FOLD_E_NOMEM;
     return FOLD_OK;
 }
 
@@ -637,18 +415,20 @@ enum fold_status fold_read(struct capture_reader *r, enum fold_weight w, enum fo
                            struct fold **out, char *err, size_t errlen)
 {
     struct fold *f = fold_new(w, names);
-    if (!f)
+    struct agg *g = agg_new();
+    if (!f || !g) {
+        fold_free(f), agg_free(g);
         return snprintf(err, errlen, "out of memory"), FOLD_E_NOMEM;
-    enum fold_status st = read_all(f, r, err, errlen);
-    /* the indexes only serve reading: their memory goes to the output */
-    free(f->node_index), free(f->name_index);
-    f->node_index = f->name_index = NULL;
-    if (st == FOLD_OK) {
-        settle_sites(f);
-        sum_tree(f);
-        if (link_children(f) != 0)
-            st = FOLD_E_NOMEM, snprintf(err, errlen, "out of memory");
     }
+    enum fold_status st = FOLD_OK;
+    int damaged = aggregate(g, r, err, errlen);
+    if (damaged && !agg_has_hello(g))
+        st = FOLD_E_CAPTURE; /* nothing of a profile was read: err says why */
+    else if (damaged && !(f->damage = strdup(err)))
+        st = FOLD_E_NOMEM, snprintf(err, errlen, "out of memory");
+    if (st == FOLD_OK)
+        st = fold_from(f, g, err, errlen);
+    agg_free(g);
     if (st != FOLD_OK) {
         fold_free(f);
         return st;
@@ -661,10 +441,8 @@ void fold_free(struct fold *f)
 {
     if (!f)
         return;
-    free(f->arena), free(f->names), free(f->name_index), free(f->func_name);
-    free(f->stack_node), free(f->sites);
+    free(f->arena), free(f->names), free(f->name_index), free(f->damage);
     free(f->nodes), free(f->node_index), free(f->children);
-    fold_lives_free(&f->lives);
     free(f);
 }
 
@@ -695,6 +473,11 @@ enum fold_names fold_name_form(const struct fold *f)
 const char *fold_partial_reason(const struct fold *f)
 {
     return f->partial;
+}
+
+const char *fold_damage(const struct fold *f)
+{
+    return f->damage;
 }
 
 const struct fold_totals *fold_totals(const struct fold *f)

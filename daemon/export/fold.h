@@ -8,16 +8,18 @@
  * what a folded line can express anyway.  Every stack node of the capture
  * maps to one tree node through its STACK parents.
  *
- * Weights: a CPU capture counts its `jett` samples at the sample's leaf
- * stack.  A memory capture is weighted by one of FOLD_WEIGHT_ALLOCATED
- * (initial size at the creating stack plus positive resize growth at the
- * resizing stack), _COUNT (allocations created), _RETAINED (bytes still
- * live at the end, credited to the creation stack) or _LIVE_AT_PEAK (bytes
- * live at the first moment the live total reached its maximum, credited to
- * the creation stack).  Events without a stack count in the totals only.
- *
- * Memory is bounded by what the capture holds: arrays per FUNC and STACK,
- * and one table entry per live allocation.
+ * The numbers are the profile's: the capture is aggregated as `jett
+ * profile replay` aggregates it (its rules, collector errors and
+ * budgets), keeping each stack node's quantities (agg_keep_detail), and
+ * the fold only names and sums them (attrib.h).  Weights: a CPU capture
+ * counts its attributed `jett` samples at the sample's leaf stack.  A
+ * memory capture is weighted by one of FOLD_WEIGHT_ALLOCATED (initial
+ * size at the creating stack plus positive resize growth at the resizing
+ * stack), _COUNT (allocations created), _RETAINED (bytes still live at
+ * the end, credited to the creation stack) or _LIVE_AT_PEAK (bytes live
+ * at the first moment the live total reached its maximum, credited to
+ * the creation stack); the last two only while the profile tracked every
+ * live allocation.  Events without a stack count in the totals only.
  */
 #ifndef JETT_PROTO_FOLD_H
 #define JETT_PROTO_FOLD_H
@@ -40,8 +42,9 @@ enum fold_weight {
 
 enum fold_status {
     FOLD_OK = 0,
-    FOLD_E_CAPTURE, /* the capture is damaged or inconsistent */
-    FOLD_E_WEIGHT,  /* the weight does not apply to the capture's mode */
+    FOLD_E_CAPTURE,     /* not a capture: not even HELLO could be read */
+    FOLD_E_WEIGHT,      /* the weight does not apply to the capture's mode */
+    FOLD_E_UNAVAILABLE, /* the profile does not know the weight's values */
     FOLD_E_NOMEM,
 };
 
@@ -60,8 +63,10 @@ struct fold_totals {
     uint64_t samples; /* recorded samples, every state */
     uint64_t jett_samples, runtime_samples, waiting_samples, unavailable_samples;
     /* memory */
-    uint64_t allocations, resizes, frees;
-    uint64_t allocated_bytes, freed_bytes, peak_live_bytes, retained_bytes;
+    uint64_t allocations, resizes, frees, allocated_bytes;
+    /* freed, peak and retained are known only while live_exact */
+    bool live_exact;
+    uint64_t freed_bytes, peak_live_bytes, retained_bytes;
     /* the chosen weight over every event, and over the events with a
      * stack (the tree's root value) */
     uint64_t weight_total, weight_attributed;
@@ -82,7 +87,10 @@ struct fold_node {
 struct fold;
 
 /* Reads the whole capture.  FOLD_OK with *out set, or an error with a
- * message in err ("byte N: message" for a damaged capture). */
+ * message in err ("byte N: message" for what is not a capture).  A
+ * capture damaged after HELLO is folded as far as it was read, as the
+ * profile reports it (partial, collector_failure), and fold_damage says
+ * where it stopped. */
 enum fold_status fold_read(struct capture_reader *r, enum fold_weight w, enum fold_names names,
                            struct fold **out, char *err, size_t errlen);
 void fold_free(struct fold *f);
@@ -90,8 +98,11 @@ void fold_free(struct fold *f);
 uint8_t fold_mode(const struct fold *f);            /* enum wire_mode */
 enum fold_weight fold_weight(const struct fold *f); /* never _DEFAULT */
 const char *fold_weight_name(enum fold_weight w);   /* "samples", "allocated", ... */
-/* NULL when complete; "collector_failure" or "stack_capture_limit". */
+/* NULL when the profile is complete, else its partial reason
+ * ("collector_failure", "stack_capture_limit", ...). */
 const char *fold_partial_reason(const struct fold *f);
+/* "byte N: message" when reading stopped at damage, else NULL. */
+const char *fold_damage(const struct fold *f);
 enum fold_names fold_name_form(const struct fold *f);
 const struct fold_totals *fold_totals(const struct fold *f);
 

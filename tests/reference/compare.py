@@ -12,15 +12,7 @@ import json, os, subprocess, sys, tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import profile_ref  # noqa: E402
 
-# The library reads numbers as doubles, exact only up to 2^53; byte counts
-# go to 2^64 - 1.  Its number tokens pass through Number.parseFloat, so an
-# integer token beyond that is handed back as {"__int": digits} instead,
-# and read as an exact integer below.
-DECODE = ("import {decode} from '%s/@toon-format/toon/dist/index.mjs';"
-          "const pf=Number.parseFloat;Number.parseFloat=t=>/^[0-9]+$/.test(t)&&"
-          "!Number.isSafeInteger(pf(t))?{__int:t}:pf(t);"
-          "let s='';process.stdin.on('data',d=>s+=d);process.stdin.on('end',()=>"
-          "process.stdout.write(JSON.stringify(JSON.parse(s).map(t=>decode(t)))));")
+from toon_exact import decode_all  # noqa: E402
 
 
 def run(argv):
@@ -60,11 +52,8 @@ def main():
             with open(dump, "w", encoding="utf-8") as f:
                 f.write(run([jett, "profile", "dump", cap]))
             refs.append(profile_ref.profile(profile_ref.Model(profile_ref.parse(dump))))
-    out = subprocess.run(["node", "--input-type=module", "-e", DECODE % modules],
-                         input=json.dumps(toons).encode(), stdout=subprocess.PIPE, check=True)
     bad = 0
-    exact = lambda o: int(o["__int"]) if list(o) == ["__int"] else o
-    for cap, got, want in zip(caps, json.loads(out.stdout, object_hook=exact), refs):
+    for cap, got, want in zip(caps, decode_all(toons, modules), refs):
         d = first_difference(want["profile"], got["profile"])
         if d:
             bad += 1

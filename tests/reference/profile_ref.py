@@ -420,6 +420,10 @@ class Model:
         node = None if f["stack"] is None else int(f["stack"])
         chain = None if node is None else self.nodes[node][1]
         ident = None if chain is None else chain[-1]
+        if chain is not None:
+            # the leaf function's chain runs from the root to its
+            # outermost occurrence (DESIGN section 6), as for CPU samples
+            chain = chain[:chain.index(ident) + 1]
         aid, op = int(f["id"]), f["op"]
         getattr(self, "mem_" + op)(f, aid, ident, chain)
 

@@ -110,14 +110,18 @@ def capture(seed):
         out.append("FUNC id=%d namespace=%s function=%s source=%s decl=%s"
                    % (i, esc(ns), esc(name), "-" if src is None else src, decl))
     out.append("EVENTS")
-    depth = []
+    depth, stack_path_funcs = [], []
     for i in range(r.randint(1, 30)):
         parent = r.choice([None, None] + list(range(i)) + [i - 1] * 3) if i else None
         if parent is not None and depth[parent] >= 128:
             parent = None
         depth.append(1 if parent is None else depth[parent] + 1)
+        func = r.randrange(len(funcs))
+        if parent is not None and r.random() < 0.25:  # self or mutual recursion
+            func = r.choice(stack_path_funcs[parent])
+        stack_path_funcs.append((stack_path_funcs[parent] if parent is not None else []) + [func])
         out.append("  STACK id=%d parent=%s func=%d site=-"
-                   % (i, "-" if parent is None else parent, r.randrange(len(funcs))))
+                   % (i, "-" if parent is None else parent, func))
     stack_funcs = [int(l.split("func=")[1].split()[0]) for l in out if l.startswith("  STACK")]
     seq = 0
     if mode == "cpu":

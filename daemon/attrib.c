@@ -1,0 +1,201 @@
+/* attrib: the aggregation's quantities through functions (attrib.h). */
+#include "daemon/attrib.h"
+#include "daemon/agg-internal.h"
+
+uint32_t attrib_ident_count(const struct agg *a)
+{
+    return a->idents.len;
+}
+
+void attrib_ident(const struct agg *a, uint32_t ident, struct attrib_ident *out)
+{
+    const struct agg_ident *d = agg_ident_at(a, ident);
+    *out = (struct attrib_ident){agg_str(a, d->ns), agg_str(a, d->name), d->ns_len,
+                                 d->name_len,       d->source,           d->decl};
+}
+
+uint32_t attrib_source_count(const struct agg *a)
+{
+    return a->sources.len;
+}
+
+void attrib_source(const struct agg *a, uint32_t source, struct attrib_source *out)
+{
+    const struct agg_source *s = agg_vec_at(&a->sources, source);
+    *out = (struct attrib_source){s->origin,   s->spans_ok, s->path,    s->path_len, s->text,
+                                  s->text_len, s->spans,    s->n_spans, s->lines,    s->n_lines};
+}
+
+bool attrib_has_quantities(const struct agg *a, uint32_t ident)
+{
+    return agg_ident_at(a, ident)->bucket != AGG_NONE;
+}
+
+/* The identity's bucket (function or site, by the mode), or NULL. */
+static const void *bucket_of(const struct agg *a, uint32_t ident)
+{
+    uint32_t off = agg_ident_at(a, ident)->bucket;
+    return off == AGG_NONE ? NULL : agg_bucket_at(a, off);
+}
+
+bool attrib_fn(const struct agg *a, uint32_t ident, struct attrib_fn *out)
+{
+    const struct agg_fnb *f = a->mode == WIRE_MODE_CPU ? bucket_of(a, ident) : NULL;
+    if (f)
+        *out = (struct attrib_fn){f->inclusive, f->self};
+    return f != NULL;
+}
+
+bool attrib_site(const struct agg *a, uint32_t ident, struct attrib_site *out)
+{
+    const struct agg_siteb *s = a->mode == WIRE_MODE_MEMORY ? bucket_of(a, ident) : NULL;
+    if (s)
+        *out = (struct attrib_site){s->allocation_count, s->allocated_bytes,
+                                    s->resize_count,     s->freed_bytes,
+                                    s->held.live,        agg_mem_at_peak(a, &s->held)};
+    return s != NULL;
+}
+
+void attrib_hot_begin(const struct agg *a, uint32_t ident, struct attrib_hot_iter *it)
+{
+    const struct agg_fnb *f = a->mode == WIRE_MODE_CPU ? bucket_of(a, ident) : NULL;
+    it->next = f ? f->hot_head : AGG_NONE;
+}
+
+bool attrib_hot_next(const struct agg *a, struct attrib_hot_iter *it, struct attrib_hot *out)
+{
+    if (it->next == AGG_NONE)
+        return false;
+    const struct agg_hotb *h = agg_bucket_at(a, it->next);
+    *out = (struct attrib_hot){h->self, h->start, h->end};
+    it->next = h->next;
+    return true;
+}
+
+uint32_t attrib_chain_count(const struct agg *a)
+{
+    return a->chains.len;
+}
+
+static const struct agg_chain *chain_at(const struct agg *a, uint32_t chain)
+{
+    return agg_vec_at(&a->chains, chain);
+}
+
+uint32_t attrib_chain_ident(const struct agg *a, uint32_t chain)
+{
+    return chain_at(a, chain)->ident;
+}
+
+uint32_t attrib_chain_parent(const struct agg *a, uint32_t chain)
+{
+    return chain_at(a, chain)->parent;
+}
+
+_Static_assert(sizeof(struct agg_chainb) == sizeof(struct agg_mchainb),
+               "both modes' chain buckets are one count");
+
+bool attrib_chain_weight(const struct agg *a, uint32_t chain, uint64_t *weight)
+{
+    uint32_t off = chain_at(a, chain)->bucket;
+    if (off == AGG_NONE)
+        return false;
+    *weight = a->mode == WIRE_MODE_CPU ? ((const struct agg_chainb *)agg_bucket_at(a, off))->samples
+                                       : ((const struct agg_mchainb *)agg_bucket_at(a, off))->bytes;
+    return true;
+}
+
+void attrib_cpu_totals(const struct agg *a, struct attrib_cpu_totals *out)
+{
+    const struct agg_cpu_totals *c = &a->cpu;
+    *out = (struct attrib_cpu_totals){c->recorded, c->attributed,  c->runtime,
+                                      c->waiting,  c->unavailable, c->truncated};
+}
+
+void attrib_mem_totals(const struct agg *a, struct attrib_mem_totals *out)
+{
+    const struct agg_mem *m = &a->mem;
+    *out = (struct attrib_mem_totals){
+        m->allocation_count, m->resize_count, m->free_count, m->allocated_bytes,
+        m->freed_bytes,      m->attributed,   m->live,       m->peak};
+}
+
+bool attrib_mem_exact(const struct agg *a)
+{
+    return !a->mem.limited;
+}
+
+uint32_t attrib_node_count(const struct agg *a)
+{
+    return a->nodes.len;
+}
+
+bool attrib_node(const struct agg *a, uint32_t node, uint32_t *parent, uint32_t *ident)
+{
+    const struct agg_node *n = agg_vec_at(&a->nodes, node);
+    if (n->flags & AGG_NODE_INVALID)
+        return false;
+    *parent = n->parent;
+    *ident = n->ident;
+    return true;
+}
+
+void attrib_node_quantities(const struct agg *a, uint32_t node, struct attrib_node_quantities *out)
+{
+    *out = (struct attrib_node_quantities){0, 0, 0, 0, 0, ATTRIB_NONE};
+    if (!a->detail)
+        return;
+    const struct agg_node_detail *d = &a->node_detail[node];
+    *out = (struct attrib_node_quantities){
+        d->self, d->count, d->held.live, agg_mem_at_peak(a, &d->held), d->events, d->site};
+}
+
+void agg_detail_settle(struct agg *a)
+{
+    uint32_t n = a->nodes.len;
+    a->node_below = calloc((size_t)n + 1, sizeof *a->node_below);
+    if (a->node_below == NULL) {
+        agg_errorf(a, "call edges: out of memory");
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const struct agg_node_detail *d = &a->node_detail[i];
+        a->node_below[i] = (struct agg_node_below){d->self, d->count, d->events, d->held.live,
+                                                   agg_mem_at_peak(a, &d->held)};
+    }
+    /* a STACK's parent comes before it: walking backwards sums every
+     * subtree before its parent reads it */
+    for (uint32_t i = n; i-- > 0;) {
+        const struct agg_node *node = agg_vec_at(&a->nodes, i);
+        if (node->parent == AGG_NONE || (node->flags & AGG_NODE_INVALID))
+            continue;
+        struct agg_node_below *p = &a->node_below[node->parent], *c = &a->node_below[i];
+        p->self += c->self, p->count += c->count, p->events += c->events;
+        p->retained += c->retained, p->live_at_peak += c->live_at_peak;
+    }
+}
+
+void attrib_node_below(const struct agg *a, uint32_t node, struct attrib_node_quantities *out)
+{
+    *out = (struct attrib_node_quantities){0, 0, 0, 0, 0, ATTRIB_NONE};
+    if (a->node_below == NULL)
+        return;
+    const struct agg_node_below *b = &a->node_below[node];
+    *out = (struct attrib_node_quantities){b->self,         b->count,  b->retained,
+                                           b->live_at_peak, b->events, ATTRIB_NONE};
+}
+
+bool attrib_self_begin(const struct agg *a, uint32_t ident, struct attrib_self_iter *it)
+{
+    return a->self_lines && a->ended && costrun_func(a->self_lines, ident, &it->it);
+}
+
+bool attrib_self_next(const struct agg *a, struct attrib_self_iter *it, uint32_t *start,
+                      uint64_t *w)
+{
+    uint32_t key;
+    if (!costrun_next(a->self_lines, &it->it, &key, w))
+        return false;
+    *start = key == 0 ? ATTRIB_NONE : key - 1;
+    return true;
+}

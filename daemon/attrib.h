@@ -1,0 +1,153 @@
+/*
+ * attrib: what an aggregation attributed, read through functions.
+ *
+ * The aggregation (agg.h) turns the stream's samples and allocation
+ * events into quantities per function identity and per call chain
+ * (DESIGN section 6); this is how ranking and every other reader see
+ * them, without the aggregation's layout (its tables, arena offsets and
+ * bucket packing stay behind agg-internal.h).
+ *
+ * Ids: a function identity is 0..attrib_ident_count()-1, a source
+ * 0..attrib_source_count()-1, a call chain 0..attrib_chain_count()-1.  A
+ * chain is the sequence of identities from a root frame to one frame;
+ * the quantity on it is the samples (CPU) or allocated bytes (memory)
+ * of the function it ends in, attributed through it.  Everything read
+ * stays valid until the aggregation is freed.
+ */
+#ifndef JETT_DAEMON_ATTRIB_H
+#define JETT_DAEMON_ATTRIB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "daemon/agg.h"
+#include "daemon/export/costrun.h"
+
+#define ATTRIB_NONE UINT32_MAX /* no source, no chain parent, an unknown span */
+
+struct attrib_ident {
+    const char *ns, *name; /* not NUL-terminated */
+    uint32_t ns_len, name_len;
+    uint32_t source;       /* ATTRIB_NONE: unavailable */
+    struct wire_span decl; /* WIRE_SPAN_NONE: unavailable */
+};
+
+struct attrib_source {
+    uint8_t origin;   /* enum wire_origin */
+    bool spans_ok;    /* spans sorted, disjoint, inside the text */
+    const char *path; /* NUL-terminated */
+    uint32_t path_len;
+    const char *text;
+    uint32_t text_len;
+    const struct wire_source_span *spans;
+    uint32_t n_spans;
+    const uint32_t *lines; /* offset of each line start; lines[0] == 0 */
+    uint32_t n_lines;
+};
+
+/* A CPU function's samples. */
+struct attrib_fn {
+    uint64_t inclusive, self;
+};
+
+/* One hot line of a CPU function: its self samples at a leaf statement
+ * span (start ATTRIB_NONE: the span is unknown). */
+struct attrib_hot {
+    uint64_t self;
+    uint32_t start, end;
+};
+
+/* A memory site: what the function allocated (creation and growth) and
+ * what became of the allocations it created.  live and live_at_peak mean
+ * something only while attrib_mem_exact() holds. */
+struct attrib_site {
+    uint64_t allocation_count, allocated_bytes, resize_count, freed_bytes;
+    uint64_t live, live_at_peak;
+};
+
+struct attrib_cpu_totals {
+    uint64_t recorded, attributed, runtime, waiting, unavailable, truncated;
+};
+
+/* freed, live and peak are exact only while attrib_mem_exact() holds;
+ * attributed is the allocated bytes of events with a Jett stack. */
+struct attrib_mem_totals {
+    uint64_t allocation_count, resize_count, free_count, allocated_bytes, freed_bytes, attributed;
+    uint64_t live, peak;
+};
+
+uint32_t attrib_ident_count(const struct agg *a);
+void attrib_ident(const struct agg *a, uint32_t ident, struct attrib_ident *out);
+uint32_t attrib_source_count(const struct agg *a);
+void attrib_source(const struct agg *a, uint32_t source, struct attrib_source *out);
+
+/* Whether the identity has quantities: a CPU function bucket or a
+ * memory site (the budgets may have refused one). */
+bool attrib_has_quantities(const struct agg *a, uint32_t ident);
+/* Each false when the identity has no quantities (out untouched). */
+bool attrib_fn(const struct agg *a, uint32_t ident, struct attrib_fn *out);
+bool attrib_site(const struct agg *a, uint32_t ident, struct attrib_site *out);
+
+/* A CPU function's hot lines, in no order: begin, then next until false. */
+struct attrib_hot_iter {
+    uint32_t next;
+};
+void attrib_hot_begin(const struct agg *a, uint32_t ident, struct attrib_hot_iter *it);
+bool attrib_hot_next(const struct agg *a, struct attrib_hot_iter *it, struct attrib_hot *out);
+
+uint32_t attrib_chain_count(const struct agg *a);
+/* The chain's last identity and the chain of its caller (ATTRIB_NONE at
+ * the root). */
+uint32_t attrib_chain_ident(const struct agg *a, uint32_t chain);
+uint32_t attrib_chain_parent(const struct agg *a, uint32_t chain);
+/* The chain's samples or bytes; false when nothing was attributed
+ * through it (no bucket). */
+bool attrib_chain_weight(const struct agg *a, uint32_t chain, uint64_t *weight);
+
+void attrib_cpu_totals(const struct agg *a, struct attrib_cpu_totals *out);
+void attrib_mem_totals(const struct agg *a, struct attrib_mem_totals *out);
+/* False once the retention budget stopped tracking live allocations:
+ * freed, live, peak, retained and live-at-peak values are unknown. */
+bool attrib_mem_exact(const struct agg *a);
+
+/* ---- per stack node, when the aggregation kept detail ---- */
+
+/* Stack node ids are the wire's STACK ids below this count. */
+uint32_t attrib_node_count(const struct agg *a);
+/* A stored, valid node's caller node (ATTRIB_NONE at a root) and
+ * identity; false for a node defined by a bad record (its events are
+ * unavailable). */
+bool attrib_node(const struct agg *a, uint32_t node, uint32_t *parent, uint32_t *ident);
+
+/* self: CPU samples with the node as leaf, or allocated bytes (initial
+ * sizes and growth) of events at the node; count: allocations created
+ * at it; retained and live_at_peak: bytes of the allocations it created
+ * live at the end and at the global peak (only while attrib_mem_exact).
+ * All zero when detail was not kept. */
+struct attrib_node_quantities {
+    uint64_t self, count, retained, live_at_peak;
+    uint64_t events; /* samples, or events with allocation pressure */
+    uint32_t site;   /* the STACK's call site: start offset in the caller's
+                      * source, ATTRIB_NONE when unknown */
+};
+void attrib_node_quantities(const struct agg *a, uint32_t node, struct attrib_node_quantities *out);
+
+/* The same quantities summed over the node's subtree (the node and every
+ * node below it; site ATTRIB_NONE), once the stream ended: what a call
+ * into the node carries, and a frame's total in a tree of stacks. */
+void attrib_node_below(const struct agg *a, uint32_t node, struct attrib_node_quantities *out);
+
+/* Self costs by leaf function and leaf statement: each sample (one) or
+ * event with allocation pressure (bytes, and one allocation when it
+ * created one) at the start offset of its leaf span in the function's
+ * source.  A function's costs come in ascending offset order, an
+ * unknown span (ATTRIB_NONE) first. */
+struct attrib_self_iter {
+    struct costrun_iter it;
+};
+bool attrib_self_begin(const struct agg *a, uint32_t ident, struct attrib_self_iter *it);
+/* The next offset and its costs (w[0]; w[1] in memory mode). */
+bool attrib_self_next(const struct agg *a, struct attrib_self_iter *it, uint32_t *start,
+                      uint64_t *w);
+
+#endif
