@@ -4,6 +4,7 @@
  * builtins is sampled at their call line, workers of equal measured time
  * get equal shares, and SIGINT stops a long builtin at once.
  *
+ * The programs are in tests/attrib/ (the benchmark runs them too).
  * Ground truth is hand-made: each skid program has one statement that
  * does all but a sliver of its function's own work, and the five-worker
  * program prints its own now_ms() timings.
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,15 +36,34 @@ static void teardown(void)
     free(jett), free(dir);
 }
 
-/* Runs `text` as main.jett of a fresh project under --profile --agent
- * with `arg` for main; the TOON document (malloc'd). */
-static char *profile(const char *name, const char *text, const char *arg)
+/* tests/attrib/NAME/main.jett (malloc'd path). */
+static char *attrib_program(const char *name)
 {
-    char sub[700];
-    snprintf(sub, sizeof sub, "%s/%s", dir, name);
-    ck_assert_int_eq(mkdir(sub, 0700), 0);
-    char *path = tu_write_program(sub, "main.jett", text);
-    ck_assert_ptr_nonnull(path);
+    char rel[200];
+    snprintf(rel, sizeof rel, "tests/attrib/%s/main.jett", name);
+    return tu_source_path(rel);
+}
+
+/* The 1-based line of the program that holds `text`. */
+static long line_of(const char *path, const char *text)
+{
+    size_t len;
+    char *src = tu_read_file(path, &len);
+    ck_assert_ptr_nonnull(src);
+    const char *at = strstr(src, text);
+    ck_assert_msg(at != NULL, "%s not in %s", text, path);
+    long line = 1;
+    for (const char *p = src; p < at; p++)
+        line += *p == '\n';
+    free(src);
+    return line;
+}
+
+/* Profiles tests/attrib/NAME under --profile --agent with `arg` for main;
+ * the TOON document (malloc'd). */
+static char *profile(const char *name, const char *arg)
+{
+    char *path = attrib_program(name);
     const char *argv[] = {
         jett, "run", path, "--profile", "--profile-threshold", "0", "--agent", arg ? "--" : NULL,
         arg,  NULL};
@@ -96,9 +115,14 @@ static long hot_line(const char *doc, const char *fn, long line)
     return 0;
 }
 
-/* At least 90% of fn's self samples are on `line`. */
-static void check_hot(const char *doc, const char *fn, long line)
+/* Profiles program `name`: at least 90% of fn's self samples are on the
+ * line that holds `expensive`. */
+static void check_hot(const char *name, const char *fn, const char *expensive)
 {
+    char *path = attrib_program(name);
+    long line = line_of(path, expensive);
+    free(path);
+    char *doc = profile(name, NULL);
     size_t len;
     const char *b = block(doc, fn, &len);
     long self = number(b, len, "self_samples");
@@ -108,159 +132,33 @@ static void check_hot(const char *doc, const char *fn, long line)
                   self, line, doc);
 }
 
-/* A string that grows: each concatenation copies it (line 5); the
- * statement after it is one remainder. */
+/* A growing string copied by each concatenation, then one remainder. */
 START_TEST(skid_large_concatenation)
 {
-    char *doc = profile("concat",
-                        "namespace concat\n"
-                        "fn build(n) {\n"
-                        "    let out = \"\"\n"
-                        "    for r in 0..n {\n"
-                        "        out = out + \"piece-of-text\"\n"
-                        "        let k = r % 3\n"
-                        "    }\n"
-                        "    return len(out)\n"
-                        "}\n"
-                        "fn main() {\n"
-                        "    print(build(40000))\n"
-                        "}\n",
-                        NULL);
-    check_hot(doc, "build", 5);
-    free(doc);
+    check_hot("concat", "build", "out = out + ");
 }
 END_TEST
 
-/* A sort of 5000 items per iteration (line 5) against one remainder. */
+/* A sort of 5000 items per iteration, then one remainder. */
 START_TEST(skid_builtin_call)
 {
-    char *doc = profile("bcall",
-                        "namespace bcall\n"
-                        "fn order(xs, n) {\n"
-                        "    let t = 0\n"
-                        "    for r in 0..n {\n"
-                        "        let ys = sort(xs)\n"
-                        "        let k = r % 3\n"
-                        "    }\n"
-                        "    return t\n"
-                        "}\n"
-                        "fn main() {\n"
-                        "    let xs = []\n"
-                        "    for i in 0..5000 {\n"
-                        "        push(xs, (i * 7919) % 5003)\n"
-                        "    }\n"
-                        "    print(order(xs, 1500))\n"
-                        "}\n",
-                        NULL);
-    check_hot(doc, "order", 5);
-    free(doc);
+    check_hot("bcall", "order", "let ys = sort(xs)");
 }
 END_TEST
 
-/* A call of a cheap Jett function (line 8) whose argument the caller
- * builds by copying 200 items: the caller's work is before the push and
- * after the pop of the callee's frame, and belongs to the call line. */
+/* A call of a cheap Jett function whose argument the caller builds: the
+ * caller's work before the push and after the pop is the call line's. */
 START_TEST(skid_jett_call)
 {
-    char *doc = profile("jcall",
-                        "namespace jcall\n"
-                        "fn step(v) {\n"
-                        "    return len(v)\n"
-                        "}\n"
-                        "fn drive(xs, n) {\n"
-                        "    let acc = 0\n"
-                        "    for r in 0..n {\n"
-                        "        acc = step(xs + [r]) + acc\n"
-                        "        let k = r % 3\n"
-                        "    }\n"
-                        "    return acc\n"
-                        "}\n"
-                        "fn main() {\n"
-                        "    let xs = []\n"
-                        "    for i in 0..200 {\n"
-                        "        push(xs, i)\n"
-                        "    }\n"
-                        "    print(drive(xs, 400000))\n"
-                        "}\n",
-                        NULL);
-    check_hot(doc, "drive", 8);
-    free(doc);
+    check_hot("jcall", "drive", "acc = step(");
 }
 END_TEST
-
-/* Five kinds of work, each run for `ms` per round, in turns, so that the
- * machine's load changes touch all of them alike; the program prints the
- * time each took by its own clock. */
-static const char five_workers[] = "namespace five\n"
-                                   "fn w_loop(ms) {\n"
-                                   "    let t0 = now_ms()\n"
-                                   "    let x = 0\n"
-                                   "    while now_ms() - t0 < ms {\n"
-                                   "        for i in 0..1000 {\n"
-                                   "            x = (x + i * 3) % 1000003\n"
-                                   "        }\n"
-                                   "    }\n"
-                                   "    return now_ms() - t0\n"
-                                   "}\n"
-                                   "fn w_sort(xs, ms) {\n"
-                                   "    let t0 = now_ms()\n"
-                                   "    while now_ms() - t0 < ms {\n"
-                                   "        let ys = slice(xs, 0, len(xs))\n"
-                                   "        sort(ys)\n"
-                                   "    }\n"
-                                   "    return now_ms() - t0\n"
-                                   "}\n"
-                                   "fn w_repeat(ms) {\n"
-                                   "    let t0 = now_ms()\n"
-                                   "    while now_ms() - t0 < ms {\n"
-                                   "        let s = repeat(\"abcdefgh\", 1000000)\n"
-                                   "    }\n"
-                                   "    return now_ms() - t0\n"
-                                   "}\n"
-                                   "fn w_split_join(text, ms) {\n"
-                                   "    let t0 = now_ms()\n"
-                                   "    while now_ms() - t0 < ms {\n"
-                                   "        let parts = split(text, \",\")\n"
-                                   "        let j = join(parts, \";\")\n"
-                                   "    }\n"
-                                   "    return now_ms() - t0\n"
-                                   "}\n"
-                                   "fn w_map(keys, ms) {\n"
-                                   "    let t0 = now_ms()\n"
-                                   "    while now_ms() - t0 < ms {\n"
-                                   "        let m = {}\n"
-                                   "        for k in keys {\n"
-                                   "            m[k] = 1\n"
-                                   "        }\n"
-                                   "    }\n"
-                                   "    return now_ms() - t0\n"
-                                   "}\n"
-                                   "fn main(args) {\n"
-                                   "    let rounds = int(args[0])\n"
-                                   "    let ms = 100\n"
-                                   "    let xs = []\n"
-                                   "    let keys = []\n"
-                                   "    for i in 0..50000 {\n"
-                                   "        push(xs, (i * 7919) % 50021)\n"
-                                   "        push(keys, str(i * 31))\n"
-                                   "    }\n"
-                                   "    let text = join(keys, \",\")\n"
-                                   "    let t = [0, 0, 0, 0, 0]\n"
-                                   "    for r in 0..rounds {\n"
-                                   "        t[0] += w_loop(ms)\n"
-                                   "        t[1] += w_sort(xs, ms)\n"
-                                   "        t[2] += w_repeat(ms)\n"
-                                   "        t[3] += w_split_join(text, ms)\n"
-                                   "        t[4] += w_map(keys, ms)\n"
-                                   "    }\n"
-                                   "    print(t[0], t[1], t[2], t[3], t[4])\n"
-                                   "}\n";
 
 /* Each worker's inclusive share of the workers' samples is within 5
  * points of its share of their measured time. */
 START_TEST(five_workers_get_their_measured_share)
 {
-    char *doc = profile("five", five_workers, "12");
+    char *doc = profile("five", "12");
     long ms[5], inc[5], ms_sum = 0, inc_sum = 0;
     const char *out = strstr(doc, "\nstdout: \"");
     ck_assert_ptr_nonnull(out);
@@ -322,27 +220,15 @@ static double mono_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* One sort of 2^20 references to one 20 KB string: about 10 million
- * comparisons of 20 KB each, ten seconds or more.  Building the list takes
- * 21 statements, so once the runtime thread has used half a second of CPU
- * it is sorting.  SIGINT then ends the run within a second (the figure
- * for an idle machine is 100 ms), exit 130, with an interrupted profile. */
+/* tests/attrib/longsort sorts for ten seconds or more after 21 short
+ * statements, so once the runtime thread has used half a second of CPU it
+ * is sorting.  SIGINT then ends the run within a second (the figure for
+ * an idle machine is 100 ms), exit 130, with an interrupted profile. */
 START_TEST(sigint_during_long_sort)
 {
-    char sub[700], out[800];
-    snprintf(sub, sizeof sub, "%s/sigint", dir);
-    ck_assert_int_eq(mkdir(sub, 0700), 0);
-    char *path = tu_write_program(sub, "main.jett",
-                                  "namespace sigint\n"
-                                  "fn main() {\n"
-                                  "    let xs = [repeat(\"x\", 20000)]\n"
-                                  "    for i in 0..20 {\n"
-                                  "        xs = xs + xs\n"
-                                  "    }\n"
-                                  "    let ys = sort(xs)\n"
-                                  "    print(\"sorted\")\n"
-                                  "}\n");
-    ck_assert_ptr_nonnull(path);
+    char out[800];
+    char *path = attrib_program("longsort");
+    long sort_line = line_of(path, "let ys = sort(xs)");
     snprintf(out, sizeof out, "%s/out.toon", dir);
     const char *argv[] = {jett, "run", path, "--profile", "--agent", NULL};
     pid_t pid = tu_spawn(argv, out);
@@ -365,7 +251,7 @@ START_TEST(sigint_during_long_sort)
     ck_assert_ptr_nonnull(strstr(doc, "\n  termination: interrupted\n"));
     ck_assert_ptr_null(strstr(doc, "sorted"));
     /* the sort's time is main's, at the sort's line */
-    ck_assert_msg(hot_line(doc, "main", 7) > 0, "%s", doc);
+    ck_assert_msg(hot_line(doc, "main", sort_line) > 0, "%s", doc);
     free(doc);
     free(path);
 }
