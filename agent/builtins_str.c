@@ -262,16 +262,19 @@ int bi_repeat(struct interp_state *s, struct value *args, uint32_t n, const stru
     if (r == NULL)
         return interp_oom(s, call);
     *out = val_str(r);
-    size_t done = 0; /* bytes since the last safe point */
-    for (int64_t i = 0; len > 0 && i < times; i++) {
-        if (safepoint_copy(&s->sp, r->data + i * len, args[0].u.s->data, (size_t)len) < 0)
+    /* The first copy, then doubling copies of what is already there (a
+     * whole number of copies each, at most a chunk), a safe point after
+     * each. */
+    size_t total = (size_t)(len * times), filled = total ? (size_t)len : 0;
+    if (safepoint_copy(&s->sp, r->data, args[0].u.s->data, filled) < 0)
+        goto stop;
+    while (filled < total) {
+        size_t step = filled < total - filled ? filled : total - filled;
+        if (step > SAFEPOINT_CHUNK)
+            step = SAFEPOINT_CHUNK < (size_t)len ? (size_t)len : SAFEPOINT_CHUNK / len * len;
+        if (safepoint_copy(&s->sp, r->data + filled, r->data, step) < 0 || interp_safe_point(s) < 0)
             goto stop;
-        done += (size_t)len;
-        if (done >= SAFEPOINT_CHUNK) {
-            done = 0;
-            if (interp_safe_point(s) < 0)
-                goto stop;
-        }
+        filled += step;
     }
     return 0;
 stop:

@@ -130,6 +130,7 @@ static void check_hot(const char *name, const char *fn, const char *expensive)
     ck_assert_msg(self >= 200, "%s: only %ld self samples\n%s", fn, self, doc);
     ck_assert_msg(hot * 10 >= self * 9, "%s: %ld of %ld self samples on line %ld\n%s", fn, hot,
                   self, line, doc);
+    free(doc);
 }
 
 /* A growing string copied by each concatenation, then one remainder. */
