@@ -254,6 +254,8 @@ static int sort_before(struct sort_ctx *c, struct value a, struct value b)
 {
     if (interp_safe_point(c->s) < 0)
         return -1;
+    if (c->cmp.tag == V_NIL && a.tag == V_INT && b.tag == V_INT)
+        return b.u.i < a.u.i; /* the common case, without a call */
     if (c->cmp.tag == V_NIL) {
         int r = val_compare(&c->s->sp, b, a);
         if (r == -2)
@@ -283,6 +285,14 @@ static int sort_merge(struct sort_ctx *c, struct value *v, struct value *tmp, ui
         if (before < 0)
             return -1;
         tmp[k++] = before ? v[j++] : v[i++];
+    }
+    if ((size_t)(hi - lo) * sizeof *v <= SAFEPOINT_CHUNK) { /* most merges: no call */
+        while (i < mid)
+            tmp[k++] = v[i++];
+        while (j < hi)
+            tmp[k++] = v[j++];
+        memcpy(v + lo, tmp + lo, sizeof *v * (hi - lo));
+        return 0;
     }
     size_t rest = mid - i;
     safepoint_copy_all(&c->s->sp, tmp + k, v + i, sizeof *v * rest);
