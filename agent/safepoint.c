@@ -1,6 +1,7 @@
 /* safepoint: chunked byte work with a poll between chunks. */
 #include "agent/safepoint.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 static int safepoint_never(struct safepoint *sp)
@@ -11,30 +12,28 @@ static int safepoint_never(struct safepoint *sp)
 
 struct safepoint safepoint_idle = {0, safepoint_never};
 
-int safepoint_copy(struct safepoint *sp, void *dst, const void *src, size_t n)
+/* Copies in chunks; with `stop`, returns -1 at the first poll that
+ * reports an interrupt, else always finishes and returns 0. */
+static int copy_chunks(struct safepoint *sp, char *d, const char *s, size_t n, bool stop)
 {
-    char *d = dst;
-    const char *s = src;
     while (n > SAFEPOINT_CHUNK) {
         memcpy(d, s, SAFEPOINT_CHUNK);
         d += SAFEPOINT_CHUNK, s += SAFEPOINT_CHUNK, n -= SAFEPOINT_CHUNK;
-        if (safepoint_poll(sp) < 0)
+        if (safepoint_poll(sp) < 0 && stop)
             return -1;
     }
     memcpy(d, s, n);
     return 0;
 }
 
+int safepoint_copy(struct safepoint *sp, void *dst, const void *src, size_t n)
+{
+    return copy_chunks(sp, dst, src, n, true);
+}
+
 void safepoint_copy_all(struct safepoint *sp, void *dst, const void *src, size_t n)
 {
-    char *d = dst;
-    const char *s = src;
-    while (n > SAFEPOINT_CHUNK) {
-        memcpy(d, s, SAFEPOINT_CHUNK);
-        d += SAFEPOINT_CHUNK, s += SAFEPOINT_CHUNK, n -= SAFEPOINT_CHUNK;
-        safepoint_poll(sp);
-    }
-    memcpy(d, s, n);
+    copy_chunks(sp, dst, src, n, false);
 }
 
 void safepoint_move_all(struct safepoint *sp, void *dst, const void *src, size_t n)
