@@ -172,14 +172,19 @@ START_TEST(five_workers_get_their_measured_share)
         inc[i] = number(b, len, "inclusive_samples");
         ms_sum += ms[i], inc_sum += inc[i];
     }
-    ck_assert_msg(inc_sum >= 2000, "only %ld samples\n%s", inc_sum, doc);
+    char shares[400] = "";
+    double worst = 0;
     for (int i = 0; i < 5; i++) {
         double sampled = 100.0 * (double)inc[i] / (double)inc_sum;
         double measured = 100.0 * (double)ms[i] / (double)ms_sum;
-        ck_assert_msg(sampled - measured <= 5 && measured - sampled <= 5,
-                      "%s: %.2f%% of the samples, %.2f%% of the measured time\n%s", fns[i], sampled,
-                      measured, doc);
+        double err = sampled > measured ? sampled - measured : measured - sampled;
+        worst = err > worst ? err : worst;
+        size_t used = strlen(shares);
+        snprintf(shares + used, sizeof shares - used, " %s %.2f/%.2f", fns[i], sampled, measured);
     }
+    /* ~1000 samples make one share's sampling error about 1.3 points */
+    ck_assert_msg(inc_sum >= 1000, "only %ld samples:%s", inc_sum, shares);
+    ck_assert_msg(worst <= 5, "share error %.2f points (sampled/measured %%):%s", worst, shares);
     free(doc);
 }
 END_TEST
