@@ -73,7 +73,7 @@ static void bi_output(struct interp_state *s, bool err, struct value *args, uint
     for (uint32_t i = 0; i < n; i++) {
         if (i)
             sb_puts(&b, " ");
-        val_format(s->prog, args[i], false, &b);
+        val_format(s->prog, &s->sp, args[i], false, &b);
     }
     sb_puts(&b, "\n");
     void (*w)(void *, const char *, size_t) = err ? s->host.write_stderr : s->host.write_stdout;
@@ -120,7 +120,7 @@ int bi_debug(struct interp_state *s, struct value *args, uint32_t n, const struc
     if (s->host.debug == NULL)
         return 0;
     struct strbuf b = {0};
-    val_format(s->prog, args[0], false, &b);
+    val_format(s->prog, &s->sp, args[0], false, &b);
     struct interp_debug_row row = {.value = b.data ? b.data : "", .value_len = b.len, .state = s};
     row.path = bi_site(s, call, &row.line, &row.column);
     s->host.debug(s->host.ctx, &row);
@@ -160,7 +160,7 @@ int bi_sleep(struct interp_state *s, struct value *args, uint32_t n, const struc
     int64_t deadline = bi_monotonic_ms() + args[0].u.i;
     atomic_store(&s->blocked, 1);
     for (;;) {
-        if (atomic_load(&s->pending) & PENDING_INTERRUPT)
+        if (atomic_load(&s->sp.pending) & PENDING_INTERRUPT)
             break;
         int64_t left = deadline - bi_monotonic_ms();
         if (left <= 0)
@@ -170,7 +170,7 @@ int bi_sleep(struct interp_state *s, struct value *args, uint32_t n, const struc
     }
     atomic_store(&s->blocked, 0);
     *out = VAL_NIL;
-    if (atomic_load(&s->pending) & PENDING_INTERRUPT) {
+    if (atomic_load(&s->sp.pending) & PENDING_INTERRUPT) {
         interp_safe_point_slow(s);
         return -1;
     }
@@ -213,7 +213,7 @@ int bi_fail(struct interp_state *s, struct value *args, uint32_t n, const struct
     (void)n;
     (void)out;
     struct strbuf b = {0};
-    val_format(s->prog, args[0], false, &b);
+    val_format(s->prog, &s->sp, args[0], false, &b);
     interp_raise(s, call, "%s", b.data ? b.data : "");
     sb_free(&b);
     return -1;

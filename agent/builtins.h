@@ -5,7 +5,10 @@
 #include "agent/interp-internal.h"
 
 /* args are borrowed (the caller releases them); *out is owned.  A builtin
- * runs no safe point: its time belongs to the calling statement. */
+ * whose work grows with its input passes a safe point once per item or
+ * per SAFEPOINT_CHUNK bytes (agent/safepoint.h); a sample taken there
+ * belongs to the calling statement.  When interp_safe_point reports an
+ * interrupt, the builtin frees what it built and returns -1. */
 typedef int (*builtin_fn)(struct interp_state *s, struct value *args, uint32_t n,
                           const struct ast *call, struct value *out);
 

@@ -102,7 +102,8 @@ int bi_remove(struct interp_state *s, struct value *args, uint32_t n, const stru
     if (at < 0)
         return -1;
     *out = l->items[at];
-    memmove(l->items + at, l->items + at + 1, sizeof *l->items * (l->len - (uint32_t)at - 1));
+    safepoint_move_all(&s->sp, l->items + at, l->items + at + 1,
+                       sizeof *l->items * (l->len - (uint32_t)at - 1));
     l->len--;
     return 0;
 }
@@ -117,14 +118,18 @@ static int bi_map_list(struct interp_state *s, struct value *args, const struct 
     struct heap_list *l = heap_list_new(&s->heap, m->len);
     if (l == NULL)
         return interp_oom(s, call);
+    *out = val_list(l);
     for (uint32_t i = 0; i < m->used; i++) {
+        if (interp_safe_point(s) < 0) {
+            val_release(s, *out);
+            return -1;
+        }
         if (m->entries[i].key == NULL)
             continue;
         struct value v = keys ? val_str(m->entries[i].key) : m->entries[i].val;
         heap_retain(v);
         l->items[l->len++] = v;
     }
-    *out = val_list(l);
     return 0;
 }
 
@@ -158,16 +163,21 @@ int bi_contains(struct interp_state *s, struct value *args, uint32_t n, const st
     (void)n;
     if (args[0].tag == V_LIST && !args[0].secret) {
         bool found = false;
-        for (uint32_t i = 0; i < args[0].u.l->len && !found; i++)
-            found = val_equal(args[0].u.l->items[i], args[1]);
+        for (uint32_t i = 0; i < args[0].u.l->len && !found; i++) {
+            if (interp_safe_point(s) < 0)
+                return -1;
+            found = val_equal(&s->sp, args[0].u.l->items[i], args[1]);
+        }
         *out = val_bool(found);
         return 0;
     }
     if (bi_want(s, call, args, 0, V_STR) < 0 || bi_want(s, call, args, 1, V_STR) < 0)
         return -1;
-    *out = val_bool(
-        memmem(args[0].u.s->data, args[0].u.s->len, args[1].u.s->data, args[1].u.s->len) != NULL);
-    return 0;
+    int stopped;
+    const char *hit = safepoint_search(&s->sp, args[0].u.s->data, args[0].u.s->len,
+                                       args[1].u.s->data, args[1].u.s->len, &stopped);
+    *out = val_bool(hit != NULL);
+    return stopped ? -1 : 0;
 }
 
 /* A string offset must not split a UTF-8 character. */
@@ -205,13 +215,16 @@ int bi_slice(struct interp_state *s, struct value *args, uint32_t n, const struc
     if (v.tag == V_STR || v.tag == V_BYTES) {
         if (v.secret || bi_bounds(s, call, args, n, v.u.s->len, &a, &b) < 0)
             return v.secret ? bi_want(s, call, args, 0, V_STR) : -1;
-        struct heap_str *r = v.tag == V_STR
-                                 ? heap_str_new(&s->heap, v.u.s->data + a, (size_t)(b - a))
-                                 : heap_bytes_new(&s->heap, v.u.s->data + a, (size_t)(b - a));
+        struct heap_str *r = v.tag == V_STR ? heap_str_alloc(&s->heap, (size_t)(b - a))
+                                            : heap_bytes_new(&s->heap, NULL, (size_t)(b - a));
         if (r == NULL)
             return interp_oom(s, call);
         *out = (struct value){.tag = v.tag};
         out->u.s = r;
+        if (safepoint_copy(&s->sp, r->data, v.u.s->data + a, (size_t)(b - a)) < 0) {
+            val_release(s, *out);
+            return -1;
+        }
         return 0;
     }
     if (bi_want(s, call, args, 0, V_LIST) < 0 ||
@@ -220,9 +233,14 @@ int bi_slice(struct interp_state *s, struct value *args, uint32_t n, const struc
     struct heap_list *l = heap_list_new(&s->heap, (uint32_t)(b - a));
     if (l == NULL)
         return interp_oom(s, call);
-    for (int64_t i = a; i < b; i++)
-        heap_retain(l->items[l->len++] = v.u.l->items[i]);
     *out = val_list(l);
+    for (int64_t i = a; i < b; i++) {
+        if (interp_safe_point(s) < 0) {
+            val_release(s, *out);
+            return -1;
+        }
+        heap_retain(l->items[l->len++] = v.u.l->items[i]);
+    }
     return 0;
 }
 
@@ -233,11 +251,16 @@ struct sort_ctx {
     uint32_t builtin;
 };
 
-/* -1 error; 1 when b must come before a (b < a); 0 otherwise. */
+/* -1 error or interrupt; 1 when b must come before a (b < a); 0
+ * otherwise.  One safe point per comparison. */
 static int sort_before(struct sort_ctx *c, struct value a, struct value b)
 {
+    if (interp_safe_point(c->s) < 0)
+        return -1;
+    if (c->cmp.tag == V_NIL && a.tag == V_INT && b.tag == V_INT)
+        return b.u.i < a.u.i; /* the common case, without a call */
     if (c->cmp.tag == V_NIL) {
-        int r = val_compare(b, a);
+        int r = val_compare(&c->s->sp, b, a);
         if (r == -2)
             return interp_raise(c->s, c->call, "sort: cannot compare %s and %s", val_type_name(a),
                                 val_type_name(b));
@@ -266,11 +289,18 @@ static int sort_merge(struct sort_ctx *c, struct value *v, struct value *tmp, ui
             return -1;
         tmp[k++] = before ? v[j++] : v[i++];
     }
-    while (i < mid)
-        tmp[k++] = v[i++];
-    while (j < hi)
-        tmp[k++] = v[j++];
-    memcpy(v + lo, tmp + lo, sizeof *v * (hi - lo));
+    if ((size_t)(hi - lo) * sizeof *v <= SAFEPOINT_CHUNK) { /* most merges: no call */
+        while (i < mid)
+            tmp[k++] = v[i++];
+        while (j < hi)
+            tmp[k++] = v[j++];
+        memcpy(v + lo, tmp + lo, sizeof *v * (hi - lo));
+        return 0;
+    }
+    size_t rest = mid - i;
+    safepoint_copy_all(&c->s->sp, tmp + k, v + i, sizeof *v * rest);
+    safepoint_copy_all(&c->s->sp, tmp + k + rest, v + j, sizeof *v * (hi - j));
+    safepoint_copy_all(&c->s->sp, v + lo, tmp + lo, sizeof *v * (hi - lo));
     return 0;
 }
 
@@ -314,18 +344,26 @@ int bi_sort(struct interp_state *s, struct value *args, uint32_t n, const struct
     if (copy == NULL)
         return interp_oom(s, call);
     memcpy(copy, l->items, sizeof *copy * len);
-    for (uint32_t i = 0; i < len; i++) /* the compare function may change the list */
-        heap_retain(copy[i]);
-    int r = sort_values(&c, copy, copy + len, len);
+    uint32_t held = 0; /* the compare function may change the list: hold the items */
+    int r = 0;
+    for (; held < len && r == 0; held++) {
+        r = interp_safe_point(s);
+        heap_retain(copy[held]);
+    }
+    if (r == 0)
+        r = sort_values(&c, copy, copy + len, len);
     if (r == 0 && l->len == len) {
         for (uint32_t i = 0; i < len; i++) {
+            interp_safe_point(s);
             struct value old = l->items[i];
             l->items[i] = copy[i];
             copy[i] = old;
         }
     }
-    for (uint32_t i = 0; i < len; i++)
+    for (uint32_t i = 0; i < held; i++) {
+        interp_safe_point(s);
         val_release(s, copy[i]);
+    }
     free(copy);
     if (r < 0)
         return -1;

@@ -31,7 +31,7 @@ static bool log_fields(struct interp_state *s, struct value m, struct interp_log
             continue;
         if (*n == LOG_MAX_FIELDS)
             return false;
-        val_format(s->prog, e->val, false, &texts[*n]);
+        val_format(s->prog, &s->sp, e->val, false, &texts[*n]);
         if (texts[*n].data == NULL)
             sb_puts(&texts[*n], "");
         if (texts[*n].len > LOG_MAX_VALUE)

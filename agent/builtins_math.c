@@ -33,7 +33,9 @@ static int bi_extreme(struct interp_state *s, struct value *args, uint32_t n,
     for (uint32_t i = 0; i < n; i++) {
         if (args[i].secret)
             return interp_raise(s, call, "%s: a secret cannot be compared", name);
-        int c = val_compare(args[i], best);
+        if (interp_safe_point(s) < 0)
+            return -1;
+        int c = val_compare(&s->sp, args[i], best);
         if (c == -2)
             return interp_raise(s, call, "%s: cannot compare %s and %s", name,
                                 val_type_name(args[i]), val_type_name(best));

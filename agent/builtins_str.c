@@ -32,7 +32,7 @@ int bi_str(struct interp_state *s, struct value *args, uint32_t n, const struct 
         return 0;
     }
     struct strbuf b = {0};
-    val_format(s->prog, args[0], false, &b);
+    val_format(s->prog, &s->sp, args[0], false, &b);
     int r = bi_new_str(s, call, b.data ? b.data : "", b.len, out);
     sb_free(&b);
     return r;
@@ -45,8 +45,11 @@ static int bi_parse_int(struct interp_state *s, const struct ast *call, const st
     const char *p = str->data;
     size_t i = (p[0] == '-' || p[0] == '+') ? 1 : 0;
     bool digits = i < str->len;
-    for (size_t j = i; j < str->len; j++)
+    for (size_t j = i; j < str->len; j++) {
+        if ((j & (SAFEPOINT_CHUNK - 1)) == SAFEPOINT_CHUNK - 1 && interp_safe_point(s) < 0)
+            return -1;
         digits &= p[j] >= '0' && p[j] <= '9';
+    }
     errno = 0;
     long long v = digits ? strtoll(p, NULL, 10) : 0;
     if (!digits || errno == ERANGE)
@@ -140,7 +143,13 @@ int bi_split(struct interp_state *s, struct value *args, uint32_t n, const struc
     *out = val_list(l);
     const char *p = str->data, *end = str->data + str->len;
     for (;;) {
-        const char *hit = memmem(p, (size_t)(end - p), sep->data, sep->len);
+        int stopped;
+        const char *hit =
+            safepoint_search(&s->sp, p, (size_t)(end - p), sep->data, sep->len, &stopped);
+        if (stopped || interp_safe_point(s) < 0) {
+            val_release(s, *out);
+            return -1;
+        }
         const char *stop = hit ? hit : end;
         struct heap_str *part = heap_str_new(&s->heap, p, (size_t)(stop - p));
         if (part == NULL || heap_list_push(&s->heap, l, part ? val_str(part) : VAL_NIL) < 0) {
@@ -162,6 +171,8 @@ int bi_join(struct interp_state *s, struct value *args, uint32_t n, const struct
     const struct heap_list *l = args[0].u.l;
     size_t total = 0;
     for (uint32_t i = 0; i < l->len; i++) {
+        if (interp_safe_point(s) < 0)
+            return -1;
         if (l->items[i].tag != V_STR || l->items[i].secret)
             return interp_raise(s, call, "join: item %u must be string, got %s%s", i,
                                 l->items[i].secret ? "secret " : "", val_type_name(l->items[i]));
@@ -170,16 +181,20 @@ int bi_join(struct interp_state *s, struct value *args, uint32_t n, const struct
     struct heap_str *r = heap_str_alloc(&s->heap, total);
     if (r == NULL)
         return interp_oom(s, call);
+    *out = val_str(r);
     char *w = r->data;
     for (uint32_t i = 0; i < l->len; i++) {
         if (i) {
             memcpy(w, args[1].u.s->data, args[1].u.s->len);
             w += args[1].u.s->len;
         }
-        memcpy(w, l->items[i].u.s->data, l->items[i].u.s->len);
+        if (interp_safe_point(s) < 0 ||
+            safepoint_copy(&s->sp, w, l->items[i].u.s->data, l->items[i].u.s->len) < 0) {
+            val_release(s, *out);
+            return -1;
+        }
         w += l->items[i].u.s->len;
     }
-    *out = val_str(r);
     return 0;
 }
 
@@ -189,26 +204,31 @@ int bi_find(struct interp_state *s, struct value *args, uint32_t n, const struct
     (void)n;
     if (bi_want(s, call, args, 0, V_STR) < 0 || bi_want(s, call, args, 1, V_STR) < 0)
         return -1;
-    const char *hit =
-        memmem(args[0].u.s->data, args[0].u.s->len, args[1].u.s->data, args[1].u.s->len);
+    int stopped;
+    const char *hit = safepoint_search(&s->sp, args[0].u.s->data, args[0].u.s->len,
+                                       args[1].u.s->data, args[1].u.s->len, &stopped);
     *out = val_int(hit ? hit - args[0].u.s->data : -1);
-    return 0;
+    return stopped ? -1 : 0;
 }
 
+/* Converts into a new string in one pass, a safe point per chunk. */
 static int bi_case(struct interp_state *s, struct value *args, const struct ast *call, bool up,
                    struct value *out)
 {
     if (bi_want(s, call, args, 0, V_STR) < 0)
         return -1;
-    struct heap_str *r = heap_str_new(&s->heap, args[0].u.s->data, args[0].u.s->len);
+    const struct heap_str *in = args[0].u.s;
+    struct heap_str *r = heap_str_alloc(&s->heap, in->len);
     if (r == NULL)
         return interp_oom(s, call);
-    for (uint32_t i = 0; i < r->len; i++) {
-        char c = r->data[i];
-        if (up && c >= 'a' && c <= 'z')
-            r->data[i] = (char)(c - 32);
-        else if (!up && c >= 'A' && c <= 'Z')
-            r->data[i] = (char)(c + 32);
+    char lo = up ? 'a' : 'A', hi = up ? 'z' : 'Z';
+    for (uint32_t i = 0; i < in->len; i++) {
+        if ((i & (SAFEPOINT_CHUNK - 1)) == SAFEPOINT_CHUNK - 1 && interp_safe_point(s) < 0) {
+            val_release(s, val_str(r));
+            return -1;
+        }
+        char c = in->data[i];
+        r->data[i] = c >= lo && c <= hi ? (char)(up ? c - 32 : c + 32) : c;
     }
     *out = val_str(r);
     return 0;
@@ -241,8 +261,23 @@ int bi_repeat(struct interp_state *s, struct value *args, uint32_t n, const stru
     struct heap_str *r = heap_str_alloc(&s->heap, (size_t)(len * times));
     if (r == NULL)
         return interp_oom(s, call);
-    for (int64_t i = 0; i < times; i++)
-        memcpy(r->data + i * len, args[0].u.s->data, (size_t)len);
     *out = val_str(r);
+    /* The first copy, then doubling copies of what is already there (a
+     * whole number of copies each, at most a chunk), a safe point after
+     * each. */
+    size_t total = (size_t)(len * times), filled = total ? (size_t)len : 0;
+    if (safepoint_copy(&s->sp, r->data, args[0].u.s->data, filled) < 0)
+        goto stop;
+    while (filled < total) {
+        size_t step = filled < total - filled ? filled : total - filled;
+        if (step > SAFEPOINT_CHUNK)
+            step = SAFEPOINT_CHUNK < (size_t)len ? (size_t)len : SAFEPOINT_CHUNK / len * len;
+        if (safepoint_copy(&s->sp, r->data + filled, r->data, step) < 0 || interp_safe_point(s) < 0)
+            goto stop;
+        filled += step;
+    }
     return 0;
+stop:
+    val_release(s, *out);
+    return -1;
 }

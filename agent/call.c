@@ -183,8 +183,6 @@ static int call_check_params(struct interp_state *s, const struct interp_fn *fn,
 /* Runs the body of a pushed frame; the result is owned by *out. */
 static int call_body(struct interp_state *s, const struct interp_fn *fn, struct value *out)
 {
-    if (interp_safe_point(s) < 0)
-        return -1;
     enum exec_status st = exec_block(s, fn->body);
     if (st == EX_ERROR)
         return -1;
@@ -201,7 +199,12 @@ static int call_body(struct interp_state *s, const struct interp_fn *fn, struct 
         return -1;
     }
     out->secret |= t.secret;
-    return interp_safe_point(s);
+    /* Still in the callee: a tick from its last statement is its own. */
+    if (interp_safe_point(s) < 0) {
+        val_release(s, *out);
+        return -1;
+    }
+    return 0;
 }
 
 int eval_call_fn(struct interp_state *s, uint32_t fn_id, struct value *slots,
@@ -220,7 +223,10 @@ int eval_call_fn(struct interp_state *s, uint32_t fn_id, struct value *slots,
         s->frames[s->depth - 1].call_start = site->start;
         s->frames[s->depth - 1].call_end = site->end;
     }
-    if (fn->typed_params && call_check_params(s, fn, slots, site) < 0) {
+    /* Before the push: a tick from evaluating the arguments is the
+     * caller's, at the call. */
+    if (interp_safe_point(s) < 0 ||
+        (fn->typed_params && call_check_params(s, fn, slots, site) < 0)) {
         call_release_slots(s, slots, fn->n_slots);
         return -1;
     }

@@ -87,9 +87,10 @@ void collector_free(struct collector *c)
     free(c);
 }
 
-struct evring *collector_ring(struct collector *c)
+bool collector_reserve(struct collector *c, size_t n)
 {
-    return &c->ring;
+    /* One producer: the space can only grow until it appends. */
+    return !collector_failed(c) && evring_space(&c->ring) >= n;
 }
 
 bool collector_failed(const struct collector *c)

@@ -56,10 +56,14 @@ int collector_send_func(struct collector *c, const struct wire_func *f);
 /* Starts the writer thread.  0 or -1. */
 int collector_start(struct collector *c);
 
-/* Runtime thread: the ring the entries go to, and whether the collector
- * still accepts them. */
-struct evring *collector_ring(struct collector *c);
+/* Runtime thread: whether the collector still accepts entries. */
 bool collector_failed(const struct collector *c);
+
+/* Runtime thread: reserves room for `n` bytes of entries appended next.
+ * True when the collector accepts entries and they fit now; then the
+ * collector_put calls (without wait) that append those n bytes cannot
+ * fail, so a record of several entries goes in whole or not at all. */
+bool collector_reserve(struct collector *c, size_t n);
 
 /* Runtime thread: appends one entry.  Without `wait` a full ring drops it
  * (false); with `wait` it waits for the writer (memory events are never

@@ -79,7 +79,8 @@ static int eval_float_op(struct interp_state *s, const struct ast *n, int op, do
     }
 }
 
-/* string + string, bytes + bytes, list + list: a new object. */
+/* string + string, bytes + bytes, list + list: a new object, built with
+ * a safe point per item or per chunk of bytes (an interrupt frees it). */
 static int eval_concat(struct interp_state *s, const struct ast *n, struct value a, struct value b,
                        struct value *out)
 {
@@ -87,11 +88,16 @@ static int eval_concat(struct interp_state *s, const struct ast *n, struct value
         struct heap_list *l = heap_list_new(&s->heap, a.u.l->len + b.u.l->len);
         if (l == NULL)
             return interp_oom(s, n);
-        for (uint32_t i = 0; i < a.u.l->len; i++)
-            heap_retain(l->items[l->len++] = a.u.l->items[i]);
-        for (uint32_t i = 0; i < b.u.l->len; i++)
-            heap_retain(l->items[l->len++] = b.u.l->items[i]);
         *out = val_list(l);
+        const struct heap_list *parts[2] = {a.u.l, b.u.l};
+        for (int p = 0; p < 2; p++)
+            for (uint32_t i = 0; i < parts[p]->len; i++) {
+                if (interp_safe_point(s) < 0) {
+                    val_release(s, *out);
+                    return -1;
+                }
+                heap_retain(l->items[l->len++] = parts[p]->items[i]);
+            }
         return 0;
     }
     size_t len = (size_t)a.u.s->len + b.u.s->len;
@@ -99,11 +105,14 @@ static int eval_concat(struct interp_state *s, const struct ast *n, struct value
         a.tag == V_STR ? heap_str_alloc(&s->heap, len) : heap_bytes_new(&s->heap, NULL, len);
     if (r == NULL)
         return interp_oom(s, n);
-    memcpy(r->data, a.u.s->data, a.u.s->len);
-    memcpy(r->data + a.u.s->len, b.u.s->data, b.u.s->len);
     out->tag = a.tag;
     out->secret = 0;
     out->u.s = r;
+    if (safepoint_copy(&s->sp, r->data, a.u.s->data, a.u.s->len) < 0 ||
+        safepoint_copy(&s->sp, r->data + a.u.s->len, b.u.s->data, b.u.s->len) < 0) {
+        val_release(s, *out);
+        return -1;
+    }
     return 0;
 }
 
@@ -117,7 +126,7 @@ int eval_binop_slow(struct interp_state *s, const struct ast *n, int op, struct 
                     struct value b, struct value *out)
 {
     if (op == OP_EQ || op == OP_NE) {
-        bool eq = val_equal(a, b);
+        bool eq = val_equal(&s->sp, a, b);
         *out = val_bool(op == OP_EQ ? eq : !eq);
         return 0;
     }
@@ -127,7 +136,7 @@ int eval_binop_slow(struct interp_state *s, const struct ast *n, int op, struct 
         return eval_float_op(s, n, op, a.tag == V_INT ? (double)a.u.i : a.u.f,
                              b.tag == V_INT ? (double)b.u.i : b.u.f, out);
     if (op >= OP_LT) {
-        int c = val_compare(a, b);
+        int c = val_compare(&s->sp, a, b);
         if (c == -2)
             return interp_raise(s, n, "cannot compare %s and %s with '%s'", val_type_name(a),
                                 val_type_name(b), op_text[op]);

@@ -1,5 +1,7 @@
-/* exec: statements.  Each statement updates the leaf frame's statement
- * span and passes one safe point; loops pass one per iteration. */
+/* exec: statements.  Each statement passes one safe point and then marks
+ * itself as the leaf frame's current statement; loops do the same once
+ * per iteration.  Polling before the mark charges a tick to the statement
+ * that was running when it fired (the one before), never to the next. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,9 +175,9 @@ static enum exec_status exec_if(struct interp_state *s, const struct ast *n)
 static enum exec_status exec_while(struct interp_state *s, const struct ast *n)
 {
     for (;;) {
-        exec_mark(s, n);
         if (interp_safe_point(s) < 0)
             return EX_ERROR;
+        exec_mark(s, n);
         bool c;
         if (exec_cond(s, n->u.cond.cond, &c) < 0)
             return EX_ERROR;
@@ -192,13 +194,15 @@ static enum exec_status exec_while(struct interp_state *s, const struct ast *n)
 /* Runs one loop body iteration with the loop variable set to v (owned). */
 static enum exec_status exec_iteration(struct interp_state *s, const struct ast *n, struct value v)
 {
+    if (interp_safe_point(s) < 0) {
+        val_release(s, v);
+        return EX_ERROR;
+    }
     exec_mark(s, n);
     struct value *slot = &s->slots[n->u.loop.slot];
     struct value old = *slot;
     *slot = v;
     val_release(s, old);
-    if (interp_safe_point(s) < 0)
-        return EX_ERROR;
     enum exec_status st = exec_block(s, n->u.loop.body);
     return st == EX_CONTINUE ? EX_NORMAL : st;
 }
@@ -313,9 +317,9 @@ static enum exec_status exec_return(struct interp_state *s, const struct ast *n)
 
 static enum exec_status exec_stmt(struct interp_state *s, const struct ast *n)
 {
-    exec_mark(s, n);
     if (interp_safe_point(s) < 0)
         return EX_ERROR;
+    exec_mark(s, n);
     struct value v;
     switch (n->kind) {
     case S_EXPR:

@@ -10,6 +10,7 @@ void heap_init(struct heap *h, uint64_t fail_at)
     h->next_id = 1;
     h->fail_at = fail_at;
     h->live.prev = h->live.next = &h->live;
+    h->sp = &safepoint_idle;
 }
 
 void heap_set_observer(struct heap *h, heap_observer_fn fn, void *ctx)
@@ -84,7 +85,7 @@ static struct heap_str *heap_bytes_make(struct heap *h, const char *data, size_t
     s->len = s->cap = (uint32_t)len;
     s->hash = 0;
     if (data != NULL)
-        memcpy(s->data, data, len);
+        safepoint_copy_all(h->sp, s->data, data, len);
     s->data[len] = '\0';
     heap_emit(h, HEAP_OP_ALLOCATE, &s->h, 0, heap_size(&s->h));
     return s;
@@ -145,7 +146,7 @@ static int heap_str_grow(struct heap *h, struct heap_str **sp, const char *data,
         n->cap = (uint32_t)cap;
         *sp = s = n;
     }
-    memcpy(s->data + s->len, data, len);
+    safepoint_copy_all(h->sp, s->data + s->len, data, len);
     s->len = (uint32_t)need;
     s->data[need] = '\0';
     s->hash = 0;
@@ -166,8 +167,8 @@ int heap_str_append(struct heap *h, struct heap_str **sp, const char *data, size
     struct heap_str *n = heap_bytes_make(h, NULL, (size_t)s->len + len, (enum heap_type)s->h.type);
     if (n == NULL)
         return -1;
-    memcpy(n->data, s->data, s->len);
-    memcpy(n->data + s->len, data, len);
+    safepoint_copy_all(h->sp, n->data, s->data, s->len);
+    safepoint_copy_all(h->sp, n->data + s->len, data, len);
     *sp = n;
     struct value old = {.tag = V_STR};
     old.u.s = s;
@@ -202,16 +203,19 @@ static void heap_drop_ref(struct heap_obj **pending, struct value v)
 }
 
 /* Releases what an object holds (no event for the object itself). */
-static void heap_drop_children(struct heap_obj **pending, struct heap_obj *o)
+static void heap_drop_children(struct safepoint *sp, struct heap_obj **pending, struct heap_obj *o)
 {
     if (o->type == HEAP_LIST) {
         struct heap_list *l = (struct heap_list *)o;
-        for (uint32_t i = 0; i < l->len; i++)
+        for (uint32_t i = 0; i < l->len; i++) {
+            safepoint_poll(sp);
             heap_drop_ref(pending, l->items[i]);
+        }
         free(l->items);
     } else if (o->type == HEAP_MAP) {
         struct heap_map *m = (struct heap_map *)o;
         for (uint32_t i = 0; i < m->used; i++) {
+            safepoint_poll(sp);
             if (m->entries[i].key == NULL)
                 continue;
             heap_drop_ref(pending, val_str(m->entries[i].key));
@@ -223,7 +227,8 @@ static void heap_drop_children(struct heap_obj **pending, struct heap_obj *o)
 }
 
 /* Frees o and everything only it held: each object's free event comes
- * before those of what it held. */
+ * before those of what it held.  Polls once per item (a sample only: the
+ * free always finishes). */
 void heap_free_obj(struct heap *h, struct heap_obj *o)
 {
     if (o->konst)
@@ -235,7 +240,7 @@ void heap_free_obj(struct heap *h, struct heap_obj *o)
         struct heap_obj *x = pending;
         pending = x->next;
         heap_emit(h, HEAP_OP_FREE, x, heap_size(x), 0);
-        heap_drop_children(&pending, x);
+        heap_drop_children(h->sp, &pending, x);
         free(x);
     }
 }

@@ -47,6 +47,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agent/safepoint.h"
 #include "agent/value.h"
 
 enum heap_type { HEAP_STR = 0, HEAP_BYTES, HEAP_LIST, HEAP_MAP };
@@ -113,6 +114,9 @@ struct heap {
     heap_observer_fn observer;
     void *observer_ctx;
     struct heap_obj live; /* sentinel of the live list */
+    /* Polled by long operations (freeing a large structure, rehashing,
+     * copying a long string); &safepoint_idle unless a run set it. */
+    struct safepoint *sp;
 };
 
 void heap_init(struct heap *h, uint64_t fail_at);

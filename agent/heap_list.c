@@ -70,7 +70,7 @@ int heap_list_insert(struct heap *h, struct heap_list *l, uint32_t at, struct va
         heap_release(h, v);
         return -1;
     }
-    memmove(l->items + at + 1, l->items + at, sizeof *l->items * (l->len - at));
+    safepoint_move_all(h->sp, l->items + at + 1, l->items + at, sizeof *l->items * (l->len - at));
     l->items[at] = v;
     l->len++;
     return 0;

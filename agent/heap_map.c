@@ -17,7 +17,7 @@ static uint32_t heap_map_round(uint32_t n)
 
 /* Fills a fresh index of 2 * cap slots for the current entries and
  * installs it (the old one is freed). */
-static void heap_map_install_index(struct heap_map *m, int32_t *index)
+static void heap_map_install_index(struct safepoint *sp, struct heap_map *m, int32_t *index)
 {
     uint32_t size = m->cap * 2;
     memset(index, 0xff, sizeof *index * size);
@@ -25,6 +25,7 @@ static void heap_map_install_index(struct heap_map *m, int32_t *index)
     m->index = index;
     m->imask = size - 1;
     for (uint32_t e = 0; e < m->used; e++) {
+        safepoint_poll(sp);
         uint32_t i = m->entries[e].hash & m->imask;
         while (index[i] >= 0)
             i = (i + 1) & m->imask;
@@ -37,7 +38,7 @@ static int heap_map_reindex(struct heap_map *m)
     int32_t *index = malloc(sizeof *index * m->cap * 2);
     if (index == NULL)
         return -1;
-    heap_map_install_index(m, index);
+    heap_map_install_index(&safepoint_idle, m, index); /* a new map: at most n entries */
     return 0;
 }
 
@@ -95,12 +96,14 @@ struct value *heap_map_get(struct heap_map *m, struct heap_str *key)
 }
 
 /* Drops removed entries, keeping order; the capacity does not change. */
-static void heap_map_compact(struct heap_map *m)
+static void heap_map_compact(struct safepoint *sp, struct heap_map *m)
 {
     uint32_t w = 0;
-    for (uint32_t r = 0; r < m->used; r++)
+    for (uint32_t r = 0; r < m->used; r++) {
+        safepoint_poll(sp);
         if (m->entries[r].key != NULL)
             m->entries[w++] = m->entries[r];
+    }
     m->used = w;
 }
 
@@ -126,8 +129,8 @@ static int heap_map_make_room(struct heap *h, struct heap_map *m)
     uint64_t old = heap_size(&m->h);
     m->entries = entries;
     m->cap = cap;
-    heap_map_compact(m);
-    heap_map_install_index(m, index);
+    heap_map_compact(h->sp, m);
+    heap_map_install_index(h->sp, m, index);
     if (grow && h->observer)
         h->observer(h->observer_ctx,
                     &(struct heap_event){HEAP_OP_RESIZE, HEAP_MAP, m->h.id, old, heap_size(&m->h)});

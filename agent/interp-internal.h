@@ -10,6 +10,7 @@
 #include "agent/ast.h"
 #include "agent/interp.h"
 #include "agent/parser.h"
+#include "agent/safepoint.h"
 
 /* A namespace: exactly one source file declares it. */
 struct interp_ns {
@@ -72,10 +73,8 @@ struct interp_frame {
  * (PARSE_MAX_HEIGHT levels, under 1 MiB even with ASan) plus builtins. */
 #define INTERP_STACK_MARGIN ((size_t)2 << 20)
 
-enum interp_pending_bits { PENDING_INTERRUPT = 1u, PENDING_SAMPLE = 2u };
-
 struct interp_state {
-    _Atomic uint32_t pending;    /* enum interp_pending_bits; read at every safe point */
+    struct safepoint sp;         /* first: the heap's polls reach the state through it */
     _Atomic int blocked;         /* 1 while in sleep */
     _Atomic int signo;           /* the interrupting signal */
     struct interp_frame *frames; /* INTERP_MAX_DEPTH + 1 entries, preallocated */
@@ -128,15 +127,13 @@ int eval_call_fn(struct interp_state *s, uint32_t fn_id, struct value *slots,
 int interp_raise(struct interp_state *s, const struct ast *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int interp_oom(struct interp_state *s, const struct ast *n);
-void interp_safe_point_slow(struct interp_state *s);
+/* Takes a pending sample, notes a pending interrupt: -1 when interrupted. */
+int interp_safe_point_slow(struct interp_state *s);
 
+/* A safe point: 0, or -1 when the run is interrupted. */
 static inline int interp_safe_point(struct interp_state *s)
 {
-    if (__builtin_expect(atomic_load_explicit(&s->pending, memory_order_relaxed) != 0, 0)) {
-        interp_safe_point_slow(s);
-        return s->interrupted ? -1 : 0;
-    }
-    return 0;
+    return safepoint_poll(&s->sp);
 }
 
 static inline void val_release(struct interp_state *s, struct value v)
@@ -153,11 +150,14 @@ void sb_put(struct strbuf *b, const char *data, size_t n);
 void sb_puts(struct strbuf *b, const char *str);
 void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_free(struct strbuf *b);
-/* Appends v as print shows it; `quoted` for strings inside containers. */
-void val_format(const struct interp_program *p, struct value v, bool quoted, struct strbuf *b);
-bool val_equal(struct value a, struct value b);
+/* Appends v as print shows it; `quoted` for strings inside containers.
+ * These walk whole values, polling `sp` per item and per chunk of bytes
+ * (they always finish: an interrupt stays pending for the caller). */
+void val_format(const struct interp_program *p, struct safepoint *sp, struct value v, bool quoted,
+                struct strbuf *b);
+bool val_equal(struct safepoint *sp, struct value a, struct value b);
 /* -2 when a and b cannot be ordered; else -1, 0, 1. */
-int val_compare(struct value a, struct value b);
+int val_compare(struct safepoint *sp, struct value a, struct value b);
 bool val_matches(struct value v, struct ast_type t);
 const char *ast_type_name(struct ast_type t);
 

@@ -175,7 +175,7 @@ static void record_tick(struct profiler *p, uint8_t state, uint64_t tick)
     }
     uint32_t from = cached_prefix(p, &cap);
     size_t need = (size_t)missing_nodes(p, &cap, from) * WIRE_STACK_SIZE + WIRE_SAMPLE_SIZE;
-    if (collector_failed(p->c) || evring_space(collector_ring(p->c)) < need) {
+    if (!collector_reserve(p->c, need)) {
         p->dropped++;
         return;
     }

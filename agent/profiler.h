@@ -4,7 +4,9 @@
  * CPU mode: a `jett-timer` thread wakes on absolute CLOCK_MONOTONIC
  * deadlines and only counts: a tick that finds the runtime thread blocked
  * (in sleep) is a waiting tick; otherwise it sets one pending bit, or is
- * coalesced when the bit is still set.  At its next safe point the
+ * coalesced when the bit is still set.  At its next safe point (before
+ * a statement is marked current, so the sample's leaf is the statement
+ * that was running; inside long builtins at bounded intervals) the
  * runtime thread captures the stack (at most 128 frames) and appends the
  * sample.  A sample whose entries do not fit in the ring is dropped and
  * counted before its stack is interned, so a STACK entry is never lost.

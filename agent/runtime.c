@@ -18,6 +18,11 @@
  * before the end, as a runtime error instead of a crash. */
 #define RUNTIME_STACK_SIZE ((size_t)64 << 20)
 
+static int runtime_safe_point(struct safepoint *sp)
+{
+    return interp_safe_point_slow((struct interp_state *)sp);
+}
+
 struct interp_state *interp_new(struct interp_program *p, const struct interp_host *host,
                                 const struct interp_options *opts)
 {
@@ -27,7 +32,9 @@ struct interp_state *interp_new(struct interp_program *p, const struct interp_ho
     s->prog = p;
     if (host)
         s->host = *host;
+    s->sp.slow = runtime_safe_point;
     heap_init(&s->heap, opts ? opts->fail_alloc_at : 0);
+    s->heap.sp = &s->sp;
     s->frames = calloc(INTERP_MAX_DEPTH + 1, sizeof *s->frames);
     s->globals = calloc(p->n_globals ? p->n_globals : 1, sizeof *s->globals);
     s->n_args = opts ? opts->n_args : 0;
@@ -88,21 +95,22 @@ void interp_free(struct interp_state *s)
 void interp_interrupt(struct interp_state *s, int signo)
 {
     atomic_store(&s->signo, signo);
-    atomic_fetch_or(&s->pending, PENDING_INTERRUPT);
+    atomic_fetch_or(&s->sp.pending, PENDING_INTERRUPT);
     ssize_t n = write(s->wake[1], "!", 1);
     (void)n;
 }
 
-void interp_safe_point_slow(struct interp_state *s)
+int interp_safe_point_slow(struct interp_state *s)
 {
-    uint32_t p = atomic_load(&s->pending);
+    uint32_t p = atomic_load(&s->sp.pending);
     if (p & PENDING_SAMPLE) {
-        atomic_fetch_and(&s->pending, ~(uint32_t)PENDING_SAMPLE);
+        atomic_fetch_and(&s->sp.pending, ~(uint32_t)PENDING_SAMPLE);
         if (s->sampler)
             s->sampler(s->sampler_ctx, s);
     }
     if (p & PENDING_INTERRUPT)
         s->interrupted = true;
+    return s->interrupted ? -1 : 0;
 }
 
 void interp_set_sampler(struct interp_state *s, interp_sampler_fn fn, void *ctx)
@@ -113,7 +121,7 @@ void interp_set_sampler(struct interp_state *s, interp_sampler_fn fn, void *ctx)
 
 void interp_request_sample(struct interp_state *s)
 {
-    atomic_fetch_or_explicit(&s->pending, PENDING_SAMPLE, memory_order_relaxed);
+    atomic_fetch_or_explicit(&s->sp.pending, PENDING_SAMPLE, memory_order_relaxed);
 }
 
 bool interp_is_blocked(struct interp_state *s)

@@ -132,10 +132,13 @@ static void val_format_float(double f, struct strbuf *b)
 }
 
 /* A string inside a container: quoted, with escapes. */
-static void val_format_quoted(const struct heap_str *s, bool bytes, struct strbuf *b)
+static void val_format_quoted(struct safepoint *sp, const struct heap_str *s, bool bytes,
+                              struct strbuf *b)
 {
     sb_puts(b, bytes ? "b\"" : "\"");
     for (uint32_t i = 0; i < s->len; i++) {
+        if ((i & (SAFEPOINT_CHUNK - 1)) == SAFEPOINT_CHUNK - 1)
+            safepoint_poll(sp);
         unsigned char c = (unsigned char)s->data[i];
         if (c == '"' || c == '\\') {
             char e[2] = {'\\', (char)c};
@@ -153,11 +156,21 @@ static void val_format_quoted(const struct heap_str *s, bool bytes, struct strbu
     sb_puts(b, "\"");
 }
 
-static void val_format_depth(const struct interp_program *p, struct value v, bool quoted,
-                             struct strbuf *b, int depth);
+static void val_format_depth(const struct interp_program *p, struct safepoint *sp, struct value v,
+                             bool quoted, struct strbuf *b, int depth);
 
-static void val_format_container(const struct interp_program *p, struct value v, struct strbuf *b,
-                                 int depth)
+/* Unquoted text, a chunk at a time. */
+static void val_format_raw(struct safepoint *sp, const struct heap_str *s, struct strbuf *b)
+{
+    for (size_t at = 0; at < s->len; at += SAFEPOINT_CHUNK) {
+        size_t n = s->len - at < SAFEPOINT_CHUNK ? s->len - at : SAFEPOINT_CHUNK;
+        sb_put(b, s->data + at, n);
+        safepoint_poll(sp);
+    }
+}
+
+static void val_format_container(const struct interp_program *p, struct safepoint *sp,
+                                 struct value v, struct strbuf *b, int depth)
 {
     if (depth > 64) {
         sb_puts(b, v.tag == V_LIST ? "[...]" : "{...}");
@@ -168,7 +181,8 @@ static void val_format_container(const struct interp_program *p, struct value v,
         for (uint32_t i = 0; i < v.u.l->len; i++) {
             if (i)
                 sb_puts(b, ", ");
-            val_format_depth(p, v.u.l->items[i], true, b, depth + 1);
+            safepoint_poll(sp);
+            val_format_depth(p, sp, v.u.l->items[i], true, b, depth + 1);
         }
         sb_puts(b, "]");
         return;
@@ -182,15 +196,16 @@ static void val_format_container(const struct interp_program *p, struct value v,
         if (!first)
             sb_puts(b, ", ");
         first = false;
-        val_format_quoted(e->key, false, b);
+        safepoint_poll(sp);
+        val_format_quoted(sp, e->key, false, b);
         sb_puts(b, ": ");
-        val_format_depth(p, e->val, true, b, depth + 1);
+        val_format_depth(p, sp, e->val, true, b, depth + 1);
     }
     sb_puts(b, "}");
 }
 
-static void val_format_depth(const struct interp_program *p, struct value v, bool quoted,
-                             struct strbuf *b, int depth)
+static void val_format_depth(const struct interp_program *p, struct safepoint *sp, struct value v,
+                             bool quoted, struct strbuf *b, int depth)
 {
     if (v.secret) {
         sb_puts(b, "<secret>");
@@ -217,27 +232,29 @@ static void val_format_depth(const struct interp_program *p, struct value v, boo
         break;
     case V_STR:
         if (quoted)
-            val_format_quoted(v.u.s, false, b);
+            val_format_quoted(sp, v.u.s, false, b);
         else
-            sb_put(b, v.u.s->data, v.u.s->len);
+            val_format_raw(sp, v.u.s, b);
         break;
     case V_BYTES:
-        val_format_quoted(v.u.s, true, b);
+        val_format_quoted(sp, v.u.s, true, b);
         break;
     default:
-        val_format_container(p, v, b, depth);
+        val_format_container(p, sp, v, b, depth);
         break;
     }
 }
 
-void val_format(const struct interp_program *p, struct value v, bool quoted, struct strbuf *b)
+void val_format(const struct interp_program *p, struct safepoint *sp, struct value v, bool quoted,
+                struct strbuf *b)
 {
-    val_format_depth(p, v, quoted, b, 0);
+    val_format_depth(p, sp, v, quoted, b, 0);
 }
 
-static bool val_equal_depth(struct value a, struct value b, int depth);
+static bool val_equal_depth(struct safepoint *sp, struct value a, struct value b, int depth);
 
-static bool val_equal_map(const struct heap_map *a, const struct heap_map *b, int depth)
+static bool val_equal_map(struct safepoint *sp, const struct heap_map *a, const struct heap_map *b,
+                          int depth)
 {
     if (a->len != b->len)
         return false;
@@ -245,15 +262,16 @@ static bool val_equal_map(const struct heap_map *a, const struct heap_map *b, in
         const struct heap_map_entry *e = &a->entries[i];
         if (e->key == NULL)
             continue;
+        safepoint_poll(sp);
         struct value *o = heap_map_get((struct heap_map *)b, e->key);
-        if (o == NULL || !val_equal_depth(e->val, *o, depth + 1))
+        if (o == NULL || !val_equal_depth(sp, e->val, *o, depth + 1))
             return false;
     }
     return true;
 }
 
 /* Structural equality; int and float compare by numeric value. */
-static bool val_equal_depth(struct value a, struct value b, int depth)
+static bool val_equal_depth(struct safepoint *sp, struct value a, struct value b, int depth)
 {
     if (depth > 64)
         return false;
@@ -278,26 +296,28 @@ static bool val_equal_depth(struct value a, struct value b, int depth)
         return a.u.fn == b.u.fn;
     case V_STR:
     case V_BYTES:
-        return a.u.s == b.u.s ||
-               (a.u.s->len == b.u.s->len && memcmp(a.u.s->data, b.u.s->data, a.u.s->len) == 0);
+        return a.u.s == b.u.s || (a.u.s->len == b.u.s->len &&
+                                  safepoint_compare(sp, a.u.s->data, b.u.s->data, a.u.s->len) == 0);
     case V_LIST:
         if (a.u.l->len != b.u.l->len)
             return false;
-        for (uint32_t i = 0; i < a.u.l->len; i++)
-            if (!val_equal_depth(a.u.l->items[i], b.u.l->items[i], depth + 1))
+        for (uint32_t i = 0; i < a.u.l->len; i++) {
+            safepoint_poll(sp);
+            if (!val_equal_depth(sp, a.u.l->items[i], b.u.l->items[i], depth + 1))
                 return false;
+        }
         return true;
     default:
-        return val_equal_map(a.u.m, b.u.m, depth);
+        return val_equal_map(sp, a.u.m, b.u.m, depth);
     }
 }
 
-bool val_equal(struct value a, struct value b)
+bool val_equal(struct safepoint *sp, struct value a, struct value b)
 {
-    return val_equal_depth(a, b, 0);
+    return val_equal_depth(sp, a, b, 0);
 }
 
-int val_compare(struct value a, struct value b)
+int val_compare(struct safepoint *sp, struct value a, struct value b)
 {
     if (a.tag == V_INT && b.tag == V_INT)
         return a.u.i < b.u.i ? -1 : a.u.i > b.u.i;
@@ -310,7 +330,7 @@ int val_compare(struct value a, struct value b)
     }
     if ((a.tag == V_STR && b.tag == V_STR) || (a.tag == V_BYTES && b.tag == V_BYTES)) {
         uint32_t n = a.u.s->len < b.u.s->len ? a.u.s->len : b.u.s->len;
-        int c = memcmp(a.u.s->data, b.u.s->data, n);
+        int c = safepoint_compare(sp, a.u.s->data, b.u.s->data, n);
         if (c != 0)
             return c < 0 ? -1 : 1;
         return a.u.s->len < b.u.s->len ? -1 : a.u.s->len > b.u.s->len;

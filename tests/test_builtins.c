@@ -149,6 +149,66 @@ START_TEST(strings)
 }
 END_TEST
 
+/* Results of the operations that work in 64 KiB chunks, with inputs on
+ * both sides of a chunk boundary (65536 bytes, or 4096 list items of 16
+ * bytes); every expected value follows from the inputs' definitions. */
+START_TEST(chunked_results)
+{
+    /* repeat: every copy is the unit, for units that divide the chunk,
+     * do not, and are longer than it */
+    expect_out("let ok = true\n"
+               "for u in [\"a\", \"abc\", \"0123456\", repeat(\"xyz\", 30000)] {\n"
+               "  for c in [0, 1, 2, 5, 21846, 65537] {\n"
+               "    if len(u) * c <= 4000000 {\n"
+               "      let r = repeat(u, c)\n"
+               "      ok = ok && len(r) == len(u) * c\n"
+               "      for i in [0, c / 3, c / 2, c - 1] {\n"
+               "        if c > 0 {\n"
+               "          ok = ok && substr(r, i * len(u), len(u)) == u\n"
+               "        }\n"
+               "      }\n"
+               "    }\n"
+               "  }\n"
+               "}\n"
+               "print(ok)",
+               "true\n");
+    /* find and contains: a needle ending at, straddling and starting at
+     * the chunk boundary, and past it */
+    expect_out("let ok = true\n"
+               "for at in [65533, 65534, 65535, 65536, 65537, 200000] {\n"
+               "  let s = repeat(\"a\", at) + \"bcd\" + repeat(\"a\", 100000)\n"
+               "  ok = ok && find(s, \"bcd\") == at && contains(s, \"abcda\")\n"
+               "  ok = ok && find(s, \"bce\") == -1 && !contains(s, \"bce\")\n"
+               "}\n"
+               "print(ok)",
+               "true\n");
+    /* split and join over 70000 fields */
+    expect_out("let parts = split(repeat(\"ab,\", 70000), \",\")\n"
+               "let j = join(parts, \"-\")\n"
+               "print(len(parts), parts[69999], parts[70000] == \"\", len(j), substr(j, 209997))",
+               "70001 ab true 210000 ab-\n");
+    /* upper and lower past the first chunk (65535 = 3 * 21845) */
+    expect_out("let u = upper(repeat(\"aB1\", 30000))\nlet l = lower(u)\n"
+               "print(len(u), substr(u, 89997), substr(l, 65535, 3))",
+               "90000 AB1 ab1\n");
+    /* comparison and equality that differ only after the first chunk */
+    expect_out("let a = repeat(\"x\", 70000) + \"a\"\nlet b = repeat(\"x\", 70000) + \"b\"\n"
+               "print(a < b, b < a, a == b, a == repeat(\"x\", 70000) + \"a\")",
+               "true false false true\n");
+    /* insert and remove that move more than a chunk of items */
+    expect_out("let l = []\nfor i in 0..10000 {\n  push(l, i)\n}\n"
+               "insert(l, 0, -1)\ninsert(l, 5000, -2)\n"
+               "print(len(l), l[0], l[1], l[5000], l[5001], l[10001])\n"
+               "print(remove(l, 0), remove(l, 4999), len(l), l[0], l[9999])",
+               "10002 -1 0 -2 4999 9999\n-1 -2 10000 0 9999\n");
+    /* concatenation and slices longer than a chunk */
+    expect_out("let s = repeat(\"0123456789\", 10000) + repeat(\"z\", 5)\n"
+               "let t = slice(s, 65530, 65545)\nlet c = s + s\n"
+               "print(t, len(c), substr(c, 99998, 9))",
+               "012345678901234 200010 89zzzzz01\n");
+}
+END_TEST
+
 START_TEST(math)
 {
     expect_out("print(abs(-3), abs(2.5), abs(-0.5), min(3, 1, 2), max(3, 1, 2), min([4, 2]), "
@@ -214,6 +274,7 @@ Suite *builtins_suite(void)
     tcase_add_test(tc, sorting);
     tcase_add_test(tc, maps);
     tcase_add_test(tc, strings);
+    tcase_add_test(tc, chunked_results);
     tcase_add_test(tc, math);
     tcase_add_test(tc, env_secret_fail);
     tcase_add_test(tc, debug_rows);

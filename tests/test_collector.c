@@ -159,6 +159,38 @@ START_TEST(missing_binary_no_answer)
 }
 END_TEST
 
+/* A reservation says exactly whether the next entries fit: with no
+ * writer draining a 4096-byte ring, 4096 / WIRE_SAMPLE_SIZE samples go in,
+ * each after a granted reservation, and then none is granted or fits.  A
+ * failed collector grants nothing. */
+START_TEST(reserve_grants_what_fits)
+{
+    pid_t pid;
+    struct collector *c = connect_daemon(profd, &pid, -1, 4096, COLLECTOR_STALL_NS);
+    ck_assert(collector_reserve(c, 4096));
+    ck_assert(!collector_reserve(c, 4097));
+    uint8_t e[WIRE_SAMPLE_SIZE];
+    struct wire_sample sm = {1, 1, {0, 0, 0}, WIRE_STATE_JETT, 0, {0, 1}};
+    size_t n = wire_put_sample(e, &sm), put = 0;
+    ck_assert_uint_eq(n, WIRE_SAMPLE_SIZE);
+    while (collector_reserve(c, n)) {
+        ck_assert(collector_put(c, e, n, false));
+        put++;
+    }
+    ck_assert_uint_eq(put, 4096 / WIRE_SAMPLE_SIZE);
+    ck_assert(!collector_put(c, e, n, false));
+    ck_assert(collector_reserve(c, 4096 - put * WIRE_SAMPLE_SIZE));
+    kill(pid, SIGKILL);
+    reap(pid);
+    struct wire_finish fin = {0};
+    struct collector_result res;
+    ck_assert_int_eq(collector_finish(c, &fin, 1000, &res), -1); /* the daemon is gone */
+    ck_assert(collector_failed(c));
+    ck_assert(!collector_reserve(c, 0));
+    collector_free(c);
+}
+END_TEST
+
 /* SIGKILL mid-run: appends stop at once, finish reports the failure. */
 START_TEST(killed_daemon_fails_collector)
 {
@@ -259,6 +291,7 @@ Suite *collector_suite(void)
     tcase_add_test(t, unsupported_capability_named);
     tcase_add_test(t, silent_daemon_times_out);
     tcase_add_test(t, missing_binary_no_answer);
+    tcase_add_test(t, reserve_grants_what_fits);
     tcase_add_test(t, killed_daemon_fails_collector);
     tcase_add_test(t, stopped_daemon_back_pressure_times_out);
     tcase_add_test(t, capture_copy_is_a_valid_capture);

@@ -118,29 +118,6 @@ START_TEST(elapsed_time_not_statement_counts)
 }
 END_TEST
 
-/* One long builtin call: ticks pile up on one pending bit and coalesce. */
-START_TEST(coalescing_under_one_long_call)
-{
-    char *p = program("long.jett", "namespace long\n"
-                                   "fn main() {\n"
-                                   "    let xs = []\n"
-                                   "    for i in 0..300000 {\n"
-                                   "        push(xs, (i * 7919) % 300007)\n"
-                                   "    }\n"
-                                   "    let s = sort(xs)\n"
-                                   "    let big = repeat(\"abcdefgh\", 20000000)\n"
-                                   "}\n");
-    struct tu_output o;
-    const char *argv[] = {jett, "run", p, "--profile", "--agent", NULL};
-    run(argv, &o);
-    ck_assert_int_eq(o.status, 0);
-    ck_assert_msg(field(o.out, "coalesced_ticks") > 0, "%s", o.out);
-    check_tick_invariant(o.out);
-    tu_output_free(&o);
-    free(p);
-}
-END_TEST
-
 /* sleep: one waiting sample per tick, never charged to the caller. */
 START_TEST(waiting_samples_during_sleep)
 {
@@ -503,7 +480,6 @@ Suite *profile_e2e_suite(void)
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, elapsed_time_not_statement_counts);
-    tcase_add_test(t, coalescing_under_one_long_call);
     tcase_add_test(t, waiting_samples_during_sleep);
     tcase_add_test(t, recursion_deeper_than_128_is_truncated);
     tcase_add_test(t, runtime_error_keeps_partial_observations);

@@ -1,0 +1,92 @@
+/* safepoint: chunked byte work with a poll between chunks. */
+#include "agent/safepoint.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+static int safepoint_never(struct safepoint *sp)
+{
+    (void)sp;
+    return 0;
+}
+
+struct safepoint safepoint_idle = {0, safepoint_never};
+
+/* Copies in chunks; with `stop`, returns -1 at the first poll that
+ * reports an interrupt, else always finishes and returns 0. */
+static int copy_chunks(struct safepoint *sp, char *d, const char *s, size_t n, bool stop)
+{
+    while (n > SAFEPOINT_CHUNK) {
+        memcpy(d, s, SAFEPOINT_CHUNK);
+        d += SAFEPOINT_CHUNK, s += SAFEPOINT_CHUNK, n -= SAFEPOINT_CHUNK;
+        if (safepoint_poll(sp) < 0 && stop)
+            return -1;
+    }
+    memcpy(d, s, n);
+    return 0;
+}
+
+int safepoint_copy(struct safepoint *sp, void *dst, const void *src, size_t n)
+{
+    return copy_chunks(sp, dst, src, n, true);
+}
+
+void safepoint_copy_all(struct safepoint *sp, void *dst, const void *src, size_t n)
+{
+    copy_chunks(sp, dst, src, n, false);
+}
+
+void safepoint_move_all(struct safepoint *sp, void *dst, const void *src, size_t n)
+{
+    char *d = dst;
+    const char *s = src;
+    if (d <= s) { /* front to back: each piece's source is read before it is overwritten */
+        while (n > SAFEPOINT_CHUNK) {
+            memmove(d, s, SAFEPOINT_CHUNK);
+            d += SAFEPOINT_CHUNK, s += SAFEPOINT_CHUNK, n -= SAFEPOINT_CHUNK;
+            safepoint_poll(sp);
+        }
+        memmove(d, s, n);
+        return;
+    }
+    while (n > SAFEPOINT_CHUNK) { /* back to front */
+        n -= SAFEPOINT_CHUNK;
+        memmove(d + n, s + n, SAFEPOINT_CHUNK);
+        safepoint_poll(sp);
+    }
+    memmove(d, s, n);
+}
+
+int safepoint_compare(struct safepoint *sp, const void *a, const void *b, size_t n)
+{
+    const char *x = a, *y = b;
+    while (n > SAFEPOINT_CHUNK) {
+        int c = memcmp(x, y, SAFEPOINT_CHUNK);
+        if (c != 0)
+            return c;
+        x += SAFEPOINT_CHUNK, y += SAFEPOINT_CHUNK, n -= SAFEPOINT_CHUNK;
+        safepoint_poll(sp);
+    }
+    return n ? memcmp(x, y, n) : 0;
+}
+
+const char *safepoint_search(struct safepoint *sp, const char *hay, size_t n, const char *needle,
+                             size_t m, int *stopped)
+{
+    *stopped = 0;
+    if (m > n)
+        return NULL;
+    /* Windows overlap by m - 1 bytes so that no hit straddles two. */
+    size_t at = 0;
+    while (n - at > SAFEPOINT_CHUNK + m) {
+        const char *hit = memmem(hay + at, SAFEPOINT_CHUNK + m - 1, needle, m);
+        if (hit != NULL)
+            return hit;
+        at += SAFEPOINT_CHUNK;
+        if (safepoint_poll(sp) < 0) {
+            *stopped = 1;
+            return NULL;
+        }
+    }
+    return memmem(hay + at, n - at, needle, m);
+}
