@@ -54,6 +54,16 @@ static int aggregate(struct side *s, struct agg **g)
  * the aggregator is freed, and its pages returned to the system, as soon
  * as they are taken, so that rendering the diff adds to two function
  * tables, not to two aggregations. */
+/* AddressSanitizer replaces malloc; glibc's malloc_trim would walk a heap
+ * it does not own. */
+#if defined(__SANITIZE_ADDRESS__)
+#define JETT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define JETT_ASAN 1
+#endif
+#endif
+
 static void *load(void *arg)
 {
     struct side *s = arg;
@@ -62,7 +72,9 @@ static void *load(void *arg)
     agg_free(g);
     if (rc == 0 && diff_sides_take(&s->rep, &s->sides) != 0)
         side_fail(s, CLI_EXIT_BAD_INPUT, "out of memory");
-    malloc_trim(0);
+#ifndef JETT_ASAN
+    malloc_trim(0); /* glibc's trim on ASan's heap would crash */
+#endif
     return NULL;
 }
 

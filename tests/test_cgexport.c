@@ -215,7 +215,12 @@ static long annotate_value(const char *out, const char *fn)
         const char *line = p;
         while (line > out && line[-1] != '\n')
             line--;
-        return atol(line);
+        /* callgrind_annotate groups digits by thousands: "5,120" */
+        long v = 0;
+        for (; *line == ' ' || *line == ',' || (*line >= '0' && *line <= '9'); line++)
+            if (*line != ' ' && *line != ',')
+                v = v * 10 + (*line - '0');
+        return v;
     }
     return -1;
 }
