@@ -24,9 +24,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(tu_rmtree(dir), 0);
     free(jett), free(dir);
 }
 

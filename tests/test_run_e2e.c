@@ -43,9 +43,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(tu_rmtree(tmp), 0);
     free(jett), free(tmp);
 }
 

@@ -273,9 +273,7 @@ START_TEST(pack_warns_of_collector_errors)
     ck_assert_ptr_nonnull(bytes);
     free(bytes);
     tu_output_free(&o);
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(tu_rmtree(dir), 0);
     free(jett), free(txt), free(dir);
 }
 END_TEST

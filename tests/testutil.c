@@ -145,6 +145,18 @@ char *tu_tmpdir(void)
     return d ? strdup(d) : NULL;
 }
 
+int tu_rmtree(const char *dir)
+{
+    size_t n = strlen(dir) + 16;
+    char *cmd = malloc(n);
+    if (!cmd)
+        return -1;
+    snprintf(cmd, n, "rm -rf '%s'", dir);
+    int rc = system(cmd);
+    free(cmd);
+    return rc;
+}
+
 char *tu_write_program(const char *dir, const char *name, const char *text)
 {
     size_t n = strlen(dir) + strlen(name) + 2;

@@ -26,6 +26,8 @@ char *tu_read_file(const char *path, size_t *len);
 int tu_write_file(const char *path, const void *buf, size_t len);
 /* A fresh temporary directory (malloc'd path). */
 char *tu_tmpdir(void);
+/* Removes a temporary folder and all it holds (`rm -rf`); 0 on success. */
+int tu_rmtree(const char *dir);
 /* Capture text of n STACK lines, each a call of FUNC 0 from the one
  * before (ids 0..n-1); the length written (cap must hold it all). */
 size_t tu_stack_chain(char *buf, size_t cap, unsigned n);
