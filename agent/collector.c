@@ -177,9 +177,10 @@ enum write_end { WRITE_DONE, WRITE_ERROR, WRITE_ZERO, WRITE_STALL, WRITE_INTERRU
 /* Writes a vector of at most COLLECTOR_IOV pieces to fd without blocking:
  * a partial write goes on from where it stopped, and while fd takes
  * nothing the writer polls, giving up after the stall limit without
- * progress.  `waiting` (if any) is set while it polls. */
+ * progress.  `waiting` (if any) is set while it polls; *err gets errno
+ * for WRITE_ERROR. */
 static enum write_end write_vector(struct collector *c, int fd, bool sock, const struct iovec *v,
-                                   int n, atomic_bool *waiting)
+                                   int n, atomic_bool *waiting, int *err)
 {
     struct iovec copy[COLLECTOR_IOV], *iov = copy;
     memcpy(copy, v, (size_t)n * sizeof *v);
@@ -202,7 +203,7 @@ static enum write_end write_vector(struct collector *c, int fd, bool sock, const
             continue;
         }
         if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-            end = WRITE_ERROR;
+            end = WRITE_ERROR, *err = errno;
             break;
         }
         if (w == 0) {
@@ -232,10 +233,7 @@ static enum write_end write_vector(struct collector *c, int fd, bool sock, const
 static void capture_writev(struct collector *c, const struct iovec *iov, int n)
 {
     int err = 0;
-    enum write_end end = write_vector(c, c->capture_fd, false, iov, n, &c->capture_waiting);
-    if (end == WRITE_ERROR)
-        err = errno;
-    switch (end) {
+    switch (write_vector(c, c->capture_fd, false, iov, n, &c->capture_waiting, &err)) {
     case WRITE_DONE:
         return;
     case WRITE_ERROR:
@@ -259,7 +257,8 @@ static void capture_writev(struct collector *c, const struct iovec *iov, int n)
  * without progress; a failure marks the collector failed. */
 static void sock_writev(struct collector *c, const struct iovec *iov, int n)
 {
-    switch (write_vector(c, c->sock, true, iov, n, NULL)) {
+    int err;
+    switch (write_vector(c, c->sock, true, iov, n, NULL, &err)) {
     case WRITE_DONE:
     case WRITE_INTERRUPTED: /* the collector failed already */
         return;
