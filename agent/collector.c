@@ -25,7 +25,7 @@ struct collector {
     pthread_mutex_t nap_lock; /* the writer's nap, cut short by stop */
     pthread_cond_t nap_cond;
     atomic_uint_fast64_t frames; /* EVENTS frames sent */
-    struct wire_decoder *in; /* daemon -> launcher records */
+    struct wire_decoder *in;     /* daemon -> launcher records */
     uint8_t inbuf[65536];
     size_t in_pos, in_len;
     msgpack_sbuffer out;
@@ -420,8 +420,9 @@ static void *writer_main(void *arg)
         }
         if (stopping)
             break;
-        uint64_t wait = last_flush + COLLECTOR_FLUSH_NS > now ? last_flush + COLLECTOR_FLUSH_NS - now
-                                                               : COLLECTOR_FLUSH_NS;
+        uint64_t wait = last_flush + COLLECTOR_FLUSH_NS > now
+                            ? last_flush + COLLECTOR_FLUSH_NS - now
+                            : COLLECTOR_FLUSH_NS;
         if (used > seen && now > seen_at) {
             /* ns until a full frame at the rate since the last look */
             double fill = (double)(full - used) * (double)(now - seen_at) / (double)(used - seen);

@@ -28,13 +28,13 @@ static uint64_t now_ns(void)
 
 static struct wire_hello hello(uint8_t mode)
 {
-    struct wire_hello h = {WIRE_PROTOCOL_VERSION,
-                           mode,
-                           {mode == WIRE_MODE_CPU ? 1000 : 0, 500, 10, 32u << 20, 64u << 20,
-                            16u << 20},
-                           S("interpreter_safe_point"),
-                           WIRE_CAP_ALL,
-                           false};
+    struct wire_hello h = {
+        WIRE_PROTOCOL_VERSION,
+        mode,
+        {mode == WIRE_MODE_CPU ? 1000 : 0, 500, 10, 32u << 20, 64u << 20, 16u << 20},
+        S("interpreter_safe_point"),
+        WIRE_CAP_ALL,
+        false};
     return h;
 }
 
@@ -186,8 +186,8 @@ START_TEST(slow_daemon_gets_every_event_through_partial_writes)
     enum { EVENTS = 200000 };
     for (uint64_t i = 1; i <= EVENTS; i++) {
         uint8_t e[WIRE_ALLOC_SIZE];
-        struct wire_alloc a = {i, WIRE_OP_ALLOCATE, i, WIRE_NONE64, 8 + i % 7, {0, 0, 0}, 0,
-                               WIRE_SPAN_NONE};
+        struct wire_alloc a = {i,         WIRE_OP_ALLOCATE, i, WIRE_NONE64,
+                               8 + i % 7, {0, 0, 0},        0, WIRE_SPAN_NONE};
         ck_assert(collector_put(c, e, wire_put_alloc(e, &a), true));
     }
     struct wire_finish fin = {WIRE_TERM_RETURNED, 1, 1, 0, 0, 0, false, false};
