@@ -136,6 +136,8 @@ START_TEST(paused_daemon_loses_no_event)
     unsetenv("JETT_TEST_HEAP_TOTALS");
     pid_t d = tu_child_named(pid, "jett-profd");
     ck_assert_int_gt(d, 0);
+    /* after the handshake: user code runs */
+    ck_assert_int_eq(tu_wait_thread(pid, "jett-runtime", NULL), 0);
     ck_assert_int_eq(kill(d, SIGSTOP), 0);
     ck_assert_int_eq(tu_wait_thread(pid, "jett-runtime", "S"), 0);
     ck_assert_int_eq(kill(d, SIGCONT), 0);
