@@ -26,7 +26,10 @@
     };
     fr.value = parseInt(fr.what, 10) || 0;
     fr.label0 = fr.text ? fr.text.textContent : "";
-    if (title) g.removeChild(title); // the tooltip below replaces it
+    if (title) {
+      g.removeChild(title); // the tooltip below replaces it
+      g.setAttribute("aria-label", t);
+    }
     if (!fr.text) {
       fr.text = document.createElementNS(NS, "text");
       fr.text.setAttribute("y", String(fr.y + 12));
@@ -116,6 +119,7 @@
     try {
       re = new RegExp(term);
     } catch (e) {
+      clearSearch();
       matched.textContent = "not a regular expression";
       return;
     }
