@@ -129,7 +129,7 @@ static void paint_frame(void *ctx, const struct fold *f, const struct fold_node 
     if (!r) {
         fputs(n->func == FOLD_MANY_FUNCS
                   ? " data-change=\"several functions of this name: not compared\""
-                  : " data-change=\"not compared: no samples of its own\"",
+                  : " data-change=\"not compared: not in the diff\"",
               out);
         return;
     }
