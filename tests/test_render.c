@@ -25,6 +25,7 @@ static const struct {
     {"cpu-deep-waiting", "cpu-deep-waiting", NULL, NULL},
     {"cpu-states", "cpu-states", NULL, NULL},
     {"cpu-ties", "cpu-ties", NULL, NULL},
+    {"cpu-waiting", "cpu-waiting", NULL, NULL},
     {"cpu-threshold", "cpu-threshold", NULL, NULL},
     {"cpu-threshold", "cpu-threshold-66.66", "--profile-threshold", "66.66"},
     {"cpu-limit", "cpu-limit", NULL, NULL},
@@ -36,6 +37,7 @@ static const struct {
     {"mem-churn", "mem-churn", NULL, NULL},
     {"mem-zero", "mem-zero", NULL, NULL},
     {"mem-frees", "mem-frees", NULL, NULL},
+    {"mem-lines", "mem-lines", NULL, NULL},
     {"mem-peak", "mem-peak", NULL, NULL},
     {"mem-retained", "mem-retained", NULL, NULL},
     {"mem-budget", "mem-budget", NULL, NULL},
@@ -190,9 +192,11 @@ START_TEST(human_toon_parity)
                       "%s: human %s, toon %s", keys[k][1], h, t);
         free(h), free(t);
     }
-    /* 4 samples in 4 ms: 1000 Hz; f (1/2, self 1) ranks after main (2/2) */
-    ck_assert_ptr_nonnull(strstr(human, "\n#1  100.00%  self 1 / inclusive 2  p.main  "));
-    ck_assert_ptr_nonnull(strstr(human, "\n#2  50.00%  self 1 / inclusive 1  p.f  "));
+    /* 4 samples in 4 ms: 1000 Hz; f (1/2, self 1) ranks after main (2/2);
+     * each has 1 of the 2 attributed samples as self time: 50.00% */
+    ck_assert_ptr_nonnull(strstr(human, "\n#1  100.00%  self 1 (50.00%) / inclusive 2  p.main  "));
+    ck_assert_ptr_nonnull(strstr(human, "\n#2  50.00%  self 1 (50.00%) / inclusive 1  p.f  "));
+    ck_assert_ptr_nonnull(strstr(toon, "\n      self_percent: 50\n"));
     const char *m = strstr(toon, "namespace: p\n      function: main\n");
     const char *f = strstr(toon, "namespace: p\n      function: f\n");
     ck_assert(m && f && m < f);
