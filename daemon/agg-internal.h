@@ -167,15 +167,22 @@ struct agg_lineb {
 #define AGG_MEM_NO_SITE 0xfffffeu /* 0xffffff never occurs: no record is LIVE_EMPTY */
 #define AGG_MEM_SITE_SHIFT 3
 
+#define AGG_LINE_SEEN 64
+
 struct agg_mem {
     uint64_t allocation_count, resize_count, free_count, allocated_bytes, freed_bytes, attributed;
     uint64_t live, peak, events, peak_event;
     uint64_t max_id, watermark;
     bool have_id, limited;
-    uint32_t line_head;                         /* first allocation line, AGG_NONE */
-    uint32_t last_ident, last_start, last_line; /* the line of the last event */
-    struct live_track track;                    /* the live records */
-    struct live_limit limit;                    /* their growth, under the retention budget */
+    uint32_t line_head; /* first allocation line, AGG_NONE */
+    /* the allocation lines of recent spans, by a hash of (function,
+     * span): a loop that allocates at a few statements finds their
+     * lines without the index; `line` is the bucket offset + 1, 0: empty */
+    struct agg_line_seen {
+        uint32_t ident, start, end, line;
+    } line_seen[AGG_LINE_SEEN];
+    struct live_track track; /* the live records */
+    struct live_limit limit; /* their growth, under the retention budget */
 };
 
 struct agg_cpu_totals {

@@ -321,15 +321,18 @@ static uint32_t find_line(struct agg *a, uint32_t ident, struct wire_span span)
 }
 
 /* Charges allocation pressure to the line of the leaf statement, when the
- * leaf function has a source and the span lies in it.  A loop allocates
- * at one line again and again: the last line found is tried first. */
+ * leaf function has a source and the span lies in it.  A span seen
+ * lately finds its line in line_seen, without the index. */
 HOT void line_pressure(struct agg *a, uint32_t ident, struct wire_span span, uint64_t bytes,
                        bool create)
 {
     struct agg_mem *m = &a->mem;
     if (!wire_span_present(span))
         return;
-    if (m->last_line == AGG_NONE || m->last_ident != ident || m->last_start != span.start) {
+    uint32_t h = (ident * 0x9e3779b1u ^ span.start * 0x85ebca6bu ^ span.end) >> 26;
+    struct agg_line_seen *seen = &m->line_seen[h % AGG_LINE_SEEN];
+    if (seen->line == 0 || seen->ident != ident || seen->start != span.start ||
+        seen->end != span.end) {
         const struct agg_ident *d = agg_ident_at(a, ident);
         if (d->source == AGG_NONE || span.start > span.end ||
             span.end > ((const struct agg_source *)agg_vec_at(&a->sources, d->source))->text_len)
@@ -337,9 +340,9 @@ HOT void line_pressure(struct agg *a, uint32_t ident, struct wire_span span, uin
         uint32_t off = find_line(a, ident, span);
         if (off == AGG_NONE)
             return;
-        m->last_line = off, m->last_ident = ident, m->last_start = span.start;
+        *seen = (struct agg_line_seen){ident, span.start, span.end, off + 1};
     }
-    struct agg_lineb *l = agg_bucket_at(a, m->last_line);
+    struct agg_lineb *l = agg_bucket_at(a, seen->line - 1);
     l->bytes += bytes;
     l->count += create;
 }
