@@ -178,14 +178,16 @@ static int take_model(struct pp *p)
     p->caller_loc = table(p, p->n_node, sizeof *p->caller_loc);
     if (p->nomem)
         return -1;
-    for (uint32_t i = 0; i < p->n_src && !p->nomem; i++) {
+    for (uint32_t i = 0; i < p->n_src; i++) {
         attrib_source(a, i, &p->src[i]);
-        p->src_path[i] = add_string(p, p->src[i].path, p->src[i].path_len);
+        p->src_path[i] = 0; /* named once a function is in it */
     }
     for (uint32_t i = 0; i < p->n_fn && !p->nomem; i++) {
         struct attrib_ident d;
         attrib_ident(a, i, &d);
         p->fn_src[i] = d.source < p->n_src ? d.source : ATTRIB_NONE;
+        if (d.source < p->n_src && !p->src_path[d.source])
+            p->src_path[d.source] = add_string(p, p->src[d.source].path, p->src[d.source].path_len);
         p->fn_decl[i] = wire_span_present(d.decl) ? line_in(p, i, d.decl.start) : 0;
         /* `namespace.function`, as the folded export names a frame */
         size_t n = (size_t)d.ns_len + 1 + d.name_len;
