@@ -204,7 +204,7 @@ START_TEST(cpu_states_leave_out_stackless_samples)
     ck_assert_uint_eq(p->n_comment, 1);
     ck_assert_str_eq(str(p, p->comment[0]),
                      "jett: 9 samples recorded, 3 on Jett stacks (this profile); 3 runtime, 2 "
-                     "waiting and 1 unavailable samples have no Jett stack");
+                     "waiting and 1 unavailable samples are not");
     perftools__profiles__profile__free_unpacked(p, NULL);
 }
 END_TEST

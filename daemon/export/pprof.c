@@ -401,7 +401,7 @@ static size_t write_comments(struct pp *p, int64_t *c)
         attrib_cpu_totals(p->a, &t);
         comment(p, c, &n,
                 "jett: %llu samples recorded, %llu on Jett stacks (this profile); "
-                "%llu runtime, %llu waiting and %llu unavailable samples have no Jett stack",
+                "%llu runtime, %llu waiting and %llu unavailable samples are not",
                 (unsigned long long)t.recorded, (unsigned long long)t.attributed,
                 (unsigned long long)t.runtime, (unsigned long long)t.waiting,
                 (unsigned long long)t.unavailable);

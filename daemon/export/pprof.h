@@ -19,8 +19,9 @@
  * CPU captures: sample types samples/count and, when the rate is known,
  * cpu/nanoseconds (each sample is round(1e9 / rate_hz) ns, the period of
  * period type cpu/nanoseconds); the `jett` samples only, as the profile
- * attributes them.  Runtime, waiting and unavailable samples have no
- * Jett stack: they are counted in a comment only.
+ * attributes them.  Runtime, waiting and unavailable samples are charged
+ * to no function (a waiting one with a stack neither): they are counted
+ * in a comment only.
  *
  * Memory captures: alloc_objects/count (allocations created),
  * alloc_space/bytes (initial sizes at the creating stack, positive
