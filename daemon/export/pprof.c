@@ -56,6 +56,16 @@ struct pp {
     uint32_t n_part;
     uint64_t *pool; /* location ids of the part's samples */
     size_t n_pool, cap_pool;
+    /* a part's locations, while the location table is written */
+    pp_location locs[PP_PART];
+    pp_location *loc_ptr[PP_PART];
+    pp_line lines[PP_PART];
+    pp_line *line_ptr[PP_PART];
+    uint64_t *callers; /* the caller frames' locations of node callers_of */
+    size_t n_callers, cap_callers;
+    uint32_t callers_of;
+    uint8_t *packed; /* a part, packed */
+    size_t cap_packed;
     struct gzsink sink;
 };
 
@@ -221,6 +231,23 @@ static int take_model(struct pp *p)
 
 /* ---- samples ---- */
 
+/* Packs one part into memory (protobuf-c's flat packing is far faster
+ * than its buffer callbacks, one call per value) and compresses it. */
+static void pack_part(struct pp *p, const pp_profile *part)
+{
+    size_t n = perftools__profiles__profile__get_packed_size(part);
+    if (n > p->cap_packed) {
+        uint8_t *b = realloc(p->packed, n);
+        if (!b) {
+            p->nomem = true;
+            return;
+        }
+        p->packed = b, p->cap_packed = n;
+    }
+    perftools__profiles__profile__pack(part, p->packed);
+    p->sink.base.append(&p->sink.base, n, p->packed);
+}
+
 /* Packs the part's samples as one Profile of samples only. */
 static void flush_part(struct pp *p)
 {
@@ -229,9 +256,35 @@ static void flush_part(struct pp *p)
     pp_profile part = PERFTOOLS__PROFILES__PROFILE__INIT;
     part.n_sample = p->n_part;
     part.sample = p->sample_ptr;
-    perftools__profiles__profile__pack_to_buffer(&part, &p->sink.base);
+    pack_part(p, &part);
     p->n_part = 0;
     p->n_pool = 0;
+}
+
+/* Packs the location table a part at a time: one line each, in the
+ * shared mapping. */
+static void write_locations(struct pp *p)
+{
+    for (uint32_t first = 0; first < p->n_loc; first += PP_PART) {
+        uint32_t n = p->n_loc - first < PP_PART ? p->n_loc - first : PP_PART;
+        for (uint32_t k = 0; k < n; k++) {
+            uint64_t key = p->loc_key[first + k];
+            p->lines[k] = (pp_line)PERFTOOLS__PROFILES__LINE__INIT;
+            p->lines[k].function_id = (key >> 32) + 1;
+            p->lines[k].line = (uint32_t)key;
+            p->line_ptr[k] = &p->lines[k];
+            p->locs[k] = (pp_location)PERFTOOLS__PROFILES__LOCATION__INIT;
+            p->locs[k].id = first + k + 1;
+            p->locs[k].mapping_id = 1;
+            p->locs[k].n_line = 1;
+            p->locs[k].line = &p->line_ptr[k];
+            p->loc_ptr[k] = &p->locs[k];
+        }
+        pp_profile part = PERFTOOLS__PROFILES__PROFILE__INIT;
+        part.n_location = n;
+        part.location = p->loc_ptr;
+        pack_part(p, &part);
+    }
 }
 
 static int64_t clamp64(uint64_t v)
@@ -239,17 +292,36 @@ static int64_t clamp64(uint64_t v)
     return v > INT64_MAX ? INT64_MAX : (int64_t)v;
 }
 
-/* One sample: the leaf location, then the caller frames' up to the root. */
+/* The locations of a node's caller frames, up to the root: once per
+ * node, for all of its samples. */
+static int take_callers(struct pp *p, uint32_t node)
+{
+    p->callers_of = node;
+    p->n_callers = 0;
+    for (uint32_t m = node; p->parent[m] != ATTRIB_NONE; m = p->parent[m]) {
+        if (p->n_callers == p->cap_callers) {
+            size_t cap = p->cap_callers ? p->cap_callers * 2 : 256;
+            uint64_t *c = realloc(p->callers, cap * sizeof *c);
+            if (!c)
+                return p->nomem = true, -1;
+            p->callers = c, p->cap_callers = cap;
+        }
+        p->callers[p->n_callers++] = p->caller_loc[m];
+    }
+    return 0;
+}
+
+/* One sample of a node: the leaf location, then the callers'. */
 static int add_sample(struct pp *p, uint32_t node, uint32_t leaf, const int64_t *v)
 {
-    size_t depth = 1;
-    for (uint32_t m = node; p->parent[m] != ATTRIB_NONE; m = p->parent[m])
-        depth++;
-    if (p->n_part == PP_PART || p->n_pool + depth > p->cap_pool)
+    if (p->callers_of != node && take_callers(p, node) != 0)
+        return -1;
+    size_t n = p->n_callers + 1;
+    if (p->n_part == PP_PART || p->n_pool + n > p->cap_pool)
         flush_part(p);
-    if (depth > p->cap_pool) { /* the part is empty: the pool can move */
+    if (n > p->cap_pool) { /* the part is empty: the pool can move */
         size_t cap = p->cap_pool ? p->cap_pool : 1 << 16;
-        while (cap < depth)
+        while (cap < n)
             cap *= 2;
         uint64_t *pool = realloc(p->pool, cap * sizeof *pool);
         if (!pool)
@@ -257,10 +329,8 @@ static int add_sample(struct pp *p, uint32_t node, uint32_t leaf, const int64_t 
         p->pool = pool, p->cap_pool = cap;
     }
     uint64_t *ids = p->pool + p->n_pool;
-    size_t n = 0;
-    ids[n++] = leaf;
-    for (uint32_t m = node; p->parent[m] != ATTRIB_NONE; m = p->parent[m])
-        ids[n++] = p->caller_loc[m];
+    ids[0] = leaf;
+    memcpy(ids + 1, p->callers, p->n_callers * sizeof *ids);
     p->n_pool += n;
     pp_sample *s = &p->samples[p->n_part];
     *s = (pp_sample)PERFTOOLS__PROFILES__SAMPLE__INIT;
@@ -368,6 +438,7 @@ static int memory_node(struct pp *p, uint32_t node)
 
 static int write_samples(struct pp *p)
 {
+    p->callers_of = ATTRIB_NONE;
     for (uint32_t i = 0; i < p->n_node && !p->sink.failed; i++)
         if (p->ident[i] != ATTRIB_NONE && (p->cpu ? cpu_node(p, i) : memory_node(p, i)) != 0)
             return -1;
@@ -423,8 +494,8 @@ static size_t write_comments(struct pp *p, int64_t *c)
     return n;
 }
 
-/* Packs sample types, locations, functions, strings and the header
- * fields: 0, or -1 when out of memory. */
+/* Packs the locations, then sample types, functions, strings and the
+ * header fields: 0, or -1 when out of memory. */
 static int write_tables(struct pp *p)
 {
     static const char *const cpu_types[][2] = {{"samples", "count"}, {"cpu", "nanoseconds"}};
@@ -464,12 +535,8 @@ static int write_tables(struct pp *p)
 
     pp_function *fn = calloc((size_t)p->n_fn + 1, sizeof *fn);
     pp_function **fn_ptr = calloc((size_t)p->n_fn + 1, sizeof *fn_ptr);
-    pp_location *loc = calloc((size_t)p->n_loc + 1, sizeof *loc);
-    pp_location **loc_ptr = calloc((size_t)p->n_loc + 1, sizeof *loc_ptr);
-    pp_line *line = calloc((size_t)p->n_loc + 1, sizeof *line);
-    pp_line **line_ptr = calloc((size_t)p->n_loc + 1, sizeof *line_ptr);
     int rc = -1;
-    if (!fn || !fn_ptr || !loc || !loc_ptr || !line || !line_ptr || p->nomem)
+    if (!fn || !fn_ptr || p->nomem)
         goto out;
     for (uint32_t i = 0; i < p->n_fn; i++) {
         fn[i] = (pp_function)PERFTOOLS__PROFILES__FUNCTION__INIT;
@@ -479,28 +546,15 @@ static int write_tables(struct pp *p)
         fn[i].start_line = p->fn_decl[i];
         fn_ptr[i] = &fn[i];
     }
-    for (uint32_t i = 0; i < p->n_loc; i++) {
-        line[i] = (pp_line)PERFTOOLS__PROFILES__LINE__INIT;
-        line[i].function_id = (p->loc_key[i] >> 32) + 1;
-        line[i].line = (uint32_t)p->loc_key[i];
-        line_ptr[i] = &line[i];
-        loc[i] = (pp_location)PERFTOOLS__PROFILES__LOCATION__INIT;
-        loc[i].id = i + 1;
-        loc[i].mapping_id = 1;
-        loc[i].n_line = 1;
-        loc[i].line = &line_ptr[i];
-        loc_ptr[i] = &loc[i];
-    }
+    write_locations(p);
     prof.n_function = p->n_fn;
     prof.function = fn_ptr;
-    prof.n_location = p->n_loc;
-    prof.location = loc_ptr;
     prof.n_string_table = p->n_str;
     prof.string_table = p->str;
-    perftools__profiles__profile__pack_to_buffer(&prof, &p->sink.base);
+    pack_part(p, &prof);
     rc = 0;
 out:
-    free(fn), free(fn_ptr), free(loc), free(loc_ptr), free(line), free(line_ptr);
+    free(fn), free(fn_ptr);
     if (rc != 0)
         p->nomem = true;
     return rc;
@@ -513,7 +567,8 @@ static void pp_free(struct pp *p)
     free(p->str), free(p->src), free(p->src_path);
     free(p->fn_src), free(p->fn_name), free(p->fn_decl);
     free(p->loc_key), free(p->loc_index);
-    free(p->parent), free(p->ident), free(p->caller_loc), free(p->pool);
+    free(p->parent), free(p->ident), free(p->caller_loc), free(p->pool), free(p->packed),
+        free(p->callers);
     free(p);
 }
 
