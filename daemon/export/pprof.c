@@ -330,7 +330,8 @@ static int add_sample(struct pp *p, uint32_t node, uint32_t leaf, const int64_t 
     }
     uint64_t *ids = p->pool + p->n_pool;
     ids[0] = leaf;
-    memcpy(ids + 1, p->callers, p->n_callers * sizeof *ids);
+    if (p->n_callers) /* a root has none (and may have no array yet) */
+        memcpy(ids + 1, p->callers, p->n_callers * sizeof *ids);
     p->n_pool += n;
     pp_sample *s = &p->samples[p->n_part];
     *s = (pp_sample)PERFTOOLS__PROFILES__SAMPLE__INIT;
