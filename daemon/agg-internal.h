@@ -66,6 +66,7 @@ struct agg_ident {
 
 #define AGG_NODE_OUTERMOST 1u /* no ancestor has the same identity */
 #define AGG_NODE_INVALID 2u   /* defined by a bad record: samples are unavailable */
+#define AGG_NODE_SOURCED 4u   /* its identity has a source (a copy, for the event path) */
 
 struct agg_node {
     uint32_t parent, ident, chain;

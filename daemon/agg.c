@@ -168,8 +168,7 @@ int agg_event(struct agg *a, const struct wire_event *ev)
 
 bool agg_takes_alloc_runs(const struct agg *a)
 {
-    /* an export's detail needs each entry's span: single entries */
-    return a->mode == WIRE_MODE_MEMORY && stream_open(a) && !a->detail;
+    return a->mode == WIRE_MODE_MEMORY && stream_open(a);
 }
 
 size_t agg_events(struct agg *a, const struct wire_event *ev, size_t n)

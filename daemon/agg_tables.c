@@ -421,7 +421,8 @@ int agg_stack(struct agg *a, const struct wire_stack *s)
             a->stack_limited = true;
             return 0;
         }
-        n.flags = node_outermost(a, &n) ? AGG_NODE_OUTERMOST : 0;
+        n.flags = (node_outermost(a, &n) ? AGG_NODE_OUTERMOST : 0) |
+                  (agg_ident_at(a, n.ident)->source != AGG_NONE ? AGG_NODE_SOURCED : 0);
     }
     if (!stack_fits(a, node_cost)) {
         a->stack_limited = true;
