@@ -98,7 +98,7 @@ int agg_hello(struct agg *a, const struct wire_hello *h)
     unsigned n_values = a->mode == WIRE_MODE_CPU ? 1 : 2;
     if (a->detail && !(a->self_lines = costrun_new(n_values)))
         agg_errorf(a, "HELLO: out of memory");
-    if (a->keep_node_lines && !(a->node_lines = costrun_new(n_values)))
+    if (a->keep_node_lines && !(a->node_lines = costrun_new_dense(n_values)))
         agg_errorf(a, "HELLO: out of memory");
     return a->errors > before ? -1 : 0;
 }
