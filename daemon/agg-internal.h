@@ -246,6 +246,8 @@ struct agg {
      * events had more than one leaf span (agg_keep_node_lines) */
     bool keep_node_lines;
     struct costrun *node_lines;
+    /* agg_keep_node_lines_only: neither self_lines nor node_below */
+    bool node_lines_only;
     uint64_t last_sequence;
     bool have_sequence;
 };

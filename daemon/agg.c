@@ -96,7 +96,7 @@ int agg_hello(struct agg *a, const struct wire_hello *h)
     a->capabilities = h->capabilities & WIRE_CAP_ALL;
     a->colour = h->colour;
     unsigned n_values = a->mode == WIRE_MODE_CPU ? 1 : 2;
-    if (a->detail && !(a->self_lines = costrun_new(n_values)))
+    if (a->detail && !a->node_lines_only && !(a->self_lines = costrun_new(n_values)))
         agg_errorf(a, "HELLO: out of memory");
     if (a->keep_node_lines && !(a->node_lines = costrun_new_dense(n_values)))
         agg_errorf(a, "HELLO: out of memory");
@@ -272,7 +272,7 @@ void agg_end(struct agg *a)
         agg_errorf(a, "self costs: out of memory");
     if (a->node_lines && costrun_finish(a->node_lines, a->nodes.len) != 0)
         agg_errorf(a, "self costs: out of memory");
-    if (a->detail)
+    if (a->detail && !a->node_lines_only)
         agg_detail_settle(a);
 }
 
@@ -309,6 +309,11 @@ void agg_keep_detail(struct agg *a)
 void agg_keep_node_lines(struct agg *a)
 {
     a->detail = a->keep_node_lines = true;
+}
+
+void agg_keep_node_lines_only(struct agg *a)
+{
+    a->detail = a->keep_node_lines = a->node_lines_only = true;
 }
 
 uint8_t agg_mode(const struct agg *a)
