@@ -13,20 +13,31 @@
 #include "daemon/export/cgexport.h"
 #include "daemon/export/flame.h"
 #include "daemon/export/fold.h"
+#include "daemon/export/speedscope.h"
+#include "daemon/export/timeline.h"
 
 static const char export_usage_text[] =
-    "usage: jett profile export CAPTURE|- --format collapsed|svg|callgrind [--weight W]\n"
-    "                           [-o PATH]\n"
+    "usage: jett profile export CAPTURE|- --format FORMAT [--weight W] [-o PATH]\n"
     "\n"
     "  --format collapsed  folded stacks, one 'root;caller;leaf VALUE' line each\n"
     "  --format svg        a self-contained flame graph\n"
     "  --format callgrind  a Callgrind profile for KCachegrind and callgrind_annotate\n"
+    "  --format timeline   memory captures: live bytes over time, an SVG (and a\n"
+    "                      summary on standard error)\n"
+    "  --format speedscope the samples in time order, a speedscope JSON file\n"
     "  --weight W          memory captures: allocated (default), count, retained\n"
     "                      or live-at-peak\n"
     "  -o PATH             write to PATH instead of standard output\n"
     "  -h, --help          print this help\n";
 
-enum export_format { EXPORT_NONE, EXPORT_COLLAPSED, EXPORT_SVG, EXPORT_CALLGRIND };
+enum export_format {
+    EXPORT_NONE,
+    EXPORT_COLLAPSED,
+    EXPORT_SVG,
+    EXPORT_CALLGRIND,
+    EXPORT_TIMELINE,
+    EXPORT_SPEEDSCOPE
+};
 
 struct export_opts {
     const char *capture, *out;
@@ -94,17 +105,28 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
     if (!o->capture)
         return cli_usage_error("profile export: expected a CAPTURE argument"), -1;
     if (!o->format_arg)
-        return cli_usage_error("profile export: --format collapsed|svg|callgrind is required"), -1;
+        return cli_usage_error("profile export: --format "
+                               "collapsed|svg|callgrind|timeline|speedscope is required"),
+               -1;
     if (strcmp(o->format_arg, "collapsed") == 0)
         o->format = EXPORT_COLLAPSED;
     else if (strcmp(o->format_arg, "svg") == 0)
         o->format = EXPORT_SVG;
     else if (strcmp(o->format_arg, "callgrind") == 0)
         o->format = EXPORT_CALLGRIND;
+    else if (strcmp(o->format_arg, "timeline") == 0)
+        o->format = EXPORT_TIMELINE;
+    else if (strcmp(o->format_arg, "speedscope") == 0)
+        o->format = EXPORT_SPEEDSCOPE;
     else
-        return cli_usage_error(
-                   "profile export: --format must be collapsed, svg or callgrind, not '%s'",
-                   o->format_arg),
+        return cli_usage_error("profile export: --format must be collapsed, svg, callgrind, "
+                               "timeline or speedscope, not '%s'",
+                               o->format_arg),
+               -1;
+    if ((o->format == EXPORT_TIMELINE || o->format == EXPORT_SPEEDSCOPE) && o->weight_arg)
+        return cli_usage_error("profile export: --weight applies to collapsed and svg, not to "
+                               "--format %s",
+                               o->format_arg),
                -1;
     if (o->format == EXPORT_CALLGRIND && o->weight_arg)
         return cli_usage_error("profile export: --weight applies to collapsed and svg; a "
@@ -251,6 +273,75 @@ static int export_callgrind(const struct export_opts *o)
     return CLI_EXIT_BAD_INPUT;
 }
 
+/* --format timeline: the SVG, then the summary on standard error. */
+static int export_timeline(const struct export_opts *o)
+{
+    char err[400];
+    struct cli_capture c;
+    if (cli_capture_open(&c, o->capture, 0, err, sizeof err) != 0)
+        return cli_usage_error("%s: %s", o->capture, err);
+    struct timeline *t = NULL;
+    enum timeline_status st = c.r ? timeline_read(c.r, &t, err, sizeof err) : TIMELINE_E_NOMEM;
+    cli_capture_close(&c);
+    if (st == TIMELINE_E_NOMEM)
+        return cli_usage_error("profile export: out of memory");
+    if (st == TIMELINE_E_MODE || st == TIMELINE_E_UNAVAILABLE)
+        return cli_usage_error("profile export: %s: %s", o->capture, err);
+    if (st != TIMELINE_OK) {
+        fprintf(stderr, "jett: %s: %s\n", o->capture, err);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    struct dest d;
+    int rc = dest_open(o, &d);
+    if (rc == 0 && timeline_write_svg(t, d.f) != 0) {
+        dest_close(o, &d, false);
+        rc = cli_usage_error("profile export: out of memory");
+    } else if (rc == 0) {
+        rc = dest_close(o, &d, true);
+    }
+    if (rc == CLI_EXIT_OK)
+        timeline_write_summary(t, stderr);
+    if (rc == CLI_EXIT_OK && t->damage) {
+        fprintf(stderr, "jett: %s: %s\n", o->capture, t->damage);
+        rc = CLI_EXIT_BAD_INPUT;
+    }
+    timeline_free(t);
+    return rc;
+}
+
+/* --format speedscope: the samples (or allocation events) in order. */
+static int export_speedscope(const struct export_opts *o)
+{
+    char err[400];
+    struct cli_capture c;
+    if (cli_capture_open(&c, o->capture, 0, err, sizeof err) != 0)
+        return cli_usage_error("%s: %s", o->capture, err);
+    struct speedscope *p = NULL;
+    enum speedscope_status st =
+        c.r ? speedscope_read(c.r, &p, err, sizeof err) : SPEEDSCOPE_E_NOMEM;
+    cli_capture_close(&c);
+    if (st == SPEEDSCOPE_E_NOMEM)
+        return cli_usage_error("profile export: out of memory");
+    if (st != SPEEDSCOPE_OK) {
+        fprintf(stderr, "jett: %s: %s\n", o->capture, err);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    struct dest d;
+    int rc = dest_open(o, &d);
+    if (rc == 0 && speedscope_write(p, d.f) != 0) {
+        dest_close(o, &d, false);
+        rc = cli_usage_error("profile export: out of memory");
+    } else if (rc == 0) {
+        rc = dest_close(o, &d, true);
+    }
+    if (rc == CLI_EXIT_OK && speedscope_damage(p)) {
+        fprintf(stderr, "jett: %s: %s\n", o->capture, speedscope_damage(p));
+        rc = CLI_EXIT_BAD_INPUT;
+    }
+    speedscope_free(p);
+    return rc;
+}
+
 /* jett profile export CAPTURE --format F [--weight W] [-o PATH] */
 int cli_profile_export(int argc, char **argv)
 {
@@ -266,6 +357,10 @@ int cli_profile_export(int argc, char **argv)
     mallopt(M_MMAP_THRESHOLD, 64 * 1024);
     if (o.format == EXPORT_CALLGRIND)
         return export_callgrind(&o);
+    if (o.format == EXPORT_TIMELINE)
+        return export_timeline(&o);
+    if (o.format == EXPORT_SPEEDSCOPE)
+        return export_speedscope(&o);
     struct fold *f = NULL;
     rc = read_fold(&o, &f);
     if (rc != CLI_EXIT_OK)

@@ -260,6 +260,12 @@ void agg_keep_detail(struct agg *a)
     a->detail = true;
 }
 
+void agg_watch_live(struct agg *a, agg_live_fn fn, void *ctx)
+{
+    a->live_fn = fn;
+    a->live_ctx = ctx;
+}
+
 uint8_t agg_mode(const struct agg *a)
 {
     return a->mode;

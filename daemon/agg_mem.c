@@ -318,6 +318,18 @@ HOT void global_live(struct agg_mem *m, uint64_t delta)
     m->peak_event = pick(higher, m->events, m->peak_event);
 }
 
+/* A tracked allocation's live bytes change by delta: its creator's, the
+ * global total and, for an export's timeline, the watcher (detail only:
+ * replay tests one flag it already holds). */
+HOT void live_change(struct agg *a, struct creator c, uint32_t ref, uint64_t delta)
+{
+    creator_live(a, c, delta);
+    global_live(&a->mem, delta);
+    if (__builtin_expect(a->detail, 0) && a->live_fn)
+        a->live_fn(a->live_ctx, ref == AGG_MEM_NO_SITE ? UINT32_MAX : ref, delta,
+                   a->mem.allocated_bytes);
+}
+
 /* Whether allocated_bytes can take `bytes` more (every other byte sum is
  * at most it); past 2^64 - 1 the event is refused as a collector error
  * rather than wrapped. */
@@ -385,8 +397,7 @@ HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node
         return;
     }
     struct creator c = {s, a->detail && node ? agg_detail_at(a, node) : NULL};
-    creator_live(a, c, e->new_size);
-    global_live(m, e->new_size);
+    live_change(a, c, ref, e->new_size);
 }
 
 /* mem_lookup of an id with no record: untracked ids at or above the
@@ -462,14 +473,14 @@ HOT void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *
         !resize_wide(&a->mem, e->allocation_id, r, neu))
         return;
     uint64_t site = *r & ~SIZE_MASK;
-    struct creator c = creator_at(a, (uint32_t)(site >> AGG_MEM_SIZE_BITS));
+    uint32_t ref = (uint32_t)(site >> AGG_MEM_SIZE_BITS);
+    struct creator c = creator_at(a, ref);
     uint64_t delta = neu - old;
     a->mem.freed_bytes += shrink;
     if (c.site)
         c.site->freed_bytes += shrink;
     *r = size_field(neu) | site;
-    creator_live(a, c, delta);
-    global_live(&a->mem, delta);
+    live_change(a, c, ref, delta);
 }
 
 HOT void mem_free(struct agg *a, const struct wire_alloc *e)
@@ -480,15 +491,15 @@ HOT void mem_free(struct agg *a, const struct wire_alloc *e)
     if (!r)
         return;
     uint64_t size = mem_size(a, e, r);
-    struct creator c = creator_at(a, (uint32_t)(*r >> AGG_MEM_SIZE_BITS));
+    uint32_t ref = (uint32_t)(*r >> AGG_MEM_SIZE_BITS);
+    struct creator c = creator_at(a, ref);
     a->mem.freed_bytes += size;
     if (c.site)
         c.site->freed_bytes += size;
     if (__builtin_expect(size >= SIZE_MASK, 0))
         live_track_drop_wide(&a->mem.track, e->allocation_id);
     live_track_remove(&a->mem.track, e->allocation_id, r);
-    creator_live(a, c, 0 - size);
-    global_live(&a->mem, 0 - size);
+    live_change(a, c, ref, 0 - size);
 }
 
 /* An event whose stack was checked, counted and applied. */

@@ -78,6 +78,8 @@ struct attrib_mem_totals {
 
 uint32_t attrib_ident_count(const struct agg *a);
 void attrib_ident(const struct agg *a, uint32_t ident, struct attrib_ident *out);
+/* The 1-based line of the identity's declaration, 0 when unavailable. */
+uint32_t attrib_ident_line(const struct agg *a, uint32_t ident);
 uint32_t attrib_source_count(const struct agg *a);
 void attrib_source(const struct agg *a, uint32_t source, struct attrib_source *out);
 
