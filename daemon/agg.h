@@ -141,12 +141,12 @@ enum agg_status agg_status(const struct agg *a, enum agg_reason *reason);
  * unchanged. */
 void agg_keep_detail(struct agg *a);
 
-/* With detail kept (and before any record): fn is called after each
+/* Without detail (and before any record): fn is called after each
  * change of the tracked live bytes, in stream order, with the creating
- * stack node of the allocation (UINT32_MAX: none), the change (modulo
- * 2^64: a decrease is its two's complement) and the allocated bytes so
- * far (the memory timeline's clock).  Replay never sets it. */
-typedef void (*agg_live_fn)(void *ctx, uint32_t node, uint64_t delta, uint64_t allocated);
+ * site's key (attrib_site_key; UINT32_MAX: none), the change (modulo 2^64:
+ * a decrease is its two's complement) and the allocated bytes so far (the
+ * memory timeline's clock).  Replay never sets it. */
+typedef void (*agg_live_fn)(void *ctx, uint32_t site, uint64_t delta, uint64_t allocated);
 void agg_watch_live(struct agg *a, agg_live_fn fn, void *ctx);
 
 /* What HELLO said (the defaults before it; bad values replaced, as

@@ -319,13 +319,12 @@ HOT void global_live(struct agg_mem *m, uint64_t delta)
 }
 
 /* A tracked allocation's live bytes change by delta: its creator's, the
- * global total and, for an export's timeline, the watcher (detail only:
- * replay tests one flag it already holds). */
+ * global total and a memory timeline's watcher (ref is then the site's). */
 HOT void live_change(struct agg *a, struct creator c, uint32_t ref, uint64_t delta)
 {
     creator_live(a, c, delta);
     global_live(&a->mem, delta);
-    if (__builtin_expect(a->detail, 0) && a->live_fn)
+    if (__builtin_expect(a->live_fn != NULL, 0) && !a->detail)
         a->live_fn(a->live_ctx, ref == AGG_MEM_NO_SITE ? UINT32_MAX : ref, delta,
                    a->mem.allocated_bytes);
 }

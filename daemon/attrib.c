@@ -49,6 +49,14 @@ static const void *bucket_of(const struct agg *a, uint32_t ident)
     return off == AGG_NONE ? NULL : agg_bucket_at(a, off);
 }
 
+uint32_t attrib_site_key(const struct agg *a, uint32_t ident)
+{
+    uint32_t off = agg_ident_at(a, ident)->bucket;
+    if (a->mode != WIRE_MODE_MEMORY || off == AGG_NONE)
+        return ATTRIB_NONE;
+    return off >> AGG_MEM_SITE_SHIFT;
+}
+
 bool attrib_fn(const struct agg *a, uint32_t ident, struct attrib_fn *out)
 {
     const struct agg_fnb *f = a->mode == WIRE_MODE_CPU ? bucket_of(a, ident) : NULL;

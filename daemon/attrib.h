@@ -89,6 +89,9 @@ bool attrib_has_quantities(const struct agg *a, uint32_t ident);
 /* Each false when the identity has no quantities (out untouched). */
 bool attrib_fn(const struct agg *a, uint32_t ident, struct attrib_fn *out);
 bool attrib_site(const struct agg *a, uint32_t ident, struct attrib_site *out);
+/* The key by which agg_watch_live names a memory site, ATTRIB_NONE when
+ * the identity has no site. */
+uint32_t attrib_site_key(const struct agg *a, uint32_t ident);
 
 /* A CPU function's hot lines, in no order: begin, then next until false. */
 struct attrib_hot_iter {

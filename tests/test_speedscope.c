@@ -182,6 +182,57 @@ START_TEST(hostile_names)
 }
 END_TEST
 
+/* A stack budget too small for the capture's stacks: samples on refused
+ * stacks are unattributed (left out), the others written; 2000 stacks of
+ * one frame, sample i on stack i.  The budget keeps the first few only,
+ * so fewer samples than stacks come out, each on a stored stack. */
+START_TEST(refused_stacks_left_out)
+{
+    size_t cap = 1u << 20, len = 0;
+    char *t = malloc(cap);
+    len += (size_t)snprintf(
+        t + len, cap - len,
+        "HELLO version=1 mode=cpu rate_hz=1000 threshold_bp=500 limit=10 cpu_budget=33554432 "
+        "retention_budget=67108864 stack_budget=4096 backend=\"interpreter_safe_point\" "
+        "capabilities=cpu_tick_source,safe_stack_capture colour=false\n"
+        "FUNC id=0 namespace=\"app\" function=\"f\" source=- decl=-\nEVENTS\n");
+    for (int i = 0; i < 2000; i++)
+        len += (size_t)snprintf(t + len, cap - len, "  STACK id=%d parent=- func=0 site=-\n", i);
+    for (int i = 0; i < 2000; i++)
+        len += (size_t)snprintf(t + len, cap - len,
+                                "  CPU_SAMPLE seq=%d tick=%d task=- actor=- thread=0 state=jett "
+                                "stack=%d span=-\n",
+                                i + 1, i + 1, i);
+    len += (size_t)snprintf(t + len, cap - len,
+                            "END\nFINISH termination=returned wall_ns=1 cpu_ns=- requested=2000 "
+                            "coalesced=0 dropped=0 collector_failure=false stack_limit=false\n");
+    char *dir = tu_tmpdir();
+    size_t n = strlen(dir) + 16;
+    char *txt = malloc(n), *capf = malloc(n);
+    snprintf(txt, n, "%s/r.txt", dir);
+    snprintf(capf, n, "%s/r.jcap", dir);
+    ck_assert_int_eq(tu_write_file(txt, t, len), 0);
+    const char *pack[] = {jett, "profile", "pack", txt, "-o", capf, NULL};
+    struct tu_output o;
+    ck_assert_int_eq(tu_run(pack, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    const char *argv[] = {jett, "profile", "export", capf, "--format", "speedscope", NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%d %s", o.status, o.err);
+    json_t *doc = json_loadb(o.out, o.out_len, 0, NULL);
+    ck_assert_ptr_nonnull(doc);
+    json_t *p = json_array_get(json_object_get(doc, "profiles"), 0);
+    size_t samples = json_array_size(json_object_get(p, "samples"));
+    ck_assert_uint_gt(samples, 0);
+    ck_assert_uint_lt(samples, 2000);
+    json_decref(doc);
+    tu_output_free(&o);
+    ck_assert_int_eq(tu_rmtree(dir), 0);
+    free(dir), free(txt), free(capf), free(t);
+}
+END_TEST
+
 Suite *speedscope_suite(void)
 {
     Suite *s = suite_create("speedscope");
@@ -192,6 +243,7 @@ Suite *speedscope_suite(void)
     tcase_add_test(t, recursion_counts_once);
     tcase_add_test(t, only_jett_samples);
     tcase_add_test(t, hostile_names);
+    tcase_add_test(t, refused_stacks_left_out);
     suite_add_tcase(s, t);
     return s;
 }

@@ -188,6 +188,18 @@ static char *many_sites_text(void)
     return t;
 }
 
+static struct capture_reader *open_mem(void *ctx)
+{
+    const msgpack_sbuffer *sb = ctx;
+    return capture_reader_mem(sb->data, sb->size);
+}
+
+static void close_mem(void *ctx, struct capture_reader *r)
+{
+    (void)ctx;
+    capture_reader_free(r);
+}
+
 /* 7000 allocations: the points stay within 2000 while the peak (224000
  * = 1000 * 8 * 28 bytes, at the end of the allocations) and the end
  * (176000 = 1000 * 8 * (4 + 5 + 6 + 7)) stay exact; the top five sites by
@@ -199,10 +211,9 @@ START_TEST(many_points_keep_peak_and_end)
     msgpack_sbuffer_init(&sb);
     char err[320];
     ck_assert_msg(captext_pack(text, strlen(text), &sb, err, sizeof err) == 0, "%s", err);
-    struct capture_reader *r = capture_reader_mem(sb.data, sb.size);
+    struct timeline_input in = {open_mem, close_mem, &sb};
     struct timeline *t = NULL;
-    ck_assert_int_eq(timeline_read(r, &t, err, sizeof err), TIMELINE_OK);
-    capture_reader_free(r);
+    ck_assert_int_eq(timeline_read(&in, &t, err, sizeof err), TIMELINE_OK);
     ck_assert_uint_le(t->n_points, TIMELINE_POINTS);
     ck_assert_uint_gt(t->n_points, TIMELINE_POINTS / 4); /* downsampled, not flattened */
     ck_assert_uint_eq(t->peak, 224000);

@@ -54,7 +54,8 @@ static void on_event(void *ctx, const struct wire_event *ev, bool accepted)
         return;
     if (ev->kind == WIRE_ENTRY_SAMPLE) {
         const struct wire_sample *s = &ev->u.sample;
-        if (accepted && s->state == WIRE_STATE_JETT && s->stack_id != WIRE_NONE32 &&
+        /* a stack the budget refused was not stored: unattributed */
+        if (accepted && s->state == WIRE_STATE_JETT && s->stack_id < attrib_node_count(p->g) &&
             attrib_node(p->g, s->stack_id, &parent, &ident))
             take(p, s->stack_id, 1);
     } else if (ev->kind == WIRE_ENTRY_ALLOC) {
@@ -215,7 +216,8 @@ static void put_frames(struct out *o, const struct agg *g)
 static void put_stack(struct out *o, const struct agg *g, uint32_t node, uint32_t *path)
 {
     uint32_t depth = 0, parent, ident;
-    while (node != ATTRIB_NONE && depth < MAX_DEPTH && attrib_node(g, node, &parent, &ident))
+    while (node < attrib_node_count(g) && depth < MAX_DEPTH &&
+           attrib_node(g, node, &parent, &ident))
         path[depth++] = ident, node = parent;
     put(o, "[", 1);
     for (uint32_t k = depth; k-- > 0;) {

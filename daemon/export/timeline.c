@@ -12,172 +12,137 @@
 /* Column points kept while reading: the start, the peak and the end make
  * up the rest of TIMELINE_POINTS. */
 #define COLUMNS_MAX (TIMELINE_POINTS - 3)
+#define NO_KEY UINT32_MAX
 
-/* A creation site's live bytes while reading, with the value at the
- * latest global peak kept lazily as the aggregation does: `at_peak` is
- * it once the site changed after that peak (last_change > peak_event),
- * otherwise `live` still is. */
+/* A creation site's live bytes in the first pass, by its key. */
 struct site_state {
-    uint64_t live, max_live, at_peak, last_change;
-    uint32_t dirty; /* 1 + its index in the dirty list, 0: clean */
-    uint32_t stamp; /* merging: the last group that took its value */
+    uint32_t key; /* NO_KEY: an empty slot */
+    uint64_t live, max_live;
 };
 
-/* A site's value at a point: a column point lists the sites that changed
- * since the point before it. */
-struct delta {
-    uint32_t site;
-    uint64_t value;
-};
-
+/* The state at the end of a column of allocated bytes: after `event`
+ * changes (counted from 1). */
 struct column {
     uint64_t col, event, x, total;
-    size_t first, n; /* its deltas */
 };
 
-struct reader {
-    const struct agg *g;
+/* The first pass: the total's columns, the peak and every site's most. */
+struct first {
     bool nomem;
-    struct site_state *sites; /* by identity */
-    uint32_t n_sites;
-    uint32_t *dirty;
-    uint32_t n_dirty;
+    struct site_state *sites; /* open addressing, at most half full */
+    uint32_t n_sites, sites_cap;
     struct column *cols;
     uint32_t n_cols;
-    struct delta *deltas;
-    size_t n_deltas, deltas_cap;
-    uint32_t group;
     unsigned shift; /* a column is 2^shift allocated bytes */
-    bool open;      /* an event since the last closed column */
+    bool open;      /* a change since the last closed column */
     uint64_t col, event, x, total, peak, peak_at, peak_event;
 };
 
-static int grow_sites(struct reader *r, uint32_t ident)
+static uint32_t key_slot(uint32_t key, uint32_t cap)
 {
-    if (ident < r->n_sites)
-        return 0;
-    uint32_t n = r->n_sites ? r->n_sites : 16;
-    while (n <= ident)
-        n *= 2;
-    struct site_state *s = realloc(r->sites, (size_t)n * sizeof *s);
-    uint32_t *d = s ? realloc(r->dirty, (size_t)n * sizeof *d) : NULL;
-    if (s)
-        r->sites = s;
-    if (!s || !d)
-        return r->nomem = true, -1;
-    r->dirty = d;
-    memset(s + r->n_sites, 0, (size_t)(n - r->n_sites) * sizeof *s);
-    r->n_sites = n;
-    return 0;
+    return (uint32_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
 }
 
-static int push_delta(struct reader *r, struct delta **arr, size_t *n, size_t *cap, struct delta d)
+static struct site_state *find_site(struct first *r, uint32_t key)
 {
-    if (*n == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 256;
-        struct delta *p = realloc(*arr, ncap * sizeof *p);
-        if (!p)
-            return r->nomem = true, -1;
-        *arr = p, *cap = ncap;
+    if (2 * ((uint64_t)r->n_sites + 1) > r->sites_cap) {
+        uint32_t ncap = r->sites_cap ? r->sites_cap * 2 : 64;
+        struct site_state *n = ncap > r->sites_cap ? malloc((size_t)ncap * sizeof *n) : NULL;
+        if (!n)
+            return r->nomem = true, NULL;
+        for (uint32_t i = 0; i < ncap; i++)
+            n[i].key = NO_KEY;
+        for (uint32_t i = 0; i < r->sites_cap; i++) {
+            if (r->sites[i].key == NO_KEY)
+                continue;
+            uint32_t h = key_slot(r->sites[i].key, ncap);
+            while (n[h].key != NO_KEY)
+                h = (h + 1) & (ncap - 1);
+            n[h] = r->sites[i];
+        }
+        free(r->sites);
+        r->sites = n, r->sites_cap = ncap;
     }
-    (*arr)[(*n)++] = d;
-    return 0;
+    uint32_t h = key_slot(key, r->sites_cap);
+    while (r->sites[h].key != NO_KEY && r->sites[h].key != key)
+        h = (h + 1) & (r->sites_cap - 1);
+    if (r->sites[h].key == NO_KEY) {
+        r->sites[h] = (struct site_state){key, 0, 0};
+        r->n_sites++;
+    }
+    return &r->sites[h];
 }
 
-/* Merges each run of columns with one column number into its last one:
- * the state at the run's end, each site's latest value. */
-static void merge_runs(struct reader *r)
-{
-    struct delta *out = NULL;
-    size_t n_out = 0, cap = 0;
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < r->n_cols && !r->nomem;) {
-        uint32_t j = i;
-        while (j + 1 < r->n_cols && r->cols[j + 1].col == r->cols[i].col)
-            j++;
-        struct column c = r->cols[j];
-        c.first = n_out;
-        r->group++;
-        for (uint32_t k = j + 1; k-- > i;)
-            for (size_t m = 0; m < r->cols[k].n; m++) {
-                struct delta d = r->deltas[r->cols[k].first + m];
-                if (r->sites[d.site].stamp == r->group)
-                    continue;
-                r->sites[d.site].stamp = r->group;
-                push_delta(r, &out, &n_out, &cap, d);
-            }
-        c.n = n_out - c.first;
-        r->cols[kept++] = c;
-        i = j + 1;
-    }
-    if (r->nomem) {
-        free(out);
-        return;
-    }
-    free(r->deltas);
-    r->deltas = out, r->n_deltas = n_out, r->deltas_cap = cap;
-    r->n_cols = kept;
-}
-
-/* Ends the open column with the state reached (before the event that
- * leaves it): its point and the sites changed since the last one. */
-static void close_column(struct reader *r)
+/* Ends the open column with the state reached (before the change that
+ * leaves it); past the bound, columns double in width, each merged run
+ * keeping its last state. */
+static void close_column(struct first *r)
 {
     if (!r->cols && !(r->cols = malloc((COLUMNS_MAX + 1) * sizeof *r->cols))) {
         r->nomem = true;
         return;
     }
-    struct column c = {r->col, r->event, r->x, r->total, r->n_deltas, r->n_dirty};
-    for (uint32_t i = 0; i < r->n_dirty; i++) {
-        uint32_t s = r->dirty[i];
-        r->sites[s].dirty = 0;
-        if (push_delta(r, &r->deltas, &r->n_deltas, &r->deltas_cap,
-                       (struct delta){s, r->sites[s].live}) != 0)
-            return;
-    }
-    r->n_dirty = 0;
-    r->cols[r->n_cols++] = c;
+    r->cols[r->n_cols++] = (struct column){r->col, r->event, r->x, r->total};
     r->open = false;
-    while (r->n_cols > COLUMNS_MAX && !r->nomem) {
+    while (r->n_cols > COLUMNS_MAX) {
         r->shift++;
-        for (uint32_t i = 0; i < r->n_cols; i++)
+        uint32_t kept = 0;
+        for (uint32_t i = 0; i < r->n_cols; i++) {
             r->cols[i].col >>= 1;
-        merge_runs(r);
+            if (kept > 0 && r->cols[kept - 1].col == r->cols[i].col)
+                kept--;
+            r->cols[kept++] = r->cols[i];
+        }
+        r->n_cols = kept;
     }
 }
 
-/* The aggregation's report of one change (agg_watch_live). */
-static void on_live(void *ctx, uint32_t node, uint64_t delta, uint64_t allocated)
+/* The aggregation's report of one change (agg_watch_live), first pass. */
+static void on_first(void *ctx, uint32_t key, uint64_t delta, uint64_t allocated)
 {
-    struct reader *r = ctx;
+    struct first *r = ctx;
     if (r->nomem)
         return;
-    uint64_t col = allocated >> r->shift;
-    if (r->open && col != r->col)
+    if (r->open && allocated >> r->shift != r->col)
         close_column(r);
-    /* merging may have widened the columns */
-    r->col = allocated >> r->shift;
+    r->col = allocated >> r->shift; /* closing may have widened the columns */
     r->event++;
     r->x = allocated;
     r->total += delta;
-    uint32_t parent, ident;
-    if (node != UINT32_MAX && attrib_node(r->g, node, &parent, &ident) &&
-        grow_sites(r, ident) == 0) {
-        struct site_state *s = &r->sites[ident];
-        if (s->last_change <= r->peak_event)
-            s->at_peak = s->live;
+    struct site_state *s = key == UINT32_MAX ? NULL : find_site(r, key);
+    if (s) {
         s->live += delta;
-        s->last_change = r->event;
         if (s->live > s->max_live)
             s->max_live = s->live;
-        if (!s->dirty) {
-            r->dirty[r->n_dirty++] = ident;
-            s->dirty = r->n_dirty;
-        }
     }
     if (r->total > r->peak)
         r->peak = r->total, r->peak_at = allocated, r->peak_event = r->event;
     r->open = true;
+}
+
+/* The second pass: the chosen sites' values after the points' changes. */
+struct second {
+    struct timeline *t;
+    const uint32_t *keys;  /* the chosen sites' keys */
+    const uint64_t *after; /* each point's change count, increasing from 1 */
+    uint32_t next;         /* the next point to fill */
+    uint64_t event, total;
+    uint64_t vals[TIMELINE_TOP_SITES];
+};
+
+static void on_second(void *ctx, uint32_t key, uint64_t delta, uint64_t allocated)
+{
+    (void)allocated;
+    struct second *r = ctx;
+    struct timeline *t = r->t;
+    r->event++;
+    r->total += delta;
+    for (uint32_t k = 0; k < t->n_sites; k++)
+        if (r->keys[k] == key)
+            r->vals[k] += delta;
+    for (; r->next < t->n_points && r->after[r->next] == r->event; r->next++)
+        for (uint32_t k = 0; k < t->n_sites; k++)
+            t->values[(size_t)k * t->n_points + r->next] = r->vals[k];
 }
 
 /* ---- the result ---- */
@@ -217,114 +182,123 @@ static int describe(const struct agg *g, uint32_t ident, const struct site_state
     return 0;
 }
 
-/* The top sites by their own maximum (then by identity, for a stable
- * order), and the site retaining the most. */
-static int pick_sites(struct timeline *t, const struct reader *r, uint32_t *top)
+static int describe_unknown(const struct site_state *s, struct timeline_site *out)
 {
-    uint32_t n = 0, grower = UINT32_MAX;
-    for (uint32_t i = 0; i < r->n_sites; i++) {
+    static const char name[] = "<unknown-site>";
+    *out = (struct timeline_site){
+        copy(name, sizeof name - 1), sizeof name - 1, copy("", 0), 0, s->max_live, s->live};
+    return out->name && out->path ? 0 : -1;
+}
+
+/* Whether site a ranks before b: the larger maximum, then the site that
+ * allocated first (keys grow in the order sites first allocate). */
+static bool ranks_before(const struct site_state *a, const struct site_state *b)
+{
+    return a->max_live != b->max_live ? a->max_live > b->max_live : a->key < b->key;
+}
+
+static bool holds_more(const struct site_state *a, const struct site_state *b)
+{
+    return a->live != b->live ? a->live > b->live : a->key < b->key;
+}
+
+/* The top sites by their own maximum and the site retaining the most;
+ * their names, found by key among the identities. */
+static int pick_sites(struct timeline *t, const struct first *r, const struct agg *g,
+                      uint32_t *keys)
+{
+    const struct site_state *top[TIMELINE_TOP_SITES], *grower = NULL;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < r->sites_cap; i++) {
         const struct site_state *s = &r->sites[i];
-        if (s->live > 0 && (grower == UINT32_MAX || s->live > r->sites[grower].live))
-            grower = i;
-        if (s->max_live == 0)
+        if (s->key == NO_KEY)
             continue;
-        uint32_t k = n < TIMELINE_TOP_SITES ? n++ : n;
-        if (k == TIMELINE_TOP_SITES && s->max_live <= r->sites[top[k - 1]].max_live)
+        if (s->live > 0 && (!grower || holds_more(s, grower)))
+            grower = s;
+        if (s->max_live == 0 || (n == TIMELINE_TOP_SITES && !ranks_before(s, top[n - 1])))
             continue;
-        if (k == TIMELINE_TOP_SITES)
-            k--;
-        while (k > 0 && r->sites[top[k - 1]].max_live < s->max_live)
+        uint32_t k = n < TIMELINE_TOP_SITES ? n++ : n - 1;
+        while (k > 0 && ranks_before(s, top[k - 1]))
             top[k] = top[k - 1], k--;
-        top[k] = i;
+        top[k] = s;
     }
     t->n_sites = n;
+    t->has_grower = grower != NULL;
     for (uint32_t k = 0; k < n; k++)
-        if (describe(r->g, top[k], &r->sites[top[k]], &t->sites[k]) != 0)
+        keys[k] = top[k]->key;
+    for (uint32_t i = 0; i < attrib_ident_count(g); i++) {
+        uint32_t key = attrib_site_key(g, i);
+        for (uint32_t k = 0; k < n; k++)
+            if (key == keys[k] && describe(g, i, top[k], &t->sites[k]) != 0)
+                return -1;
+        if (grower && key == grower->key && describe(g, i, grower, &t->grower) != 0)
             return -1;
-    t->has_grower = grower != UINT32_MAX;
-    return t->has_grower ? describe(r->g, grower, &r->sites[grower], &t->grower) : 0;
+    }
+    /* every site has an identity; should one not, it still gets a name */
+    for (uint32_t k = 0; k < n; k++)
+        if (!t->sites[k].name && describe_unknown(top[k], &t->sites[k]) != 0)
+            return -1;
+    return grower && !t->grower.name ? describe_unknown(grower, &t->grower) : 0;
 }
 
-/* One point of the series: x, total and the top sites' values. */
-static void put_point(struct timeline *t, uint32_t i, uint64_t x, uint64_t total,
-                      const uint64_t *vals)
+/* Lays out the points from the first pass: start, columns and peak in
+ * change order, end; `after` gets each point's change count. */
+static int lay_out(struct timeline *t, const struct first *r, uint64_t **after)
 {
-    t->x[i] = x, t->total[i] = total;
-    for (uint32_t k = 0; k < t->n_sites; k++)
-        t->values[(size_t)k * t->n_points + i] = vals[k];
-}
-
-/* Lays out start, columns, peak (in event order) and end. */
-static int build_series(struct timeline *t, struct reader *r)
-{
-    uint32_t top[TIMELINE_TOP_SITES];
-    if (pick_sites(t, r, top) != 0)
+    uint32_t cap = r->n_cols + 3;
+    t->x = malloc(cap * sizeof *t->x);
+    t->total = malloc(cap * sizeof *t->total);
+    *after = malloc(cap * sizeof **after);
+    if (!t->x || !t->total || !*after)
         return -1;
-    uint32_t *rank = calloc(r->n_sites ? r->n_sites : 1, sizeof *rank); /* 1 + top index */
-    t->n_points = r->n_cols + 3;
-    t->x = malloc(t->n_points * sizeof *t->x);
-    t->total = malloc(t->n_points * sizeof *t->total);
-    t->values = calloc((size_t)t->n_points * (t->n_sites ? t->n_sites : 1), sizeof *t->values);
-    if (!rank || !t->x || !t->total || !t->values) {
-        free(rank);
-        return -1;
-    }
-    for (uint32_t k = 0; k < t->n_sites; k++)
-        rank[top[k]] = k + 1;
-    uint64_t run[TIMELINE_TOP_SITES] = {0}, at_peak[TIMELINE_TOP_SITES], end[TIMELINE_TOP_SITES];
-    for (uint32_t k = 0; k < t->n_sites; k++) {
-        const struct site_state *s = &r->sites[top[k]];
-        at_peak[k] = s->last_change <= r->peak_event ? s->live : s->at_peak;
-        end[k] = s->live;
-    }
     uint32_t p = 0;
-    put_point(t, p++, 0, 0, run);
+#define POINT(ev, xv, tv) ((*after)[p] = (ev), t->x[p] = (xv), t->total[p] = (tv), p++)
+    POINT(0, 0, 0);
     bool peak_done = r->peak_event == 0;
     for (uint32_t c = 0; c < r->n_cols; c++) {
         const struct column *col = &r->cols[c];
         if (!peak_done && r->peak_event <= col->event) {
             t->peak_point = p;
-            put_point(t, p++, r->peak_at, r->peak, at_peak);
+            POINT(r->peak_event, r->peak_at, r->peak);
             peak_done = true;
         }
-        for (size_t m = 0; m < col->n; m++) {
-            const struct delta *d = &r->deltas[col->first + m];
-            if (rank[d->site])
-                run[rank[d->site] - 1] = d->value;
-        }
         if (col->event != r->peak_event)
-            put_point(t, p++, col->x, col->total, run);
+            POINT(col->event, col->x, col->total);
     }
     if (!peak_done) {
         t->peak_point = p;
-        put_point(t, p++, r->peak_at, r->peak, at_peak);
+        POINT(r->peak_event, r->peak_at, r->peak);
     }
     if (r->event != r->peak_event || r->event == 0)
-        put_point(t, p++, r->x, r->total, end);
-    free(rank);
-    /* the points put are fewer than reserved when the peak was a column's end */
-    for (uint32_t k = 1; k < t->n_sites && p < t->n_points; k++)
-        memmove(t->values + (size_t)k * p, t->values + (size_t)k * t->n_points,
-                p * sizeof(uint64_t));
+        POINT(r->event, r->x, r->total);
+#undef POINT
     t->n_points = p;
-    return 0;
+    t->values = calloc((size_t)p * (t->n_sites ? t->n_sites : 1), sizeof *t->values);
+    return t->values ? 0 : -1;
 }
 
 /* Aggregates the whole capture, watching the live bytes: 1 when reading
- * stopped at damage (message in err), else 0. */
-static int aggregate(struct agg *g, struct reader *r, struct capture_reader *cr, char *err,
-                     size_t errlen)
+ * stopped at damage (message in err), -1 when out of memory, else 0. */
+static int aggregate(struct agg **g, const struct timeline_input *in, agg_live_fn fn, void *ctx,
+                     char *err, size_t errlen)
 {
-    agg_keep_detail(g);
-    agg_watch_live(g, on_live, r);
-    int damaged = feed_capture(g, cr, err, errlen);
-    agg_end(g);
-    agg_release_records(g);
+    struct capture_reader *cr = in->open(in->ctx);
+    if (!cr || !(*g = agg_new())) {
+        if (cr)
+            in->close(in->ctx, cr);
+        return snprintf(err, errlen, "out of memory"), -1;
+    }
+    agg_watch_live(*g, fn, ctx);
+    int damaged = feed_capture(*g, cr, err, errlen);
+    in->close(in->ctx, cr);
+    agg_end(*g);
+    agg_release_records(*g);
     return damaged;
 }
 
-static enum timeline_status finish(struct timeline *t, struct reader *r, const struct agg *g,
-                                   char *err, size_t errlen)
+/* After the first pass: what the capture allows, then the second. */
+static enum timeline_status second_pass(struct timeline *t, struct first *r, const struct agg *g,
+                                        const struct timeline_input *in, char *err, size_t errlen)
 {
     if (agg_mode(g) != WIRE_MODE_MEMORY)
         return snprintf(err, errlen, "--format timeline needs a memory capture, not a CPU capture"),
@@ -341,29 +315,45 @@ static enum timeline_status finish(struct timeline *t, struct reader *r, const s
     attrib_mem_totals(g, &m);
     t->allocated = m.allocated_bytes;
     t->peak = r->peak, t->peak_at = r->peak_at, t->retained = r->total;
-    if (r->nomem || build_series(t, r) != 0)
+    uint32_t keys[TIMELINE_TOP_SITES];
+    uint64_t *after = NULL;
+    if (r->nomem || pick_sites(t, r, g, keys) != 0 || lay_out(t, r, &after) != 0) {
+        free(after);
         return snprintf(err, errlen, "out of memory"), TIMELINE_E_NOMEM;
+    }
+    struct second s = {t, keys, after, 1, 0, 0, {0}};
+    struct agg *g2 = NULL;
+    char err2[400];
+    int rc = aggregate(&g2, in, on_second, &s, err2, sizeof err2);
+    agg_free(g2);
+    free(after);
+    if (rc < 0)
+        return snprintf(err, errlen, "out of memory"), TIMELINE_E_NOMEM;
+    if (s.event != r->event || s.total != r->total)
+        return snprintf(err, errlen, "the capture changed while it was read"), TIMELINE_E_CAPTURE;
     return TIMELINE_OK;
 }
 
-enum timeline_status timeline_read(struct capture_reader *cr, struct timeline **out, char *err,
-                                   size_t errlen)
+enum timeline_status timeline_read(const struct timeline_input *in, struct timeline **out,
+                                   char *err, size_t errlen)
 {
     struct timeline *t = calloc(1, sizeof *t);
-    struct agg *g = agg_new();
-    struct reader r = {.g = g};
+    if (!t)
+        return snprintf(err, errlen, "out of memory"), TIMELINE_E_NOMEM;
+    struct first r = {0};
+    struct agg *g = NULL;
     enum timeline_status st = TIMELINE_OK;
-    if (!t || !g)
-        st = TIMELINE_E_NOMEM, snprintf(err, errlen, "out of memory");
-    int damaged = st == TIMELINE_OK ? aggregate(g, &r, cr, err, errlen) : 0;
-    if (damaged && !agg_has_hello(g))
+    int damaged = aggregate(&g, in, on_first, &r, err, errlen);
+    if (damaged < 0)
+        st = TIMELINE_E_NOMEM;
+    else if (damaged && !agg_has_hello(g))
         st = TIMELINE_E_CAPTURE;
     else if (damaged && !(t->damage = strdup(err)))
         st = TIMELINE_E_NOMEM, snprintf(err, errlen, "out of memory");
     if (st == TIMELINE_OK)
-        st = finish(t, &r, g, err, errlen);
+        st = second_pass(t, &r, g, in, err, errlen);
     agg_free(g);
-    free(r.sites), free(r.dirty), free(r.cols), free(r.deltas);
+    free(r.sites), free(r.cols);
     if (st != TIMELINE_OK) {
         timeline_free(t);
         return st;

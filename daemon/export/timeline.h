@@ -5,17 +5,20 @@
  * Time is the allocated bytes so far (massif's "B" unit: deterministic,
  * no clock), the value the live bytes of the tracked allocations.  The
  * capture is aggregated as `jett profile replay` aggregates it (its rules,
- * errors and budgets, with per-node detail) and the aggregation reports
- * every change of the live bytes in stream order (agg_watch_live).  The
- * series is kept in at most TIMELINE_POINTS points: the start, the state
- * at the end of each column of allocated bytes (a column's width doubles
- * whenever the columns would pass the bound), the exact global peak (the
- * first moment the live bytes reached their maximum) and the exact final
- * state.  The creation sites (the function that created an allocation)
- * whose own maximum of live bytes is largest, at most TIMELINE_TOP_SITES
- * of them, have a series each; "other" holds the rest of the total
- * (other sites and allocations without a Jett stack), so the series sum
- * to the total at every point.
+ * errors and budgets), and the aggregation reports every change of the
+ * live bytes in stream order (agg_watch_live).  The series is kept in at
+ * most TIMELINE_POINTS points: the start, the state at the end of each
+ * column of allocated bytes (a column's width doubles whenever the
+ * columns would pass the bound), the exact global peak (the first moment
+ * the live bytes reached their maximum) and the exact final state.  The
+ * creation sites (the function that created an allocation) whose own
+ * maximum of live bytes is largest, at most TIMELINE_TOP_SITES of them,
+ * have a series each; "other" holds the rest of the total (other sites
+ * and allocations without a Jett stack), so the series sum to the total
+ * at every point.  Which sites those are is known only at the end, so
+ * the capture is read twice: the first pass finds the points and the
+ * sites, the second takes the sites' values at the points, keeping
+ * memory at the size of the sites and the points.
  */
 #ifndef JETT_DAEMON_EXPORT_TIMELINE_H
 #define JETT_DAEMON_EXPORT_TIMELINE_H
@@ -68,11 +71,19 @@ struct timeline {
     struct timeline_site grower;
 };
 
+/* The capture, read twice: open gives a reader from its start (NULL:
+ * out of memory), close frees it. */
+struct timeline_input {
+    struct capture_reader *(*open)(void *ctx);
+    void (*close)(void *ctx, struct capture_reader *r);
+    void *ctx;
+};
+
 /* Reads the whole capture.  TIMELINE_OK with *out set, or an error with a
  * message in err.  A capture damaged after HELLO is read as far as it
  * goes, as the profile reports it, and damage says where it stopped. */
-enum timeline_status timeline_read(struct capture_reader *r, struct timeline **out, char *err,
-                                   size_t errlen);
+enum timeline_status timeline_read(const struct timeline_input *in, struct timeline **out,
+                                   char *err, size_t errlen);
 void timeline_free(struct timeline *t);
 
 /* Writes the SVG (timeline_svg.c).  0, or -1 on a write error. */
