@@ -36,6 +36,14 @@ static char *fixture_path(const char *name)
     return tu_build_path(rel);
 }
 
+/* fixture_path in a buffer that lives until the next call. */
+static const char *fixture_path_static(const char *name)
+{
+    static char *last;
+    free(last);
+    return last = fixture_path(name);
+}
+
 /* Runs tests/timeline_check.py on the SVG; returns what it printed
  * (asserting it passed). */
 static char *check_svg(const char *svg, size_t len)
@@ -273,6 +281,17 @@ START_TEST(cpu_capture_refused)
     ck_assert_str_eq(o.err, "jett: profile export: --weight applies to collapsed and svg, not to "
                             "--format timeline\n");
     tu_output_free(&o);
+    /* standard input as a pipe cannot be read twice */
+    size_t len;
+    char *data = tu_read_file(fixture_path_static("mem-peak"), &len);
+    const char *piped[] = {jett, "profile", "export", "-", "--format", "timeline", NULL};
+    ck_assert_int_eq(tu_run(piped, data, len, &o), 0);
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_str_eq(o.err, "jett: profile export: --format timeline reads the capture twice: "
+                            "give a file, not a pipe\n");
+    ck_assert_str_eq(o.out, "");
+    tu_output_free(&o);
+    free(data);
     free(cap), free(out);
 }
 END_TEST
