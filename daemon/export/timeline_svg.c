@@ -68,7 +68,9 @@ static void put_axes(FILE *out, const struct scale *s)
         put_bytes_short(out, yv);
         fprintf(out, "</text><line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" stroke=\"#ddd\"/>\n",
                 TL_LEFT + 1, y, TL_RIGHT, y);
-        fprintf(out, "<text x=\"%.2f\" y=\"%d\" text-anchor=\"middle\">", x, TL_BOTTOM + 16);
+        /* the last label ends at the axis' end, inside the picture */
+        fprintf(out, "<text x=\"%.2f\" y=\"%d\" text-anchor=\"%s\">", x, TL_BOTTOM + 16,
+                i == TL_TICKS ? "end" : "middle");
         put_bytes_short(out, xv);
         fputs("</text>\n", out);
     }
