@@ -273,6 +273,31 @@ static int export_callgrind(const struct export_opts *o)
     return CLI_EXIT_BAD_INPUT;
 }
 
+/* Writes a read export with `write` into the output. */
+static int write_with(const struct export_opts *o, int (*write)(const void *, FILE *),
+                      const void *what)
+{
+    struct dest d;
+    int rc = dest_open(o, &d);
+    if (rc != 0)
+        return rc;
+    if (write(what, d.f) != 0) {
+        dest_close(o, &d, false);
+        return cli_usage_error("profile export: out of memory");
+    }
+    return dest_close(o, &d, true);
+}
+
+static int write_timeline(const void *t, FILE *f)
+{
+    return timeline_write_svg(t, f);
+}
+
+static int write_speedscope(const void *p, FILE *f)
+{
+    return speedscope_write(p, f);
+}
+
 /* The timeline reads its capture twice: from the start of one file. */
 static struct capture_reader *rewind_capture(void *ctx)
 {
@@ -311,14 +336,7 @@ static int export_timeline(const struct export_opts *o)
         fprintf(stderr, "jett: %s: %s\n", o->capture, err);
         return CLI_EXIT_BAD_INPUT;
     }
-    struct dest d;
-    int rc = dest_open(o, &d);
-    if (rc == 0 && timeline_write_svg(t, d.f) != 0) {
-        dest_close(o, &d, false);
-        rc = cli_usage_error("profile export: out of memory");
-    } else if (rc == 0) {
-        rc = dest_close(o, &d, true);
-    }
+    int rc = write_with(o, write_timeline, t);
     if (rc == CLI_EXIT_OK)
         timeline_write_summary(t, stderr);
     if (rc == CLI_EXIT_OK && t->damage) {
@@ -346,14 +364,7 @@ static int export_speedscope(const struct export_opts *o)
         fprintf(stderr, "jett: %s: %s\n", o->capture, err);
         return CLI_EXIT_BAD_INPUT;
     }
-    struct dest d;
-    int rc = dest_open(o, &d);
-    if (rc == 0 && speedscope_write(p, d.f) != 0) {
-        dest_close(o, &d, false);
-        rc = cli_usage_error("profile export: out of memory");
-    } else if (rc == 0) {
-        rc = dest_close(o, &d, true);
-    }
+    int rc = write_with(o, write_speedscope, p);
     if (rc == CLI_EXIT_OK && speedscope_damage(p)) {
         fprintf(stderr, "jett: %s: %s\n", o->capture, speedscope_damage(p));
         rc = CLI_EXIT_BAD_INPUT;

@@ -109,6 +109,11 @@ int agg_finish(struct agg *a, const struct wire_finish *f);
  * stack nodes of the samples a few entries ahead so that cache misses
  * overlap.  Returns how many were collector errors. */
 size_t agg_events(struct agg *a, const struct wire_event *ev, size_t n);
+/* The same, calling fn after each entry with whether it was taken without
+ * a collector error (for an export that follows the stream's order). */
+typedef void (*agg_event_fn)(void *ctx, const struct wire_event *ev, bool accepted);
+size_t agg_events_each(struct agg *a, const struct wire_event *ev, size_t n, agg_event_fn fn,
+                       void *ctx);
 
 /* Whether the stream is at a point where ALLOC entries can go through
  * agg_mem_run: a memory profile between HELLO and FINISH. */

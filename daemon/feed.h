@@ -21,7 +21,7 @@ int feed_capture(struct agg *g, struct capture_reader *r, char *err, size_t errl
 /* The same, with fn called after each event entry is aggregated (one at
  * a time), with whether the aggregation took it without a collector
  * error: what an export that follows the stream's order reads. */
-typedef void (*feed_event_fn)(void *ctx, const struct wire_event *ev, bool accepted);
+typedef agg_event_fn feed_event_fn;
 int feed_capture_watched(struct agg *g, struct capture_reader *r, feed_event_fn fn, void *ctx,
                          char *err, size_t errlen);
 

@@ -77,7 +77,6 @@ enum speedscope_status speedscope_read(struct capture_reader *r, struct speedsco
         free(p);
         return snprintf(err, errlen, "out of memory"), SPEEDSCOPE_E_NOMEM;
     }
-    agg_keep_detail(p->g);
     int damaged = feed_capture_watched(p->g, r, on_event, p, err, errlen);
     agg_end(p->g);
     agg_release_records(p->g);
@@ -212,13 +211,29 @@ static void put_frames(struct out *o, const struct agg *g)
     puts_(o, "]},\n");
 }
 
-/* One sample's stack, root first. */
-static void put_stack(struct out *o, const struct agg *g, uint32_t node, uint32_t *path)
+/* A stored node's caller and identity, read once for the millions of
+ * stack walks (ident ATTRIB_NONE: a bad node, where a walk stops). */
+struct node_link {
+    uint32_t parent, ident;
+};
+
+static struct node_link *node_links(const struct agg *g)
 {
-    uint32_t depth = 0, parent, ident;
-    while (node < attrib_node_count(g) && depth < MAX_DEPTH &&
-           attrib_node(g, node, &parent, &ident))
-        path[depth++] = ident, node = parent;
+    uint32_t n = attrib_node_count(g);
+    struct node_link *l = malloc(((size_t)n + 1) * sizeof *l);
+    for (uint32_t i = 0; l && i < n; i++)
+        if (!attrib_node(g, i, &l[i].parent, &l[i].ident))
+            l[i] = (struct node_link){ATTRIB_NONE, ATTRIB_NONE};
+    return l;
+}
+
+/* One sample's stack, root first. */
+static void put_stack(struct out *o, const struct node_link *links, uint32_t n_links, uint32_t node,
+                      uint32_t *path)
+{
+    uint32_t depth = 0;
+    while (node < n_links && links[node].ident != ATTRIB_NONE && depth < MAX_DEPTH)
+        path[depth++] = links[node].ident, node = links[node].parent;
     put(o, "[", 1);
     for (uint32_t k = depth; k-- > 0;) {
         put_u64(o, path[k]);
@@ -232,8 +247,10 @@ int speedscope_write(const struct speedscope *p, FILE *f)
 {
     struct out *o = malloc(sizeof *o);
     uint32_t *path = malloc(MAX_DEPTH * sizeof *path);
-    if (!o || !path) {
-        free(o), free(path);
+    struct node_link *links = node_links(p->g);
+    uint32_t n_links = attrib_node_count(p->g);
+    if (!o || !path || !links) {
+        free(o), free(path), free(links);
         return -1;
     }
     o->f = f, o->len = 0;
@@ -252,7 +269,7 @@ int speedscope_write(const struct speedscope *p, FILE *f)
     for (size_t i = 0; i < p->n; i++) {
         if (i)
             put(o, ",\n", 2);
-        put_stack(o, p->g, p->stack[i], path);
+        put_stack(o, links, n_links, p->stack[i], path);
     }
     puts_(o, "],\n\"weights\":[");
     for (size_t i = 0; i < p->n; i++) {
@@ -262,6 +279,6 @@ int speedscope_write(const struct speedscope *p, FILE *f)
     }
     puts_(o, "]}]}\n");
     flush(o);
-    free(o), free(path);
+    free(o), free(path), free(links);
     return ferror(f) ? -1 : 0;
 }

@@ -6,7 +6,7 @@
  * One sampled profile whose samples are in the stream's order, so that
  * speedscope's "Time Order" view shows the run as it happened.  The
  * capture is aggregated as `jett profile replay` aggregates it (its rules
- * and budgets, with per-node detail); a sample is written for each entry
+ * and budgets); a sample is written for each entry
  * the aggregation took and attributed to a Jett stack:
  *   CPU: each `jett` sample, weight 1 (unit "none": the profile's sample
  *     counts), in tick order; runtime, waiting and unavailable samples
