@@ -20,7 +20,7 @@ static const char export_usage_text[] =
     "usage: jett profile export CAPTURE|- --format FORMAT [--weight W] [-o PATH]\n"
     "\n"
     "  --format collapsed  folded stacks, one 'root;caller;leaf VALUE' line each\n"
-    "  --format svg        a self-contained flame graph\n"
+    "  --format svg        a self-contained, interactive flame graph\n"
     "  --format callgrind  a Callgrind profile for KCachegrind and callgrind_annotate\n"
     "  --format timeline   memory captures: live bytes over time, an SVG (and a\n"
     "                      summary on standard error)\n"
