@@ -20,7 +20,7 @@ static const char profile_usage_text[] =
     "       jett profile replay CAPTURE|- [--profile-threshold PERCENT]\n"
     "                           [--profile-limit COUNT] [--agent]\n"
     "                           [--follow [--timeout SECONDS]]\n"
-    "       jett profile export CAPTURE|- --format collapsed|svg|callgrind [--weight W]\n"
+    "       jett profile export CAPTURE|- --format FORMAT [--weight W]\n"
     "                           [-o PATH]\n"
     "       jett profile diff BASE NEW [--agent]\n"
     "\n"
