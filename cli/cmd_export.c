@@ -47,8 +47,9 @@ static const struct {
     const char *name;
     enum export_format format;
 } export_formats[] = {
-    {"collapsed", EXPORT_COLLAPSED}, {"svg", EXPORT_SVG},           {"callgrind", EXPORT_CALLGRIND},
-    {"pprof", EXPORT_PPROF},         {"timeline", EXPORT_TIMELINE}, {"speedscope", EXPORT_SPEEDSCOPE},
+    {"collapsed", EXPORT_COLLAPSED}, {"svg", EXPORT_SVG},
+    {"callgrind", EXPORT_CALLGRIND}, {"pprof", EXPORT_PPROF},
+    {"timeline", EXPORT_TIMELINE},   {"speedscope", EXPORT_SPEEDSCOPE},
 };
 
 struct export_opts {
