@@ -97,6 +97,9 @@ struct agg_fnb {
 struct agg_chainb {
     uint64_t samples;
 };
+/* A hot line, or (ident with AGG_HOT_WAITING) a waiting call site: the
+ * waiting samples at a leaf statement, listed from wait_head. */
+#define AGG_HOT_WAITING 0x80000000u
 struct agg_hotb {
     uint64_t self;
     uint32_t ident;
@@ -141,6 +144,15 @@ struct agg_mchainb {
     uint64_t bytes;
 };
 
+/* Memory-mode allocation line: the allocations created and the bytes
+ * allocated (initial sizes and growth) by events whose leaf statement
+ * starts at `start` in the leaf function's source.  Carved from the
+ * arena, found through hot_index, listed from mem.line_head. */
+struct agg_lineb {
+    uint64_t bytes, count;
+    uint32_t ident, start, end, next;
+};
+
 /* A live record (live_table.h) packs its size (low 40 bits) and creation
  * site (high 24 bits: the site bucket's arena offset in 8-byte units,
  * which fits because the arena is at most 64 MiB; AGG_MEM_NO_SITE when it
@@ -155,11 +167,20 @@ struct agg_mchainb {
 #define AGG_MEM_NO_SITE 0xfffffeu /* 0xffffff never occurs: no record is LIVE_EMPTY */
 #define AGG_MEM_SITE_SHIFT 3
 
+#define AGG_LINE_SEEN 64
+
 struct agg_mem {
     uint64_t allocation_count, resize_count, free_count, allocated_bytes, freed_bytes, attributed;
     uint64_t live, peak, events, peak_event;
     uint64_t max_id, watermark;
     bool have_id, limited;
+    uint32_t line_head; /* first allocation line, AGG_NONE */
+    /* the allocation lines of recent spans, by a hash of (function,
+     * span): a loop that allocates at a few statements finds their
+     * lines without the index; `line` is the bucket offset + 1, 0: empty */
+    struct agg_line_seen {
+        uint32_t ident, start, end, line;
+    } line_seen[AGG_LINE_SEEN];
     struct live_track track; /* the live records */
     struct live_limit limit; /* their growth, under the retention budget */
 };
@@ -195,11 +216,13 @@ struct agg {
     struct agg_vec chains;
     struct agg_index chain_index;
 
-    /* CPU detail: an arena of cfg.cpu_budget bytes plus the hot index. */
+    /* CPU detail: an arena of cfg.cpu_budget bytes plus the hot index
+     * (in memory mode, the index of the allocation lines). */
     unsigned char *arena; /* cpu_budget (cpu) or retention_budget (memory) bytes */
     size_t arena_size;
     size_t arena_used; /* arena bytes handed out */
     struct agg_index hot_index;
+    uint32_t wait_head; /* first waiting call site, AGG_NONE */
     bool cpu_limited;
     struct agg_cpu_totals cpu;
     struct agg_mem mem;

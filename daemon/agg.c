@@ -18,6 +18,8 @@ struct agg *agg_new(void)
     a->cfg = (struct wire_config){
         1000, 500, 10, AGG_CPU_BUDGET_MAX, AGG_RETENTION_BUDGET_MAX, AGG_STACK_BUDGET_MAX};
     a->mem.watermark = UINT64_MAX; /* no untracked allocation yet */
+    a->mem.line_head = AGG_NONE;
+    a->wait_head = AGG_NONE;
     return a;
 }
 

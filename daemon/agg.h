@@ -32,7 +32,10 @@
  *     stay exact.
  *   retention (memory mode): one arena of the retention budget holds the
  *     site buckets (AGG_COST_SITE bytes: counts, bytes, live, live at
- *     the peak) and memory call-chain buckets (AGG_COST_CHAIN bytes).
+ *     the peak), memory call-chain buckets (AGG_COST_CHAIN bytes) and
+ *     allocation-line buckets (AGG_COST_LINE bytes: bytes, count, function,
+ *     span, link; one per leaf function and known leaf statement) with
+ *     their hash index, sized and charged as the hot-line index above.
  *     Beside it the live-allocation records: a window over the most
  *     recent ids, AGG_COST_WINDOW bytes a slot (size and creation site;
  *     the id is the slot), a power of two from 256 slots, doubling when a
@@ -69,6 +72,7 @@
 #define AGG_COST_HOT 24u
 #define AGG_HOT_INDEX_MIN 16u
 #define AGG_COST_SITE 56u
+#define AGG_COST_LINE 32u
 #define AGG_COST_WINDOW 8u
 #define AGG_COST_LIVE 16u
 

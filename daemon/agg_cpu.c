@@ -60,11 +60,12 @@ static bool hot_eq(const void *ctx, uint32_t entry, const void *key)
     return h->ident == k->ident && h->start == k->start;
 }
 
-/* Counts one self sample at the leaf statement `span` of `ident`. */
-static void hot_line(struct agg *a, uint32_t ident, struct agg_fnb *fnb, struct wire_span span)
+/* Counts one sample at the leaf statement `span` of `key` (an identity,
+ * with AGG_HOT_WAITING for a waiting call site), in the list at `head`. */
+static void hot_count(struct agg *a, uint32_t key, uint32_t *head, struct wire_span span)
 {
-    struct hot_key k = {ident, span.start};
-    uint32_t h = agg_hash_u32(agg_hash_u32(0x9747b28cu, ident), span.start);
+    struct hot_key k = {key, span.start};
+    uint32_t h = agg_hash_u32(agg_hash_u32(0x9747b28cu, key), span.start);
     uint32_t off = agg_index_find(&a->hot_index, h, hot_eq, a, &k);
     if (off == AGG_NONE) {
         if (a->cpu_limited)
@@ -77,10 +78,16 @@ static void hot_line(struct agg *a, uint32_t ident, struct agg_fnb *fnb, struct 
             return;
         }
         struct agg_hotb *b = agg_bucket_at(a, off);
-        *b = (struct agg_hotb){0, ident, span.start, span.end, fnb->hot_head};
-        fnb->hot_head = off;
+        *b = (struct agg_hotb){0, key, span.start, span.end, *head};
+        *head = off;
     }
     ((struct agg_hotb *)agg_bucket_at(a, off))->self++;
+}
+
+/* Counts one self sample at the leaf statement `span` of `ident`. */
+static void hot_line(struct agg *a, uint32_t ident, struct agg_fnb *fnb, struct wire_span span)
+{
+    hot_count(a, ident, &fnb->hot_head, span);
 }
 
 /* Whether a present leaf span lies in the leaf function's source. */
@@ -162,6 +169,17 @@ static bool truncated_stack(const struct agg *a, const struct wire_sample *s)
     return agg_ident_at(a, leaf->ident)->flags & AGG_IDENT_TRUNCATED;
 }
 
+/* Counts a waiting sample at its call site, the leaf statement of its
+ * stack, when it has a kept stack; no function's figures change. */
+static void waiting_site(struct agg *a, const struct wire_sample *s)
+{
+    if (s->stack_id == WIRE_NONE32 || !agg_node_usable(a, s->stack_id))
+        return;
+    const struct agg_node *leaf = agg_vec_at(&a->nodes, s->stack_id);
+    hot_count(a, leaf->ident | AGG_HOT_WAITING, &a->wait_head,
+              leaf_span(a, leaf->ident, s->span, false));
+}
+
 int agg_cpu_sample(struct agg *a, const struct wire_sample *s)
 {
     a->cpu.recorded++;
@@ -174,6 +192,7 @@ int agg_cpu_sample(struct agg *a, const struct wire_sample *s)
         break;
     case WIRE_STATE_WAITING:
         a->cpu.waiting++;
+        waiting_site(a, s);
         break;
     default:
         a->cpu.unavailable++;

@@ -25,7 +25,7 @@ _Static_assert(sizeof(uint64_t) == AGG_COST_WINDOW && sizeof(struct live_slot) =
 
 size_t agg_mem_bytes(const struct agg *a)
 {
-    return a->arena_used + live_track_bytes(&a->mem.track);
+    return a->arena_used + live_track_bytes(&a->mem.track) + agg_index_bytes(&a->hot_index);
 }
 
 /* Growth of the live records is charged against the retention budget. */
@@ -280,6 +280,73 @@ static void detail_pressure(struct agg *a, struct agg_node *n, uint64_t bytes, b
     agg_detail_self(a, n->ident, sourced ? span.start : WIRE_NONE32, w);
 }
 
+struct line_key {
+    uint32_t ident, start;
+};
+
+static bool line_eq(const void *ctx, uint32_t entry, const void *key)
+{
+    const struct line_key *k = key;
+    const struct agg_lineb *l = agg_bucket_at(ctx, entry);
+    return l->ident == k->ident && l->start == k->start;
+}
+
+/* Finds or creates the allocation line of (ident, span.start); AGG_NONE
+ * when the retention budget refuses a new one (the profile is then
+ * limited, as for a site bucket). */
+static uint32_t find_line(struct agg *a, uint32_t ident, struct wire_span span)
+{
+    struct line_key k = {ident, span.start};
+    uint32_t h = agg_hash_u32(agg_hash_u32(0x5bd1e995u, ident), span.start);
+    uint32_t off = agg_index_find(&a->hot_index, h, line_eq, a, &k);
+    if (off != AGG_NONE || a->mem.limited)
+        return off;
+    size_t more =
+        AGG_COST_LINE + agg_index_peak_after_insert(&a->hot_index) - agg_index_bytes(&a->hot_index);
+    if (agg_mem_bytes(a) + more > a->cfg.retention_budget) {
+        a->mem.limited = true;
+        return AGG_NONE;
+    }
+    off = agg_arena_take(a, a->cfg.retention_budget, AGG_COST_LINE, "ALLOC");
+    if (off == AGG_NONE)
+        return AGG_NONE;
+    if (agg_index_insert(&a->hot_index, h, off) < 0) {
+        agg_errorf(a, "allocation lines: out of memory");
+        return AGG_NONE;
+    }
+    struct agg_lineb *l = agg_bucket_at(a, off);
+    *l = (struct agg_lineb){0, 0, ident, span.start, span.end, a->mem.line_head};
+    a->mem.line_head = off;
+    return off;
+}
+
+/* Charges allocation pressure to the line of the leaf statement, when the
+ * leaf function has a source and the span lies in it.  A span seen
+ * lately finds its line in line_seen, without the index. */
+HOT void line_pressure(struct agg *a, uint32_t ident, struct wire_span span, uint64_t bytes,
+                       bool create)
+{
+    struct agg_mem *m = &a->mem;
+    if (!wire_span_present(span))
+        return;
+    uint32_t h = (ident * 0x9e3779b1u ^ span.start * 0x85ebca6bu ^ span.end) >> 26;
+    struct agg_line_seen *seen = &m->line_seen[h % AGG_LINE_SEEN];
+    if (seen->line == 0 || seen->ident != ident || seen->start != span.start ||
+        seen->end != span.end) {
+        const struct agg_ident *d = agg_ident_at(a, ident);
+        if (d->source == AGG_NONE || span.start > span.end ||
+            span.end > ((const struct agg_source *)agg_vec_at(&a->sources, d->source))->text_len)
+            return;
+        uint32_t off = find_line(a, ident, span);
+        if (off == AGG_NONE)
+            return;
+        *seen = (struct agg_line_seen){ident, span.start, span.end, off + 1};
+    }
+    struct agg_lineb *l = agg_bucket_at(a, seen->line - 1);
+    l->bytes += bytes;
+    l->count += create;
+}
+
 /* Allocation pressure at the event's leaf: an allocation's initial bytes
  * or a resize's growth (0 when it does not grow: only counted, and the
  * chain gets no bucket for it); returns the leaf's site bucket (NULL:
@@ -305,6 +372,8 @@ HOT struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t bytes
     }
     if (n->chain_bucket != AGG_NONE || create || bytes > 0)
         chain_bytes(a, n, bytes);
+    if (create || bytes > 0)
+        line_pressure(a, n->ident, span, bytes, create);
     return s;
 }
 
@@ -547,7 +616,7 @@ HOT void run_entry(struct agg *a, const uint8_t *p)
     e.old_size = wire_alloc_entry_old_size(p);
     e.new_size = wire_alloc_entry_new_size(p);
     e.stack_id = wire_alloc_entry_stack(p);
-    e.span = WIRE_SPAN_NONE; /* only an export's detail reads it, and it takes no runs */
+    e.span = wire_alloc_entry_span(p);
     mem_event(a, &e, true);
 }
 

@@ -72,6 +72,36 @@ bool attrib_hot_next(const struct agg *a, struct attrib_hot_iter *it, struct att
     return true;
 }
 
+void attrib_wait_begin(const struct agg *a, struct attrib_hot_iter *it)
+{
+    it->next = a->mode == WIRE_MODE_CPU ? a->wait_head : AGG_NONE;
+}
+
+bool attrib_wait_next(const struct agg *a, struct attrib_hot_iter *it, struct attrib_wait *out)
+{
+    if (it->next == AGG_NONE)
+        return false;
+    const struct agg_hotb *h = agg_bucket_at(a, it->next);
+    *out = (struct attrib_wait){h->ident & ~AGG_HOT_WAITING, {h->self, h->start, h->end}};
+    it->next = h->next;
+    return true;
+}
+
+void attrib_line_begin(const struct agg *a, struct attrib_line_iter *it)
+{
+    it->next = a->mode == WIRE_MODE_MEMORY ? a->mem.line_head : AGG_NONE;
+}
+
+bool attrib_line_next(const struct agg *a, struct attrib_line_iter *it, struct attrib_line *out)
+{
+    if (it->next == AGG_NONE)
+        return false;
+    const struct agg_lineb *l = agg_bucket_at(a, it->next);
+    *out = (struct attrib_line){l->ident, l->start, l->end, l->bytes, l->count};
+    it->next = l->next;
+    return true;
+}
+
 uint32_t attrib_chain_count(const struct agg *a)
 {
     return a->chains.len;

@@ -95,6 +95,33 @@ struct attrib_hot_iter {
 void attrib_hot_begin(const struct agg *a, uint32_t ident, struct attrib_hot_iter *it);
 bool attrib_hot_next(const struct agg *a, struct attrib_hot_iter *it, struct attrib_hot *out);
 
+/* The waiting call sites (CPU mode): the waiting samples at the leaf
+ * statement of function `ident`, in no order.  A waiting sample without
+ * a kept stack is in no site; no site counts in a function's figures. */
+struct attrib_wait {
+    uint32_t ident;
+    struct attrib_hot hot;
+};
+void attrib_wait_begin(const struct agg *a, struct attrib_hot_iter *it);
+bool attrib_wait_next(const struct agg *a, struct attrib_hot_iter *it, struct attrib_wait *out);
+
+/* One allocation line (memory mode): the allocations created and the
+ * bytes allocated (initial sizes, and growth at the resizing statement)
+ * by events of function `ident` whose leaf statement span is [start,
+ * end) in its source.  Events without a known leaf statement count in
+ * their site but in no line. */
+struct attrib_line {
+    uint32_t ident, start, end;
+    uint64_t bytes, count;
+};
+
+/* Every allocation line, in no order: begin, then next until false. */
+struct attrib_line_iter {
+    uint32_t next;
+};
+void attrib_line_begin(const struct agg *a, struct attrib_line_iter *it);
+bool attrib_line_next(const struct agg *a, struct attrib_line_iter *it, struct attrib_line *out);
+
 uint32_t attrib_chain_count(const struct agg *a);
 /* The chain's last identity and the chain of its caller (ATTRIB_NONE at
  * the root). */

@@ -1,4 +1,5 @@
 /* rank: thresholds, ordering, limit and the per-entry detail of a report. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -238,8 +239,12 @@ static bool chain_before(const struct agg *a, uint32_t x, uint32_t y)
     return np < nq;
 }
 
-/* "ns.fn > ns.fn > ..." for a chain; NULL when memory runs out. */
-static char *chain_text(const struct agg *a, uint32_t chain, size_t *len)
+#define FOLD_MARK " \u00d7" /* " ×" before a run's length */
+
+/* "ns.fn > ns.fn > ..." for a chain; with `fold`, each run of one
+ * identity written once as "ns.fn ×N" (N > 1).  NULL when memory runs
+ * out. */
+static char *chain_text(const struct agg *a, uint32_t chain, bool fold, size_t *len)
 {
     uint32_t seq[WIRE_MAX_STACK_DEPTH];
     unsigned n = chain_seq(a, chain, seq);
@@ -247,18 +252,24 @@ static char *chain_text(const struct agg *a, uint32_t chain, size_t *len)
     size_t total = 1;
     for (unsigned i = 0; i < n; i++) {
         attrib_ident(a, seq[i], &d);
-        total += d.ns_len + d.name_len + 4;
+        total += d.ns_len + d.name_len + 4 + (fold ? sizeof FOLD_MARK + 10 : 0);
     }
     char *s = malloc(total), *p = s;
     if (s == NULL)
         return NULL;
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned i = 0; i < n;) {
+        unsigned run = 1;
+        while (fold && i + run < n && seq[i + run] == seq[i])
+            run++;
         attrib_ident(a, seq[i], &d);
         if (i > 0)
             memcpy(p, " > ", 3), p += 3;
         memcpy(p, d.ns, d.ns_len), p += d.ns_len;
         *p++ = '.';
         memcpy(p, d.name, d.name_len), p += d.name_len;
+        if (run > 1)
+            p += sprintf(p, "%s%u", FOLD_MARK, run);
+        i += run;
     }
     *p = '\0';
     *len = (size_t)(p - s);
@@ -266,6 +277,91 @@ static char *chain_text(const struct agg *a, uint32_t chain, size_t *len)
 }
 
 #define NO_SLOT UINT32_MAX
+
+/* Allocation lines: bytes desc, then allocations desc, then position. */
+static bool line_before(const struct attrib_line *x, const struct attrib_line *y)
+{
+    if (x->bytes != y->bytes)
+        return x->bytes > y->bytes;
+    if (x->count != y->count)
+        return x->count > y->count;
+    return x->start < y->start;
+}
+
+#define line_before_v(x, y) line_before(&(x), &(y))
+
+/* Picks every emitted memory entry's top allocation lines in one pass
+ * over the lines, then fills them as hot lines are filled. */
+static int entries_lines(const struct agg *a, const uint32_t *slot, struct rank_report *r)
+{
+    struct attrib_line(*top)[RANK_TOP] = calloc(r->n_entries + 1, sizeof *top);
+    if (top == NULL)
+        return -1;
+    struct attrib_line_iter it;
+    struct attrib_line l;
+    attrib_line_begin(a, &it);
+    while (attrib_line_next(a, &it, &l))
+        if (slot[l.ident] != NO_SLOT)
+            TOP_INSERT(top[slot[l.ident]], r->entries[slot[l.ident]].n_hot, l, line_before_v);
+    int rc = 0;
+    for (size_t i = 0; i < r->n_entries; i++) {
+        struct rank_entry *e = &r->entries[i];
+        for (unsigned k = 0; k < e->n_hot; k++) {
+            const struct attrib_line *t = &top[i][k];
+            struct attrib_ident d;
+            attrib_ident(a, t->ident, &d);
+            struct attrib_hot h = {0, t->start, t->end};
+            if (hot_fill(a, &d, &h, &e->hot[k]) < 0)
+                rc = -1;
+            e->hot[k].allocated_bytes = t->bytes;
+            e->hot[k].allocation_count = t->count;
+        }
+    }
+    free(top);
+    return rc;
+}
+
+/* For each emitted entry, the callee whose chain continues the entry's
+ * dominant chain with the most samples (ties: identity order): one pass
+ * over the chains, knowing which chain is whose dominant one. */
+static int dominant_callees(const struct agg *a, uint32_t (*top)[RANK_TOP], struct rank_report *r)
+{
+    uint32_t n_chains = attrib_chain_count(a);
+    uint32_t *owner = malloc(((size_t)n_chains + 1) * sizeof *owner);
+    uint32_t *best = malloc((r->n_entries + 1) * sizeof *best);
+    if (owner == NULL || best == NULL) {
+        free(owner), free(best);
+        return -1;
+    }
+    for (uint32_t c = 0; c < n_chains; c++)
+        owner[c] = NO_SLOT;
+    for (size_t i = 0; i < r->n_entries; i++) {
+        best[i] = ATTRIB_NONE;
+        if (r->entries[i].n_chains > 0)
+            owner[top[i][0]] = (uint32_t)i;
+    }
+    for (uint32_t c = 0; c < n_chains; c++) {
+        uint32_t p = attrib_chain_parent(a, c), i;
+        uint64_t w;
+        if (p == ATTRIB_NONE || (i = owner[p]) == NO_SLOT || !attrib_chain_weight(a, c, &w))
+            continue;
+        uint64_t bw = best[i] == ATTRIB_NONE ? 0 : chain_weight(a, best[i]);
+        if (best[i] == ATTRIB_NONE || w > bw ||
+            (w == bw && ident_cmp(a, attrib_chain_ident(a, c), attrib_chain_ident(a, best[i])) < 0))
+            best[i] = c;
+    }
+    for (size_t i = 0; i < r->n_entries; i++) {
+        if (best[i] == ATTRIB_NONE || chain_weight(a, best[i]) == 0)
+            continue;
+        struct attrib_ident d;
+        attrib_ident(a, attrib_chain_ident(a, best[i]), &d);
+        r->entries[i].callee_ns = (struct rank_str){d.ns, d.ns_len};
+        r->entries[i].callee_fn = (struct rank_str){d.name, d.name_len};
+        r->entries[i].callee_samples = chain_weight(a, best[i]);
+    }
+    free(owner), free(best);
+    return 0;
+}
 
 /* Picks every emitted entry's top chains in one pass over the chains.
  * `slot` maps an identity to its entry index (NO_SLOT: not emitted). */
@@ -289,13 +385,14 @@ static int entries_chains(const struct agg *a, const uint32_t *slot, struct rank
         if (k < RANK_TOP)
             t[k] = c;
     }
-    int rc = 0;
+    int rc = dominant_callees(a, top, r);
     for (size_t i = 0; i < r->n_entries; i++)
         for (unsigned k = 0; k < r->entries[i].n_chains; k++) {
             struct rank_chain *o = &r->entries[i].chains[k];
             o->weight = chain_weight(a, top[i][k]);
-            o->chain = chain_text(a, top[i][k], &o->len);
-            if (o->chain == NULL)
+            o->chain = chain_text(a, top[i][k], false, &o->len);
+            o->folded = chain_text(a, top[i][k], true, &o->folded_len);
+            if (o->chain == NULL || o->folded == NULL)
                 rc = -1;
         }
     free(top);
@@ -323,26 +420,23 @@ static void entry_identity(const struct agg *a, uint32_t ident, struct rank_entr
     }
 }
 
-/* The CPU numbers of an entry: counts, percent, hot lines, suggestion. */
-static int cpu_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
-                     enum agg_status status, bool numbers_only)
+/* The CPU numbers of an entry: counts, percents, hot lines. */
+static int cpu_entry(const struct agg *a, uint32_t ident, struct rank_entry *e, bool numbers_only)
 {
     struct attrib_fn f = {0, 0};
     attrib_fn(a, ident, &f);
     e->primary = f.inclusive;
     e->secondary = f.self;
     e->percent_hundredths = rank_percent_hundredths(f.inclusive, denominator(a));
+    e->self_percent_hundredths = rank_percent_hundredths(f.self, denominator(a));
     e->freed_bytes = e->retained_bytes = e->live_at_peak_bytes = e->resize_count = RANK_NA;
     e->live_unavailable = true;
     if (numbers_only)
         return 0;
     if (entry_hot_lines(a, ident, e) < 0)
         return -1;
-    if (e->path.ptr == NULL)
-        return e->suggestions_unavailable = true, 0;
-    if (status != AGG_COMPLETE)
-        return 0;
-    return suggest_cpu(e);
+    e->suggestions_unavailable = e->path.ptr == NULL; /* suggested after the chains */
+    return 0;
 }
 
 /* The memory numbers of an entry; live values only while exact. */
@@ -356,6 +450,7 @@ static int mem_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
     e->primary = s.allocated_bytes;
     e->secondary = s.allocation_count;
     e->percent_hundredths = rank_percent_hundredths(s.allocated_bytes, den);
+    e->self_percent_hundredths = RANK_NA;
     e->resize_count = s.resize_count;
     e->freed_bytes = exact ? s.freed_bytes : RANK_NA;
     e->retained_bytes = exact ? s.live : RANK_NA;
@@ -386,12 +481,19 @@ static int fill_entries(const struct agg *a, const uint32_t *ids, struct rank_re
         slot[ids[i]] = (uint32_t)i;
         e->rank = i + 1;
         entry_identity(a, ids[i], e);
-        if ((agg_mode(a) == WIRE_MODE_CPU ? cpu_entry(a, ids[i], e, r->status, numbers_only)
+        if ((agg_mode(a) == WIRE_MODE_CPU ? cpu_entry(a, ids[i], e, numbers_only)
                                           : mem_entry(a, ids[i], e, r, numbers_only)) < 0)
             rc = -1;
     }
     if (rc == 0 && !numbers_only)
         rc = entries_chains(a, slot, r);
+    if (rc == 0 && !numbers_only && agg_mode(a) == WIRE_MODE_MEMORY)
+        rc = entries_lines(a, slot, r);
+    for (size_t i = 0; rc == 0 && !numbers_only && agg_mode(a) == WIRE_MODE_CPU &&
+                       r->status == AGG_COMPLETE && i < r->n_entries;
+         i++)
+        if (!r->entries[i].suggestions_unavailable)
+            rc = suggest_cpu(&r->entries[i]);
     free(slot);
     return rc;
 }
@@ -471,6 +573,43 @@ static void report_header(const struct agg *a, const struct rank_options *opt,
     mem_totals(a, &r->mem);
 }
 
+/* Waiting call sites: samples desc, then function identity, then
+ * position (unknown last). */
+static bool wait_before(const struct agg *a, const struct attrib_wait *x,
+                        const struct attrib_wait *y)
+{
+    if (x->hot.self != y->hot.self)
+        return x->hot.self > y->hot.self;
+    if (x->ident != y->ident)
+        return ident_cmp(a, x->ident, y->ident) < 0;
+    return x->hot.start < y->hot.start;
+}
+
+#define wait_before_v(x, y) wait_before(a, &(x), &(y))
+
+/* The top waiting call sites, with their share of waiting samples. */
+static int waiting_sites(const struct agg *a, struct rank_report *r)
+{
+    struct attrib_wait top[RANK_TOP], w;
+    unsigned n = 0;
+    struct attrib_hot_iter it;
+    attrib_wait_begin(a, &it);
+    while (attrib_wait_next(a, &it, &w))
+        TOP_INSERT(top, n, w, wait_before_v);
+    for (r->n_waits = 0; r->n_waits < n; r->n_waits++) {
+        struct rank_wait *o = &r->waits[r->n_waits];
+        struct attrib_ident d;
+        attrib_ident(a, top[r->n_waits].ident, &d);
+        o->ns = (struct rank_str){d.ns, d.ns_len};
+        o->fn = (struct rank_str){d.name, d.name_len};
+        if (hot_fill(a, &d, &top[r->n_waits].hot, &o->where) < 0)
+            return -1;
+        o->percent_hundredths =
+            rank_percent_hundredths(o->where.self_samples, r->cpu.waiting_samples);
+    }
+    return 0;
+}
+
 int rank_build(const struct agg *a, const struct rank_options *opt, struct rank_report *out)
 {
     report_header(a, opt, out);
@@ -484,6 +623,8 @@ int rank_build(const struct agg *a, const struct rank_options *opt, struct rank_
     out->n_entries = (size_t)out->emitted;
     out->entries = calloc(out->n_entries + 1, sizeof *out->entries);
     int rc = out->entries ? fill_entries(a, ids, out, opt && opt->numbers_only) : -1;
+    if (rc == 0 && out->mode == WIRE_MODE_CPU && !(opt && opt->numbers_only))
+        rc = waiting_sites(a, out);
     free(ids);
     return rc;
 }
@@ -502,12 +643,15 @@ void rank_free_entries(struct rank_report *r)
         for (unsigned k = 0; k < e->n_hot; k++)
             free(e->hot[k].code);
         for (unsigned k = 0; k < e->n_chains; k++)
-            free(e->chains[k].chain);
+            free(e->chains[k].chain), free(e->chains[k].folded);
         suggest_clear(e);
     }
     free(r->entries);
     r->entries = NULL;
     r->n_entries = 0;
+    for (unsigned k = 0; k < r->n_waits; k++)
+        free(r->waits[k].where.code);
+    r->n_waits = 0;
 }
 
 int rank_parse_percent(const char *s, uint32_t *bp)

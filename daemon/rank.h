@@ -40,9 +40,10 @@ struct rank_str {
 
 struct rank_hot {
     struct rank_str path;
-    uint64_t line, column; /* 1-based; RANK_NA when the span is unknown */
-    uint64_t self_samples;
-    char *code; /* redacted excerpt, NULL: unavailable */
+    uint64_t line, column;                      /* 1-based; RANK_NA when the span is unknown */
+    uint64_t self_samples;                      /* cpu */
+    uint64_t allocated_bytes, allocation_count; /* memory: an allocation line */
+    char *code;                                 /* redacted excerpt, NULL: unavailable */
     size_t code_len;
     bool source_redacted;
 };
@@ -51,6 +52,8 @@ struct rank_chain {
     uint64_t weight; /* samples (cpu) or bytes (memory) */
     char *chain;     /* "ns.fn > ns.fn" */
     size_t len;
+    char *folded; /* the same with each run of one frame as "ns.fn ×N" */
+    size_t folded_len;
 };
 
 struct rank_suggestion {
@@ -65,17 +68,29 @@ struct rank_entry {
     int origin;                  /* enum wire_origin, -1: unavailable */
     uint64_t primary, secondary; /* cpu: inclusive, self; memory: allocated bytes, count */
     uint64_t percent_hundredths;
+    uint64_t self_percent_hundredths; /* cpu: self samples of attributed samples */
     /* memory mode only; primary is exact, the three live values only
      * while live_unavailable is false (they are RANK_NA then) */
     uint64_t freed_bytes, retained_bytes, live_at_peak_bytes, resize_count;
     bool live_unavailable;
-    struct rank_hot hot[RANK_TOP];
+    struct rank_hot hot[RANK_TOP]; /* cpu hot lines, or memory allocation lines */
     unsigned n_hot;
     struct rank_chain chains[RANK_TOP];
     unsigned n_chains;
+    /* cpu: the callee taking most samples of the dominant call chain
+     * (callee_fn.ptr NULL: none) and its samples on that chain */
+    struct rank_str callee_ns, callee_fn;
+    uint64_t callee_samples;
     struct rank_suggestion suggestions[RANK_MAX_SUGGESTIONS];
     unsigned n_suggestions;
     bool suggestions_unavailable; /* no source: nothing to point at */
+};
+
+/* A waiting call site (cpu): the waiting samples at one leaf statement. */
+struct rank_wait {
+    struct rank_str ns, fn;
+    struct rank_hot where;       /* path, line, column; self_samples: the samples */
+    uint64_t percent_hundredths; /* of waiting_samples */
 };
 
 struct rank_cpu_totals {
@@ -120,6 +135,8 @@ struct rank_report {
     struct rank_entry *entries; /* emitted entries, in rank order */
     size_t n_entries;
     uint64_t eligible, emitted, truncated;
+    struct rank_wait waits[RANK_TOP]; /* cpu: the top waiting call sites */
+    unsigned n_waits;
     uint64_t collector_errors;
     const char *collector_error; /* first message, "" when none */
     char *arena;                 /* the strings, once detached */

@@ -34,9 +34,13 @@ int rank_detach(struct rank_report *r)
     for (size_t i = 0; i < r->n_entries; i++) {
         const struct rank_entry *e = &r->entries[i];
         need += str_need(e->ns) + str_need(e->fn) + str_need(e->path);
+        need += str_need(e->callee_ns) + str_need(e->callee_fn);
         for (unsigned k = 0; k < e->n_hot; k++)
             need += str_need(e->hot[k].path);
     }
+    for (unsigned k = 0; k < r->n_waits; k++)
+        need +=
+            str_need(r->waits[k].ns) + str_need(r->waits[k].fn) + str_need(r->waits[k].where.path);
     char *arena = malloc(need), *at = arena;
     if (!arena)
         return -1;
@@ -47,8 +51,16 @@ int rank_detach(struct rank_report *r)
         e->ns = str_copy(&at, e->ns);
         e->fn = str_copy(&at, e->fn);
         e->path = str_copy(&at, e->path);
+        e->callee_ns = str_copy(&at, e->callee_ns);
+        e->callee_fn = str_copy(&at, e->callee_fn);
         for (unsigned k = 0; k < e->n_hot; k++)
             e->hot[k].path = str_copy(&at, e->hot[k].path);
+    }
+    for (unsigned k = 0; k < r->n_waits; k++) {
+        struct rank_wait *w = &r->waits[k];
+        w->ns = str_copy(&at, w->ns);
+        w->fn = str_copy(&at, w->fn);
+        w->where.path = str_copy(&at, w->where.path);
     }
     free(r->arena);
     r->arena = arena;

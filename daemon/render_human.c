@@ -55,13 +55,42 @@ static void put_num(FILE *f, uint64_t v)
         fprintf(f, "%llu", (unsigned long long)v);
 }
 
+/* A count with its noun, singular for one: "1 sample", "2 samples". */
+static void put_count(FILE *f, uint64_t n, const char *noun)
+{
+    fprintf(f, "%llu %s%s", (unsigned long long)n, noun, n == 1 ? "" : "s");
+}
+
+/* A byte count as people read it, with the exact number beside it:
+ * "760 bytes", "1.50 KiB (1536 bytes)": the largest binary unit whose
+ * value, rounded half away from zero to hundredths, is at least 1.00
+ * and below 1024.00.  Without `unit` the plain "bytes" is left out. */
+static void put_size(FILE *f, uint64_t v, bool unit)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (v < 1024) {
+        fprintf(f, unit ? "%llu byte%s" : "%llu", (unsigned long long)v, v == 1 ? "" : "s");
+        return;
+    }
+    unsigned u = 0;
+    unsigned __int128 d = 1024, h;
+    for (;;) {
+        h = ((unsigned __int128)v * 200 + d) / (d * 2);
+        if (h < 102400 || u == 5)
+            break;
+        d *= 1024, u++;
+    }
+    fprintf(f, "%llu.%02llu %s (%llu%s)", (unsigned long long)(h / 100),
+            (unsigned long long)(h % 100), units[u], (unsigned long long)v, unit ? " bytes" : "");
+}
+
 /* A byte count: exact whatever its value, or unavailable. */
 static void put_bytes(FILE *f, uint64_t v, bool unavailable)
 {
     if (unavailable)
         fputs("unavailable", f);
     else
-        fprintf(f, "%llu", (unsigned long long)v);
+        put_size(f, v, true);
 }
 
 /* Hundredths padded to two decimals: 34.10. */
@@ -85,7 +114,10 @@ static void put_line(FILE *f, const char *label, uint64_t v, const char *unit)
 static void put_byte_line(FILE *f, const char *label, uint64_t v, bool unavailable)
 {
     fprintf(f, "  %-22s", label);
-    put_bytes(f, v, unavailable);
+    if (unavailable)
+        fputs("unavailable", f);
+    else
+        put_size(f, v, false); /* the label says bytes */
     fputc('\n', f);
 }
 
@@ -112,8 +144,9 @@ static void cpu_config_totals(FILE *f, const struct rank_report *r)
     const struct rank_cpu_totals *t = &r->cpu;
     fprintf(f, "config: rate %u Hz, threshold ", r->rate_hz);
     put_hundredths(f, r->threshold_bp);
-    fprintf(f, "%%, limit %u, CPU metadata budget %llu bytes\n", r->limit,
-            (unsigned long long)r->cpu_budget);
+    fprintf(f, "%%, limit %u, CPU metadata budget ", r->limit);
+    put_size(f, r->cpu_budget, true);
+    fputc('\n', f);
     fputs("totals:\n", f);
     put_line(f, "requested ticks", t->requested_ticks, NULL);
     put_line(f, "recorded samples", t->recorded_samples, NULL);
@@ -136,8 +169,9 @@ static void mem_config_totals(FILE *f, const struct rank_report *r)
     const struct rank_mem_totals *t = &r->mem;
     fputs("config: threshold ", f);
     put_hundredths(f, r->threshold_bp);
-    fprintf(f, "%%, limit %u, retention metadata budget %llu bytes\n", r->limit,
-            (unsigned long long)r->retention_budget);
+    fprintf(f, "%%, limit %u, retention metadata budget ", r->limit);
+    put_size(f, r->retention_budget, true);
+    fputc('\n', f);
     fputs("totals:\n", f);
     put_line(f, "allocations", t->allocation_count, NULL);
     put_line(f, "resizes", t->resize_count, NULL);
@@ -148,8 +182,13 @@ static void mem_config_totals(FILE *f, const struct rank_report *r)
     put_byte_line(f, "attributed bytes", t->attributed_allocated_bytes, t->allocated_unavailable);
 }
 
+/* PATH:LINE[:COLUMN], or "(no source)" for a frame without one. */
 static void put_location(FILE *f, struct rank_str path, uint64_t line, uint64_t column)
 {
+    if (path.ptr == NULL) {
+        fputs("(no source)", f);
+        return;
+    }
     put_str(f, path);
     fputc(':', f);
     put_num(f, line);
@@ -168,14 +207,21 @@ static void entry_name(FILE *f, const struct rank_entry *e)
     put_str(f, e->fn);
     fputs("  ", f);
     put_location(f, e->path, e->line, RANK_NA);
-    fprintf(f, " (%s)\n", e->origin >= 0 ? origins[e->origin] : "unavailable");
+    if (e->path.ptr)
+        fprintf(f, " (%s)", e->origin >= 0 ? origins[e->origin] : "unavailable");
+    fputc('\n', f);
 }
 
-static void entry_tail(FILE *f, const struct rank_entry *e, const char *unit)
+static void entry_tail(FILE *f, const struct rank_entry *e, bool mem)
 {
     for (unsigned k = 0; k < e->n_chains; k++) {
-        fprintf(f, "    chain     %llu %s  ", (unsigned long long)e->chains[k].weight, unit);
-        render_escaped(f, e->chains[k].chain, e->chains[k].len);
+        fputs("    chain     ", f);
+        if (mem)
+            put_size(f, e->chains[k].weight, true);
+        else
+            put_count(f, e->chains[k].weight, "sample");
+        fputs("  ", f);
+        render_escaped(f, e->chains[k].folded, e->chains[k].folded_len);
         fputc('\n', f);
     }
     if (e->suggestions_unavailable)
@@ -187,25 +233,40 @@ static void entry_tail(FILE *f, const struct rank_entry *e, const char *unit)
     }
 }
 
+/* An entry's hot lines: self samples (cpu) or allocations and bytes
+ * (memory), then the redacted excerpt. */
+static void hot_rows(FILE *f, const struct rank_entry *e, bool mem)
+{
+    for (unsigned k = 0; k < e->n_hot; k++) {
+        const struct rank_hot *h = &e->hot[k];
+        fputs("    hot line  ", f);
+        put_location(f, h->path, h->line, h->column);
+        fputs("  ", f);
+        if (mem) {
+            put_size(f, h->allocated_bytes, true);
+            fputs(" / ", f);
+            put_count(f, h->allocation_count, "allocation");
+        } else {
+            put_count(f, h->self_samples, "sample");
+        }
+        if (h->code)
+            fprintf(f, "  | %s%s\n", h->code, h->source_redacted ? "  (redacted)" : "");
+        else
+            fputs("  code unavailable\n", f);
+    }
+}
+
 /* One ranked CPU entry with its hot lines, chains and suggestions. */
 static void cpu_entry(FILE *f, const struct rank_entry *e)
 {
     fprintf(f, "#%llu  ", (unsigned long long)e->rank);
     put_hundredths(f, e->percent_hundredths);
-    fprintf(f, "%%  self %llu / inclusive %llu  ", (unsigned long long)e->secondary,
-            (unsigned long long)e->primary);
+    fprintf(f, "%%  self %llu (", (unsigned long long)e->secondary);
+    put_hundredths(f, e->self_percent_hundredths);
+    fprintf(f, "%%) / inclusive %llu  ", (unsigned long long)e->primary);
     entry_name(f, e);
-    for (unsigned k = 0; k < e->n_hot; k++) {
-        const struct rank_hot *h = &e->hot[k];
-        fputs("    hot line  ", f);
-        put_location(f, h->path, h->line, h->column);
-        fprintf(f, "  %llu samples  ", (unsigned long long)h->self_samples);
-        if (h->code)
-            fprintf(f, "| %s%s\n", h->code, h->source_redacted ? "  (redacted)" : "");
-        else
-            fputs("code unavailable\n", f);
-    }
-    entry_tail(f, e, "samples");
+    hot_rows(f, e, false);
+    entry_tail(f, e, false);
 }
 
 /* One ranked memory entry: bytes, counts, then chains and suggestions. */
@@ -213,8 +274,11 @@ static void mem_entry(FILE *f, const struct rank_entry *e)
 {
     fprintf(f, "#%llu  ", (unsigned long long)e->rank);
     put_hundredths(f, e->percent_hundredths);
-    fprintf(f, "%%  %llu bytes / %llu allocations  ", (unsigned long long)e->primary,
-            (unsigned long long)e->secondary);
+    fputs("%  ", f);
+    put_size(f, e->primary, true);
+    fputs(" / ", f);
+    put_count(f, e->secondary, "allocation");
+    fputs("  ", f);
     entry_name(f, e);
     fputs("    freed ", f);
     put_bytes(f, e->freed_bytes, e->live_unavailable);
@@ -225,7 +289,8 @@ static void mem_entry(FILE *f, const struct rank_entry *e)
     fputs(", resizes ", f);
     put_num(f, e->resize_count);
     fputc('\n', f);
-    entry_tail(f, e, "bytes");
+    hot_rows(f, e, true);
+    entry_tail(f, e, true);
 }
 
 static void bottlenecks(FILE *f, const struct rank_report *r)
@@ -241,6 +306,73 @@ static void bottlenecks(FILE *f, const struct rank_report *r)
         (r->mode == WIRE_MODE_CPU ? cpu_entry : mem_entry)(f, &r->entries[i]);
 }
 
+#define SELF_ROWS 5
+
+/* Self order: self samples desc, then rank (the bottleneck order). */
+static int self_cmp(const void *x, const void *y)
+{
+    const struct rank_entry *p = *(const struct rank_entry *const *)x,
+                            *q = *(const struct rank_entry *const *)y;
+    if (p->secondary != q->secondary)
+        return p->secondary > q->secondary ? -1 : 1;
+    return p->rank < q->rank ? -1 : p->rank > q->rank;
+}
+
+/* The emitted CPU entries with self samples, by self samples: where the
+ * time itself went, with each one's hottest line. */
+static void top_self(FILE *f, const struct rank_report *r)
+{
+    const struct rank_entry **rows = malloc((r->n_entries + 1) * sizeof *rows);
+    size_t n = 0;
+    for (size_t i = 0; rows && i < r->n_entries; i++)
+        if (r->entries[i].secondary > 0)
+            rows[n++] = &r->entries[i];
+    if (n > 0) {
+        qsort(rows, n, sizeof *rows, self_cmp);
+        fputs("top self time:\n", f);
+    }
+    for (size_t i = 0; i < n && i < SELF_ROWS; i++) {
+        const struct rank_entry *e = rows[i];
+        fputs("  ", f);
+        put_str(f, e->ns);
+        fputc('.', f);
+        put_str(f, e->fn);
+        fputs("  self ", f);
+        put_count(f, e->secondary, "sample");
+        fputs("  ", f);
+        put_hundredths(f, e->self_percent_hundredths);
+        fputs("%", f);
+        if (e->n_hot > 0) {
+            fputs("  at ", f);
+            put_location(f, e->hot[0].path, e->hot[0].line, e->hot[0].column);
+        }
+        fputc('\n', f);
+    }
+    free(rows);
+}
+
+/* Where the program waited: the top call sites of waiting samples. */
+static void waiting(FILE *f, const struct rank_report *r)
+{
+    if (r->n_waits == 0)
+        return;
+    fputs("waiting call sites:\n", f);
+    for (unsigned k = 0; k < r->n_waits; k++) {
+        const struct rank_wait *w = &r->waits[k];
+        fputs("  ", f);
+        put_str(f, w->ns);
+        fputc('.', f);
+        put_str(f, w->fn);
+        fputs("  ", f);
+        put_location(f, w->where.path, w->where.line, w->where.column);
+        fputs("  ", f);
+        put_count(f, w->where.self_samples, "sample");
+        fputs("  ", f);
+        put_hundredths(f, w->percent_hundredths);
+        fputs("% of waiting\n", f);
+    }
+}
+
 int render_human(const struct rank_report *r, char **out, size_t *len)
 {
     *out = NULL;
@@ -250,5 +382,9 @@ int render_human(const struct rank_report *r, char **out, size_t *len)
     header(f, r);
     (r->mode == WIRE_MODE_CPU ? cpu_config_totals : mem_config_totals)(f, r);
     bottlenecks(f, r);
+    if (r->mode == WIRE_MODE_CPU) {
+        top_self(f, r);
+        waiting(f, r);
+    }
     return fclose(f) == 0 ? 0 : -1;
 }

@@ -83,7 +83,9 @@ static struct toon_value *mem_totals(const struct rank_mem_totals *t)
     return o;
 }
 
-static struct toon_value *hot_lines(const struct rank_entry *e)
+/* CPU hot lines (self samples) or memory allocation lines (count and
+ * bytes). */
+static struct toon_value *hot_lines(const struct rank_entry *e, bool mem)
 {
     struct toon_value *a = toon_array();
     for (unsigned k = 0; k < e->n_hot; k++) {
@@ -92,7 +94,12 @@ static struct toon_value *hot_lines(const struct rank_entry *e)
         toon_set(o, "path", str(h->path));
         toon_set(o, "line", num(h->line));
         toon_set(o, "column", num(h->column));
-        toon_set(o, "self_samples", num(h->self_samples));
+        if (mem) {
+            toon_set(o, "allocation_count", num(h->allocation_count));
+            toon_set(o, "allocated_bytes", toon_uint(h->allocated_bytes));
+        } else {
+            toon_set(o, "self_samples", num(h->self_samples));
+        }
         toon_set(o, "code", h->code ? toon_string(h->code, h->code_len) : toon_cstr("unavailable"));
         toon_set(o, "source_redacted", toon_bool(h->source_redacted));
         toon_push(a, o);
@@ -144,8 +151,9 @@ static struct toon_value *cpu_entry(const struct rank_entry *e)
     toon_set(o, "inclusive_samples", num(e->primary));
     toon_set(o, "self_samples", num(e->secondary));
     toon_set(o, "cpu_percent", hundredths(e->percent_hundredths));
+    toon_set(o, "self_percent", hundredths(e->self_percent_hundredths));
     toon_set(o, "origin", origin(e->origin));
-    toon_set(o, "hot_lines", hot_lines(e));
+    toon_set(o, "hot_lines", hot_lines(e, false));
     toon_set(o, "call_chains", chains(e, "samples"));
     toon_set(o, "suggestions", suggestions(e));
     return o;
@@ -162,9 +170,31 @@ static struct toon_value *mem_entry(const struct rank_entry *e)
     toon_set(o, "live_at_peak_bytes", bytes(e->live_at_peak_bytes, e->live_unavailable));
     toon_set(o, "resize_count", num(e->resize_count));
     toon_set(o, "origin", origin(e->origin));
+    toon_set(o, "hot_lines", hot_lines(e, true));
     toon_set(o, "call_chains", chains(e, "bytes"));
     toon_set(o, "suggestions", suggestions(e));
     return o;
+}
+
+/* The top waiting call sites, never charged to a function. */
+static struct toon_value *waiting(const struct rank_report *r)
+{
+    if (r->cpu.waiting_samples == RANK_NA)
+        return toon_cstr("unavailable"); /* the launcher's fallback: nothing known */
+    struct toon_value *a = toon_array();
+    for (unsigned k = 0; k < r->n_waits; k++) {
+        const struct rank_wait *w = &r->waits[k];
+        struct toon_value *o = toon_object();
+        toon_set(o, "namespace", str(w->ns));
+        toon_set(o, "function", str(w->fn));
+        toon_set(o, "path", str(w->where.path));
+        toon_set(o, "line", num(w->where.line));
+        toon_set(o, "column", num(w->where.column));
+        toon_set(o, "samples", num(w->where.self_samples));
+        toon_set(o, "waiting_percent", hundredths(w->percent_hundredths));
+        toon_push(a, o);
+    }
+    return a;
 }
 
 static struct toon_value *capabilities(uint32_t bits)
@@ -196,6 +226,8 @@ struct toon_value *render_profile_value(const struct rank_report *r)
     toon_set(p, "eligible_bottlenecks", num(r->eligible));
     toon_set(p, "emitted_bottlenecks", num(r->emitted));
     toon_set(p, "truncated_bottlenecks", num(r->truncated));
+    if (cpu)
+        toon_set(p, "waiting", waiting(r));
     toon_set(p, "capabilities", capabilities(r->capabilities));
     return p;
 }

@@ -25,24 +25,41 @@ static int add(struct rank_entry *e, const char *rule, const char *fmt, ...)
     return 0;
 }
 
-int suggest_cpu(struct rank_entry *e)
-{
-    int nl = (int)e->ns.len, fl = (int)e->fn.len;
-    if ((unsigned __int128)e->secondary * 2 >= e->primary)
-        return add(e, "CPU_HIGH_SELF",
-                   "Inspect the reported hot lines in %.*s.%.*s; self work accounts for at "
-                   "least half of its samples.",
-                   nl, e->ns.ptr, fl, e->fn.ptr);
-    return add(e, "CPU_CALLEE_DOMINATED",
-               "Inspect the dominant call chain through %.*s.%.*s; its callees account for more "
-               "than half of its samples.",
-               nl, e->ns.ptr, fl, e->fn.ptr);
-}
-
 /* Formats hundredths with two decimals, as the templates ask: 34.10. */
 static void pct_text(uint64_t h, char *buf, size_t n)
 {
     snprintf(buf, n, "%llu.%02llu", (unsigned long long)(h / 100), (unsigned long long)(h % 100));
+}
+
+int suggest_cpu(struct rank_entry *e)
+{
+    int nl = (int)e->ns.len, fl = (int)e->fn.len;
+    if ((unsigned __int128)e->secondary * 2 >= e->primary) {
+        const struct rank_hot *h = e->n_hot > 0 ? &e->hot[0] : NULL;
+        if (h == NULL || h->line == RANK_NA)
+            return add(e, "CPU_HIGH_SELF",
+                       "Inspect the reported hot lines in %.*s.%.*s; self work accounts for at "
+                       "least half of its samples.",
+                       nl, e->ns.ptr, fl, e->fn.ptr);
+        return add(e, "CPU_HIGH_SELF",
+                   "Inspect the reported hot lines in %.*s.%.*s; self work accounts for at "
+                   "least half of its samples, the most at %.*s:%llu (%llu of %llu self sample%s).",
+                   nl, e->ns.ptr, fl, e->fn.ptr, (int)h->path.len, h->path.ptr,
+                   (unsigned long long)h->line, (unsigned long long)h->self_samples,
+                   (unsigned long long)e->secondary, e->secondary == 1 ? "" : "s");
+    }
+    if (e->callee_fn.ptr == NULL || e->n_chains == 0)
+        return add(e, "CPU_CALLEE_DOMINATED",
+                   "Inspect the dominant call chain through %.*s.%.*s; its callees account for "
+                   "more than half of its samples.",
+                   nl, e->ns.ptr, fl, e->fn.ptr);
+    char pct[32];
+    pct_text(rank_percent_hundredths(e->callee_samples, e->chains[0].weight), pct, sizeof pct);
+    return add(e, "CPU_CALLEE_DOMINATED",
+               "Inspect the dominant call chain through %.*s.%.*s; its callees account for more "
+               "than half of its samples; %.*s.%.*s takes %s%% of the samples on that chain.",
+               nl, e->ns.ptr, fl, e->fn.ptr, (int)e->callee_ns.len, e->callee_ns.ptr,
+               (int)e->callee_fn.len, e->callee_fn.ptr, pct);
 }
 
 int suggest_mem(struct rank_entry *e, uint32_t threshold_bp, uint64_t attributed_bytes)

@@ -59,6 +59,12 @@ static inline uint32_t wire_alloc_entry_stack(const uint8_t *p)
     return wire_get32(p + 46);
 }
 
+/* The leaf statement span of the ALLOC entry at p. */
+static inline struct wire_span wire_alloc_entry_span(const uint8_t *p)
+{
+    return (struct wire_span){wire_get32(p + 50), wire_get32(p + 54)};
+}
+
 /* The execution context, stack and span that end SAMPLE and ALLOC
  * entries, from their first byte. */
 static inline void wire_get_tail(const uint8_t *p, struct wire_exec *e, uint32_t *stack,

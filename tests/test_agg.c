@@ -176,7 +176,11 @@ START_TEST(numbers_only_report)
 END_TEST
 
 /* Runtime, waiting and unavailable samples only: the denominator is 0, so
- * no entry, no division; totals intact (4 recorded, 0 attributed). */
+ * no entry, no division; totals intact (4 recorded, 0 attributed).  The
+ * two waiting samples (stacks 1 main>f and 2 main>f>g, no span) are
+ * waiting call sites at f and g, one sample (50.00%) each, f first by
+ * name; no function bucket: CPU bytes are the two sites (24 each) and
+ * the index's 16 slots of 8 bytes, 48 + 128 = 176. */
 START_TEST(states_never_charged)
 {
     struct ev e = rec_setup();
@@ -199,7 +203,15 @@ START_TEST(states_never_charged)
     ck_assert_uint_eq(r.emitted, 0);
     ck_assert_uint_eq(r.truncated, 0);
     ck_assert_uint_eq(r.n_entries, 0);
-    ck_assert_uint_eq(agg_cpu_bytes(e.a), 0); /* no bucket was created */
+    ck_assert_uint_eq(r.n_waits, 2);
+    ck_assert_str_eq(r.waits[0].fn.ptr, "f");
+    ck_assert_str_eq(r.waits[1].fn.ptr, "g");
+    for (int k = 0; k < 2; k++) {
+        ck_assert_uint_eq(r.waits[k].where.self_samples, 1);
+        ck_assert_uint_eq(r.waits[k].percent_hundredths, 5000);
+        ck_assert_uint_eq(r.waits[k].where.line, RANK_NA);
+    }
+    ck_assert_uint_eq(agg_cpu_bytes(e.a), 176); /* no function bucket was created */
     rank_free(&r);
     agg_free(e.a);
 }

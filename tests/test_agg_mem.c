@@ -575,6 +575,53 @@ END_TEST
  * but its resize to 2^40 at grow needs the table too (2112 + 64 + 4096 >
  * 5000): it stops being tracked, so its free is expected as well;
  * allocated 8 + (2^40 - 8) = 2^40. */
+/* An ALLOC at stack `stack` whose leaf statement is [start, end). */
+static int alloc_at(struct ev *e, uint64_t id, uint64_t size, uint32_t stack, uint32_t start,
+                    uint32_t end)
+{
+    e->seq++;
+    struct wire_alloc x = {e->seq, WIRE_OP_ALLOCATE, id, EV_NA, size, {WIRE_NONE32, WIRE_NONE32, 0},
+                           stack,  {start, end}};
+    return agg_alloc(e->a, &x);
+}
+
+/* Allocation lines are charged to the retention budget.  Budget 2272:
+ * event 1 (id1 100 at make, "g()" 31-34, line 5:3) takes make's site
+ * bucket 56, its chain 8, the line 32 and the line index's 16 slots of
+ * 8 bytes (128), then the window 2048: 2272, exactly the budget.  Event
+ * 2 (id2 50, same statement) needs nothing new.  Event 3 (id3 30 at make,
+ * 14-17) needs a second line (32): refused; the profile is partial /
+ * retention_metadata_limit and id3 untracked.  By hand: make 3
+ * allocations, 180 bytes, one line 5:3 of 150 bytes / 2 allocations
+ * (event 3's bytes are in the site, in no line). */
+START_TEST(lines_charged)
+{
+    struct ev e = setup(2272);
+    ck_assert_int_eq(alloc_at(&e, 1, 100, 1, 31, 34), 0);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 2272);
+    ck_assert_int_eq(alloc_at(&e, 2, 50, 1, 31, 34), 0);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 2272);
+    ck_assert_int_eq(alloc_at(&e, 3, 30, 1, 14, 17), 0);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 2272);
+    ck_assert_int_eq(ev_mem_finish(&e), 0);
+    ck_assert_uint_eq(agg_error_count(e.a), 0);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_int_eq(r.status, AGG_PARTIAL);
+    ck_assert_int_eq(r.reason, AGG_REASON_RETENTION_METADATA_LIMIT);
+    ck_assert_uint_eq(r.n_entries, 1);
+    check_site(&r.entries[0], "make", 3, 180, 10000, RANK_NA, RANK_NA, RANK_NA, 0);
+    ck_assert_uint_eq(r.entries[0].n_hot, 1);
+    ck_assert_uint_eq(r.entries[0].hot[0].line, 5);
+    ck_assert_uint_eq(r.entries[0].hot[0].column, 3);
+    ck_assert_uint_eq(r.entries[0].hot[0].allocated_bytes, 150);
+    ck_assert_uint_eq(r.entries[0].hot[0].allocation_count, 2);
+    ck_assert_str_eq(r.entries[0].hot[0].code, "g()");
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
 START_TEST(full_sizes_charged)
 {
     const uint64_t T = UINT64_C(1) << 40;
@@ -691,6 +738,7 @@ Suite *agg_mem_suite(void)
     tcase_add_test(t, recursive_chain_to_outermost);
     tcase_add_test(t, id_errors);
     tcase_add_test(t, retention_budget);
+    tcase_add_test(t, lines_charged);
     tcase_add_test(t, cross_worker_free);
     tcase_add_test(t, interleavings);
     tcase_add_test(t, unattributed_and_retained);

@@ -25,6 +25,7 @@ static const struct {
     {"cpu-deep-waiting", "cpu-deep-waiting", NULL, NULL},
     {"cpu-states", "cpu-states", NULL, NULL},
     {"cpu-ties", "cpu-ties", NULL, NULL},
+    {"cpu-waiting", "cpu-waiting", NULL, NULL},
     {"cpu-threshold", "cpu-threshold", NULL, NULL},
     {"cpu-threshold", "cpu-threshold-66.66", "--profile-threshold", "66.66"},
     {"cpu-limit", "cpu-limit", NULL, NULL},
@@ -36,6 +37,7 @@ static const struct {
     {"mem-churn", "mem-churn", NULL, NULL},
     {"mem-zero", "mem-zero", NULL, NULL},
     {"mem-frees", "mem-frees", NULL, NULL},
+    {"mem-lines", "mem-lines", NULL, NULL},
     {"mem-peak", "mem-peak", NULL, NULL},
     {"mem-retained", "mem-retained", NULL, NULL},
     {"mem-budget", "mem-budget", NULL, NULL},
@@ -190,9 +192,11 @@ START_TEST(human_toon_parity)
                       "%s: human %s, toon %s", keys[k][1], h, t);
         free(h), free(t);
     }
-    /* 4 samples in 4 ms: 1000 Hz; f (1/2, self 1) ranks after main (2/2) */
-    ck_assert_ptr_nonnull(strstr(human, "\n#1  100.00%  self 1 / inclusive 2  p.main  "));
-    ck_assert_ptr_nonnull(strstr(human, "\n#2  50.00%  self 1 / inclusive 1  p.f  "));
+    /* 4 samples in 4 ms: 1000 Hz; f (1/2, self 1) ranks after main (2/2);
+     * each has 1 of the 2 attributed samples as self time: 50.00% */
+    ck_assert_ptr_nonnull(strstr(human, "\n#1  100.00%  self 1 (50.00%) / inclusive 2  p.main  "));
+    ck_assert_ptr_nonnull(strstr(human, "\n#2  50.00%  self 1 (50.00%) / inclusive 1  p.f  "));
+    ck_assert_ptr_nonnull(strstr(toon, "\n      self_percent: 50\n"));
     const char *m = strstr(toon, "namespace: p\n      function: main\n");
     const char *f = strstr(toon, "namespace: p\n      function: f\n");
     ck_assert(m && f && m < f);
@@ -222,6 +226,39 @@ static int run_profd(const char *const *args, struct tu_output *o)
 
 /* Flags are validated as DESIGN section 3 says: one line naming the
  * option and its range, exit 2, nothing read. */
+/* Byte counts as people read them, computed by hand: the largest unit
+ * whose value rounded to hundredths stays below 1024.00, with the exact
+ * count (the totals' labels already say bytes):
+ *   1023 -> 1023; 1024 -> 1.00 KiB; 1536 -> 1.50 KiB;
+ *   1048575 = 1023.999 KiB rounds to 1024.00, so 0.99999905 MiB: 1.00 MiB;
+ *   4083292014 = 3.80286 GiB; 2^64 - 1 = 16.0 EiB (less 2^-60). */
+START_TEST(human_sizes)
+{
+    struct rank_report r;
+    memset(&r, 0, sizeof r);
+    r.mode = WIRE_MODE_MEMORY;
+    r.status = AGG_COMPLETE;
+    r.termination = "returned";
+    r.backend = "b";
+    r.coverage = "jett_heap";
+    r.collector_error = "";
+    r.retention_budget = 1536;
+    r.mem =
+        (struct rank_mem_totals){1, 1, 1023, 1024, 1048575, 4083292014u, UINT64_MAX, false, false};
+    char *h;
+    size_t n;
+    ck_assert_int_eq(render_human(&r, &h, &n), 0);
+    ck_assert_ptr_nonnull(strstr(h, "retention metadata budget 1.50 KiB (1536 bytes)\n"));
+    ck_assert_ptr_nonnull(strstr(h, "\n  allocated bytes       1023\n"));
+    ck_assert_ptr_nonnull(strstr(h, "\n  freed bytes           1.00 KiB (1024)\n"));
+    ck_assert_ptr_nonnull(strstr(h, "\n  peak live bytes       1.00 MiB (1048575)\n"));
+    ck_assert_ptr_nonnull(strstr(h, "\n  retained bytes        3.80 GiB (4083292014)\n"));
+    ck_assert_ptr_nonnull(
+        strstr(h, "\n  attributed bytes      16.00 EiB (18446744073709551615)\n"));
+    free(h);
+}
+END_TEST
+
 START_TEST(replay_flags)
 {
     char *cap = tu_build_path("fixtures/cpu-simple.jcap");
@@ -366,6 +403,7 @@ Suite *render_suite(void)
     tcase_add_loop_test(t, fixture_toon, 0, n);
     tcase_add_loop_test(t, fixture_via_launcher, 0, n);
     tcase_add_test(t, human_toon_parity);
+    tcase_add_test(t, human_sizes);
     tcase_add_test(t, replay_flags);
     tcase_add_test(t, broken_captures);
     tcase_add_test(t, launcher_unsupported_and_broken);

@@ -159,7 +159,8 @@ static const char fallback_shape[] =
     "    dropped_ticks: unavailable\n    truncated_stacks: unavailable\n"
     "    observed_rate_hz: unavailable\n    wall_ms: #\n    process_cpu_ms: #\n"
     "  bottlenecks: []\n  eligible_bottlenecks: unavailable\n  emitted_bottlenecks: 0\n"
-    "  truncated_bottlenecks: unavailable\n  capabilities:\n    cpu_tick_source: true\n"
+    "  truncated_bottlenecks: unavailable\n  waiting: unavailable\n"
+    "  capabilities:\n    cpu_tick_source: true\n"
     "    safe_stack_capture: true\n    jett_runtime_thread_registration: true\n"
     "    task_attribution: false\n    source_spans: true\n    process_cpu_time: true\n"
     "    jett_heap_allocation_hooks: true\n    free_and_resize_events: true\n";

@@ -27,10 +27,15 @@ static struct ev split(int on_f, int on_main, uint8_t term)
     return e;
 }
 
+/* main's self samples are at 14-17, line 2 of two_fns; with split(3, 2)
+ * main's dominant chain is `app.core.main` (5 samples) and 3 of them go
+ * on to app.core.f: 60.00%. */
 static const char high_main[] = "Inspect the reported hot lines in app.core.main; self work "
-                                "accounts for at least half of its samples.";
+                                "accounts for at least half of its samples, the most at "
+                                "src/m.jett:2 (2 of 2 self samples).";
 static const char callee_main[] = "Inspect the dominant call chain through app.core.main; its "
-                                  "callees account for more than half of its samples.";
+                                  "callees account for more than half of its samples; "
+                                  "app.core.f takes 60.00% of the samples on that chain.";
 
 /* main: inclusive 4, self 2: 2 * 2 >= 4, exactly half: CPU_HIGH_SELF.
  * f: inclusive 2, self 2: CPU_HIGH_SELF.  One suggestion each. */

@@ -74,9 +74,53 @@ def split_name(name, names):
     raise SystemExit("no FUNC named " + name)
 
 
+# A byte count as the report prints it: "N byte(s)", or "X.YZ UNIT (N
+# bytes)" from 1 KiB up; the unit is read only to check it.
+SIZE = r"(?:\d+ bytes?|\d+\.\d\d [KMGTPE]iB \(\d+ bytes\))"
+UNITS = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+
+
+def size(text):
+    """The exact byte count of SIZE (or a bare total), checking that the
+    unit is the one jett-profile(7) gives it."""
+    if text == "unavailable":
+        return text
+    m = re.fullmatch(r"(\d+)(?: bytes?)?", text)
+    if m:
+        n = int(m.group(1))
+        assert n < 1024, text
+        assert not text.endswith("s") or n != 1, text
+        return n
+    m = re.fullmatch(r"(\d+)\.(\d\d) ([KMGTPE]iB) \((\d+)(?: bytes)?\)", text)
+    n, u = int(m.group(4)), UNITS.index(m.group(3))
+    d = 1024 ** (u + 1)
+    h = (n * 200 + d) // (2 * d)
+    below = (n * 200 + d // 1024) // (2 * d // 1024)  # the same at the unit below
+    assert n >= 1024 and (h < 102400 or u == 5) and (u == 0 or below >= 102400), text
+    assert h == int(m.group(1)) * 100 + int(m.group(2)), text
+    return n
+
+
+def count(text, noun):
+    """"1 NOUN" or "N NOUNs" (the plural only for other than one)."""
+    m = re.fullmatch(r"(\d+) " + noun + r"(s?)", text)
+    n = int(m.group(1))
+    assert (m.group(2) == "") == (n == 1), text
+    return n
+
+
+def unfold(chain):
+    """A chain's runs of one frame, "ns.fn ×N", written out."""
+    out = []
+    for seg in chain.split(" > "):
+        m = re.fullmatch(r"(.*) \u00d7(\d+)", seg)
+        out += [m.group(1)] * int(m.group(2)) if m else [seg]
+    return " > ".join(out)
+
+
 def split_loc(loc):
     """PATH:LINE[:COLUMN] with PATH possibly holding colons."""
-    if loc.startswith("unavailable:unavailable"):
+    if loc == "(no source)":
         return "unavailable", "unavailable", "unavailable"
     m = re.fullmatch(r"(.*):(\d+):(\d+)", loc)
     if m:
@@ -85,47 +129,69 @@ def split_loc(loc):
     return m.group(1), num(m.group(2)), None
 
 
+def name_loc(text, names):
+    """NAME  LOCATION (ORIGIN), or NAME  (no source)."""
+    m = re.fullmatch(r"(.*)  \(no source\)", text)
+    if m:
+        return split_name(unescape_human(m.group(1)), names), ("unavailable", "unavailable"), \
+            "unavailable"
+    m = re.fullmatch(r"(.*)  (\S.*) \((\w+)\)", text)
+    path, ln, _ = split_loc(unescape_human(m.group(2)))
+    return split_name(unescape_human(m.group(1)), names), (path, ln), m.group(3)
+
+
 def entry(line, names):
-    m = re.fullmatch(r"#(\d+)  ([\d.]+)%  self (\d+) / inclusive (\d+)  (.*)  (\S.*) \((\w+)\)",
-                     line)
-    ns, fn = split_name(unescape_human(m.group(5)), names)
-    path, ln, _ = split_loc(unescape_human(m.group(6)))
+    m = re.fullmatch(r"#(\d+)  ([\d.]+)%  self (\d+) \(([\d.]+)%\) / inclusive (\d+)  (.*)", line)
+    (ns, fn), (path, ln), origin = name_loc(m.group(6), names)
     return {"rank": int(m.group(1)), "namespace": ns, "function": fn, "path": path,
-            "line": ln, "inclusive_samples": int(m.group(4)), "self_samples": int(m.group(3)),
-            "cpu_percent": num(m.group(2)), "origin": m.group(7), "hot_lines": [],
-            "call_chains": [], "suggestions": []}
+            "line": ln, "inclusive_samples": int(m.group(5)), "self_samples": int(m.group(3)),
+            "cpu_percent": num(m.group(2)), "self_percent": num(m.group(4)), "origin": origin,
+            "hot_lines": [], "call_chains": [], "suggestions": []}
 
 
 def mem_entry(line, names):
-    m = re.fullmatch(r"#(\d+)  ([\d.]+)%  (\d+) bytes / (\d+) allocations  (.*)  (\S.*) \((\w+)\)",
-                     line)
-    ns, fn = split_name(unescape_human(m.group(5)), names)
-    path, ln, _ = split_loc(unescape_human(m.group(6)))
+    m = re.fullmatch(r"#(\d+)  ([\d.]+)%  (" + SIZE + r") / (\d+ allocations?)  (.*)", line)
+    (ns, fn), (path, ln), origin = name_loc(m.group(5), names)
     return {"rank": int(m.group(1)), "namespace": ns, "function": fn, "path": path,
-            "line": ln, "allocation_count": int(m.group(4)), "allocated_bytes": int(m.group(3)),
+            "line": ln, "allocation_count": count(m.group(4), "allocation"),
+            "allocated_bytes": size(m.group(3)),
             "allocation_percent": num(m.group(2)), "freed_bytes": None, "retained_bytes": None,
-            "live_at_peak_bytes": None, "resize_count": None, "origin": m.group(7),
-            "call_chains": [], "suggestions": []}
+            "live_at_peak_bytes": None, "resize_count": None, "origin": origin,
+            "hot_lines": [], "call_chains": [], "suggestions": []}
 
 
 def detail(e, line):
     if line.startswith("    freed "):
-        m = re.fullmatch(r"    freed (\w+), retained (\w+), live at peak (\w+), resizes (\w+)", line)
-        for k, g in zip(["freed_bytes", "retained_bytes", "live_at_peak_bytes", "resize_count"],
-                        m.groups()):
-            e[k] = num(g)
+        v = "(" + SIZE + "|unavailable)"
+        m = re.fullmatch(r"    freed " + v + ", retained " + v + ", live at peak " + v +
+                         r", resizes (\w+)", line)
+        for k, g in zip(["freed_bytes", "retained_bytes", "live_at_peak_bytes"], m.groups()):
+            e[k] = size(g)
+        e["resize_count"] = num(m.group(4))
     elif line.startswith("    hot line  "):
-        m = re.fullmatch(r"    hot line  (.*?)  (\d+) samples  (?:\| (.*?)(  \(redacted\))?|code unavailable)",
-                         line)
+        weight = r"(\d+ samples?)" if "self_samples" in e else \
+            r"(" + SIZE + r" / \d+ allocations?)"
+        m = re.fullmatch(r"    hot line  (.*?)  " + weight +
+                         r"  (?:\| (.*?)(  \(redacted\))?|code unavailable)", line)
         path, ln, col = split_loc(unescape_human(m.group(1)))
         code = m.group(3) if m.group(3) is not None else "unavailable"
-        e["hot_lines"].append({"path": path, "line": ln, "column": col if col else "unavailable",
-                               "self_samples": int(m.group(2)), "code": code,
-                               "source_redacted": m.group(4) is not None})
+        row = {"path": path, "line": ln, "column": col if col else "unavailable"}
+        if "self_samples" in e:
+            row["self_samples"] = count(m.group(2), "sample")
+        else:
+            b, n = m.group(2).rsplit(" / ", 1)
+            row["allocation_count"], row["allocated_bytes"] = count(n, "allocation"), size(b)
+        row.update({"code": code, "source_redacted": m.group(4) is not None})
+        e["hot_lines"].append(row)
     elif line.startswith("    chain     "):
-        m = re.fullmatch(r"    chain     (\d+) (samples|bytes)  (.*)", line)
-        e["call_chains"].append({m.group(2): int(m.group(1)),
-                                 "chain": unescape_human(m.group(3))})
+        if "self_samples" in e:
+            m = re.fullmatch(r"    chain     (\d+ samples?)  (.*)", line)
+            w = {"samples": count(m.group(1), "sample")}
+        else:
+            m = re.fullmatch(r"    chain     (" + SIZE + r")  (.*)", line)
+            w = {"bytes": size(m.group(1))}
+        w["chain"] = unfold(unescape_human(m.group(2)))
+        e["call_chains"].append(w)
     elif line.startswith("    suggest   "):
         rule, text = line[14:].split(": ", 1)
         e["suggestions"].append({"rule": rule, "text": unescape_human(text)})
@@ -135,13 +201,35 @@ def detail(e, line):
         raise SystemExit("unexpected line: " + line)
 
 
+def top_self(line, entries, names):
+    """A row of the self-time table repeats an entry's numbers: checked,
+    not kept (the TOON has them in the entry)."""
+    m = re.fullmatch(r"  (.*)  self (\d+ samples?)  ([\d.]+)%(?:  at (.*))?", line)
+    ns, fn = split_name(unescape_human(m.group(1)), names)
+    e = next(e for e in entries if (e["namespace"], e["function"]) == (ns, fn))
+    assert e["self_samples"] == count(m.group(2), "sample"), line
+    assert e["self_percent"] == num(m.group(3)), line
+
+
+def wait_row(line, names):
+    m = re.fullmatch(r"  (.*?)  ((?:\(no source\)|\S+))  (\d+ samples?)  ([\d.]+)% of waiting",
+                     line)
+    ns, fn = split_name(unescape_human(m.group(1)), names)
+    path, ln, col = split_loc(unescape_human(m.group(2)))
+    return {"namespace": ns, "function": fn, "path": path, "line": ln,
+            "column": col if col else "unavailable", "samples": count(m.group(3), "sample"),
+            "waiting_percent": num(m.group(4))}
+
+
 def mem_header(lines, p):
     m = re.fullmatch(r"config: threshold ([\d.]+)%, limit (\d+), retention metadata budget "
-                     r"(\d+) bytes", lines[3])
+                     r"(" + SIZE + ")", lines[3])
     p["config"] = {"threshold_basis_points": round(float(m.group(1)) * 100),
-                   "limit": int(m.group(2)), "retention_metadata_budget_bytes": int(m.group(3))}
-    p["totals"] = {key: num(next(l for l in lines if l.startswith("  " + label + " "))[24:])
-                   for label, key in MEM_TOTALS}
+                   "limit": int(m.group(2)), "retention_metadata_budget_bytes": size(m.group(3))}
+    p["totals"] = {}
+    for label, key in MEM_TOTALS:
+        v = next(l for l in lines if l.startswith("  " + label + " "))[24:]
+        p["totals"][key] = num(v) if key in ("allocation_count", "resize_count") else size(v)
 
 
 def status_lines(lines, p):
@@ -156,10 +244,10 @@ def status_lines(lines, p):
 
 def header(lines, p):
     m = re.fullmatch(r"config: rate (\d+) Hz, threshold ([\d.]+)%, limit (\d+), "
-                     r"CPU metadata budget (\d+) bytes", lines[3])
+                     r"CPU metadata budget (" + SIZE + ")", lines[3])
     p["config"] = {"requested_rate_hz": int(m.group(1)),
                    "threshold_basis_points": round(float(m.group(2)) * 100),
-                   "limit": int(m.group(3)), "cpu_metadata_budget_bytes": int(m.group(4))}
+                   "limit": int(m.group(3)), "cpu_metadata_budget_bytes": size(m.group(4))}
     totals = {}
     for label, key in TOTALS:
         line = next(l for l in lines if l.startswith("  " + label + " "))
@@ -174,16 +262,24 @@ def profile(capture, human):
     p = {"schema": "jett.profile.v1", "mode": "cpu" if cpu else "memory"}
     status_lines(lines, p)
     (header if cpu else mem_header)(lines, p)
-    entries, counts = [], None
+    entries, counts, waits, section = [], None, [], None
     for line in lines[17 if cpu else 12:]:
         if line.startswith("bottlenecks: "):
             counts = [int(x) for x in re.findall(r"\d+", line)]
         elif line.startswith("#"):
             entries.append((entry if cpu else mem_entry)(line, names))
+        elif line in ("top self time:", "waiting call sites:"):
+            section = line
+        elif section == "top self time:":
+            top_self(line, entries, names)
+        elif section == "waiting call sites:":
+            waits.append(wait_row(line, names))
         else:
             detail(entries[-1], line)
     p["bottlenecks"] = entries
     p["eligible_bottlenecks"], p["emitted_bottlenecks"], p["truncated_bottlenecks"] = counts
+    if cpu:
+        p["waiting"] = "unavailable" if p["totals"]["waiting_samples"] == "unavailable" else waits
     p["capabilities"] = {c: c in caps for c in CAPS}
     return {"profile": p}
 

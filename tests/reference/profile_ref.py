@@ -211,6 +211,11 @@ class Model:
         self.used, self.hot_cap, self.limited = 0, 0, False
         self.mem = dict(count=0, resizes=0, allocated=0, freed=0, attributed=0, live=0, peak=0)
         self.sites, self.live, self.mem_limited = {}, {}, False
+        # jett-profile(7): allocation lines, (ident, start) -> [bytes,
+        # allocations, end], 32 bytes each plus their index, sized as the
+        # hot-line index (16 slots, doubling at half full, both held
+        # while it resizes)
+        self.lines, self.line_cap = {}, 0
         # live records: a window of 8-byte slots for ids [win_base,
         # win_base + win_cap) and a table of 16-byte slots for older ids
         self.win_cap, self.win_base, self.win_n, self.table_cap, self.table_n = 0, 0, 0, 0, 0
@@ -283,6 +288,12 @@ class Model:
                 c["truncated"] += 1
         if state != "jett":
             c[state] += 1
+            if state == "waiting" and f["stack"] is not None:
+                # issue 21: a waiting call site, the leaf statement of the
+                # waiting sample's stack, kept as a hot line is (24 bytes
+                # in the same index) but charged to no function
+                leaf = self.nodes[int(f["stack"])][1][-1]
+                self.hot_line(("waiting", leaf), span(f["span"]) if leaf[2] is not None else None)
             return
         c["attributed"] += 1
         node = int(f["stack"])
@@ -310,8 +321,32 @@ class Model:
 
     # ---- memory ----
     def mem_fits(self, n):
-        return (self.used + self.win_cap * 8 + self.table_cap * 16 + self.wide_cap * 16 + n
-                <= self.budget_ret)
+        return (self.used + self.win_cap * 8 + self.table_cap * 16 + self.wide_cap * 16 +
+                self.line_cap * 8 + n <= self.budget_ret)
+
+    def line(self, ident, sp, n, create):
+        """Allocation pressure at the leaf statement, when the leaf has a
+        source and the span lies in it; a line that does not fit limits
+        the profile as a site bucket does."""
+        if ident is None or sp is None or ident[2] is None:
+            return
+        src = source_of(self, ident)
+        if not sp[0] <= sp[1] <= len(src.text):
+            return
+        key = (ident, sp[0])
+        if key not in self.lines:
+            k = len(self.lines)
+            after = 16 if self.line_cap == 0 else (self.line_cap * 2 if (k + 1) * 2 > self.line_cap
+                                                    else self.line_cap)
+            extra = 32 + (after * 8 if after != self.line_cap else 0)
+            if self.mem_limited or not self.mem_fits(extra):
+                self.mem_limited = True
+                return
+            self.used += 32
+            self.line_cap = after
+            self.lines[key] = [0, 0, sp[1]]
+        self.lines[key][0] += n
+        self.lines[key][1] += 1 if create else 0
 
     def wide_room(self, aid):
         """Room for the whole size of aid: its table grows as the table of
@@ -368,7 +403,7 @@ class Model:
             self.chain[chain] = 0
         self.chain[chain] += n
 
-    def pressure(self, ident, chain, n, create):
+    def pressure(self, ident, chain, n, create, sp):
         self.mem["allocated"] += n
         s = self.site(ident)
         if ident is not None:
@@ -377,6 +412,7 @@ class Model:
             s["allocated"] += n
             s["count" if create else "resizes"] += 1
         self.chain_bytes(chain, n)
+        self.line(ident, sp, n, create)
 
     def table_room(self):
         if (self.table_n + 1) * 4 <= self.table_cap * 3:
@@ -433,7 +469,7 @@ class Model:
             return
         self.max_id = aid
         self.mem["count"] += 1
-        self.pressure(ident, chain, size, True)
+        self.pressure(ident, chain, size, True, span(f["span"]))
         kept = not self.mem_limited
         if kept and size >= WIDE:
             kept = self.wide_room(aid)
@@ -453,7 +489,7 @@ class Model:
             return
         self.mem["resizes"] += 1
         if new > old:
-            self.pressure(ident, chain, new - old, False)
+            self.pressure(ident, chain, new - old, False, span(f["span"]))
         else:
             s = self.site(ident)
             if s:
@@ -556,13 +592,34 @@ def hot_rows(m, ident):
     return out
 
 
-def cpu_sugg(e, ident):
+def cpu_sugg(m, e, ident):
+    """The contract's rules, with issue 21's naming: CPU_HIGH_SELF names
+    the hottest reported line and its share of the self samples;
+    CPU_CALLEE_DOMINATED the callee taking most samples of the dominant
+    reported chain (the chain that continues it by one frame with the
+    most samples, ties by identity) and its share of that chain's."""
     name = (ident[0] + b"." + ident[1]).decode()
     if e["self_samples"] * 2 >= e["inclusive_samples"]:
-        return [{"rule": "CPU_HIGH_SELF", "text": "Inspect the reported hot lines in %s; self "
-                 "work accounts for at least half of its samples." % name}]
-    return [{"rule": "CPU_CALLEE_DOMINATED", "text": "Inspect the dominant call chain through "
-             "%s; its callees account for more than half of its samples." % name}]
+        text = "Inspect the reported hot lines in %s; self work accounts for at least half of " \
+               "its samples" % name
+        hot = e["hot_lines"][0] if e["hot_lines"] else None
+        if hot and hot["line"] != "unavailable":
+            text += ", the most at %s:%d (%d of %d self sample%s)" % (
+                hot["path"], hot["line"], hot["self_samples"], e["self_samples"],
+                "" if e["self_samples"] == 1 else "s")
+        return [{"rule": "CPU_HIGH_SELF", "text": text + "."}]
+    text = "Inspect the dominant call chain through %s; its callees account for more than " \
+           "half of its samples" % name
+    rows = [(c, w) for c, w in m.chain.items() if c[-1] == ident]
+    if rows:
+        dom, dw = min(rows, key=lambda cw: (-cw[1], [ident_key(i) for i in cw[0]]))
+        callees = [(c[-1], w) for c, w in m.chain.items() if len(c) == len(dom) + 1 and
+                   c[:-1] == dom and w > 0]
+        if callees:
+            callee, w = min(callees, key=lambda iw: (-iw[1], ident_key(iw[0])))
+            text += "; %s takes %s%% of the samples on that chain" % (
+                (callee[0] + b"." + callee[1]).decode(), two(hundredths(w, dw)))
+    return [{"rule": "CPU_CALLEE_DOMINATED", "text": text + "."}]
 
 
 def two(h):
@@ -608,11 +665,58 @@ def cpu_profile(m, p, st):
         e = entry_head(m, rank, ident)
         e.update({"inclusive_samples": m.fn[ident][0], "self_samples": m.fn[ident][1],
                   "cpu_percent": pct_value(hundredths(m.fn[ident][0], den)),
+                  "self_percent": pct_value(hundredths(m.fn[ident][1], den)),
                   "origin": origin_name(m, ident), "hot_lines": hot_rows(m, ident),
                   "call_chains": top_chains(m, ident, "samples")})
-        e["suggestions"] = suggestions(st, ident, lambda: cpu_sugg(e, ident))
+        e["suggestions"] = suggestions(st, ident, lambda: cpu_sugg(m, e, ident))
         out.append(e)
     return out, len(elig)
+
+
+def location(src, start):
+    """path, line and column of a leaf statement start (unavailable
+    without a source or a span)."""
+    row = {"path": src.path.decode() if src else "unavailable", "line": "unavailable",
+           "column": "unavailable"}
+    if src and start is not None:
+        line = src.line_of(start)
+        row["line"], row["column"] = line + 1, start - src.lines[line] + 1
+    return row
+
+
+def waiting_rows(m):
+    """Issue 21: the top three call sites of waiting samples, by samples,
+    then function identity, then position (unknown last), each with its
+    share of the waiting samples."""
+    rows = [(k[0][1], k[1], v[0]) for k, v in m.hot.items()
+            if isinstance(k[0], tuple) and len(k[0]) == 2 and k[0][0] == "waiting"]
+    rows.sort(key=lambda r: (-r[2], ident_key(r[0]), (1,) if r[1] is None else (0, r[1])))
+    out = []
+    for ident, start, n in rows[:3]:
+        row = {"namespace": ident[0].decode(), "function": ident[1].decode()}
+        row.update(location(source_of(m, ident), start))
+        row["samples"] = n
+        row["waiting_percent"] = pct_value(hundredths(n, m.cpu["waiting"]))
+        out.append(row)
+    return out
+
+
+def line_rows(m, ident):
+    """Issue 21: a memory entry's allocation lines, by allocated bytes,
+    then allocations, both descending, then position; at most three,
+    with the hot lines' redaction."""
+    src = source_of(m, ident)
+    rows = [(k[1], v) for k, v in m.lines.items() if k[0] == ident]
+    rows.sort(key=lambda r: (-r[1][0], -r[1][1], r[0]))
+    out = []
+    for start, (n, count, _) in rows[:3]:
+        row = location(src, start)
+        row.update({"allocation_count": count, "allocated_bytes": n, "code": "unavailable",
+                    "source_redacted": False})
+        if "source_spans" in m.caps:
+            row["code"], row["source_redacted"] = excerpt(src, src.line_of(start))
+        out.append(row)
+    return out
 
 
 def suggestions(st, ident, rules):
@@ -652,6 +756,7 @@ def mem_profile(m, p, st):
                   "retained_bytes": na if lim else s["live"],
                   "live_at_peak_bytes": na if lim else m.peak_snapshot.get(ident, 0),
                   "resize_count": s["resizes"], "origin": origin_name(m, ident),
+                  "hot_lines": line_rows(m, ident),
                   "call_chains": top_chains(m, ident, "bytes")})
         e["suggestions"] = suggestions(st, ident, lambda: mem_sugg(e, ident, thr, den))
         out.append(e)
@@ -670,6 +775,8 @@ def profile(m):
     p["bottlenecks"] = entries
     p["eligible_bottlenecks"], p["emitted_bottlenecks"] = n, len(entries)
     p["truncated_bottlenecks"] = n - len(entries)
+    if m.mode == "cpu":
+        p["waiting"] = waiting_rows(m)
     p["capabilities"] = {c: c in m.caps for c in CAPS}
     return {"profile": p}
 

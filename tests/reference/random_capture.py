@@ -145,6 +145,12 @@ def capture(seed):
             seq += 1
             stack = r.randrange(len(depth)) if r.random() < 0.9 else None
             st = "-" if stack is None else stack
+            # a leaf statement, mostly one of a few, so that lines repeat
+            sp = "-"
+            if stack is not None and funcs[stack_funcs[stack]] is not None and r.random() < 0.8:
+                n = len(srcs[funcs[stack_funcs[stack]]][2].encode("utf-8"))
+                a = r.randint(0, min(n, 6))
+                sp = "%d-%d" % (a, r.randint(a, n))
             op = r.choice(["allocate"] * 3 + ["resize", "free"]) if live else "allocate"
             if op == "allocate":
                 size = r.choice([0, 1, 8, 64, 100, 4096])
@@ -155,8 +161,8 @@ def capture(seed):
                 if total + size <= TOP:
                     live[next_id] = size
                     total += size
-                out.append("  ALLOC seq=%d op=allocate id=%d old=- new=%d task=- actor=- thread=%d stack=%s span=-"
-                           % (seq, next_id, size, r.randint(0, 2), st))
+                out.append("  ALLOC seq=%d op=allocate id=%d old=- new=%d task=- actor=- thread=%d stack=%s span=%s"
+                           % (seq, next_id, size, r.randint(0, 2), st, sp))
                 # mostly consecutive ids; a gap past the 256-id window moves
                 # the live records it passes to the table of older ids
                 next_id += r.choice([1] * 12 + [3, 100, 300])
@@ -165,8 +171,8 @@ def capture(seed):
                 old = live[aid]
                 if op == "free":
                     del live[aid]
-                    out.append("  ALLOC seq=%d op=free id=%d old=%d new=- task=- actor=- thread=%d stack=%s span=-"
-                               % (seq, aid, old, r.randint(0, 2), st))
+                    out.append("  ALLOC seq=%d op=free id=%d old=%d new=- task=- actor=- thread=%d stack=%s span=%s"
+                               % (seq, aid, old, r.randint(0, 2), st, sp))
                 else:
                     new = r.choice([0, 2, 50, old + 10, max(0, old - 5)])
                     if huge and r.random() < 0.3:
@@ -176,8 +182,8 @@ def capture(seed):
                     if total + max(new - old, 0) <= TOP:  # else refused: the size stays
                         live[aid] = new
                         total += max(new - old, 0)
-                    out.append("  ALLOC seq=%d op=resize id=%d old=%d new=%d task=- actor=- thread=%d stack=%s span=-"
-                               % (seq, aid, old, new, r.randint(0, 2), st))
+                    out.append("  ALLOC seq=%d op=resize id=%d old=%d new=%d task=- actor=- thread=%d stack=%s span=%s"
+                               % (seq, aid, old, new, r.randint(0, 2), st, sp))
     out.append("END")
     coal, drop = r.randint(0, 5), r.randint(0, 5)
     req = (seq + coal + drop) if mode == "cpu" else 0
