@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,10 +22,12 @@ struct collector {
     atomic_bool capture_waiting; /* the writer waits for the capture */
     pthread_t writer;
     bool started;
-    struct wire_decoder *in; /* daemon -> launcher records */
+    pthread_mutex_t nap_lock; /* the writer's nap, cut short by stop */
+    pthread_cond_t nap_cond;
+    atomic_uint_fast64_t frames; /* EVENTS frames sent */
+    struct wire_decoder *in;     /* daemon -> launcher records */
     uint8_t inbuf[65536];
     size_t in_pos, in_len;
-    uint8_t *batch;
     msgpack_sbuffer out;
     char error[160];
     bool capture_finished;   /* FINISH reached the capture */
@@ -51,13 +54,20 @@ struct collector *collector_new(int sock, int capture_fd, size_t ring_bytes, uin
         return NULL;
     c->sock = sock, c->capture_fd = capture_fd, c->stall_ns = stall_ns;
     c->in = wire_decoder_new(WIRE_TO_LAUNCHER);
-    c->batch = malloc(COLLECTOR_FRAME);
-    if (!c->in || !c->batch || evring_init(&c->ring, ring_bytes) != 0) {
+    pthread_condattr_t ca;
+    bool cond_ok = pthread_condattr_init(&ca) == 0;
+    cond_ok = cond_ok && pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 &&
+              pthread_cond_init(&c->nap_cond, &ca) == 0;
+    if (!c->in || !cond_ok || evring_init(&c->ring, ring_bytes) != 0) {
+        if (cond_ok)
+            pthread_cond_destroy(&c->nap_cond);
         wire_decoder_free(c->in);
-        free(c->batch);
         free(c);
         return NULL;
     }
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&c->nap_lock, NULL);
+    atomic_init(&c->frames, 0);
     msgpack_sbuffer_init(&c->out);
     atomic_init(&c->failed, false);
     atomic_init(&c->stop, false);
@@ -71,20 +81,36 @@ struct collector *collector_new(int sock, int capture_fd, size_t ring_bytes, uin
     return c;
 }
 
+/* Stops the writer, which ships what the ring holds first. */
+static void stop_writer(struct collector *c)
+{
+    if (!c->started)
+        return;
+    pthread_mutex_lock(&c->nap_lock);
+    atomic_store(&c->stop, true);
+    pthread_cond_signal(&c->nap_cond);
+    pthread_mutex_unlock(&c->nap_lock);
+    pthread_join(c->writer, NULL);
+    c->started = false;
+}
+
 void collector_free(struct collector *c)
 {
     if (!c)
         return;
-    if (c->started) {
-        atomic_store(&c->stop, true);
-        pthread_join(c->writer, NULL);
-    }
+    stop_writer(c);
     close(c->sock);
     wire_decoder_free(c->in);
     evring_destroy(&c->ring);
     msgpack_sbuffer_destroy(&c->out);
-    free(c->batch);
+    pthread_cond_destroy(&c->nap_cond);
+    pthread_mutex_destroy(&c->nap_lock);
     free(c);
+}
+
+uint64_t collector_frames_sent(const struct collector *c)
+{
+    return atomic_load(&((struct collector *)c)->frames);
 }
 
 bool collector_reserve(struct collector *c, size_t n)
@@ -133,83 +159,138 @@ static void wait_writable(int fd)
     poll(&pfd, 1, 50);
 }
 
-/* Writes to the capture under the socket's rule: no progress for the
- * stall limit gives it up.  0, or -1 with the
- * reason kept and no more writes (the run goes on; the daemon still gets
- * every frame). */
-static int capture_write(struct collector *c, const uint8_t *p, size_t len)
+/* Drops the first `done` bytes of a vector (what a write took). */
+static void iov_skip(struct iovec **iov, int *n, size_t done)
 {
+    while (*n > 0 && done >= (*iov)->iov_len) {
+        done -= (*iov)->iov_len;
+        (*iov)++, (*n)--;
+    }
+    if (*n > 0 && done > 0) {
+        (*iov)->iov_base = (uint8_t *)(*iov)->iov_base + done;
+        (*iov)->iov_len -= done;
+    }
+}
+
+enum write_end { WRITE_DONE, WRITE_ERROR, WRITE_ZERO, WRITE_STALL, WRITE_INTERRUPTED };
+
+/* Writes a vector of at most COLLECTOR_IOV pieces to fd without blocking:
+ * a partial write goes on from where it stopped, and while fd takes
+ * nothing the writer polls, giving up after the stall limit without
+ * progress.  `waiting` (if any) is set while it polls; *err gets errno
+ * for WRITE_ERROR. */
+static enum write_end write_vector(struct collector *c, int fd, bool sock, const struct iovec *v,
+                                   int n, atomic_bool *waiting, int *err)
+{
+    struct iovec copy[COLLECTOR_IOV], *iov = copy;
+    memcpy(copy, v, (size_t)n * sizeof *v);
     uint64_t last = mono_ns();
-    while (len > 0) {
-        ssize_t n = write(c->capture_fd, p, len);
-        if (n > 0) {
-            p += n, len -= (size_t)n, last = mono_ns();
-            continue;
-        }
-        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-            snprintf(c->capture_error, sizeof c->capture_error, "%s", strerror(errno));
+    enum write_end end = WRITE_DONE;
+    while (n > 0) {
+        if (sock && collector_failed(c)) {
+            end = WRITE_INTERRUPTED; /* failed already: nothing more goes out */
             break;
         }
-        if (n == 0) {
-            snprintf(c->capture_error, sizeof c->capture_error, "nothing could be written");
+        ssize_t w;
+        if (sock) {
+            struct msghdr m = {.msg_iov = iov, .msg_iovlen = (size_t)n};
+            w = sendmsg(fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+        } else {
+            w = writev(fd, iov, n);
+        }
+        if (w > 0) {
+            iov_skip(&iov, &n, (size_t)w), last = mono_ns();
+            continue;
+        }
+        if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            end = WRITE_ERROR, *err = errno;
+            break;
+        }
+        if (w == 0) {
+            end = WRITE_ZERO;
             break;
         }
         if (mono_ns() - last > c->stall_ns) {
-            snprintf(c->capture_error, sizeof c->capture_error, "no progress for %llu s",
-                     (unsigned long long)(c->stall_ns / 1000000000ull));
+            end = WRITE_STALL;
             break;
         }
         if (interrupted(c)) {
-            snprintf(c->capture_error, sizeof c->capture_error, "interrupted");
+            end = WRITE_INTERRUPTED;
             break;
         }
-        atomic_store(&c->capture_waiting, true);
-        wait_writable(c->capture_fd);
+        if (waiting)
+            atomic_store(waiting, true);
+        wait_writable(fd);
     }
-    atomic_store(&c->capture_waiting, false);
-    if (len == 0)
-        return 0;
+    if (waiting)
+        atomic_store(waiting, false);
+    return end;
+}
+
+/* Writes to the capture under the socket's rule: no progress for the
+ * stall limit gives it up.  A capture given up keeps the reason and gets
+ * no more writes (the run goes on; the daemon still gets every frame). */
+static void capture_writev(struct collector *c, const struct iovec *iov, int n)
+{
+    int err = 0;
+    switch (write_vector(c, c->capture_fd, false, iov, n, &c->capture_waiting, &err)) {
+    case WRITE_DONE:
+        return;
+    case WRITE_ERROR:
+        snprintf(c->capture_error, sizeof c->capture_error, "%s", strerror(err));
+        break;
+    case WRITE_ZERO:
+        snprintf(c->capture_error, sizeof c->capture_error, "nothing could be written");
+        break;
+    case WRITE_STALL:
+        snprintf(c->capture_error, sizeof c->capture_error, "no progress for %llu s",
+                 (unsigned long long)(c->stall_ns / 1000000000ull));
+        break;
+    case WRITE_INTERRUPTED:
+        snprintf(c->capture_error, sizeof c->capture_error, "interrupted");
+        break;
+    }
     c->capture_fd = -1; /* its owner closes it */
-    return -1;
 }
 
 /* Writes to the socket without blocking for longer than the stall limit
- * without progress.  0, or -1 after marking the collector failed. */
-static int sock_write(struct collector *c, const uint8_t *p, size_t len)
+ * without progress; a failure marks the collector failed. */
+static void sock_writev(struct collector *c, const struct iovec *iov, int n)
 {
-    uint64_t last = mono_ns();
-    while (len > 0 && !collector_failed(c)) {
-        ssize_t n = send(c->sock, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n > 0) {
-            p += n, len -= (size_t)n, last = mono_ns();
-            continue;
-        }
-        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-            fail(c, "the socket to jett-profd failed");
-            return -1;
-        }
-        if (mono_ns() - last > c->stall_ns) {
-            fail(c, "jett-profd made no progress");
-            return -1;
-        }
-        if (interrupted(c))
-            return -1;
-        wait_writable(c->sock);
+    int err;
+    switch (write_vector(c, c->sock, true, iov, n, NULL, &err)) {
+    case WRITE_DONE:
+    case WRITE_INTERRUPTED: /* the collector failed already */
+        return;
+    case WRITE_ERROR:
+    case WRITE_ZERO:
+        fail(c, "the socket to jett-profd failed");
+        return;
+    case WRITE_STALL:
+        fail(c, "jett-profd made no progress");
+        return;
     }
+}
+
+/* Sends a vector to the capture and the daemon (unless failed).  -1 when
+ * the collector failed: a capture given up is kept apart
+ * (collector_capture_error). */
+static int send_vector(struct collector *c, const struct iovec *iov, int n)
+{
+    if (c->capture_fd >= 0)
+        capture_writev(c, iov, n);
+    if (!collector_failed(c))
+        sock_writev(c, iov, n);
     return collector_failed(c) ? -1 : 0;
 }
 
-/* Sends the frames in c->out to the capture and the daemon (unless
- * failed), then clears them.  -1 when the collector failed: a capture
- * given up is kept apart (collector_capture_error). */
+/* Sends the frames in c->out, then clears them. */
 static int flush_out(struct collector *c)
 {
-    if (c->capture_fd >= 0)
-        capture_write(c, (const uint8_t *)c->out.data, c->out.size);
-    if (!collector_failed(c))
-        sock_write(c, (const uint8_t *)c->out.data, c->out.size);
+    struct iovec iov = {c->out.data, c->out.size};
+    int rc = send_vector(c, &iov, c->out.size > 0);
     msgpack_sbuffer_clear(&c->out);
-    return collector_failed(c) ? -1 : 0;
+    return rc;
 }
 
 /* Waits for one daemon record; 1 with *rec (valid until the next call),
@@ -277,41 +358,79 @@ int collector_send_func(struct collector *c, const struct wire_func *f)
     return flush_out(c);
 }
 
-/* Moves whole entries from the ring into one EVENTS frame; false when the
- * ring was empty. */
-static bool ship_batch(struct collector *c)
+/* Sends whole entries from the ring, where they lie, as one EVENTS
+ * frame (its header, then the run in one or two pieces), then gives
+ * their space back. */
+static void ship_batch(struct collector *c)
 {
-    uint32_t count;
-    size_t n = evring_take(&c->ring, c->batch, COLLECTOR_FRAME - 16, &count);
+    struct evring_run run;
+    size_t n = evring_peek(&c->ring, COLLECTOR_FRAME - WIRE_EVENTS_HEADER_MAX, &run);
     if (n == 0)
-        return false;
-    if (wire_encode_events(&c->out, count, c->batch, n) == 0)
-        flush_out(c);
-    return true;
+        return;
+    uint8_t head[WIRE_EVENTS_HEADER_MAX];
+    struct iovec iov[COLLECTOR_IOV] = {{head, wire_encode_events_header(head, run.count, n)},
+                                       {(void *)run.piece[0], run.len[0]},
+                                       {(void *)run.piece[1], run.len[1]}};
+    send_vector(c, iov, run.len[1] ? 3 : 2);
+    evring_release(&c->ring, n);
+    atomic_fetch_add(&c->frames, 1);
 }
 
-/* Ships batches until stopped.  While the ring has data the writer never
- * sleeps; once it is empty, naps grow from 1 ms to 8 ms, so that a CPU
- * profile (one sample a millisecond) wakes it at most once per sample and
- * an idle run costs almost nothing.  A producer that fills the ring in
- * the meantime waits for it (memory events) or drops (CPU samples). */
+/* Naps up to ns, or until the collector is stopped. */
+static void nap(struct collector *c, uint64_t ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t at = (uint64_t)ts.tv_nsec + ns;
+    ts.tv_sec += (time_t)(at / 1000000000ull), ts.tv_nsec = (long)(at % 1000000000ull);
+    pthread_mutex_lock(&c->nap_lock);
+    if (!atomic_load(&c->stop))
+        pthread_cond_timedwait(&c->nap_cond, &c->nap_lock, &ts);
+    pthread_mutex_unlock(&c->nap_lock);
+}
+
+/* Ships frames until stopped.  A full frame's worth goes at once; less
+ * waits until COLLECTOR_FLUSH_NS after the last frame, so that a CPU
+ * profile (a sample a millisecond) wakes the writer and the daemon about
+ * a hundred times a second, not a thousand.  Between frames the writer
+ * naps until the ring should hold a full frame at the rate it has been
+ * filling, or until the flush is due: a heap profile's writer wakes about
+ * once per full frame, and the ring (4 MiB, 64 frames) absorbs an
+ * estimate that is short.  A producer that fills the ring waits for the
+ * writer (memory events) or drops (CPU samples).  Stopping ships
+ * everything left. */
 static void *writer_main(void *arg)
 {
     struct collector *c = arg;
     pthread_setname_np(pthread_self(), "jett-writer");
-    long nap_ns = 1000000;
+    size_t cap4 = c->ring.cap / 4, full = COLLECTOR_FRAME - WIRE_EVENTS_HEADER_MAX;
+    if (cap4 < full)
+        full = cap4; /* a small ring must not wait for more than it holds */
+    uint64_t last_flush = mono_ns(), seen_at = last_flush;
+    size_t seen = 0;
     for (;;) {
         bool stopping = atomic_load(&c->stop);
-        if (ship_batch(c)) {
-            nap_ns = 1000000;
+        size_t used = evring_used(&c->ring);
+        uint64_t now = mono_ns();
+        if (used > 0 && (used >= full || stopping || now - last_flush >= COLLECTOR_FLUSH_NS)) {
+            ship_batch(c);
+            last_flush = now;
+            seen = evring_used(&c->ring), seen_at = mono_ns();
             continue;
         }
         if (stopping)
             break;
-        struct timespec nap = {0, nap_ns};
-        nanosleep(&nap, NULL);
-        if (nap_ns < 8000000)
-            nap_ns *= 2;
+        uint64_t wait = last_flush + COLLECTOR_FLUSH_NS > now
+                            ? last_flush + COLLECTOR_FLUSH_NS - now
+                            : COLLECTOR_FLUSH_NS;
+        if (used > seen && now > seen_at) {
+            /* ns until a full frame at the rate since the last look */
+            double fill = (double)(full - used) * (double)(now - seen_at) / (double)(used - seen);
+            if (fill < (double)wait)
+                wait = fill > (double)COLLECTOR_MIN_NAP_NS ? (uint64_t)fill : COLLECTOR_MIN_NAP_NS;
+        }
+        seen = used, seen_at = now;
+        nap(c, wait);
     }
     return NULL;
 }
@@ -372,11 +491,7 @@ int collector_finish(struct collector *c, struct wire_finish *fin, int timeout_m
                      struct collector_result *out)
 {
     memset(out, 0, sizeof *out);
-    if (c->started) {
-        atomic_store(&c->stop, true);
-        pthread_join(c->writer, NULL);
-        c->started = false;
-    }
+    stop_writer(c);
     fin->collector_failure = fin->collector_failure || collector_failed(c);
     if (wire_encode_finish(&c->out, fin) == 0) {
         bool to_capture = c->capture_fd >= 0;

@@ -5,7 +5,9 @@
  * the run manifest (SOURCE and FUNC), then starts the writer thread.  The
  * runtime thread appends hot-event entries to the ring; the writer ships
  * them in EVENTS frames of at most COLLECTOR_FRAME bytes to the socket and,
- * when asked, to a capture file.  At termination collector_finish drains
+ * when asked, to a capture file, writing each entry from the ring where it
+ * lies (no intermediate copy), a full frame at once and anything less
+ * within COLLECTOR_FLUSH_NS.  At termination collector_finish drains
  * the ring, sends FINISH and reads RESULT.
  *
  * Failure is sticky and never blocks the program: once the socket fails or
@@ -30,6 +32,10 @@
 #define COLLECTOR_FRAME (64u << 10)
 #define COLLECTOR_RING (4u << 20)
 #define COLLECTOR_STALL_NS (5000000000ull)
+/* Entries short of a full frame wait at most this long for the next. */
+#define COLLECTOR_FLUSH_NS (10000000ull)
+#define COLLECTOR_MIN_NAP_NS (50000ull)
+#define COLLECTOR_IOV 3 /* an EVENTS frame: header, and the run in 1-2 pieces */
 
 struct collector;
 
@@ -84,6 +90,10 @@ struct collector_result {
 int collector_finish(struct collector *c, struct wire_finish *fin, int timeout_ms,
                      struct collector_result *out);
 void collector_result_free(struct collector_result *r);
+
+/* EVENTS frames sent so far (each one write to the socket, and to the
+ * capture): how often the writer and the daemon wake. */
+uint64_t collector_frames_sent(const struct collector *c);
 
 /* Why the collector failed ("" while it has not). */
 const char *collector_error(const struct collector *c);

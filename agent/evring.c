@@ -31,28 +31,23 @@ static size_t entry_size(uint8_t kind)
                                        : WIRE_ALLOC_SIZE;
 }
 
-size_t evring_take(struct evring *r, uint8_t *dst, size_t max, uint32_t *count)
+size_t evring_peek(struct evring *r, size_t max, struct evring_run *run)
 {
     size_t head = atomic_load_explicit(&r->head, memory_order_acquire);
     size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
     size_t mask = r->cap - 1, n = 0;
-    /* Whole entries only: find the boundary by the kind bytes, then copy
-     * the run in one or two pieces. */
-    *count = 0;
+    /* Whole entries only: find the boundary by the kind bytes. */
+    run->count = 0;
     while (tail + n < head) {
         size_t size = entry_size(r->buf[(tail + n) & mask]);
         if (n + size > max)
             break;
         n += size;
-        (*count)++;
+        run->count++;
     }
     size_t at = tail & mask, first = r->cap - at;
-    if (first >= n) {
-        memcpy(dst, r->buf + at, n);
-    } else {
-        memcpy(dst, r->buf + at, first);
-        memcpy(dst + first, r->buf, n - first);
-    }
-    atomic_store_explicit(&r->tail, tail + n, memory_order_release);
+    run->piece[0] = r->buf + at, run->piece[1] = r->buf;
+    run->len[0] = first >= n ? n : first;
+    run->len[1] = n - run->len[0];
     return n;
 }

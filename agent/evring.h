@@ -5,7 +5,8 @@
  *
  * The producer never allocates, locks or makes a system call: an append
  * is two relaxed/acquire loads, a copy and a release store.  The consumer
- * takes whole entries only, reading each entry's kind byte for its size.
+ * takes whole entries only, reading each entry's kind byte for its size,
+ * and sends them from where they lie before releasing their space.
  */
 #ifndef JETT_AGENT_EVRING_H
 #define JETT_AGENT_EVRING_H
@@ -62,9 +63,25 @@ static inline size_t evring_used(struct evring *r)
     return head - tail;
 }
 
-/* Consumer: copies whole entries, at most `max` bytes, into dst and
- * releases their space; *count gets the number of entries.  Returns the
- * bytes copied. */
-size_t evring_take(struct evring *r, uint8_t *dst, size_t max, uint32_t *count);
+/* A run of whole entries where it lies in the ring: one piece, or two
+ * when it wraps past the end of the buffer. */
+struct evring_run {
+    const uint8_t *piece[2];
+    size_t len[2];
+    uint32_t count; /* entries */
+};
+
+/* Consumer: the longest run of whole entries waiting, at most `max`
+ * bytes.  Returns its bytes (0 when none fits); they stay in place, and
+ * the producer cannot overwrite them, until evring_release. */
+size_t evring_peek(struct evring *r, size_t max, struct evring_run *run);
+
+/* Consumer: gives the first n bytes waiting (a run that was peeked) back
+ * to the producer. */
+static inline void evring_release(struct evring *r, size_t n)
+{
+    size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    atomic_store_explicit(&r->tail, tail + n, memory_order_release);
+}
 
 #endif

@@ -1,5 +1,6 @@
-/* jett profile diff BASE NEW [--agent]: per-function change between two
- * captures of the same mode. */
+/* jett profile diff BASE NEW [--agent | --format svg [-o PATH]]:
+ * per-function change between two captures of the same mode, as a table,
+ * a TOON document or a differential flame graph. */
 #include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
@@ -11,6 +12,8 @@
 #include "cli/cli.h"
 #include "proto/util/readfile.h"
 #include "daemon/diff.h"
+#include "daemon/export/flame_diff.h"
+#include "daemon/export/fold.h"
 #include "daemon/feed.h"
 
 /* One capture of the diff, read on its own thread: what it yields, or
@@ -20,7 +23,9 @@ struct side {
     const char *path;
     struct rank_report rep;
     struct diff_sides sides;
-    int rc; /* 0, 1 for a bad capture, 2 for an unreadable file */
+    bool want_fold;    /* NEW of a differential flame graph */
+    struct fold *fold; /* its stacks, taken before the aggregation goes */
+    int rc;            /* 0, 1 for a bad capture, 2 for an unreadable file */
     char msg[600];
 };
 
@@ -38,12 +43,17 @@ static int aggregate(struct side *s, struct agg **g)
         return side_fail(s, CLI_EXIT_USAGE, err);
     *g = agg_new();
     bool ready = c.r && *g;
+    if (ready && s->want_fold)
+        agg_keep_detail(*g);
     int rc = ready ? feed_capture(*g, c.r, err, sizeof err) : 1;
     cli_capture_close(&c);
     if (rc != 0)
         return side_fail(s, CLI_EXIT_BAD_INPUT, ready ? err : "out of memory");
     agg_end(*g);
     agg_release_records(*g);
+    if (s->want_fold && fold_of_agg(*g, FOLD_WEIGHT_DEFAULT, FOLD_NAMES_EXACT, &s->fold, err,
+                                    sizeof err) != FOLD_OK)
+        return side_fail(s, CLI_EXIT_BAD_INPUT, err);
     struct rank_options opt = diff_rank_options();
     if (rank_build(*g, &opt, &s->rep) != 0 || rank_detach(&s->rep) != 0)
         return side_fail(s, CLI_EXIT_BAD_INPUT, "out of memory");
@@ -100,8 +110,31 @@ static void load_both(struct side *s)
         load(&s[1]);
 }
 
+/* The differential flame graph, to standard output or written whole to
+ * `out` (a failure leaves no partial file). */
+static int write_flame(const struct fold *neu, const struct diff *d, const char *out)
+{
+    char *buf = NULL, err[256];
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    int rc = m ? flame_diff_write_svg(neu, d, m) : -1;
+    if (m && fclose(m) != 0)
+        rc = -1;
+    if (rc != 0) {
+        free(buf);
+        fprintf(stderr, "jett: profile diff: cannot render: out of memory\n");
+        return CLI_EXIT_BAD_INPUT;
+    }
+    if (out && cli_write_file_atomic(out, buf, len, err, sizeof err) != 0)
+        rc = cli_usage_error("%s: cannot write: %s", out, err);
+    else if (!out)
+        fwrite(buf, 1, len, stdout);
+    free(buf);
+    return rc;
+}
+
 static int print_diff(struct rank_report *b, struct diff_sides *bs, struct rank_report *n,
-                      struct diff_sides *ns, bool agent)
+                      struct diff_sides *ns, bool agent, const struct fold *neu, const char *out)
 {
     struct diff d;
     char err[256], *text = NULL;
@@ -114,6 +147,11 @@ static int print_diff(struct rank_report *b, struct diff_sides *bs, struct rank_
     diff_sides_free(bs);
     diff_sides_free(ns);
     int rc;
+    if (neu) {
+        rc = write_flame(neu, &d, out);
+        diff_free(&d);
+        return rc;
+    }
     if (agent) {
         /* the tree holds copies: rows and reports (the caller's, freed
          * again harmlessly) go before the text */
@@ -140,58 +178,100 @@ static int print_diff(struct rank_report *b, struct diff_sides *bs, struct rank_
 }
 
 static const char diff_usage_text[] =
-    "usage: jett profile diff BASE NEW [--agent]\n"
+    "usage: jett profile diff BASE NEW [--agent | --format svg [-o PATH]]\n"
     "\n"
     "Compare two captures of one mode function by function: rows ordered by the\n"
     "change in self samples (CPU) or allocated bytes (memory), totals compared,\n"
     "each CPU change tested against sampling noise (see jett-profile(7)).\n"
     "One of BASE and NEW may be '-' for standard input.\n"
     "\n"
-    "  --agent      a jett.profile-diff.v2 TOON document instead of the table\n"
-    "  -h, --help   print this help\n";
+    "  --agent       a jett.profile-diff.v2 TOON document instead of the table\n"
+    "  --format svg  NEW's flame graph, each frame coloured by its change: red\n"
+    "                grew, blue shrank, grey unchanged or within noise\n"
+    "  -o PATH       write the flame graph to PATH instead of standard output\n"
+    "  -h, --help    print this help\n";
+
+struct diff_opts {
+    const char *paths[2];
+    int np;
+    bool agent;
+    const char *format, *out;
+};
+
+/* A value option (--format, -o): 0, or a usage status. */
+static int value_opt(int argc, char **argv, int *i, const char **slot)
+{
+    if (*slot)
+        return cli_usage_error("profile diff: %s is given more than once", argv[*i]);
+    if (*i + 1 == argc)
+        return cli_usage_error("profile diff: %s needs a value", argv[*i]);
+    *slot = argv[++*i];
+    return 0;
+}
+
+static int parse_diff(int argc, char **argv, struct diff_opts *o)
+{
+    for (int i = 1; i < argc; i++) {
+        int rc = 0;
+        if (strcmp(argv[i], "--agent") == 0) {
+            if (o->agent)
+                return cli_usage_error("profile diff: --agent is given more than once");
+            o->agent = true;
+        } else if (strcmp(argv[i], "--format") == 0) {
+            rc = value_opt(argc, argv, &i, &o->format);
+        } else if (strcmp(argv[i], "-o") == 0) {
+            rc = value_opt(argc, argv, &i, &o->out);
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            static const char *const known[] = {"--agent", "--format", "-o", "--help", "-h"};
+            return cli_unknown_word("profile diff", "option", argv[i], known, 5);
+        } else if (o->np == 2) {
+            return cli_usage_error("profile diff: expected two captures, BASE and NEW");
+        } else {
+            o->paths[o->np++] = argv[i];
+        }
+        if (rc != 0)
+            return rc;
+    }
+    if (o->np != 2)
+        return cli_usage_error("profile diff: expected two captures, BASE and NEW");
+    if (o->format && strcmp(o->format, "svg") != 0)
+        return cli_usage_error("profile diff: --format must be svg, not '%s'", o->format);
+    if (o->format && o->agent)
+        return cli_usage_error("profile diff: --agent and --format svg are two outputs: give one");
+    if (o->out && !o->format)
+        return cli_usage_error("profile diff: -o applies to --format svg");
+    if (strcmp(o->paths[0], "-") == 0 && strcmp(o->paths[1], "-") == 0)
+        return cli_usage_error("profile diff: only one capture can come from standard input");
+    return 0;
+}
 
 int cli_profile_diff(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
         if (cli_is_help(argv[i]))
             return fputs(diff_usage_text, stdout), CLI_EXIT_OK;
-    const char *paths[2] = {NULL, NULL};
-    bool agent = false;
-    int np = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--agent") == 0) {
-            if (agent)
-                return cli_usage_error("profile diff: --agent is given more than once");
-            agent = true;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            static const char *const known[] = {"--agent", "--help", "-h"};
-            return cli_unknown_word("profile diff", "option", argv[i], known, 3);
-        } else if (np == 2) {
-            return cli_usage_error("profile diff: expected two captures, BASE and NEW");
-        } else {
-            paths[np++] = argv[i];
-        }
-    }
-    if (np != 2)
-        return cli_usage_error("profile diff: expected two captures, BASE and NEW");
-    if (strcmp(paths[0], "-") == 0 && strcmp(paths[1], "-") == 0)
-        return cli_usage_error("profile diff: only one capture can come from standard input");
+    struct diff_opts o = {{NULL, NULL}, 0, false, NULL, NULL};
+    int prc = parse_diff(argc, argv, &o);
+    if (prc != 0)
+        return prc;
     /* as in the daemon: large tables in their own mappings, which leave
      * the process as soon as an aggregator is freed */
     mallopt(M_MMAP_THRESHOLD, 64 * 1024);
     struct side s[2];
     memset(s, 0, sizeof s);
-    s[0].path = paths[0], s[1].path = paths[1];
+    s[0].path = o.paths[0], s[1].path = o.paths[1];
+    s[1].want_fold = o.format != NULL;
     load_both(s);
     int rc = s[0].rc ? s[0].rc : s[1].rc;
     for (int k = 0; k < 2; k++)
         if (s[k].rc)
             fprintf(stderr, "%s\n", s[k].msg);
     if (rc == 0)
-        rc = print_diff(&s[0].rep, &s[0].sides, &s[1].rep, &s[1].sides, agent);
+        rc = print_diff(&s[0].rep, &s[0].sides, &s[1].rep, &s[1].sides, o.agent, s[1].fold, o.out);
     for (int k = 0; k < 2; k++) {
         rank_free(&s[k].rep);
         diff_sides_free(&s[k].sides);
+        fold_free(s[k].fold);
     }
     return rc;
 }

@@ -1,5 +1,5 @@
-/* jett profile export: a capture as folded stacks, an SVG flame graph or a
- * Callgrind profile. */
+/* jett profile export: a capture as folded stacks, an SVG flame graph, a
+ * Callgrind profile or a pprof profile. */
 #include <errno.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -13,20 +13,22 @@
 #include "daemon/export/cgexport.h"
 #include "daemon/export/flame.h"
 #include "daemon/export/fold.h"
+#include "daemon/export/pprof.h"
 
 static const char export_usage_text[] =
-    "usage: jett profile export CAPTURE|- --format collapsed|svg|callgrind [--weight W]\n"
-    "                           [-o PATH]\n"
+    "usage: jett profile export CAPTURE|- --format collapsed|svg|callgrind|pprof\n"
+    "                           [--weight W] [-o PATH]\n"
     "\n"
     "  --format collapsed  folded stacks, one 'root;caller;leaf VALUE' line each\n"
-    "  --format svg        a self-contained flame graph\n"
+    "  --format svg        a self-contained, interactive flame graph\n"
     "  --format callgrind  a Callgrind profile for KCachegrind and callgrind_annotate\n"
+    "  --format pprof      a gzipped profile.proto for go tool pprof\n"
     "  --weight W          memory captures: allocated (default), count, retained\n"
     "                      or live-at-peak\n"
     "  -o PATH             write to PATH instead of standard output\n"
     "  -h, --help          print this help\n";
 
-enum export_format { EXPORT_NONE, EXPORT_COLLAPSED, EXPORT_SVG, EXPORT_CALLGRIND };
+enum export_format { EXPORT_NONE, EXPORT_COLLAPSED, EXPORT_SVG, EXPORT_CALLGRIND, EXPORT_PPROF };
 
 struct export_opts {
     const char *capture, *out;
@@ -94,21 +96,27 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
     if (!o->capture)
         return cli_usage_error("profile export: expected a CAPTURE argument"), -1;
     if (!o->format_arg)
-        return cli_usage_error("profile export: --format collapsed|svg|callgrind is required"), -1;
+        return cli_usage_error(
+                   "profile export: --format collapsed|svg|callgrind|pprof is required"),
+               -1;
     if (strcmp(o->format_arg, "collapsed") == 0)
         o->format = EXPORT_COLLAPSED;
     else if (strcmp(o->format_arg, "svg") == 0)
         o->format = EXPORT_SVG;
     else if (strcmp(o->format_arg, "callgrind") == 0)
         o->format = EXPORT_CALLGRIND;
+    else if (strcmp(o->format_arg, "pprof") == 0)
+        o->format = EXPORT_PPROF;
     else
         return cli_usage_error(
-                   "profile export: --format must be collapsed, svg or callgrind, not '%s'",
+                   "profile export: --format must be collapsed, svg, callgrind or pprof, not '%s'",
                    o->format_arg),
                -1;
-    if (o->format == EXPORT_CALLGRIND && o->weight_arg)
-        return cli_usage_error("profile export: --weight applies to collapsed and svg; a "
-                               "Callgrind profile carries every weight as an event"),
+    if ((o->format == EXPORT_CALLGRIND || o->format == EXPORT_PPROF) && o->weight_arg)
+        return cli_usage_error("profile export: --weight applies to collapsed and svg; a %s",
+                               o->format == EXPORT_PPROF
+                                   ? "pprof profile carries every weight as a sample type"
+                                   : "Callgrind profile carries every weight as an event"),
                -1;
     o->weight = FOLD_WEIGHT_DEFAULT;
     if (o->weight_arg && parse_weight(o->weight_arg, &o->weight) != 0)
@@ -224,8 +232,9 @@ static int write_output(const struct export_opts *o, const struct fold *f)
     return dest_close(o, &d, true);
 }
 
-/* --format callgrind: the aggregation's stacks and lines. */
-static int export_callgrind(const struct export_opts *o)
+/* --format callgrind and pprof: the aggregation's stacks and lines. */
+static int export_direct(const struct export_opts *o,
+                         int (*write)(struct capture_reader *, FILE *, char *, size_t))
 {
     char err[400];
     struct cli_capture c;
@@ -237,7 +246,7 @@ static int export_callgrind(const struct export_opts *o)
         cli_capture_close(&c);
         return nomem ? cli_usage_error("profile export: out of memory") : CLI_EXIT_USAGE;
     }
-    int rc = cgexport_write(c.r, d.f, err, sizeof err);
+    int rc = write(c.r, d.f, err, sizeof err);
     cli_capture_close(&c);
     if (rc < 0) {
         dest_close(o, &d, false);
@@ -265,7 +274,9 @@ int cli_profile_export(int argc, char **argv)
      * and freed blocks leave the process */
     mallopt(M_MMAP_THRESHOLD, 64 * 1024);
     if (o.format == EXPORT_CALLGRIND)
-        return export_callgrind(&o);
+        return export_direct(&o, cgexport_write);
+    if (o.format == EXPORT_PPROF)
+        return export_direct(&o, pprof_write);
     struct fold *f = NULL;
     rc = read_fold(&o, &f);
     if (rc != CLI_EXIT_OK)

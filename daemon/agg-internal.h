@@ -133,7 +133,13 @@ struct agg_node_detail {
     uint64_t self, count, events;
     struct agg_live held;
     uint32_t site;
+    /* with agg_keep_node_lines: the leaf span key (start + 1, 0: none)
+     * of every event so far while `lines` is AGG_LINES_ONE; from the
+     * second key on (AGG_LINES_MANY) the costs are in node_lines */
+    uint32_t leaf_key;
+    uint8_t lines;
 };
+enum { AGG_LINES_NONE, AGG_LINES_ONE, AGG_LINES_MANY };
 
 /* A node's detail summed over its subtree (the node and all it called):
  * what a call edge into it carries. */
@@ -235,6 +241,10 @@ struct agg {
     /* and self costs by (leaf identity, leaf span start + 1, 0: none):
      * samples, or bytes and allocations (costrun.h) */
     struct costrun *self_lines;
+    /* and by (stack node, leaf span start + 1) for the nodes whose
+     * events had more than one leaf span (agg_keep_node_lines) */
+    bool keep_node_lines;
+    struct costrun *node_lines;
     uint64_t last_sequence;
     bool have_sequence;
 };
@@ -302,10 +312,11 @@ static inline struct agg_node_detail *agg_detail_at(const struct agg *a, const s
     return &a->node_detail[n - (const struct agg_node *)a->nodes.p];
 }
 
-/* Adds one event's self cost at its leaf identity and leaf span (start
- * WIRE_NONE32: unknown) to the detail; a collector error when out of
- * memory. */
-void agg_detail_self(struct agg *a, uint32_t ident, uint32_t start, const uint64_t *w);
+/* Adds one event's self cost at its leaf node and leaf span (start
+ * WIRE_NONE32: unknown) to the detail, once the node's detail has
+ * counted it (self, and count in memory mode); a collector error when
+ * out of memory. */
+void agg_detail_self(struct agg *a, const struct agg_node *n, uint32_t start, const uint64_t *w);
 /* Sums the detail over every node's subtree once the stream ended; a
  * collector error when out of memory. */
 void agg_detail_settle(struct agg *a);

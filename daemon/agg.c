@@ -31,6 +31,7 @@ void agg_free(struct agg *a)
     agg_cpu_free(a);
     agg_mem_free(a);
     costrun_free(a->self_lines);
+    costrun_free(a->node_lines);
     free(a->node_below);
     free(a->backend);
     free(a);
@@ -94,7 +95,10 @@ int agg_hello(struct agg *a, const struct wire_hello *h)
                          n && !memchr(h->backend.ptr, '\0', n) ? n : 11);
     a->capabilities = h->capabilities & WIRE_CAP_ALL;
     a->colour = h->colour;
-    if (a->detail && !(a->self_lines = costrun_new(a->mode == WIRE_MODE_CPU ? 1 : 2)))
+    unsigned n_values = a->mode == WIRE_MODE_CPU ? 1 : 2;
+    if (a->detail && !(a->self_lines = costrun_new(n_values)))
+        agg_errorf(a, "HELLO: out of memory");
+    if (a->keep_node_lines && !(a->node_lines = costrun_new(n_values)))
         agg_errorf(a, "HELLO: out of memory");
     return a->errors > before ? -1 : 0;
 }
@@ -222,13 +226,37 @@ void agg_end(struct agg *a)
         agg_errorf(a, "stream ended without FINISH");
     if (a->self_lines && costrun_finish(a->self_lines, a->idents.len) != 0)
         agg_errorf(a, "self costs: out of memory");
+    if (a->node_lines && costrun_finish(a->node_lines, a->nodes.len) != 0)
+        agg_errorf(a, "self costs: out of memory");
     if (a->detail)
         agg_detail_settle(a);
 }
 
-void agg_detail_self(struct agg *a, uint32_t ident, uint32_t start, const uint64_t *w)
+/* A node's costs by leaf span: most nodes see one span only, kept in
+ * the detail; a node's costs move to the node_lines runs at its second
+ * span (what the first span had is the detail's total less this event). */
+static int node_line(struct agg *a, const struct agg_node *n, uint32_t key, const uint64_t *w)
 {
-    if (a->self_lines && costrun_add(a->self_lines, ident, start + 1, w) != 0)
+    struct agg_node_detail *d = agg_detail_at(a, n);
+    uint32_t node = (uint32_t)(n - (const struct agg_node *)a->nodes.p);
+    if (d->lines == AGG_LINES_NONE || (d->lines == AGG_LINES_ONE && d->leaf_key == key)) {
+        d->lines = AGG_LINES_ONE, d->leaf_key = key;
+        return 0;
+    }
+    if (d->lines == AGG_LINES_ONE) {
+        const uint64_t before[2] = {d->self - w[0], a->mode == WIRE_MODE_CPU ? 0 : d->count - w[1]};
+        d->lines = AGG_LINES_MANY;
+        if (costrun_add(a->node_lines, node, d->leaf_key, before) != 0)
+            return -1;
+    }
+    return costrun_add(a->node_lines, node, key, w);
+}
+
+void agg_detail_self(struct agg *a, const struct agg_node *n, uint32_t start, const uint64_t *w)
+{
+    if (a->self_lines && costrun_add(a->self_lines, n->ident, start + 1, w) != 0)
+        agg_errorf(a, "self costs: out of memory");
+    if (a->node_lines && node_line(a, n, start + 1, w) != 0)
         agg_errorf(a, "self costs: out of memory");
 }
 
@@ -260,6 +288,11 @@ enum agg_status agg_status(const struct agg *a, enum agg_reason *reason)
 void agg_keep_detail(struct agg *a)
 {
     a->detail = true;
+}
+
+void agg_keep_node_lines(struct agg *a)
+{
+    a->detail = a->keep_node_lines = true;
 }
 
 uint8_t agg_mode(const struct agg *a)

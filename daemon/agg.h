@@ -144,6 +144,9 @@ enum agg_status agg_status(const struct agg *a, enum agg_reason *reason);
  * capture's stacks), and the budgets' effect on everything else is
  * unchanged. */
 void agg_keep_detail(struct agg *a);
+/* The same, and each stack node's self costs by leaf span as well
+ * (attrib_node_self_begin): before any record. */
+void agg_keep_node_lines(struct agg *a);
 
 /* What HELLO said (the defaults before it; bad values replaced, as
  * collector errors): the mode (enum wire_mode), the configuration, the

@@ -141,7 +141,7 @@ static int cpu_jett(struct agg *a, const struct wire_sample *s)
         const uint64_t one = 1;
         agg_detail_at(a, leaf)->self++;
         agg_detail_at(a, leaf)->events++;
-        agg_detail_self(a, leaf->ident, leaf_span(a, leaf->ident, s->span, false).start, &one);
+        agg_detail_self(a, leaf, leaf_span(a, leaf->ident, s->span, false).start, &one);
     }
     for (struct agg_node *n = agg_vec_at(&a->nodes, s->stack_id);;) {
         if (n->flags & AGG_NODE_OUTERMOST) {

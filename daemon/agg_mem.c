@@ -277,7 +277,7 @@ static void detail_pressure(struct agg *a, struct agg_node *n, uint64_t bytes, b
     d->events++;
     bool sourced = agg_ident_at(a, n->ident)->source != AGG_NONE;
     const uint64_t w[2] = {bytes, create};
-    agg_detail_self(a, n->ident, sourced ? span.start : WIRE_NONE32, w);
+    agg_detail_self(a, n, sourced ? span.start : WIRE_NONE32, w);
 }
 
 struct line_key {

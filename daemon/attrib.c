@@ -229,3 +229,34 @@ bool attrib_self_next(const struct agg *a, struct attrib_self_iter *it, uint32_t
     *start = key == 0 ? ATTRIB_NONE : key - 1;
     return true;
 }
+
+bool attrib_node_self_begin(const struct agg *a, uint32_t node, struct attrib_node_self_iter *it)
+{
+    it->one = it->many = false;
+    if (!a->node_lines || !a->ended || node >= a->nodes.len)
+        return false;
+    const struct agg_node_detail *d = &a->node_detail[node];
+    if (d->lines == AGG_LINES_MANY)
+        return it->many = costrun_func(a->node_lines, node, &it->it);
+    it->one = d->lines == AGG_LINES_ONE;
+    it->key = d->leaf_key;
+    it->w[0] = d->self, it->w[1] = d->count;
+    return it->one;
+}
+
+bool attrib_node_self_next(const struct agg *a, struct attrib_node_self_iter *it, uint32_t *start,
+                           uint64_t *w)
+{
+    uint32_t key;
+    if (it->one) {
+        it->one = false;
+        key = it->key;
+        w[0] = it->w[0];
+        if (a->mode != WIRE_MODE_CPU)
+            w[1] = it->w[1];
+    } else if (!it->many || !costrun_next(a->node_lines, &it->it, &key, w)) {
+        return false;
+    }
+    *start = key == 0 ? ATTRIB_NONE : key - 1;
+    return true;
+}

@@ -177,4 +177,19 @@ bool attrib_self_begin(const struct agg *a, uint32_t ident, struct attrib_self_i
 bool attrib_self_next(const struct agg *a, struct attrib_self_iter *it, uint32_t *start,
                       uint64_t *w);
 
+/* A stack node's self costs by leaf statement, when the aggregation kept
+ * node lines (agg_keep_node_lines): what attrib_node_quantities gives as
+ * self (and count), split by the start offset of each event's leaf span
+ * in the node's function (ATTRIB_NONE: unknown), ascending. */
+struct attrib_node_self_iter {
+    struct costrun_iter it;
+    bool one, many; /* a single span still to give; the node's runs */
+    uint32_t key;
+    uint64_t w[2];
+};
+bool attrib_node_self_begin(const struct agg *a, uint32_t node, struct attrib_node_self_iter *it);
+/* The next offset and its costs (w[0]; w[1] in memory mode). */
+bool attrib_node_self_next(const struct agg *a, struct attrib_node_self_iter *it, uint32_t *start,
+                           uint64_t *w);
+
 #endif

@@ -46,6 +46,11 @@ static int ident_cmp(const struct diff_side *x, const struct diff_side *y)
     return c ? c : (x->line > y->line) - (x->line < y->line);
 }
 
+int diff_side_cmp(const struct diff_side *x, const struct diff_side *y)
+{
+    return ident_cmp(x, y);
+}
+
 static int side_cmp(const void *a, const void *b)
 {
     return ident_cmp(a, b);

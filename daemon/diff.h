@@ -88,6 +88,10 @@ size_t diff_totals(const struct diff *d, struct diff_total out[DIFF_MAX_TOTALS])
  * 0 or either is unavailable (no ratio). */
 bool diff_ratio(uint64_t a, uint64_t b, int64_t *ten_thousandths);
 
+/* The identity order of sides (namespace, function, origin, path, then
+ * declaration line): <0, 0, >0. */
+int diff_side_cmp(const struct diff_side *x, const struct diff_side *y);
+
 /* The rank options that make a report hold every function. */
 struct rank_options diff_rank_options(void);
 

@@ -304,6 +304,15 @@ int wire_encode_finish(msgpack_sbuffer *buf, const struct wire_finish *r);
 int wire_encode_result(msgpack_sbuffer *buf, const struct wire_result *r);
 int wire_encode_record(msgpack_sbuffer *buf, const struct wire_record *r);
 
+/* The bytes of an EVENTS frame that precede its bin of `bin_len` bytes
+ * (length prefix, array, type, count and bin header), written to `out`,
+ * so that a sender can write the bin from where it lies: header then bin
+ * is exactly what wire_encode_events appends.  Their number, or 0 when
+ * the payload would exceed WIRE_MAX_FRAME. */
+#define WIRE_EVENTS_HEADER_MAX 16
+size_t wire_encode_events_header(uint8_t out[WIRE_EVENTS_HEADER_MAX], uint32_t count,
+                                 size_t bin_len);
+
 /* The 0-based line holding byte `off`, given sorted line starts
  * (starts[0] == 0); 0 when there are none. */
 uint32_t wire_line_index(const uint32_t *starts, uint32_t n, uint32_t off);

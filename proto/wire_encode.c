@@ -1,5 +1,6 @@
 /* wire_encode: records -> length-prefixed msgpack frames (msgpack-c packer). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "proto/wire.h"
 
@@ -164,16 +165,56 @@ int wire_encode_func(msgpack_sbuffer *buf, const struct wire_func *r)
     return frame_end(buf, at);
 }
 
-int wire_encode_events(msgpack_sbuffer *buf, uint32_t count, const uint8_t *bin, size_t bin_len)
+/* A packer's output into a fixed buffer (the EVENTS header). */
+struct fixed_out {
+    uint8_t *p;
+    size_t len, cap;
+};
+
+static int fixed_write(void *data, const char *buf, size_t len)
 {
-    if (bin_len > WIRE_MAX_FRAME)
+    struct fixed_out *o = data;
+    if (len > o->cap - o->len)
         return -1;
+    memcpy(o->p + o->len, buf, len);
+    o->len += len;
+    return 0;
+}
+
+size_t wire_encode_events_header(uint8_t out[WIRE_EVENTS_HEADER_MAX], uint32_t count,
+                                 size_t bin_len)
+{
+    struct fixed_out o = {out, WIRE_FRAME_HEADER, WIRE_EVENTS_HEADER_MAX};
     msgpack_packer pk;
-    size_t at = frame_open(buf, &pk, WIRE_EVENTS, 3);
+    msgpack_packer_init(&pk, &o, fixed_write);
+    msgpack_pack_array(&pk, 3);
+    msgpack_pack_uint8(&pk, WIRE_EVENTS);
     msgpack_pack_uint32(&pk, count);
     msgpack_pack_bin(&pk, bin_len);
-    msgpack_pack_bin_body(&pk, bin, bin_len);
-    return frame_end(buf, at);
+    size_t len = o.len - WIRE_FRAME_HEADER + bin_len;
+    if (bin_len > WIRE_MAX_FRAME || len > WIRE_MAX_FRAME)
+        return 0;
+    out[0] = (uint8_t)(len >> 24);
+    out[1] = (uint8_t)(len >> 16);
+    out[2] = (uint8_t)(len >> 8);
+    out[3] = (uint8_t)len;
+    return o.len;
+}
+
+int wire_encode_events(msgpack_sbuffer *buf, uint32_t count, const uint8_t *bin, size_t bin_len)
+{
+    uint8_t head[WIRE_EVENTS_HEADER_MAX];
+    size_t n = wire_encode_events_header(head, count, bin_len);
+    if (n == 0)
+        return -1;
+    size_t at = buf->size;
+    msgpack_sbuffer_write(buf, (const char *)head, n);
+    msgpack_sbuffer_write(buf, (const char *)bin, bin_len);
+    if (buf->size != at + n + bin_len) {
+        buf->size = at; /* the sbuffer could not grow */
+        return -1;
+    }
+    return 0;
 }
 
 int wire_encode_finish(msgpack_sbuffer *buf, const struct wire_finish *r)

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Checks an SVG flame graph read from standard input.
 
-It must parse as XML; every frame (a <g> holding a <title> and a <rect>)
+It must parse as XML and hold no external reference (an href, a script
+with a src; its one inline script is allowed); every frame (a <g
+class="f"> holding a <title> and a <rect>)
 must have a title "NAME: VALUE UNIT (PCT%)" whose percentage is VALUE's
 share of the root rounded to two decimals, a width equal to that share of
 the root's width (within the SVG's two-decimal rounding), and lie inside a
@@ -22,12 +24,19 @@ def main():
     if root.tag != NS + "svg":
         print("root element is not svg")
         return 1
+    scripts = 0
     for el in root.iter():
-        if el.tag == NS + "script" or any(k.endswith("href") for k in el.attrib):
-            print("the SVG holds a script or an external reference")
+        scripts += el.tag == NS + "script"
+        if any(k.endswith("href") or k == "src" for k in el.attrib):
+            print("the SVG holds an external reference")
             return 1
+    if scripts > 1:
+        print("the SVG holds %d scripts" % scripts)
+        return 1
     frames = []
     for g in root.iter(NS + "g"):
+        if "f" not in g.get("class", "").split():
+            continue
         title, rect = g.find(NS + "title"), g.find(NS + "rect")
         if title is None or rect is None:
             print("a frame without title or rect")

@@ -347,8 +347,7 @@ static void done_with_file(struct capture_reader *r, int fd, char *path)
 {
     capture_reader_free(r);
     close(fd);
-    unlink(path);
-    free(path);
+    tu_remove_in_tmpdir(path);
 }
 
 /* A file spanning several mapped windows reads exactly as the same bytes

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "daemon/diff.h"
+#include "daemon/export/flame_diff.h"
 #include "testutil.h"
 
 static char *jett;
@@ -516,6 +517,131 @@ START_TEST(command_errors)
 }
 END_TEST
 
+/* The differential flame graph's colour: intensity t = |change| / the
+ * largest, red (250 - 35t, 215 - 175t, 215 - 175t) for growth, blue
+ * (215 - 175t, 215 - 145t, 250 - 35t) for a shrink, rounded. */
+START_TEST(diff_colour_by_hand)
+{
+    char c[32];
+    flame_diff_colour(-100, 100, c);
+    ck_assert_str_eq(c, "rgb(40,70,215)");
+    flame_diff_colour(100, 100, c);
+    ck_assert_str_eq(c, "rgb(215,40,40)");
+    flame_diff_colour(50, 100, c); /* t = 0.5: 127.5, 142.5, 232.5 */
+    ck_assert_str_eq(c, "rgb(233,128,128)");
+    flame_diff_colour(-50, 100, c);
+    ck_assert_str_eq(c, "rgb(128,143,233)");
+}
+END_TEST
+
+/* The frame of the function whose markup follows `name` in the SVG. */
+static const char *frame_of(const char *svg, const char *title)
+{
+    const char *t = strstr(svg, title);
+    ck_assert_msg(t != NULL, "no frame %s", title);
+    const char *g = t;
+    while (g > svg && strncmp(g, "<g class=", 9) != 0)
+        g--;
+    return g;
+}
+
+static void frame_has(const char *svg, const char *title, const char *what)
+{
+    const char *g = frame_of(svg, title);
+    const char *end = strstr(g, "</g>");
+    const char *at = strstr(g, what);
+    ck_assert_msg(at && at < end, "%s: missing %s", title, what);
+}
+
+/* diff-opt: hot went from 200 of 300 self samples (66.67%) to 10 of 112
+ * (8.93%), -57.74 points, far beyond noise: blue, and the largest change,
+ * so at full intensity; helper 50 -> 52, tail 30 -> 29 and main 20 -> 21
+ * are within noise (their shares grew as the total shrank): grey. */
+START_TEST(differential_svg_by_hand)
+{
+    char *a = tu_build_path("fixtures/diff-opt-base.jcap");
+    char *b = tu_build_path("fixtures/diff-opt-new.jcap");
+    const char *argv[] = {jett, "profile", "diff", a, b, "--format", "svg", NULL};
+    struct tu_output o;
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    const char *svg = o.out;
+    frame_has(svg, "<title>opt.hot: 10 samples (8.93%)", "fill=\"rgb(40,70,215)\"");
+    frame_has(svg, "<title>opt.hot: 10 samples", "data-before=\"66.67% self (200 samples)\"");
+    frame_has(svg, "<title>opt.hot: 10 samples", "data-after=\"8.93% self (10 samples)\"");
+    frame_has(svg, "<title>opt.hot: 10 samples", "data-change=\"-57.74 points, significant");
+    frame_has(svg, "<title>opt.hot: 10 samples", "data-p=\"src/opt.jett:3\"");
+    frame_has(svg, "<title>opt.helper: 52 samples", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
+    frame_has(svg, "<title>opt.helper: 52 samples", "data-change=\"+29.76 points, within noise");
+    frame_has(svg, "<title>opt.tail: 29 samples", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
+    frame_has(svg, "<title>opt.main: 112 samples", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
+    ck_assert_ptr_nonnull(strstr(svg, ">Differential flame graph: NEW against BASE, samples<"));
+    tu_output_free(&o);
+    /* -o writes the same document */
+    char *out = tu_build_path("diff-flame-test.svg");
+    const char *to[] = {jett, "profile", "diff", a, b, "--format", "svg", "-o", out, NULL};
+    ck_assert_int_eq(tu_run(to, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 0);
+    ck_assert_int_eq(o.out_len, 0);
+    size_t len;
+    char *file = tu_read_file(out, &len);
+    ck_assert_ptr_nonnull(file);
+    ck_assert_ptr_nonnull(strstr(file, "fill=\"rgb(40,70,215)\""));
+    free(file);
+    unlink(out);
+    tu_output_free(&o);
+    free(out), free(a), free(b);
+}
+END_TEST
+
+/* Memory: byte counts are exact.  diff-mem: f allocated 100 bytes on
+ * both sides (neutral though its share fell from 100% to 66.67%); g is
+ * new with 50 of 150 bytes, +33.33 points, the only change: full red. */
+START_TEST(differential_svg_memory)
+{
+    char *a = tu_build_path("fixtures/diff-mem-base.jcap");
+    char *b = tu_build_path("fixtures/diff-mem-new.jcap");
+    const char *argv[] = {jett, "profile", "diff", a, b, "--format", "svg", NULL};
+    struct tu_output o;
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    frame_has(o.out, "<title>m.f: 100 bytes", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
+    frame_has(o.out, "<title>m.f: 100 bytes", "data-change=\"-33.33 points, no change\"");
+    frame_has(o.out, "<title>m.g: 50 bytes", "fill=\"rgb(215,40,40)\"");
+    frame_has(o.out, "<title>m.g: 50 bytes", "data-before=\"0.00% of allocated (0 bytes)\"");
+    tu_output_free(&o);
+    free(a), free(b);
+}
+END_TEST
+
+START_TEST(differential_svg_usage)
+{
+    char *a = tu_build_path("fixtures/tiny-cpu.jcap");
+    struct tu_output o;
+    const char *pdf[] = {jett, "profile", "diff", a, a, "--format", "pdf", NULL};
+    ck_assert_int_eq(tu_run(pdf, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_str_eq(o.err, "jett: profile diff: --format must be svg, not 'pdf'\n");
+    tu_output_free(&o);
+    const char *both[] = {jett, "profile", "diff", a, a, "--format", "svg", "--agent", NULL};
+    ck_assert_int_eq(tu_run(both, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_ptr_nonnull(strstr(o.err, "--agent and --format svg are two outputs"));
+    tu_output_free(&o);
+    const char *noformat[] = {jett, "profile", "diff", a, a, "-o", "x.svg", NULL};
+    ck_assert_int_eq(tu_run(noformat, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_str_eq(o.err, "jett: profile diff: -o applies to --format svg\n");
+    tu_output_free(&o);
+    const char *novalue[] = {jett, "profile", "diff", a, a, "--format", NULL};
+    ck_assert_int_eq(tu_run(novalue, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_str_eq(o.err, "jett: profile diff: --format needs a value\n");
+    tu_output_free(&o);
+    free(a);
+}
+END_TEST
+
 /* On one CPU the two captures are read in turn, not at once: the same
  * documents and the same errors, BASE's first. */
 START_TEST(one_cpu_reads_in_turn)
@@ -566,6 +692,10 @@ Suite *diff_suite(void)
     tcase_add_test(t, same_name_pairs_in_declaration_order);
     tcase_add_test(t, self_diff_is_all_zeros);
     tcase_add_test(t, command_errors);
+    tcase_add_test(t, diff_colour_by_hand);
+    tcase_add_test(t, differential_svg_by_hand);
+    tcase_add_test(t, differential_svg_memory);
+    tcase_add_test(t, differential_svg_usage);
     tcase_add_test(t, one_cpu_reads_in_turn);
     suite_add_tcase(s, t);
     return s;

@@ -210,14 +210,20 @@ START_TEST(usage_errors)
     const char *none[] = {jett, "profile", "export", NULL};
     expect_usage(none, "jett: profile export: expected a CAPTURE argument\n");
     const char *nofmt[] = {jett, "profile", "export", cpu, NULL};
-    expect_usage(nofmt, "jett: profile export: --format collapsed|svg|callgrind is required\n");
+    expect_usage(nofmt,
+                 "jett: profile export: --format collapsed|svg|callgrind|pprof is required\n");
     const char *badfmt[] = {jett, "profile", "export", cpu, "--format", "pdf", NULL};
     expect_usage(badfmt,
-                 "jett: profile export: --format must be collapsed, svg or callgrind, not 'pdf'\n");
+                 "jett: profile export: --format must be collapsed, svg, callgrind or pprof, "
+                 "not 'pdf'\n");
     const char *cgweight[] = {jett,        "profile",  "export", mem, "--format",
                               "callgrind", "--weight", "count",  NULL};
     expect_usage(cgweight, "jett: profile export: --weight applies to collapsed and svg; a "
                            "Callgrind profile carries every weight as an event\n");
+    const char *ppweight[] = {jett,    "profile",  "export", mem, "--format",
+                              "pprof", "--weight", "count",  NULL};
+    expect_usage(ppweight, "jett: profile export: --weight applies to collapsed and svg; a "
+                           "pprof profile carries every weight as a sample type\n");
     const char *unknown[] = {jett, "profile", "export", cpu, "--format", "svg", "--zoom", NULL};
     expect_usage(unknown, "jett: profile export: unknown option '--zoom'\n");
     const char *twice[] = {jett,  "profile",  "export", cpu, "--format",

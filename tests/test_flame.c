@@ -8,6 +8,7 @@
 
 #include "proto/captext.h"
 #include "daemon/export/flame.h"
+#include "daemon/export/flame_assets.h"
 #include "testutil.h"
 
 #define CPU_HELLO                                                                                  \
@@ -77,6 +78,21 @@ static void has(const char *svg, const char *needle)
     ck_assert_msg(strstr(svg, needle) != NULL, "missing: %s", needle);
 }
 
+/* The only script is the built-in one, byte for byte, after the frames:
+ * nothing of the capture is ever script code. */
+static void script_is_builtin(const char *svg)
+{
+    const char *open = "<script type=\"text/javascript\"><![CDATA[\n";
+    const char *at = strstr(svg, "<script");
+    ck_assert_ptr_nonnull(at);
+    ck_assert_ptr_null(strstr(at + 1, "<script"));
+    ck_assert_int_eq(strncmp(at, open, strlen(open)), 0);
+    at += strlen(open);
+    ck_assert_int_eq(strncmp(at, flame_script, strlen(flame_script)), 0);
+    ck_assert_str_eq(at + strlen(flame_script), "]]></script>\n</svg>\n");
+    ck_assert_ptr_nonnull(strstr(svg, "<style><![CDATA[\n"));
+}
+
 /* tiny-cpu: all 3, app.main 3, app.work 2 = 2/3 of 1180 px = 786.67 px,
  * 66.67%.  Depths 0..2: work at the top (y 88), main 105, root 122;
  * height 88 + 3 * 17 + 24 = 163. */
@@ -93,7 +109,7 @@ START_TEST(tiny_cpu_geometry)
              "width=\"786.67\"");
     has(svg, ">status: complete<");
     has(svg, ">samples: 3 recorded, 3 jett, 0 runtime, 0 waiting, 0 unavailable<");
-    ck_assert_ptr_null(strstr(svg, "<script"));
+    script_is_builtin(svg);
     free(svg);
 }
 END_TEST
@@ -103,7 +119,7 @@ END_TEST
  * samples: x = 10 + 1180 * 4 / 9 = 534.44, width 1180 * 3 / 9 = 393.33,
  * 33.33%; its child q"uote.a&b;c has 2: width 262.22, 22.22%.  The long
  * name's frame is 1180 / 9 = 131.11 px: (131.11 - 6) / 7.3 = 17 characters,
- * so 15 and "..". */
+ * so an ellipsis and the name's last 16. */
 START_TEST(hostile_names_escaped)
 {
     char *svg = svg_of("hostile-names", FOLD_WEIGHT_DEFAULT);
@@ -114,12 +130,13 @@ START_TEST(hostile_names_escaped)
              "y=\"88\" width=\"262.22\"");
     has(svg, "<title>ctl.tab\\x09here\\x01\\x7fend: 1 sample (11.11%)</title>");
     has(svg, "<title>app.work: 3 samples (33.33%)</title>");
-    has(svg, ">app.a_very_long..</text>");
+    has(svg, ">\xe2\x80\xa6n_a_narrow_frame</text>");
+    ck_assert_ptr_null(strstr(svg, "app.a_very_long.."));
     has(svg, "<title>\xe6\x97\xa5\xe6\x9c\xac.\xe9\x96\xa2\xe6\x95\xb0: 1 sample (11.11%)</title>");
     has(svg, ">status: partial (stack_capture_limit)<");
     has(svg, ">samples: 11 recorded, 9 jett, 1 runtime, 1 waiting, 0 unavailable<");
     has(svg, ">drawn: 9 of 11 samples (the jett samples)<");
-    ck_assert_ptr_null(strstr(svg, "<script"));
+    script_is_builtin(svg);
     ck_assert_ptr_null(strstr(svg, "'x'"));
     ck_assert_ptr_null(strchr(svg, '\x01'));
     ck_assert_ptr_null(strchr(svg, '\x7f'));
@@ -222,6 +239,89 @@ START_TEST(narrow_frames_merge_into_parent)
 }
 END_TEST
 
+/* main with 1980 samples of its own and 20 callees of one sample each:
+ * each is 1180 / 2000 = 0.59 px, so the run of 20 is one frame of 20
+ * samples, 11.80 px, 1.00%, at main's left edge; with c10 of 40 samples
+ * (23.6 px) between c09 and c11, two runs of 10 (5.90 px each). */
+static size_t sample(char *text, size_t len, size_t cap, int seq, int stack)
+{
+    return len + (size_t)snprintf(text + len, cap - len,
+                                  "CPU_SAMPLE seq=%d tick=%d task=- actor=- thread=0 state=jett "
+                                  "stack=%d span=-\n",
+                                  seq, seq, stack);
+}
+
+static char *siblings(bool wide_between)
+{
+    size_t cap = 1u << 20, len = 0;
+    char *text = malloc(cap);
+    len += (size_t)snprintf(text + len, cap - len, "%s",
+                            CPU_HELLO "FUNC id=0 namespace=\"m\" function=\"main\" source=- "
+                                      "decl=-\nSTACK id=0 parent=- func=0 site=-\n");
+    /* stacks 1..20 call c00..c09 and c11..c20, stack 21 calls c10 */
+    for (int k = 1; k <= 21; k++)
+        len += (size_t)snprintf(text + len, cap - len,
+                                "FUNC id=%d namespace=\"m\" function=\"c%02d\" source=- "
+                                "decl=-\nSTACK id=%d parent=0 func=%d site=-\n",
+                                k,
+                                k == 21   ? 10
+                                : k <= 10 ? k - 1
+                                          : k,
+                                k, k);
+    int seq = 0;
+    for (int k = 1; k <= 20; k++)
+        len = sample(text, len, cap, ++seq, k);
+    for (int i = 0; i < (wide_between ? 40 : 0); i++)
+        len = sample(text, len, cap, ++seq, 21);
+    while (seq < 2000)
+        len = sample(text, len, cap, ++seq, 0);
+    snprintf(text + len, cap - len, "%s", FINISH);
+    char *svg = svg_of_text(text);
+    free(text);
+    return svg;
+}
+
+START_TEST(narrow_neighbours_drawn_as_one)
+{
+    char *svg = siblings(false);
+    check_svg(svg, "ok 3\n");
+    has(svg, "<g class=\"f m\"><title>[20 narrow frames]: 20 samples (1.00%)</title><rect "
+             "x=\"10.00\" y=\"88\" width=\"11.80\"");
+    ck_assert_ptr_null(strstr(svg, "m.c0"));
+    free(svg);
+    /* 2000 samples again: main has 1940 of its own */
+    svg = siblings(true);
+    check_svg(svg, "ok 5\n");
+    has(svg, "<title>[10 narrow frames]: 10 samples (0.50%)</title><rect x=\"10.00\" y=\"88\" "
+             "width=\"5.90\"");
+    has(svg, "<title>m.c10: 40 samples (2.00%)</title><rect x=\"15.90\" y=\"88\" "
+             "width=\"23.60\"");
+    has(svg, "<title>[10 narrow frames]: 10 samples (0.50%)</title><rect x=\"39.50\" y=\"88\" "
+             "width=\"5.90\"");
+    free(svg);
+}
+END_TEST
+
+/* Each frame names its function's origin and path:line for the tooltip:
+ * diff-opt-base declares main on line 1 and hot on line 2 of
+ * src/opt.jett, a project source. */
+START_TEST(frames_carry_origin_and_line)
+{
+    char *svg = svg_of("diff-opt-base", FOLD_WEIGHT_DEFAULT);
+    check_svg(svg, "ok 5\n");
+    has(svg, "<g class=\"f\" data-o=\"project\" data-p=\"src/opt.jett:1\"><title>opt.main: 300 ");
+    has(svg, "<g class=\"f\" data-o=\"project\" data-p=\"src/opt.jett:2\"><title>opt.hot: 200 ");
+    has(svg, "<g class=\"f\"><title>all: 300 samples (100.00%)</title>");
+    free(svg);
+    /* no source: neither attribute; app.work is two functions of
+     * src/app.jett (lines 2 and 3) drawn in one frame */
+    svg = svg_of("hostile-names", FOLD_WEIGHT_DEFAULT);
+    has(svg, "<g class=\"f\"><title>app.main: 9 samples");
+    has(svg, "<g class=\"f\" data-o=\"several functions of this name\"><title>app.work: 3 ");
+    free(svg);
+}
+END_TEST
+
 static char *text_of(const char *s, size_t len, size_t max)
 {
     char *buf = NULL;
@@ -239,27 +339,33 @@ static void expect_text(const char *s, size_t max, const char *want)
     free(got);
 }
 
-/* Columns: an XML escape is one, \xNN four, a wide character two;
- * cuts end in "..". */
+/* Columns: an XML escape is one, \xNN four, a wide character two; a cut
+ * keeps the end after an ellipsis (one column): the function's name, not
+ * its namespace, survives. */
+#define ELL "\xe2\x80\xa6"
 START_TEST(text_escapes_and_cuts)
 {
     expect_text("abcdef", 6, "abcdef");
-    expect_text("abcdef", 5, "abc..");
+    expect_text("abcdef", 5, ELL "cdef");
+    expect_text("jsonp.main.to_json", 13, ELL "main.to_json");
     expect_text("<&>\"'", 5, "&lt;&amp;&gt;&quot;&apos;");
-    expect_text("<<<<<<", 4, "&lt;&lt;..");
+    expect_text("<<<<<<", 4, ELL "&lt;&lt;&lt;");
     expect_text("a\x01"
                 "b",
                 6, "a\\x01b");
+    /* 6 columns into 5: 4 after the ellipsis, and \x01 takes 4 more */
     expect_text("a\x01"
                 "b",
-                5, "a..");
+                5, ELL "b");
     /* 日本語: three wide characters, six columns */
     expect_text("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 6, "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e");
-    expect_text("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 5, "\xe6\x97\xa5..");
-    expect_text("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 3, "..");
+    expect_text("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 5, ELL "\xe6\x9c\xac\xe8\xaa\x9e");
+    expect_text("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 3, ELL "\xe8\xaa\x9e");
+    expect_text("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 1, ELL);
+    expect_text("abc", 0, "");
     /* é (U+00E9) is one column, two bytes */
     expect_text("caf\xc3\xa9s", 5, "caf\xc3\xa9s");
-    expect_text("caf\xc3\xa9s", 4, "ca..");
+    expect_text("caf\xc3\xa9s", 4, ELL "f\xc3\xa9s");
     expect_text("x\xff", 10, "x\\xff");
     expect_text("\xef\xbf\xbe", 20, "\\xef\\xbf\\xbe");
     expect_text("\xef\xbf\xbd", 20, "\xef\xbf\xbd"); /* U+FFFD is fine */
@@ -278,6 +384,8 @@ Suite *flame_suite(void)
     tcase_add_test(t, empty_profile_is_valid);
     tcase_add_test(t, narrow_frames_merge_into_parent);
     tcase_add_test(t, text_escapes_and_cuts);
+    tcase_add_test(t, narrow_neighbours_drawn_as_one);
+    tcase_add_test(t, frames_carry_origin_and_line);
     suite_add_tcase(s, t);
     return s;
 }

@@ -46,6 +46,28 @@ static long long total(const char *doc, const char *key)
     return atoll(p + strlen(pat));
 }
 
+/* Every total of the profile `doc` against the heap observer's (the file
+ * JETT_TEST_HEAP_TOTALS named). */
+static void compare_totals(const char *doc, const char *totals)
+{
+    size_t len;
+    char *heap = tu_read_file(totals, &len);
+    ck_assert_ptr_nonnull(heap);
+    static const char *const keys[] = {"allocation_count", "resize_count",    "allocated_bytes",
+                                       "freed_bytes",      "peak_live_bytes", "retained_bytes"};
+    for (size_t i = 0; i < 6; i++) {
+        char pat[64];
+        snprintf(pat, sizeof pat, "%s ", keys[i]);
+        const char *h = strstr(heap, pat);
+        ck_assert_ptr_nonnull(h);
+        long long want = atoll(h + strlen(pat));
+        ck_assert_msg(total(doc, keys[i]) == want, "%s: profile %lld, heap observer %lld\n%s",
+                      keys[i], total(doc, keys[i]), want, doc);
+    }
+    ck_assert_int_gt(total(doc, "allocation_count"), 0);
+    free(heap);
+}
+
 /* Runs with JETT_TEST_HEAP_TOTALS and checks every total against the
  * heap observer's. */
 static void check_totals_match(const char *prog)
@@ -58,22 +80,7 @@ static void check_totals_match(const char *prog)
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     unsetenv("JETT_TEST_HEAP_TOTALS");
     ck_assert_msg(o.status == 0, "%s", o.out);
-    size_t len;
-    char *heap = tu_read_file(totals, &len);
-    ck_assert_ptr_nonnull(heap);
-    static const char *const keys[] = {"allocation_count", "resize_count",    "allocated_bytes",
-                                       "freed_bytes",      "peak_live_bytes", "retained_bytes"};
-    for (size_t i = 0; i < 6; i++) {
-        char pat[64];
-        snprintf(pat, sizeof pat, "%s ", keys[i]);
-        const char *h = strstr(heap, pat);
-        ck_assert_ptr_nonnull(h);
-        long long want = atoll(h + strlen(pat));
-        ck_assert_msg(total(o.out, keys[i]) == want, "%s: profile %lld, heap observer %lld\n%s",
-                      keys[i], total(o.out, keys[i]), want, o.out);
-    }
-    ck_assert_int_gt(total(o.out, "allocation_count"), 0);
-    free(heap);
+    compare_totals(o.out, totals);
     tu_output_free(&o);
 }
 
@@ -101,6 +108,46 @@ START_TEST(totals_equal_the_heap_observer)
 {
     char *p = program("churn.jett", churn);
     check_totals_match(p);
+    free(p);
+}
+END_TEST
+
+/* The daemon stops reading mid-run (SIGSTOP) until the program waits on
+ * the full ring (its runtime thread sleeps in back-pressure), then goes
+ * on: no heap event is lost, every total is exact. */
+START_TEST(paused_daemon_loses_no_event)
+{
+    char *p = program("busy.jett", "namespace busy\n"
+                                   "fn main() {\n"
+                                   "    let kept = []\n"
+                                   "    for i in 0..400000 {\n"
+                                   "        let s = \"w\" + str(i % 97)\n"
+                                   "        if i % 1000 == 0 {\n"
+                                   "            push(kept, s)\n"
+                                   "        }\n"
+                                   "    }\n"
+                                   "}\n");
+    char totals[600], out[600];
+    snprintf(totals, sizeof totals, "%s/heap.txt", dir);
+    snprintf(out, sizeof out, "%s/paused.toon", dir);
+    setenv("JETT_TEST_HEAP_TOTALS", totals, 1);
+    const char *argv[] = {jett, "run", p, "--profile-memory", "--agent", NULL};
+    pid_t pid = tu_spawn(argv, out);
+    unsetenv("JETT_TEST_HEAP_TOTALS");
+    pid_t d = tu_child_named(pid, "jett-profd");
+    ck_assert_int_gt(d, 0);
+    /* after the handshake: user code runs */
+    ck_assert_int_eq(tu_wait_thread(pid, "jett-runtime", NULL), 0);
+    ck_assert_int_eq(kill(d, SIGSTOP), 0);
+    ck_assert_int_eq(tu_wait_thread(pid, "jett-runtime", "S"), 0);
+    ck_assert_int_eq(kill(d, SIGCONT), 0);
+    ck_assert_int_eq(tu_wait(pid), 0);
+    size_t len;
+    char *doc = tu_read_file(out, &len);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_msg(strstr(doc, "\n  status: complete\n"), "%s", doc);
+    compare_totals(doc, totals);
+    free(doc);
     free(p);
 }
 END_TEST
@@ -317,6 +364,7 @@ Suite *memory_e2e_suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, totals_equal_the_heap_observer);
     tcase_add_test(t, example_totals_equal_the_heap_observer);
+    tcase_add_test(t, paused_daemon_loses_no_event);
     tcase_add_test(t, retained_memory_is_credited_to_its_creator);
     tcase_add_test(t, out_of_memory_emits_no_event);
     tcase_add_test(t, retention_budget_exhaustion_is_partial);

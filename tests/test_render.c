@@ -329,7 +329,7 @@ START_TEST(broken_captures)
     ck_assert_ptr_nonnull(strstr(o.out, "  status: partial\n  partial_reason: collector_failure\n"
                                         "  termination: unavailable\n"));
     tu_output_free(&o);
-    free(cap);
+    tu_remove_in_tmpdir(cap);
     msgpack_sbuffer_clear(&sb);
     struct wire_finish f = {0, 1, WIRE_NONE64, 0, 0, 0, false, false};
     ck_assert_int_eq(wire_encode_finish(&sb, &f), 0);
@@ -339,7 +339,7 @@ START_TEST(broken_captures)
     ck_assert_ptr_nonnull(strstr(o.out, "  status: unavailable\n  partial_reason: "
                                         "collector_failure\n"));
     tu_output_free(&o);
-    free(cap);
+    tu_remove_in_tmpdir(cap);
     msgpack_sbuffer_destroy(&sb);
 }
 END_TEST
@@ -374,7 +374,7 @@ START_TEST(launcher_unsupported_and_broken)
     ck_assert_str_eq(o.err, "jett: profiler unsupported: the backend lacks safe_stack_capture\n");
     ck_assert_uint_eq(o.out_len, 0);
     tu_output_free(&o);
-    free(cap);
+    tu_remove_in_tmpdir(cap);
     msgpack_sbuffer_clear(&sb);
     h = ev_hello_rec(AGG_CPU_BUDGET_MAX, AGG_STACK_BUDGET_MAX);
     ck_assert_int_eq(wire_encode_hello(&sb, &h), 0);
@@ -389,7 +389,7 @@ START_TEST(launcher_unsupported_and_broken)
     ck_assert_int_eq(run_jett(bad, &o), 2);
     ck_assert_str_eq(o.err, "jett: --profile-limit: expects a COUNT from 1 to 100\n");
     tu_output_free(&o);
-    free(cap);
+    tu_remove_in_tmpdir(cap);
     msgpack_sbuffer_destroy(&sb);
 }
 END_TEST

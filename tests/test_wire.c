@@ -1044,6 +1044,55 @@ START_TEST(encoder_refuses_oversize)
 }
 END_TEST
 
+/* The header a sender writes before a bin it sends from where it lies,
+ * worked out by hand from the msgpack spec: prefix = big-endian payload
+ * length; 0x93 array of 3; 0x06 EVENTS; count as fixint / uint8 (0xcc) /
+ * uint16 (0xcd) / uint32 (0xce); bin8 (0xc4) / bin16 (0xc5) / bin32 (0xc6). */
+START_TEST(events_header_bytes)
+{
+    static const struct {
+        uint32_t count;
+        size_t bin;
+        size_t n;
+        uint8_t head[WIRE_EVENTS_HEADER_MAX];
+    } cases[] = {
+        /* 1 + 1 + 1 + 2 + 42 = 47 */
+        {1, 42, 9, {0, 0, 0, 47, 0x93, 0x06, 0x01, 0xc4, 42}},
+        /* 1 + 1 + 2 + 3 + 300 = 307 = 0x133 */
+        {200, 300, 11, {0, 0, 0x01, 0x33, 0x93, 0x06, 0xcc, 200, 0xc5, 0x01, 0x2c}},
+        /* 1 + 1 + 3 + 5 + 70000 = 70010 = 0x1117a */
+        {300,
+         70000,
+         14,
+         {0, 0x01, 0x11, 0x7a, 0x93, 0x06, 0xcd, 0x01, 0x2c, 0xc6, 0, 0x01, 0x11, 0x70}},
+        /* 1 + 1 + 5 + 3 + 65520 = 65530 = 0xfffa */
+        {70000,
+         65520,
+         14,
+         {0, 0, 0xff, 0xfa, 0x93, 0x06, 0xce, 0, 0x01, 0x11, 0x70, 0xc5, 0xff, 0xf0}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t head[WIRE_EVENTS_HEADER_MAX];
+        size_t n = wire_encode_events_header(head, cases[i].count, cases[i].bin);
+        ck_assert_uint_eq(n, cases[i].n);
+        ck_assert_mem_eq(head, cases[i].head, n);
+        /* and what wire_encode_events appends starts the same way */
+        msgpack_sbuffer sb;
+        msgpack_sbuffer_init(&sb);
+        uint8_t *bin = calloc(1, cases[i].bin);
+        ck_assert_int_eq(wire_encode_events(&sb, cases[i].count, bin, cases[i].bin), 0);
+        ck_assert_uint_eq(sb.size, n + cases[i].bin);
+        ck_assert_mem_eq(sb.data, cases[i].head, n);
+        free(bin);
+        msgpack_sbuffer_destroy(&sb);
+    }
+    /* a payload over WIRE_MAX_FRAME has no header */
+    uint8_t head[WIRE_EVENTS_HEADER_MAX];
+    ck_assert_uint_eq(wire_encode_events_header(head, 1, WIRE_MAX_FRAME - 7), 0);
+    ck_assert_uint_eq(wire_encode_events_header(head, 1, WIRE_MAX_FRAME - 8), 4 + 1 + 1 + 1 + 5);
+}
+END_TEST
+
 START_TEST(errors_carry_frame_offset)
 {
     msgpack_sbuffer sb;
@@ -1076,6 +1125,7 @@ Suite *wire_suite(void)
     tcase_add_test(t, msgpack_garbage_and_trailing);
     tcase_add_test(t, msgpack_too_many_objects);
     tcase_add_test(t, encoder_refuses_oversize);
+    tcase_add_test(t, events_header_bytes);
     tcase_add_test(t, errors_carry_frame_offset);
     suite_add_tcase(s, t);
     t = tcase_create("validation");

@@ -157,6 +157,17 @@ int tu_rmtree(const char *dir)
     return rc;
 }
 
+void tu_remove_in_tmpdir(char *path)
+{
+    unlink(path);
+    char *slash = strrchr(path, '/');
+    if (slash) {
+        *slash = '\0';
+        rmdir(path);
+    }
+    free(path);
+}
+
 char *tu_write_program(const char *dir, const char *name, const char *text)
 {
     size_t n = strlen(dir) + strlen(name) + 2;

@@ -28,6 +28,9 @@ int tu_write_file(const char *path, const void *buf, size_t len);
 char *tu_tmpdir(void);
 /* Removes a temporary folder and all it holds (`rm -rf`); 0 on success. */
 int tu_rmtree(const char *dir);
+/* Removes the file at `path`, then its folder (a tu_tmpdir holding only
+ * it), and frees `path`. */
+void tu_remove_in_tmpdir(char *path);
 /* Capture text of n STACK lines, each a call of FUNC 0 from the one
  * before (ids 0..n-1); the length written (cap must hold it all). */
 size_t tu_stack_chain(char *buf, size_t cap, unsigned n);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "daemon/export/flame.h"
+#include "daemon/export/flame_assets.h"
 #include "proto/wire.h"
 
 #define FLAME_TOP 88      /* the heading's height */
@@ -11,6 +12,8 @@
 #define FLAME_CHAR_PX 7.3 /* a 12 px monospace character, generously */
 #define FLAME_EMPTY_H 160 /* height of an image without frames */
 #define FLAME_BACKGROUND "rgb(253,250,245)"
+#define FLAME_MERGED_FILL "rgb(200,200,200)"
+#define FLAME_ELLIPSIS "\xe2\x80\xa6" /* U+2026, one column */
 
 /* ---- text ---- */
 
@@ -102,17 +105,23 @@ void flame_write_text(FILE *out, const char *str, size_t len, size_t max_chars)
         struct flame_unit u = next_unit(s, len, i);
         width += u.width, i += u.bytes;
     }
-    size_t room = width <= max_chars ? width : max_chars < 2 ? 0 : max_chars - 2;
-    size_t used = 0;
-    for (size_t i = 0; i < len;) {
-        struct flame_unit u = next_unit(s, len, i);
-        if (used + u.width > room)
-            break;
-        put_unit(out, s + i, u);
-        used += u.width, i += u.bytes;
+    /* A cut keeps the end, where the function's own name is: units are
+     * skipped from the start until the rest fits beside the ellipsis. */
+    size_t i = 0;
+    if (width > max_chars) {
+        if (max_chars == 0)
+            return;
+        while (i < len && width > max_chars - 1) {
+            struct flame_unit u = next_unit(s, len, i);
+            width -= u.width, i += u.bytes;
+        }
+        fputs(FLAME_ELLIPSIS, out);
     }
-    if (width > max_chars)
-        fputs(max_chars < 2 ? "" : "..", out);
+    while (i < len) {
+        struct flame_unit u = next_unit(s, len, i);
+        put_unit(out, s + i, u);
+        i += u.bytes;
+    }
 }
 
 /* ---- numbers ---- */
@@ -190,20 +199,26 @@ static void put_totals(FILE *out, const struct fold *f)
         fputs(", freed, peak live and retained: unavailable", out);
 }
 
-static void put_heading(FILE *out, const struct fold *f)
+static void put_heading(FILE *out, const struct fold *f, const struct flame_paint *p)
 {
     const struct fold_totals *t = fold_totals(f);
     const char *reason = fold_partial_reason(f);
-    fprintf(out, "<text x=\"%d\" y=\"22\" font-size=\"17\" font-weight=\"bold\">%s</text>\n",
-            FLAME_PAD, weight_title(fold_weight(f)));
-    fprintf(out, "<text x=\"%d\" y=\"42\">status: %s%s%s</text>\n", FLAME_PAD,
+    fprintf(out,
+            "<text class=\"h\" x=\"%d\" y=\"22\" font-size=\"17\" font-weight=\"bold\">%s</text>\n",
+            FLAME_PAD, p && p->title ? p->title : weight_title(fold_weight(f)));
+    fprintf(out, "<text class=\"h\" x=\"%d\" y=\"42\">status: %s%s%s</text>\n", FLAME_PAD,
             reason ? "partial (" : "complete", reason ? reason : "", reason ? ")" : "");
-    fprintf(out, "<text x=\"%d\" y=\"58\">", FLAME_PAD);
+    fprintf(out, "<text class=\"h\" x=\"%d\" y=\"58\">", FLAME_PAD);
     put_totals(out, f);
     fputs("</text>\n", out);
-    fprintf(out, "<text x=\"%d\" y=\"74\">drawn: %" PRIu64 " of %" PRIu64 " %s (%s)</text>\n",
+    fprintf(out,
+            "<text class=\"h\" x=\"%d\" y=\"74\">drawn: %" PRIu64 " of %" PRIu64
+            " %s (%s)</text>\n",
             FLAME_PAD, t->weight_attributed, t->weight_total, unit_name(f, t->weight_total),
             fold_mode(f) == WIRE_MODE_CPU ? "the jett samples" : "events with a Jett stack");
+    if (p && p->legend)
+        fprintf(out, "<text class=\"h\" x=\"%d\" y=\"74\" text-anchor=\"end\">%s</text>\n",
+                FLAME_WIDTH - FLAME_PAD, p->legend);
 }
 
 /* ---- frames ---- */
@@ -211,26 +226,80 @@ static void put_heading(FILE *out, const struct fold *f)
 struct flame_ctx {
     FILE *out;
     const struct fold *f;
+    const struct flame_paint *paint;
     uint64_t root;
     uint32_t max_depth;
 };
 
-static void put_frame(const struct flame_ctx *c, const struct fold_node *n, uint64_t offset)
+/* What one drawn frame is: a node, or a run of `merged` narrow siblings
+ * (n their first) drawn as one. */
+struct flame_item {
+    uint32_t node;
+    uint32_t merged; /* 0 for a node drawn as itself */
+    uint64_t value, offset;
+};
+
+static const char *origin_name(int origin)
+{
+    static const char *const names[] = {"project", "dependency", "stdlib"};
+    return origin >= 0 && origin <= 2 ? names[origin] : NULL;
+}
+
+/* The frame's function, origin and path:line as data attributes, which
+ * the script shows in its tooltip (read from the DOM: no name from the
+ * capture is ever part of the script). */
+static void put_func_attrs(const struct flame_ctx *c, const struct fold_node *n)
+{
+    struct fold_func fn;
+    if (!fold_node_func(c->f, n, &fn)) {
+        if (n->func == FOLD_MANY_FUNCS)
+            fputs(" data-o=\"several functions of this name\"", c->out);
+        return;
+    }
+    const char *origin = origin_name(fn.origin);
+    if (origin)
+        fprintf(c->out, " data-o=\"%s\"", origin);
+    if (fn.path_len == 0)
+        return;
+    fputs(" data-p=\"", c->out);
+    flame_write_text(c->out, fn.path, fn.path_len, SIZE_MAX);
+    if (fn.line)
+        fprintf(c->out, ":%" PRIu64, fn.line);
+    fputc('"', c->out);
+}
+
+static void put_frame(const struct flame_ctx *c, const struct flame_item *it)
 {
     const double gw = FLAME_WIDTH - 2 * FLAME_PAD;
-    double x = FLAME_PAD + gw * ((double)offset / (double)c->root);
-    double w = gw * ((double)n->total / (double)c->root);
+    const struct fold_node *n = fold_node(c->f, it->node);
+    double x = FLAME_PAD + gw * ((double)it->offset / (double)c->root);
+    double w = gw * ((double)it->value / (double)c->root);
     unsigned y = FLAME_TOP + (c->max_depth - n->depth) * FLAME_FRAME_H;
-    uint64_t pct = pct_hundredths(n->total, c->root);
+    uint64_t pct = pct_hundredths(it->value, c->root);
+    char merged[48], fill[32] = "";
     size_t len;
     const char *name = fold_node_name(c->f, n, &len);
-    fputs("<g><title>", c->out);
+    if (it->merged) {
+        len = (size_t)snprintf(merged, sizeof merged, "[%" PRIu32 " narrow frames]", it->merged);
+        name = merged;
+        strcpy(fill, FLAME_MERGED_FILL);
+    }
+    fputs(it->merged ? "<g class=\"f m\"" : "<g class=\"f\"", c->out);
+    if (!it->merged) {
+        put_func_attrs(c, n);
+        if (c->paint && it->node != FOLD_ROOT)
+            c->paint->frame(c->paint->ctx, c->f, n, fill, c->out);
+    }
+    fputs("><title>", c->out);
     flame_write_text(c->out, name, len, SIZE_MAX);
-    fprintf(c->out, ": %" PRIu64 " %s (%" PRIu64 ".%02" PRIu64 "%%)</title>", n->total,
-            unit_name(c->f, n->total), pct / 100, pct % 100);
+    fprintf(c->out, ": %" PRIu64 " %s (%" PRIu64 ".%02" PRIu64 "%%)</title>", it->value,
+            unit_name(c->f, it->value), pct / 100, pct % 100);
     fprintf(c->out, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%d\" rx=\"2\" fill=\"", x, y,
             w, FLAME_FRAME_H - 1);
-    put_colour(c->out, name, len);
+    if (fill[0])
+        fputs(fill, c->out);
+    else
+        put_colour(c->out, name, len);
     /* a thin outline in the background colour keeps neighbours apart
      * without changing any width */
     fputs("\" stroke=\"" FLAME_BACKGROUND "\" stroke-width=\"0.5\"/>", c->out);
@@ -243,37 +312,58 @@ static void put_frame(const struct flame_ctx *c, const struct fold_node *n, uint
     fputs("</g>\n", c->out);
 }
 
-/* Draws the tree depth first without recursion (stacks can be deep).
- * Frames narrower than FLAME_MIN_PX, and so all their descendants, are
- * left out: their value stays inside the parent's width as unlabelled
- * room, so the root keeps its exact width and the others their shares. */
+/* Pushes what a node's children are drawn as, right to left so that they
+ * come out in name order: each child at least FLAME_MERGE_PX wide as
+ * itself, each run of narrower neighbours as one frame (a run of one as
+ * that child, which goes on the same way), and a run narrower than
+ * FLAME_MIN_PX not at all: its value stays inside the parent's width as
+ * unlabelled room, so the root keeps its exact width and the others
+ * their shares.  The parent's self value lies after the last child. */
+static size_t push_children(const struct flame_ctx *c, const struct flame_item *parent,
+                            struct flame_item *todo, size_t top)
+{
+    const double px = (FLAME_WIDTH - 2 * FLAME_PAD) / (double)c->root;
+    const struct fold_node *n = fold_node(c->f, parent->node);
+    uint64_t end = parent->offset + n->total - n->self;
+    struct flame_item run = {0, 0, 0, 0};
+    for (uint32_t i = n->n_children; i-- > 0;) {
+        uint32_t child = fold_child(c->f, n, i);
+        uint64_t v = fold_node(c->f, child)->total;
+        end -= v;
+        bool narrow = px * (double)v < FLAME_MERGE_PX;
+        if (narrow) {
+            run = (struct flame_item){child, run.merged + 1, run.value + v, end};
+            if (i > 0)
+                continue;
+        }
+        if (run.merged && px * (double)run.value >= FLAME_MIN_PX) {
+            if (run.merged == 1)
+                run.merged = 0;
+            todo[top++] = run;
+        }
+        run.merged = 0, run.value = 0;
+        if (!narrow)
+            todo[top++] = (struct flame_item){child, 0, v, end};
+    }
+    return top;
+}
+
+/* Draws the tree depth first without recursion (stacks can be deep). */
 static int put_frames(const struct flame_ctx *c)
 {
-    const double gw = FLAME_WIDTH - 2 * FLAME_PAD;
-    uint32_t n_nodes = fold_node_count(c->f);
-    struct todo {
-        uint32_t node;
-        uint64_t offset;
-    } *todo = malloc((size_t)n_nodes * sizeof *todo);
+    struct flame_item *todo = malloc(((size_t)fold_node_count(c->f) + 1) * sizeof *todo);
     if (!todo)
         return -1;
     size_t top = 0;
-    todo[top++] = (struct todo){FOLD_ROOT, 0};
+    todo[top++] = (struct flame_item){FOLD_ROOT, 0, c->root, 0};
+    fputs("<g id=\"frames\">\n", c->out);
     while (top > 0) {
-        struct todo t = todo[--top];
-        const struct fold_node *n = fold_node(c->f, t.node);
-        put_frame(c, n, t.offset);
-        /* children are pushed right to left so that they are written in
-         * name order; the parent's self value lies after the last one */
-        uint64_t end = t.offset + n->total - n->self;
-        for (uint32_t i = n->n_children; i-- > 0;) {
-            uint32_t child = fold_child(c->f, n, i);
-            uint64_t v = fold_node(c->f, child)->total;
-            end -= v;
-            if (gw * ((double)v / (double)c->root) >= FLAME_MIN_PX)
-                todo[top++] = (struct todo){child, end};
-        }
+        struct flame_item it = todo[--top];
+        put_frame(c, &it);
+        if (!it.merged)
+            top = push_children(c, &it, todo, top);
     }
+    fputs("</g>\n", c->out);
     free(todo);
     return 0;
 }
@@ -281,16 +371,22 @@ static int put_frames(const struct flame_ctx *c)
 static void put_empty(FILE *out, const struct fold *f)
 {
     fprintf(out,
-            "<text x=\"%d\" y=\"%d\" font-size=\"17\" text-anchor=\"middle\">no samples</text>\n",
+            "<text class=\"h\" x=\"%d\" y=\"%d\" font-size=\"17\" text-anchor=\"middle\">no "
+            "samples</text>\n",
             FLAME_WIDTH / 2, FLAME_TOP + 32);
     fprintf(out,
-            "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">nothing to draw: no %s with a "
-            "Jett stack</text>\n",
+            "<text class=\"h\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">nothing to draw: no %s "
+            "with a Jett stack</text>\n",
             FLAME_WIDTH / 2, FLAME_TOP + 52,
             fold_mode(f) == WIRE_MODE_CPU ? "jett samples" : unit_name(f, 2));
 }
 
 int flame_write_svg(const struct fold *f, FILE *out)
+{
+    return flame_write_svg_painted(f, NULL, out);
+}
+
+int flame_write_svg_painted(const struct fold *f, const struct flame_paint *p, FILE *out)
 {
     const struct fold_totals *t = fold_totals(f);
     uint32_t max_depth = fold_max_depth(f);
@@ -300,17 +396,23 @@ int flame_write_svg(const struct fold *f, FILE *out)
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n", out);
     fprintf(out,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
-            "height=\"%u\" viewBox=\"0 0 %d %u\" font-family=\"monospace\" font-size=\"12\">\n",
-            FLAME_WIDTH, height, FLAME_WIDTH, height);
+            "height=\"%u\" viewBox=\"0 0 %d %u\" font-family=\"monospace\" font-size=\"12\" "
+            "class=\"jett-flame\" data-pad=\"%d\" data-char-px=\"%.1f\">\n",
+            FLAME_WIDTH, height, FLAME_WIDTH, height, FLAME_PAD, FLAME_CHAR_PX);
+    /* style and script come from flame.css and flame.js, built in */
+    fprintf(out, "<style><![CDATA[\n%s]]></style>\n", flame_style);
     fprintf(out,
-            "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" fill=\"" FLAME_BACKGROUND "\"/>\n",
+            "<rect class=\"bg\" x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" "
+            "fill=\"" FLAME_BACKGROUND "\"/>\n",
             FLAME_WIDTH, height);
-    put_heading(out, f);
-    struct flame_ctx c = {out, f, t->weight_attributed, max_depth};
+    put_heading(out, f, p);
+    struct flame_ctx c = {out, f, p, t->weight_attributed, max_depth};
     if (empty)
         put_empty(out, f);
     else if (put_frames(&c) != 0)
         return -1;
+    if (!empty)
+        fprintf(out, "<script type=\"text/javascript\"><![CDATA[\n%s]]></script>\n", flame_script);
     fputs("</svg>\n", out);
     return ferror(out) ? -1 : 0;
 }

@@ -6,12 +6,27 @@
 #include "daemon/attrib.h"
 #include "daemon/export/fold.h"
 #include "daemon/feed.h"
+#include "daemon/redact.h"
 #include "proto/util/mix64.h"
 
 /* A display name, `namespace.function`, stored in the name arena. */
 struct fold_name {
     size_t off;
     uint32_t len;
+};
+
+/* A function identity of the aggregation, as frames name it. */
+struct fold_ident {
+    uint32_t name, ns_len;
+    uint32_t source; /* ATTRIB_NONE when unknown */
+    uint64_t line;   /* 0 when unknown */
+};
+
+/* A source's logical path in the name arena, and its origin. */
+struct fold_source {
+    size_t off;
+    uint32_t len;
+    uint8_t origin;
 };
 
 /* Makes room for element `n` of a doubling array; 0 or -1 (out of memory). */
@@ -45,6 +60,11 @@ struct fold {
     uint32_t node_index_cap;
     uint32_t *children; /* filled by link_children(): children, sorted */
     uint32_t max_depth;
+    /* what frames' func fields index */
+    struct fold_ident *idents;
+    uint32_t n_idents;
+    struct fold_source *sources;
+    uint32_t n_sources;
 };
 
 static int fold_grow(struct fold *f, void **arr, uint32_t *cap, size_t size)
@@ -117,9 +137,8 @@ static uint64_t name_hash(const struct fold *f, uint32_t name)
     return hash_bytes(name_ptr(f, name), f->names[name].len);
 }
 
-/* Appends len bytes; in the collapsed name form a frame's text is made
- * safe for a folded line (the format has no escapes). */
-static int arena_put(struct fold *f, const char *s, size_t len)
+/* Appends len bytes as they are. */
+static int arena_copy(struct fold *f, const char *s, size_t len)
 {
     if (f->arena_cap - f->arena_len < len) {
         size_t ncap = f->arena_cap ? f->arena_cap : 4096;
@@ -132,16 +151,25 @@ static int arena_put(struct fold *f, const char *s, size_t len)
         }
         f->arena = p, f->arena_cap = ncap;
     }
-    char *d = f->arena + f->arena_len;
+    memcpy(f->arena + f->arena_len, s, len);
+    f->arena_len += len;
+    return 0;
+}
+
+/* Appends len bytes; in the collapsed name form a frame's text is made
+ * safe for a folded line (the format has no escapes). */
+static int arena_put(struct fold *f, const char *s, size_t len)
+{
+    size_t at = f->arena_len;
+    if (arena_copy(f, s, len) != 0)
+        return -1;
     if (f->name_form == FOLD_NAMES_COLLAPSED) {
+        char *d = f->arena + at;
         for (size_t i = 0; i < len; i++) {
-            unsigned char c = (unsigned char)s[i];
+            unsigned char c = (unsigned char)d[i];
             d[i] = (char)(c == ';' ? ':' : c < 0x20 || c == 0x7f ? '?' : c);
         }
-    } else {
-        memcpy(d, s, len);
     }
-    f->arena_len += len;
     return 0;
 }
 
@@ -187,7 +215,8 @@ static uint32_t add_node(struct fold *f, uint32_t parent, uint32_t name)
     if (GROW(f, f->nodes, f->n_nodes, f->nodes_cap) != 0)
         return FOLD_NO_NODE;
     uint32_t depth = parent == FOLD_NO_NODE ? 0 : f->nodes[parent].depth + 1;
-    f->nodes[f->n_nodes] = (struct fold_node){name, parent, depth, FOLD_NO_NODE, 0, 0, 0};
+    f->nodes[f->n_nodes] =
+        (struct fold_node){name, parent, depth, FOLD_NO_NODE, 0, FOLD_NO_FUNC, 0, 0};
     if (depth > f->max_depth)
         f->max_depth = depth;
     return f->n_nodes++;
@@ -270,32 +299,85 @@ static void take_totals(struct fold *f, const struct agg *g)
     memcpy(&t->weight_total, (const char *)t + at[f->weight], sizeof t->weight_total);
 }
 
+/* The sources' paths and origins: 0, or -1 when out of memory. */
+static int take_sources(struct fold *f, const struct agg *g)
+{
+    uint32_t n = attrib_source_count(g);
+    f->sources = malloc(((size_t)n + 1) * sizeof *f->sources);
+    if (!f->sources)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        struct attrib_source s;
+        attrib_source(g, i, &s);
+        f->sources[i] = (struct fold_source){f->arena_len, s.path_len, s.origin};
+        if (arena_copy(f, s.path, s.path_len) != 0)
+            return -1;
+        f->n_sources++;
+    }
+    return 0;
+}
+
+/* The identities' names, sources and declaration lines: 0, or -1. */
+static int take_idents(struct fold *f, const struct agg *g)
+{
+    uint32_t n = attrib_ident_count(g);
+    f->idents = malloc(((size_t)n + 1) * sizeof *f->idents);
+    if (!f->idents || take_sources(f, g) != 0)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        struct attrib_ident d;
+        attrib_ident(g, i, &d);
+        struct fold_ident *id = &f->idents[i];
+        id->name =
+            intern(f, (struct wire_str){d.ns, d.ns_len}, (struct wire_str){d.name, d.name_len});
+        if (id->name == UINT32_MAX)
+            return -1;
+        id->ns_len = d.ns_len, id->source = d.source, id->line = 0;
+        if (d.source != ATTRIB_NONE && wire_span_present(d.decl)) {
+            struct attrib_source s;
+            attrib_source(g, d.source, &s);
+            struct redact_source v = {s.text, s.text_len, s.spans, s.n_spans, s.lines, s.n_lines};
+            id->line = (uint64_t)redact_line_of(&v, d.decl.start) + 1;
+        }
+        f->n_idents++;
+    }
+    return 0;
+}
+
+/* Notes the identity a stack node draws in its frame: the first, or
+ * "several" once one of another source or line meets it. */
+static void note_func(struct fold *f, struct fold_node *n, uint32_t ident)
+{
+    if (n->func == FOLD_NO_FUNC) {
+        n->func = ident;
+        return;
+    }
+    if (n->func == FOLD_MANY_FUNCS || n->func == ident)
+        return;
+    const struct fold_ident *a = &f->idents[n->func], *b = &f->idents[ident];
+    if (a->source != b->source || a->line != b->line || a->ns_len != b->ns_len)
+        n->func = FOLD_MANY_FUNCS;
+}
+
 /* The tree of the aggregation's valid stack nodes, each node's weight
  * added to its frame's self value: 0, or -1 when out of memory. */
 static int take_tree(struct fold *f, const struct agg *g)
 {
-    uint32_t n = attrib_node_count(g), n_idents = attrib_ident_count(g);
+    uint32_t n = attrib_node_count(g);
     uint32_t *frame = malloc(((size_t)n + 1) * sizeof *frame);
-    uint32_t *ident_name = malloc(((size_t)n_idents + 1) * sizeof *ident_name);
-    int rc = frame && ident_name ? 0 : -1;
-    for (uint32_t i = 0; rc == 0 && i < n_idents; i++) {
-        struct attrib_ident d;
-        attrib_ident(g, i, &d);
-        ident_name[i] =
-            intern(f, (struct wire_str){d.ns, d.ns_len}, (struct wire_str){d.name, d.name_len});
-        rc = ident_name[i] == UINT32_MAX ? -1 : 0;
-    }
+    int rc = frame && take_idents(f, g) == 0 ? 0 : -1;
     for (uint32_t i = 0; rc == 0 && i < n; i++) {
         uint32_t parent, ident;
         frame[i] = FOLD_NO_NODE;
         if (!attrib_node(g, i, &parent, &ident))
             continue; /* a bad STACK: its events were unavailable */
         uint32_t up = parent == ATTRIB_NONE ? FOLD_ROOT : frame[parent];
-        frame[i] = child_node(f, up, ident_name[ident]);
+        frame[i] = child_node(f, up, f->idents[ident].name);
         if (frame[i] == FOLD_NO_NODE) {
             rc = -1;
             break;
         }
+        note_func(f, &f->nodes[frame[i]], ident);
         struct attrib_node_quantities q, below;
         attrib_node_quantities(g, i, &q);
         attrib_node_below(g, i, &below);
@@ -305,7 +387,7 @@ static int take_tree(struct fold *f, const struct agg *g)
         if (parent == ATTRIB_NONE)
             f->nodes[FOLD_ROOT].total += node_weight(f, &below);
     }
-    free(frame), free(ident_name);
+    free(frame);
     if (rc != 0)
         f->nomem = true;
     return rc;
@@ -437,12 +519,28 @@ enum fold_status fold_read(struct capture_reader *r, enum fold_weight w, enum fo
     return FOLD_OK;
 }
 
+enum fold_status fold_of_agg(const struct agg *g, enum fold_weight w, enum fold_names names,
+                             struct fold **out, char *err, size_t errlen)
+{
+    struct fold *f = fold_new(w, names);
+    if (!f)
+        return snprintf(err, errlen, "out of memory"), FOLD_E_NOMEM;
+    enum fold_status st = fold_from(f, g, err, errlen);
+    if (st != FOLD_OK) {
+        fold_free(f);
+        return st;
+    }
+    *out = f;
+    return FOLD_OK;
+}
+
 void fold_free(struct fold *f)
 {
     if (!f)
         return;
     free(f->arena), free(f->names), free(f->name_index), free(f->damage);
     free(f->nodes), free(f->node_index), free(f->children);
+    free(f->idents), free(f->sources);
     free(f);
 }
 
@@ -513,4 +611,25 @@ const char *fold_node_name(const struct fold *f, const struct fold_node *n, size
 uint32_t fold_max_depth(const struct fold *f)
 {
     return f->max_depth;
+}
+
+bool fold_node_func(const struct fold *f, const struct fold_node *n, struct fold_func *out)
+{
+    if (n->func >= f->n_idents)
+        return false;
+    const struct fold_ident *id = &f->idents[n->func];
+    const char *name = name_ptr(f, id->name);
+    *out = (struct fold_func){name,
+                              name + id->ns_len + 1,
+                              "",
+                              id->ns_len,
+                              f->names[id->name].len - id->ns_len - 1,
+                              0,
+                              -1,
+                              id->line};
+    if (id->source < f->n_sources) {
+        const struct fold_source *s = &f->sources[id->source];
+        out->path = f->arena + s->off, out->path_len = s->len, out->origin = s->origin;
+    }
+    return true;
 }

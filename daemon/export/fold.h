@@ -79,9 +79,14 @@ struct fold_node {
     uint32_t depth;       /* the root is 0 */
     uint32_t first_child; /* FOLD_NO_NODE when a leaf */
     uint32_t n_children;  /* children are nodes first_child.. in the child list */
+    uint32_t func;        /* the function drawn (fold_node_func), FOLD_NO_FUNC
+                           * for the root, FOLD_MANY_FUNCS when functions of
+                           * one display text but different sources meet */
     uint64_t self, total;
 };
 #define FOLD_NO_NODE UINT32_MAX
+#define FOLD_NO_FUNC UINT32_MAX
+#define FOLD_MANY_FUNCS (UINT32_MAX - 1)
 #define FOLD_ROOT 0
 
 struct fold;
@@ -93,6 +98,12 @@ struct fold;
  * where it stopped. */
 enum fold_status fold_read(struct capture_reader *r, enum fold_weight w, enum fold_names names,
                            struct fold **out, char *err, size_t errlen);
+/* The same from an aggregation that kept detail (agg_keep_detail) and
+ * has ended: for a reader that needs the aggregation for more than the
+ * fold (a diff).  No damage is recorded. */
+struct agg;
+enum fold_status fold_of_agg(const struct agg *g, enum fold_weight w, enum fold_names names,
+                             struct fold **out, char *err, size_t errlen);
 void fold_free(struct fold *f);
 
 uint8_t fold_mode(const struct fold *f);            /* enum wire_mode */
@@ -114,6 +125,19 @@ uint32_t fold_child(const struct fold *f, const struct fold_node *n, uint32_t i)
 /* A frame's display text (not NUL-terminated; may hold any UTF-8). */
 const char *fold_node_name(const struct fold *f, const struct fold_node *n, size_t *len);
 uint32_t fold_max_depth(const struct fold *f);
+
+/* A frame's function as the profile names it: namespace and function
+ * (the display text split), the source's logical path and origin (enum
+ * wire_origin; -1 and an empty path when unknown) and the declaration's
+ * first line (0 when unknown). */
+struct fold_func {
+    const char *ns, *fn, *path; /* not NUL-terminated */
+    size_t ns_len, fn_len, path_len;
+    int origin;
+    uint64_t line;
+};
+/* False for the root and for a frame of several functions. */
+bool fold_node_func(const struct fold *f, const struct fold_node *n, struct fold_func *out);
 
 /* Writes the folded lines, `root;caller;leaf VALUE`, one per distinct
  * stack with a non-zero self value, sorted bytewise by the stack text,

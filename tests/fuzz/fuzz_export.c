@@ -1,5 +1,6 @@
 /* libFuzzer target: every export over arbitrary capture bytes (folded
- * lines in both name forms, the SVG flame graph, the Callgrind profile):
+ * lines in both name forms, the SVG flame graph, the Callgrind and the
+ * pprof profile):
  * a damaged capture must fail cleanly, never crash or leak. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include "daemon/export/cgexport.h"
 #include "daemon/export/flame.h"
 #include "daemon/export/fold.h"
+#include "daemon/export/pprof.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -41,6 +43,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *out = sink();
     if (r)
         cgexport_write(r, out, err, sizeof err);
+    fclose(out);
+    capture_reader_free(r);
+    r = capture_reader_mem(data, size);
+    out = sink();
+    if (r)
+        pprof_write(r, out, err, sizeof err);
     fclose(out);
     capture_reader_free(r);
     return 0;

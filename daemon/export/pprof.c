@@ -1,0 +1,625 @@
+/* pprof: the aggregation's per-node, per-line costs -> profile.proto (pprof.h). */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/attrib.h"
+#include "daemon/export/gzsink.h"
+#include "daemon/export/pprof.h"
+#include "daemon/feed.h"
+#include "profile.pb-c.h"
+#include "proto/util/mix64.h"
+
+typedef Perftools__Profiles__Profile pp_profile;
+typedef Perftools__Profiles__Sample pp_sample;
+typedef Perftools__Profiles__ValueType pp_value_type;
+typedef Perftools__Profiles__Location pp_location;
+typedef Perftools__Profiles__Line pp_line;
+typedef Perftools__Profiles__Function pp_function;
+typedef Perftools__Profiles__Mapping pp_mapping;
+
+/* Samples are packed a part at a time, each part a Profile holding only
+ * samples: concatenated, protobuf's rule for repeated fields makes them
+ * one Profile, and memory stays at one part, not at the whole output. */
+#define PP_PART 4096
+#define PP_MAX_VALUES 3
+
+/* Sample type slots in memory mode. */
+enum { PP_OBJECTS, PP_SPACE, PP_INUSE };
+
+struct pp {
+    const struct agg *a;
+    bool cpu, inuse; /* inuse: memory mode, and live bytes are known */
+    unsigned n_values;
+    int64_t period; /* CPU: ns a sample stands for, 0 when the rate is unknown */
+    bool nomem;
+    /* the string table; entry 0 is "" */
+    char **str;
+    uint32_t n_str, cap_str;
+    /* per source and per identity */
+    struct attrib_source *src;
+    uint32_t n_src, *src_path;
+    uint32_t n_fn, *fn_src, *fn_name, *fn_decl;
+    /* locations: key ident << 32 | line; a location's id is its index + 1 */
+    uint64_t *loc_key;
+    uint32_t n_loc, cap_loc;
+    uint32_t *loc_index, index_cap; /* open addressing, id (0: empty) */
+    /* per stack node: its caller (ATTRIB_NONE at a root), identity
+     * (ATTRIB_NONE: invalid) and the location of its caller's frame */
+    uint32_t n_node, *parent, *ident, *caller_loc;
+    /* the part being filled */
+    pp_sample samples[PP_PART];
+    pp_sample *sample_ptr[PP_PART];
+    int64_t values[PP_PART * PP_MAX_VALUES];
+    uint32_t n_part;
+    uint64_t *pool; /* location ids of the part's samples */
+    size_t n_pool, cap_pool;
+    /* a part's locations, while the location table is written */
+    pp_location locs[PP_PART];
+    pp_location *loc_ptr[PP_PART];
+    pp_line lines[PP_PART];
+    pp_line *line_ptr[PP_PART];
+    uint64_t *callers; /* the caller frames' locations of node callers_of */
+    size_t n_callers, cap_callers;
+    uint32_t callers_of;
+    uint8_t *packed; /* a part, packed */
+    size_t cap_packed;
+    struct gzsink sink;
+};
+
+static void *grow(struct pp *p, void *arr, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap)
+        return arr;
+    uint64_t c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    void *q = c <= UINT32_MAX ? realloc(arr, (size_t)c * elem) : NULL;
+    if (!q) {
+        p->nomem = true;
+        return NULL;
+    }
+    *cap = (uint32_t)c;
+    return q;
+}
+
+/* ---- strings ---- */
+
+/* Adds a copy of s[0..len) (a NUL inside would end it early for
+ * protobuf-c: it is cut there); its index, 0 when out of memory. */
+static uint32_t add_string(struct pp *p, const char *s, size_t len)
+{
+    char **t = grow(p, p->str, &p->cap_str, p->n_str + 1, sizeof *t);
+    if (!t)
+        return 0;
+    p->str = t;
+    char *c = malloc(len + 1);
+    if (!c)
+        return p->nomem = true, 0;
+    memcpy(c, s, len), c[len] = 0;
+    p->str[p->n_str] = c;
+    return p->n_str++;
+}
+
+static uint32_t add_cstr(struct pp *p, const char *s)
+{
+    return add_string(p, s, strlen(s));
+}
+
+/* ---- lines and locations ---- */
+
+/* 1-based line of an offset in an identity's source; 0 when unknown. */
+static uint32_t line_in(const struct pp *p, uint32_t ident, uint32_t off)
+{
+    uint32_t s = p->fn_src[ident];
+    if (s == ATTRIB_NONE || off == ATTRIB_NONE || !p->src[s].n_lines || off > p->src[s].text_len)
+        return 0;
+    return wire_line_index(p->src[s].lines, p->src[s].n_lines, off) + 1;
+}
+
+static int rebuild_index(struct pp *p)
+{
+    uint32_t cap = p->index_cap ? p->index_cap * 2 : 1024;
+    uint32_t *idx = calloc(cap, sizeof *idx);
+    if (!idx)
+        return p->nomem = true, -1;
+    for (uint32_t i = 0; i < p->n_loc; i++) {
+        uint64_t h = mix64(p->loc_key[i]);
+        while (idx[h & (cap - 1)])
+            h++;
+        idx[h & (cap - 1)] = i + 1;
+    }
+    free(p->loc_index);
+    p->loc_index = idx, p->index_cap = cap;
+    return 0;
+}
+
+/* The id of the location (ident, line), added when new; 0 when out of
+ * memory. */
+static uint32_t location(struct pp *p, uint32_t ident, uint32_t line)
+{
+    uint64_t key = (uint64_t)ident << 32 | line;
+    if ((uint64_t)p->n_loc * 2 + 2 > p->index_cap && rebuild_index(p) != 0)
+        return 0;
+    uint64_t h = mix64(key);
+    for (;; h++) {
+        uint32_t id = p->loc_index[h & (p->index_cap - 1)];
+        if (id == 0)
+            break;
+        if (p->loc_key[id - 1] == key)
+            return id;
+    }
+    uint64_t *k = grow(p, p->loc_key, &p->cap_loc, p->n_loc + 1, sizeof *k);
+    if (!k)
+        return 0;
+    p->loc_key = k;
+    p->loc_key[p->n_loc++] = key;
+    p->loc_index[h & (p->index_cap - 1)] = p->n_loc;
+    return p->n_loc;
+}
+
+/* ---- the model ---- */
+
+static void *table(struct pp *p, uint32_t n, size_t elem)
+{
+    void *t = malloc(((size_t)n + 1) * elem);
+    if (!t)
+        p->nomem = true;
+    return t;
+}
+
+/* Sources, identities (their names) and stack nodes (their callers'
+ * locations): 0, or -1 when out of memory. */
+static int take_model(struct pp *p)
+{
+    const struct agg *a = p->a;
+    p->n_src = attrib_source_count(a);
+    p->n_fn = attrib_ident_count(a);
+    p->n_node = attrib_node_count(a);
+    p->src = table(p, p->n_src, sizeof *p->src);
+    p->src_path = table(p, p->n_src, sizeof *p->src_path);
+    p->fn_src = table(p, p->n_fn, sizeof *p->fn_src);
+    p->fn_name = table(p, p->n_fn, sizeof *p->fn_name);
+    p->fn_decl = table(p, p->n_fn, sizeof *p->fn_decl);
+    p->parent = table(p, p->n_node, sizeof *p->parent);
+    p->ident = table(p, p->n_node, sizeof *p->ident);
+    p->caller_loc = table(p, p->n_node, sizeof *p->caller_loc);
+    if (p->nomem)
+        return -1;
+    for (uint32_t i = 0; i < p->n_src; i++) {
+        attrib_source(a, i, &p->src[i]);
+        p->src_path[i] = 0; /* named once a function is in it */
+    }
+    for (uint32_t i = 0; i < p->n_fn && !p->nomem; i++) {
+        struct attrib_ident d;
+        attrib_ident(a, i, &d);
+        p->fn_src[i] = d.source < p->n_src ? d.source : ATTRIB_NONE;
+        if (d.source < p->n_src && !p->src_path[d.source])
+            p->src_path[d.source] = add_string(p, p->src[d.source].path, p->src[d.source].path_len);
+        p->fn_decl[i] = wire_span_present(d.decl) ? line_in(p, i, d.decl.start) : 0;
+        /* `namespace.function`, as the folded export names a frame */
+        size_t n = (size_t)d.ns_len + 1 + d.name_len;
+        char *name = malloc(n);
+        if (!name)
+            return p->nomem = true, -1;
+        memcpy(name, d.ns, d.ns_len);
+        name[d.ns_len] = '.';
+        memcpy(name + d.ns_len + 1, d.name, d.name_len);
+        p->fn_name[i] = add_string(p, name, n);
+        free(name);
+    }
+    for (uint32_t i = 0; i < p->n_node && !p->nomem; i++) {
+        uint32_t parent, ident;
+        p->ident[i] = p->parent[i] = ATTRIB_NONE;
+        p->caller_loc[i] = 0;
+        if (!attrib_node(a, i, &parent, &ident) || ident >= p->n_fn)
+            continue; /* a bad STACK: its events were unavailable */
+        if (parent != ATTRIB_NONE && (parent >= i || p->ident[parent] == ATTRIB_NONE))
+            continue;
+        p->ident[i] = ident, p->parent[i] = parent;
+        if (parent == ATTRIB_NONE)
+            continue;
+        struct attrib_node_quantities q;
+        attrib_node_quantities(a, i, &q);
+        uint32_t caller = p->ident[parent];
+        p->caller_loc[i] = location(p, caller, line_in(p, caller, q.site));
+    }
+    return p->nomem ? -1 : 0;
+}
+
+/* ---- samples ---- */
+
+/* Packs one part into memory (protobuf-c's flat packing is far faster
+ * than its buffer callbacks, one call per value) and compresses it. */
+static void pack_part(struct pp *p, const pp_profile *part)
+{
+    size_t n = perftools__profiles__profile__get_packed_size(part);
+    if (n > p->cap_packed) {
+        uint8_t *b = realloc(p->packed, n);
+        if (!b) {
+            p->nomem = true;
+            return;
+        }
+        p->packed = b, p->cap_packed = n;
+    }
+    perftools__profiles__profile__pack(part, p->packed);
+    p->sink.base.append(&p->sink.base, n, p->packed);
+}
+
+/* Packs the part's samples as one Profile of samples only. */
+static void flush_part(struct pp *p)
+{
+    if (p->n_part == 0)
+        return;
+    pp_profile part = PERFTOOLS__PROFILES__PROFILE__INIT;
+    part.n_sample = p->n_part;
+    part.sample = p->sample_ptr;
+    pack_part(p, &part);
+    p->n_part = 0;
+    p->n_pool = 0;
+}
+
+/* Packs the location table a part at a time: one line each, in the
+ * shared mapping. */
+static void write_locations(struct pp *p)
+{
+    for (uint32_t first = 0; first < p->n_loc; first += PP_PART) {
+        uint32_t n = p->n_loc - first < PP_PART ? p->n_loc - first : PP_PART;
+        for (uint32_t k = 0; k < n; k++) {
+            uint64_t key = p->loc_key[first + k];
+            p->lines[k] = (pp_line)PERFTOOLS__PROFILES__LINE__INIT;
+            p->lines[k].function_id = (key >> 32) + 1;
+            p->lines[k].line = (uint32_t)key;
+            p->line_ptr[k] = &p->lines[k];
+            p->locs[k] = (pp_location)PERFTOOLS__PROFILES__LOCATION__INIT;
+            p->locs[k].id = first + k + 1;
+            p->locs[k].mapping_id = 1;
+            p->locs[k].n_line = 1;
+            p->locs[k].line = &p->line_ptr[k];
+            p->loc_ptr[k] = &p->locs[k];
+        }
+        pp_profile part = PERFTOOLS__PROFILES__PROFILE__INIT;
+        part.n_location = n;
+        part.location = p->loc_ptr;
+        pack_part(p, &part);
+    }
+}
+
+static int64_t clamp64(uint64_t v)
+{
+    return v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/* The locations of a node's caller frames, up to the root: once per
+ * node, for all of its samples. */
+static int take_callers(struct pp *p, uint32_t node)
+{
+    p->callers_of = node;
+    p->n_callers = 0;
+    for (uint32_t m = node; p->parent[m] != ATTRIB_NONE; m = p->parent[m]) {
+        if (p->n_callers == p->cap_callers) {
+            size_t cap = p->cap_callers ? p->cap_callers * 2 : 256;
+            uint64_t *c = realloc(p->callers, cap * sizeof *c);
+            if (!c)
+                return p->nomem = true, -1;
+            p->callers = c, p->cap_callers = cap;
+        }
+        p->callers[p->n_callers++] = p->caller_loc[m];
+    }
+    return 0;
+}
+
+/* One sample of a node: the leaf location, then the callers'. */
+static int add_sample(struct pp *p, uint32_t node, uint32_t leaf, const int64_t *v)
+{
+    if (p->callers_of != node && take_callers(p, node) != 0)
+        return -1;
+    size_t n = p->n_callers + 1;
+    if (p->n_part == PP_PART || p->n_pool + n > p->cap_pool)
+        flush_part(p);
+    if (n > p->cap_pool) { /* the part is empty: the pool can move */
+        size_t cap = p->cap_pool ? p->cap_pool : 1 << 16;
+        while (cap < n)
+            cap *= 2;
+        uint64_t *pool = realloc(p->pool, cap * sizeof *pool);
+        if (!pool)
+            return p->nomem = true, -1;
+        p->pool = pool, p->cap_pool = cap;
+    }
+    uint64_t *ids = p->pool + p->n_pool;
+    ids[0] = leaf;
+    if (p->n_callers) /* a root has none (and may have no array yet) */
+        memcpy(ids + 1, p->callers, p->n_callers * sizeof *ids);
+    p->n_pool += n;
+    pp_sample *s = &p->samples[p->n_part];
+    *s = (pp_sample)PERFTOOLS__PROFILES__SAMPLE__INIT;
+    s->n_location_id = n;
+    s->location_id = ids;
+    s->n_value = p->n_values;
+    s->value = &p->values[(size_t)p->n_part * PP_MAX_VALUES];
+    memcpy(s->value, v, p->n_values * sizeof *v);
+    p->sample_ptr[p->n_part++] = s;
+    return 0;
+}
+
+/* A node's self costs by leaf line: spans come in ascending order, so
+ * those of one line are consecutive and summed here. */
+struct pp_lines {
+    struct attrib_node_self_iter it;
+    bool more, pending;
+    uint32_t line;
+    uint64_t w[2];
+};
+
+static void lines_begin(const struct pp *p, uint32_t node, struct pp_lines *l)
+{
+    l->more = attrib_node_self_begin(p->a, node, &l->it);
+    l->pending = false;
+}
+
+static bool lines_next(const struct pp *p, uint32_t node, struct pp_lines *l, uint32_t *line,
+                       uint64_t *w)
+{
+    uint32_t start;
+    uint64_t v[2] = {0, 0};
+    while (l->more && (l->more = attrib_node_self_next(p->a, &l->it, &start, v))) {
+        uint32_t ln = line_in(p, p->ident[node], start);
+        if (l->pending && ln == l->line) {
+            l->w[0] += v[0], l->w[1] += v[1];
+            continue;
+        }
+        bool had = l->pending;
+        *line = l->line, w[0] = l->w[0], w[1] = l->w[1];
+        l->pending = true, l->line = ln, l->w[0] = v[0], l->w[1] = v[1];
+        if (had)
+            return true;
+    }
+    if (!l->pending)
+        return false;
+    *line = l->line, w[0] = l->w[0], w[1] = l->w[1];
+    l->pending = false;
+    return true;
+}
+
+static int cpu_node(struct pp *p, uint32_t node)
+{
+    struct pp_lines l;
+    uint32_t line;
+    uint64_t w[2];
+    lines_begin(p, node, &l);
+    while (lines_next(p, node, &l, &line, w)) {
+        if (w[0] == 0)
+            continue;
+        int64_t v[PP_MAX_VALUES] = {clamp64(w[0])};
+        if (p->period)
+            v[1] = w[0] > (uint64_t)INT64_MAX / (uint64_t)p->period ? INT64_MAX
+                                                                    : clamp64(w[0] * p->period);
+        uint32_t leaf = location(p, p->ident[node], line);
+        if (!leaf || add_sample(p, node, leaf, v) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Memory: the node's allocations and bytes by line; its live bytes on
+ * the one line that created allocations, or on line 0 when several did. */
+static int memory_node(struct pp *p, uint32_t node)
+{
+    struct pp_lines l;
+    uint32_t line, creating = 0, n_creating = 0;
+    uint64_t w[2];
+    struct attrib_node_quantities q;
+    attrib_node_quantities(p->a, node, &q);
+    uint64_t inuse = p->inuse ? q.retained : 0;
+    lines_begin(p, node, &l);
+    while (lines_next(p, node, &l, &line, w))
+        if (w[1] > 0)
+            creating = line, n_creating++;
+    lines_begin(p, node, &l);
+    while (lines_next(p, node, &l, &line, w)) {
+        int64_t v[PP_MAX_VALUES] = {clamp64(w[1]), clamp64(w[0]), 0};
+        if (n_creating == 1 && line == creating)
+            v[PP_INUSE] = clamp64(inuse), inuse = 0;
+        if (!v[0] && !v[1] && !v[2])
+            continue;
+        uint32_t leaf = location(p, p->ident[node], line);
+        if (!leaf || add_sample(p, node, leaf, v) != 0)
+            return -1;
+    }
+    if (inuse) {
+        int64_t v[PP_MAX_VALUES] = {0, 0, clamp64(inuse)};
+        uint32_t leaf = location(p, p->ident[node], 0);
+        if (!leaf || add_sample(p, node, leaf, v) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int write_samples(struct pp *p)
+{
+    p->callers_of = ATTRIB_NONE;
+    for (uint32_t i = 0; i < p->n_node && !p->sink.failed; i++)
+        if (p->ident[i] != ATTRIB_NONE && (p->cpu ? cpu_node(p, i) : memory_node(p, i)) != 0)
+            return -1;
+    flush_part(p);
+    return 0;
+}
+
+/* ---- the rest of the profile ---- */
+
+/* A comment line: its string index is appended to comments. */
+static void comment(struct pp *p, int64_t *comments, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void comment(struct pp *p, int64_t *comments, size_t *n, const char *fmt, ...)
+{
+    char buf[320];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    comments[(*n)++] = add_cstr(p, buf);
+}
+
+/* What the profile leaves out, in words: comments (at most 4). */
+static size_t write_comments(struct pp *p, int64_t *c)
+{
+    size_t n = 0;
+    enum agg_reason reason;
+    if (p->cpu) {
+        struct attrib_cpu_totals t;
+        attrib_cpu_totals(p->a, &t);
+        comment(p, c, &n,
+                "jett: %llu samples recorded, %llu on Jett stacks (this profile); "
+                "%llu runtime, %llu waiting and %llu unavailable samples are not",
+                (unsigned long long)t.recorded, (unsigned long long)t.attributed,
+                (unsigned long long)t.runtime, (unsigned long long)t.waiting,
+                (unsigned long long)t.unavailable);
+    } else {
+        struct attrib_mem_totals t;
+        attrib_mem_totals(p->a, &t);
+        comment(p, c, &n,
+                "jett: %llu allocations, %llu bytes allocated; %llu bytes without a Jett stack "
+                "are not in this profile",
+                (unsigned long long)t.allocation_count, (unsigned long long)t.allocated_bytes,
+                (unsigned long long)(t.allocated_bytes - t.attributed));
+        if (!p->inuse)
+            comment(p, c, &n,
+                    "jett: inuse_space is unavailable: the profile stopped tracking live "
+                    "allocations (retention_metadata_limit)");
+    }
+    if (agg_status(p->a, &reason) == AGG_PARTIAL)
+        comment(p, c, &n, "jett: the profile is partial (%s)", agg_reason_name(reason));
+    return n;
+}
+
+/* Packs the locations, then sample types, functions, strings and the
+ * header fields: 0, or -1 when out of memory. */
+static int write_tables(struct pp *p)
+{
+    static const char *const cpu_types[][2] = {{"samples", "count"}, {"cpu", "nanoseconds"}};
+    static const char *const mem_types[][2] = {
+        {"alloc_objects", "count"}, {"alloc_space", "bytes"}, {"inuse_space", "bytes"}};
+    pp_profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+    pp_value_type vt[PP_MAX_VALUES], *vt_ptr[PP_MAX_VALUES], period_type;
+    for (unsigned i = 0; i < p->n_values; i++) {
+        const char *const *t = p->cpu ? cpu_types[i] : mem_types[i];
+        vt[i] = (pp_value_type)PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+        vt[i].type = add_cstr(p, t[0]);
+        vt[i].unit = add_cstr(p, t[1]);
+        vt_ptr[i] = &vt[i];
+    }
+    prof.n_sample_type = p->n_values;
+    prof.sample_type = vt_ptr;
+    prof.default_sample_type = vt[p->n_values - 1].type; /* cpu, inuse or alloc space */
+    if (p->cpu && p->period) {
+        period_type = vt[1];
+        prof.period_type = &period_type;
+        prof.period = p->period;
+    }
+    const struct wire_finish *fin = agg_finish_record(p->a);
+    if (fin)
+        prof.duration_nanos = clamp64(fin->wall_ns);
+    int64_t comments[4];
+    prof.n_comment = write_comments(p, comments);
+    prof.comment = comments;
+    /* one mapping that says every location is symbolized already, so
+     * that readers look for no binary */
+    pp_mapping map = PERFTOOLS__PROFILES__MAPPING__INIT, *map_ptr = &map;
+    map.id = 1;
+    map.filename = add_cstr(p, "jett");
+    map.has_functions = map.has_filenames = map.has_line_numbers = true;
+    prof.n_mapping = 1;
+    prof.mapping = &map_ptr;
+
+    pp_function *fn = calloc((size_t)p->n_fn + 1, sizeof *fn);
+    pp_function **fn_ptr = calloc((size_t)p->n_fn + 1, sizeof *fn_ptr);
+    int rc = -1;
+    if (!fn || !fn_ptr || p->nomem)
+        goto out;
+    for (uint32_t i = 0; i < p->n_fn; i++) {
+        fn[i] = (pp_function)PERFTOOLS__PROFILES__FUNCTION__INIT;
+        fn[i].id = i + 1;
+        fn[i].name = fn[i].system_name = p->fn_name[i];
+        fn[i].filename = p->fn_src[i] == ATTRIB_NONE ? 0 : p->src_path[p->fn_src[i]];
+        fn[i].start_line = p->fn_decl[i];
+        fn_ptr[i] = &fn[i];
+    }
+    write_locations(p);
+    prof.n_function = p->n_fn;
+    prof.function = fn_ptr;
+    prof.n_string_table = p->n_str;
+    prof.string_table = p->str;
+    pack_part(p, &prof);
+    rc = 0;
+out:
+    free(fn), free(fn_ptr);
+    if (rc != 0)
+        p->nomem = true;
+    return rc;
+}
+
+static void pp_free(struct pp *p)
+{
+    for (uint32_t i = 0; i < p->n_str; i++)
+        free(p->str[i]);
+    free(p->str), free(p->src), free(p->src_path);
+    free(p->fn_src), free(p->fn_name), free(p->fn_decl);
+    free(p->loc_key), free(p->loc_index);
+    free(p->parent), free(p->ident), free(p->caller_loc), free(p->pool), free(p->packed),
+        free(p->callers);
+    free(p);
+}
+
+/* Writes the profile of an aggregated capture: 0, or -1 with err. */
+static int write_model(const struct agg *a, FILE *out, char *err, size_t errlen)
+{
+    struct pp *p = calloc(1, sizeof *p);
+    if (!p || gzsink_open(&p->sink, out, Z_BEST_SPEED) != 0) {
+        free(p);
+        return snprintf(err, errlen, "out of memory"), -1;
+    }
+    p->a = a;
+    p->cpu = agg_mode(a) == WIRE_MODE_CPU;
+    p->inuse = !p->cpu && attrib_mem_exact(a);
+    p->n_values = p->cpu ? 2 : p->inuse ? 3 : 2;
+    uint32_t rate = agg_config(a)->rate_hz;
+    if (p->cpu)
+        p->period = rate ? (int64_t)((1000000000ull + rate / 2) / rate) : 0;
+    if (p->cpu && !p->period)
+        p->n_values = 1;
+    p->str = NULL;
+    if (add_string(p, "", 0) != 0 || p->nomem || take_model(p) != 0 || write_samples(p) != 0)
+        p->nomem = true;
+    if (!p->nomem)
+        write_tables(p);
+    bool failed = gzsink_close(&p->sink) != 0;
+    int rc = 0;
+    if (p->nomem)
+        rc = -1, snprintf(err, errlen, "out of memory");
+    else if (failed)
+        rc = -1, snprintf(err, errlen, "cannot write the profile");
+    pp_free(p);
+    return rc;
+}
+
+int pprof_write(struct capture_reader *r, FILE *out, char *err, size_t errlen)
+{
+    struct agg *a = agg_new();
+    if (!a)
+        return snprintf(err, errlen, "out of memory"), -1;
+    agg_keep_node_lines(a);
+    char damage[400] = "";
+    int damaged = feed_capture(a, r, damage, sizeof damage);
+    agg_end(a);
+    agg_release_records(a);
+    int rc;
+    if (damaged && !agg_has_hello(a))
+        rc = -1, snprintf(err, errlen, "%s", damage); /* not a capture */
+    else if ((rc = write_model(a, out, err, errlen)) == 0 && damaged)
+        rc = 1, snprintf(err, errlen, "%s", damage);
+    agg_free(a);
+    return rc;
+}

@@ -1,0 +1,403 @@
+/* Tests of daemon/export/pprof: our output inflated with zlib and decoded
+ * with protobuf-c's own unpack, its samples against numbers computed by
+ * hand from fixture captures, and its structure over every fixture. */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "daemon/export/pprof.h"
+#include "profile.pb-c.h"
+#include "testutil.h"
+
+typedef Perftools__Profiles__Profile pp_profile;
+
+/* gunzips a whole buffer; NULL when it is not one gzip member. */
+static unsigned char *gunzip(const char *in, size_t len, size_t *out_len)
+{
+    z_stream z = {0};
+    ck_assert_int_eq(inflateInit2(&z, 15 + 16), Z_OK);
+    size_t cap = 4096, n = 0;
+    unsigned char *out = malloc(cap);
+    z.next_in = (Bytef *)in;
+    z.avail_in = (uInt)len;
+    int rc;
+    do {
+        if (n == cap)
+            out = realloc(out, cap *= 2);
+        z.next_out = out + n;
+        z.avail_out = (uInt)(cap - n);
+        rc = inflate(&z, Z_NO_FLUSH);
+        n = cap - z.avail_out;
+    } while (rc == Z_OK);
+    inflateEnd(&z);
+    if (rc != Z_STREAM_END || z.avail_in != 0) {
+        free(out);
+        return NULL;
+    }
+    *out_len = n;
+    return out;
+}
+
+/* Exports a capture and decodes the result; *rc is pprof_write's. */
+static pp_profile *export_mem(const char *cap, size_t len, int *rc, char *err, size_t errlen)
+{
+    char *gz = NULL;
+    size_t gz_len = 0;
+    FILE *f = open_memstream(&gz, &gz_len);
+    struct capture_reader *r = capture_reader_mem(cap, len);
+    *rc = pprof_write(r, f, err, errlen);
+    capture_reader_free(r);
+    fclose(f);
+    pp_profile *p = NULL;
+    size_t n;
+    unsigned char *raw = *rc >= 0 ? gunzip(gz, gz_len, &n) : NULL;
+    if (raw)
+        p = perftools__profiles__profile__unpack(NULL, n, raw);
+    free(raw), free(gz);
+    return p;
+}
+
+static pp_profile *export_fixture(const char *name, int want_rc)
+{
+    char rel[200], err[300] = "";
+    snprintf(rel, sizeof rel, "fixtures/%s.jcap", name);
+    char *path = tu_build_path(rel);
+    size_t len;
+    char *cap = tu_read_file(path, &len);
+    ck_assert_ptr_nonnull(cap);
+    int rc;
+    pp_profile *p = export_mem(cap, len, &rc, err, sizeof err);
+    ck_assert_msg(rc == want_rc, "%s: rc %d: %s", name, rc, err);
+    ck_assert_msg(p != NULL, "%s: not a gzipped Profile", name);
+    free(cap), free(path);
+    return p;
+}
+
+static const char *str(const pp_profile *p, int64_t i)
+{
+    ck_assert(i >= 0 && (size_t)i < p->n_string_table);
+    return p->string_table[i];
+}
+
+static const Perftools__Profiles__Location *loc(const pp_profile *p, uint64_t id)
+{
+    for (size_t i = 0; i < p->n_location; i++)
+        if (p->location[i]->id == id)
+            return p->location[i];
+    ck_abort_msg("no location %llu", (unsigned long long)id);
+    return NULL;
+}
+
+static const Perftools__Profiles__Function *fn(const pp_profile *p, uint64_t id)
+{
+    for (size_t i = 0; i < p->n_function; i++)
+        if (p->function[i]->id == id)
+            return p->function[i];
+    ck_abort_msg("no function %llu", (unsigned long long)id);
+    return NULL;
+}
+
+/* A sample's stack as "leaf:line<caller:line<..." */
+static void stack_text(const pp_profile *p, const Perftools__Profiles__Sample *s, char *buf,
+                       size_t cap)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < s->n_location_id; i++) {
+        const Perftools__Profiles__Location *l = loc(p, s->location_id[i]);
+        ck_assert_uint_eq(l->n_line, 1);
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s:%lld", i ? "<" : "",
+                              str(p, fn(p, l->line[0]->function_id)->name),
+                              (long long)l->line[0]->line);
+        ck_assert_uint_lt(n, cap);
+    }
+}
+
+struct want_sample {
+    const char *stack;
+    int64_t v[3];
+};
+
+/* Every sample's stack and values, summed by stack, are `want` exactly. */
+static void expect_samples(const pp_profile *p, const struct want_sample *want, size_t n_want)
+{
+    int64_t got[16][3] = {{0}};
+    for (size_t i = 0; i < p->n_sample; i++) {
+        char buf[512];
+        stack_text(p, p->sample[i], buf, sizeof buf);
+        size_t k = 0;
+        while (k < n_want && strcmp(want[k].stack, buf) != 0)
+            k++;
+        ck_assert_msg(k < n_want, "unexpected sample stack %s", buf);
+        ck_assert_uint_eq(p->sample[i]->n_value, p->n_sample_type);
+        for (size_t v = 0; v < p->sample[i]->n_value; v++)
+            got[k][v] += p->sample[i]->value[v];
+    }
+    for (size_t k = 0; k < n_want; k++)
+        for (size_t v = 0; v < p->n_sample_type; v++)
+            ck_assert_msg(got[k][v] == want[k].v[v], "%s value %zu: %lld, want %lld", want[k].stack,
+                          v, (long long)got[k][v], (long long)want[k].v[v]);
+}
+
+static void expect_type(const pp_profile *p, size_t i, const char *type, const char *unit)
+{
+    ck_assert_uint_gt(p->n_sample_type, i);
+    ck_assert_str_eq(str(p, p->sample_type[i]->type), type);
+    ck_assert_str_eq(str(p, p->sample_type[i]->unit), unit);
+}
+
+/* cpu-simple (its header has the line starts): main 2, parse 6, split 9,
+ * render 12 declared; calls main>parse at line 3, parse>split at 7,
+ * main>render at 4; leaf statements split 10, render 13, and main's and
+ * parse's own samples on their call lines 3 and 7.  1000 Hz: 1 ms each. */
+START_TEST(cpu_fixture_by_hand)
+{
+    pp_profile *p = export_fixture("cpu-simple", 0);
+    ck_assert_uint_eq(p->n_sample_type, 2);
+    expect_type(p, 0, "samples", "count");
+    expect_type(p, 1, "cpu", "nanoseconds");
+    ck_assert_ptr_nonnull(p->period_type);
+    ck_assert_str_eq(str(p, p->period_type->type), "cpu");
+    ck_assert_str_eq(str(p, p->period_type->unit), "nanoseconds");
+    ck_assert_int_eq(p->period, 1000000);
+    ck_assert_str_eq(str(p, p->default_sample_type), "cpu");
+    ck_assert_int_eq(p->duration_nanos, 10000000);
+    static const struct want_sample want[] = {
+        {"app.split:10<app.parse:7<app.main:3", {5, 5000000}},
+        {"app.parse:7<app.main:3", {2, 2000000}},
+        {"app.render:13<app.main:4", {2, 2000000}},
+        {"app.main:3", {1, 1000000}},
+    };
+    expect_samples(p, want, 4);
+    static const struct {
+        const char *name;
+        int64_t start;
+    } decl[] = {{"app.main", 2}, {"app.parse", 6}, {"app.split", 9}, {"app.render", 12}};
+    ck_assert_uint_eq(p->n_function, 4);
+    for (size_t i = 0; i < 4; i++) {
+        const Perftools__Profiles__Function *f = p->function[i];
+        ck_assert_str_eq(str(p, f->name), decl[i].name);
+        ck_assert_str_eq(str(p, f->system_name), decl[i].name);
+        ck_assert_str_eq(str(p, f->filename), "src/main.jett");
+        ck_assert_int_eq(f->start_line, decl[i].start);
+    }
+    perftools__profiles__profile__free_unpacked(p, NULL);
+}
+END_TEST
+
+/* cpu-states: of 9 samples only the 3 jett ones have a Jett stack
+ * (main's own 2 on line 3; 1 in the native symbol called from line 3,
+ * which has no source: line 0); runtime 3, waiting 2 and unavailable 1
+ * are named in a comment only. */
+START_TEST(cpu_states_leave_out_stackless_samples)
+{
+    pp_profile *p = export_fixture("cpu-states", 0);
+    static const struct want_sample want[] = {
+        {"st.main:3", {2, 2000000}},
+        {"<runtime>.<unavailable-symbol>:0<st.main:3", {1, 1000000}},
+    };
+    expect_samples(p, want, 2);
+    ck_assert_uint_eq(p->n_comment, 1);
+    ck_assert_str_eq(str(p, p->comment[0]),
+                     "jett: 9 samples recorded, 3 on Jett stacks (this profile); 3 runtime, 2 "
+                     "waiting and 1 unavailable samples are not");
+    perftools__profiles__profile__free_unpacked(p, NULL);
+}
+END_TEST
+
+/* tiny-memory (offsets in its header; lines: store 3, put's body 6, main
+ * 10-13).  <init> allocates 64 at line 3 (id1, grown to 128 by put at
+ * line 6, called from main's line 12: 64 bytes there); main allocates 80
+ * at 10 (id2, grown by 32 at 11), 25 at 12 (id3) and 31 at 13 (id4,
+ * freed).  Live at exit: id1 128 (created at <init>, one line: on it),
+ * id2 112 + id3 25 = 137 created by main on several lines: line 0. */
+START_TEST(memory_fixture_by_hand)
+{
+    pp_profile *p = export_fixture("tiny-memory", 0);
+    ck_assert_uint_eq(p->n_sample_type, 3);
+    expect_type(p, 0, "alloc_objects", "count");
+    expect_type(p, 1, "alloc_space", "bytes");
+    expect_type(p, 2, "inuse_space", "bytes");
+    ck_assert_str_eq(str(p, p->default_sample_type), "inuse_space");
+    ck_assert_ptr_null(p->period_type);
+    static const struct want_sample want[] = {
+        {"cache.<init>:3", {1, 64, 128}},
+        {"cache.main:10", {1, 80, 0}},
+        {"cache.main:11", {0, 32, 0}},
+        {"cache.main:12", {1, 25, 0}},
+        {"cache.main:13", {1, 31, 0}},
+        {"cache.main:0", {0, 0, 137}},
+        {"cache.put:6<cache.main:12", {0, 64, 0}},
+    };
+    expect_samples(p, want, 7);
+    perftools__profiles__profile__free_unpacked(p, NULL);
+}
+END_TEST
+
+/* mem-frees: frees credit the creating stack; 100 bytes stay at grow. */
+START_TEST(memory_frees_by_hand)
+{
+    pp_profile *p = export_fixture("mem-frees", 0);
+    static const struct want_sample want[] = {
+        {"app.make:0<app.main:2", {2, 1200, 0}},
+        {"app.grow:0<app.main:2", {1, 300, 100}},
+    };
+    expect_samples(p, want, 2);
+    perftools__profiles__profile__free_unpacked(p, NULL);
+}
+END_TEST
+
+/* mem-budget stops tracking live allocations: no inuse_space then, and
+ * a comment says why. */
+START_TEST(memory_without_live_bytes)
+{
+    pp_profile *p = export_fixture("mem-budget", 0);
+    ck_assert_uint_eq(p->n_sample_type, 2);
+    expect_type(p, 1, "alloc_space", "bytes");
+    ck_assert_str_eq(str(p, p->default_sample_type), "alloc_space");
+    bool said = false;
+    for (size_t i = 0; i < p->n_comment; i++)
+        said |= strstr(str(p, p->comment[i]), "inuse_space is unavailable") != NULL;
+    ck_assert(said);
+    perftools__profiles__profile__free_unpacked(p, NULL);
+}
+END_TEST
+
+/* Whether string i is referenced as a name, file, type or comment. */
+static bool referenced(const pp_profile *p, int64_t i)
+{
+    for (size_t k = 0; k < p->n_function; k++)
+        if (p->function[k]->name == i || p->function[k]->filename == i)
+            return true;
+    for (size_t k = 0; k < p->n_sample_type; k++)
+        if (p->sample_type[k]->type == i || p->sample_type[k]->unit == i)
+            return true;
+    for (size_t k = 0; k < p->n_comment; k++)
+        if (p->comment[k] == i)
+            return true;
+    for (size_t k = 0; k < p->n_mapping; k++)
+        if (p->mapping[k]->filename == i)
+            return true;
+    return false;
+}
+
+/* The structure a reader relies on: string 0 empty, ids nonzero and
+ * unique, every reference resolved, one value per sample type; and only
+ * names, logical paths and our own words in the string table. */
+static void check_structure(const char *name, const pp_profile *p)
+{
+    ck_assert_msg(p->n_string_table > 0 && strcmp(p->string_table[0], "") == 0, "%s", name);
+    for (size_t i = 1; i < p->n_string_table; i++) {
+        const char *s = p->string_table[i];
+        ck_assert_msg(s[0] != '/', "%s: absolute path %s", name, s);
+        ck_assert_msg(referenced(p, (int64_t)i), "%s: string %zu '%s' is unused", name, i, s);
+    }
+    for (size_t i = 0; i < p->n_function; i++) {
+        const Perftools__Profiles__Function *f = p->function[i];
+        ck_assert_msg(f->id != 0, "%s", name);
+        for (size_t k = 0; k < i; k++)
+            ck_assert_msg(p->function[k]->id != f->id, "%s: function id %llu twice", name,
+                          (unsigned long long)f->id);
+        ck_assert_msg(strchr(str(p, f->name), '.') != NULL, "%s: name %s", name, str(p, f->name));
+    }
+    for (size_t i = 0; i < p->n_location; i++) {
+        const Perftools__Profiles__Location *l = p->location[i];
+        ck_assert_msg(l->id != 0 && l->n_line == 1 && l->line[0]->line >= 0, "%s", name);
+        for (size_t k = 0; k < i; k++)
+            ck_assert_msg(p->location[k]->id != l->id, "%s: location id twice", name);
+        fn(p, l->line[0]->function_id);
+        ck_assert_msg(l->mapping_id == 1 && p->n_mapping == 1 && p->mapping[0]->id == 1, "%s",
+                      name);
+    }
+    for (size_t i = 0; i < p->n_sample; i++) {
+        ck_assert_uint_eq(p->sample[i]->n_value, p->n_sample_type);
+        ck_assert_msg(p->sample[i]->n_location_id > 0, "%s", name);
+        for (size_t k = 0; k < p->sample[i]->n_location_id; k++)
+            loc(p, p->sample[i]->location_id[k]);
+    }
+}
+
+START_TEST(every_fixture_is_well_formed)
+{
+    char *dir = tu_build_path("fixtures");
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    unsigned n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".jcap") != 0)
+            continue;
+        char path[800], err[300] = "";
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        size_t cap_len;
+        char *cap = tu_read_file(path, &cap_len);
+        int rc;
+        pp_profile *p = export_mem(cap, cap_len, &rc, err, sizeof err);
+        ck_assert_msg(rc == 0 && p != NULL, "%s: rc %d: %s", e->d_name, rc, err);
+        check_structure(e->d_name, p);
+        perftools__profiles__profile__free_unpacked(p, NULL);
+        free(cap);
+        n++;
+    }
+    closedir(d);
+    free(dir);
+    ck_assert_uint_ge(n, 20);
+}
+END_TEST
+
+/* cpu-hostile's source holds (blanked) literals, a secret span and
+ * comments: only names, the logical path and our words are in the
+ * table, never a line of its text. */
+START_TEST(hostile_source_stays_out)
+{
+    pp_profile *p = export_fixture("cpu-hostile", 0);
+    check_structure("cpu-hostile", p);
+    for (size_t i = 0; i < p->n_string_table; i++) {
+        ck_assert_ptr_null(strstr(p->string_table[i], "let "));
+        ck_assert_ptr_null(strstr(p->string_table[i], "fn "));
+    }
+    perftools__profiles__profile__free_unpacked(p, NULL);
+}
+END_TEST
+
+/* A capture cut short: what was read is exported (a valid profile) and
+ * the error names the byte where reading stopped. */
+START_TEST(damaged_capture_exports_what_was_read)
+{
+    char *path = tu_build_path("fixtures/cpu-simple.jcap");
+    size_t len;
+    char *cap = tu_read_file(path, &len);
+    char err[300] = "";
+    int rc;
+    pp_profile *p = export_mem(cap, len - 5, &rc, err, sizeof err);
+    ck_assert_int_eq(rc, 1);
+    ck_assert_msg(strncmp(err, "byte ", 5) == 0 && strstr(err, "cut short"), "%s", err);
+    ck_assert_ptr_nonnull(p);
+    check_structure("cut cpu-simple", p);
+    perftools__profiles__profile__free_unpacked(p, NULL);
+    const char junk[] = "not a capture";
+    ck_assert_ptr_null(export_mem(junk, sizeof junk, &rc, err, sizeof err));
+    ck_assert_int_eq(rc, -1);
+    free(cap), free(path);
+}
+END_TEST
+
+Suite *pprof_suite(void)
+{
+    Suite *s = suite_create("pprof");
+    TCase *t = tcase_create("pprof");
+    tcase_add_test(t, cpu_fixture_by_hand);
+    tcase_add_test(t, cpu_states_leave_out_stackless_samples);
+    tcase_add_test(t, memory_fixture_by_hand);
+    tcase_add_test(t, memory_frees_by_hand);
+    tcase_add_test(t, memory_without_live_bytes);
+    tcase_add_test(t, every_fixture_is_well_formed);
+    tcase_add_test(t, hostile_source_stays_out);
+    tcase_add_test(t, damaged_capture_exports_what_was_read);
+    suite_add_tcase(s, t);
+    return s;
+}
