@@ -232,14 +232,13 @@ int eval_call_fn(struct interp_state *s, uint32_t fn_id, struct value *slots,
     }
     struct value *caller_slots = s->slots;
     struct interp_frame *f = &s->frames[s->depth++];
-    s->stack_gen++;
     f->func_id = fn_id;
+    f->stack_node = INTERP_NODE_UNKNOWN;
     f->stmt_start = fn->body->start;
     f->stmt_end = fn->body->end;
     f->slots = s->slots = slots;
     int r = call_body(s, fn, out);
     s->depth--;
-    s->stack_gen++;
     s->slots = caller_slots;
     call_release_slots(s, slots, fn->n_slots);
     return r;

@@ -290,7 +290,6 @@ static enum exec_status exec_try(struct interp_state *s, const struct ast *n)
     if (st != EX_ERROR || s->interrupted)
         return st;
     s->depth = depth;
-    s->stack_gen++;
     const char *msg = s->err_msg ? s->err_msg : "error";
     struct heap_str *m = heap_str_new(&s->heap, msg, strlen(msg));
     if (m == NULL)

@@ -61,11 +61,13 @@ struct interp_program {
 };
 
 /* One active Jett call.  A sampler reads `stmt_*` of the leaf and
- * `call_*` of the others. */
+ * `call_*` of the others.  `stack_node` is the profiler's: the node it
+ * interned for this frame, INTERP_NODE_UNKNOWN from the call until then. */
 struct interp_frame {
     uint32_t func_id;
     uint32_t stmt_start, stmt_end;
     uint32_t call_start, call_end;
+    uint32_t stack_node;
     struct value *slots;
 };
 
@@ -79,7 +81,6 @@ struct interp_state {
     _Atomic int signo;           /* the interrupting signal */
     struct interp_frame *frames; /* INTERP_MAX_DEPTH + 1 entries, preallocated */
     uint32_t depth;
-    uint64_t stack_gen;    /* bumped at every call and return: see interp_stack_generation */
     struct value *slots;   /* the leaf frame's slots */
     uint32_t builtin;      /* the builtin being called (for its error messages) */
     uintptr_t stack_limit; /* calls below this C stack address overflow */

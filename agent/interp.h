@@ -223,11 +223,15 @@ struct interp_frame_info {
 };
 
 uint32_t interp_stack_depth(const struct interp_state *s);
-/* Changes whenever a frame is pushed or popped (so also whenever a
- * non-leaf frame's call span can change); while it stays the same, only
- * the leaf's statement span moves. */
-uint64_t interp_stack_generation(const struct interp_state *s);
 struct interp_frame_info interp_stack_frame(const struct interp_state *s, uint32_t i);
+
+/* The profiler's stack node kept with frame i: every call starts its frame
+ * with INTERP_NODE_UNKNOWN, and what the profiler stores stays until the
+ * frame returns (a frame's callers and call site never change while it
+ * runs, so neither does its node). */
+#define INTERP_NODE_UNKNOWN UINT32_MAX
+uint32_t interp_stack_node(const struct interp_state *s, uint32_t i);
+void interp_set_stack_node(struct interp_state *s, uint32_t i, uint32_t node);
 const struct interp_program *interp_state_program(const struct interp_state *s);
 
 #endif

@@ -29,17 +29,12 @@ struct profiler {
     uint64_t dropped, sample_seq, alloc_seq, last_tick;
     bool stack_limit;
     struct stacktab tab;
-    uint32_t path_func[PROFILER_MAX_FRAMES]; /* the last stack interned, as a cache */
-    struct wire_span path_site[PROFILER_MAX_FRAMES];
-    uint32_t path_node[PROFILER_MAX_FRAMES];
-    uint32_t path_len;
+    /* The <truncated-stack> node last interned and its parent. */
+    uint32_t trunc_parent, trunc_node;
     uint64_t wall_start, cpu_start;
-    /* Memory mode: the leaf node of the stack last interned, valid while
-     * the interpreter's stack generation is unchanged. */
-    uint64_t leaf_gen;
-    uint32_t leaf_node;
-    bool leaf_valid;
     struct profiler_heap_totals heap;
+    profiler_event_hook hook;
+    void *hook_ctx;
 };
 
 static uint64_t clock_ns(clockid_t id)
@@ -56,6 +51,7 @@ struct profiler *profiler_new(struct collector *c, struct interp_state *s, uint8
     if (!p)
         return NULL;
     p->c = c, p->s = s, p->mode = mode, p->rate_hz = rate_hz, p->trunc_func = trunc_func;
+    p->trunc_parent = p->trunc_node = WIRE_NONE32;
     stacktab_init(&p->tab, stack_budget);
     return p;
 }
@@ -70,81 +66,112 @@ void profiler_free(struct profiler *p)
 
 /* ---- stacks ---- */
 
-/* The frames a sample records: at most 128, the deepest replaced by
- * <truncated-stack> when the real stack is deeper. */
-struct captured {
-    uint32_t n;
-    uint32_t func[PROFILER_MAX_FRAMES];
-    struct wire_span site[PROFILER_MAX_FRAMES];
-    struct wire_span leaf;
-};
+/* A sample or event records at most 128 levels: the frames root first,
+ * the deepest level replaced by <truncated-stack> when the real stack is
+ * deeper.  Level i's node is (level i-1's node, its function, the call in
+ * frame i-1 that made frame i); a frame's node is kept with the frame
+ * (interp_stack_node), so an event costs the nodes of frames entered
+ * since the last event, not a walk of the whole stack.  Nodes are still
+ * created only when an event first needs them, root first, so their ids
+ * and STACK entries come in the order a full walk per event gives. */
 
-static void capture(struct profiler *p, struct captured *cap)
+/* Frames whose nodes a stack of `depth` frames records. */
+static uint32_t real_levels(uint32_t depth)
 {
-    uint32_t depth = interp_stack_depth(p->s);
-    bool truncated = depth > PROFILER_MAX_FRAMES;
-    cap->n = truncated ? PROFILER_MAX_FRAMES : depth;
-    uint32_t real = truncated ? PROFILER_MAX_FRAMES - 1 : depth;
-    struct wire_span prev = WIRE_SPAN_NONE;
-    for (uint32_t i = 0; i < real; i++) {
-        struct interp_frame_info f = interp_stack_frame(p->s, i);
-        cap->func[i] = f.func_id;
-        cap->site[i] = prev; /* the call in the parent that made this frame */
-        prev = (struct wire_span){f.span.start, f.span.end};
-    }
-    cap->leaf = truncated ? WIRE_SPAN_NONE : prev;
-    if (truncated) {
-        cap->func[real] = p->trunc_func;
-        cap->site[real] = WIRE_SPAN_NONE;
-    }
+    return depth > PROFILER_MAX_FRAMES ? PROFILER_MAX_FRAMES - 1 : depth;
 }
 
-/* How many leading levels match the cached path. */
-static uint32_t cached_prefix(const struct profiler *p, const struct captured *cap)
+/* Known nodes form a prefix (a node is computed from its parent's): how
+ * many of the first `real` frames have theirs. */
+static uint32_t known_levels(const struct profiler *p, uint32_t real)
 {
-    uint32_t i = 0;
-    while (i < cap->n && i < p->path_len && p->path_func[i] == cap->func[i] &&
-           p->path_site[i].start == cap->site[i].start && p->path_site[i].end == cap->site[i].end)
-        i++;
-    return i;
+    uint32_t k = real;
+    while (k > 0 && interp_stack_node(p->s, k - 1) == INTERP_NODE_UNKNOWN)
+        k--;
+    return k;
+}
+
+static uint32_t level_func(const struct profiler *p, uint32_t i)
+{
+    return interp_stack_frame(p->s, i).func_id;
+}
+
+/* The call in frame i-1 that made frame i (frame i-1 is not the leaf). */
+static struct wire_span level_site(const struct profiler *p, uint32_t i)
+{
+    if (i == 0)
+        return WIRE_SPAN_NONE;
+    struct interp_span sp = interp_stack_frame(p->s, i - 1).span;
+    return (struct wire_span){sp.start, sp.end};
 }
 
 /* Nodes the stack would add to the table (for the CPU space check). */
-static uint32_t missing_nodes(const struct profiler *p, const struct captured *cap, uint32_t from)
+static uint32_t missing_nodes(const struct profiler *p, uint32_t depth)
 {
-    uint32_t parent = from ? p->path_node[from - 1] : WIRE_NONE32;
-    for (uint32_t i = from; i < cap->n; i++) {
-        uint32_t id = stacktab_find(&p->tab, parent, cap->func[i], cap->site[i]);
-        if (id == WIRE_NONE32)
-            return cap->n - i;
-        parent = id;
+    bool truncated = depth > PROFILER_MAX_FRAMES;
+    uint32_t real = real_levels(depth), k = known_levels(p, real);
+    uint32_t parent = k ? interp_stack_node(p->s, k - 1) : WIRE_NONE32;
+    for (uint32_t i = k; i < real; i++) {
+        parent = stacktab_find(&p->tab, parent, level_func(p, i), level_site(p, i));
+        if (parent == WIRE_NONE32)
+            return real - i + truncated;
     }
-    return 0;
+    if (!truncated || (parent == p->trunc_parent && p->trunc_node != WIRE_NONE32))
+        return 0;
+    return stacktab_find(&p->tab, parent, p->trunc_func, WIRE_SPAN_NONE) == WIRE_NONE32;
 }
 
-/* Interns the stack, appending a STACK entry per new node; the leaf node,
- * or WIRE_NONE32 when the table is full. */
-static uint32_t intern(struct profiler *p, const struct captured *cap, uint32_t from, bool wait)
+/* One level's node, appending its STACK entry when it is new; WIRE_NONE32
+ * (and the stack limit noted) when the table is full. */
+static uint32_t intern_level(struct profiler *p, uint32_t parent, uint32_t func,
+                             struct wire_span site, bool wait)
 {
-    uint32_t parent = from ? p->path_node[from - 1] : WIRE_NONE32;
-    for (uint32_t i = from; i < cap->n; i++) {
-        uint32_t id = stacktab_find(&p->tab, parent, cap->func[i], cap->site[i]);
-        if (id == WIRE_NONE32) {
-            id = stacktab_add(&p->tab, parent, cap->func[i], cap->site[i]);
-            if (id == WIRE_NONE32) {
-                p->stack_limit = true;
-                p->path_len = i;
-                return WIRE_NONE32;
-            }
-            uint8_t e[WIRE_STACK_SIZE];
-            struct wire_stack st = {id, parent, cap->func[i], cap->site[i]};
-            collector_put(p->c, e, wire_put_stack(e, &st), wait);
-        }
-        p->path_func[i] = cap->func[i], p->path_site[i] = cap->site[i], p->path_node[i] = id;
-        parent = id;
+    bool created;
+    uint32_t id = stacktab_intern(&p->tab, parent, func, site, &created);
+    if (id == WIRE_NONE32) {
+        p->stack_limit = true;
+        return WIRE_NONE32;
     }
-    p->path_len = cap->n;
-    return cap->n ? parent : WIRE_NONE32;
+    if (created) {
+        uint8_t e[WIRE_STACK_SIZE];
+        struct wire_stack st = {id, parent, func, site};
+        collector_put(p->c, e, wire_put_stack(e, &st), wait);
+    }
+    return id;
+}
+
+/* The leaf node of a stack of `depth` > 0 frames, interning the levels
+ * not known yet; WIRE_NONE32 when the table is full (the frames that got
+ * no node are tried again at the next event). */
+static uint32_t stack_node(struct profiler *p, uint32_t depth, bool wait)
+{
+    uint32_t real = real_levels(depth), k = known_levels(p, real);
+    uint32_t parent = k ? interp_stack_node(p->s, k - 1) : WIRE_NONE32;
+    for (uint32_t i = k; i < real; i++) {
+        parent = intern_level(p, parent, level_func(p, i), level_site(p, i), wait);
+        if (parent == WIRE_NONE32)
+            return WIRE_NONE32;
+        interp_set_stack_node(p->s, i, parent);
+    }
+    if (depth <= PROFILER_MAX_FRAMES)
+        return parent;
+    if (parent != p->trunc_parent || p->trunc_node == WIRE_NONE32) {
+        uint32_t id = intern_level(p, parent, p->trunc_func, WIRE_SPAN_NONE, wait);
+        if (id == WIRE_NONE32)
+            return WIRE_NONE32;
+        p->trunc_parent = parent, p->trunc_node = id;
+    }
+    return p->trunc_node;
+}
+
+/* The leaf statement a stack of `depth` > 0 frames records (none when
+ * truncated). */
+static struct wire_span leaf_span(const struct profiler *p, uint32_t depth)
+{
+    if (depth > PROFILER_MAX_FRAMES)
+        return WIRE_SPAN_NONE;
+    struct interp_span sp = interp_stack_frame(p->s, depth - 1).span;
+    return (struct wire_span){sp.start, sp.end};
 }
 
 /* ---- CPU ---- */
@@ -166,24 +193,22 @@ static void put_sample(struct profiler *p, uint8_t state, uint32_t stack, struct
  * the ring lacks room for it and its new stack nodes. */
 static void record_tick(struct profiler *p, uint8_t state, uint64_t tick)
 {
-    struct captured cap;
-    capture(p, &cap);
-    if (cap.n == 0) {
+    uint32_t depth = interp_stack_depth(p->s);
+    if (depth == 0) {
         put_sample(p, state == WIRE_STATE_WAITING ? state : WIRE_STATE_RUNTIME, WIRE_NONE32,
                    WIRE_SPAN_NONE, tick);
         return;
     }
-    uint32_t from = cached_prefix(p, &cap);
-    size_t need = (size_t)missing_nodes(p, &cap, from) * WIRE_STACK_SIZE + WIRE_SAMPLE_SIZE;
+    size_t need = (size_t)missing_nodes(p, depth) * WIRE_STACK_SIZE + WIRE_SAMPLE_SIZE;
     if (!collector_reserve(p->c, need)) {
         p->dropped++;
         return;
     }
-    uint32_t leaf = intern(p, &cap, from, false);
+    uint32_t leaf = stack_node(p, depth, false);
     if (leaf == WIRE_NONE32) /* the stack table is full: the stack is lost */
         put_sample(p, WIRE_STATE_UNAVAILABLE, WIRE_NONE32, WIRE_SPAN_NONE, tick);
     else
-        put_sample(p, state, leaf, cap.leaf, tick);
+        put_sample(p, state, leaf, leaf_span(p, depth), tick);
 }
 
 /* Safe point on the runtime thread: the pending tick first, then one
@@ -283,25 +308,16 @@ static void on_heap_event(void *ctx, const struct heap_event *ev)
     count_heap(&p->heap, ev);
     if (collector_failed(p->c))
         return;
-    uint32_t leaf = WIRE_NONE32;
-    struct wire_span span = WIRE_SPAN_NONE;
-    uint64_t gen = interp_stack_generation(p->s);
-    uint32_t depth = interp_stack_depth(p->s);
-    if (p->leaf_valid && gen == p->leaf_gen) {
-        /* Same frames and call sites: only the leaf statement moved. */
-        leaf = p->leaf_node;
-        if (leaf != WIRE_NONE32 && depth > 0 && depth <= PROFILER_MAX_FRAMES) {
-            struct interp_span sp = interp_stack_frame(p->s, depth - 1).span;
-            span = (struct wire_span){sp.start, sp.end};
-        }
-    } else {
-        struct captured cap;
-        capture(p, &cap);
-        if (cap.n > 0)
-            leaf = intern(p, &cap, cached_prefix(p, &cap), true);
-        span = cap.leaf;
-        p->leaf_gen = gen, p->leaf_node = leaf, p->leaf_valid = true;
+    if (p->hook)
+        p->hook(p->hook_ctx, p->s);
+    uint32_t leaf = WIRE_NONE32, depth = interp_stack_depth(p->s);
+    if (depth > 0) {
+        /* The leaf frame's own node when it has one: the common case. */
+        leaf = depth <= PROFILER_MAX_FRAMES ? interp_stack_node(p->s, depth - 1) : WIRE_NONE32;
+        if (leaf == WIRE_NONE32)
+            leaf = stack_node(p, depth, true);
     }
+    struct wire_span span = leaf == WIRE_NONE32 ? WIRE_SPAN_NONE : leaf_span(p, depth);
     static const uint8_t ops[] = {[HEAP_OP_ALLOCATE] = WIRE_OP_ALLOCATE,
                                   [HEAP_OP_RESIZE] = WIRE_OP_RESIZE,
                                   [HEAP_OP_FREE] = WIRE_OP_FREE};
@@ -312,15 +328,23 @@ static void on_heap_event(void *ctx, const struct heap_event *ev)
                            ev->op == HEAP_OP_FREE ? WIRE_NONE64 : ev->new_size,
                            {WIRE_NONE32, WIRE_NONE32, 0},
                            leaf,
-                           leaf == WIRE_NONE32 ? WIRE_SPAN_NONE : span};
+                           span};
     uint8_t e[WIRE_ALLOC_SIZE];
     collector_put(p->c, e, wire_put_alloc(e, &a), true);
 }
 
 /* ---- lifecycle ---- */
 
+void profiler_set_event_hook(struct profiler *p, profiler_event_hook fn, void *ctx)
+{
+    p->hook = fn, p->hook_ctx = ctx;
+}
+
 int profiler_start(struct profiler *p)
 {
+    /* Frames entered before now may hold another table's nodes. */
+    for (uint32_t i = 0; i < interp_stack_depth(p->s); i++)
+        interp_set_stack_node(p->s, i, INTERP_NODE_UNKNOWN);
     p->wall_start = clock_ns(CLOCK_MONOTONIC);
     p->cpu_start = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
     if (p->mode == WIRE_MODE_MEMORY) {

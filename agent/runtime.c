@@ -139,9 +139,14 @@ uint32_t interp_stack_depth(const struct interp_state *s)
     return s->depth;
 }
 
-uint64_t interp_stack_generation(const struct interp_state *s)
+uint32_t interp_stack_node(const struct interp_state *s, uint32_t i)
 {
-    return s->stack_gen;
+    return s->frames[i].stack_node;
+}
+
+void interp_set_stack_node(struct interp_state *s, uint32_t i, uint32_t node)
+{
+    s->frames[i].stack_node = node;
 }
 
 struct interp_frame_info interp_stack_frame(const struct interp_state *s, uint32_t i)

@@ -73,3 +73,22 @@ uint32_t stacktab_add(struct stacktab *t, uint32_t parent, uint32_t func, struct
     *n = (struct stacktab_node){parent, func, site.start, site.end, t->count++};
     return n->id;
 }
+
+uint32_t stacktab_intern(struct stacktab *t, uint32_t parent, uint32_t func, struct wire_span site,
+                         bool *created)
+{
+    *created = false;
+    if (t->cap > 0) {
+        struct stacktab_node *n = probe(t, parent, func, site);
+        if (n->id != WIRE_NONE32)
+            return n->id;
+        if ((t->count + 1) * 2 <= t->cap) { /* room without growing: the slot found is it */
+            *n = (struct stacktab_node){parent, func, site.start, site.end, t->count++};
+            *created = true;
+            return n->id;
+        }
+    }
+    uint32_t id = stacktab_add(t, parent, func, site);
+    *created = id != WIRE_NONE32;
+    return id;
+}

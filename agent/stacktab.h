@@ -37,4 +37,9 @@ uint32_t stacktab_find(const struct stacktab *t, uint32_t parent, uint32_t func,
  * the budget is spent. */
 uint32_t stacktab_add(struct stacktab *t, uint32_t parent, uint32_t func, struct wire_span site);
 
+/* The node's id, created when it did not exist (*created then says so):
+ * stacktab_find, then stacktab_add when that found nothing, in one probe. */
+uint32_t stacktab_intern(struct stacktab *t, uint32_t parent, uint32_t func, struct wire_span site,
+                         bool *created);
+
 #endif

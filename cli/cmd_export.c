@@ -14,21 +14,43 @@
 #include "daemon/export/flame.h"
 #include "daemon/export/fold.h"
 #include "daemon/export/pprof.h"
+#include "daemon/export/speedscope.h"
+#include "daemon/export/timeline.h"
 
 static const char export_usage_text[] =
-    "usage: jett profile export CAPTURE|- --format collapsed|svg|callgrind|pprof\n"
-    "                           [--weight W] [-o PATH]\n"
+    "usage: jett profile export CAPTURE|- --format FORMAT [--weight W] [-o PATH]\n"
     "\n"
     "  --format collapsed  folded stacks, one 'root;caller;leaf VALUE' line each\n"
     "  --format svg        a self-contained, interactive flame graph\n"
     "  --format callgrind  a Callgrind profile for KCachegrind and callgrind_annotate\n"
     "  --format pprof      a gzipped profile.proto for go tool pprof\n"
+    "  --format timeline   memory captures: live bytes over time, an SVG (and a\n"
+    "                      summary on standard error)\n"
+    "  --format speedscope the samples in time order, a speedscope JSON file\n"
     "  --weight W          memory captures: allocated (default), count, retained\n"
     "                      or live-at-peak\n"
     "  -o PATH             write to PATH instead of standard output\n"
     "  -h, --help          print this help\n";
 
-enum export_format { EXPORT_NONE, EXPORT_COLLAPSED, EXPORT_SVG, EXPORT_CALLGRIND, EXPORT_PPROF };
+enum export_format {
+    EXPORT_NONE,
+    EXPORT_COLLAPSED,
+    EXPORT_SVG,
+    EXPORT_CALLGRIND,
+    EXPORT_PPROF,
+    EXPORT_TIMELINE,
+    EXPORT_SPEEDSCOPE
+};
+
+/* The --format names, in the order the messages list them. */
+static const struct {
+    const char *name;
+    enum export_format format;
+} export_formats[] = {
+    {"collapsed", EXPORT_COLLAPSED}, {"svg", EXPORT_SVG},
+    {"callgrind", EXPORT_CALLGRIND}, {"pprof", EXPORT_PPROF},
+    {"timeline", EXPORT_TIMELINE},   {"speedscope", EXPORT_SPEEDSCOPE},
+};
 
 struct export_opts {
     const char *capture, *out;
@@ -96,21 +118,21 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
     if (!o->capture)
         return cli_usage_error("profile export: expected a CAPTURE argument"), -1;
     if (!o->format_arg)
-        return cli_usage_error(
-                   "profile export: --format collapsed|svg|callgrind|pprof is required"),
+        return cli_usage_error("profile export: --format "
+                               "collapsed|svg|callgrind|pprof|timeline|speedscope is required"),
                -1;
-    if (strcmp(o->format_arg, "collapsed") == 0)
-        o->format = EXPORT_COLLAPSED;
-    else if (strcmp(o->format_arg, "svg") == 0)
-        o->format = EXPORT_SVG;
-    else if (strcmp(o->format_arg, "callgrind") == 0)
-        o->format = EXPORT_CALLGRIND;
-    else if (strcmp(o->format_arg, "pprof") == 0)
-        o->format = EXPORT_PPROF;
-    else
-        return cli_usage_error(
-                   "profile export: --format must be collapsed, svg, callgrind or pprof, not '%s'",
-                   o->format_arg),
+    for (size_t i = 0; i < sizeof export_formats / sizeof export_formats[0]; i++)
+        if (strcmp(o->format_arg, export_formats[i].name) == 0)
+            o->format = export_formats[i].format;
+    if (o->format == EXPORT_NONE)
+        return cli_usage_error("profile export: --format must be collapsed, svg, callgrind, "
+                               "pprof, timeline or speedscope, not '%s'",
+                               o->format_arg),
+               -1;
+    if ((o->format == EXPORT_TIMELINE || o->format == EXPORT_SPEEDSCOPE) && o->weight_arg)
+        return cli_usage_error("profile export: --weight applies to collapsed and svg, not to "
+                               "--format %s",
+                               o->format_arg),
                -1;
     if ((o->format == EXPORT_CALLGRIND || o->format == EXPORT_PPROF) && o->weight_arg)
         return cli_usage_error("profile export: --weight applies to collapsed and svg; a %s",
@@ -260,6 +282,106 @@ static int export_direct(const struct export_opts *o,
     return CLI_EXIT_BAD_INPUT;
 }
 
+/* Writes a read export with `write` into the output. */
+static int write_with(const struct export_opts *o, int (*write)(const void *, FILE *),
+                      const void *what)
+{
+    struct dest d;
+    int rc = dest_open(o, &d);
+    if (rc != 0)
+        return rc;
+    if (write(what, d.f) != 0) {
+        dest_close(o, &d, false);
+        return cli_usage_error("profile export: out of memory");
+    }
+    return dest_close(o, &d, true);
+}
+
+static int write_timeline(const void *t, FILE *f)
+{
+    return timeline_write_svg(t, f);
+}
+
+static int write_speedscope(const void *p, FILE *f)
+{
+    return speedscope_write(p, f);
+}
+
+/* The timeline reads its capture twice: from the start of one file. */
+static struct capture_reader *rewind_capture(void *ctx)
+{
+    int fd = *(const int *)ctx;
+    return lseek(fd, 0, SEEK_SET) == 0 ? capture_reader_fd(fd) : NULL;
+}
+
+static void free_capture(void *ctx, struct capture_reader *r)
+{
+    (void)ctx;
+    capture_reader_free(r);
+}
+
+/* --format timeline: the SVG, then the summary on standard error. */
+static int export_timeline(const struct export_opts *o)
+{
+    char err[400];
+    struct cli_capture c;
+    if (cli_capture_open(&c, o->capture, 0, err, sizeof err) != 0)
+        return cli_usage_error("%s: %s", o->capture, err);
+    capture_reader_free(c.r), c.r = NULL;
+    if (lseek(c.fd, 0, SEEK_CUR) < 0) {
+        cli_capture_close(&c);
+        return cli_usage_error("profile export: --format timeline reads the capture twice: "
+                               "give a file, not a pipe");
+    }
+    struct timeline_input in = {rewind_capture, free_capture, &c.fd};
+    struct timeline *t = NULL;
+    enum timeline_status st = timeline_read(&in, &t, err, sizeof err);
+    cli_capture_close(&c);
+    if (st == TIMELINE_E_NOMEM)
+        return cli_usage_error("profile export: out of memory");
+    if (st == TIMELINE_E_MODE || st == TIMELINE_E_UNAVAILABLE)
+        return cli_usage_error("profile export: %s: %s", o->capture, err);
+    if (st != TIMELINE_OK) {
+        fprintf(stderr, "jett: %s: %s\n", o->capture, err);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    int rc = write_with(o, write_timeline, t);
+    if (rc == CLI_EXIT_OK)
+        timeline_write_summary(t, stderr);
+    if (rc == CLI_EXIT_OK && t->damage) {
+        fprintf(stderr, "jett: %s: %s\n", o->capture, t->damage);
+        rc = CLI_EXIT_BAD_INPUT;
+    }
+    timeline_free(t);
+    return rc;
+}
+
+/* --format speedscope: the samples (or allocation events) in order. */
+static int export_speedscope(const struct export_opts *o)
+{
+    char err[400];
+    struct cli_capture c;
+    if (cli_capture_open(&c, o->capture, 0, err, sizeof err) != 0)
+        return cli_usage_error("%s: %s", o->capture, err);
+    struct speedscope *p = NULL;
+    enum speedscope_status st =
+        c.r ? speedscope_read(c.r, &p, err, sizeof err) : SPEEDSCOPE_E_NOMEM;
+    cli_capture_close(&c);
+    if (st == SPEEDSCOPE_E_NOMEM)
+        return cli_usage_error("profile export: out of memory");
+    if (st != SPEEDSCOPE_OK) {
+        fprintf(stderr, "jett: %s: %s\n", o->capture, err);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    int rc = write_with(o, write_speedscope, p);
+    if (rc == CLI_EXIT_OK && speedscope_damage(p)) {
+        fprintf(stderr, "jett: %s: %s\n", o->capture, speedscope_damage(p));
+        rc = CLI_EXIT_BAD_INPUT;
+    }
+    speedscope_free(p);
+    return rc;
+}
+
 /* jett profile export CAPTURE --format F [--weight W] [-o PATH] */
 int cli_profile_export(int argc, char **argv)
 {
@@ -277,6 +399,10 @@ int cli_profile_export(int argc, char **argv)
         return export_direct(&o, cgexport_write);
     if (o.format == EXPORT_PPROF)
         return export_direct(&o, pprof_write);
+    if (o.format == EXPORT_TIMELINE)
+        return export_timeline(&o);
+    if (o.format == EXPORT_SPEEDSCOPE)
+        return export_speedscope(&o);
     struct fold *f = NULL;
     rc = read_fold(&o, &f);
     if (rc != CLI_EXIT_OK)

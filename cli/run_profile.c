@@ -13,6 +13,7 @@
 #include "cli/run_capture.h"
 #include "cli/run_fallback.h"
 #include "cli/run_profile.h"
+#include "cli/run_stackwalk.h"
 #include "proto/capture.h"
 #include "proto/toon.h"
 
@@ -143,8 +144,15 @@ int run_profile_start(struct run_profile *rp, struct interp_state *s)
 {
     const struct interp_program *p = interp_state_program(s);
     uint8_t mode = rp->args->mode == RUN_MODE_CPU ? WIRE_MODE_CPU : WIRE_MODE_MEMORY;
-    rp->profiler = profiler_new(rp->collector, s, mode, rp->args->rate_hz, WIRE_STACK_BUDGET,
-                                interp_func_count(p));
+    const struct run_testenv *t = rp->test;
+    rp->profiler = profiler_new(
+        rp->collector, s, mode, rp->args->rate_hz,
+        run_testenv_budget(t ? t->agent_stack_budget : 0, WIRE_STACK_BUDGET), interp_func_count(p));
+    if (rp->profiler && t && t->stack_walk && mode == WIRE_MODE_MEMORY &&
+        (rp->stack_walk = calloc(1, sizeof *rp->stack_walk)) != NULL) {
+        if ((rp->stack_walk->f = fopen(t->stack_walk, "w")) != NULL)
+            profiler_set_event_hook(rp->profiler, run_stackwalk_event, rp->stack_walk);
+    }
     const char *why = !rp->profiler                               ? "cannot create the profiler"
                       : rp->test && rp->test->fail_profiler_start ? "cannot start collection"
                       : collector_start(rp->collector) != 0       ? "cannot start the writer thread"
@@ -237,6 +245,10 @@ int run_profile_fallback_full(const struct run_profile *rp, const char *terminat
 
 void run_profile_close(struct run_profile *rp)
 {
+    if (rp->stack_walk && rp->stack_walk->f)
+        fclose(rp->stack_walk->f);
+    free(rp->stack_walk);
+    rp->stack_walk = NULL;
     collector_free(rp->collector);
     rp->collector = NULL;
     profiler_free(rp->profiler);

@@ -13,6 +13,7 @@
 #include "agent/profiler.h"
 #include "cli/run_args.h"
 #include "cli/run_capture.h"
+#include "cli/run_stackwalk.h"
 #include "cli/run_testenv.h"
 
 enum run_profile_setup {
@@ -34,6 +35,8 @@ struct run_profile {
     bool have_fin;
     char message[256];       /* the stable error line of a setup failure */
     char capture_error[160]; /* why the capture is not kept, or "" */
+    /* The test-only JETT_TEST_STACK_WALK, or NULL. */
+    struct run_stackwalk *stack_walk;
 };
 
 /* Opens the capture file (before anything is loaded: an unwritable path

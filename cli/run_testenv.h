@@ -9,7 +9,10 @@
  *                                   does not declare (as if unprobed)
  *   JETT_TEST_CPU_BUDGET, JETT_TEST_RETENTION_BUDGET, JETT_TEST_STACK_BUDGET
  *                                   smaller budgets in bytes
+ *   JETT_TEST_AGENT_STACK_BUDGET   a smaller stack table in the agent (bytes)
  *   JETT_TEST_HEAP_TOTALS=PATH      the heap observer's own totals
+ *   JETT_TEST_STACK_WALK=PATH       the frames at every heap event
+ *                                   (see run_stackwalk.h)
  *   JETT_TEST_FAIL_ALLOC=N          the Nth heap allocation fails
  *   JETT_TEST_FAIL_PROFILER_START=1 starting collection fails
  *   JETT_TEST_SKEW_FINISH=1         FINISH claims one requested tick more
@@ -25,7 +28,9 @@
 struct run_testenv {
     uint32_t withdrawn;                                  /* enum wire_capability bits */
     uint64_t cpu_budget, retention_budget, stack_budget; /* 0: the real one */
+    uint64_t agent_stack_budget;                         /* 0: the real one */
     const char *heap_totals;                             /* NULL: none */
+    const char *stack_walk;                              /* NULL: none */
     uint64_t fail_alloc;                                 /* 0: never */
     bool fail_profiler_start;
     bool skew_finish;

@@ -235,6 +235,8 @@ struct agg {
     struct agg_mem mem;
     /* per-node quantities for the exports; NULL unless agg_keep_detail */
     bool detail;
+    agg_live_fn live_fn; /* agg_watch_live, without detail only */
+    void *live_ctx;
     struct agg_node_detail *node_detail;
     uint32_t node_detail_cap;
     /* the same summed over each node's subtree, once the stream ended */

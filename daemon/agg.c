@@ -171,7 +171,10 @@ bool agg_takes_alloc_runs(const struct agg *a)
     return a->mode == WIRE_MODE_MEMORY && stream_open(a);
 }
 
-size_t agg_events(struct agg *a, const struct wire_event *ev, size_t n)
+/* agg_events with an optional watcher: fn is a constant where it is
+ * inlined, so that replay's copy tests nothing. */
+static inline __attribute__((always_inline)) size_t
+events_each(struct agg *a, const struct wire_event *ev, size_t n, agg_event_fn fn, void *ctx)
 {
     enum { AHEAD = 8 };
     size_t bad = 0;
@@ -179,9 +182,23 @@ size_t agg_events(struct agg *a, const struct wire_event *ev, size_t n)
         if (i + AHEAD < n && ev[i + AHEAD].kind == WIRE_ENTRY_SAMPLE &&
             ev[i + AHEAD].u.sample.stack_id < a->nodes.len)
             __builtin_prefetch(agg_vec_at(&a->nodes, ev[i + AHEAD].u.sample.stack_id));
-        bad += agg_event(a, &ev[i]) != 0;
+        bool ok = agg_event(a, &ev[i]) == 0;
+        bad += !ok;
+        if (fn)
+            fn(ctx, &ev[i], ok);
     }
     return bad;
+}
+
+size_t agg_events(struct agg *a, const struct wire_event *ev, size_t n)
+{
+    return events_each(a, ev, n, NULL, NULL);
+}
+
+size_t agg_events_each(struct agg *a, const struct wire_event *ev, size_t n, agg_event_fn fn,
+                       void *ctx)
+{
+    return events_each(a, ev, n, fn, ctx);
 }
 
 int agg_finish(struct agg *a, const struct wire_finish *f)
@@ -314,6 +331,12 @@ void agg_keep_node_lines(struct agg *a)
 void agg_keep_node_lines_only(struct agg *a)
 {
     a->detail = a->keep_node_lines = a->node_lines_only = true;
+}
+
+void agg_watch_live(struct agg *a, agg_live_fn fn, void *ctx)
+{
+    a->live_fn = fn;
+    a->live_ctx = ctx;
 }
 
 uint8_t agg_mode(const struct agg *a)

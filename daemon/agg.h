@@ -113,6 +113,11 @@ int agg_finish(struct agg *a, const struct wire_finish *f);
  * stack nodes of the samples a few entries ahead so that cache misses
  * overlap.  Returns how many were collector errors. */
 size_t agg_events(struct agg *a, const struct wire_event *ev, size_t n);
+/* The same, calling fn after each entry with whether it was taken without
+ * a collector error (for an export that follows the stream's order). */
+typedef void (*agg_event_fn)(void *ctx, const struct wire_event *ev, bool accepted);
+size_t agg_events_each(struct agg *a, const struct wire_event *ev, size_t n, agg_event_fn fn,
+                       void *ctx);
 
 /* Whether the stream is at a point where ALLOC entries can go through
  * agg_mem_run: a memory profile between HELLO and FINISH. */
@@ -153,6 +158,14 @@ void agg_keep_node_lines(struct agg *a);
  * (attrib_node_below) are not kept and read as empty.  Before any
  * record. */
 void agg_keep_node_lines_only(struct agg *a);
+
+/* Without detail (and before any record): fn is called after each
+ * change of the tracked live bytes, in stream order, with the creating
+ * site's key (attrib_site_key; UINT32_MAX: none), the change (modulo 2^64:
+ * a decrease is its two's complement) and the allocated bytes so far (the
+ * memory timeline's clock).  Replay never sets it. */
+typedef void (*agg_live_fn)(void *ctx, uint32_t site, uint64_t delta, uint64_t allocated);
+void agg_watch_live(struct agg *a, agg_live_fn fn, void *ctx);
 
 /* What HELLO said (the defaults before it; bad values replaced, as
  * collector errors): the mode (enum wire_mode), the configuration, the

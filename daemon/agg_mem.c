@@ -420,6 +420,19 @@ HOT void global_live(struct agg_mem *m, uint64_t delta)
     m->peak_event = pick(higher, m->events, m->peak_event);
 }
 
+/* A tracked allocation's live bytes change by delta: its creator's, the
+ * global total and, when `watched` (a constant where it is inlined, so
+ * that replay's path has no test), a memory timeline's watcher; ref is
+ * then the site's. */
+HOT void live_change(struct agg *a, struct creator c, uint32_t ref, uint64_t delta, bool watched)
+{
+    creator_live(a, c, delta);
+    global_live(&a->mem, delta);
+    if (watched)
+        a->live_fn(a->live_ctx, ref == AGG_MEM_NO_SITE ? UINT32_MAX : ref, delta,
+                   a->mem.allocated_bytes);
+}
+
 /* Whether allocated_bytes can take `bytes` more (every other byte sum is
  * at most it); past 2^64 - 1 the event is refused as a collector error
  * rather than wrapped. */
@@ -462,7 +475,8 @@ static void untrack(struct agg_mem *m, uint64_t id)
     m->limited = true;
 }
 
-HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node *node)
+HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node *node,
+                      bool watched)
 {
     struct agg_mem *m = &a->mem;
     if ((m->have_id && e->allocation_id <= m->max_id) || e->allocation_id == LIVE_EMPTY) {
@@ -487,8 +501,7 @@ HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node
         return;
     }
     struct creator c = {s, a->detail && node ? agg_detail_at(a, node) : NULL};
-    creator_live(a, c, e->new_size);
-    global_live(m, e->new_size);
+    live_change(a, c, ref, e->new_size, watched);
 }
 
 /* mem_lookup of an id with no record: untracked ids at or above the
@@ -546,7 +559,7 @@ static bool resize_wide(struct agg_mem *m, uint64_t id, uint64_t *r, uint64_t ne
     return false;
 }
 
-HOT void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *node)
+HOT void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *node, bool watched)
 {
     bool untracked;
     uint64_t *r = mem_lookup(a, e, &untracked);
@@ -564,17 +577,17 @@ HOT void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *
         !resize_wide(&a->mem, e->allocation_id, r, neu))
         return;
     uint64_t site = *r & ~SIZE_MASK;
-    struct creator c = creator_at(a, (uint32_t)(site >> AGG_MEM_SIZE_BITS));
+    uint32_t ref = (uint32_t)(site >> AGG_MEM_SIZE_BITS);
+    struct creator c = creator_at(a, ref);
     uint64_t delta = neu - old;
     a->mem.freed_bytes += shrink;
     if (c.site)
         c.site->freed_bytes += shrink;
     *r = size_field(neu) | site;
-    creator_live(a, c, delta);
-    global_live(&a->mem, delta);
+    live_change(a, c, ref, delta, watched);
 }
 
-HOT void mem_free(struct agg *a, const struct wire_alloc *e)
+HOT void mem_free(struct agg *a, const struct wire_alloc *e, bool watched)
 {
     bool untracked;
     uint64_t *r = mem_lookup(a, e, &untracked);
@@ -582,34 +595,34 @@ HOT void mem_free(struct agg *a, const struct wire_alloc *e)
     if (!r)
         return;
     uint64_t size = mem_size(a, e, r);
-    struct creator c = creator_at(a, (uint32_t)(*r >> AGG_MEM_SIZE_BITS));
+    uint32_t ref = (uint32_t)(*r >> AGG_MEM_SIZE_BITS);
+    struct creator c = creator_at(a, ref);
     a->mem.freed_bytes += size;
     if (c.site)
         c.site->freed_bytes += size;
     if (__builtin_expect(size >= SIZE_MASK, 0))
         live_track_drop_wide(&a->mem.track, e->allocation_id);
     live_track_remove(&a->mem.track, e->allocation_id, r);
-    creator_live(a, c, 0 - size);
-    global_live(&a->mem, 0 - size);
+    live_change(a, c, ref, 0 - size, watched);
 }
 
 /* An event whose stack was checked, counted and applied. */
-HOT void mem_apply(struct agg *a, const struct wire_alloc *e, struct agg_node *node)
+HOT void mem_apply(struct agg *a, const struct wire_alloc *e, struct agg_node *node, bool watched)
 {
     a->mem.events++;
     if (e->op == WIRE_OP_ALLOCATE)
-        mem_allocate(a, e, node);
+        mem_allocate(a, e, node, watched);
     else if (e->op == WIRE_OP_RESIZE)
-        mem_resize(a, e, node);
+        mem_resize(a, e, node, watched);
     else
-        mem_free(a, e);
+        mem_free(a, e, watched);
 }
 
 /* One event whose order and sequence were checked: the one path of
  * single events and of a run's entries.  `decoded` (a constant where it
  * is inlined) says the decoder took the entry, so its operation and
  * sizes need no second look. */
-HOT int mem_event(struct agg *a, const struct wire_alloc *e, bool decoded)
+HOT int mem_event(struct agg *a, const struct wire_alloc *e, bool decoded, bool watched)
 {
     uint64_t before = a->errors;
     struct agg_node *node;
@@ -621,19 +634,19 @@ HOT int mem_event(struct agg *a, const struct wire_alloc *e, bool decoded)
     }
     if (!event_node(a, e, &node))
         return -1;
-    mem_apply(a, e, node);
+    mem_apply(a, e, node, watched);
     return a->errors > before ? -1 : 0;
 }
 
 int agg_mem_event(struct agg *a, const struct wire_alloc *e)
 {
-    return mem_event(a, e, false);
+    return mem_event(a, e, false, a->live_fn != NULL && !a->detail);
 }
 
 /* One entry of a run: the decoder checked it, agg_mem_run the stream's
  * state; a sequence that does not increase goes the way of single events
  * (agg_alloc reports it). */
-HOT void run_entry(struct agg *a, const uint8_t *p)
+HOT void run_entry(struct agg *a, const uint8_t *p, bool watched)
 {
     struct wire_alloc e; /* what the aggregation reads of it */
     e.sequence = wire_alloc_entry_sequence(p);
@@ -650,7 +663,7 @@ HOT void run_entry(struct agg *a, const uint8_t *p)
     e.new_size = wire_alloc_entry_new_size(p);
     e.stack_id = wire_alloc_entry_stack(p);
     e.span = wire_alloc_entry_span(p);
-    mem_event(a, &e, true);
+    mem_event(a, &e, true, watched);
 }
 
 /* Prefetching runs two steps WARM entries apart, so that each step reads
@@ -658,7 +671,7 @@ HOT void run_entry(struct agg *a, const uint8_t *p)
  * as far ahead loads the creation sites. */
 enum { WARM = 8, WARM_CREATOR = WARM / 2 };
 
-void agg_mem_run(struct agg *a, const uint8_t *run, size_t n)
+HOT void mem_run(struct agg *a, const uint8_t *run, size_t n, bool watched)
 {
     const size_t size = WIRE_ALLOC_SIZE;
     for (size_t j = 0; j < n && j < 2 * WARM; j++)
@@ -674,8 +687,19 @@ void agg_mem_run(struct agg *a, const uint8_t *run, size_t n)
             warm_near(a, run + (i + WARM) * size);
         if (a->detail && i + WARM_CREATOR < n)
             warm_creator(a, run + (i + WARM_CREATOR) * size);
-        run_entry(a, run + i * size);
+        run_entry(a, run + i * size, watched);
     }
+}
+
+/* Two copies of the loop: replay's, and a memory timeline's with its
+ * watcher (which is for aggregations without detail, as in
+ * agg_mem_event: with detail a live record names a node, not a site). */
+void agg_mem_run(struct agg *a, const uint8_t *run, size_t n)
+{
+    if (__builtin_expect(a->live_fn != NULL && !a->detail, 0))
+        mem_run(a, run, n, true);
+    else
+        mem_run(a, run, n, false);
 }
 
 void agg_mem_free(struct agg *a)

@@ -1,6 +1,7 @@
 /* attrib: the aggregation's quantities through functions (attrib.h). */
 #include "daemon/attrib.h"
 #include "daemon/agg-internal.h"
+#include "daemon/redact.h"
 
 uint32_t attrib_ident_count(const struct agg *a)
 {
@@ -12,6 +13,16 @@ void attrib_ident(const struct agg *a, uint32_t ident, struct attrib_ident *out)
     const struct agg_ident *d = agg_ident_at(a, ident);
     *out = (struct attrib_ident){agg_str(a, d->ns), agg_str(a, d->name), d->ns_len,
                                  d->name_len,       d->source,           d->decl};
+}
+
+uint32_t attrib_ident_line(const struct agg *a, uint32_t ident)
+{
+    const struct agg_ident *d = agg_ident_at(a, ident);
+    if (d->source == AGG_NONE || !wire_span_present(d->decl))
+        return 0;
+    const struct agg_source *s = agg_vec_at(&a->sources, d->source);
+    struct redact_source v = {s->text, s->text_len, s->spans, s->n_spans, s->lines, s->n_lines};
+    return redact_line_of(&v, d->decl.start) + 1;
 }
 
 uint32_t attrib_source_count(const struct agg *a)
@@ -36,6 +47,14 @@ static const void *bucket_of(const struct agg *a, uint32_t ident)
 {
     uint32_t off = agg_ident_at(a, ident)->bucket;
     return off == AGG_NONE ? NULL : agg_bucket_at(a, off);
+}
+
+uint32_t attrib_site_key(const struct agg *a, uint32_t ident)
+{
+    uint32_t off = agg_ident_at(a, ident)->bucket;
+    if (a->mode != WIRE_MODE_MEMORY || off == AGG_NONE)
+        return ATTRIB_NONE;
+    return off >> AGG_MEM_SITE_SHIFT;
 }
 
 bool attrib_fn(const struct agg *a, uint32_t ident, struct attrib_fn *out)

@@ -78,6 +78,8 @@ struct attrib_mem_totals {
 
 uint32_t attrib_ident_count(const struct agg *a);
 void attrib_ident(const struct agg *a, uint32_t ident, struct attrib_ident *out);
+/* The 1-based line of the identity's declaration, 0 when unavailable. */
+uint32_t attrib_ident_line(const struct agg *a, uint32_t ident);
 uint32_t attrib_source_count(const struct agg *a);
 void attrib_source(const struct agg *a, uint32_t source, struct attrib_source *out);
 
@@ -87,6 +89,9 @@ bool attrib_has_quantities(const struct agg *a, uint32_t ident);
 /* Each false when the identity has no quantities (out untouched). */
 bool attrib_fn(const struct agg *a, uint32_t ident, struct attrib_fn *out);
 bool attrib_site(const struct agg *a, uint32_t ident, struct attrib_site *out);
+/* The key by which agg_watch_live names a memory site, ATTRIB_NONE when
+ * the identity has no site. */
+uint32_t attrib_site_key(const struct agg *a, uint32_t ident);
 
 /* A CPU function's hot lines, in no order: begin, then next until false. */
 struct attrib_hot_iter {

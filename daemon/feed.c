@@ -25,7 +25,22 @@ static int feed_alloc_runs(struct agg *g, struct wire_decoder *d, struct wire_ev
     }
 }
 
-int feed_record(struct agg *g, struct wire_decoder *d, const struct wire_record *rec)
+/* An EVENTS record's entries, each followed by fn, in batches as below. */
+static int feed_watched(struct agg *g, struct wire_decoder *d, struct wire_events_iter *it,
+                        feed_event_fn fn, void *ctx)
+{
+    struct wire_event ev[256];
+    size_t n = 0;
+    int rc;
+    while ((rc = wire_events_next(d, it, &ev[n])) > 0)
+        if (++n == sizeof ev / sizeof ev[0])
+            agg_events_each(g, ev, n, fn, ctx), n = 0;
+    agg_events_each(g, ev, n, fn, ctx);
+    return rc;
+}
+
+static int feed_one(struct agg *g, struct wire_decoder *d, const struct wire_record *rec,
+                    feed_event_fn fn, void *ctx)
 {
     switch (rec->type) {
     case WIRE_HELLO:
@@ -43,6 +58,8 @@ int feed_record(struct agg *g, struct wire_decoder *d, const struct wire_record 
     }
     struct wire_events_iter it;
     wire_events_begin(&it, &rec->u.events);
+    if (fn)
+        return feed_watched(g, d, &it, fn, ctx);
     if (agg_takes_alloc_runs(g))
         return feed_alloc_runs(g, d, &it);
     /* Batches let the aggregation prefetch its tables. */
@@ -56,12 +73,18 @@ int feed_record(struct agg *g, struct wire_decoder *d, const struct wire_record 
     return rc;
 }
 
-int feed_capture(struct agg *g, struct capture_reader *r, char *err, size_t errlen)
+int feed_record(struct agg *g, struct wire_decoder *d, const struct wire_record *rec)
+{
+    return feed_one(g, d, rec, NULL, NULL);
+}
+
+int feed_capture_watched(struct agg *g, struct capture_reader *r, feed_event_fn fn, void *ctx,
+                         char *err, size_t errlen)
 {
     struct wire_record rec;
     int rc;
     while ((rc = capture_reader_next(r, &rec)) > 0)
-        if (feed_record(g, capture_reader_decoder(r), &rec) < 0) {
+        if (feed_one(g, capture_reader_decoder(r), &rec, fn, ctx) < 0) {
             capture_reader_decode_error(r, err, errlen);
             agg_fail(g, err);
             return 1;
@@ -71,4 +94,9 @@ int feed_capture(struct agg *g, struct capture_reader *r, char *err, size_t errl
     snprintf(err, errlen, "%s", capture_reader_error(r));
     agg_fail(g, err);
     return 1;
+}
+
+int feed_capture(struct agg *g, struct capture_reader *r, char *err, size_t errlen)
+{
+    return feed_capture_watched(g, r, NULL, NULL, err, errlen);
 }

@@ -3,6 +3,7 @@
 #ifndef JETT_DAEMON_FEED_H
 #define JETT_DAEMON_FEED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "daemon/agg.h"
@@ -16,5 +17,12 @@ int feed_record(struct agg *g, struct wire_decoder *d, const struct wire_record 
  * profile's collector error and is copied to err ("byte N: message");
  * returns 1 then, else 0. */
 int feed_capture(struct agg *g, struct capture_reader *r, char *err, size_t errlen);
+
+/* The same, with fn called after each event entry is aggregated (one at
+ * a time), with whether the aggregation took it without a collector
+ * error: what an export that follows the stream's order reads. */
+typedef agg_event_fn feed_event_fn;
+int feed_capture_watched(struct agg *g, struct capture_reader *r, feed_event_fn fn, void *ctx,
+                         char *err, size_t errlen);
 
 #endif

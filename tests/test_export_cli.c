@@ -210,12 +210,11 @@ START_TEST(usage_errors)
     const char *none[] = {jett, "profile", "export", NULL};
     expect_usage(none, "jett: profile export: expected a CAPTURE argument\n");
     const char *nofmt[] = {jett, "profile", "export", cpu, NULL};
-    expect_usage(nofmt,
-                 "jett: profile export: --format collapsed|svg|callgrind|pprof is required\n");
+    expect_usage(nofmt, "jett: profile export: --format "
+                        "collapsed|svg|callgrind|pprof|timeline|speedscope is required\n");
     const char *badfmt[] = {jett, "profile", "export", cpu, "--format", "pdf", NULL};
-    expect_usage(badfmt,
-                 "jett: profile export: --format must be collapsed, svg, callgrind or pprof, "
-                 "not 'pdf'\n");
+    expect_usage(badfmt, "jett: profile export: --format must be collapsed, svg, callgrind, "
+                         "pprof, timeline or speedscope, not 'pdf'\n");
     const char *cgweight[] = {jett,        "profile",  "export", mem, "--format",
                               "callgrind", "--weight", "count",  NULL};
     expect_usage(cgweight, "jett: profile export: --weight applies to collapsed and svg; a "

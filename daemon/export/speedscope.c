@@ -1,0 +1,284 @@
+/* speedscope: a capture as a sampled speedscope profile (speedscope.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/attrib.h"
+#include "daemon/export/speedscope.h"
+#include "daemon/feed.h"
+#include "proto/util/decimal.h"
+#include "proto/util/utf8.h"
+
+#define OUT_CHUNK (1u << 16)
+#define MAX_DEPTH 4096 /* deeper than any stack the capture format allows */
+
+struct speedscope {
+    struct agg *g; /* kept for the names and the stack nodes */
+    char *damage;
+    bool nomem;
+    uint32_t *stack;  /* each sample's leaf stack node, in order */
+    uint64_t *weight; /* memory: each sample's bytes; CPU: NULL (1 each) */
+    size_t n, cap;
+    uint64_t total, last_attributed;
+};
+
+static void take(struct speedscope *p, uint32_t node, uint64_t w)
+{
+    if (p->n == p->cap) {
+        size_t ncap = p->cap ? p->cap * 2 : 4096;
+        uint32_t *s = realloc(p->stack, ncap * sizeof *s);
+        if (s)
+            p->stack = s;
+        uint64_t *wt = s && agg_mode(p->g) == WIRE_MODE_MEMORY
+                           ? realloc(p->weight, ncap * sizeof *wt)
+                           : p->weight;
+        if (!s || (agg_mode(p->g) == WIRE_MODE_MEMORY && !wt)) {
+            p->nomem = true;
+            return;
+        }
+        p->weight = wt, p->cap = ncap;
+    }
+    p->stack[p->n] = node;
+    if (p->weight)
+        p->weight[p->n] = w;
+    p->n++;
+    p->total += w;
+}
+
+/* After each entry (feed_capture_watched): a taken jett sample at a
+ * valid stack, or an event that added attributed bytes. */
+static void on_event(void *ctx, const struct wire_event *ev, bool accepted)
+{
+    struct speedscope *p = ctx;
+    uint32_t parent, ident;
+    if (p->nomem)
+        return;
+    if (ev->kind == WIRE_ENTRY_SAMPLE) {
+        const struct wire_sample *s = &ev->u.sample;
+        /* a stack the budget refused was not stored: unattributed */
+        if (accepted && s->state == WIRE_STATE_JETT && s->stack_id < attrib_node_count(p->g) &&
+            attrib_node(p->g, s->stack_id, &parent, &ident))
+            take(p, s->stack_id, 1);
+    } else if (ev->kind == WIRE_ENTRY_ALLOC) {
+        /* the attributed bytes rise exactly by the event's pressure */
+        struct attrib_mem_totals m;
+        attrib_mem_totals(p->g, &m);
+        uint64_t bytes = m.attributed - p->last_attributed;
+        p->last_attributed = m.attributed;
+        if (bytes > 0)
+            take(p, ev->u.alloc.stack_id, bytes);
+    }
+}
+
+enum speedscope_status speedscope_read(struct capture_reader *r, struct speedscope **out, char *err,
+                                       size_t errlen)
+{
+    struct speedscope *p = calloc(1, sizeof *p);
+    if (!p || !(p->g = agg_new())) {
+        free(p);
+        return snprintf(err, errlen, "out of memory"), SPEEDSCOPE_E_NOMEM;
+    }
+    int damaged = feed_capture_watched(p->g, r, on_event, p, err, errlen);
+    agg_end(p->g);
+    agg_release_records(p->g);
+    enum speedscope_status st = SPEEDSCOPE_OK;
+    if (damaged && !agg_has_hello(p->g))
+        st = SPEEDSCOPE_E_CAPTURE;
+    else if (p->nomem || (damaged && !(p->damage = strdup(err))))
+        st = SPEEDSCOPE_E_NOMEM, snprintf(err, errlen, "out of memory");
+    if (st != SPEEDSCOPE_OK) {
+        speedscope_free(p);
+        return st;
+    }
+    *out = p;
+    return SPEEDSCOPE_OK;
+}
+
+const char *speedscope_damage(const struct speedscope *p)
+{
+    return p->damage;
+}
+
+void speedscope_free(struct speedscope *p)
+{
+    if (!p)
+        return;
+    agg_free(p->g);
+    free(p->damage), free(p->stack), free(p->weight);
+    free(p);
+}
+
+/* ---- writing ---- */
+
+/* Output gathered in a buffer: millions of numbers, no printf. */
+struct out {
+    FILE *f;
+    char buf[OUT_CHUNK];
+    size_t len;
+};
+
+static void flush(struct out *o)
+{
+    fwrite(o->buf, 1, o->len, o->f);
+    o->len = 0;
+}
+
+static void put(struct out *o, const char *s, size_t n)
+{
+    if (o->len + n > sizeof o->buf)
+        flush(o);
+    if (n > sizeof o->buf) {
+        fwrite(s, 1, n, o->f);
+        return;
+    }
+    memcpy(o->buf + o->len, s, n);
+    o->len += n;
+}
+
+static void puts_(struct out *o, const char *s)
+{
+    put(o, s, strlen(s));
+}
+
+static void put_u64(struct out *o, uint64_t v)
+{
+    char d[24];
+    put(o, d, decimal_u64(d, v));
+}
+
+/* ASCII and valid UTF-8 as they are, with JSON's escapes. */
+static void put_valid(struct out *o, const char *s, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t from = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
+            continue;
+        put(o, s + from, i - from);
+        from = i + 1;
+        if (c == '"' || c == '\\') {
+            char e[2] = {'\\', (char)c};
+            put(o, e, 2);
+        } else {
+            char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            put(o, e, 6);
+        }
+    }
+    put(o, s + from, len - from);
+}
+
+/* The body of a JSON string; a byte that is not UTF-8 is shown as the
+ * text \xNN, as the other exports show it (JSON text must be UTF-8). */
+static void put_text(struct out *o, const char *s, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t bad;
+    while (!utf8_valid(s, len, &bad)) {
+        put_valid(o, s, bad);
+        char e[5] = {'\\', '\\', 'x', hex[(unsigned char)s[bad] >> 4],
+                     hex[(unsigned char)s[bad] & 15]};
+        put(o, e, 5);
+        s += bad + 1, len -= bad + 1;
+    }
+    put_valid(o, s, len);
+}
+
+static void put_frames(struct out *o, const struct agg *g)
+{
+    puts_(o, "\"shared\":{\"frames\":[");
+    for (uint32_t i = 0; i < attrib_ident_count(g); i++) {
+        struct attrib_ident d;
+        attrib_ident(g, i, &d);
+        puts_(o, i ? ",\n{\"name\":\"" : "\n{\"name\":\"");
+        put_text(o, d.ns, d.ns_len);
+        put(o, ".", 1);
+        put_text(o, d.name, d.name_len);
+        put(o, "\"", 1);
+        if (d.source != ATTRIB_NONE) {
+            struct attrib_source s;
+            attrib_source(g, d.source, &s);
+            puts_(o, ",\"file\":\"");
+            put_text(o, s.path, s.path_len);
+            put(o, "\"", 1);
+        }
+        uint32_t line = attrib_ident_line(g, i);
+        if (line) {
+            puts_(o, ",\"line\":");
+            put_u64(o, line);
+        }
+        puts_(o, "}");
+    }
+    puts_(o, "]},\n");
+}
+
+/* A stored node's caller and identity, read once for the millions of
+ * stack walks (ident ATTRIB_NONE: a bad node, where a walk stops). */
+struct node_link {
+    uint32_t parent, ident;
+};
+
+static struct node_link *node_links(const struct agg *g)
+{
+    uint32_t n = attrib_node_count(g);
+    struct node_link *l = malloc(((size_t)n + 1) * sizeof *l);
+    for (uint32_t i = 0; l && i < n; i++)
+        if (!attrib_node(g, i, &l[i].parent, &l[i].ident))
+            l[i] = (struct node_link){ATTRIB_NONE, ATTRIB_NONE};
+    return l;
+}
+
+/* One sample's stack, root first. */
+static void put_stack(struct out *o, const struct node_link *links, uint32_t n_links, uint32_t node,
+                      uint32_t *path)
+{
+    uint32_t depth = 0;
+    while (node < n_links && links[node].ident != ATTRIB_NONE && depth < MAX_DEPTH)
+        path[depth++] = links[node].ident, node = links[node].parent;
+    put(o, "[", 1);
+    for (uint32_t k = depth; k-- > 0;) {
+        put_u64(o, path[k]);
+        if (k)
+            put(o, ",", 1);
+    }
+    put(o, "]", 1);
+}
+
+int speedscope_write(const struct speedscope *p, FILE *f)
+{
+    struct out *o = malloc(sizeof *o);
+    uint32_t *path = malloc(MAX_DEPTH * sizeof *path);
+    struct node_link *links = node_links(p->g);
+    uint32_t n_links = attrib_node_count(p->g);
+    if (!o || !path || !links) {
+        free(o), free(path), free(links);
+        return -1;
+    }
+    o->f = f, o->len = 0;
+    bool memory = agg_mode(p->g) == WIRE_MODE_MEMORY;
+    puts_(o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n");
+    puts_(o, "\"exporter\":\"jett profile export\",\"name\":\"");
+    puts_(o, memory ? "jett memory profile" : "jett CPU profile");
+    puts_(o, "\",\"activeProfileIndex\":0,\n");
+    put_frames(o, p->g);
+    puts_(o, "\"profiles\":[{\"type\":\"sampled\",\"name\":\"");
+    puts_(o, memory ? "allocated bytes, in event order" : "jett samples, in tick order");
+    puts_(o, memory ? "\",\"unit\":\"bytes\"" : "\",\"unit\":\"none\"");
+    puts_(o, ",\"startValue\":0,\"endValue\":");
+    put_u64(o, p->total);
+    puts_(o, ",\n\"samples\":[");
+    for (size_t i = 0; i < p->n; i++) {
+        if (i)
+            put(o, ",\n", 2);
+        put_stack(o, links, n_links, p->stack[i], path);
+    }
+    puts_(o, "],\n\"weights\":[");
+    for (size_t i = 0; i < p->n; i++) {
+        if (i)
+            put(o, ",", 1);
+        put_u64(o, p->weight ? p->weight[i] : 1);
+    }
+    puts_(o, "]}]}\n");
+    flush(o);
+    free(o), free(path), free(links);
+    return ferror(f) ? -1 : 0;
+}

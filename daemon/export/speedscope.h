@@ -1,0 +1,49 @@
+/*
+ * speedscope: a capture as a speedscope profile
+ * (https://www.speedscope.app/file-format-schema.json), for `jett profile
+ * export --format speedscope`.
+ *
+ * One sampled profile whose samples are in the stream's order, so that
+ * speedscope's "Time Order" view shows the run as it happened.  The
+ * capture is aggregated as `jett profile replay` aggregates it (its rules
+ * and budgets); a sample is written for each entry
+ * the aggregation took and attributed to a Jett stack:
+ *   CPU: each `jett` sample, weight 1 (unit "none": the profile's sample
+ *     counts), in tick order; runtime, waiting and unavailable samples
+ *     have no Jett stack and are left out, as in the flame graph.
+ *   memory: each allocation or growing resize with a Jett stack, in event
+ *     order, weighted by its allocated bytes (unit "bytes": the initial
+ *     size, or the growth), so a frame's total is its allocated bytes;
+ *     frees and shrinking resizes carry no allocation pressure.
+ * A frame is a function identity: `namespace.function`, the logical path
+ * of its source and the line of its declaration (when known).  Nothing
+ * else of a source (no literal, no excerpt) is written.
+ */
+#ifndef JETT_DAEMON_EXPORT_SPEEDSCOPE_H
+#define JETT_DAEMON_EXPORT_SPEEDSCOPE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "proto/capture.h"
+
+enum speedscope_status {
+    SPEEDSCOPE_OK = 0,
+    SPEEDSCOPE_E_CAPTURE, /* not a capture: not even HELLO could be read */
+    SPEEDSCOPE_E_NOMEM,
+};
+
+struct speedscope;
+
+/* Reads the whole capture.  SPEEDSCOPE_OK with *out set, or an error with
+ * a message in err.  A capture damaged after HELLO is read as far as it
+ * goes, as the profile reports it, and speedscope_damage says where it
+ * stopped. */
+enum speedscope_status speedscope_read(struct capture_reader *r, struct speedscope **out, char *err,
+                                       size_t errlen);
+/* Writes the JSON document.  0, or -1 on a write error. */
+int speedscope_write(const struct speedscope *p, FILE *out);
+const char *speedscope_damage(const struct speedscope *p);
+void speedscope_free(struct speedscope *p);
+
+#endif

@@ -1,0 +1,406 @@
+/* timeline: live bytes over allocated bytes, from the aggregation's
+ * stream of live changes (see timeline.h). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/attrib.h"
+#include "daemon/export/timeline.h"
+#include "daemon/feed.h"
+#include "daemon/render.h"
+
+/* Column points kept while reading: the start, the peak and the end make
+ * up the rest of TIMELINE_POINTS. */
+#define COLUMNS_MAX (TIMELINE_POINTS - 3)
+#define NO_KEY UINT32_MAX
+
+/* A creation site's live bytes in the first pass, by its key. */
+struct site_state {
+    uint32_t key; /* NO_KEY: an empty slot */
+    uint64_t live, max_live;
+};
+
+/* The state at the end of a column of allocated bytes: after `event`
+ * changes (counted from 1). */
+struct column {
+    uint64_t col, event, x, total;
+};
+
+/* The first pass: the total's columns, the peak and every site's most. */
+struct first {
+    bool nomem;
+    struct site_state *sites; /* open addressing, at most half full */
+    uint32_t n_sites, sites_cap;
+    struct column *cols;
+    uint32_t n_cols;
+    unsigned shift; /* a column is 2^shift allocated bytes */
+    bool open;      /* a change since the last closed column */
+    uint64_t col, event, x, total, peak, peak_at, peak_event;
+};
+
+static uint32_t key_slot(uint32_t key, uint32_t cap)
+{
+    return (uint32_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+static struct site_state *find_site(struct first *r, uint32_t key)
+{
+    if (2 * ((uint64_t)r->n_sites + 1) > r->sites_cap) {
+        uint32_t ncap = r->sites_cap ? r->sites_cap * 2 : 64;
+        struct site_state *n = ncap > r->sites_cap ? malloc((size_t)ncap * sizeof *n) : NULL;
+        if (!n)
+            return r->nomem = true, NULL;
+        for (uint32_t i = 0; i < ncap; i++)
+            n[i].key = NO_KEY;
+        for (uint32_t i = 0; i < r->sites_cap; i++) {
+            if (r->sites[i].key == NO_KEY)
+                continue;
+            uint32_t h = key_slot(r->sites[i].key, ncap);
+            while (n[h].key != NO_KEY)
+                h = (h + 1) & (ncap - 1);
+            n[h] = r->sites[i];
+        }
+        free(r->sites);
+        r->sites = n, r->sites_cap = ncap;
+    }
+    uint32_t h = key_slot(key, r->sites_cap);
+    while (r->sites[h].key != NO_KEY && r->sites[h].key != key)
+        h = (h + 1) & (r->sites_cap - 1);
+    if (r->sites[h].key == NO_KEY) {
+        r->sites[h] = (struct site_state){key, 0, 0};
+        r->n_sites++;
+    }
+    return &r->sites[h];
+}
+
+/* Ends the open column with the state reached (before the change that
+ * leaves it); past the bound, columns double in width, each merged run
+ * keeping its last state. */
+static void close_column(struct first *r)
+{
+    if (!r->cols && !(r->cols = malloc((COLUMNS_MAX + 1) * sizeof *r->cols))) {
+        r->nomem = true;
+        return;
+    }
+    r->cols[r->n_cols++] = (struct column){r->col, r->event, r->x, r->total};
+    r->open = false;
+    while (r->n_cols > COLUMNS_MAX) {
+        r->shift++;
+        uint32_t kept = 0;
+        for (uint32_t i = 0; i < r->n_cols; i++) {
+            r->cols[i].col >>= 1;
+            if (kept > 0 && r->cols[kept - 1].col == r->cols[i].col)
+                kept--;
+            r->cols[kept++] = r->cols[i];
+        }
+        r->n_cols = kept;
+    }
+}
+
+/* The aggregation's report of one change (agg_watch_live), first pass. */
+static void on_first(void *ctx, uint32_t key, uint64_t delta, uint64_t allocated)
+{
+    struct first *r = ctx;
+    if (r->nomem)
+        return;
+    if (r->open && allocated >> r->shift != r->col)
+        close_column(r);
+    r->col = allocated >> r->shift; /* closing may have widened the columns */
+    r->event++;
+    r->x = allocated;
+    r->total += delta;
+    struct site_state *s = key == UINT32_MAX ? NULL : find_site(r, key);
+    if (s) {
+        s->live += delta;
+        if (s->live > s->max_live)
+            s->max_live = s->live;
+    }
+    if (r->total > r->peak)
+        r->peak = r->total, r->peak_at = allocated, r->peak_event = r->event;
+    r->open = true;
+}
+
+/* The second pass: the chosen sites' values after the points' changes. */
+struct second {
+    struct timeline *t;
+    const uint32_t *keys;  /* the chosen sites' keys */
+    const uint64_t *after; /* each point's change count, increasing from 1 */
+    uint32_t next;         /* the next point to fill */
+    uint64_t event, total;
+    uint64_t vals[TIMELINE_TOP_SITES];
+};
+
+static void on_second(void *ctx, uint32_t key, uint64_t delta, uint64_t allocated)
+{
+    (void)allocated;
+    struct second *r = ctx;
+    struct timeline *t = r->t;
+    r->event++;
+    r->total += delta;
+    for (uint32_t k = 0; k < t->n_sites; k++)
+        if (r->keys[k] == key)
+            r->vals[k] += delta;
+    for (; r->next < t->n_points && r->after[r->next] == r->event; r->next++)
+        for (uint32_t k = 0; k < t->n_sites; k++)
+            t->values[(size_t)k * t->n_points + r->next] = r->vals[k];
+}
+
+/* ---- the result ---- */
+
+static char *copy(const char *s, size_t len)
+{
+    char *p = malloc(len + 1);
+    if (p)
+        memcpy(p, s, len), p[len] = 0;
+    return p;
+}
+
+static int describe(const struct agg *g, uint32_t ident, const struct site_state *s,
+                    struct timeline_site *out)
+{
+    struct attrib_ident d;
+    attrib_ident(g, ident, &d);
+    out->name_len = (size_t)d.ns_len + 1 + d.name_len;
+    out->name = malloc(out->name_len + 1);
+    const char *path = "";
+    size_t path_len = 0;
+    if (d.source != ATTRIB_NONE) {
+        struct attrib_source src;
+        attrib_source(g, d.source, &src);
+        path = src.path, path_len = src.path_len;
+    }
+    out->path = copy(path, path_len);
+    if (!out->name || !out->path)
+        return -1;
+    memcpy(out->name, d.ns, d.ns_len);
+    out->name[d.ns_len] = '.';
+    memcpy(out->name + d.ns_len + 1, d.name, d.name_len);
+    out->name[out->name_len] = 0;
+    out->line = attrib_ident_line(g, ident);
+    out->max_live = s->max_live;
+    out->retained = s->live;
+    return 0;
+}
+
+static int describe_unknown(const struct site_state *s, struct timeline_site *out)
+{
+    static const char name[] = "<unknown-site>";
+    *out = (struct timeline_site){
+        copy(name, sizeof name - 1), sizeof name - 1, copy("", 0), 0, s->max_live, s->live};
+    return out->name && out->path ? 0 : -1;
+}
+
+/* Whether site a ranks before b: the larger maximum, then the site that
+ * allocated first (keys grow in the order sites first allocate). */
+static bool ranks_before(const struct site_state *a, const struct site_state *b)
+{
+    return a->max_live != b->max_live ? a->max_live > b->max_live : a->key < b->key;
+}
+
+static bool holds_more(const struct site_state *a, const struct site_state *b)
+{
+    return a->live != b->live ? a->live > b->live : a->key < b->key;
+}
+
+/* The top sites by their own maximum and the site retaining the most;
+ * their names, found by key among the identities. */
+static int pick_sites(struct timeline *t, const struct first *r, const struct agg *g,
+                      uint32_t *keys)
+{
+    const struct site_state *top[TIMELINE_TOP_SITES], *grower = NULL;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < r->sites_cap; i++) {
+        const struct site_state *s = &r->sites[i];
+        if (s->key == NO_KEY)
+            continue;
+        if (s->live > 0 && (!grower || holds_more(s, grower)))
+            grower = s;
+        if (s->max_live == 0 || (n == TIMELINE_TOP_SITES && !ranks_before(s, top[n - 1])))
+            continue;
+        uint32_t k = n < TIMELINE_TOP_SITES ? n++ : n - 1;
+        while (k > 0 && ranks_before(s, top[k - 1]))
+            top[k] = top[k - 1], k--;
+        top[k] = s;
+    }
+    t->n_sites = n;
+    t->has_grower = grower != NULL;
+    for (uint32_t k = 0; k < n; k++)
+        keys[k] = top[k]->key;
+    for (uint32_t i = 0; i < attrib_ident_count(g); i++) {
+        uint32_t key = attrib_site_key(g, i);
+        for (uint32_t k = 0; k < n; k++)
+            if (key == keys[k] && describe(g, i, top[k], &t->sites[k]) != 0)
+                return -1;
+        if (grower && key == grower->key && describe(g, i, grower, &t->grower) != 0)
+            return -1;
+    }
+    /* every site has an identity; should one not, it still gets a name */
+    for (uint32_t k = 0; k < n; k++)
+        if (!t->sites[k].name && describe_unknown(top[k], &t->sites[k]) != 0)
+            return -1;
+    return grower && !t->grower.name ? describe_unknown(grower, &t->grower) : 0;
+}
+
+/* Lays out the points from the first pass: start, columns and peak in
+ * change order, end; `after` gets each point's change count. */
+static int lay_out(struct timeline *t, const struct first *r, uint64_t **after)
+{
+    uint32_t cap = r->n_cols + 3;
+    t->x = malloc(cap * sizeof *t->x);
+    t->total = malloc(cap * sizeof *t->total);
+    *after = malloc(cap * sizeof **after);
+    if (!t->x || !t->total || !*after)
+        return -1;
+    uint32_t p = 0;
+#define POINT(ev, xv, tv) ((*after)[p] = (ev), t->x[p] = (xv), t->total[p] = (tv), p++)
+    POINT(0, 0, 0);
+    bool peak_done = r->peak_event == 0;
+    for (uint32_t c = 0; c < r->n_cols; c++) {
+        const struct column *col = &r->cols[c];
+        if (!peak_done && r->peak_event <= col->event) {
+            t->peak_point = p;
+            POINT(r->peak_event, r->peak_at, r->peak);
+            peak_done = true;
+        }
+        if (col->event != r->peak_event)
+            POINT(col->event, col->x, col->total);
+    }
+    if (!peak_done) {
+        t->peak_point = p;
+        POINT(r->peak_event, r->peak_at, r->peak);
+    }
+    if (r->event != r->peak_event || r->event == 0)
+        POINT(r->event, r->x, r->total);
+#undef POINT
+    t->n_points = p;
+    t->values = calloc((size_t)p * (t->n_sites ? t->n_sites : 1), sizeof *t->values);
+    return t->values ? 0 : -1;
+}
+
+/* Aggregates the whole capture, watching the live bytes: 1 when reading
+ * stopped at damage (message in err), -1 when out of memory, else 0. */
+static int aggregate(struct agg **g, const struct timeline_input *in, agg_live_fn fn, void *ctx,
+                     char *err, size_t errlen)
+{
+    struct capture_reader *cr = in->open(in->ctx);
+    if (!cr || !(*g = agg_new())) {
+        if (cr)
+            in->close(in->ctx, cr);
+        return snprintf(err, errlen, "out of memory"), -1;
+    }
+    agg_watch_live(*g, fn, ctx);
+    int damaged = feed_capture(*g, cr, err, errlen);
+    in->close(in->ctx, cr);
+    agg_end(*g);
+    agg_release_records(*g);
+    return damaged;
+}
+
+/* After the first pass: what the capture allows, then the second. */
+static enum timeline_status second_pass(struct timeline *t, struct first *r, const struct agg *g,
+                                        const struct timeline_input *in, char *err, size_t errlen)
+{
+    if (agg_mode(g) != WIRE_MODE_MEMORY)
+        return snprintf(err, errlen, "--format timeline needs a memory capture, not a CPU capture"),
+               TIMELINE_E_MODE;
+    if (!attrib_mem_exact(g))
+        return snprintf(err, errlen,
+                        "--format timeline is unavailable: the profile is partial "
+                        "(retention_metadata_limit) and stopped tracking live allocations"),
+               TIMELINE_E_UNAVAILABLE;
+    enum agg_reason reason;
+    if (agg_status(g, &reason) != AGG_COMPLETE)
+        t->partial = agg_reason_name(reason);
+    struct attrib_mem_totals m;
+    attrib_mem_totals(g, &m);
+    t->allocated = m.allocated_bytes;
+    t->peak = r->peak, t->peak_at = r->peak_at, t->retained = r->total;
+    uint32_t keys[TIMELINE_TOP_SITES];
+    uint64_t *after = NULL;
+    if (r->nomem || pick_sites(t, r, g, keys) != 0 || lay_out(t, r, &after) != 0) {
+        free(after);
+        return snprintf(err, errlen, "out of memory"), TIMELINE_E_NOMEM;
+    }
+    struct second s = {t, keys, after, 1, 0, 0, {0}};
+    struct agg *g2 = NULL;
+    char err2[400];
+    int rc = aggregate(&g2, in, on_second, &s, err2, sizeof err2);
+    agg_free(g2);
+    free(after);
+    if (rc < 0)
+        return snprintf(err, errlen, "out of memory"), TIMELINE_E_NOMEM;
+    if (s.event != r->event || s.total != r->total)
+        return snprintf(err, errlen, "the capture changed while it was read"), TIMELINE_E_CAPTURE;
+    return TIMELINE_OK;
+}
+
+enum timeline_status timeline_read(const struct timeline_input *in, struct timeline **out,
+                                   char *err, size_t errlen)
+{
+    struct timeline *t = calloc(1, sizeof *t);
+    if (!t)
+        return snprintf(err, errlen, "out of memory"), TIMELINE_E_NOMEM;
+    struct first r = {0};
+    struct agg *g = NULL;
+    enum timeline_status st = TIMELINE_OK;
+    int damaged = aggregate(&g, in, on_first, &r, err, errlen);
+    if (damaged < 0)
+        st = TIMELINE_E_NOMEM;
+    else if (damaged && !agg_has_hello(g))
+        st = TIMELINE_E_CAPTURE;
+    else if (damaged && !(t->damage = strdup(err)))
+        st = TIMELINE_E_NOMEM, snprintf(err, errlen, "out of memory");
+    if (st == TIMELINE_OK)
+        st = second_pass(t, &r, g, in, err, errlen);
+    agg_free(g);
+    free(r.sites), free(r.cols);
+    if (st != TIMELINE_OK) {
+        timeline_free(t);
+        return st;
+    }
+    *out = t;
+    return TIMELINE_OK;
+}
+
+static void site_free(struct timeline_site *s)
+{
+    free(s->name), free(s->path);
+}
+
+void timeline_free(struct timeline *t)
+{
+    if (!t)
+        return;
+    for (uint32_t k = 0; k < t->n_sites; k++)
+        site_free(&t->sites[k]);
+    if (t->has_grower)
+        site_free(&t->grower);
+    free(t->damage), free(t->x), free(t->total), free(t->values);
+    free(t);
+}
+
+/* ---- the summary ---- */
+
+void timeline_write_summary(const struct timeline *t, FILE *out)
+{
+    fprintf(out,
+            "jett: timeline: peak %" PRIu64 " bytes live at %" PRIu64
+            " bytes allocated; retained at exit %" PRIu64 " bytes of %" PRIu64 " allocated\n",
+            t->peak, t->peak_at, t->retained, t->allocated);
+    if (!t->has_grower) {
+        fputs("jett: timeline: no site holds memory at exit\n", out);
+        return;
+    }
+    const struct timeline_site *s = &t->grower;
+    fputs("jett: timeline: largest growing site: ", out);
+    render_escaped(out, s->name, s->name_len);
+    if (s->path[0]) {
+        fputs(" (", out);
+        render_escaped(out, s->path, strlen(s->path));
+        if (s->line)
+            fprintf(out, ":%" PRIu32, s->line);
+        fputs(")", out);
+    }
+    fprintf(out, ", %" PRIu64 " bytes retained at exit (at most %" PRIu64 " live)\n", s->retained,
+            s->max_live);
+}

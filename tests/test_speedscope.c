@@ -1,0 +1,249 @@
+/* The speedscope export (`jett profile export --format speedscope`), read
+ * back with jansson: the samples come in the capture's order (the ticks'
+ * for CPU, the events' for memory), each frame's self and total weight
+ * (as speedscope sums them: total once per sample that holds the frame)
+ * are the profile's numbers computed by hand in the fixtures' comments,
+ * and frames carry their logical path and declaration line.  The
+ * published schema's check is the meson test 'speedscope-schema'. */
+#include <check.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static char *jett;
+
+static void setup(void)
+{
+    jett = tu_build_path("cli/jett");
+}
+
+static void teardown(void)
+{
+    free(jett);
+}
+
+static json_t *export_json(const char *fixture)
+{
+    char rel[128];
+    snprintf(rel, sizeof rel, "fixtures/%s.jcap", fixture);
+    char *cap = tu_build_path(rel);
+    const char *argv[] = {jett, "profile", "export", cap, "--format", "speedscope", NULL};
+    struct tu_output o;
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%s: %d %s", fixture, o.status, o.err);
+    ck_assert_str_eq(o.err, "");
+    json_error_t e;
+    json_t *doc = json_loadb(o.out, o.out_len, 0, &e);
+    ck_assert_msg(doc != NULL, "%s: line %d: %s", fixture, e.line, e.text);
+    tu_output_free(&o);
+    free(cap);
+    return doc;
+}
+
+static const char *frame_name(json_t *frames, json_int_t i)
+{
+    json_t *f = json_array_get(frames, (size_t)i);
+    ck_assert_ptr_nonnull(f);
+    return json_string_value(json_object_get(f, "name"));
+}
+
+/* What a reader of the file sees, as text: the profile's unit, the leaf
+ * frame of each sample in order with its weight, then each frame's
+ * name, file, line, self and total. */
+static char *describe(json_t *doc)
+{
+    char *buf;
+    size_t len;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_str_eq(json_string_value(json_object_get(doc, "$schema")),
+                     "https://www.speedscope.app/file-format-schema.json");
+    json_t *frames = json_object_get(json_object_get(doc, "shared"), "frames");
+    json_t *p = json_array_get(json_object_get(doc, "profiles"), 0);
+    ck_assert_uint_eq(json_array_size(json_object_get(doc, "profiles")), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(p, "type")), "sampled");
+    json_t *samples = json_object_get(p, "samples"), *weights = json_object_get(p, "weights");
+    size_t n = json_array_size(samples), nf = json_array_size(frames);
+    ck_assert_uint_eq(json_array_size(weights), n);
+    json_int_t *self = calloc(nf + 1, sizeof *self), *total = calloc(nf + 1, sizeof *total);
+    json_int_t sum = 0;
+    fprintf(f, "unit %s\n", json_string_value(json_object_get(p, "unit")));
+    for (size_t i = 0; i < n; i++) {
+        json_t *st = json_array_get(samples, i);
+        json_int_t w = json_integer_value(json_array_get(weights, i));
+        size_t depth = json_array_size(st);
+        ck_assert_uint_gt(depth, 0);
+        json_int_t leaf = json_integer_value(json_array_get(st, depth - 1));
+        fprintf(f, "%s %lld\n", frame_name(frames, leaf), (long long)w);
+        self[leaf] += w;
+        sum += w;
+        for (size_t k = 0; k < depth; k++) {
+            json_int_t fr = json_integer_value(json_array_get(st, k));
+            ck_assert(fr >= 0 && (size_t)fr < nf);
+            bool seen = false; /* recursion: once per sample */
+            for (size_t j = 0; j < k; j++)
+                seen |= json_integer_value(json_array_get(st, j)) == fr;
+            if (!seen)
+                total[fr] += w;
+        }
+    }
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "endValue")), sum);
+    for (size_t i = 0; i < nf; i++) {
+        json_t *fr = json_array_get(frames, i);
+        json_t *file = json_object_get(fr, "file"), *line = json_object_get(fr, "line");
+        fprintf(f, "frame %s %s:%lld self %lld total %lld\n", frame_name(frames, (json_int_t)i),
+                file ? json_string_value(file) : "-",
+                line ? (long long)json_integer_value(line) : 0, (long long)self[i],
+                (long long)total[i]);
+    }
+    fclose(f);
+    free(self), free(total);
+    return buf;
+}
+
+static void expect(const char *fixture, const char *want)
+{
+    json_t *doc = export_json(fixture);
+    char *got = describe(doc);
+    ck_assert_str_eq(got, want);
+    free(got);
+    json_decref(doc);
+}
+
+/* cpu-simple: ticks 1, 2, 3, 5, 6, 7, 8, 9, 11, 12 on stacks 2, 2, 1, 2,
+ * 3, 0, 2, 1, 3, 2 (0 main, 1 main>parse, 2 main>parse>split, 3
+ * main>render): main self 1 total 10, parse 2/7, split 5/5, render 2/2;
+ * declared on lines 2, 6, 9, 12. */
+START_TEST(cpu_in_tick_order)
+{
+    expect("cpu-simple", "unit none\n"
+                         "app.split 1\napp.split 1\napp.parse 1\napp.split 1\napp.render 1\n"
+                         "app.main 1\napp.split 1\napp.parse 1\napp.render 1\napp.split 1\n"
+                         "frame app.main src/main.jett:2 self 1 total 10\n"
+                         "frame app.parse src/main.jett:6 self 2 total 7\n"
+                         "frame app.split src/main.jett:9 self 5 total 5\n"
+                         "frame app.render src/main.jett:12 self 2 total 2\n");
+}
+END_TEST
+
+/* mem-churn: pressure 100 at make, (0 at make: none), 50 at main, growth
+ * 200 at grow, 400 at make, growth 10 at make; frees and the shrink carry
+ * none.  make 510, grow 200, main 50 self; main's total is all 760. */
+START_TEST(memory_in_event_order)
+{
+    expect("mem-churn", "unit bytes\n"
+                        "app.make 100\napp.main 50\napp.grow 200\napp.make 400\napp.make 10\n"
+                        "frame app.main src/m.jett:1 self 50 total 760\n"
+                        "frame app.make src/m.jett:4 self 510 total 510\n"
+                        "frame app.grow src/m.jett:7 self 200 total 200\n");
+}
+END_TEST
+
+/* cpu-recursion: stacks 3, 3, 2, 0, 4 (3 main>f>g>f, 2 main>f>g, 4
+ * main>f>g>f>g): a function twice on a stack counts once in its total, as
+ * in the profile's inclusive (f and g 4 of 5). */
+START_TEST(recursion_counts_once)
+{
+    expect("cpu-recursion", "unit none\n"
+                            "rec.f 1\nrec.f 1\nrec.g 1\nrec.main 1\nrec.g 1\n"
+                            "frame rec.main src/rec.jett:1 self 1 total 5\n"
+                            "frame rec.f src/rec.jett:4 self 2 total 4\n"
+                            "frame rec.g src/rec.jett:7 self 2 total 4\n");
+}
+END_TEST
+
+/* cpu-states: of 9 samples only the jett ones (1, 3, 6) have a Jett
+ * stack; sample 4 waits on a stack and is not charged, as in the
+ * profile. */
+START_TEST(only_jett_samples)
+{
+    expect("cpu-states", "unit none\n"
+                         "st.main 1\n<runtime>.<unavailable-symbol> 1\nst.main 1\n"
+                         "frame st.main src/st.jett:2 self 2 total 3\n"
+                         "frame <runtime>.<unavailable-symbol> -:0 self 1 total 1\n");
+}
+END_TEST
+
+/* hostile-names: markup, quotes and control bytes stay one JSON string
+ * each, control bytes escaped. */
+START_TEST(hostile_names)
+{
+    json_t *doc = export_json("hostile-names");
+    json_t *frames = json_object_get(json_object_get(doc, "shared"), "frames");
+    ck_assert_str_eq(frame_name(frames, 1), "evil.<script>alert('x')</script>");
+    ck_assert_str_eq(frame_name(frames, 2), "q\"uote.a&b;c");
+    ck_assert_str_eq(frame_name(frames, 3), "ctl.tab\there\x01\x7f"
+                                            "end");
+    ck_assert_str_eq(frame_name(frames, 7), "日本.関数");
+    json_decref(doc);
+}
+END_TEST
+
+/* A stack budget too small for the capture's stacks: samples on refused
+ * stacks are unattributed (left out), the others written; 2000 stacks of
+ * one frame, sample i on stack i.  The budget keeps the first few only,
+ * so fewer samples than stacks come out, each on a stored stack. */
+START_TEST(refused_stacks_left_out)
+{
+    size_t cap = 1u << 20, len = 0;
+    char *t = malloc(cap);
+    len += (size_t)snprintf(
+        t + len, cap - len,
+        "HELLO version=1 mode=cpu rate_hz=1000 threshold_bp=500 limit=10 cpu_budget=33554432 "
+        "retention_budget=67108864 stack_budget=4096 backend=\"interpreter_safe_point\" "
+        "capabilities=cpu_tick_source,safe_stack_capture colour=false\n"
+        "FUNC id=0 namespace=\"app\" function=\"f\" source=- decl=-\nEVENTS\n");
+    for (int i = 0; i < 2000; i++)
+        len += (size_t)snprintf(t + len, cap - len, "  STACK id=%d parent=- func=0 site=-\n", i);
+    for (int i = 0; i < 2000; i++)
+        len += (size_t)snprintf(t + len, cap - len,
+                                "  CPU_SAMPLE seq=%d tick=%d task=- actor=- thread=0 state=jett "
+                                "stack=%d span=-\n",
+                                i + 1, i + 1, i);
+    len += (size_t)snprintf(t + len, cap - len,
+                            "END\nFINISH termination=returned wall_ns=1 cpu_ns=- requested=2000 "
+                            "coalesced=0 dropped=0 collector_failure=false stack_limit=false\n");
+    char *dir = tu_tmpdir();
+    size_t n = strlen(dir) + 16;
+    char *txt = malloc(n), *capf = malloc(n);
+    snprintf(txt, n, "%s/r.txt", dir);
+    snprintf(capf, n, "%s/r.jcap", dir);
+    ck_assert_int_eq(tu_write_file(txt, t, len), 0);
+    const char *pack[] = {jett, "profile", "pack", txt, "-o", capf, NULL};
+    struct tu_output o;
+    ck_assert_int_eq(tu_run(pack, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    const char *argv[] = {jett, "profile", "export", capf, "--format", "speedscope", NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%d %s", o.status, o.err);
+    json_t *doc = json_loadb(o.out, o.out_len, 0, NULL);
+    ck_assert_ptr_nonnull(doc);
+    json_t *p = json_array_get(json_object_get(doc, "profiles"), 0);
+    size_t samples = json_array_size(json_object_get(p, "samples"));
+    ck_assert_uint_gt(samples, 0);
+    ck_assert_uint_lt(samples, 2000);
+    json_decref(doc);
+    tu_output_free(&o);
+    ck_assert_int_eq(tu_rmtree(dir), 0);
+    free(dir), free(txt), free(capf), free(t);
+}
+END_TEST
+
+Suite *speedscope_suite(void)
+{
+    Suite *s = suite_create("speedscope");
+    TCase *t = tcase_create("speedscope");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, cpu_in_tick_order);
+    tcase_add_test(t, memory_in_event_order);
+    tcase_add_test(t, recursion_counts_once);
+    tcase_add_test(t, only_jett_samples);
+    tcase_add_test(t, hostile_names);
+    tcase_add_test(t, refused_stacks_left_out);
+    suite_add_tcase(s, t);
+    return s;
+}

@@ -1,0 +1,380 @@
+/*
+ * Stack identity in memory mode, end to end: every STACK entry and the
+ * stack and span of every ALLOC in a capture are what a full walk of the
+ * frames at each event gives, interned by this test's own model of the
+ * agent's table (ids dense in creation order, root first, at most 128
+ * levels with <truncated-stack> as the last, nodes refused once the
+ * table's budget is spent).  The frames come from JETT_TEST_STACK_WALK,
+ * written before the profiler looks at the event; the profiler's own
+ * per-frame nodes never enter the expectation.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define NONE UINT32_MAX
+#define MAX_LEVELS 128
+
+static char *jett, *dir;
+
+static void setup(void)
+{
+    jett = tu_build_path("cli/jett");
+    dir = tu_tmpdir();
+}
+
+static void teardown(void)
+{
+    ck_assert_int_eq(tu_rmtree(dir), 0);
+    free(jett), free(dir);
+}
+
+/* ---- the model: (parent, func, site) -> id, open addressing ---- */
+
+struct node {
+    uint32_t parent, func, start, end;
+};
+
+struct model {
+    struct node *nodes; /* by id */
+    uint32_t *slots;    /* ids; NONE when empty */
+    uint32_t count, limit, mask;
+};
+
+static void model_init(struct model *m, uint32_t limit)
+{
+    m->count = 0, m->limit = limit;
+    m->mask = (1u << 21) - 1; /* far more than any program here creates */
+    m->slots = malloc((size_t)(m->mask + 1) * sizeof *m->slots);
+    m->nodes = malloc((size_t)(m->mask + 1) / 2 * sizeof *m->nodes);
+    memset(m->slots, 0xff, (size_t)(m->mask + 1) * sizeof *m->slots);
+}
+
+static void model_free(struct model *m)
+{
+    free(m->slots), free(m->nodes);
+}
+
+/* The node's id, created (and written to *made) when new; NONE when the
+ * table is full. */
+static uint32_t model_intern(struct model *m, struct node k, struct node *made, uint32_t *n_made)
+{
+    uint32_t h = (k.parent * 31u + k.func) * 1000003u ^ (k.start * 7919u + k.end);
+    for (uint32_t i = h & m->mask;; i = (i + 1) & m->mask) {
+        uint32_t id = m->slots[i];
+        if (id == NONE) {
+            if (m->count == m->limit)
+                return NONE;
+            m->nodes[m->count] = k;
+            made[(*n_made)++] = k;
+            m->slots[i] = m->count;
+            return m->count++;
+        }
+        struct node *n = &m->nodes[id];
+        if (n->parent == k.parent && n->func == k.func && n->start == k.start && n->end == k.end)
+            return id;
+    }
+}
+
+/* ---- reading the walk and the dump ---- */
+
+/* One walk line, "KEPT DEPTH FUNC:START:END...", onto the frames of the
+ * line before (at most the first MAX_LEVELS are written); the depth. */
+static uint32_t parse_frames(const char *line, struct node *f)
+{
+    char *end;
+    uint32_t n = (uint32_t)strtoul(line, &end, 10);
+    uint32_t depth = (uint32_t)strtoul(end + 1, &end, 10);
+    for (; *end == ' '; n++) {
+        ck_assert_uint_lt(n, MAX_LEVELS);
+        f[n].func = (uint32_t)strtoul(end + 1, &end, 10);
+        f[n].start = (uint32_t)strtoul(end + 1, &end, 10);
+        f[n].end = (uint32_t)strtoul(end + 1, &end, 10);
+    }
+    ck_assert_uint_eq(n, depth < MAX_LEVELS ? depth : MAX_LEVELS);
+    return depth;
+}
+
+/* "key=" value in a dump line; NONE for "-". */
+static uint32_t field(const char *line, const char *key)
+{
+    const char *p = strstr(line, key);
+    ck_assert_ptr_nonnull(p);
+    p += strlen(key);
+    return *p == '-' ? NONE : (uint32_t)strtoul(p, NULL, 10);
+}
+
+/* "key=A-B" in a dump line; both NONE for "-". */
+static void span_field(const char *line, const char *key, uint32_t *a, uint32_t *b)
+{
+    const char *p = strstr(line, key);
+    ck_assert_ptr_nonnull(p);
+    p += strlen(key);
+    if (*p == '-') {
+        *a = *b = NONE;
+        return;
+    }
+    char *end;
+    *a = (uint32_t)strtoul(p, &end, 10);
+    *b = (uint32_t)strtoul(end + 1, NULL, 10);
+}
+
+static uint32_t truncated_func(const char *dump)
+{
+    const char *p = strstr(dump, "function=\"<truncated-stack>\"");
+    ck_assert_ptr_nonnull(p);
+    while (p > dump && p[-1] != '\n')
+        p--;
+    return field(p, "FUNC id=");
+}
+
+/* The levels a walk of frames records, as nodes without parents. */
+static uint32_t levels(const struct node *f, uint32_t depth, uint32_t trunc, struct node *lv)
+{
+    uint32_t n = depth > MAX_LEVELS ? MAX_LEVELS : depth;
+    uint32_t real = depth > MAX_LEVELS ? MAX_LEVELS - 1 : depth;
+    for (uint32_t i = 0; i < real; i++)
+        lv[i] = (struct node){0, f[i].func, i ? f[i - 1].start : NONE, i ? f[i - 1].end : NONE};
+    if (real < n)
+        lv[real] = (struct node){0, trunc, NONE, NONE};
+    return n;
+}
+
+struct tally {
+    uint64_t allocs, stacks, unavailable, truncated, deepest;
+};
+
+/* Checks every entry of the dump against the walk; counts what it saw. */
+static void check_capture(const char *dump, const char *walk, uint32_t limit, struct tally *t)
+{
+    uint32_t trunc = truncated_func(dump);
+    struct model m;
+    model_init(&m, limit);
+    static struct node frames[MAX_LEVELS], lv[MAX_LEVELS], made[MAX_LEVELS];
+    uint32_t n_made = 0, next_made = 0; /* STACK entries expected before the next ALLOC */
+    bool pending = false;               /* the walk line of the next ALLOC is interned */
+    uint32_t want_stack = NONE, want_start = NONE, want_end = NONE;
+    const char *w = walk;
+    memset(t, 0, sizeof *t);
+    for (const char *line = dump; *line; line = strchr(line, '\n') + 1) {
+        bool is_stack = strncmp(line, "  STACK ", 8) == 0,
+             is_alloc = strncmp(line, "  ALLOC ", 8) == 0;
+        if ((is_stack || is_alloc) && !pending) {
+            /* The next event's expected entries, from its walk line. */
+            ck_assert_msg(*w, "more ALLOC entries than walked events");
+            uint32_t depth = parse_frames(w, frames);
+            w = strchr(w, '\n') + 1;
+            uint32_t n = levels(frames, depth, trunc, lv), parent = NONE;
+            n_made = next_made = 0;
+            for (uint32_t i = 0; i < n && (i == 0 || parent != NONE); i++) {
+                lv[i].parent = parent;
+                parent = model_intern(&m, lv[i], made, &n_made);
+            }
+            want_stack = n ? parent : NONE;
+            want_start = want_end = NONE;
+            if (want_stack != NONE && depth <= MAX_LEVELS)
+                want_start = frames[depth - 1].start, want_end = frames[depth - 1].end;
+            t->unavailable += n && want_stack == NONE;
+            t->truncated += depth > MAX_LEVELS;
+            t->deepest = depth > t->deepest ? depth : t->deepest;
+            pending = true;
+        }
+        if (is_stack) {
+            ck_assert_msg(next_made < n_made, "unexpected %.60s", line);
+            struct node *k = &made[next_made];
+            uint32_t id = m.count - n_made + next_made, a, b;
+            span_field(line, "site=", &a, &b);
+            ck_assert_msg(field(line, "id=") == id && field(line, "parent=") == k->parent &&
+                              field(line, "func=") == k->func && a == k->start && b == k->end,
+                          "allocation %" PRIu64 ": %.80s, want id=%u parent=%u func=%u", t->allocs,
+                          line, id, k->parent, k->func);
+            next_made++;
+            t->stacks++;
+        } else if (is_alloc) {
+            ck_assert_msg(next_made == n_made, "allocation %" PRIu64 ": %u STACK entries missing",
+                          t->allocs, n_made - next_made);
+            uint32_t a, b;
+            span_field(line, "span=", &a, &b);
+            ck_assert_msg(field(line, "stack=") == want_stack && a == want_start && b == want_end,
+                          "%.120s: want stack %u span %u-%u", line, want_stack, want_start,
+                          want_end);
+            pending = false;
+            t->allocs++;
+        }
+    }
+    ck_assert_msg(*w == '\0', "walked events without an ALLOC entry");
+    model_free(&m);
+}
+
+/* Runs `prog` with a memory capture and the walk (and an agent stack
+ * budget of `budget` bytes, 0 for the real one) and checks the capture;
+ * `limit` is the node count that budget holds. */
+static void run_checked(const char *prog, const char *budget, uint32_t limit, int status,
+                        struct tally *t)
+{
+    char cap[600], walkp[600];
+    snprintf(cap, sizeof cap, "%s/run.jcap", dir);
+    snprintf(walkp, sizeof walkp, "%s/walk.txt", dir);
+    setenv("JETT_TEST_STACK_WALK", walkp, 1);
+    if (budget)
+        setenv("JETT_TEST_AGENT_STACK_BUDGET", budget, 1);
+    struct tu_output o;
+    const char *argv[] = {jett, "run",     prog, "--profile-memory", "--profile-capture",
+                          cap,  "--agent", NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    unsetenv("JETT_TEST_STACK_WALK");
+    unsetenv("JETT_TEST_AGENT_STACK_BUDGET");
+    ck_assert_msg(o.status == status, "%s: status %d\n%s", prog, o.status, o.err);
+    tu_output_free(&o);
+    const char *dump_argv[] = {jett, "profile", "dump", cap, NULL};
+    ck_assert_int_eq(tu_run(dump_argv, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 0);
+    size_t len;
+    char *walk = tu_read_file(walkp, &len);
+    ck_assert_ptr_nonnull(walk);
+    check_capture(o.out, walk, limit, t);
+    ck_assert_uint_gt(t->allocs, 0);
+    free(walk);
+    tu_output_free(&o);
+}
+
+/* Deep recursion past 128 frames with allocations at every level, two
+ * call sites of the same function (as in binary trees), errors raised
+ * deep and caught shallower (the frames between unwind), a user function
+ * called from a builtin (sort), and standard library frames. */
+static const char shapes[] = "namespace shapes\n"
+                             "import std.math\n"
+                             "fn tree(d: int) -> list {\n"
+                             "    if d == 0 {\n"
+                             "        return [d]\n"
+                             "    }\n"
+                             "    return [tree(d - 1), tree(d - 1), str(d)]\n"
+                             "}\n"
+                             "fn deep(n: int, acc: list) -> int {\n"
+                             "    push(acc, str(n))\n"
+                             "    if n == 0 {\n"
+                             "        return len(acc)\n"
+                             "    }\n"
+                             "    return deep(n - 1, acc)\n"
+                             "}\n"
+                             "fn boom(n: int) -> int {\n"
+                             "    let s = str(n) + \"!\"\n"
+                             "    if n == 0 {\n"
+                             "        fail(\"deep \" + s)\n"
+                             "    }\n"
+                             "    return boom(n - 1) + len(s)\n"
+                             "}\n"
+                             "fn caught(n: int) -> string {\n"
+                             "    try {\n"
+                             "        boom(n)\n"
+                             "    } catch e {\n"
+                             "        return e + str(n)\n"
+                             "    }\n"
+                             "    return \"\"\n"
+                             "}\n"
+                             "fn by_len(a: string, b: string) -> int {\n"
+                             "    let x = a + b\n"
+                             "    return len(a) - len(b)\n"
+                             "}\n"
+                             "fn main() {\n"
+                             "    let t = tree(6)\n"
+                             "    for d in [10, 127, 128, 129, 300, 129] {\n"
+                             "        print(deep(d, []))\n"
+                             "        print(caught(d))\n"
+                             "    }\n"
+                             "    let words = []\n"
+                             "    for i in 0..40 {\n"
+                             "        push(words, str(math.pow(3, i % 7)))\n"
+                             "    }\n"
+                             "    print(len(sort(words, by_len)))\n"
+                             "    print(caught(5), len(t))\n"
+                             "}\n";
+
+START_TEST(shapes_match_a_full_walk)
+{
+    char *prog = tu_write_program(dir, "shapes.jett", shapes);
+    ck_assert_ptr_nonnull(prog);
+    struct tally t;
+    run_checked(prog, NULL, 1u << 20, 0, &t);
+    /* Deeper than the wire allows, so truncated stacks were checked too. */
+    ck_assert_uint_eq(t.deepest, 303); /* main > caught > boom(300), ..., boom(0) */
+    ck_assert_uint_gt(t.truncated, 0);
+    ck_assert_uint_eq(t.unavailable, 0);
+    free(prog);
+}
+END_TEST
+
+/* 15,360 bytes hold a table of 512 slots (256 + 512 slots while it
+ * grows: 768 * 20 bytes) but not of 1,024 (1,536 * 20 bytes): at most
+ * 256 nodes (the table stays at most half full). */
+START_TEST(a_table_that_fills_mid_run)
+{
+    char *prog = tu_write_program(dir, "shapes.jett", shapes);
+    ck_assert_ptr_nonnull(prog);
+    struct tally t;
+    run_checked(prog, "15360", 256, 0, &t);
+    ck_assert_uint_eq(t.stacks, 256);
+    ck_assert_uint_gt(t.unavailable, 0);
+    /* Stacks made of existing nodes still resolve after it filled. */
+    ck_assert_uint_gt(t.allocs - t.unavailable, t.unavailable / 100);
+    free(prog);
+}
+END_TEST
+
+static const char *const fixtures[] = {
+    "fixtures/programs/cache/main.jett",         "fixtures/programs/jsonish/main.jett",
+    "fixtures/programs/recursive/main.jett",     "fixtures/programs/sleeper/main.jett",
+    "fixtures/programs/textpipe/main.jett",      "fixtures/programs/speedup/before/main.jett",
+    "fixtures/programs/speedup/after/main.jett",
+};
+
+static int expected_status(const char *prog)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s", prog);
+    char *slash = strrchr(path, '/');
+    snprintf(slash, sizeof path - (size_t)(slash - path), "/expected.status");
+    size_t len;
+    char *s = tu_read_file(path, &len);
+    int status = s ? atoi(s) : 0;
+    free(s);
+    return status;
+}
+
+START_TEST(fixture_programs_match_a_full_walk)
+{
+    char *prog = tu_source_path(fixtures[_i]);
+    struct tally t;
+    run_checked(prog, NULL, 1u << 20, expected_status(prog), &t);
+    free(prog);
+}
+END_TEST
+
+START_TEST(fixture_programs_with_a_full_table)
+{
+    char *prog = tu_source_path(fixtures[_i]);
+    struct tally t;
+    run_checked(prog, "15360", 256, expected_status(prog), &t);
+    free(prog);
+}
+END_TEST
+
+Suite *stackid_e2e_suite(void)
+{
+    Suite *s = suite_create("stackid_e2e");
+    TCase *t = tcase_create("stackid_e2e");
+    tcase_set_timeout(t, 300);
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, shapes_match_a_full_walk);
+    tcase_add_test(t, a_table_that_fills_mid_run);
+    int n = (int)(sizeof fixtures / sizeof *fixtures);
+    tcase_add_loop_test(t, fixture_programs_match_a_full_walk, 0, n);
+    tcase_add_loop_test(t, fixture_programs_with_a_full_table, 2, 3); /* recursive */
+    suite_add_tcase(s, t);
+    return s;
+}

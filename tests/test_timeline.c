@@ -1,0 +1,353 @@
+/* The memory timeline (`jett profile export --format timeline`): the SVG
+ * is well-formed XML whose series sum to the total at every point (checked
+ * by tests/timeline_check.py), and its numbers are the hand-computed ones
+ * of the fixtures' comments: the peak and where it was (the profile's
+ * peak_live_bytes), the last value (retained_bytes), every point. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <msgpack.h>
+
+#include "daemon/export/timeline.h"
+#include "proto/captext.h"
+#include "testutil.h"
+
+static char *jett, *tmp;
+
+static void setup(void)
+{
+    jett = tu_build_path("cli/jett");
+    tmp = tu_tmpdir();
+}
+
+static void teardown(void)
+{
+    ck_assert_int_eq(tu_rmtree(tmp), 0);
+    free(jett), free(tmp);
+}
+
+static char *fixture_path(const char *name)
+{
+    char rel[128];
+    snprintf(rel, sizeof rel, "fixtures/%s.jcap", name);
+    return tu_build_path(rel);
+}
+
+/* fixture_path in a buffer that lives until the next call. */
+static const char *fixture_path_static(const char *name)
+{
+    static char *last;
+    free(last);
+    return last = fixture_path(name);
+}
+
+/* Runs tests/timeline_check.py on the SVG; returns what it printed
+ * (asserting it passed). */
+static char *check_svg(const char *svg, size_t len)
+{
+    char *script = tu_source_path("tests/timeline_check.py");
+    const char *argv[] = {"/usr/bin/env", "python3", script, NULL};
+    struct tu_output o;
+    ck_assert_int_eq(tu_run(argv, svg, len, &o), 0);
+    ck_assert_msg(o.status == 0, "timeline_check: %d %s%s", o.status, o.out, o.err);
+    char *out = strdup(o.out);
+    tu_output_free(&o);
+    free(script);
+    return out;
+}
+
+/* Exports a fixture; asserts success, the checker's report and the
+ * summary on standard error. */
+static void expect_timeline(const char *fixture, const char *report, const char *summary)
+{
+    char *cap = fixture_path(fixture);
+    const char *argv[] = {jett, "profile", "export", cap, "--format", "timeline", NULL};
+    struct tu_output o;
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%s: %d %s", fixture, o.status, o.err);
+    ck_assert_str_eq(o.err, summary);
+    char *got = check_svg(o.out, o.out_len);
+    ck_assert_str_eq(got, report);
+    free(got);
+    tu_output_free(&o);
+    free(cap);
+}
+
+/* mem-peak (live after each event 100, 200, 100, 250, 150, 270, 120 at
+ * 100, 200, 200, 350, 350, 470, 470 allocated): one point per column of
+ * allocated bytes (its last state), the peak 270 at 470 (make 120, grow
+ * 150) and the end (120, all make's). */
+START_TEST(mem_peak)
+{
+    expect_timeline("mem-peak",
+                    "ok peak=270 at=470 retained=120 allocated=470\n"
+                    "x: 0 100 200 350 470 470\n"
+                    "total: 0 100 100 150 270 120\n"
+                    "app.grow: 0 0 100 150 150 0\n"
+                    "app.make: 0 100 0 0 120 120\n"
+                    "other: 0 0 0 0 0 0\n",
+                    "jett: timeline: peak 270 bytes live at 470 bytes allocated; retained at "
+                    "exit 120 bytes of 470 allocated\n"
+                    "jett: timeline: largest growing site: app.make (src/m.jett:4), 120 bytes "
+                    "retained at exit (at most 120 live)\n");
+}
+END_TEST
+
+/* mem-churn: allocated 100, 100, 150, 350, 350, 350, 750, 750, 760 after
+ * each event, live 100, 100, 150, 350, 320, 20, 420, 20, 30.  make created
+ * id1 (100, grown to 300 by grow: still make's), id2 and id4; main id3.
+ * Columns end at 100 (100: make 100), 150 (150: make 100, main 50), 350
+ * (20: main 20); the peak 420 at 750 (make 400, main 20); the column 750
+ * ends at 20 (main 20); the end 30 (make 10, main 20).  make held at most
+ * 400, main 50; main retains the most (20). */
+START_TEST(mem_churn)
+{
+    expect_timeline("mem-churn",
+                    "ok peak=420 at=750 retained=30 allocated=760\n"
+                    "x: 0 100 150 350 750 750 760\n"
+                    "total: 0 100 150 20 420 20 30\n"
+                    "app.make: 0 100 100 0 400 0 10\n"
+                    "app.main: 0 0 50 20 20 20 20\n"
+                    "other: 0 0 0 0 0 0 0\n",
+                    "jett: timeline: peak 420 bytes live at 750 bytes allocated; retained at "
+                    "exit 30 bytes of 760 allocated\n"
+                    "jett: timeline: largest growing site: app.main (src/m.jett:1), 20 bytes "
+                    "retained at exit (at most 50 live)\n");
+}
+END_TEST
+
+/* mem-retained: 100 at make, then 300 without a stack (other): the peak
+ * is the end (400 at 400). */
+START_TEST(mem_retained)
+{
+    expect_timeline("mem-retained",
+                    "ok peak=400 at=400 retained=400 allocated=400\n"
+                    "x: 0 100 400\n"
+                    "total: 0 100 400\n"
+                    "app.make: 0 100 100\n"
+                    "other: 0 0 300\n",
+                    "jett: timeline: peak 400 bytes live at 400 bytes allocated; retained at "
+                    "exit 400 bytes of 400 allocated\n"
+                    "jett: timeline: largest growing site: app.make (src/m.jett:4), 100 bytes "
+                    "retained at exit (at most 100 live)\n");
+}
+END_TEST
+
+/* mem-empty: nothing allocated; a flat line at 0 and no site. */
+START_TEST(mem_empty)
+{
+    expect_timeline("mem-empty",
+                    "ok peak=0 at=0 retained=0 allocated=0\n"
+                    "x: 0 0\n"
+                    "total: 0 0\n"
+                    "other: 0 0\n",
+                    "jett: timeline: peak 0 bytes live at 0 bytes allocated; retained at exit 0 "
+                    "bytes of 0 allocated\n"
+                    "jett: timeline: no site holds memory at exit\n");
+}
+END_TEST
+
+#define MANY_SITES 7
+#define ROUNDS 1000
+
+/* A capture of ROUNDS rounds in which site k (1..7, function fk) creates
+ * 8k bytes, then frees of everything sites 1-3 created. */
+static char *many_sites_text(void)
+{
+    size_t cap = 4u << 20, len = 0;
+    char *t = malloc(cap);
+    len += (size_t)snprintf(
+        t + len, cap - len,
+        "HELLO version=1 mode=memory rate_hz=0 threshold_bp=500 limit=10 cpu_budget=33554432 "
+        "retention_budget=67108864 stack_budget=16777216 backend=\"interpreter_alloc_hooks\" "
+        "capabilities=jett_runtime_thread_registration,source_spans,jett_heap_allocation_hooks,"
+        "free_and_resize_events colour=false\n"
+        "FUNC id=0 namespace=\"app\" function=\"main\" source=- decl=-\n");
+    for (int k = 1; k <= MANY_SITES; k++)
+        len += (size_t)snprintf(t + len, cap - len,
+                                "FUNC id=%d namespace=\"app\" function=\"f%d\" source=- decl=-\n",
+                                k, k);
+    len += (size_t)snprintf(t + len, cap - len, "EVENTS\n  STACK id=0 parent=- func=0 site=-\n");
+    for (int k = 1; k <= MANY_SITES; k++)
+        len +=
+            (size_t)snprintf(t + len, cap - len, "  STACK id=%d parent=0 func=%d site=-\n", k, k);
+    unsigned long seq = 0, id = 0;
+    for (int r = 0; r < ROUNDS; r++)
+        for (int k = 1; k <= MANY_SITES; k++)
+            len += (size_t)snprintf(t + len, cap - len,
+                                    "  ALLOC seq=%lu op=allocate id=%lu old=- new=%d task=- "
+                                    "actor=- thread=0 stack=%d span=-\n",
+                                    ++seq, ++id, 8 * k, k);
+    for (unsigned long i = 1; i <= id; i++) {
+        int k = (int)((i - 1) % MANY_SITES) + 1;
+        if (k <= 3)
+            len += (size_t)snprintf(t + len, cap - len,
+                                    "  ALLOC seq=%lu op=free id=%lu old=%d new=- task=- actor=- "
+                                    "thread=0 stack=0 span=-\n",
+                                    ++seq, i, 8 * k);
+    }
+    len += (size_t)snprintf(t + len, cap - len,
+                            "END\nFINISH termination=returned wall_ns=1 cpu_ns=- requested=0 "
+                            "coalesced=0 dropped=0 collector_failure=false stack_limit=false\n");
+    ck_assert_uint_lt(len, cap - 1);
+    return t;
+}
+
+static struct capture_reader *open_mem(void *ctx)
+{
+    const msgpack_sbuffer *sb = ctx;
+    return capture_reader_mem(sb->data, sb->size);
+}
+
+static void close_mem(void *ctx, struct capture_reader *r)
+{
+    (void)ctx;
+    capture_reader_free(r);
+}
+
+/* 7000 allocations: the points stay within 2000 while the peak (224000
+ * = 1000 * 8 * 28 bytes, at the end of the allocations) and the end
+ * (176000 = 1000 * 8 * (4 + 5 + 6 + 7)) stay exact; the top five sites by
+ * their own maximum (8000 k) are f7..f3, and f1, f2 are "other". */
+START_TEST(many_points_keep_peak_and_end)
+{
+    char *text = many_sites_text();
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    char err[320];
+    ck_assert_msg(captext_pack(text, strlen(text), &sb, err, sizeof err) == 0, "%s", err);
+    struct timeline_input in = {open_mem, close_mem, &sb};
+    struct timeline *t = NULL;
+    ck_assert_int_eq(timeline_read(&in, &t, err, sizeof err), TIMELINE_OK);
+    ck_assert_uint_le(t->n_points, TIMELINE_POINTS);
+    ck_assert_uint_gt(t->n_points, TIMELINE_POINTS / 4); /* downsampled, not flattened */
+    ck_assert_uint_eq(t->peak, 224000);
+    ck_assert_uint_eq(t->peak_at, 224000);
+    ck_assert_uint_eq(t->retained, 176000);
+    ck_assert_uint_eq(t->n_sites, 5);
+    for (uint32_t k = 0; k < 5; k++) {
+        char want[8];
+        snprintf(want, sizeof want, "app.f%u", 7 - k);
+        ck_assert_str_eq(t->sites[k].name, want);
+        ck_assert_uint_eq(t->sites[k].max_live, 8000u * (7 - k));
+        ck_assert_uint_eq(t->sites[k].retained, 7 - k >= 4 ? 8000u * (7 - k) : 0);
+        /* the peak's point holds each site's whole creation */
+        ck_assert_uint_eq(t->values[(size_t)k * t->n_points + t->peak_point], 8000u * (7 - k));
+    }
+    ck_assert(t->has_grower);
+    ck_assert_str_eq(t->grower.name, "app.f7");
+    char *svg;
+    size_t svg_len;
+    FILE *f = open_memstream(&svg, &svg_len);
+    ck_assert_int_eq(timeline_write_svg(t, f), 0);
+    fclose(f);
+    char *got = check_svg(svg, svg_len);
+    ck_assert_msg(strncmp(got, "ok peak=224000 at=224000 retained=176000 allocated=224000\n",
+                          strlen("ok peak=224000 at=224000 retained=176000 allocated=224000\n")) ==
+                      0,
+                  "%s", got);
+    ck_assert_ptr_nonnull(strstr(got, "\nother: "));
+    free(got), free(svg);
+    timeline_free(t);
+    msgpack_sbuffer_destroy(&sb);
+    free(text);
+}
+END_TEST
+
+/* A CPU capture has no live bytes: a usage error naming the capture and
+ * no output file. */
+START_TEST(cpu_capture_refused)
+{
+    char *cap = fixture_path("tiny-cpu");
+    size_t n = strlen(tmp) + 16;
+    char *out = malloc(n);
+    snprintf(out, n, "%s/t.svg", tmp);
+    const char *argv[] = {jett, "profile", "export", cap, "--format", "timeline", "-o", out, NULL};
+    struct tu_output o;
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_ptr_nonnull(strstr(o.err, "--format timeline needs a memory capture, not a CPU "
+                                        "capture"));
+    ck_assert_ptr_nonnull(strstr(o.err, "tiny-cpu.jcap"));
+    ck_assert_int_ne(access(out, F_OK), 0);
+    tu_output_free(&o);
+    const char *weighted[] = {jett,       "profile",  "export", cap, "--format",
+                              "timeline", "--weight", "count",  NULL};
+    ck_assert_int_eq(tu_run(weighted, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_str_eq(o.err, "jett: profile export: --weight applies to collapsed and svg, not to "
+                            "--format timeline\n");
+    tu_output_free(&o);
+    /* standard input as a pipe cannot be read twice */
+    size_t len;
+    char *data = tu_read_file(fixture_path_static("mem-peak"), &len);
+    const char *piped[] = {jett, "profile", "export", "-", "--format", "timeline", NULL};
+    ck_assert_int_eq(tu_run(piped, data, len, &o), 0);
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_str_eq(o.err, "jett: profile export: --format timeline reads the capture twice: "
+                            "give a file, not a pipe\n");
+    ck_assert_str_eq(o.out, "");
+    tu_output_free(&o);
+    free(data);
+    free(cap), free(out);
+}
+END_TEST
+
+/* Names are escaped for XML (markup, quotes, ampersands) and control
+ * bytes shown as \xNN text, in the SVG and in the summary. */
+START_TEST(names_escaped)
+{
+    const char *text =
+        "HELLO version=1 mode=memory rate_hz=0 threshold_bp=500 limit=10 cpu_budget=33554432 "
+        "retention_budget=67108864 stack_budget=16777216 backend=\"interpreter_alloc_hooks\" "
+        "capabilities=jett_runtime_thread_registration,source_spans,jett_heap_allocation_hooks,"
+        "free_and_resize_events colour=false\n"
+        "FUNC id=0 namespace=\"evil\" function=\"<b>&\\\"x'\\tend\" source=- decl=-\n"
+        "EVENTS\n  STACK id=0 parent=- func=0 site=-\n"
+        "  ALLOC seq=1 op=allocate id=1 old=- new=10 task=- actor=- thread=0 stack=0 span=-\n"
+        "END\nFINISH termination=returned wall_ns=1 cpu_ns=- requested=0 coalesced=0 dropped=0 "
+        "collector_failure=false stack_limit=false\n";
+    size_t n = strlen(tmp) + 16;
+    char *txt = malloc(n), *cap = malloc(n);
+    snprintf(txt, n, "%s/h.txt", tmp);
+    snprintf(cap, n, "%s/h.jcap", tmp);
+    ck_assert_int_eq(tu_write_file(txt, text, strlen(text)), 0);
+    const char *pack[] = {jett, "profile", "pack", txt, "-o", cap, NULL};
+    struct tu_output o;
+    ck_assert_int_eq(tu_run(pack, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    const char *argv[] = {jett, "profile", "export", cap, "--format", "timeline", NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 0);
+    ck_assert_ptr_nonnull(strstr(o.err, "largest growing site: evil.<b>&\"x'\\x09end, 10 bytes"));
+    char *got = check_svg(o.out, o.out_len);
+    ck_assert_str_eq(got, "ok peak=10 at=10 retained=10 allocated=10\n"
+                          "x: 0 10\n"
+                          "total: 0 10\n"
+                          "evil.<b>&\"x'\\x09end: 0 10\n"
+                          "other: 0 0\n");
+    free(got);
+    tu_output_free(&o);
+    free(txt), free(cap);
+}
+END_TEST
+
+Suite *timeline_suite(void)
+{
+    Suite *s = suite_create("timeline");
+    TCase *t = tcase_create("timeline");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, mem_peak);
+    tcase_add_test(t, mem_churn);
+    tcase_add_test(t, mem_retained);
+    tcase_add_test(t, mem_empty);
+    tcase_add_test(t, many_points_keep_peak_and_end);
+    tcase_add_test(t, cpu_capture_refused);
+    tcase_add_test(t, names_escaped);
+    suite_add_tcase(s, t);
+    return s;
+}
