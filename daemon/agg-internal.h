@@ -66,6 +66,7 @@ struct agg_ident {
 
 #define AGG_NODE_OUTERMOST 1u /* no ancestor has the same identity */
 #define AGG_NODE_INVALID 2u   /* defined by a bad record: samples are unavailable */
+#define AGG_NODE_SOURCED 4u   /* its identity has a source (a copy, for the event path) */
 
 struct agg_node {
     uint32_t parent, ident, chain;
@@ -247,6 +248,8 @@ struct agg {
      * events had more than one leaf span (agg_keep_node_lines) */
     bool keep_node_lines;
     struct costrun *node_lines;
+    /* agg_keep_node_lines_only: neither self_lines nor node_below */
+    bool node_lines_only;
     uint64_t last_sequence;
     bool have_sequence;
 };

@@ -96,9 +96,9 @@ int agg_hello(struct agg *a, const struct wire_hello *h)
     a->capabilities = h->capabilities & WIRE_CAP_ALL;
     a->colour = h->colour;
     unsigned n_values = a->mode == WIRE_MODE_CPU ? 1 : 2;
-    if (a->detail && !(a->self_lines = costrun_new(n_values)))
+    if (a->detail && !a->node_lines_only && !(a->self_lines = costrun_new(n_values)))
         agg_errorf(a, "HELLO: out of memory");
-    if (a->keep_node_lines && !(a->node_lines = costrun_new(n_values)))
+    if (a->keep_node_lines && !(a->node_lines = costrun_new_dense(n_values)))
         agg_errorf(a, "HELLO: out of memory");
     return a->errors > before ? -1 : 0;
 }
@@ -168,8 +168,7 @@ int agg_event(struct agg *a, const struct wire_event *ev)
 
 bool agg_takes_alloc_runs(const struct agg *a)
 {
-    /* an export's detail needs each entry's span: single entries */
-    return a->mode == WIRE_MODE_MEMORY && stream_open(a) && !a->detail;
+    return a->mode == WIRE_MODE_MEMORY && stream_open(a);
 }
 
 /* agg_events with an optional watcher: fn is a constant where it is
@@ -232,26 +231,11 @@ void agg_fail(struct agg *a, const char *msg)
     agg_errorf(a, "%s", msg);
 }
 
-void agg_end(struct agg *a)
-{
-    if (a->ended)
-        return;
-    a->ended = true;
-    if (!a->have_hello)
-        agg_errorf(a, "stream ended without HELLO");
-    else if (!a->have_finish)
-        agg_errorf(a, "stream ended without FINISH");
-    if (a->self_lines && costrun_finish(a->self_lines, a->idents.len) != 0)
-        agg_errorf(a, "self costs: out of memory");
-    if (a->node_lines && costrun_finish(a->node_lines, a->nodes.len) != 0)
-        agg_errorf(a, "self costs: out of memory");
-    if (a->detail)
-        agg_detail_settle(a);
-}
-
 /* A node's costs by leaf span: most nodes see one span only, kept in
- * the detail; a node's costs move to the node_lines runs at its second
- * span (what the first span had is the detail's total less this event). */
+ * the detail (and added to self_lines once, at the end: an event there
+ * costs no append); at a node's second span, what the first span had
+ * (the detail's total less this event) moves to self_lines and, when
+ * kept, to the node_lines runs, and from then on every event goes there. */
 static int node_line(struct agg *a, const struct agg_node *n, uint32_t key, const uint64_t *w)
 {
     struct agg_node_detail *d = agg_detail_at(a, n);
@@ -263,18 +247,50 @@ static int node_line(struct agg *a, const struct agg_node *n, uint32_t key, cons
     if (d->lines == AGG_LINES_ONE) {
         const uint64_t before[2] = {d->self - w[0], a->mode == WIRE_MODE_CPU ? 0 : d->count - w[1]};
         d->lines = AGG_LINES_MANY;
-        if (costrun_add(a->node_lines, node, d->leaf_key, before) != 0)
+        if ((a->self_lines && costrun_add(a->self_lines, n->ident, d->leaf_key, before) != 0) ||
+            (a->node_lines && costrun_add(a->node_lines, node, d->leaf_key, before) != 0))
             return -1;
     }
-    return costrun_add(a->node_lines, node, key, w);
+    if (a->self_lines && costrun_add(a->self_lines, n->ident, key, w) != 0)
+        return -1;
+    return a->node_lines ? costrun_add(a->node_lines, node, key, w) : 0;
 }
 
 void agg_detail_self(struct agg *a, const struct agg_node *n, uint32_t start, const uint64_t *w)
 {
-    if (a->self_lines && costrun_add(a->self_lines, n->ident, start + 1, w) != 0)
+    if ((a->self_lines || a->node_lines) && node_line(a, n, start + 1, w) != 0)
         agg_errorf(a, "self costs: out of memory");
-    if (a->node_lines && node_line(a, n, start + 1, w) != 0)
+}
+
+/* The self costs of the nodes that saw one leaf span, into self_lines. */
+static int one_line_selves(struct agg *a)
+{
+    for (uint32_t i = 0; i < a->nodes.len; i++) {
+        const struct agg_node_detail *d = &a->node_detail[i];
+        const struct agg_node *n = agg_vec_at(&a->nodes, i);
+        const uint64_t w[2] = {d->self, d->count};
+        if (d->lines == AGG_LINES_ONE && costrun_add(a->self_lines, n->ident, d->leaf_key, w) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+void agg_end(struct agg *a)
+{
+    if (a->ended)
+        return;
+    a->ended = true;
+    if (!a->have_hello)
+        agg_errorf(a, "stream ended without HELLO");
+    else if (!a->have_finish)
+        agg_errorf(a, "stream ended without FINISH");
+    if (a->self_lines &&
+        (one_line_selves(a) != 0 || costrun_finish(a->self_lines, a->idents.len) != 0))
         agg_errorf(a, "self costs: out of memory");
+    if (a->node_lines && costrun_finish(a->node_lines, a->nodes.len) != 0)
+        agg_errorf(a, "self costs: out of memory");
+    if (a->detail && !a->node_lines_only)
+        agg_detail_settle(a);
 }
 
 void agg_release_records(struct agg *a)
@@ -310,6 +326,11 @@ void agg_keep_detail(struct agg *a)
 void agg_keep_node_lines(struct agg *a)
 {
     a->detail = a->keep_node_lines = true;
+}
+
+void agg_keep_node_lines_only(struct agg *a)
+{
+    a->detail = a->keep_node_lines = a->node_lines_only = true;
 }
 
 void agg_watch_live(struct agg *a, agg_live_fn fn, void *ctx)

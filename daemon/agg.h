@@ -152,6 +152,12 @@ void agg_keep_detail(struct agg *a);
 /* The same, and each stack node's self costs by leaf span as well
  * (attrib_node_self_begin): before any record. */
 void agg_keep_node_lines(struct agg *a);
+/* Each stack node's quantities (attrib_node_quantities) and self costs
+ * by leaf span only, for an export that reads nothing else: the self
+ * costs by function (attrib_self_begin) and the sums over subtrees
+ * (attrib_node_below) are not kept and read as empty.  Before any
+ * record. */
+void agg_keep_node_lines_only(struct agg *a);
 
 /* Without detail (and before any record): fn is called after each
  * change of the tracked live bytes, in stream order, with the creating

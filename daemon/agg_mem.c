@@ -1,5 +1,6 @@
 /* agg_mem: allocation events into site buckets and live-allocation
  * records (live_track.h), all under the retention budget. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,6 +209,16 @@ static const struct agg_node *warm_node(const struct agg *a, const uint8_t *p)
     return stack < a->nodes.len ? agg_vec_at(&a->nodes, stack) : NULL;
 }
 
+/* Starts loading what an export keeps of node i (both lines it may
+ * straddle); nothing without detail. */
+HOT void prefetch_detail(const struct agg *a, uint32_t i)
+{
+    if (a->detail && i < a->nodes.len) {
+        __builtin_prefetch(&a->node_detail[i], 1);
+        __builtin_prefetch((const char *)(&a->node_detail[i] + 1) - 1, 1);
+    }
+}
+
 /* Step 0: the id's window slot or live-table line, and the stack node. */
 HOT void warm_far(const struct agg *a, const uint8_t *p)
 {
@@ -218,6 +229,7 @@ HOT void warm_far(const struct agg *a, const uint8_t *p)
         __builtin_prefetch(&n->chain_bucket, 1);
         __builtin_prefetch((const char *)(n + 1) - 1, 1);
     }
+    prefetch_detail(a, wire_alloc_entry_stack(p));
 }
 
 /* Step 1: the buckets the (now loaded) node and live record name: the
@@ -239,8 +251,29 @@ HOT void warm_near(const struct agg *a, const uint8_t *p)
     uint32_t ref = (uint32_t)(rec >> AGG_MEM_SIZE_BITS);
     /* LIVE_EMPTY gives a ref above AGG_MEM_NO_SITE; with detail kept the
      * ref is a node, not a bucket */
-    if (!a->detail)
+    if (!a->detail) {
         prefetch_site(a, (uint32_t)pick(ref < AGG_MEM_NO_SITE, ref << AGG_MEM_SITE_SHIFT, 0));
+        return;
+    }
+    /* with detail the record names its creation node: its detail, and
+     * the node itself, whose leaf bucket is the creation site */
+    if (ref < a->nodes.len)
+        __builtin_prefetch((const char *)agg_vec_at(&a->nodes, ref) +
+                           offsetof(struct agg_node, leaf_bucket));
+    prefetch_detail(a, ref);
+}
+
+/* Step 2, with detail kept: the creation site of a live record, named
+ * by the (now loaded) creation node's leaf bucket. */
+HOT void warm_creator(const struct agg *a, const uint8_t *p)
+{
+    uint64_t rec = live_track_peek(&a->mem.track, wire_alloc_entry_id(p));
+    uint32_t ref = (uint32_t)(rec >> AGG_MEM_SIZE_BITS);
+    if (ref >= a->nodes.len)
+        return;
+    const struct agg_node *n = agg_vec_at(&a->nodes, ref);
+    if (n->leaf_bucket != AGG_NONE)
+        prefetch_site(a, n->leaf_bucket);
 }
 
 /* The event's stack node, NULL when it has none or the stack budget
@@ -275,7 +308,7 @@ static void detail_pressure(struct agg *a, struct agg_node *n, uint64_t bytes, b
     d->self += bytes;
     d->count += create;
     d->events++;
-    bool sourced = agg_ident_at(a, n->ident)->source != AGG_NONE;
+    bool sourced = n->flags & AGG_NODE_SOURCED;
     const uint64_t w[2] = {bytes, create};
     agg_detail_self(a, n, sourced ? span.start : WIRE_NONE32, w);
 }
@@ -634,8 +667,9 @@ HOT void run_entry(struct agg *a, const uint8_t *p, bool watched)
 }
 
 /* Prefetching runs two steps WARM entries apart, so that each step reads
- * only what the one before loaded. */
-enum { WARM = 8 };
+ * only what the one before loaded; with detail kept, a third step half
+ * as far ahead loads the creation sites. */
+enum { WARM = 8, WARM_CREATOR = WARM / 2 };
 
 HOT void mem_run(struct agg *a, const uint8_t *run, size_t n, bool watched)
 {
@@ -644,20 +678,25 @@ HOT void mem_run(struct agg *a, const uint8_t *run, size_t n, bool watched)
         warm_far(a, run + j * size);
     for (size_t j = 0; j < n && j < WARM; j++)
         warm_near(a, run + j * size);
+    for (size_t j = 0; a->detail && j < n && j < WARM_CREATOR; j++)
+        warm_creator(a, run + j * size);
     for (size_t i = 0; i < n; i++) {
         if (i + 2 * WARM < n)
             warm_far(a, run + (i + 2 * WARM) * size);
         if (i + WARM < n)
             warm_near(a, run + (i + WARM) * size);
+        if (a->detail && i + WARM_CREATOR < n)
+            warm_creator(a, run + (i + WARM_CREATOR) * size);
         run_entry(a, run + i * size, watched);
     }
 }
 
 /* Two copies of the loop: replay's, and a memory timeline's with its
- * watcher (runs are taken only without detail). */
+ * watcher (which is for aggregations without detail, as in
+ * agg_mem_event: with detail a live record names a node, not a site). */
 void agg_mem_run(struct agg *a, const uint8_t *run, size_t n)
 {
-    if (__builtin_expect(a->live_fn != NULL, 0))
+    if (__builtin_expect(a->live_fn != NULL && !a->detail, 0))
         mem_run(a, run, n, true);
     else
         mem_run(a, run, n, false);

@@ -381,8 +381,9 @@ static bool node_outermost(const struct agg *a, const struct agg_node *n)
     return true;
 }
 
-/* Room for one more node's export detail (zeroed), charged to no
- * budget; 0, or -1 when memory runs out. */
+/* Room for one more node's export detail, charged to no budget; 0, or
+ * -1 when memory runs out.  The room is zeroed as nodes take it, so that
+ * the pages of a doubled table that no node reaches stay untouched. */
 static int detail_reserve(struct agg *a)
 {
     if (a->nodes.len < a->node_detail_cap)
@@ -391,7 +392,6 @@ static int detail_reserve(struct agg *a)
     struct agg_node_detail *p = realloc(a->node_detail, (size_t)cap * sizeof *p);
     if (p == NULL)
         return -1;
-    memset(p + a->node_detail_cap, 0, (size_t)(cap - a->node_detail_cap) * sizeof *p);
     a->node_detail = p;
     a->node_detail_cap = cap;
     return 0;
@@ -421,7 +421,8 @@ int agg_stack(struct agg *a, const struct wire_stack *s)
             a->stack_limited = true;
             return 0;
         }
-        n.flags = node_outermost(a, &n) ? AGG_NODE_OUTERMOST : 0;
+        n.flags = (node_outermost(a, &n) ? AGG_NODE_OUTERMOST : 0) |
+                  (agg_ident_at(a, n.ident)->source != AGG_NONE ? AGG_NODE_SOURCED : 0);
     }
     if (!stack_fits(a, node_cost)) {
         a->stack_limited = true;
@@ -434,7 +435,8 @@ int agg_stack(struct agg *a, const struct wire_stack *s)
         return agg_errorf(a, "STACK record %u: out of memory", s->stack_id + 1), -1;
     *d = n;
     if (a->detail)
-        agg_detail_at(a, d)->site = wire_span_present(s->site) ? s->site.start : WIRE_NONE32;
+        *agg_detail_at(a, d) = (struct agg_node_detail){
+            .site = wire_span_present(s->site) ? s->site.start : WIRE_NONE32};
     return a->errors > before ? -1 : 0;
 }
 

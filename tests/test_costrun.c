@@ -20,11 +20,11 @@ static uint64_t next_rand(uint64_t *s)
 
 /* Adds `n` random costs (func 7 never) and checks every function's lines
  * against the dense sums. */
-static void check_against_dense(unsigned n_values, size_t n)
+static void check_against_dense(unsigned n_values, size_t n, bool dense)
 {
     uint64_t(*sum)[LINES][2] = calloc(FUNCS, sizeof *sum);
     ck_assert_ptr_nonnull(sum);
-    struct costrun *c = costrun_new(n_values);
+    struct costrun *c = dense ? costrun_new_dense(n_values) : costrun_new(n_values);
     ck_assert_ptr_nonnull(c);
     uint64_t s = 88172645463325252ull;
     for (size_t i = 0; i < n; i++) {
@@ -67,7 +67,61 @@ static void check_against_dense(unsigned n_values, size_t n)
 
 START_TEST(two_values_many_compactions)
 {
-    check_against_dense(2, 9000000);
+    check_against_dense(2, 9000000, false);
+}
+END_TEST
+
+/* The one-log form: many merges of the log into the store. */
+START_TEST(dense_two_values_many_merges)
+{
+    check_against_dense(2, 1000000, true);
+}
+END_TEST
+
+START_TEST(dense_one_value_few_adds)
+{
+    check_against_dense(1, 1000, true);
+}
+END_TEST
+
+/* The one-log form over 200,000 functions of 3 lines each, 2 million
+ * costs: the memory follows the 600,000 distinct pairs (a few bytes
+ * each once merged, plus a log of at most a quarter of them), not the
+ * functions (a buffer each would take 64 bytes or more) or the costs;
+ * every pair's sum is right. */
+START_TEST(dense_memory_follows_distinct_pairs)
+{
+    enum { NF = 200000, PER = 3, ADDS = 2000000 };
+    struct costrun *c = costrun_new_dense(1);
+    ck_assert_ptr_nonnull(c);
+    size_t most = 0;
+    for (size_t i = 0; i < ADDS; i++) {
+        uint32_t f = (uint32_t)((i * 7919) % NF), line = (uint32_t)(i % PER) * 1000 + 1;
+        const uint64_t w = 1;
+        ck_assert_int_eq(costrun_add(c, f, line, &w), 0);
+        size_t b = i % 997 == 0 ? costrun_bytes(c) : 0;
+        most = b > most ? b : most;
+    }
+    /* merged: 600,000 pairs of a 1-3 byte line and a 1 byte value, and
+     * an 8-byte offset a function; the log: 16 bytes a record */
+    ck_assert_msg(most < (size_t)NF * PER * 4 + (size_t)NF * 8 + (size_t)NF * PER / 4 * 16 * 2 +
+                             16384 * 16 * 2,
+                  "%zu bytes held", most);
+    ck_assert_int_eq(costrun_finish(c, NF), 0);
+    for (uint32_t f = 0; f < NF; f++) {
+        struct costrun_iter it;
+        uint32_t line;
+        uint64_t w, total = 0;
+        ck_assert(costrun_func(c, f, &it));
+        for (uint32_t k = 0; k < PER; k++) {
+            ck_assert(costrun_next(c, &it, &line, &w));
+            ck_assert_uint_eq(line, k * 1000 + 1);
+            total += w;
+        }
+        ck_assert(!costrun_next(c, &it, &line, &w));
+        ck_assert_uint_eq(total, ADDS / NF);
+    }
+    costrun_free(c);
 }
 END_TEST
 
@@ -103,7 +157,7 @@ END_TEST
 
 START_TEST(one_value_few_adds)
 {
-    check_against_dense(1, 1000);
+    check_against_dense(1, 1000, false);
 }
 END_TEST
 
@@ -144,6 +198,9 @@ Suite *costrun_suite(void)
     tcase_add_test(t, memory_follows_distinct_pairs);
     tcase_add_test(t, one_value_few_adds);
     tcase_add_test(t, empty);
+    tcase_add_test(t, dense_two_values_many_merges);
+    tcase_add_test(t, dense_one_value_few_adds);
+    tcase_add_test(t, dense_memory_follows_distinct_pairs);
     tcase_add_test(t, radix_is_stable);
     suite_add_tcase(s, t);
     return s;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "daemon/agg.h"
+#include "daemon/attrib.h"
 #include "daemon/rank.h"
 #include "daemon/render.h"
 #include "proto/wire.h"
@@ -32,6 +33,7 @@ struct gen {
     uint64_t live_id[MAX_LIVE], live_size[MAX_LIVE];
     size_t n_live;
     bool dirty; /* collector errors now and then */
+    bool spans; /* leaf spans on the allocations (else none) */
 };
 
 static unsigned rnd(struct gen *g, unsigned n)
@@ -49,7 +51,8 @@ static void header(struct gen *g)
     uint64_t stacks = rnd(g, 4) ? AGG_STACK_BUDGET_MAX : 2048 + rnd(g, 8192);
     h.config = (struct wire_config){0, rnd(g, 2) ? 0 : 500, 100, 32u << 20, retention, stacks};
     h.backend = (struct wire_str){"interpreter_alloc_hooks", 23};
-    h.capabilities = WIRE_CAP_HEAP_ALLOCATION_HOOKS | WIRE_CAP_FREE_AND_RESIZE_EVENTS;
+    h.capabilities = WIRE_CAP_HEAP_ALLOCATION_HOOKS | WIRE_CAP_FREE_AND_RESIZE_EVENTS |
+                     (g->spans ? WIRE_CAP_SOURCE_SPANS : 0);
     ck_assert_int_eq(wire_encode_hello(&g->sb, &h), 0);
     uint32_t lines[4];
     uint32_t nl = wire_line_starts(text, sizeof text - 1, lines, 4);
@@ -103,6 +106,10 @@ static void put_alloc(struct gen *g)
                            WIRE_NONE32, WIRE_SPAN_NONE};
     if (rnd(g, 10))
         a.stack_id = rnd(g, g->n_stacks);
+    if (g->spans && a.stack_id != WIRE_NONE32 && rnd(g, 4)) { /* a span needs a stack */
+        uint32_t at = rnd(g, 3) * 10;
+        a.span = (struct wire_span){at, at + 5};
+    }
     unsigned what = rnd(g, 100);
     if (g->n_live == 0 || g->n_live == MAX_LIVE || what < 40) {
         a.op = WIRE_OP_ALLOCATE;
@@ -137,10 +144,11 @@ static void put_alloc(struct gen *g)
 }
 
 /* A random memory stream in g->sb. */
-static void generate(struct gen *g, unsigned seed)
+static void generate(struct gen *g, unsigned seed, bool spans)
 {
     memset(g, 0, sizeof *g);
     g->seed = seed;
+    g->spans = spans;
     msgpack_sbuffer_init(&g->sb);
     g->dirty = rnd(g, 2);
     g->next_id = 1;
@@ -160,14 +168,10 @@ static void generate(struct gen *g, unsigned seed)
     ck_assert_int_eq(wire_encode_finish(&g->sb, &fin), 0);
 }
 
-/* The agent document of the stream, fed by feed_record (runs) or one
- * decoded entry at a time. */
-static char *profile(const msgpack_sbuffer *sb, bool runs)
+/* Feeds the stream by feed_record (runs) or one decoded entry at a time,
+ * and ends it. */
+static void feed_all(const msgpack_sbuffer *sb, bool runs, struct wire_decoder *d, struct agg *g)
 {
-    struct wire_decoder *d = wire_decoder_new(WIRE_TO_DAEMON);
-    struct agg *g = agg_new();
-    ck_assert_ptr_nonnull(d);
-    ck_assert_ptr_nonnull(g);
     size_t off = 0;
     int rc = 0;
     while (rc >= 0) {
@@ -181,6 +185,17 @@ static char *profile(const msgpack_sbuffer *sb, bool runs)
     }
     ck_assert_int_eq(rc, 0); /* the generator writes valid streams */
     agg_end(g);
+}
+
+/* The agent document of the stream, fed by feed_record (runs) or one
+ * decoded entry at a time. */
+static char *profile(const msgpack_sbuffer *sb, bool runs)
+{
+    struct wire_decoder *d = wire_decoder_new(WIRE_TO_DAEMON);
+    struct agg *g = agg_new();
+    ck_assert_ptr_nonnull(d);
+    ck_assert_ptr_nonnull(g);
+    feed_all(sb, runs, d, g);
     struct rank_options opt = {0};
     struct rank_report rep;
     ck_assert_int_eq(rank_build(g, &opt, &rep), 0);
@@ -193,6 +208,114 @@ static char *profile(const msgpack_sbuffer *sb, bool runs)
     return out;
 }
 
+/* What an export reads of the stream's aggregation, in words: per node
+ * its quantities, subtree sums and self costs by leaf span, per identity
+ * its self costs by leaf span.  `keep`: 0 agg_keep_detail, 1
+ * agg_keep_node_lines, 2 agg_keep_node_lines_only. */
+static char *detail(const msgpack_sbuffer *sb, bool runs, int keep)
+{
+    struct wire_decoder *d = wire_decoder_new(WIRE_TO_DAEMON);
+    struct agg *g = agg_new();
+    ck_assert_ptr_nonnull(d);
+    ck_assert_ptr_nonnull(g);
+    if (keep == 0)
+        agg_keep_detail(g);
+    else if (keep == 1)
+        agg_keep_node_lines(g);
+    else
+        agg_keep_node_lines_only(g);
+    feed_all(sb, runs, d, g);
+    char *out;
+    size_t len;
+    FILE *f = open_memstream(&out, &len);
+    ck_assert_ptr_nonnull(f);
+    uint32_t start;
+    uint64_t w[2];
+    for (uint32_t i = 0; i < attrib_node_count(g); i++) {
+        struct attrib_node_quantities q, b;
+        attrib_node_quantities(g, i, &q);
+        attrib_node_below(g, i, &b);
+        fprintf(f, "node %u: %llu %llu %llu %llu %llu %u; below %llu %llu %llu %llu %llu; lines", i,
+                (unsigned long long)q.self, (unsigned long long)q.count,
+                (unsigned long long)q.retained, (unsigned long long)q.live_at_peak,
+                (unsigned long long)q.events, q.site, (unsigned long long)b.self,
+                (unsigned long long)b.count, (unsigned long long)b.retained,
+                (unsigned long long)b.live_at_peak, (unsigned long long)b.events);
+        struct attrib_node_self_iter it;
+        if (attrib_node_self_begin(g, i, &it))
+            while (attrib_node_self_next(g, &it, &start, w))
+                fprintf(f, " %u:%llu,%llu", start, (unsigned long long)w[0],
+                        (unsigned long long)w[1]);
+        fputc('\n', f);
+    }
+    for (uint32_t i = 0; i < attrib_ident_count(g); i++) {
+        fprintf(f, "ident %u:", i);
+        struct attrib_self_iter it;
+        if (attrib_self_begin(g, i, &it))
+            while (attrib_self_next(g, &it, &start, w))
+                fprintf(f, " %u:%llu,%llu", start, (unsigned long long)w[0],
+                        (unsigned long long)w[1]);
+        fputc('\n', f);
+    }
+    fclose(f);
+    agg_free(g);
+    wire_decoder_free(d);
+    return out;
+}
+
+/* Runs give an export what single entries give it; with node lines
+ * only, the node quantities and lines are those of agg_keep_node_lines,
+ * and nothing else is kept.  The streams' leaf spans differ within a
+ * node, so nodes of one and of several spans both occur. */
+START_TEST(runs_give_the_export_detail_of_single_entries)
+{
+    unsigned several = 0; /* nodes with costs at several leaf spans */
+    for (unsigned seed = 1; seed <= 300; seed++) {
+        struct gen *g = malloc(sizeof *g);
+        ck_assert_ptr_nonnull(g);
+        generate(g, seed, true);
+        for (int keep = 0; keep < 3; keep++) {
+            char *one = detail(&g->sb, false, keep), *run = detail(&g->sb, true, keep);
+            ck_assert_msg(strcmp(one, run) == 0, "seed %u, keep %d:\n%.300s\n-- by runs --\n%.300s",
+                          seed, keep, one, run);
+            free(one);
+            free(run);
+        }
+        char *all = detail(&g->sb, true, 1), *only = detail(&g->sb, true, 2);
+        /* the same nodes and lines; no subtree sums and no function lines */
+        char *a = all, *o = only;
+        while (*a && *o) {
+            char *ae = strchr(a, '\n'), *oe = strchr(o, '\n');
+            ck_assert_ptr_nonnull(ae);
+            ck_assert_ptr_nonnull(oe);
+            if (strncmp(a, "node ", 5) == 0) {
+                const char *ab = strstr(a, "; below "), *ol = strstr(o, "; below ");
+                ck_assert_ptr_nonnull(ab);
+                ck_assert_ptr_nonnull(ol);
+                ck_assert_int_eq(ab - a, ol - o);
+                ck_assert(strncmp(a, o, (size_t)(ab - a)) == 0);
+                ck_assert(strncmp(ol, "; below 0 0 0 0 0; lines", 24) == 0);
+                ck_assert_int_eq(ae - strstr(ab, "; lines"), oe - strstr(ol, "; lines"));
+                ck_assert(strncmp(strstr(ab, "; lines"), strstr(ol, "; lines"),
+                                  (size_t)(ae - strstr(ab, "; lines"))) == 0);
+                const char *l = strstr(ab, "; lines"), *second = strchr(strchr(l, ':') + 1, ':');
+                several += second != NULL && second < ae;
+            } else {
+                ck_assert(strncmp(o, "ident ", 6) == 0);
+                ck_assert_ptr_eq(strchr(o, ':') + 1, oe); /* no lines */
+            }
+            a = ae + 1, o = oe + 1;
+        }
+        ck_assert(!*a && !*o);
+        free(all);
+        free(only);
+        msgpack_sbuffer_destroy(&g->sb);
+        free(g);
+    }
+    ck_assert_msg(several >= 100, "%u nodes of several spans", several);
+}
+END_TEST
+
 START_TEST(runs_give_the_profile_of_single_entries)
 {
     unsigned reasons[4] = {0};
@@ -202,7 +325,7 @@ START_TEST(runs_give_the_profile_of_single_entries)
     for (unsigned seed = 1; seed <= 1000; seed++) {
         struct gen *g = malloc(sizeof *g);
         ck_assert_ptr_nonnull(g);
-        generate(g, seed);
+        generate(g, seed, false);
         char *one = profile(&g->sb, false), *run = profile(&g->sb, true);
         size_t at = 0;
         while (one[at] && one[at] == run[at])
@@ -229,6 +352,7 @@ Suite *feed_runs_suite(void)
     TCase *t = tcase_create("equivalence");
     tcase_set_timeout(t, 120);
     tcase_add_test(t, runs_give_the_profile_of_single_entries);
+    tcase_add_test(t, runs_give_the_export_detail_of_single_entries);
     suite_add_tcase(s, t);
     return s;
 }

@@ -22,6 +22,11 @@ struct costrun;
 
 /* n_values: 1 or 2 values per key.  NULL when out of memory. */
 struct costrun *costrun_new(unsigned n_values);
+/* The same for very many functions of a few lines each (one per stack
+ * node): a buffer per function would cost more than its lines, so the
+ * additions go to one log, sorted and merged now and then into one
+ * buffer of every function's sorted lines.  Read as costrun_new's. */
+struct costrun *costrun_new_dense(unsigned n_values);
 void costrun_free(struct costrun *c);
 
 /* Adds w[0..n_values) at (func, line); 0, or -1 when out of memory. */

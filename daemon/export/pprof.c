@@ -610,7 +610,7 @@ int pprof_write(struct capture_reader *r, FILE *out, char *err, size_t errlen)
     struct agg *a = agg_new();
     if (!a)
         return snprintf(err, errlen, "out of memory"), -1;
-    agg_keep_node_lines(a);
+    agg_keep_node_lines_only(a); /* samples by node and line: no sums by function or subtree */
     char damage[400] = "";
     int damaged = feed_capture(a, r, damage, sizeof damage);
     agg_end(a);

@@ -4,7 +4,7 @@
  *
  * The numbers are the profile's: the capture is aggregated as `jett
  * profile replay` aggregates it, keeping each stack node's quantities
- * split by leaf statement (agg_keep_node_lines, attrib.h); this file only
+ * split by leaf statement (agg_keep_node_lines_only, attrib.h); this file only
  * names them and hands them to protobuf-c (the messages are generated
  * from daemon/export/profile.proto) and zlib.
  *
