@@ -5,7 +5,7 @@
 
 #include "daemon/attrib.h"
 #include "daemon/export/cgexport.h"
-#include "daemon/feed.h"
+#include "daemon/export/export_run.h"
 #include "proto/util/decimal.h"
 #include "proto/util/radix.h"
 #include "proto/wire-internal.h"
@@ -504,19 +504,5 @@ static int write_model(const struct agg *a, FILE *out, char *err, size_t errlen)
 
 int cgexport_write(struct capture_reader *r, FILE *out, char *err, size_t errlen)
 {
-    struct agg *a = agg_new();
-    if (!a)
-        return snprintf(err, errlen, "out of memory"), -1;
-    agg_keep_detail(a);
-    char damage[400] = "";
-    int damaged = feed_capture(a, r, damage, sizeof damage);
-    agg_end(a);
-    agg_release_records(a);
-    int rc;
-    if (damaged && !agg_has_hello(a))
-        rc = -1, snprintf(err, errlen, "%s", damage); /* not a capture */
-    else if ((rc = write_model(a, out, err, errlen)) == 0 && damaged)
-        rc = 1, snprintf(err, errlen, "%s", damage);
-    agg_free(a);
-    return rc;
+    return export_run(r, agg_keep_detail, write_model, out, err, errlen);
 }

@@ -8,7 +8,7 @@
 #include "daemon/attrib.h"
 #include "daemon/export/gzsink.h"
 #include "daemon/export/pprof.h"
-#include "daemon/feed.h"
+#include "daemon/export/export_run.h"
 #include "profile.pb-c.h"
 #include "proto/util/mix64.h"
 
@@ -607,19 +607,6 @@ static int write_model(const struct agg *a, FILE *out, char *err, size_t errlen)
 
 int pprof_write(struct capture_reader *r, FILE *out, char *err, size_t errlen)
 {
-    struct agg *a = agg_new();
-    if (!a)
-        return snprintf(err, errlen, "out of memory"), -1;
-    agg_keep_node_lines_only(a); /* samples by node and line: no sums by function or subtree */
-    char damage[400] = "";
-    int damaged = feed_capture(a, r, damage, sizeof damage);
-    agg_end(a);
-    agg_release_records(a);
-    int rc;
-    if (damaged && !agg_has_hello(a))
-        rc = -1, snprintf(err, errlen, "%s", damage); /* not a capture */
-    else if ((rc = write_model(a, out, err, errlen)) == 0 && damaged)
-        rc = 1, snprintf(err, errlen, "%s", damage);
-    agg_free(a);
-    return rc;
+    /* samples by node and line: no sums by function or subtree */
+    return export_run(r, agg_keep_node_lines_only, write_model, out, err, errlen);
 }
