@@ -478,6 +478,16 @@ bool collector_put(struct collector *c, const uint8_t *entry, size_t n, bool wai
     return true;
 }
 
+struct evring *collector_ring(struct collector *c)
+{
+    return &c->ring;
+}
+
+const atomic_bool *collector_failed_flag(const struct collector *c)
+{
+    return &c->failed;
+}
+
 /* Copies the RESULT texts out of the decoder's buffer. */
 static int take_result(const struct wire_result *r, struct collector_result *out)
 {

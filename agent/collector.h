@@ -76,6 +76,13 @@ bool collector_reserve(struct collector *c, size_t n);
  * dropped) until the collector fails. */
 bool collector_put(struct collector *c, const uint8_t *entry, size_t n, bool wait);
 
+/* Runtime thread: the ring and the failed flag, for a producer that
+ * writes entries in place (evring_claim, evring_commit) after checking
+ * the flag (relaxed), falling back to collector_put when the ring has no
+ * room in one piece.  Both live as long as the collector. */
+struct evring *collector_ring(struct collector *c);
+const atomic_bool *collector_failed_flag(const struct collector *c);
+
 /* The daemon's answer at the end of a run. */
 struct collector_result {
     char *profile; /* canonical TOON "profile:" document */

@@ -55,6 +55,26 @@ static inline bool evring_put(struct evring *r, const uint8_t *entry, size_t n)
     return true;
 }
 
+/* Producer: where the next n bytes go when they fit in one piece (the
+ * entry is then written in place and published by evring_commit); NULL
+ * when the ring is full or the entry would wrap past its end. */
+static inline uint8_t *evring_claim(struct evring *r, size_t n)
+{
+    size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    size_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+    size_t at = head & (r->cap - 1);
+    if (r->cap - (head - tail) < n || r->cap - at < n)
+        return NULL;
+    return r->buf + at;
+}
+
+/* Producer: publishes the n bytes written where evring_claim pointed. */
+static inline void evring_commit(struct evring *r, size_t n)
+{
+    size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    atomic_store_explicit(&r->head, head + n, memory_order_release);
+}
+
 /* Bytes waiting for the consumer. */
 static inline size_t evring_used(struct evring *r)
 {

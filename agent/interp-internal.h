@@ -9,6 +9,7 @@
 
 #include "agent/ast.h"
 #include "agent/interp.h"
+#include "agent/interp_frame.h"
 #include "agent/parser.h"
 #include "agent/safepoint.h"
 
@@ -58,17 +59,6 @@ struct interp_program {
     uint32_t main_ns;
     struct arena arena;
     struct parse_consts consts;
-};
-
-/* One active Jett call.  A sampler reads `stmt_*` of the leaf and
- * `call_*` of the others.  `stack_node` is the profiler's: the node it
- * interned for this frame, INTERP_NODE_UNKNOWN from the call until then. */
-struct interp_frame {
-    uint32_t func_id;
-    uint32_t stmt_start, stmt_end;
-    uint32_t call_start, call_end;
-    uint32_t stack_node;
-    struct value *slots;
 };
 
 /* C stack kept free below the deepest call: one function's tree

@@ -232,6 +232,11 @@ struct interp_frame_info interp_stack_frame(const struct interp_state *s, uint32
 #define INTERP_NODE_UNKNOWN UINT32_MAX
 uint32_t interp_stack_node(const struct interp_state *s, uint32_t i);
 void interp_set_stack_node(struct interp_state *s, uint32_t i, uint32_t node);
+/* The frames array (agent/interp_frame.h), root first: allocated once
+ * for the deepest stack, so the pointer holds for the whole run. */
+struct interp_frame *interp_frames(struct interp_state *s);
+/* Where the current depth is kept, for the same reason. */
+const uint32_t *interp_depth_at(const struct interp_state *s);
 const struct interp_program *interp_state_program(const struct interp_state *s);
 
 #endif

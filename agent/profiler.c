@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "agent/interp_frame.h"
 #include "agent/profiler.h"
 #include "agent/stacktab.h"
 
@@ -14,6 +15,12 @@
 struct profiler {
     struct collector *c;
     struct interp_state *s;
+    /* The state's frames and depth, read in place per event. */
+    struct interp_frame *frames;
+    const uint32_t *depth;
+    /* The collector's ring and failed flag, for entries built in place. */
+    struct evring *ring;
+    const atomic_bool *failed;
     uint8_t mode;
     uint32_t rate_hz, trunc_func;
     /* Timer -> runtime thread. */
@@ -51,6 +58,8 @@ struct profiler *profiler_new(struct collector *c, struct interp_state *s, uint8
     if (!p)
         return NULL;
     p->c = c, p->s = s, p->mode = mode, p->rate_hz = rate_hz, p->trunc_func = trunc_func;
+    p->frames = interp_frames(s), p->depth = interp_depth_at(s);
+    p->ring = collector_ring(c), p->failed = collector_failed_flag(c);
     p->trunc_parent = p->trunc_node = WIRE_NONE32;
     stacktab_init(&p->tab, stack_budget);
     return p;
@@ -86,14 +95,14 @@ static uint32_t real_levels(uint32_t depth)
 static uint32_t known_levels(const struct profiler *p, uint32_t real)
 {
     uint32_t k = real;
-    while (k > 0 && interp_stack_node(p->s, k - 1) == INTERP_NODE_UNKNOWN)
+    while (k > 0 && p->frames[k - 1].stack_node == INTERP_NODE_UNKNOWN)
         k--;
     return k;
 }
 
 static uint32_t level_func(const struct profiler *p, uint32_t i)
 {
-    return interp_stack_frame(p->s, i).func_id;
+    return p->frames[i].func_id;
 }
 
 /* The call in frame i-1 that made frame i (frame i-1 is not the leaf). */
@@ -101,8 +110,8 @@ static struct wire_span level_site(const struct profiler *p, uint32_t i)
 {
     if (i == 0)
         return WIRE_SPAN_NONE;
-    struct interp_span sp = interp_stack_frame(p->s, i - 1).span;
-    return (struct wire_span){sp.start, sp.end};
+    const struct interp_frame *f = &p->frames[i - 1];
+    return (struct wire_span){f->call_start, f->call_end};
 }
 
 /* Nodes the stack would add to the table (for the CPU space check). */
@@ -110,7 +119,7 @@ static uint32_t missing_nodes(const struct profiler *p, uint32_t depth)
 {
     bool truncated = depth > PROFILER_MAX_FRAMES;
     uint32_t real = real_levels(depth), k = known_levels(p, real);
-    uint32_t parent = k ? interp_stack_node(p->s, k - 1) : WIRE_NONE32;
+    uint32_t parent = k ? p->frames[k - 1].stack_node : WIRE_NONE32;
     for (uint32_t i = k; i < real; i++) {
         parent = stacktab_find(&p->tab, parent, level_func(p, i), level_site(p, i));
         if (parent == WIRE_NONE32)
@@ -119,6 +128,16 @@ static uint32_t missing_nodes(const struct profiler *p, uint32_t depth)
     if (!truncated || (parent == p->trunc_parent && p->trunc_node != WIRE_NONE32))
         return 0;
     return stacktab_find(&p->tab, parent, p->trunc_func, WIRE_SPAN_NONE) == WIRE_NONE32;
+}
+
+/* Room for an entry of n bytes built in place in the ring, or NULL (the
+ * collector failed, or the ring has no room in one piece: collector_put
+ * copies it then, waiting or dropping as asked). */
+static uint8_t *claim(struct profiler *p, size_t n)
+{
+    if (atomic_load_explicit(p->failed, memory_order_relaxed))
+        return NULL;
+    return evring_claim(p->ring, n);
 }
 
 /* One level's node, appending its STACK entry when it is new; WIRE_NONE32
@@ -133,8 +152,13 @@ static uint32_t intern_level(struct profiler *p, uint32_t parent, uint32_t func,
         return WIRE_NONE32;
     }
     if (created) {
-        uint8_t e[WIRE_STACK_SIZE];
         struct wire_stack st = {id, parent, func, site};
+        uint8_t *dst = claim(p, WIRE_STACK_SIZE);
+        if (dst) {
+            evring_commit(p->ring, wire_put_stack(dst, &st));
+            return id;
+        }
+        uint8_t e[WIRE_STACK_SIZE];
         collector_put(p->c, e, wire_put_stack(e, &st), wait);
     }
     return id;
@@ -146,12 +170,12 @@ static uint32_t intern_level(struct profiler *p, uint32_t parent, uint32_t func,
 static uint32_t stack_node(struct profiler *p, uint32_t depth, bool wait)
 {
     uint32_t real = real_levels(depth), k = known_levels(p, real);
-    uint32_t parent = k ? interp_stack_node(p->s, k - 1) : WIRE_NONE32;
+    uint32_t parent = k ? p->frames[k - 1].stack_node : WIRE_NONE32;
     for (uint32_t i = k; i < real; i++) {
         parent = intern_level(p, parent, level_func(p, i), level_site(p, i), wait);
         if (parent == WIRE_NONE32)
             return WIRE_NONE32;
-        interp_set_stack_node(p->s, i, parent);
+        p->frames[i].stack_node = parent;
     }
     if (depth <= PROFILER_MAX_FRAMES)
         return parent;
@@ -170,8 +194,8 @@ static struct wire_span leaf_span(const struct profiler *p, uint32_t depth)
 {
     if (depth > PROFILER_MAX_FRAMES)
         return WIRE_SPAN_NONE;
-    struct interp_span sp = interp_stack_frame(p->s, depth - 1).span;
-    return (struct wire_span){sp.start, sp.end};
+    const struct interp_frame *f = &p->frames[depth - 1];
+    return (struct wire_span){f->stmt_start, f->stmt_end};
 }
 
 /* ---- CPU ---- */
@@ -306,14 +330,14 @@ static void on_heap_event(void *ctx, const struct heap_event *ev)
 {
     struct profiler *p = ctx;
     count_heap(&p->heap, ev);
-    if (collector_failed(p->c))
+    if (atomic_load_explicit(p->failed, memory_order_relaxed))
         return;
     if (p->hook)
         p->hook(p->hook_ctx, p->s);
-    uint32_t leaf = WIRE_NONE32, depth = interp_stack_depth(p->s);
+    uint32_t leaf = WIRE_NONE32, depth = *p->depth;
     if (depth > 0) {
         /* The leaf frame's own node when it has one: the common case. */
-        leaf = depth <= PROFILER_MAX_FRAMES ? interp_stack_node(p->s, depth - 1) : WIRE_NONE32;
+        leaf = depth <= PROFILER_MAX_FRAMES ? p->frames[depth - 1].stack_node : WIRE_NONE32;
         if (leaf == WIRE_NONE32)
             leaf = stack_node(p, depth, true);
     }
@@ -329,6 +353,13 @@ static void on_heap_event(void *ctx, const struct heap_event *ev)
                            {WIRE_NONE32, WIRE_NONE32, 0},
                            leaf,
                            span};
+    /* Built where it goes in the ring; a full or wrapping ring takes the
+     * copy (and the wait) of collector_put. */
+    uint8_t *dst = claim(p, WIRE_ALLOC_SIZE);
+    if (dst) {
+        evring_commit(p->ring, wire_put_alloc(dst, &a));
+        return;
+    }
     uint8_t e[WIRE_ALLOC_SIZE];
     collector_put(p->c, e, wire_put_alloc(e, &a), true);
 }

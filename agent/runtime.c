@@ -149,6 +149,16 @@ void interp_set_stack_node(struct interp_state *s, uint32_t i, uint32_t node)
     s->frames[i].stack_node = node;
 }
 
+struct interp_frame *interp_frames(struct interp_state *s)
+{
+    return s->frames;
+}
+
+const uint32_t *interp_depth_at(const struct interp_state *s)
+{
+    return &s->depth;
+}
+
 struct interp_frame_info interp_stack_frame(const struct interp_state *s, uint32_t i)
 {
     const struct interp_frame *f = &s->frames[i];

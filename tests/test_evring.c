@@ -87,12 +87,61 @@ START_TEST(space_accounts_for_what_is_taken)
 }
 END_TEST
 
+static struct wire_alloc alloc_no(uint64_t seq)
+{
+    return (struct wire_alloc){seq, WIRE_OP_ALLOCATE, seq, WIRE_NONE64,
+                               9,   {0, 0, 0},        0,   WIRE_SPAN_NONE};
+}
+
+/* An entry built in place: claimed only when it fits in one piece, and
+ * seen by the consumer only once committed.  A 1024-byte ring holds 17
+ * ALLOC entries of 58 bytes (986 bytes); after 5 are taken, 328 bytes
+ * are free but only 38 lie before the end, so the 18th must wrap
+ * (evring_put) and the 19th starts at byte 1044 mod 1024 = 20. */
+START_TEST(claim_writes_in_place_without_wrapping)
+{
+    struct evring r;
+    ck_assert_int_eq(evring_init(&r, 1024), 0);
+    uint8_t out[1024];
+    uint32_t count;
+    for (uint64_t seq = 1; seq <= 17; seq++) {
+        uint8_t *dst = evring_claim(&r, WIRE_ALLOC_SIZE);
+        ck_assert_ptr_eq(dst, r.buf + (seq - 1) * WIRE_ALLOC_SIZE);
+        struct wire_alloc a = alloc_no(seq);
+        wire_put_alloc(dst, &a);
+        ck_assert_uint_eq(evring_used(&r), (seq - 1) * WIRE_ALLOC_SIZE);
+        evring_commit(&r, WIRE_ALLOC_SIZE);
+    }
+    ck_assert_ptr_null(evring_claim(&r, WIRE_ALLOC_SIZE)); /* full */
+    ck_assert_uint_eq(take(&r, out, 5 * WIRE_ALLOC_SIZE, &count), 5 * WIRE_ALLOC_SIZE);
+    ck_assert_uint_eq(evring_space(&r), 328);
+    ck_assert_ptr_null(evring_claim(&r, WIRE_ALLOC_SIZE)); /* would wrap */
+    uint8_t e[WIRE_ALLOC_SIZE];
+    struct wire_alloc a18 = alloc_no(18);
+    ck_assert(evring_put(&r, e, wire_put_alloc(e, &a18)));
+    uint8_t *dst = evring_claim(&r, WIRE_ALLOC_SIZE);
+    ck_assert_ptr_eq(dst, r.buf + 20);
+    struct wire_alloc a19 = alloc_no(19);
+    evring_commit(&r, wire_put_alloc(dst, &a19));
+    ck_assert_uint_eq(take(&r, out, sizeof out, &count), 14 * WIRE_ALLOC_SIZE);
+    ck_assert_uint_eq(count, 14);
+    for (uint64_t k = 0; k < 14; k++) {
+        uint64_t seq;
+        ck_assert_uint_eq(out[k * WIRE_ALLOC_SIZE], WIRE_ENTRY_ALLOC);
+        memcpy(&seq, out + k * WIRE_ALLOC_SIZE + 2, 8);
+        ck_assert_uint_eq(seq, 6 + k);
+    }
+    evring_destroy(&r);
+}
+END_TEST
+
 Suite *evring_suite(void)
 {
     Suite *s = suite_create("evring");
     TCase *t = tcase_create("evring");
     tcase_add_test(t, wraparound_keeps_entries_whole);
     tcase_add_test(t, space_accounts_for_what_is_taken);
+    tcase_add_test(t, claim_writes_in_place_without_wrapping);
     suite_add_tcase(s, t);
     return s;
 }
