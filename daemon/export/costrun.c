@@ -232,8 +232,8 @@ static size_t dense_sort_log(struct costrun *c)
     size_t m = 0;
     for (size_t i = 0; i < d->n_log; i++) {
         const uint64_t *r = d->log + i * c->stride;
-        uint64_t *o = d->log + (m - 1) * c->stride;
-        if (m > 0 && o[0] == r[0]) {
+        uint64_t *o = m > 0 ? d->log + (m - 1) * c->stride : NULL; /* the last record kept */
+        if (o && o[0] == r[0]) {
             for (unsigned v = 1; v < c->stride; v++)
                 o[v] += r[v];
         } else {
