@@ -60,19 +60,6 @@ static void heap_relink(struct heap_obj *o)
     o->next->prev = o;
 }
 
-uint64_t heap_size(const struct heap_obj *o)
-{
-    switch (o->type) {
-    case HEAP_STR:
-    case HEAP_BYTES:
-        return HEAP_STR_HEADER + (uint64_t)((const struct heap_str *)o)->len;
-    case HEAP_LIST:
-        return HEAP_LIST_HEADER + HEAP_LIST_SLOT * (uint64_t)((const struct heap_list *)o)->cap;
-    default:
-        return HEAP_MAP_HEADER + HEAP_MAP_SLOT * (uint64_t)((const struct heap_map *)o)->cap;
-    }
-}
-
 static struct heap_str *heap_bytes_make(struct heap *h, const char *data, size_t len,
                                         enum heap_type type)
 {
@@ -239,7 +226,8 @@ void heap_free_obj(struct heap *h, struct heap_obj *o)
     while (pending != NULL) {
         struct heap_obj *x = pending;
         pending = x->next;
-        heap_emit(h, HEAP_OP_FREE, x, heap_size(x), 0);
+        if (h->observer)
+            heap_emit(h, HEAP_OP_FREE, x, heap_size(x), 0);
         heap_drop_children(h->sp, &pending, x);
         free(x);
     }

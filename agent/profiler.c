@@ -330,6 +330,22 @@ void profiler_heap_totals(const struct profiler *p, struct profiler_heap_totals 
     *out = p->heap;
 }
 
+/* The node of leaf frame f (depth <= PROFILER_MAX_FRAMES) that has none
+ * yet: when its caller has one (a frame entered since the last event,
+ * the common case), one level interned from it; else stack_node. */
+static uint32_t leaf_node(struct profiler *p, struct interp_frame *f, uint32_t depth)
+{
+    if (depth > 1 && f[-1].stack_node == WIRE_NONE32)
+        return stack_node(p, depth, true);
+    uint32_t parent = depth > 1 ? f[-1].stack_node : WIRE_NONE32;
+    struct wire_span site =
+        depth > 1 ? (struct wire_span){f[-1].call_start, f[-1].call_end} : WIRE_SPAN_NONE;
+    uint32_t id = intern_level(p, parent, f->func_id, site, true);
+    if (id != WIRE_NONE32)
+        f->stack_node = id;
+    return id;
+}
+
 static void on_heap_event(void *ctx, const struct heap_event *ev)
 {
     struct profiler *p = ctx;
@@ -344,10 +360,10 @@ static void on_heap_event(void *ctx, const struct heap_event *ev)
         leaf = stack_node(p, depth, true); /* truncated: no leaf statement */
     } else if (depth > 0) {
         /* The leaf frame's own node when it has one: the common case. */
-        const struct interp_frame *f = &p->frames[depth - 1];
+        struct interp_frame *f = &p->frames[depth - 1];
         leaf = f->stack_node;
         if (leaf == WIRE_NONE32)
-            leaf = stack_node(p, depth, true);
+            leaf = leaf_node(p, f, depth);
         if (leaf != WIRE_NONE32)
             span = (struct wire_span){f->stmt_start, f->stmt_end};
     }
