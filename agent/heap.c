@@ -74,7 +74,7 @@ static struct heap_str *heap_bytes_make(struct heap *h, const char *data, size_t
     if (data != NULL)
         safepoint_copy_all(h->sp, s->data, data, len);
     s->data[len] = '\0';
-    heap_emit(h, HEAP_OP_ALLOCATE, &s->h, 0, heap_size(&s->h));
+    heap_emit(h, HEAP_OP_ALLOCATE, &s->h, 0, heap_str_size(s));
     return s;
 }
 
@@ -118,7 +118,7 @@ void heap_str_const_free(struct heap_str *s)
 static int heap_str_grow(struct heap *h, struct heap_str **sp, const char *data, size_t len)
 {
     struct heap_str *s = *sp;
-    uint64_t old = heap_size(&s->h);
+    uint64_t old = heap_str_size(s);
     size_t need = (size_t)s->len + len;
     if (need > s->cap) {
         size_t cap = s->cap < 16 ? 32 : (size_t)s->cap * 2;
@@ -137,7 +137,7 @@ static int heap_str_grow(struct heap *h, struct heap_str **sp, const char *data,
     s->len = (uint32_t)need;
     s->data[need] = '\0';
     s->hash = 0;
-    heap_emit(h, HEAP_OP_RESIZE, &s->h, old, heap_size(&s->h));
+    heap_emit(h, HEAP_OP_RESIZE, &s->h, old, heap_str_size(s));
     return 0;
 }
 

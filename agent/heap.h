@@ -150,18 +150,33 @@ int heap_map_remove(struct heap *h, struct heap_map *m, struct heap_str *key, st
 
 void heap_free_obj(struct heap *h, struct heap_obj *o);
 
-/* Semantic size of an object, per the formulas above (inline: every heap
- * event computes one). */
+/* Semantic sizes, per the formulas above (inline: every heap event
+ * computes one, mostly of a type known where it happens). */
+static inline uint64_t heap_str_size(const struct heap_str *s)
+{
+    return HEAP_STR_HEADER + (uint64_t)s->len;
+}
+
+static inline uint64_t heap_list_size(const struct heap_list *l)
+{
+    return HEAP_LIST_HEADER + HEAP_LIST_SLOT * (uint64_t)l->cap;
+}
+
+static inline uint64_t heap_map_size(const struct heap_map *m)
+{
+    return HEAP_MAP_HEADER + HEAP_MAP_SLOT * (uint64_t)m->cap;
+}
+
 static inline uint64_t heap_size(const struct heap_obj *o)
 {
     switch (o->type) {
     case HEAP_STR:
     case HEAP_BYTES:
-        return HEAP_STR_HEADER + (uint64_t)((const struct heap_str *)o)->len;
+        return heap_str_size((const struct heap_str *)o);
     case HEAP_LIST:
-        return HEAP_LIST_HEADER + HEAP_LIST_SLOT * (uint64_t)((const struct heap_list *)o)->cap;
+        return heap_list_size((const struct heap_list *)o);
     default:
-        return HEAP_MAP_HEADER + HEAP_MAP_SLOT * (uint64_t)((const struct heap_map *)o)->cap;
+        return heap_map_size((const struct heap_map *)o);
     }
 }
 
