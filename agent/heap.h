@@ -124,7 +124,6 @@ void heap_init(struct heap *h, uint64_t fail_at);
 void heap_destroy(struct heap *h);
 void heap_set_observer(struct heap *h, heap_observer_fn fn, void *ctx);
 
-
 struct heap_str *heap_str_new(struct heap *h, const char *data, size_t len);
 /* A string of `len` bytes whose data the caller fills. */
 struct heap_str *heap_str_alloc(struct heap *h, size_t len);

@@ -84,8 +84,8 @@ static uint32_t make_node(struct stacktab *t, uint32_t *slot, uint32_t parent, u
                           struct wire_span site)
 {
     uint32_t id = t->count++;
-    t->nodes[id] = (struct stacktab_node){parent, func, site.start, site.end,
-                                          {WIRE_NONE32, WIRE_NONE32}};
+    t->nodes[id] =
+        (struct stacktab_node){parent, func, site.start, site.end, {WIRE_NONE32, WIRE_NONE32}};
     *slot = id;
     return id;
 }

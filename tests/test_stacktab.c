@@ -99,9 +99,8 @@ START_TEST(a_budget_holds_its_node_count)
     stacktab_init(&t, 15360);
     bool created;
     for (uint32_t i = 0; i < 256; i++) {
-        ck_assert_uint_eq(stacktab_intern(&t, i ? i - 1 : WIRE_NONE32, i % 4, WIRE_SPAN_NONE,
-                                          &created),
-                          i);
+        ck_assert_uint_eq(
+            stacktab_intern(&t, i ? i - 1 : WIRE_NONE32, i % 4, WIRE_SPAN_NONE, &created), i);
         ck_assert(created);
     }
     ck_assert_uint_eq(stacktab_intern(&t, 255, 0, WIRE_SPAN_NONE, &created), WIRE_NONE32);
@@ -109,16 +108,14 @@ START_TEST(a_budget_holds_its_node_count)
     ck_assert_uint_eq(stacktab_add(&t, 255, 0, WIRE_SPAN_NONE), WIRE_NONE32);
     ck_assert_uint_eq(stacktab_find(&t, 255, 0, WIRE_SPAN_NONE), WIRE_NONE32);
     for (uint32_t i = 0; i < 256; i++) {
-        ck_assert_uint_eq(stacktab_intern(&t, i ? i - 1 : WIRE_NONE32, i % 4, WIRE_SPAN_NONE,
-                                          &created),
-                          i);
+        ck_assert_uint_eq(
+            stacktab_intern(&t, i ? i - 1 : WIRE_NONE32, i % 4, WIRE_SPAN_NONE, &created), i);
         ck_assert(!created);
     }
     ck_assert_uint_eq(t.count, 256);
     stacktab_destroy(&t);
 }
 END_TEST
-
 
 Suite *stacktab_suite(void)
 {
