@@ -68,13 +68,6 @@ static void hh_log(void *ctx, const struct interp_log_record *rec)
     hb_put(b, "\n", 1);
 }
 
-char *harness_tmpdir(void)
-{
-    char tmpl[] = "/tmp/jett-test-XXXXXX";
-    char *d = mkdtemp(tmpl);
-    return d ? strdup(d) : NULL;
-}
-
 void harness_write(const char *dir, const char *rel, const char *text)
 {
     char path[4096];
@@ -151,7 +144,7 @@ void harness_run_args(struct harness_run *r, const char *path, unsigned long fai
 
 void harness_run(struct harness_run *r, const char *text)
 {
-    char *dir = harness_tmpdir();
+    char *dir = tu_tmpdir();
     if (dir == NULL)
         abort();
     harness_write(dir, "main.jett", text);
@@ -175,7 +168,7 @@ void harness_free(struct harness_run *r)
 char *harness_load_diags(const char *text)
 {
     struct harness_run r;
-    char *dir = harness_tmpdir();
+    char *dir = tu_tmpdir();
     if (dir == NULL)
         abort();
     harness_write(dir, "main.jett", text);

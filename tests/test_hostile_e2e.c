@@ -17,25 +17,10 @@
 
 #define MAX_ARGS 16
 
-static char *jett, *tmp;
-
-static void setup(void)
-{
-    jett = tu_build_path("cli/jett");
-    tmp = tu_tmpdir();
-    ck_assert_ptr_nonnull(tmp);
-}
-
-static void teardown(void)
-{
-    ck_assert_int_eq(tu_rmtree(tmp), 0);
-    free(jett), free(tmp);
-}
-
 /* Runs `jett ARGS...` (NULL-terminated); returns the exit status. */
 static int run_jett(struct tu_output *o, ...)
 {
-    const char *argv[MAX_ARGS + 2] = {jett};
+    const char *argv[MAX_ARGS + 2] = {tu_jett};
     va_list ap;
     va_start(ap, o);
     int n = 1;
@@ -100,7 +85,7 @@ static char *chain_program(enum chain c, unsigned links)
         break;
     }
     put(&t, "\n  print(x)\n}\n");
-    char *path = tu_write_program(tmp, "main.jett", t.s);
+    char *path = tu_write_program(tu_dir, "main.jett", t.s);
     ck_assert_ptr_nonnull(path);
     free(t.s);
     return path;
@@ -184,7 +169,7 @@ START_TEST(deep_recursion_through_deepest_trees)
             "fn deep() {\n  return g");
     put_n(&t, "()", 1000 - 3);
     put(&t, "\n}\nfn main() {\n  deep()\n}\n");
-    char *path = tu_write_program(tmp, "main.jett", t.s);
+    char *path = tu_write_program(tu_dir, "main.jett", t.s);
     free(t.s);
     for (int profiled = 0; profiled < 2; profiled++) {
         struct tu_output o;
@@ -203,7 +188,7 @@ END_TEST
  * identical frames of f into ten lines and one count. */
 START_TEST(stack_overflow_trace_is_folded)
 {
-    char *path = tu_write_program(tmp, "main.jett",
+    char *path = tu_write_program(tu_dir, "main.jett",
                                   "namespace hostile.deep\nfn f() {\n  f()\n}\n"
                                   "fn main() {\n  f()\n}\n");
     struct tu_output o;
@@ -250,8 +235,7 @@ START_TEST(replay_of_capture_damaged_in_first_frame)
          "byte 8: frame length 4294967295 is over the 4 MiB limit"},
         {"JETTCAP1\x00\x00\x00", 11, "byte 8: frame header cut short: 3 of 4 bytes present"},
     };
-    char *path = tu_write_program(tmp, "damaged.jcap", "");
-    char *profd = tu_build_path("daemon/jett-profd");
+    char *path = tu_write_program(tu_dir, "damaged.jcap", "");
     for (size_t i = 0; i < sizeof damaged / sizeof damaged[0]; i++) {
         ck_assert_int_eq(tu_write_file(path, damaged[i].bytes, damaged[i].len), 0);
         char want[512];
@@ -261,7 +245,7 @@ START_TEST(replay_of_capture_damaged_in_first_frame)
         ck_assert_str_eq(o.err, want);
         ck_assert_str_eq(o.out, "");
         tu_output_free(&o);
-        const char *argv[] = {profd, "replay", path, NULL};
+        const char *argv[] = {tu_profd, "replay", path, NULL};
         ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
         ck_assert_int_eq(o.status, 1);
         snprintf(want, sizeof want, "jett-profd: %s: %s\n", path, damaged[i].error);
@@ -269,7 +253,6 @@ START_TEST(replay_of_capture_damaged_in_first_frame)
         tu_output_free(&o);
     }
     free(path);
-    free(profd);
 }
 END_TEST
 
@@ -278,7 +261,7 @@ END_TEST
  * first allocation, the concatenation on line 4. */
 START_TEST(fail_alloc_switch_parsed_once)
 {
-    char *path = tu_write_program(tmp, "main.jett",
+    char *path = tu_write_program(tu_dir, "main.jett",
                                   "namespace hostile.alloc\nfn main() {\n  let a = \"x\"\n"
                                   "  print(a + a)\n}\n");
     static const char *const ignored[] = {"1x", "-1", "0", " 1"};
@@ -305,7 +288,7 @@ Suite *hostile_e2e_suite(void)
 {
     Suite *s = suite_create("hostile_e2e");
     TCase *tc = tcase_create("chains");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, tu_e2e_setup, tu_e2e_teardown);
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, longest_chain_and_one_past, CHAIN_ADD, CHAIN_INDEX + 1);
     tcase_add_loop_test(tc, very_long_chain_refused, CHAIN_ADD, CHAIN_INDEX + 1);
@@ -313,7 +296,7 @@ Suite *hostile_e2e_suite(void)
     tcase_add_test(tc, stack_overflow_trace_is_folded);
     suite_add_tcase(s, tc);
     TCase *args = tcase_create("arguments");
-    tcase_add_checked_fixture(args, setup, teardown);
+    tcase_add_checked_fixture(args, tu_e2e_setup, tu_e2e_teardown);
     tcase_add_test(args, empty_program_path_is_usage_error);
     tcase_add_test(args, replay_of_capture_damaged_in_first_frame);
     tcase_add_test(args, fail_alloc_switch_parsed_once);

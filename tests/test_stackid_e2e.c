@@ -20,20 +20,6 @@
 #define NONE UINT32_MAX
 #define MAX_LEVELS 128
 
-static char *jett, *dir;
-
-static void setup(void)
-{
-    jett = tu_build_path("cli/jett");
-    dir = tu_tmpdir();
-}
-
-static void teardown(void)
-{
-    ck_assert_int_eq(tu_rmtree(dir), 0);
-    free(jett), free(dir);
-}
-
 /* ---- the model: (parent, func, site) -> id, open addressing ---- */
 
 struct node {
@@ -218,20 +204,20 @@ static void run_checked(const char *prog, const char *budget, uint32_t limit, in
                         struct tally *t)
 {
     char cap[600], walkp[600];
-    snprintf(cap, sizeof cap, "%s/run.jcap", dir);
-    snprintf(walkp, sizeof walkp, "%s/walk.txt", dir);
+    snprintf(cap, sizeof cap, "%s/run.jcap", tu_dir);
+    snprintf(walkp, sizeof walkp, "%s/walk.txt", tu_dir);
     setenv("JETT_TEST_STACK_WALK", walkp, 1);
     if (budget)
         setenv("JETT_TEST_AGENT_STACK_BUDGET", budget, 1);
     struct tu_output o;
-    const char *argv[] = {jett, "run",     prog, "--profile-memory", "--profile-capture",
-                          cap,  "--agent", NULL};
+    const char *argv[] = {tu_jett, "run",     prog, "--profile-memory", "--profile-capture",
+                          cap,     "--agent", NULL};
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     unsetenv("JETT_TEST_STACK_WALK");
     unsetenv("JETT_TEST_AGENT_STACK_BUDGET");
     ck_assert_msg(o.status == status, "%s: status %d\n%s", prog, o.status, o.err);
     tu_output_free(&o);
-    const char *dump_argv[] = {jett, "profile", "dump", cap, NULL};
+    const char *dump_argv[] = {tu_jett, "profile", "dump", cap, NULL};
     ck_assert_int_eq(tu_run(dump_argv, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 0);
     size_t len;
@@ -297,7 +283,7 @@ static const char shapes[] = "namespace shapes\n"
 
 START_TEST(shapes_match_a_full_walk)
 {
-    char *prog = tu_write_program(dir, "shapes.jett", shapes);
+    char *prog = tu_write_program(tu_dir, "shapes.jett", shapes);
     ck_assert_ptr_nonnull(prog);
     struct tally t;
     run_checked(prog, NULL, 1u << 20, 0, &t);
@@ -314,7 +300,7 @@ END_TEST
  * 256 nodes (the table stays at most half full). */
 START_TEST(a_table_that_fills_mid_run)
 {
-    char *prog = tu_write_program(dir, "shapes.jett", shapes);
+    char *prog = tu_write_program(tu_dir, "shapes.jett", shapes);
     ck_assert_ptr_nonnull(prog);
     struct tally t;
     run_checked(prog, "15360", 256, 0, &t);
@@ -369,7 +355,7 @@ Suite *stackid_e2e_suite(void)
     Suite *s = suite_create("stackid_e2e");
     TCase *t = tcase_create("stackid_e2e");
     tcase_set_timeout(t, 300);
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_add_test(t, shapes_match_a_full_walk);
     tcase_add_test(t, a_table_that_fills_mid_run);
     int n = (int)(sizeof fixtures / sizeof *fixtures);

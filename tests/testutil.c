@@ -1,4 +1,5 @@
 /* testutil: process and file helpers shared by the Check suites. */
+#include <check.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -375,4 +376,42 @@ size_t tu_stack_chain(char *buf, size_t cap, unsigned n)
                                 parent);
     }
     return len;
+}
+
+char *tu_jett, *tu_profd, *tu_dir;
+
+void tu_e2e_setup(void)
+{
+    tu_jett = tu_build_path("cli/jett");
+    tu_profd = tu_build_path("daemon/jett-profd");
+    tu_dir = tu_tmpdir();
+    ck_assert_ptr_nonnull(tu_dir);
+}
+
+void tu_e2e_teardown(void)
+{
+    ck_assert_int_eq(tu_rmtree(tu_dir), 0);
+    free(tu_jett), free(tu_profd), free(tu_dir);
+}
+
+char *tu_tmp_path(const char *name)
+{
+    size_t n = strlen(tu_dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    snprintf(p, n, "%s/%s", tu_dir, name);
+    return p;
+}
+
+char *tu_program(const char *name, const char *text)
+{
+    char *path = tu_write_program(tu_dir, name, text);
+    ck_assert_ptr_nonnull(path);
+    return path;
+}
+
+char *tu_capture_path(const char *name)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "fixtures/%s.jcap", name);
+    return tu_build_path(rel);
 }
