@@ -36,9 +36,17 @@ char *tu_build_path(const char *rel)
     return join("JETT_BUILD_ROOT", rel);
 }
 
-static void append(char **buf, size_t *len, const char *data, size_t n)
+/* Appends to a buffer of *cap bytes, doubling it when full: growing it by
+ * each chunk copies all read so far once per chunk where realloc cannot
+ * remap pages (the sanitizers' allocator), quadratic in a dump of
+ * hundreds of megabytes. */
+static void append(char **buf, size_t *len, size_t *cap, const char *data, size_t n)
 {
-    *buf = realloc(*buf, *len + n + 1);
+    if (*len + n + 1 > *cap) {
+        while (*len + n + 1 > *cap)
+            *cap = *cap ? *cap * 2 : 4096;
+        *buf = realloc(*buf, *cap);
+    }
     memcpy(*buf + *len, data, n);
     *len += n;
     (*buf)[*len] = 0;
@@ -50,6 +58,7 @@ static void pump(int in, int out, int err, const char *input, size_t input_len, 
     size_t sent = 0;
     struct pollfd fds[3] = {{out, POLLIN, 0}, {err, POLLIN, 0}, {in, POLLOUT, 0}};
     int open_outputs = 2;
+    size_t cap[2] = {1, 1}; /* o->out and o->err start as calloc(1, 1) */
     if (input_len == 0)
         close(in), fds[2].fd = -1;
     while (open_outputs > 0) {
@@ -65,9 +74,9 @@ static void pump(int in, int out, int err, const char *input, size_t input_len, 
                 continue;
             }
             if (i == 0)
-                append(&o->out, &o->out_len, buf, (size_t)n);
+                append(&o->out, &o->out_len, &cap[0], buf, (size_t)n);
             else
-                append(&o->err, &o->err_len, buf, (size_t)n);
+                append(&o->err, &o->err_len, &cap[1], buf, (size_t)n);
         }
         if (fds[2].fd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
             ssize_t n = write(in, input + sent, input_len - sent);
@@ -118,11 +127,11 @@ char *tu_read_file(const char *path, size_t *len)
     if (!f)
         return NULL;
     char *buf = NULL;
-    size_t n = 0;
+    size_t n = 0, cap = 0;
     char chunk[65536];
     size_t r;
     while ((r = fread(chunk, 1, sizeof chunk, f)) > 0)
-        append(&buf, &n, chunk, r);
+        append(&buf, &n, &cap, chunk, r);
     fclose(f);
     if (!buf)
         buf = calloc(1, 1);
