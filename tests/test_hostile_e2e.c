@@ -8,30 +8,11 @@
  * statement and block one more.
  */
 #include <check.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
-
-#define MAX_ARGS 16
-
-/* Runs `jett ARGS...` (NULL-terminated); returns the exit status. */
-static int run_jett(struct tu_output *o, ...)
-{
-    const char *argv[MAX_ARGS + 2] = {tu_jett};
-    va_list ap;
-    va_start(ap, o);
-    int n = 1;
-    for (const char *a; (a = va_arg(ap, const char *)) != NULL;) {
-        ck_assert_int_lt(n, MAX_ARGS);
-        argv[n++] = a;
-    }
-    va_end(ap);
-    ck_assert_int_eq(tu_run(argv, NULL, 0, o), 0);
-    return o->status;
-}
 
 /* A growable source text. */
 struct text {
@@ -115,14 +96,14 @@ START_TEST(longest_chain_and_one_past)
     for (int m = 0; m < 3; m++) {
         struct tu_output o;
         char *path = chain_program(c, largest);
-        int st = run_jett(&o, "run", path, modes[m], NULL);
+        int st = tu_run_jett(&o, "run", path, modes[m], NULL);
         ck_assert_msg(st == 0, "shape %d mode %d: exit %d\n%s", c, m, st, o.err);
         expect_printed(c, largest, &o);
         tu_output_free(&o);
         free(path);
 
         path = chain_program(c, largest + 1);
-        st = run_jett(&o, "run", path, modes[m], NULL);
+        st = tu_run_jett(&o, "run", path, modes[m], NULL);
         ck_assert_msg(st == 3, "shape %d mode %d: exit %d\n%s", c, m, st, o.err);
         ck_assert_str_eq(
             o.err, "main.jett:7:3: error: expression or block too deep: more than 1000 levels\n");
@@ -145,7 +126,7 @@ START_TEST(very_long_chain_refused)
     char *path = chain_program(c, 150000);
     for (int profiled = 0; profiled < 2; profiled++) {
         struct tu_output o;
-        int st = run_jett(&o, "run", path, profiled ? "--profile" : NULL, NULL);
+        int st = tu_run_jett(&o, "run", path, profiled ? "--profile" : NULL, NULL);
         ck_assert_msg(st == 3, "shape %d: exit %d\n%s", c, st, o.err);
         char want[128];
         snprintf(want, sizeof want,
@@ -173,7 +154,7 @@ START_TEST(deep_recursion_through_deepest_trees)
     free(t.s);
     for (int profiled = 0; profiled < 2; profiled++) {
         struct tu_output o;
-        int st = run_jett(&o, "run", path, profiled ? "--profile" : NULL, NULL);
+        int st = tu_run_jett(&o, "run", path, profiled ? "--profile" : NULL, NULL);
         ck_assert_msg(st == 1, "exit %d\n%.2000s", st, o.err);
         ck_assert_msg(
             strstr(o.err, "runtime error: stack overflow: the runtime stack is exhausted\n"),
@@ -192,7 +173,7 @@ START_TEST(stack_overflow_trace_is_folded)
                                   "namespace hostile.deep\nfn f() {\n  f()\n}\n"
                                   "fn main() {\n  f()\n}\n");
     struct tu_output o;
-    ck_assert_int_eq(run_jett(&o, "run", path, NULL), 1);
+    ck_assert_int_eq(tu_run_jett(&o, "run", path, NULL), 1);
     struct text want = {0};
     put(&want, "main.jett:3:3: runtime error: stack overflow: more than 10000 nested calls\n");
     put_n(&want, "  at hostile.deep.f (main.jett:3:3)\n", 10);
@@ -210,11 +191,11 @@ END_TEST
 START_TEST(empty_program_path_is_usage_error)
 {
     struct tu_output o;
-    ck_assert_int_eq(run_jett(&o, "run", "", NULL), 2);
+    ck_assert_int_eq(tu_run_jett(&o, "run", "", NULL), 2);
     ck_assert_str_eq(o.err, "jett: run: the program FILE.jett is an empty string\n");
     ck_assert_str_eq(o.out, "");
     tu_output_free(&o);
-    ck_assert_int_eq(run_jett(&o, "run", "", "--agent", NULL), 2);
+    ck_assert_int_eq(tu_run_jett(&o, "run", "", "--agent", NULL), 2);
     ck_assert_ptr_nonnull(strstr(o.out, "\nexit_code: 2\n"));
     ck_assert_ptr_nonnull(strstr(o.out, "\nerror_kind: usage_error\n"));
     tu_output_free(&o);
@@ -240,7 +221,7 @@ START_TEST(replay_of_capture_damaged_in_first_frame)
         ck_assert_int_eq(tu_write_file(path, damaged[i].bytes, damaged[i].len), 0);
         char want[512];
         struct tu_output o;
-        ck_assert_int_eq(run_jett(&o, "profile", "replay", path, NULL), 1);
+        ck_assert_int_eq(tu_run_jett(&o, "profile", "replay", path, NULL), 1);
         snprintf(want, sizeof want, "jett: %s: %s\n", path, damaged[i].error);
         ck_assert_str_eq(o.err, want);
         ck_assert_str_eq(o.out, "");
@@ -268,13 +249,13 @@ START_TEST(fail_alloc_switch_parsed_once)
     for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) {
         ck_assert_int_eq(setenv("JETT_TEST_FAIL_ALLOC", ignored[i], 1), 0);
         struct tu_output o;
-        ck_assert_msg(run_jett(&o, "run", path, NULL) == 0, "'%s': %s", ignored[i], o.err);
+        ck_assert_msg(tu_run_jett(&o, "run", path, NULL) == 0, "'%s': %s", ignored[i], o.err);
         ck_assert_str_eq(o.out, "xx\n");
         tu_output_free(&o);
     }
     ck_assert_int_eq(setenv("JETT_TEST_FAIL_ALLOC", "1", 1), 0);
     struct tu_output o;
-    ck_assert_int_eq(run_jett(&o, "run", path, NULL), 1);
+    ck_assert_int_eq(tu_run_jett(&o, "run", path, NULL), 1);
     ck_assert_str_eq(o.err, "main.jett:4:9: runtime error: out of memory\n"
                             "  at hostile.alloc.main (main.jett:4:9)\n");
     tu_output_free(&o);

@@ -152,7 +152,7 @@ static bool file_is(const char *path, const char *text)
     return same;
 }
 
-/* No PATH.partial-* file is left in tmp. */
+/* No PATH.partial-* file is left in tu_dir. */
 static void assert_no_partial(void)
 {
     DIR *d = opendir(tu_dir);

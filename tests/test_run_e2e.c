@@ -25,14 +25,12 @@
 
 #include "testutil.h"
 
-#define MAX_ARGS 16
-
 /* The depth-0 keys every envelope starts with (DESIGN section 8). */
 #define HEAD_KEYS                                                                                  \
     "schema,status,termination,exit_code,stdout,stderr,debug,logs,log_sources,"                    \
     "log_source_graph_path_segments,log_fields"
 
-/* Writes tmp/rel, creating its folders. */
+/* Writes tu_dir/rel, creating its folders. */
 static void write_tmp(const char *rel, const char *text)
 {
     char *p = tu_tmp_path(rel);
@@ -73,16 +71,10 @@ static void drop_sanitizer_noise(struct tu_output *o)
 /* Runs `jett ARGS...` (NULL-terminated); returns the exit status. */
 static int run_jett(struct tu_output *o, ...)
 {
-    const char *argv[MAX_ARGS + 2] = {tu_jett};
     va_list ap;
     va_start(ap, o);
-    int n = 1;
-    for (const char *a; (a = va_arg(ap, const char *)) != NULL;) {
-        ck_assert_int_lt(n, MAX_ARGS);
-        argv[n++] = a;
-    }
+    tu_run_jettv(o, ap);
     va_end(ap);
-    ck_assert_int_eq(tu_run(argv, NULL, 0, o), 0);
     drop_sanitizer_noise(o);
     return o->status;
 }

@@ -418,6 +418,29 @@ char *tu_program(const char *name, const char *text)
     return path;
 }
 
+#define MAX_JETT_ARGS 16
+
+int tu_run_jettv(struct tu_output *o, va_list ap)
+{
+    const char *argv[MAX_JETT_ARGS + 2] = {tu_jett};
+    int n = 1;
+    for (const char *a; (a = va_arg(ap, const char *)) != NULL;) {
+        ck_assert_int_lt(n, MAX_JETT_ARGS);
+        argv[n++] = a;
+    }
+    ck_assert_int_eq(tu_run(argv, NULL, 0, o), 0);
+    return o->status;
+}
+
+int tu_run_jett(struct tu_output *o, ...)
+{
+    va_list ap;
+    va_start(ap, o);
+    int status = tu_run_jettv(o, ap);
+    va_end(ap);
+    return status;
+}
+
 char *tu_capture_path(const char *name)
 {
     char rel[256];

@@ -2,6 +2,7 @@
 #ifndef JETT_TESTS_TESTUTIL_H
 #define JETT_TESTS_TESTUTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -79,6 +80,10 @@ void tu_e2e_teardown(void);
 char *tu_tmp_path(const char *name);
 /* Writes `text` to tu_dir/name, asserting it could; the malloc'd path. */
 char *tu_program(const char *name, const char *text);
+/* Runs `tu_jett ARGS...` (at most 16, then NULL) with nothing on stdin,
+ * the outputs in *o; the exit status. */
+int tu_run_jett(struct tu_output *o, ...);
+int tu_run_jettv(struct tu_output *o, va_list ap);
 /* The built capture fixtures/NAME.jcap (malloc'd). */
 char *tu_capture_path(const char *name);
 
