@@ -102,6 +102,10 @@ void collector_result_free(struct collector_result *r);
  * capture): how often the writer and the daemon wake. */
 uint64_t collector_frames_sent(const struct collector *c);
 
+/* CPU nanoseconds the writer thread used, exact once it has been
+ * stopped (collector_finish): the profiler's own cost. */
+uint64_t collector_writer_cpu_ns(const struct collector *c);
+
 /* Why the collector failed ("" while it has not). */
 const char *collector_error(const struct collector *c);
 
