@@ -269,10 +269,12 @@ void run_profile_close(struct run_profile *rp)
         }
         cpu.daemon_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
                         (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
-        if (got == rp->daemon && rp->test)
-            run_threadcpu_write(rp->test->thread_cpu, &cpu);
-        rp->daemon = -1;
+        rp->daemon = got == rp->daemon ? -1 : -2; /* -2: its usage is unknown */
     }
+    /* The daemon reaped, or none (a plain run: the zeros are exact too). */
+    if (rp->daemon == -1 && rp->test)
+        run_threadcpu_write(rp->test->thread_cpu, &cpu);
+    rp->daemon = -1;
     run_capture_discard(&rp->capture);
 }
 

@@ -12,7 +12,9 @@
  *                  launcher's own thread, timer and writer)
  *   launcher_ns N  the launcher's own (main) thread
  *
- * The file is written only when the daemon was reaped (its usage known).
+ * A run without profiling writes zeros for the first three, so that the
+ * launcher's thread can be compared between plain and profiled runs.
+ * The file is not written when the daemon could not be reaped.
  */
 #ifndef JETT_CLI_RUN_THREADCPU_H
 #define JETT_CLI_RUN_THREADCPU_H
