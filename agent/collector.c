@@ -397,8 +397,8 @@ static void nap(struct collector *c, uint64_t ns)
 
 /* Ships frames until stopped.  A full frame's worth goes at once; less
  * waits until COLLECTOR_FLUSH_NS after the last frame, so that a CPU
- * profile (a sample a millisecond) wakes the writer and the daemon about
- * a hundred times a second, not a thousand.  Between frames the writer
+ * profile (a sample a millisecond) wakes the writer and the daemon fifty
+ * times a second, not a thousand.  Between frames the writer
  * naps until the ring should hold a full frame at the rate it has been
  * filling, or until the flush is due: a heap profile's writer wakes about
  * once per full frame, and the ring (4 MiB, 64 frames) absorbs an
