@@ -22,7 +22,7 @@ struct collector {
     atomic_bool capture_waiting; /* the writer waits for the capture */
     pthread_t writer;
     bool started;
-    uint64_t writer_cpu_ns; /* the writer thread's own CPU, set as it ends */
+    uint64_t writer_cpu_ns;   /* the writer thread's own CPU, set as it ends */
     pthread_mutex_t nap_lock; /* the writer's nap, cut short by stop */
     pthread_cond_t nap_cond;
     atomic_uint_fast64_t frames; /* EVENTS frames sent */

@@ -52,8 +52,8 @@ static void start_with_root(struct collector *c)
  * them: the writer batches them into a frame per COLLECTOR_FLUSH_NS
  * (20 ms: the writer and the daemon wake 50 times a second), so at most
  * elapsed / 20 ms frames go out while the run lasts, plus the last one at
- * FINISH (sending each sample alone would be about 400).  The sample taken just before FINISH is in the profile: all 400
- * are recorded. */
+ * FINISH (sending each sample alone would be about 400).  The sample
+ * taken just before FINISH is in the profile: all 400 are recorded. */
 START_TEST(cpu_samples_batched_and_all_delivered)
 {
     char *profd = tu_build_path("daemon/jett-profd"), err[200];
