@@ -18,20 +18,6 @@
 
 #include "testutil.h"
 
-static char *jett, *dir;
-
-static void setup(void)
-{
-    jett = tu_build_path("cli/jett");
-    dir = tu_tmpdir();
-}
-
-static void teardown(void)
-{
-    ck_assert_int_eq(tu_rmtree(dir), 0);
-    free(jett), free(dir);
-}
-
 /* About 0.3 s of CPU (a few hundred timer ticks) and a 100 ms sleep. */
 static const char busy[] = "namespace busy\n"
                            "fn main() {\n"
@@ -69,15 +55,15 @@ struct run {
 
 static void run_with_knob(const char *mode_flag, struct run *r)
 {
-    char *prog = tu_write_program(dir, "busy.jett", busy);
+    char *prog = tu_program("busy.jett", busy);
     ck_assert_ptr_nonnull(prog);
     char cpu[600], out[600];
-    snprintf(cpu, sizeof cpu, "%s/cpu.txt", dir);
-    snprintf(out, sizeof out, "%s/out.toon", dir);
+    snprintf(cpu, sizeof cpu, "%s/cpu.txt", tu_dir);
+    snprintf(out, sizeof out, "%s/out.toon", tu_dir);
     unlink(cpu);
     setenv("JETT_TEST_THREAD_CPU", cpu, 1);
-    const char *with[] = {jett, "run", prog, mode_flag, "--agent", NULL};
-    const char *plain[] = {jett, "run", prog, "--agent", NULL};
+    const char *with[] = {tu_jett, "run", prog, mode_flag, "--agent", NULL};
+    const char *plain[] = {tu_jett, "run", prog, "--agent", NULL};
     pid_t pid = tu_spawn(mode_flag ? with : plain, out);
     unsetenv("JETT_TEST_THREAD_CPU");
     ck_assert_int_gt(pid, 0);
@@ -164,7 +150,7 @@ Suite *threadcpu_e2e_suite(void)
 {
     Suite *s = suite_create("threadcpu_e2e");
     TCase *tc = tcase_create("threadcpu_e2e");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, tu_e2e_setup, tu_e2e_teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, cpu_mode_reports_every_party);
     tcase_add_test(tc, memory_mode_has_no_timer);
