@@ -15,6 +15,7 @@ int evring_init(struct evring *r, size_t cap)
     r->cap = c;
     atomic_init(&r->head, 0);
     atomic_init(&r->tail, 0);
+    r->tail_seen = 0;
     return 0;
 }
 

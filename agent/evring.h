@@ -4,7 +4,9 @@
  * writer thread (which ships them in EVENTS frames).
  *
  * The producer never allocates, locks or makes a system call: an append
- * is two relaxed/acquire loads, a copy and a release store.  The consumer
+ * is a relaxed load of its own head, a copy and a release store (x86: a
+ * plain store) publishing it; the consumer's tail is loaded (acquire)
+ * only when the room last seen is not enough.  The consumer
  * takes whole entries only, reading each entry's kind byte for its size,
  * and sends them from where they lie before releasing their space.
  */
@@ -17,23 +19,43 @@
 #include <stdint.h>
 #include <string.h>
 
+#define EVRING_LINE 64
+
+/* The producer's and the consumer's words lie on different cache lines
+ * (padding, not alignment: the ring lives in malloc'd memory), and the
+ * producer reads the consumer's `tail` only when the space it saw last
+ * is used up, so an append normally touches no line the consumer
+ * writes. */
 struct evring {
     uint8_t *buf;
-    size_t cap;          /* a power of two */
+    size_t cap; /* a power of two */
+    char pad0[EVRING_LINE];
     _Atomic size_t head; /* bytes ever appended (producer) */
+    size_t tail_seen;    /* producer only: tail when it last looked */
+    char pad1[EVRING_LINE];
     _Atomic size_t tail; /* bytes ever consumed (consumer) */
+    char pad2[EVRING_LINE];
 };
 
 /* 0, or -1 when memory runs out; cap is rounded up to a power of two. */
 int evring_init(struct evring *r, size_t cap);
 void evring_destroy(struct evring *r);
 
+/* Producer: bytes free at `head`, looking at the consumer's tail again
+ * only when fewer than n were free at the last look. */
+static inline size_t evring_room(struct evring *r, size_t head, size_t n)
+{
+    size_t room = r->cap - (head - r->tail_seen);
+    if (room >= n)
+        return room;
+    r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+    return r->cap - (head - r->tail_seen);
+}
+
 /* Bytes the producer can append now. */
 static inline size_t evring_space(struct evring *r)
 {
-    size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-    size_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
-    return r->cap - (head - tail);
+    return evring_room(r, atomic_load_explicit(&r->head, memory_order_relaxed), r->cap);
 }
 
 /* Appends one entry of n bytes; false (nothing written) when it does not
@@ -41,8 +63,7 @@ static inline size_t evring_space(struct evring *r)
 static inline bool evring_put(struct evring *r, const uint8_t *entry, size_t n)
 {
     size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-    size_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
-    if (r->cap - (head - tail) < n)
+    if (evring_room(r, head, n) < n)
         return false;
     size_t at = head & (r->cap - 1), first = r->cap - at;
     if (first >= n) {
@@ -61,14 +82,14 @@ static inline bool evring_put(struct evring *r, const uint8_t *entry, size_t n)
 static inline uint8_t *evring_claim(struct evring *r, size_t n)
 {
     size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-    size_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
     size_t at = head & (r->cap - 1);
-    if (r->cap - (head - tail) < n || r->cap - at < n)
+    if (r->cap - at < n || evring_room(r, head, n) < n)
         return NULL;
     return r->buf + at;
 }
 
-/* Producer: publishes the n bytes written where evring_claim pointed. */
+/* Producer: publishes the n bytes written where evring_claim pointed
+ * (release: the consumer that sees the new head sees the bytes). */
 static inline void evring_commit(struct evring *r, size_t n)
 {
     size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);

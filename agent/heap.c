@@ -60,19 +60,6 @@ static void heap_relink(struct heap_obj *o)
     o->next->prev = o;
 }
 
-uint64_t heap_size(const struct heap_obj *o)
-{
-    switch (o->type) {
-    case HEAP_STR:
-    case HEAP_BYTES:
-        return HEAP_STR_HEADER + (uint64_t)((const struct heap_str *)o)->len;
-    case HEAP_LIST:
-        return HEAP_LIST_HEADER + HEAP_LIST_SLOT * (uint64_t)((const struct heap_list *)o)->cap;
-    default:
-        return HEAP_MAP_HEADER + HEAP_MAP_SLOT * (uint64_t)((const struct heap_map *)o)->cap;
-    }
-}
-
 static struct heap_str *heap_bytes_make(struct heap *h, const char *data, size_t len,
                                         enum heap_type type)
 {
@@ -87,7 +74,7 @@ static struct heap_str *heap_bytes_make(struct heap *h, const char *data, size_t
     if (data != NULL)
         safepoint_copy_all(h->sp, s->data, data, len);
     s->data[len] = '\0';
-    heap_emit(h, HEAP_OP_ALLOCATE, &s->h, 0, heap_size(&s->h));
+    heap_emit(h, HEAP_OP_ALLOCATE, &s->h, 0, heap_str_size(s));
     return s;
 }
 
@@ -131,7 +118,7 @@ void heap_str_const_free(struct heap_str *s)
 static int heap_str_grow(struct heap *h, struct heap_str **sp, const char *data, size_t len)
 {
     struct heap_str *s = *sp;
-    uint64_t old = heap_size(&s->h);
+    uint64_t old = heap_str_size(s);
     size_t need = (size_t)s->len + len;
     if (need > s->cap) {
         size_t cap = s->cap < 16 ? 32 : (size_t)s->cap * 2;
@@ -150,7 +137,7 @@ static int heap_str_grow(struct heap *h, struct heap_str **sp, const char *data,
     s->len = (uint32_t)need;
     s->data[need] = '\0';
     s->hash = 0;
-    heap_emit(h, HEAP_OP_RESIZE, &s->h, old, heap_size(&s->h));
+    heap_emit(h, HEAP_OP_RESIZE, &s->h, old, heap_str_size(s));
     return 0;
 }
 
@@ -239,7 +226,8 @@ void heap_free_obj(struct heap *h, struct heap_obj *o)
     while (pending != NULL) {
         struct heap_obj *x = pending;
         pending = x->next;
-        heap_emit(h, HEAP_OP_FREE, x, heap_size(x), 0);
+        if (h->observer)
+            heap_emit(h, HEAP_OP_FREE, x, heap_size(x), 0);
         heap_drop_children(h->sp, &pending, x);
         free(x);
     }

@@ -124,9 +124,6 @@ void heap_init(struct heap *h, uint64_t fail_at);
 void heap_destroy(struct heap *h);
 void heap_set_observer(struct heap *h, heap_observer_fn fn, void *ctx);
 
-/* Semantic size of an object, per the formulas above. */
-uint64_t heap_size(const struct heap_obj *o);
-
 struct heap_str *heap_str_new(struct heap *h, const char *data, size_t len);
 /* A string of `len` bytes whose data the caller fills. */
 struct heap_str *heap_str_alloc(struct heap *h, size_t len);
@@ -151,6 +148,36 @@ int heap_map_set(struct heap *h, struct heap_map *m, struct heap_str *key, struc
 int heap_map_remove(struct heap *h, struct heap_map *m, struct heap_str *key, struct value *out);
 
 void heap_free_obj(struct heap *h, struct heap_obj *o);
+
+/* Semantic sizes, per the formulas above (inline: every heap event
+ * computes one, mostly of a type known where it happens). */
+static inline uint64_t heap_str_size(const struct heap_str *s)
+{
+    return HEAP_STR_HEADER + (uint64_t)s->len;
+}
+
+static inline uint64_t heap_list_size(const struct heap_list *l)
+{
+    return HEAP_LIST_HEADER + HEAP_LIST_SLOT * (uint64_t)l->cap;
+}
+
+static inline uint64_t heap_map_size(const struct heap_map *m)
+{
+    return HEAP_MAP_HEADER + HEAP_MAP_SLOT * (uint64_t)m->cap;
+}
+
+static inline uint64_t heap_size(const struct heap_obj *o)
+{
+    switch (o->type) {
+    case HEAP_STR:
+    case HEAP_BYTES:
+        return heap_str_size((const struct heap_str *)o);
+    case HEAP_LIST:
+        return heap_list_size((const struct heap_list *)o);
+    default:
+        return heap_map_size((const struct heap_map *)o);
+    }
+}
 
 static inline void heap_retain(struct value v)
 {

@@ -29,7 +29,7 @@ struct heap_list *heap_list_new(struct heap *h, uint32_t cap)
     l->items = items;
     if (h->observer)
         h->observer(h->observer_ctx, &(struct heap_event){HEAP_OP_ALLOCATE, HEAP_LIST, l->h.id, 0,
-                                                          heap_size(&l->h)});
+                                                          heap_list_size(l)});
     return l;
 }
 
@@ -39,7 +39,7 @@ static int heap_list_grow(struct heap *h, struct heap_list *l)
     h->attempts++;
     if (h->fail_at != 0 && h->attempts == h->fail_at)
         return -1;
-    uint64_t old = heap_size(&l->h);
+    uint64_t old = heap_list_size(l);
     uint32_t cap = l->cap < 2 ? 4 : l->cap * 2;
     if (l->cap >= (1u << 30))
         return -1;
@@ -50,7 +50,7 @@ static int heap_list_grow(struct heap *h, struct heap_list *l)
     l->cap = cap;
     if (h->observer)
         h->observer(h->observer_ctx, &(struct heap_event){HEAP_OP_RESIZE, HEAP_LIST, l->h.id, old,
-                                                          heap_size(&l->h)});
+                                                          heap_list_size(l)});
     return 0;
 }
 

@@ -68,7 +68,7 @@ struct heap_map *heap_map_new(struct heap *h, uint32_t n)
     h->live.next = &m->h;
     if (h->observer)
         h->observer(h->observer_ctx,
-                    &(struct heap_event){HEAP_OP_ALLOCATE, HEAP_MAP, m->h.id, 0, heap_size(&m->h)});
+                    &(struct heap_event){HEAP_OP_ALLOCATE, HEAP_MAP, m->h.id, 0, heap_map_size(m)});
     return m;
 }
 
@@ -126,14 +126,14 @@ static int heap_map_make_room(struct heap *h, struct heap_map *m)
         free(index);
         return -1;
     }
-    uint64_t old = heap_size(&m->h);
+    uint64_t old = heap_map_size(m);
     m->entries = entries;
     m->cap = cap;
     heap_map_compact(h->sp, m);
     heap_map_install_index(h->sp, m, index);
     if (grow && h->observer)
         h->observer(h->observer_ctx,
-                    &(struct heap_event){HEAP_OP_RESIZE, HEAP_MAP, m->h.id, old, heap_size(&m->h)});
+                    &(struct heap_event){HEAP_OP_RESIZE, HEAP_MAP, m->h.id, old, heap_map_size(m)});
     return 0;
 }
 

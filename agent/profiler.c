@@ -134,17 +134,29 @@ static uint32_t missing_nodes(const struct profiler *p, uint32_t depth)
 /* Room for an entry of n bytes built in place in the ring, or NULL (the
  * collector failed, or the ring has no room in one piece: collector_put
  * copies it then, waiting or dropping as asked). */
-static uint8_t *claim(struct profiler *p, size_t n)
+static inline uint8_t *claim(struct profiler *p, size_t n)
 {
     if (atomic_load_explicit(p->failed, memory_order_relaxed))
         return NULL;
     return evring_claim(p->ring, n);
 }
 
+/* Appends the STACK entry of a node just created. */
+static void put_stack(struct profiler *p, const struct wire_stack *st, bool wait)
+{
+    uint8_t *dst = claim(p, WIRE_STACK_SIZE);
+    if (dst) {
+        evring_commit(p->ring, wire_put_stack(dst, st));
+        return;
+    }
+    uint8_t e[WIRE_STACK_SIZE];
+    collector_put(p->c, e, wire_put_stack(e, st), wait);
+}
+
 /* One level's node, appending its STACK entry when it is new; WIRE_NONE32
  * (and the stack limit noted) when the table is full. */
-static uint32_t intern_level(struct profiler *p, uint32_t parent, uint32_t func,
-                             struct wire_span site, bool wait)
+static inline uint32_t intern_level(struct profiler *p, uint32_t parent, uint32_t func,
+                                    struct wire_span site, bool wait)
 {
     bool created;
     uint32_t id = stacktab_intern(&p->tab, parent, func, site, &created);
@@ -152,16 +164,8 @@ static uint32_t intern_level(struct profiler *p, uint32_t parent, uint32_t func,
         p->stack_limit = true;
         return WIRE_NONE32;
     }
-    if (created) {
-        struct wire_stack st = {id, parent, func, site};
-        uint8_t *dst = claim(p, WIRE_STACK_SIZE);
-        if (dst) {
-            evring_commit(p->ring, wire_put_stack(dst, &st));
-            return id;
-        }
-        uint8_t e[WIRE_STACK_SIZE];
-        collector_put(p->c, e, wire_put_stack(e, &st), wait);
-    }
+    if (created)
+        put_stack(p, &(struct wire_stack){id, parent, func, site}, wait);
     return id;
 }
 
@@ -328,6 +332,22 @@ void profiler_heap_totals(const struct profiler *p, struct profiler_heap_totals 
     *out = p->heap;
 }
 
+/* The node of leaf frame f (depth <= PROFILER_MAX_FRAMES) that has none
+ * yet: when its caller has one (a frame entered since the last event,
+ * the common case), one level interned from it; else stack_node. */
+static uint32_t leaf_node(struct profiler *p, struct interp_frame *f, uint32_t depth)
+{
+    if (depth > 1 && f[-1].stack_node == WIRE_NONE32)
+        return stack_node(p, depth, true);
+    uint32_t parent = depth > 1 ? f[-1].stack_node : WIRE_NONE32;
+    struct wire_span site =
+        depth > 1 ? (struct wire_span){f[-1].call_start, f[-1].call_end} : WIRE_SPAN_NONE;
+    uint32_t id = intern_level(p, parent, f->func_id, site, true);
+    if (id != WIRE_NONE32)
+        f->stack_node = id;
+    return id;
+}
+
 static void on_heap_event(void *ctx, const struct heap_event *ev)
 {
     struct profiler *p = ctx;
@@ -337,13 +357,18 @@ static void on_heap_event(void *ctx, const struct heap_event *ev)
     if (p->hook)
         p->hook(p->hook_ctx, p->s);
     uint32_t leaf = WIRE_NONE32, depth = *p->depth;
-    if (depth > 0) {
+    struct wire_span span = WIRE_SPAN_NONE;
+    if (depth > PROFILER_MAX_FRAMES) {
+        leaf = stack_node(p, depth, true); /* truncated: no leaf statement */
+    } else if (depth > 0) {
         /* The leaf frame's own node when it has one: the common case. */
-        leaf = depth <= PROFILER_MAX_FRAMES ? p->frames[depth - 1].stack_node : WIRE_NONE32;
+        struct interp_frame *f = &p->frames[depth - 1];
+        leaf = f->stack_node;
         if (leaf == WIRE_NONE32)
-            leaf = stack_node(p, depth, true);
+            leaf = leaf_node(p, f, depth);
+        if (leaf != WIRE_NONE32)
+            span = (struct wire_span){f->stmt_start, f->stmt_end};
     }
-    struct wire_span span = leaf == WIRE_NONE32 ? WIRE_SPAN_NONE : leaf_span(p, depth);
     static const uint8_t ops[] = {[HEAP_OP_ALLOCATE] = WIRE_OP_ALLOCATE,
                                   [HEAP_OP_RESIZE] = WIRE_OP_RESIZE,
                                   [HEAP_OP_FREE] = WIRE_OP_FREE};

@@ -1,18 +1,23 @@
-/* stacktab: open addressing with linear probing; grows by doubling. */
+/* stacktab: nodes by id, an index of ids with linear probing that grows
+ * by doubling, and each node's recent children. */
 #include <stdlib.h>
 
 #include "agent/stacktab.h"
 
 void stacktab_init(struct stacktab *t, size_t budget)
 {
+    t->nodes = NULL;
     t->slots = NULL;
     t->cap = t->count = 0;
+    t->root_kid[0] = t->root_kid[1] = WIRE_NONE32;
     t->budget = budget;
 }
 
 void stacktab_destroy(struct stacktab *t)
 {
+    free(t->nodes);
     free(t->slots);
+    t->nodes = NULL;
     t->slots = NULL;
 }
 
@@ -23,15 +28,19 @@ static uint32_t hash_key(uint32_t parent, uint32_t func, struct wire_span site)
     return (uint32_t)(h >> 32);
 }
 
-static struct stacktab_node *probe(const struct stacktab *t, uint32_t parent, uint32_t func,
-                                   struct wire_span site)
+/* The index slot holding the node, or the empty slot where it goes. */
+static uint32_t *probe(const struct stacktab *t, uint32_t parent, uint32_t func,
+                       struct wire_span site)
 {
     uint32_t mask = t->cap - 1, i = hash_key(parent, func, site) & mask;
     for (;; i = (i + 1) & mask) {
-        struct stacktab_node *n = &t->slots[i];
-        if (n->id == WIRE_NONE32 || (n->parent == parent && n->func == func &&
-                                     n->site_start == site.start && n->site_end == site.end))
-            return n;
+        uint32_t *slot = &t->slots[i];
+        if (*slot == WIRE_NONE32)
+            return slot;
+        const struct stacktab_node *n = &t->nodes[*slot];
+        if (n->parent == parent && n->func == func && n->site_start == site.start &&
+            n->site_end == site.end)
+            return slot;
     }
 }
 
@@ -40,52 +49,78 @@ uint32_t stacktab_find(const struct stacktab *t, uint32_t parent, uint32_t func,
 {
     if (t->cap == 0)
         return WIRE_NONE32;
-    return probe(t, parent, func, site)->id;
+    return *probe(t, parent, func, site);
 }
 
-/* Doubles the table if the budget allows; -1 otherwise. */
+/* Doubles the index (and the room for nodes) if the budget allows; -1
+ * (nothing changed) otherwise.  The charge is the one stated in
+ * stacktab.h. */
 static int grow(struct stacktab *t)
 {
     uint32_t cap = t->cap ? t->cap * 2 : 256;
-    /* The old and the new table are both held while rehashing. */
-    if (((size_t)cap + t->cap) * sizeof *t->slots > t->budget)
+    if (((size_t)cap + t->cap) * STACKTAB_SLOT_CHARGE > t->budget)
         return -1;
-    struct stacktab_node *old = t->slots, *slots = malloc((size_t)cap * sizeof *slots);
+    uint32_t *slots = malloc((size_t)cap * sizeof *slots);
     if (!slots)
         return -1;
+    struct stacktab_node *nodes = realloc(t->nodes, (size_t)cap / 2 * sizeof *nodes);
+    if (!nodes) {
+        free(slots);
+        return -1;
+    }
+    free(t->slots);
     for (uint32_t i = 0; i < cap; i++)
-        slots[i].id = WIRE_NONE32;
-    uint32_t old_cap = t->cap;
-    t->slots = slots, t->cap = cap;
-    for (uint32_t i = 0; i < old_cap; i++)
-        if (old[i].id != WIRE_NONE32)
-            *probe(t, old[i].parent, old[i].func,
-                   (struct wire_span){old[i].site_start, old[i].site_end}) = old[i];
-    free(old);
+        slots[i] = WIRE_NONE32;
+    t->nodes = nodes, t->slots = slots, t->cap = cap;
+    for (uint32_t id = 0; id < t->count; id++) {
+        const struct stacktab_node *n = &nodes[id];
+        *probe(t, n->parent, n->func, (struct wire_span){n->site_start, n->site_end}) = id;
+    }
     return 0;
+}
+
+/* Makes node t->count in `slot` (found empty by probe, room checked). */
+static uint32_t make_node(struct stacktab *t, uint32_t *slot, uint32_t parent, uint32_t func,
+                          struct wire_span site)
+{
+    uint32_t id = t->count++;
+    t->nodes[id] =
+        (struct stacktab_node){parent, func, site.start, site.end, {WIRE_NONE32, WIRE_NONE32}};
+    *slot = id;
+    return id;
+}
+
+/* The parent's newest child is now id. */
+static void note_kid(struct stacktab *t, uint32_t parent, uint32_t id)
+{
+    uint32_t *kid = stacktab_kids(t, parent);
+    kid[1] = kid[0], kid[0] = id;
 }
 
 uint32_t stacktab_add(struct stacktab *t, uint32_t parent, uint32_t func, struct wire_span site)
 {
     if ((t->count + 1) * 2 > t->cap && grow(t) != 0)
         return WIRE_NONE32;
-    struct stacktab_node *n = probe(t, parent, func, site);
-    *n = (struct stacktab_node){parent, func, site.start, site.end, t->count++};
-    return n->id;
+    uint32_t id = make_node(t, probe(t, parent, func, site), parent, func, site);
+    note_kid(t, parent, id);
+    return id;
 }
 
-uint32_t stacktab_intern(struct stacktab *t, uint32_t parent, uint32_t func, struct wire_span site,
-                         bool *created)
+uint32_t stacktab_intern_probe(struct stacktab *t, uint32_t parent, uint32_t func,
+                               struct wire_span site, bool *created)
 {
     *created = false;
     if (t->cap > 0) {
-        struct stacktab_node *n = probe(t, parent, func, site);
-        if (n->id != WIRE_NONE32)
-            return n->id;
+        uint32_t *slot = probe(t, parent, func, site);
+        if (*slot != WIRE_NONE32) {
+            note_kid(t, parent, *slot);
+            return *slot;
+        }
         if ((t->count + 1) * 2 <= t->cap) { /* room without growing: the slot found is it */
-            *n = (struct stacktab_node){parent, func, site.start, site.end, t->count++};
+            uint32_t id = make_node(t, slot, parent, func, site);
+            note_kid(t, parent, id);
             *created = true;
-            return n->id;
+            return id;
         }
     }
     uint32_t id = stacktab_add(t, parent, func, site);

@@ -87,6 +87,27 @@ START_TEST(space_accounts_for_what_is_taken)
 }
 END_TEST
 
+/* The producer keeps the room it saw last: once the ring is full it must
+ * look at the consumer again and see what was taken meanwhile.  1024
+ * bytes hold 17 ALLOC entries of 58 bytes (986), not 18 (1044); after one
+ * is taken, 96 bytes are free, room for one more but not two. */
+START_TEST(a_full_ring_sees_what_the_consumer_took)
+{
+    struct evring r;
+    ck_assert_int_eq(evring_init(&r, 1024), 0);
+    uint8_t e[WIRE_ALLOC_SIZE] = {WIRE_ENTRY_ALLOC}, out[WIRE_ALLOC_SIZE];
+    for (int i = 0; i < 17; i++)
+        ck_assert(evring_put(&r, e, sizeof e));
+    ck_assert(!evring_put(&r, e, sizeof e));
+    uint32_t count;
+    ck_assert_uint_eq(take(&r, out, sizeof out, &count), WIRE_ALLOC_SIZE);
+    ck_assert(evring_put(&r, e, sizeof e));
+    ck_assert(!evring_put(&r, e, sizeof e));
+    ck_assert_uint_eq(evring_used(&r), 17 * WIRE_ALLOC_SIZE);
+    evring_destroy(&r);
+}
+END_TEST
+
 static struct wire_alloc alloc_no(uint64_t seq)
 {
     return (struct wire_alloc){seq, WIRE_OP_ALLOCATE, seq, WIRE_NONE64,
@@ -141,6 +162,7 @@ Suite *evring_suite(void)
     TCase *t = tcase_create("evring");
     tcase_add_test(t, wraparound_keeps_entries_whole);
     tcase_add_test(t, space_accounts_for_what_is_taken);
+    tcase_add_test(t, a_full_ring_sees_what_the_consumer_took);
     tcase_add_test(t, claim_writes_in_place_without_wrapping);
     suite_add_tcase(s, t);
     return s;
