@@ -231,22 +231,42 @@ static int take_model(struct pp *p)
 
 /* ---- samples ---- */
 
-/* Packs one part into memory (protobuf-c's flat packing is far faster
- * than its buffer callbacks, one call per value) and compresses it. */
-static void pack_part(struct pp *p, const pp_profile *part)
+/* Room for a part in the packed buffer; false when out of memory. */
+static bool packed_room(struct pp *p, size_t n)
 {
-    size_t n = perftools__profiles__profile__get_packed_size(part);
-    if (n > p->cap_packed) {
-        uint8_t *b = realloc(p->packed, n);
-        if (!b) {
-            p->nomem = true;
-            return;
-        }
-        p->packed = b, p->cap_packed = n;
-    }
-    perftools__profiles__profile__pack(part, p->packed);
+    if (n <= p->cap_packed)
+        return true;
+    uint8_t *b = realloc(p->packed, n);
+    if (!b)
+        return p->nomem = true, false;
+    p->packed = b, p->cap_packed = n;
+    return true;
+}
+
+/* Packs one part into memory (protobuf-c's flat packing is far faster
+ * than its buffer callbacks, one call per value) and compresses it.
+ * `bound`: at least the part's packed size, so that protobuf-c's sizing
+ * pass (as long again as the packing for millions of location ids) is
+ * not run; 0 to have it measured. */
+static void pack_part(struct pp *p, const pp_profile *part, size_t bound)
+{
+    if (!packed_room(p, bound ? bound : perftools__profiles__profile__get_packed_size(part)))
+        return;
+    size_t n = perftools__profiles__profile__pack(part, p->packed);
     p->sink.base.append(&p->sink.base, n, p->packed);
 }
+
+/* The most a field of the messages below takes: a one-byte tag (field
+ * numbers below 16), then a varint (10 bytes at most) or a length (5). */
+#define PB_TAG 1
+#define PB_VARINT 10
+#define PB_LEN 5
+/* A Sample in Profile.sample, past its packed location ids and values:
+ * its own tag and length, and those of the two packed fields. */
+#define PB_SAMPLE_FRAME (3 * (PB_TAG + PB_LEN))
+/* A Location in Profile.location: its tag and length, id and mapping id,
+ * and one Line (tag, length, function id and line). */
+#define PB_LOCATION (2 * (PB_TAG + PB_LEN) + 4 * (PB_TAG + PB_VARINT))
 
 /* Packs the part's samples as one Profile of samples only. */
 static void flush_part(struct pp *p)
@@ -256,7 +276,8 @@ static void flush_part(struct pp *p)
     pp_profile part = PERFTOOLS__PROFILES__PROFILE__INIT;
     part.n_sample = p->n_part;
     part.sample = p->sample_ptr;
-    pack_part(p, &part);
+    size_t values = p->n_pool + (size_t)p->n_part * p->n_values;
+    pack_part(p, &part, (size_t)p->n_part * PB_SAMPLE_FRAME + values * PB_VARINT);
     p->n_part = 0;
     p->n_pool = 0;
 }
@@ -283,7 +304,7 @@ static void write_locations(struct pp *p)
         pp_profile part = PERFTOOLS__PROFILES__PROFILE__INIT;
         part.n_location = n;
         part.location = p->loc_ptr;
-        pack_part(p, &part);
+        pack_part(p, &part, (size_t)n * PB_LOCATION);
     }
 }
 
@@ -552,7 +573,7 @@ static int write_tables(struct pp *p)
     prof.function = fn_ptr;
     prof.n_string_table = p->n_str;
     prof.string_table = p->str;
-    pack_part(p, &prof);
+    pack_part(p, &prof, 0);
     rc = 0;
 out:
     free(fn), free(fn_ptr);
