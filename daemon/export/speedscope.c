@@ -8,7 +8,8 @@
 #include "proto/util/decimal.h"
 #include "proto/util/utf8.h"
 
-#define OUT_CHUNK (1u << 16)
+/* Output is gathered in blocks this large: one write each. */
+#define OUT_CHUNK (1u << 20)
 #define MAX_DEPTH 4096 /* deeper than any stack the capture format allows */
 
 struct speedscope {
@@ -227,20 +228,60 @@ static struct node_link *node_links(const struct agg *g)
     return l;
 }
 
-/* One sample's stack, root first. */
-static void put_stack(struct out *o, const struct node_link *links, uint32_t n_links, uint32_t node,
-                      uint32_t *path)
+/* The most one stack's text takes: brackets, and for each frame up to
+ * ten digits and a comma, and the word a decimal store may run past. */
+#define STACK_TEXT (2 + 11 * MAX_DEPTH + 8)
+
+/* One sample's stack, root first, written at `at` (STACK_TEXT bytes of
+ * room); its length.  The frames are gathered leaf first into `path`. */
+static size_t stack_text(char *at, const struct node_link *links, uint32_t n_links, uint32_t node,
+                         uint32_t *path)
 {
     uint32_t depth = 0;
     while (node < n_links && links[node].ident != ATTRIB_NONE && depth < MAX_DEPTH)
         path[depth++] = links[node].ident, node = links[node].parent;
-    put(o, "[", 1);
+    char *w = at;
+    *w++ = '[';
     for (uint32_t k = depth; k-- > 0;) {
-        put_u64(o, path[k]);
-        if (k)
-            put(o, ",", 1);
+        w += decimal_u64(w, path[k]);
+        *w++ = ',';
     }
-    put(o, "]", 1);
+    w[-(depth > 0)] = ']'; /* over the last comma */
+    return (size_t)(w - at) + (depth == 0);
+}
+
+/* The samples' stacks, comma and newline apart.  A run of samples at
+ * one node (a loop between ticks) is walked once: its text is copied. */
+static void put_samples(struct out *o, const struct speedscope *p, const struct node_link *links,
+                        uint32_t *path)
+{
+    uint32_t n_links = attrib_node_count(p->g);
+    size_t last = 0; /* the previous sample's text: its length, at the end of buf */
+    for (size_t i = 0; i < p->n; i++) {
+        if (o->len + 2 + STACK_TEXT > sizeof o->buf)
+            flush(o), last = 0;
+        if (i)
+            memcpy(o->buf + o->len, ",\n", 2), o->len += 2;
+        char *at = o->buf + o->len;
+        if (last && p->stack[i] == p->stack[i - 1]) {
+            memcpy(at, at - 2 - last, last);
+        } else {
+            last = stack_text(at, links, n_links, p->stack[i], path);
+        }
+        o->len += last;
+    }
+}
+
+/* The weights, comma apart. */
+static void put_weights(struct out *o, const struct speedscope *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        if (o->len + 1 + 20 + 8 > sizeof o->buf)
+            flush(o);
+        if (i)
+            o->buf[o->len++] = ',';
+        o->len += decimal_u64(o->buf + o->len, p->weight ? p->weight[i] : 1);
+    }
 }
 
 int speedscope_write(const struct speedscope *p, FILE *f)
@@ -248,7 +289,6 @@ int speedscope_write(const struct speedscope *p, FILE *f)
     struct out *o = malloc(sizeof *o);
     uint32_t *path = malloc(MAX_DEPTH * sizeof *path);
     struct node_link *links = node_links(p->g);
-    uint32_t n_links = attrib_node_count(p->g);
     if (!o || !path || !links) {
         free(o), free(path), free(links);
         return -1;
@@ -266,17 +306,9 @@ int speedscope_write(const struct speedscope *p, FILE *f)
     puts_(o, ",\"startValue\":0,\"endValue\":");
     put_u64(o, p->total);
     puts_(o, ",\n\"samples\":[");
-    for (size_t i = 0; i < p->n; i++) {
-        if (i)
-            put(o, ",\n", 2);
-        put_stack(o, links, n_links, p->stack[i], path);
-    }
+    put_samples(o, p, links, path);
     puts_(o, "],\n\"weights\":[");
-    for (size_t i = 0; i < p->n; i++) {
-        if (i)
-            put(o, ",", 1);
-        put_u64(o, p->weight ? p->weight[i] : 1);
-    }
+    put_weights(o, p);
     puts_(o, "]}]}\n");
     flush(o);
     free(o), free(path), free(links);
