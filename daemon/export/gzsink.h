@@ -19,7 +19,7 @@
 #include <zlib.h>
 
 /* Bytes gathered before they are handed to deflate. */
-#define GZSINK_CHUNK (1u << 20)
+#define GZSINK_CHUNK (1u << 18)
 
 struct gzsink {
     ProtobufCBuffer base; /* first: protobuf-c appends through it */

@@ -26,6 +26,17 @@ typedef Perftools__Profiles__Mapping pp_mapping;
 #define PP_PART 4096
 #define PP_MAX_VALUES 3
 
+/* A sample waiting for its leaf location (the location of line `line`
+ * in its node's function). */
+struct pp_pending {
+    uint32_t node, line;
+    int64_t v[PP_MAX_VALUES];
+};
+/* How far ahead a sample's index slot is fetched: the index of a large
+ * profile is far bigger than the cache, and looking a slot up as soon as
+ * its sample is known waited for memory at almost every sample. */
+#define PP_AHEAD 16
+
 /* Sample type slots in memory mode. */
 enum { PP_OBJECTS, PP_SPACE, PP_INUSE };
 
@@ -54,6 +65,10 @@ struct pp {
     pp_sample *sample_ptr[PP_PART];
     int64_t values[PP_PART * PP_MAX_VALUES];
     uint32_t n_part;
+    /* samples whose leaf location is looked up PP_AHEAD samples later,
+     * once its index slot was fetched: a ring from `queued` on */
+    struct pp_pending queue[PP_AHEAD];
+    uint32_t queued, n_queued;
     uint64_t *pool; /* location ids of the part's samples */
     size_t n_pool, cap_pool;
     /* a part's locations, while the location table is written */
@@ -404,6 +419,31 @@ static bool lines_next(const struct pp *p, uint32_t node, struct pp_lines *l, ui
     return true;
 }
 
+/* Adds the oldest queued sample. */
+static int add_queued(struct pp *p)
+{
+    struct pp_pending *q = &p->queue[p->queued];
+    p->queued = (p->queued + 1) % PP_AHEAD, p->n_queued--;
+    uint32_t leaf = location(p, p->ident[q->node], q->line);
+    return leaf && add_sample(p, q->node, leaf, q->v) == 0 ? 0 : -1;
+}
+
+/* A sample of `node` at `line`: queued, its index slot fetched, while
+ * the oldest one is added; 0, or -1 when out of memory. */
+static int queue_sample(struct pp *p, uint32_t node, uint32_t line, const int64_t *v)
+{
+    if (p->n_queued == PP_AHEAD && add_queued(p) != 0)
+        return -1;
+    if (p->loc_index) {
+        uint64_t key = (uint64_t)p->ident[node] << 32 | line;
+        __builtin_prefetch(&p->loc_index[mix64(key) & (p->index_cap - 1)]);
+    }
+    struct pp_pending *q = &p->queue[(p->queued + p->n_queued++) % PP_AHEAD];
+    q->node = node, q->line = line;
+    memcpy(q->v, v, sizeof q->v);
+    return 0;
+}
+
 static int cpu_node(struct pp *p, uint32_t node)
 {
     struct pp_lines l;
@@ -417,8 +457,7 @@ static int cpu_node(struct pp *p, uint32_t node)
         if (p->period)
             v[1] = w[0] > (uint64_t)INT64_MAX / (uint64_t)p->period ? INT64_MAX
                                                                     : clamp64(w[0] * p->period);
-        uint32_t leaf = location(p, p->ident[node], line);
-        if (!leaf || add_sample(p, node, leaf, v) != 0)
+        if (queue_sample(p, node, line, v) != 0)
             return -1;
     }
     return 0;
@@ -445,14 +484,12 @@ static int memory_node(struct pp *p, uint32_t node)
             v[PP_INUSE] = clamp64(inuse), inuse = 0;
         if (!v[0] && !v[1] && !v[2])
             continue;
-        uint32_t leaf = location(p, p->ident[node], line);
-        if (!leaf || add_sample(p, node, leaf, v) != 0)
+        if (queue_sample(p, node, line, v) != 0)
             return -1;
     }
     if (inuse) {
         int64_t v[PP_MAX_VALUES] = {0, 0, clamp64(inuse)};
-        uint32_t leaf = location(p, p->ident[node], 0);
-        if (!leaf || add_sample(p, node, leaf, v) != 0)
+        if (queue_sample(p, node, 0, v) != 0)
             return -1;
     }
     return 0;
@@ -463,6 +500,9 @@ static int write_samples(struct pp *p)
     p->callers_of = ATTRIB_NONE;
     for (uint32_t i = 0; i < p->n_node && !p->sink.failed; i++)
         if (p->ident[i] != ATTRIB_NONE && (p->cpu ? cpu_node(p, i) : memory_node(p, i)) != 0)
+            return -1;
+    while (p->n_queued)
+        if (add_queued(p) != 0)
             return -1;
     flush_part(p);
     return 0;
