@@ -272,12 +272,12 @@ START_TEST(runs_of_deep_stacks_across_blocks)
     snprintf(txt, n, "%s/r.txt", dir);
     snprintf(capf, n, "%s/r.jcap", dir);
     ck_assert_int_eq(tu_write_file(txt, t, len), 0);
-    const char *pack[] = {jett, "profile", "pack", txt, "-o", capf, NULL};
+    const char *pack[] = {tu_jett, "profile", "pack", txt, "-o", capf, NULL};
     struct tu_output o;
     ck_assert_int_eq(tu_run(pack, NULL, 0, &o), 0);
     ck_assert_msg(o.status == 0, "%s", o.err);
     tu_output_free(&o);
-    const char *argv[] = {jett, "profile", "export", capf, "--format", "speedscope", NULL};
+    const char *argv[] = {tu_jett, "profile", "export", capf, "--format", "speedscope", NULL};
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_msg(o.status == 0, "%d %s", o.status, o.err);
     ck_assert_uint_gt(o.out_len, 2u << 20); /* more than one block of output */
