@@ -241,8 +241,8 @@ START_TEST(runs_of_deep_stacks_across_blocks)
         "capabilities=cpu_tick_source,safe_stack_capture colour=false\n");
     for (int f = 0; f < 3; f++)
         len += (size_t)snprintf(t + len, cap - len,
-                                "FUNC id=%d namespace=\"app\" function=\"f%d\" source=- decl=-\n", f,
-                                f);
+                                "FUNC id=%d namespace=\"app\" function=\"f%d\" source=- decl=-\n",
+                                f, f);
     len += (size_t)snprintf(t + len, cap - len, "EVENTS\n");
     for (int i = 0; i < RUN_NODES; i++) {
         char par[16] = "-";

@@ -25,7 +25,7 @@ struct gzsink {
     ProtobufCBuffer base; /* first: protobuf-c appends through it */
     z_stream z;
     FILE *out;
-    bool failed; /* out of memory or a write error: the output is unusable */
+    bool failed;         /* out of memory or a write error: the output is unusable */
     unsigned char *fill; /* the buffer being gathered, GZSINK_CHUNK bytes */
     size_t n_fill;
     /* the compressing thread: it owns z and out while it runs, and the
