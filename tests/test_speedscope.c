@@ -219,6 +219,97 @@ START_TEST(refused_stacks_left_out)
 }
 END_TEST
 
+/* Deep stacks in runs, more text than one output block: 120 nodes (a
+ * chain of 60 and a branch of 60 off its 11th), functions f0..f2 by a
+ * rule of the node, and 30000 samples in runs of 1 to 7 on one node.
+ * Every sample's frames, root first, are those of its node's chain as
+ * this test builds it, however the writer reuses a run's text. */
+#define RUN_NODES 120
+START_TEST(runs_of_deep_stacks_across_blocks)
+{
+    int parent[RUN_NODES], func[RUN_NODES];
+    for (int i = 0; i < RUN_NODES; i++) {
+        parent[i] = i == 0 ? -1 : i == 60 ? 10 : i - 1;
+        func[i] = (i * 5 + i / 7) % 3;
+    }
+    size_t cap = 8u << 20, len = 0;
+    char *t = malloc(cap);
+    len += (size_t)snprintf(
+        t + len, cap - len,
+        "HELLO version=1 mode=cpu rate_hz=1000 threshold_bp=500 limit=10 cpu_budget=33554432 "
+        "retention_budget=67108864 stack_budget=16777216 backend=\"interpreter_safe_point\" "
+        "capabilities=cpu_tick_source,safe_stack_capture colour=false\n");
+    for (int f = 0; f < 3; f++)
+        len += (size_t)snprintf(t + len, cap - len,
+                                "FUNC id=%d namespace=\"app\" function=\"f%d\" source=- decl=-\n",
+                                f, f);
+    len += (size_t)snprintf(t + len, cap - len, "EVENTS\n");
+    for (int i = 0; i < RUN_NODES; i++) {
+        char par[16] = "-";
+        if (parent[i] >= 0)
+            snprintf(par, sizeof par, "%d", parent[i]);
+        len += (size_t)snprintf(t + len, cap - len, "  STACK id=%d parent=%s func=%d site=-\n", i,
+                                par, func[i]);
+    }
+    enum { N = 30000 };
+    static int node_of[N];
+    for (int i = 0, k = 0; i < N; k++)
+        for (int r = 0; r < 1 + k % 7 && i < N; r++, i++)
+            node_of[i] = (k * 37) % RUN_NODES;
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(t + len, cap - len,
+                                "  CPU_SAMPLE seq=%d tick=%d task=- actor=- thread=0 state=jett "
+                                "stack=%d span=-\n",
+                                i + 1, i + 1, node_of[i]);
+    len += (size_t)snprintf(t + len, cap - len,
+                            "END\nFINISH termination=returned wall_ns=1 cpu_ns=- requested=%d "
+                            "coalesced=0 dropped=0 collector_failure=false stack_limit=false\n",
+                            N);
+    ck_assert_uint_lt(len, cap);
+    char *dir = tu_tmpdir();
+    size_t n = strlen(dir) + 16;
+    char *txt = malloc(n), *capf = malloc(n);
+    snprintf(txt, n, "%s/r.txt", dir);
+    snprintf(capf, n, "%s/r.jcap", dir);
+    ck_assert_int_eq(tu_write_file(txt, t, len), 0);
+    const char *pack[] = {tu_jett, "profile", "pack", txt, "-o", capf, NULL};
+    struct tu_output o;
+    ck_assert_int_eq(tu_run(pack, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    const char *argv[] = {tu_jett, "profile", "export", capf, "--format", "speedscope", NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%d %s", o.status, o.err);
+    ck_assert_uint_gt(o.out_len, 2u << 20); /* more than one block of output */
+    json_t *doc = json_loadb(o.out, o.out_len, 0, NULL);
+    ck_assert_ptr_nonnull(doc);
+    json_t *frames = json_object_get(json_object_get(doc, "shared"), "frames");
+    json_t *p = json_array_get(json_object_get(doc, "profiles"), 0);
+    json_t *samples = json_object_get(p, "samples"), *weights = json_object_get(p, "weights");
+    ck_assert_uint_eq(json_array_size(samples), N);
+    ck_assert_uint_eq(json_array_size(weights), N);
+    for (int i = 0; i < N; i++) {
+        int chain[RUN_NODES], depth = 0;
+        for (int m = node_of[i]; m >= 0; m = parent[m])
+            chain[depth++] = func[m];
+        json_t *st = json_array_get(samples, (size_t)i);
+        ck_assert_msg(json_array_size(st) == (size_t)depth, "sample %d: depth %zu, not %d", i,
+                      json_array_size(st), depth);
+        for (int k = 0; k < depth; k++) {
+            char want[8];
+            snprintf(want, sizeof want, "app.f%d", chain[depth - 1 - k]);
+            ck_assert_str_eq(frame_name(frames, json_integer_value(json_array_get(st, (size_t)k))),
+                             want);
+        }
+        ck_assert_int_eq(json_integer_value(json_array_get(weights, (size_t)i)), 1);
+    }
+    json_decref(doc);
+    tu_output_free(&o);
+    ck_assert_int_eq(tu_rmtree(dir), 0);
+    free(dir), free(txt), free(capf), free(t);
+}
+END_TEST
+
 Suite *speedscope_suite(void)
 {
     Suite *s = suite_create("speedscope");
@@ -230,6 +321,7 @@ Suite *speedscope_suite(void)
     tcase_add_test(t, only_jett_samples);
     tcase_add_test(t, hostile_names);
     tcase_add_test(t, refused_stacks_left_out);
+    tcase_add_test(t, runs_of_deep_stacks_across_blocks);
     suite_add_tcase(s, t);
     return s;
 }

@@ -1,38 +1,105 @@
 /* gzsink: protobuf-c's output through zlib into a file (gzsink.h). */
-#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "daemon/export/gzsink.h"
 
-/* Runs deflate over what is pending with `flush`, writing each full
- * output buffer; false on an error. */
-static bool drain(struct gzsink *s, int flush)
+/* Runs deflate over in[0..n) with `flush` (Z_FINISH for the last bytes
+ * of the member), writing each full output buffer; false on an error. */
+static bool deflate_chunk(struct gzsink *s, const unsigned char *in, size_t n, int flush)
 {
+    s->z.next_in = (Bytef *)(uintptr_t)in;
+    s->z.avail_in = (uInt)n; /* at most GZSINK_CHUNK */
     for (;;) {
         s->z.next_out = s->buf;
         s->z.avail_out = sizeof s->buf;
         int rc = deflate(&s->z, flush);
         if (rc == Z_STREAM_ERROR)
             return false;
-        size_t n = sizeof s->buf - s->z.avail_out;
-        if (n && fwrite(s->buf, 1, n, s->out) != n)
+        size_t w = sizeof s->buf - s->z.avail_out;
+        if (w && fwrite(s->buf, 1, w, s->out) != w)
             return false;
         if (flush == Z_FINISH ? rc == Z_STREAM_END : s->z.avail_out != 0)
             return true;
     }
 }
 
+/* The compressing thread: each buffer handed over, in order, until the
+ * last; after a failure the rest are only acknowledged. */
+static void *compress_jobs(void *arg)
+{
+    struct gzsink *s = arg;
+    pthread_mutex_lock(&s->mu);
+    for (bool last = false; !last;) {
+        while (!s->busy)
+            pthread_cond_wait(&s->cv, &s->mu);
+        last = s->last;
+        bool skip = s->job_failed;
+        pthread_mutex_unlock(&s->mu);
+        bool ok = skip || deflate_chunk(s, s->job, s->n_job, last ? Z_FINISH : Z_NO_FLUSH);
+        pthread_mutex_lock(&s->mu);
+        s->job_failed |= !ok;
+        s->busy = false;
+        pthread_cond_signal(&s->cv);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+/* Hands the gathered bytes to deflate: to the thread once it is done
+ * with the buffer before (which is then gathered into), or, without a
+ * thread, compressed here. */
+static void hand_over(struct gzsink *s, bool last)
+{
+    if (!s->threaded) {
+        if (!s->failed && !deflate_chunk(s, s->fill, s->n_fill, last ? Z_FINISH : Z_NO_FLUSH))
+            s->failed = true;
+        s->n_fill = 0;
+        return;
+    }
+    pthread_mutex_lock(&s->mu);
+    while (s->busy)
+        pthread_cond_wait(&s->cv, &s->mu);
+    s->failed |= s->job_failed;
+    unsigned char *done = s->job;
+    s->job = s->fill, s->n_job = s->n_fill;
+    s->last = last, s->busy = true;
+    pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    s->fill = done, s->n_fill = 0;
+}
+
 static void append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 {
     struct gzsink *s = (struct gzsink *)b;
     while (len > 0 && !s->failed) {
-        uInt n = len > UINT_MAX ? UINT_MAX : (uInt)len;
-        s->z.next_in = (Bytef *)(uintptr_t)data;
-        s->z.avail_in = n;
-        if (!drain(s, Z_NO_FLUSH))
-            s->failed = true;
-        data += n, len -= n;
+        size_t n = GZSINK_CHUNK - s->n_fill;
+        if (n > len)
+            n = len;
+        memcpy(s->fill + s->n_fill, data, n);
+        s->n_fill += n, data += n, len -= n;
+        if (s->n_fill == GZSINK_CHUNK)
+            hand_over(s, false);
     }
+}
+
+/* Starts the compressing thread; false (the caller compresses) when it
+ * cannot. */
+static bool start_thread(struct gzsink *s)
+{
+    if (pthread_mutex_init(&s->mu, NULL) != 0)
+        return false;
+    if (pthread_cond_init(&s->cv, NULL) != 0) {
+        pthread_mutex_destroy(&s->mu);
+        return false;
+    }
+    if (pthread_create(&s->thread, NULL, compress_jobs, s) != 0) {
+        pthread_cond_destroy(&s->cv);
+        pthread_mutex_destroy(&s->mu);
+        return false;
+    }
+    return true;
 }
 
 int gzsink_open(struct gzsink *s, FILE *out, int level)
@@ -40,15 +107,30 @@ int gzsink_open(struct gzsink *s, FILE *out, int level)
     memset(&s->z, 0, sizeof s->z);
     s->base.append = append;
     s->out = out;
-    s->failed = false;
+    s->failed = s->busy = s->last = s->job_failed = false;
+    s->n_fill = s->n_job = 0;
+    s->fill = malloc(GZSINK_CHUNK);
+    s->job = malloc(GZSINK_CHUNK);
     /* 15 + 16: the largest window, with a gzip header and trailer */
-    return deflateInit2(&s->z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK ? 0 : -1;
+    if (!s->fill || !s->job ||
+        deflateInit2(&s->z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(s->fill), free(s->job);
+        return -1;
+    }
+    s->threaded = start_thread(s);
+    return 0;
 }
 
 int gzsink_close(struct gzsink *s)
 {
-    if (!s->failed && !drain(s, Z_FINISH))
-        s->failed = true;
+    hand_over(s, true);
+    if (s->threaded) {
+        pthread_join(s->thread, NULL);
+        s->failed |= s->job_failed;
+        pthread_cond_destroy(&s->cv);
+        pthread_mutex_destroy(&s->mu);
+    }
     deflateEnd(&s->z);
+    free(s->fill), free(s->job);
     return s->failed ? -1 : 0;
 }

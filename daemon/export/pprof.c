@@ -26,6 +26,17 @@ typedef Perftools__Profiles__Mapping pp_mapping;
 #define PP_PART 4096
 #define PP_MAX_VALUES 3
 
+/* A sample waiting for its leaf location (the location of line `line`
+ * in its node's function). */
+struct pp_pending {
+    uint32_t node, line;
+    int64_t v[PP_MAX_VALUES];
+};
+/* How far ahead a sample's index slot is fetched: the index of a large
+ * profile is far bigger than the cache, and looking a slot up as soon as
+ * its sample is known waited for memory at almost every sample. */
+#define PP_AHEAD 16
+
 /* Sample type slots in memory mode. */
 enum { PP_OBJECTS, PP_SPACE, PP_INUSE };
 
@@ -54,6 +65,10 @@ struct pp {
     pp_sample *sample_ptr[PP_PART];
     int64_t values[PP_PART * PP_MAX_VALUES];
     uint32_t n_part;
+    /* samples whose leaf location is looked up PP_AHEAD samples later,
+     * once its index slot was fetched: a ring from `queued` on */
+    struct pp_pending queue[PP_AHEAD];
+    uint32_t queued, n_queued;
     uint64_t *pool; /* location ids of the part's samples */
     size_t n_pool, cap_pool;
     /* a part's locations, while the location table is written */
@@ -231,22 +246,42 @@ static int take_model(struct pp *p)
 
 /* ---- samples ---- */
 
-/* Packs one part into memory (protobuf-c's flat packing is far faster
- * than its buffer callbacks, one call per value) and compresses it. */
-static void pack_part(struct pp *p, const pp_profile *part)
+/* Room for a part in the packed buffer; false when out of memory. */
+static bool packed_room(struct pp *p, size_t n)
 {
-    size_t n = perftools__profiles__profile__get_packed_size(part);
-    if (n > p->cap_packed) {
-        uint8_t *b = realloc(p->packed, n);
-        if (!b) {
-            p->nomem = true;
-            return;
-        }
-        p->packed = b, p->cap_packed = n;
-    }
-    perftools__profiles__profile__pack(part, p->packed);
+    if (n <= p->cap_packed)
+        return true;
+    uint8_t *b = realloc(p->packed, n);
+    if (!b)
+        return p->nomem = true, false;
+    p->packed = b, p->cap_packed = n;
+    return true;
+}
+
+/* Packs one part into memory (protobuf-c's flat packing is far faster
+ * than its buffer callbacks, one call per value) and compresses it.
+ * `bound`: at least the part's packed size, so that protobuf-c's sizing
+ * pass (as long again as the packing for millions of location ids) is
+ * not run; 0 to have it measured. */
+static void pack_part(struct pp *p, const pp_profile *part, size_t bound)
+{
+    if (!packed_room(p, bound ? bound : perftools__profiles__profile__get_packed_size(part)))
+        return;
+    size_t n = perftools__profiles__profile__pack(part, p->packed);
     p->sink.base.append(&p->sink.base, n, p->packed);
 }
+
+/* The most a field of the messages below takes: a one-byte tag (field
+ * numbers below 16), then a varint (10 bytes at most) or a length (5). */
+#define PB_TAG 1
+#define PB_VARINT 10
+#define PB_LEN 5
+/* A Sample in Profile.sample, past its packed location ids and values:
+ * its own tag and length, and those of the two packed fields. */
+#define PB_SAMPLE_FRAME (3 * (PB_TAG + PB_LEN))
+/* A Location in Profile.location: its tag and length, id and mapping id,
+ * and one Line (tag, length, function id and line). */
+#define PB_LOCATION (2 * (PB_TAG + PB_LEN) + 4 * (PB_TAG + PB_VARINT))
 
 /* Packs the part's samples as one Profile of samples only. */
 static void flush_part(struct pp *p)
@@ -256,7 +291,8 @@ static void flush_part(struct pp *p)
     pp_profile part = PERFTOOLS__PROFILES__PROFILE__INIT;
     part.n_sample = p->n_part;
     part.sample = p->sample_ptr;
-    pack_part(p, &part);
+    size_t values = p->n_pool + (size_t)p->n_part * p->n_values;
+    pack_part(p, &part, (size_t)p->n_part * PB_SAMPLE_FRAME + values * PB_VARINT);
     p->n_part = 0;
     p->n_pool = 0;
 }
@@ -283,7 +319,7 @@ static void write_locations(struct pp *p)
         pp_profile part = PERFTOOLS__PROFILES__PROFILE__INIT;
         part.n_location = n;
         part.location = p->loc_ptr;
-        pack_part(p, &part);
+        pack_part(p, &part, (size_t)n * PB_LOCATION);
     }
 }
 
@@ -383,6 +419,31 @@ static bool lines_next(const struct pp *p, uint32_t node, struct pp_lines *l, ui
     return true;
 }
 
+/* Adds the oldest queued sample. */
+static int add_queued(struct pp *p)
+{
+    struct pp_pending *q = &p->queue[p->queued];
+    p->queued = (p->queued + 1) % PP_AHEAD, p->n_queued--;
+    uint32_t leaf = location(p, p->ident[q->node], q->line);
+    return leaf && add_sample(p, q->node, leaf, q->v) == 0 ? 0 : -1;
+}
+
+/* A sample of `node` at `line`: queued, its index slot fetched, while
+ * the oldest one is added; 0, or -1 when out of memory. */
+static int queue_sample(struct pp *p, uint32_t node, uint32_t line, const int64_t *v)
+{
+    if (p->n_queued == PP_AHEAD && add_queued(p) != 0)
+        return -1;
+    if (p->loc_index) {
+        uint64_t key = (uint64_t)p->ident[node] << 32 | line;
+        __builtin_prefetch(&p->loc_index[mix64(key) & (p->index_cap - 1)]);
+    }
+    struct pp_pending *q = &p->queue[(p->queued + p->n_queued++) % PP_AHEAD];
+    q->node = node, q->line = line;
+    memcpy(q->v, v, sizeof q->v);
+    return 0;
+}
+
 static int cpu_node(struct pp *p, uint32_t node)
 {
     struct pp_lines l;
@@ -396,8 +457,7 @@ static int cpu_node(struct pp *p, uint32_t node)
         if (p->period)
             v[1] = w[0] > (uint64_t)INT64_MAX / (uint64_t)p->period ? INT64_MAX
                                                                     : clamp64(w[0] * p->period);
-        uint32_t leaf = location(p, p->ident[node], line);
-        if (!leaf || add_sample(p, node, leaf, v) != 0)
+        if (queue_sample(p, node, line, v) != 0)
             return -1;
     }
     return 0;
@@ -424,14 +484,12 @@ static int memory_node(struct pp *p, uint32_t node)
             v[PP_INUSE] = clamp64(inuse), inuse = 0;
         if (!v[0] && !v[1] && !v[2])
             continue;
-        uint32_t leaf = location(p, p->ident[node], line);
-        if (!leaf || add_sample(p, node, leaf, v) != 0)
+        if (queue_sample(p, node, line, v) != 0)
             return -1;
     }
     if (inuse) {
         int64_t v[PP_MAX_VALUES] = {0, 0, clamp64(inuse)};
-        uint32_t leaf = location(p, p->ident[node], 0);
-        if (!leaf || add_sample(p, node, leaf, v) != 0)
+        if (queue_sample(p, node, 0, v) != 0)
             return -1;
     }
     return 0;
@@ -442,6 +500,9 @@ static int write_samples(struct pp *p)
     p->callers_of = ATTRIB_NONE;
     for (uint32_t i = 0; i < p->n_node && !p->sink.failed; i++)
         if (p->ident[i] != ATTRIB_NONE && (p->cpu ? cpu_node(p, i) : memory_node(p, i)) != 0)
+            return -1;
+    while (p->n_queued)
+        if (add_queued(p) != 0)
             return -1;
     flush_part(p);
     return 0;
@@ -552,7 +613,7 @@ static int write_tables(struct pp *p)
     prof.function = fn_ptr;
     prof.n_string_table = p->n_str;
     prof.string_table = p->str;
-    pack_part(p, &prof);
+    pack_part(p, &prof, 0);
     rc = 0;
 out:
     free(fn), free(fn_ptr);

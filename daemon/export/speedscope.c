@@ -8,7 +8,8 @@
 #include "proto/util/decimal.h"
 #include "proto/util/utf8.h"
 
-#define OUT_CHUNK (1u << 16)
+/* Output is gathered in blocks this large: one write each. */
+#define OUT_CHUNK (1u << 20)
 #define MAX_DEPTH 4096 /* deeper than any stack the capture format allows */
 
 struct speedscope {
@@ -227,30 +228,112 @@ static struct node_link *node_links(const struct agg *g)
     return l;
 }
 
-/* One sample's stack, root first. */
-static void put_stack(struct out *o, const struct node_link *links, uint32_t n_links, uint32_t node,
-                      uint32_t *path)
+/* The most one stack's text takes: brackets, and for each frame up to
+ * ten digits and a comma, and the word a decimal store may run past. */
+#define STACK_TEXT (2 + 11 * MAX_DEPTH + 8)
+
+/* Stacks walked at once.  A walk is a chain of dependent loads, mostly
+ * cache misses in a large profile: walked a frame of each in turn, the
+ * lanes wait for memory together rather than one after another. */
+#define LANES 8
+
+struct walks {
+    uint32_t path[LANES][MAX_DEPTH]; /* each stack's frames, leaf first */
+    uint32_t depth[LANES];
+};
+
+/* Walks the stacks of the nodes whose `walk` is set among nodes[0..n)
+ * (n <= LANES) together; the others get depth 0. */
+static void walk_lanes(struct walks *w, const struct node_link *links, uint32_t n_links,
+                       const uint32_t *nodes, const bool *walk, unsigned n)
 {
-    uint32_t depth = 0;
-    while (node < n_links && links[node].ident != ATTRIB_NONE && depth < MAX_DEPTH)
-        path[depth++] = links[node].ident, node = links[node].parent;
-    put(o, "[", 1);
-    for (uint32_t k = depth; k-- > 0;) {
-        put_u64(o, path[k]);
-        if (k)
-            put(o, ",", 1);
+    uint32_t at[LANES];
+    bool on[LANES];
+    for (unsigned k = 0; k < n; k++)
+        at[k] = nodes[k], on[k] = walk[k], w->depth[k] = 0;
+    for (bool more = true; more;) {
+        more = false;
+        for (unsigned k = 0; k < n; k++) {
+            uint32_t node = at[k];
+            if (!on[k] || node >= n_links || links[node].ident == ATTRIB_NONE ||
+                w->depth[k] == MAX_DEPTH) {
+                on[k] = false;
+                continue;
+            }
+            w->path[k][w->depth[k]++] = links[node].ident;
+            at[k] = links[node].parent;
+            more = true;
+        }
     }
-    put(o, "]", 1);
+}
+
+/* One stack, root first, from its frames leaf first, written at `at`
+ * (STACK_TEXT bytes of room); its length. */
+static size_t stack_text(char *at, const uint32_t *path, uint32_t depth)
+{
+    char *w = at;
+    *w++ = '[';
+    for (uint32_t k = depth; k-- > 0;) {
+        w += decimal_u64(w, path[k]);
+        *w++ = ',';
+    }
+    w[-(depth > 0)] = ']'; /* over the last comma */
+    return (size_t)(w - at) + (depth == 0);
+}
+
+/* The samples' stacks, comma and newline apart, LANES at a time.  A run
+ * of samples at one node (a loop between ticks) is walked once: its
+ * text is copied (walked again only right after a block was written). */
+static void put_samples(struct out *o, const struct speedscope *p, const struct node_link *links,
+                        struct walks *w)
+{
+    uint32_t n_links = attrib_node_count(p->g);
+    size_t last = 0; /* the previous sample's text: its length, at the end of buf */
+    for (size_t i = 0; i < p->n; i += LANES) {
+        unsigned n = p->n - i < LANES ? (unsigned)(p->n - i) : LANES;
+        bool walk[LANES];
+        for (unsigned k = 0; k < n; k++)
+            walk[k] = i + k == 0 || p->stack[i + k] != p->stack[i + k - 1];
+        walk_lanes(w, links, n_links, p->stack + i, walk, n);
+        for (unsigned k = 0; k < n; k++) {
+            if (o->len + 2 + STACK_TEXT > sizeof o->buf)
+                flush(o), last = 0;
+            if (i + k)
+                memcpy(o->buf + o->len, ",\n", 2), o->len += 2;
+            char *at = o->buf + o->len;
+            if (!walk[k] && !last) { /* a repeat whose text was just written out */
+                walk[k] = true;
+                walk_lanes(w, links, n_links, p->stack + i + k, &walk[k], 1);
+                last = stack_text(at, w->path[0], w->depth[0]);
+            } else if (!walk[k]) {
+                memcpy(at, at - 2 - last, last);
+            } else {
+                last = stack_text(at, w->path[k], w->depth[k]);
+            }
+            o->len += last;
+        }
+    }
+}
+
+/* The weights, comma apart. */
+static void put_weights(struct out *o, const struct speedscope *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        if (o->len + 1 + 20 + 8 > sizeof o->buf)
+            flush(o);
+        if (i)
+            o->buf[o->len++] = ',';
+        o->len += decimal_u64(o->buf + o->len, p->weight ? p->weight[i] : 1);
+    }
 }
 
 int speedscope_write(const struct speedscope *p, FILE *f)
 {
     struct out *o = malloc(sizeof *o);
-    uint32_t *path = malloc(MAX_DEPTH * sizeof *path);
+    struct walks *walks = malloc(sizeof *walks);
     struct node_link *links = node_links(p->g);
-    uint32_t n_links = attrib_node_count(p->g);
-    if (!o || !path || !links) {
-        free(o), free(path), free(links);
+    if (!o || !walks || !links) {
+        free(o), free(walks), free(links);
         return -1;
     }
     o->f = f, o->len = 0;
@@ -266,19 +349,11 @@ int speedscope_write(const struct speedscope *p, FILE *f)
     puts_(o, ",\"startValue\":0,\"endValue\":");
     put_u64(o, p->total);
     puts_(o, ",\n\"samples\":[");
-    for (size_t i = 0; i < p->n; i++) {
-        if (i)
-            put(o, ",\n", 2);
-        put_stack(o, links, n_links, p->stack[i], path);
-    }
+    put_samples(o, p, links, walks);
     puts_(o, "],\n\"weights\":[");
-    for (size_t i = 0; i < p->n; i++) {
-        if (i)
-            put(o, ",", 1);
-        put_u64(o, p->weight ? p->weight[i] : 1);
-    }
+    put_weights(o, p);
     puts_(o, "]}]}\n");
     flush(o);
-    free(o), free(path), free(links);
+    free(o), free(walks), free(links);
     return ferror(f) ? -1 : 0;
 }
