@@ -412,10 +412,14 @@ HOT struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t bytes
 }
 
 /* Global live bytes after a tracked change, and the peak (which rises
- * with allocations, not frees: no branch). */
-HOT void global_live(struct agg_mem *m, uint64_t delta)
+ * with allocations, not frees: no branch).  `lower` (a constant where it
+ * is inlined) says the change is a free's: live bytes, at most the
+ * allocated bytes, never wrap, so a free never reaches a new peak. */
+HOT void global_live(struct agg_mem *m, uint64_t delta, bool lower)
 {
     m->live += delta; /* modulo 2^64, as site_live */
+    if (lower)
+        return;
     bool higher = m->live > m->peak;
     m->peak = pick(higher, m->live, m->peak);
     m->peak_event = pick(higher, m->events, m->peak_event);
@@ -425,11 +429,11 @@ HOT void global_live(struct agg_mem *m, uint64_t delta)
  * global total and, when `watched` (a constant where it is inlined, so
  * that replay's path has no test), a memory timeline's watcher; ref is
  * then the site's. */
-HOT void live_change(struct agg *a, struct creator c, uint32_t ref, uint64_t delta, bool detail,
-                     bool watched)
+HOT void live_change(struct agg *a, struct creator c, uint32_t ref, uint64_t delta, bool lower,
+                     bool detail, bool watched)
 {
     creator_live(a, c, delta, detail);
-    global_live(&a->mem, delta);
+    global_live(&a->mem, delta, lower);
     if (watched)
         a->live_fn(a->live_ctx, ref == AGG_MEM_NO_SITE ? UINT32_MAX : ref, delta,
                    a->mem.allocated_bytes);
@@ -503,7 +507,7 @@ HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node
         return;
     }
     struct creator c = {s, detail && node ? agg_detail_at(a, node) : NULL};
-    live_change(a, c, ref, e->new_size, detail, watched);
+    live_change(a, c, ref, e->new_size, false, detail, watched);
 }
 
 /* mem_lookup of an id with no record: untracked ids at or above the
@@ -587,7 +591,7 @@ HOT void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *
     if (c.site)
         c.site->freed_bytes += shrink;
     *r = size_field(neu) | site;
-    live_change(a, c, ref, delta, detail, watched);
+    live_change(a, c, ref, delta, false, detail, watched);
 }
 
 HOT void mem_free(struct agg *a, const struct wire_alloc *e, bool detail, bool watched)
@@ -606,7 +610,7 @@ HOT void mem_free(struct agg *a, const struct wire_alloc *e, bool detail, bool w
     if (__builtin_expect(size >= SIZE_MASK, 0))
         live_track_drop_wide(&a->mem.track, e->allocation_id);
     live_track_remove(&a->mem.track, e->allocation_id, r);
-    live_change(a, c, ref, 0 - size, detail, watched);
+    live_change(a, c, ref, 0 - size, true, detail, watched);
 }
 
 /* An event whose stack was checked, counted and applied. */
@@ -650,21 +654,34 @@ int agg_mem_event(struct agg *a, const struct wire_alloc *e)
 }
 
 /* One entry of a run, read again where it lies (in L1 by now): the
- * rule took it, agg_mem_run checks the stream's state; a sequence that
- * does not increase goes the way of single events (agg_alloc reports
- * it). */
+ * rule took it, and its sequence is past the aggregation's last. */
 HOT void run_entry(struct agg *a, const uint8_t *p, bool detail, bool watched)
 {
     struct wire_alloc e; /* what the aggregation reads of it */
     wire_alloc_entry_read_checked(p, &e);
-    if (a->have_sequence && e.sequence <= a->last_sequence) {
-        wire_alloc_entry_read(p, &e);
-        agg_alloc(a, &e);
-        return;
-    }
-    a->have_sequence = true;
-    a->last_sequence = e.sequence;
     mem_event(a, &e, true, detail, watched);
+}
+
+/* How many entries from the start of a run the aggregation's own
+ * sequence check refuses (they go the way of single events, and
+ * agg_alloc reports each); then the rest's sequences pass its check, as
+ * they increase along the run (the rule), and the last is the new last
+ * sequence.  Only an aggregation fed beside the decoder has any. */
+static size_t run_stale(struct agg *a, const uint8_t *run, size_t n)
+{
+    size_t i = 0;
+    for (; a->have_sequence && i < n &&
+           wire_alloc_entry_sequence(run + i * WIRE_ALLOC_SIZE) <= a->last_sequence;
+         i++) {
+        struct wire_alloc e;
+        wire_alloc_entry_read(run + i * WIRE_ALLOC_SIZE, &e);
+        agg_alloc(a, &e);
+    }
+    if (i < n) {
+        a->have_sequence = true;
+        a->last_sequence = wire_alloc_entry_sequence(run + (n - 1) * WIRE_ALLOC_SIZE);
+    }
+    return i;
 }
 
 /* Prefetching runs two steps apart: the first as the rule checks the
@@ -691,11 +708,12 @@ HOT size_t mem_run(struct agg *a, const uint8_t *run, size_t room, struct wire_a
         warm_far(a, &e, detail);
     }
     *rule_io = r;
-    for (size_t j = 0; j < n && j < WARM; j++)
+    size_t first = run_stale(a, run, n);
+    for (size_t j = first; j < n && j < first + WARM; j++)
         warm_near(a, run + j * size, detail);
-    for (size_t j = 0; detail && j < n && j < WARM_CREATOR; j++)
+    for (size_t j = first; detail && j < n && j < first + WARM_CREATOR; j++)
         warm_creator(a, run + j * size);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = first; i < n; i++) {
         if (i + WARM < n)
             warm_near(a, run + (i + WARM) * size, detail);
         if (detail && i + WARM_CREATOR < n)
