@@ -163,7 +163,7 @@ struct creator {
 
 /* The reference a live record keeps of its creator. */
 HOT uint32_t creator_ref(const struct agg *a, const struct agg_siteb *s, const struct agg_node *n,
-                        bool detail)
+                         bool detail)
 {
     if (!detail)
         return site_ref(a, s);

@@ -393,8 +393,8 @@ static char *stale_profile(bool runs, uint64_t *errors)
             break;
         ck_assert_int_eq(runs ? feed_record(g, d, &rec) : feed_record_entries(g, d, &rec), 0);
         if (rec.type == WIRE_HELLO) {
-            const struct wire_alloc beside = {10,   WIRE_OP_ALLOCATE, 1, WIRE_NONE64, 8, none,
-                                              WIRE_NONE32, WIRE_SPAN_NONE};
+            const struct wire_alloc beside = {
+                10, WIRE_OP_ALLOCATE, 1, WIRE_NONE64, 8, none, WIRE_NONE32, WIRE_SPAN_NONE};
             ck_assert_int_eq(agg_alloc(g, &beside), 0);
         }
     }
