@@ -122,11 +122,14 @@ size_t agg_events_each(struct agg *a, const struct wire_event *ev, size_t n, agg
 /* Whether the stream is at a point where ALLOC entries can go through
  * agg_mem_run: a memory profile between HELLO and FINISH. */
 bool agg_takes_alloc_runs(const struct agg *a);
-/* Feeds `n` ALLOC entries read in place, every WIRE_ALLOC_SIZE bytes from
- * `run`, that the decoder validated (wire_events_alloc_run), as agg_alloc
- * would; it prefetches the live-allocation slots, stack nodes and site
- * buckets of the entries a few ahead. */
-void agg_mem_run(struct agg *a, const uint8_t *run, size_t n);
+/* Feeds the ALLOC entries read in place, every WIRE_ALLOC_SIZE bytes from
+ * `run` (at most `room` of them), that the decoder's rule takes, as
+ * agg_alloc would: the run wire_events_alloc_open opened, checked entry
+ * by entry as the decoder checks them (passing each with `rule`) and
+ * ending before the first the rule refuses.  Returns how many it took,
+ * for wire_events_alloc_close.  It prefetches the live-allocation slots,
+ * stack nodes and site buckets of the entries a few ahead. */
+size_t agg_mem_run(struct agg *a, const uint8_t *run, size_t room, struct wire_alloc_rule *rule);
 
 /* Records a collector error found outside the aggregation (a decode error
  * of the stream, say); `msg` is copied if it is the first. */

@@ -162,16 +162,17 @@ struct creator {
 };
 
 /* The reference a live record keeps of its creator. */
-HOT uint32_t creator_ref(const struct agg *a, const struct agg_siteb *s, const struct agg_node *n)
+HOT uint32_t creator_ref(const struct agg *a, const struct agg_siteb *s, const struct agg_node *n,
+                         bool detail)
 {
-    if (!a->detail)
+    if (!detail)
         return site_ref(a, s);
     return n == NULL ? AGG_MEM_NO_SITE : (uint32_t)(n - (const struct agg_node *)a->nodes.p);
 }
 
-HOT struct creator creator_at(const struct agg *a, uint32_t ref)
+HOT struct creator creator_at(const struct agg *a, uint32_t ref, bool detail)
 {
-    if (!a->detail)
+    if (!detail)
         return (struct creator){site_at(a, ref), NULL};
     if (ref == AGG_MEM_NO_SITE)
         return (struct creator){NULL, NULL};
@@ -181,11 +182,11 @@ HOT struct creator creator_at(const struct agg *a, uint32_t ref)
 }
 
 /* A creator's live bytes change by delta (of one tracked allocation). */
-HOT void creator_live(struct agg *a, struct creator c, uint64_t delta)
+HOT void creator_live(struct agg *a, struct creator c, uint64_t delta, bool detail)
 {
     if (c.site)
         held_change(a, &c.site->held, delta);
-    if (c.node)
+    if (detail && c.node)
         held_change(a, &c.node->held, delta);
 }
 
@@ -211,25 +212,25 @@ static const struct agg_node *warm_node(const struct agg *a, const uint8_t *p)
 
 /* Starts loading what an export keeps of node i (both lines it may
  * straddle); nothing without detail. */
-HOT void prefetch_detail(const struct agg *a, uint32_t i)
+HOT void prefetch_detail(const struct agg *a, uint32_t i, bool detail)
 {
-    if (a->detail && i < a->nodes.len) {
+    if (detail && i < a->nodes.len) {
         __builtin_prefetch(&a->node_detail[i], 1);
         __builtin_prefetch((const char *)(&a->node_detail[i] + 1) - 1, 1);
     }
 }
 
 /* Step 0: the id's window slot or live-table line, and the stack node. */
-HOT void warm_far(const struct agg *a, const uint8_t *p)
+HOT void warm_far(const struct agg *a, const struct wire_alloc *e, bool detail)
 {
-    live_track_prefetch(&a->mem.track, wire_alloc_entry_id(p),
-                        wire_alloc_entry_op(p) == WIRE_OP_FREE);
-    const struct agg_node *n = warm_node(a, p);
-    if (n) { /* a node may straddle two lines: the fields read are at its end */
+    live_track_prefetch(&a->mem.track, e->allocation_id, e->op == WIRE_OP_FREE);
+    if (e->stack_id < a->nodes.len) {
+        /* a node may straddle two lines: the fields read are at its end */
+        const struct agg_node *n = agg_vec_at(&a->nodes, e->stack_id);
         __builtin_prefetch(&n->chain_bucket, 1);
         __builtin_prefetch((const char *)(n + 1) - 1, 1);
     }
-    prefetch_detail(a, wire_alloc_entry_stack(p));
+    prefetch_detail(a, e->stack_id, detail);
 }
 
 /* Step 1: the buckets the (now loaded) node and live record name: the
@@ -238,7 +239,7 @@ HOT void warm_far(const struct agg *a, const uint8_t *p)
  * branch on something random in a real stream (mispredicted more often
  * than not), so a free's leaf buckets are loaded too, and an allocate's
  * new id, which has no record, loads the start of the arena. */
-HOT void warm_near(const struct agg *a, const uint8_t *p)
+HOT void warm_near(const struct agg *a, const uint8_t *p, bool detail)
 {
     const struct agg_node *n = warm_node(a, p);
     if (n) {
@@ -251,7 +252,7 @@ HOT void warm_near(const struct agg *a, const uint8_t *p)
     uint32_t ref = (uint32_t)(rec >> AGG_MEM_SIZE_BITS);
     /* LIVE_EMPTY gives a ref above AGG_MEM_NO_SITE; with detail kept the
      * ref is a node, not a bucket */
-    if (!a->detail) {
+    if (!detail) {
         prefetch_site(a, (uint32_t)pick(ref < AGG_MEM_NO_SITE, ref << AGG_MEM_SITE_SHIFT, 0));
         return;
     }
@@ -260,7 +261,7 @@ HOT void warm_near(const struct agg *a, const uint8_t *p)
     if (ref < a->nodes.len)
         __builtin_prefetch((const char *)agg_vec_at(&a->nodes, ref) +
                            offsetof(struct agg_node, leaf_bucket));
-    prefetch_detail(a, ref);
+    prefetch_detail(a, ref, detail);
 }
 
 /* Step 2, with detail kept: the creation site of a live record, named
@@ -386,14 +387,14 @@ HOT void line_pressure(struct agg *a, uint32_t ident, struct wire_span span, uin
  * none).  Growth and shrinking are not told apart by a branch, which
  * would fail to predict half the resizes. */
 HOT struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t bytes, bool create,
-                               struct wire_span span)
+                               struct wire_span span, bool detail)
 {
     struct agg_mem *m = &a->mem;
     m->allocated_bytes += bytes;
     if (n == NULL)
         return NULL;
     m->attributed += bytes;
-    if (a->detail)
+    if (detail)
         detail_pressure(a, n, bytes, create, span);
     struct agg_siteb *s = leaf_site(a, n);
     if (s) {
@@ -411,10 +412,14 @@ HOT struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t bytes
 }
 
 /* Global live bytes after a tracked change, and the peak (which rises
- * with allocations, not frees: no branch). */
-HOT void global_live(struct agg_mem *m, uint64_t delta)
+ * with allocations, not frees: no branch).  `lower` (a constant where it
+ * is inlined) says the change is a free's: live bytes, at most the
+ * allocated bytes, never wrap, so a free never reaches a new peak. */
+HOT void global_live(struct agg_mem *m, uint64_t delta, bool lower)
 {
     m->live += delta; /* modulo 2^64, as site_live */
+    if (lower)
+        return;
     bool higher = m->live > m->peak;
     m->peak = pick(higher, m->live, m->peak);
     m->peak_event = pick(higher, m->events, m->peak_event);
@@ -424,10 +429,11 @@ HOT void global_live(struct agg_mem *m, uint64_t delta)
  * global total and, when `watched` (a constant where it is inlined, so
  * that replay's path has no test), a memory timeline's watcher; ref is
  * then the site's. */
-HOT void live_change(struct agg *a, struct creator c, uint32_t ref, uint64_t delta, bool watched)
+HOT void live_change(struct agg *a, struct creator c, uint32_t ref, uint64_t delta, bool lower,
+                     bool detail, bool watched)
 {
-    creator_live(a, c, delta);
-    global_live(&a->mem, delta);
+    creator_live(a, c, delta, detail);
+    global_live(&a->mem, delta, lower);
     if (watched)
         a->live_fn(a->live_ctx, ref == AGG_MEM_NO_SITE ? UINT32_MAX : ref, delta,
                    a->mem.allocated_bytes);
@@ -475,7 +481,7 @@ static void untrack(struct agg_mem *m, uint64_t id)
     m->limited = true;
 }
 
-HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node *node,
+HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node *node, bool detail,
                       bool watched)
 {
     struct agg_mem *m = &a->mem;
@@ -489,8 +495,8 @@ HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node
     m->have_id = true;
     m->max_id = e->allocation_id;
     m->allocation_count++;
-    struct agg_siteb *s = pressure(a, node, e->new_size, true, e->span);
-    uint32_t ref = creator_ref(a, s, node);
+    struct agg_siteb *s = pressure(a, node, e->new_size, true, e->span, detail);
+    uint32_t ref = creator_ref(a, s, node, detail);
     uint64_t site = (uint64_t)ref << AGG_MEM_SIZE_BITS;
     bool kept = !m->limited &&
                 (__builtin_expect(e->new_size < SIZE_MASK, 1)
@@ -500,8 +506,8 @@ HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node
         untrack(m, e->allocation_id);
         return;
     }
-    struct creator c = {s, a->detail && node ? agg_detail_at(a, node) : NULL};
-    live_change(a, c, ref, e->new_size, watched);
+    struct creator c = {s, detail && node ? agg_detail_at(a, node) : NULL};
+    live_change(a, c, ref, e->new_size, false, detail, watched);
 }
 
 /* mem_lookup of an id with no record: untracked ids at or above the
@@ -559,7 +565,8 @@ static bool resize_wide(struct agg_mem *m, uint64_t id, uint64_t *r, uint64_t ne
     return false;
 }
 
-HOT void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *node, bool watched)
+HOT void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *node, bool detail,
+                    bool watched)
 {
     bool untracked;
     uint64_t *r = mem_lookup(a, e, &untracked);
@@ -570,7 +577,7 @@ HOT void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *
     if (!bytes_fit(a, e, grow))
         return;
     a->mem.resize_count++;
-    pressure(a, node, grow, false, e->span);
+    pressure(a, node, grow, false, e->span, detail);
     if (!r)
         return;
     if (__builtin_expect((old >= SIZE_MASK) | (neu >= SIZE_MASK), 0) &&
@@ -578,16 +585,16 @@ HOT void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *
         return;
     uint64_t site = *r & ~SIZE_MASK;
     uint32_t ref = (uint32_t)(site >> AGG_MEM_SIZE_BITS);
-    struct creator c = creator_at(a, ref);
+    struct creator c = creator_at(a, ref, detail);
     uint64_t delta = neu - old;
     a->mem.freed_bytes += shrink;
     if (c.site)
         c.site->freed_bytes += shrink;
     *r = size_field(neu) | site;
-    live_change(a, c, ref, delta, watched);
+    live_change(a, c, ref, delta, false, detail, watched);
 }
 
-HOT void mem_free(struct agg *a, const struct wire_alloc *e, bool watched)
+HOT void mem_free(struct agg *a, const struct wire_alloc *e, bool detail, bool watched)
 {
     bool untracked;
     uint64_t *r = mem_lookup(a, e, &untracked);
@@ -596,33 +603,36 @@ HOT void mem_free(struct agg *a, const struct wire_alloc *e, bool watched)
         return;
     uint64_t size = mem_size(a, e, r);
     uint32_t ref = (uint32_t)(*r >> AGG_MEM_SIZE_BITS);
-    struct creator c = creator_at(a, ref);
+    struct creator c = creator_at(a, ref, detail);
     a->mem.freed_bytes += size;
     if (c.site)
         c.site->freed_bytes += size;
     if (__builtin_expect(size >= SIZE_MASK, 0))
         live_track_drop_wide(&a->mem.track, e->allocation_id);
     live_track_remove(&a->mem.track, e->allocation_id, r);
-    live_change(a, c, ref, 0 - size, watched);
+    live_change(a, c, ref, 0 - size, true, detail, watched);
 }
 
 /* An event whose stack was checked, counted and applied. */
-HOT void mem_apply(struct agg *a, const struct wire_alloc *e, struct agg_node *node, bool watched)
+HOT void mem_apply(struct agg *a, const struct wire_alloc *e, struct agg_node *node, bool detail,
+                   bool watched)
 {
     a->mem.events++;
     if (e->op == WIRE_OP_ALLOCATE)
-        mem_allocate(a, e, node, watched);
+        mem_allocate(a, e, node, detail, watched);
     else if (e->op == WIRE_OP_RESIZE)
-        mem_resize(a, e, node, watched);
+        mem_resize(a, e, node, detail, watched);
     else
-        mem_free(a, e, watched);
+        mem_free(a, e, detail, watched);
 }
 
 /* One event whose order and sequence were checked: the one path of
  * single events and of a run's entries.  `decoded` (a constant where it
- * is inlined) says the decoder took the entry, so its operation and
- * sizes need no second look. */
-HOT int mem_event(struct agg *a, const struct wire_alloc *e, bool decoded, bool watched)
+ * is inlined) says the decoder's rule took the entry, so its operation
+ * and sizes need no second look; `detail` and `watched` are constants
+ * in a run's loops, so that each copy tests neither. */
+HOT int mem_event(struct agg *a, const struct wire_alloc *e, bool decoded, bool detail,
+                  bool watched)
 {
     uint64_t before = a->errors;
     struct agg_node *node;
@@ -634,72 +644,96 @@ HOT int mem_event(struct agg *a, const struct wire_alloc *e, bool decoded, bool 
     }
     if (!event_node(a, e, &node))
         return -1;
-    mem_apply(a, e, node, watched);
+    mem_apply(a, e, node, detail, watched);
     return a->errors > before ? -1 : 0;
 }
 
 int agg_mem_event(struct agg *a, const struct wire_alloc *e)
 {
-    return mem_event(a, e, false, a->live_fn != NULL && !a->detail);
+    return mem_event(a, e, false, a->detail, a->live_fn != NULL && !a->detail);
 }
 
-/* One entry of a run: the decoder checked it, agg_mem_run the stream's
- * state; a sequence that does not increase goes the way of single events
- * (agg_alloc reports it). */
-HOT void run_entry(struct agg *a, const uint8_t *p, bool watched)
+/* One entry of a run, read again where it lies (in L1 by now): the
+ * rule took it, and its sequence is past the aggregation's last. */
+HOT void run_entry(struct agg *a, const uint8_t *p, bool detail, bool watched)
 {
     struct wire_alloc e; /* what the aggregation reads of it */
-    e.sequence = wire_alloc_entry_sequence(p);
-    if (a->have_sequence && e.sequence <= a->last_sequence) {
-        wire_alloc_entry_read(p, &e);
-        agg_alloc(a, &e);
-        return;
-    }
-    a->have_sequence = true;
-    a->last_sequence = e.sequence;
-    e.op = wire_alloc_entry_op(p);
-    e.allocation_id = wire_alloc_entry_id(p);
-    e.old_size = wire_alloc_entry_old_size(p);
-    e.new_size = wire_alloc_entry_new_size(p);
-    e.stack_id = wire_alloc_entry_stack(p);
-    e.span = wire_alloc_entry_span(p);
-    mem_event(a, &e, true, watched);
+    wire_alloc_entry_read_checked(p, &e);
+    mem_event(a, &e, true, detail, watched);
 }
 
-/* Prefetching runs two steps WARM entries apart, so that each step reads
- * only what the one before loaded; with detail kept, a third step half
- * as far ahead loads the creation sites. */
+/* How many entries from the start of a run the aggregation's own
+ * sequence check refuses (they go the way of single events, and
+ * agg_alloc reports each); then the rest's sequences pass its check, as
+ * they increase along the run (the rule), and the last is the new last
+ * sequence.  Only an aggregation fed beside the decoder has any. */
+static size_t run_stale(struct agg *a, const uint8_t *run, size_t n)
+{
+    size_t i = 0;
+    for (; a->have_sequence && i < n &&
+           wire_alloc_entry_sequence(run + i * WIRE_ALLOC_SIZE) <= a->last_sequence;
+         i++) {
+        struct wire_alloc e;
+        wire_alloc_entry_read(run + i * WIRE_ALLOC_SIZE, &e);
+        agg_alloc(a, &e);
+    }
+    if (i < n) {
+        a->have_sequence = true;
+        a->last_sequence = wire_alloc_entry_sequence(run + (n - 1) * WIRE_ALLOC_SIZE);
+    }
+    return i;
+}
+
+/* Prefetching runs two steps apart: the first as the rule checks the
+ * piece, the second WARM entries ahead of the aggregation, so that each
+ * step reads only what the one before loaded; with detail kept, a third
+ * step half as far ahead loads the creation sites. */
 enum { WARM = 8, WARM_CREATOR = WARM / 2 };
 
-HOT void mem_run(struct agg *a, const uint8_t *run, size_t n, bool watched)
+HOT size_t mem_run(struct agg *a, const uint8_t *run, size_t room, struct wire_alloc_rule *rule_io,
+                   bool detail, bool watched)
 {
     const size_t size = WIRE_ALLOC_SIZE;
-    for (size_t j = 0; j < n && j < 2 * WARM; j++)
-        warm_far(a, run + j * size);
-    for (size_t j = 0; j < n && j < WARM; j++)
-        warm_near(a, run + j * size);
-    for (size_t j = 0; a->detail && j < n && j < WARM_CREATOR; j++)
-        warm_creator(a, run + j * size);
-    for (size_t i = 0; i < n; i++) {
-        if (i + 2 * WARM < n)
-            warm_far(a, run + (i + 2 * WARM) * size);
-        if (i + WARM < n)
-            warm_near(a, run + (i + WARM) * size);
-        if (a->detail && i + WARM_CREATOR < n)
-            warm_creator(a, run + (i + WARM_CREATOR) * size);
-        run_entry(a, run + i * size, watched);
+    struct wire_alloc_rule r = *rule_io, *rule = &r; /* in registers */
+    size_t n = 0;
+    /* the decoder's check of each entry, and the first prefetch from the
+     * fields it read */
+    for (const uint8_t *p = run; n < room; n++, p += size) {
+        __builtin_prefetch(p + 2048); /* as the decoder's runs */
+        struct wire_alloc e;
+        wire_alloc_entry_read_checked(p, &e);
+        if (!wire_alloc_entry_ok(p[0], &e, rule))
+            break;
+        wire_alloc_rule_pass(rule, &e);
+        warm_far(a, &e, detail);
     }
+    *rule_io = r;
+    size_t first = run_stale(a, run, n);
+    for (size_t j = first; j < n && j < first + WARM; j++)
+        warm_near(a, run + j * size, detail);
+    for (size_t j = first; detail && j < n && j < first + WARM_CREATOR; j++)
+        warm_creator(a, run + j * size);
+    for (size_t i = first; i < n; i++) {
+        if (i + WARM < n)
+            warm_near(a, run + (i + WARM) * size, detail);
+        if (detail && i + WARM_CREATOR < n)
+            warm_creator(a, run + (i + WARM_CREATOR) * size);
+        run_entry(a, run + i * size, detail, watched);
+    }
+    return n;
 }
 
-/* Two copies of the loop: replay's, and a memory timeline's with its
- * watcher (which is for aggregations without detail, as in
- * agg_mem_event: with detail a live record names a node, not a site). */
-void agg_mem_run(struct agg *a, const uint8_t *run, size_t n)
+/* Three copies of the loop: the daemon's and replay's, an export's with
+ * detail kept, and a memory timeline's with its watcher (which is for
+ * aggregations without detail, as in agg_mem_event: with detail a live
+ * record names a node, not a site). */
+size_t agg_mem_run(struct agg *a, const uint8_t *run, size_t room, struct wire_alloc_rule *rule)
 {
-    if (__builtin_expect(a->live_fn != NULL && !a->detail, 0))
-        mem_run(a, run, n, true);
-    else
-        mem_run(a, run, n, false);
+    if (a->detail)
+        return mem_run(a, run, room, rule, true, false);
+    if (__builtin_expect(a->live_fn != NULL, 0))
+        return mem_run(a, run, room, rule, false, true);
+    return mem_run(a, run, room, rule, false, false);
 }
 
 void agg_mem_free(struct agg *a)

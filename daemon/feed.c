@@ -4,17 +4,19 @@
 #include "daemon/feed.h"
 
 /* A memory profile's entries: runs of ALLOC entries are read in place
- * (within L1-sized pieces, checked just before they are aggregated); the
- * entry that ends a run (a STACK, a bad entry, the end of the frame) goes
- * the ordinary way, which takes or reports it. */
+ * (within L1-sized pieces, checked by the decoder's rule as the
+ * aggregation reads them); the entry that ends a run (a STACK, a bad
+ * entry, the end of the frame) goes the ordinary way, which takes or
+ * reports it. */
 static int feed_alloc_runs(struct agg *g, struct wire_decoder *d, struct wire_events_iter *it)
 {
     enum { PIECE = 512 };
     for (;;) {
-        size_t n;
-        const uint8_t *run = wire_events_alloc_run(d, it, PIECE, &n);
-        if (n > 0)
-            agg_mem_run(g, run, n);
+        struct wire_alloc_rule rule;
+        size_t room;
+        const uint8_t *run = wire_events_alloc_open(d, it, PIECE, &room, &rule);
+        size_t n = room > 0 ? agg_mem_run(g, run, room, &rule) : 0;
+        wire_events_alloc_close(d, it, &rule, n);
         if (n == PIECE)
             continue;
         struct wire_event ev;

@@ -493,6 +493,24 @@ int wire_events_batch(struct wire_decoder *d, struct wire_events_iter *it, struc
  * in place with wire_alloc_entry.h, every WIRE_ALLOC_SIZE bytes. */
 const uint8_t *wire_events_alloc_run(struct wire_decoder *d, struct wire_events_iter *it,
                                      size_t max, size_t *n);
+/* The same run, for a consumer that checks each entry as it reads it:
+ * open gives where the run starts, how many entries it may hold (*room;
+ * 0 once the decoder failed) and the decoder's acceptance state of ALLOC
+ * entries; the consumer takes entries from the start while
+ * wire_alloc_entry_ok holds (wire_alloc_entry.h), passing each with
+ * wire_alloc_rule_pass, and close moves the decoder and the iterator
+ * past the n it took.  Exactly what wire_events_alloc_run does, with
+ * each entry's fields read once for the check and the consumer. */
+struct wire_alloc_rule {
+    uint64_t last;     /* sequence of the last entry taken, if have */
+    uint64_t next_id;  /* an allocate's id is at least this */
+    uint32_t n_stacks; /* stacks defined */
+    bool have;         /* an entry was taken */
+};
+const uint8_t *wire_events_alloc_open(struct wire_decoder *d, struct wire_events_iter *it,
+                                      size_t max, size_t *room, struct wire_alloc_rule *r);
+void wire_events_alloc_close(struct wire_decoder *d, struct wire_events_iter *it,
+                             const struct wire_alloc_rule *r, size_t n);
 /* The stack an entry names: a sample's or an allocation's, else
  * WIRE_NONE32. */
 uint32_t wire_event_stack(const struct wire_event *ev);

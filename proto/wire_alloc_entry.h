@@ -78,15 +78,61 @@ static inline void wire_get_tail(const uint8_t *p, struct wire_exec *e, uint32_t
     span->end = wire_get32(p + 20);
 }
 
-/* Every field of the entry at p. */
-static inline void wire_alloc_entry_read(const uint8_t *p, struct wire_alloc *a)
+/* Every field of the entry at p but the execution context (which the
+ * aggregation does not read): what the acceptance rule checks. */
+static inline void wire_alloc_entry_read_checked(const uint8_t *p, struct wire_alloc *a)
 {
     a->op = wire_alloc_entry_op(p);
     a->sequence = wire_alloc_entry_sequence(p);
     a->allocation_id = wire_alloc_entry_id(p);
     a->old_size = wire_alloc_entry_old_size(p);
     a->new_size = wire_alloc_entry_new_size(p);
-    wire_get_tail(p + 34, &a->exec, &a->stack_id, &a->span);
+    a->stack_id = wire_alloc_entry_stack(p);
+    a->span = wire_alloc_entry_span(p);
+}
+
+/* Every field of the entry at p. */
+static inline void wire_alloc_entry_read(const uint8_t *p, struct wire_alloc *a)
+{
+    wire_alloc_entry_read_checked(p, a);
+    a->exec.task = wire_get32(p + 34);
+    a->exec.actor = wire_get32(p + 38);
+    a->exec.thread = wire_get32(p + 42);
+}
+
+/* The one acceptance rule of an ALLOC entry (kind byte `kind`, fields
+ * in a, read by wire_alloc_entry_read_checked at least) under the
+ * decoder's state r: one expression, which a run of good entries passes
+ * without a branch per check.  The decoder's single entries
+ * (wire_events_next) and runs (wire_events_alloc_open) both take an entry
+ * exactly when it holds, and then move the state with
+ * wire_alloc_rule_pass; the decoder's alloc_rejection only says why it
+ * did not. */
+static inline bool wire_alloc_entry_ok(uint8_t kind, const struct wire_alloc *a,
+                                       const struct wire_alloc_rule *r)
+{
+    bool ok = (kind == WIRE_ENTRY_ALLOC) & (a->op <= WIRE_OP_FREE);
+    ok &= !r->have | (a->sequence > r->last);
+    ok &= a->allocation_id != WIRE_NONE64;
+    ok &= (a->op != WIRE_OP_ALLOCATE) | (a->allocation_id >= r->next_id);
+    ok &= wire_alloc_sizes_ok(a->op, a->old_size, a->new_size);
+    /* defined or absent: WIRE_NONE32 + 1 wraps to 0 */
+    ok &= a->stack_id + 1 <= r->n_stacks;
+    /* a span is absent, or ordered and under a stack (start <= end
+     * leaves an absent start only with an absent end) */
+    ok &= (a->span.start <= a->span.end) &
+          ((a->span.start == WIRE_NONE32) |
+           ((a->span.end != WIRE_NONE32) & (a->stack_id != WIRE_NONE32)));
+    return ok;
+}
+
+/* The state after a taken entry: its sequence is the last, and the
+ * allocate id floor moves past an allocate's id (no branch). */
+static inline void wire_alloc_rule_pass(struct wire_alloc_rule *r, const struct wire_alloc *a)
+{
+    r->have = true;
+    r->last = a->sequence;
+    r->next_id = (a->op == WIRE_OP_ALLOCATE) ? a->allocation_id + 1 : r->next_id;
 }
 
 #endif

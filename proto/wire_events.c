@@ -146,39 +146,7 @@ static inline int read_sample(struct wire_decoder *d, const uint8_t *p, struct w
     return 0;
 }
 
-/* The one acceptance rule of an ALLOC entry (kind byte `kind`, fields
- * in a) after the sequence `last` (none when !have) and below the
- * allocate id floor `next_id`, with n_stacks stacks defined: one
- * expression, which a run of good entries passes without a branch per
- * check.  Single entries (read_alloc) and runs (wire_events_alloc_run)
- * both take an entry exactly when it holds, and then move the floor
- * with next_alloc_floor; alloc_rejection only says why it did not. */
-static inline bool alloc_entry_ok(uint8_t kind, const struct wire_alloc *a, bool have,
-                                  uint64_t last, uint64_t next_id, uint32_t n_stacks)
-{
-    bool ok = (kind == WIRE_ENTRY_ALLOC) & (a->op <= WIRE_OP_FREE);
-    ok &= !have | (a->sequence > last);
-    ok &= a->allocation_id != WIRE_NONE64;
-    ok &= (a->op != WIRE_OP_ALLOCATE) | (a->allocation_id >= next_id);
-    ok &= wire_alloc_sizes_ok(a->op, a->old_size, a->new_size);
-    /* defined or absent: WIRE_NONE32 + 1 wraps to 0 */
-    ok &= a->stack_id + 1 <= n_stacks;
-    /* a span is absent, or ordered and under a stack (start <= end
-     * leaves an absent start only with an absent end) */
-    ok &= (a->span.start <= a->span.end) &
-          ((a->span.start == WIRE_NONE32) |
-           ((a->span.end != WIRE_NONE32) & (a->stack_id != WIRE_NONE32)));
-    return ok;
-}
-
-/* The allocate id floor after a taken entry: past an allocate's id (no
- * branch). */
-static inline uint64_t next_alloc_floor(const struct wire_alloc *a, uint64_t next_id)
-{
-    return (a->op == WIRE_OP_ALLOCATE) ? a->allocation_id + 1 : next_id;
-}
-
-/* Why alloc_entry_ok refused an ALLOC entry: the first check it fails,
+/* Why wire_alloc_entry_ok refused an ALLOC entry: the first check it fails,
  * as an error; always -1. */
 static int alloc_rejection(struct wire_decoder *d, const struct wire_alloc *a)
 {
@@ -200,14 +168,27 @@ static int alloc_rejection(struct wire_decoder *d, const struct wire_alloc *a)
     return bad(d, WIRE_E_RANGE, "ALLOC", "entry refused"); /* not reached */
 }
 
+static inline void alloc_rule_get(const struct wire_decoder *d, struct wire_alloc_rule *r)
+{
+    *r = (struct wire_alloc_rule){d->last_alloc_seq, d->next_alloc_id, d->n_stacks, d->have_alloc};
+}
+
+static inline void alloc_rule_put(struct wire_decoder *d, const struct wire_alloc_rule *r)
+{
+    d->have_alloc = r->have;
+    d->last_alloc_seq = r->last;
+    d->next_alloc_id = r->next_id;
+}
+
 static inline int read_alloc(struct wire_decoder *d, const uint8_t *p, struct wire_alloc *a)
 {
+    struct wire_alloc_rule r;
+    alloc_rule_get(d, &r);
     wire_alloc_entry_read(p, a);
-    if (!alloc_entry_ok(p[0], a, d->have_alloc, d->last_alloc_seq, d->next_alloc_id, d->n_stacks))
+    if (!wire_alloc_entry_ok(p[0], a, &r))
         return alloc_rejection(d, a);
-    d->have_alloc = true;
-    d->last_alloc_seq = a->sequence;
-    d->next_alloc_id = next_alloc_floor(a, d->next_alloc_id);
+    wire_alloc_rule_pass(&r, a);
+    alloc_rule_put(d, &r);
     return 0;
 }
 
@@ -252,35 +233,42 @@ int wire_events_next(struct wire_decoder *d, struct wire_events_iter *it, struct
     return rc == 0 ? 1 : -1;
 }
 
+const uint8_t *wire_events_alloc_open(struct wire_decoder *d, struct wire_events_iter *it,
+                                      size_t max, size_t *room, struct wire_alloc_rule *r)
+{
+    size_t fit = (size_t)(it->end - it->p) / WIRE_ALLOC_SIZE;
+    if (max > it->left)
+        max = it->left;
+    if (max > fit)
+        max = fit;
+    *room = d->failed ? 0 : max;
+    alloc_rule_get(d, r);
+    return it->p;
+}
+
+void wire_events_alloc_close(struct wire_decoder *d, struct wire_events_iter *it,
+                             const struct wire_alloc_rule *r, size_t n)
+{
+    alloc_rule_put(d, r);
+    it->p += n * WIRE_ALLOC_SIZE;
+    it->left -= (uint32_t)n;
+}
+
 const uint8_t *wire_events_alloc_run(struct wire_decoder *d, struct wire_events_iter *it,
                                      size_t max, size_t *n)
 {
-    const uint8_t *run = it->p, *p = run;
-    size_t room = (size_t)(it->end - p) / WIRE_ALLOC_SIZE;
-    if (max > it->left)
-        max = it->left;
-    if (max > room)
-        max = room;
-    bool have = d->have_alloc;
-    uint64_t last = d->last_alloc_seq, next_id = d->next_alloc_id;
-    size_t k = 0;
-    if (d->failed)
-        max = 0;
-    for (; k < max; k++, p += WIRE_ALLOC_SIZE) {
+    struct wire_alloc_rule r;
+    size_t room, k = 0;
+    const uint8_t *run = wire_events_alloc_open(d, it, max, &room, &r), *p = run;
+    for (; k < room; k++, p += WIRE_ALLOC_SIZE) {
         __builtin_prefetch(p + 2048); /* as in wire_events_next */
         struct wire_alloc a;
-        wire_alloc_entry_read(p, &a);
-        if (!alloc_entry_ok(p[0], &a, have, last, next_id, d->n_stacks))
+        wire_alloc_entry_read_checked(p, &a);
+        if (!wire_alloc_entry_ok(p[0], &a, &r))
             break;
-        have = true;
-        last = a.sequence;
-        next_id = next_alloc_floor(&a, next_id);
+        wire_alloc_rule_pass(&r, &a);
     }
-    d->have_alloc = have;
-    d->last_alloc_seq = last;
-    d->next_alloc_id = next_id;
-    it->p = p;
-    it->left -= (uint32_t)k;
+    wire_events_alloc_close(d, it, &r, k);
     *n = k;
     return run;
 }

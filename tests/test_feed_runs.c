@@ -346,6 +346,88 @@ START_TEST(runs_give_the_profile_of_single_entries)
 }
 END_TEST
 
+/* An aggregation fed an event beside the decoder (agg_alloc) has passed
+ * sequences the decoder has not: the run's entries up to its sequence
+ * are refused by the aggregation, as single entries are, and the rest
+ * taken.  By hand: the direct allocate (sequence 10, 8 bytes) and the
+ * run's allocate at sequence 11 (5 bytes, then freed) count; the run's
+ * sequences 5 and 10 are two collector errors. */
+static char *stale_profile(bool runs, uint64_t *errors)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    struct wire_hello h = {0};
+    h.version = WIRE_PROTOCOL_VERSION;
+    h.mode = WIRE_MODE_MEMORY;
+    h.config = (struct wire_config){0, 0, 100, 32u << 20, AGG_RETENTION_BUDGET_MAX, 16u << 20};
+    h.backend = (struct wire_str){"interpreter_alloc_hooks", 23};
+    h.capabilities = WIRE_CAP_HEAP_ALLOCATION_HOOKS | WIRE_CAP_FREE_AND_RESIZE_EVENTS;
+    ck_assert_int_eq(wire_encode_hello(&sb, &h), 0);
+    uint8_t bin[4 * WIRE_ALLOC_SIZE];
+    struct wire_batch b = {bin, sizeof bin, 0, 0};
+    const struct wire_exec none = {WIRE_NONE32, WIRE_NONE32, WIRE_NONE32};
+    const struct wire_alloc run[4] = {
+        {5, WIRE_OP_ALLOCATE, 2, WIRE_NONE64, 3, none, WIRE_NONE32, WIRE_SPAN_NONE},
+        {10, WIRE_OP_ALLOCATE, 3, WIRE_NONE64, 4, none, WIRE_NONE32, WIRE_SPAN_NONE},
+        {11, WIRE_OP_ALLOCATE, 4, WIRE_NONE64, 5, none, WIRE_NONE32, WIRE_SPAN_NONE},
+        {12, WIRE_OP_FREE, 4, 5, WIRE_NONE64, none, WIRE_NONE32, WIRE_SPAN_NONE},
+    };
+    for (int i = 0; i < 4; i++)
+        ck_assert(wire_batch_alloc(&b, &run[i]));
+    ck_assert_int_eq(wire_encode_events(&sb, b.count, bin, b.len), 0);
+    struct wire_finish f = {WIRE_TERM_RETURNED, 1, WIRE_NONE64, 0, 0, 0, false, false};
+    ck_assert_int_eq(wire_encode_finish(&sb, &f), 0);
+
+    struct wire_decoder *d = wire_decoder_new(WIRE_TO_DAEMON);
+    struct agg *g = agg_new();
+    ck_assert_ptr_nonnull(d);
+    ck_assert_ptr_nonnull(g);
+    size_t off = 0;
+    for (;;) {
+        struct wire_record rec;
+        int rc;
+        while ((rc = wire_decoder_next(d, &rec)) == 0 && off < sb.size)
+            off += wire_decoder_push(d, sb.data + off, sb.size - off);
+        ck_assert_int_ge(rc, 0);
+        if (rc == 0)
+            break;
+        ck_assert_int_eq(runs ? feed_record(g, d, &rec) : feed_record_entries(g, d, &rec), 0);
+        if (rec.type == WIRE_HELLO) {
+            const struct wire_alloc beside = {
+                10, WIRE_OP_ALLOCATE, 1, WIRE_NONE64, 8, none, WIRE_NONE32, WIRE_SPAN_NONE};
+            ck_assert_int_eq(agg_alloc(g, &beside), 0);
+        }
+    }
+    agg_end(g);
+    *errors = agg_error_count(g);
+    struct rank_options opt = {0};
+    struct rank_report rep;
+    ck_assert_int_eq(rank_build(g, &opt, &rep), 0);
+    char *out, err[128];
+    size_t len;
+    ck_assert_int_eq(render_toon(&rep, &out, &len, err, sizeof err), 0);
+    rank_free(&rep);
+    agg_free(g);
+    wire_decoder_free(d);
+    msgpack_sbuffer_destroy(&sb);
+    return out;
+}
+
+START_TEST(runs_refuse_sequences_the_aggregation_passed)
+{
+    uint64_t errors_one, errors_run;
+    char *one = stale_profile(false, &errors_one), *run = stale_profile(true, &errors_run);
+    ck_assert_uint_eq(errors_one, 2);
+    ck_assert_uint_eq(errors_run, 2);
+    ck_assert_str_eq(run, one);
+    ck_assert_ptr_nonnull(strstr(run, "\n    allocation_count: 2\n"));
+    ck_assert_ptr_nonnull(strstr(run, "\n    allocated_bytes: 13\n"));
+    ck_assert_ptr_nonnull(strstr(run, "\n    freed_bytes: 5\n"));
+    free(one);
+    free(run);
+}
+END_TEST
+
 Suite *feed_runs_suite(void)
 {
     Suite *s = suite_create("feed_runs");
@@ -353,6 +435,7 @@ Suite *feed_runs_suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, runs_give_the_profile_of_single_entries);
     tcase_add_test(t, runs_give_the_export_detail_of_single_entries);
+    tcase_add_test(t, runs_refuse_sequences_the_aggregation_passed);
     suite_add_tcase(s, t);
     return s;
 }
