@@ -9,14 +9,19 @@
 #include "daemon/feed.h"
 #include "daemon/render.h"
 
+/* Site changes applied at once (struct first). */
+#define PENDING 1024
+/* How many changes ahead a batch loads the index entry and the state. */
+#define AHEAD_INDEX 16
+#define AHEAD_STATE 8
+
 /* Column points kept while reading: the start, the peak and the end make
  * up the rest of TIMELINE_POINTS. */
 #define COLUMNS_MAX (TIMELINE_POINTS - 3)
-#define NO_KEY UINT32_MAX
 
-/* A creation site's live bytes in the first pass, by its key. */
+/* A creation site's live bytes in the first pass. */
 struct site_state {
-    uint32_t key; /* NO_KEY: an empty slot */
+    uint32_t key;
     uint64_t live, max_live;
 };
 
@@ -29,48 +34,82 @@ struct column {
 /* The first pass: the total's columns, the peak and every site's most. */
 struct first {
     bool nomem;
-    struct site_state *sites; /* open addressing, at most half full */
+    /* a site key (a bucket offset, so below the arena's size) -> its
+     * index in `sites` + 1, 0: not seen; found without hashing or
+     * probing, as every change looks its site up */
+    uint32_t *index;
+    uint32_t index_cap;
+    struct site_state *sites; /* in the order sites first changed */
     uint32_t n_sites, sites_cap;
     struct column *cols;
     uint32_t n_cols;
     unsigned shift; /* a column is 2^shift allocated bytes */
     bool open;      /* a change since the last closed column */
     uint64_t col, event, x, total, peak, peak_at, peak_event;
+    /* the sites' changes not yet applied: applied in batches, loading
+     * each site's state ahead, since a site's state is a cache miss */
+    uint32_t n_pending;
+    uint32_t pending_key[PENDING];
+    uint64_t pending_delta[PENDING];
 };
 
-static uint32_t key_slot(uint32_t key, uint32_t cap)
+/* Room for a site never seen: false when out of memory. */
+static bool grow_sites(struct first *r, uint32_t key)
 {
-    return (uint32_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+    if (key >= r->index_cap) {
+        uint32_t ncap = r->index_cap ? r->index_cap : 1024;
+        while (ncap <= key)
+            ncap = ncap > UINT32_MAX / 2 ? UINT32_MAX : ncap * 2;
+        uint32_t *n = realloc(r->index, (size_t)ncap * sizeof *n);
+        if (!n)
+            return false;
+        memset(n + r->index_cap, 0, (size_t)(ncap - r->index_cap) * sizeof *n);
+        r->index = n, r->index_cap = ncap;
+    }
+    if (r->n_sites == r->sites_cap) {
+        uint32_t ncap = r->sites_cap ? r->sites_cap * 2 : 64;
+        struct site_state *n = ncap > r->sites_cap ? realloc(r->sites, (size_t)ncap * sizeof *n)
+                                                   : NULL;
+        if (!n)
+            return false;
+        r->sites = n, r->sites_cap = ncap;
+    }
+    return true;
 }
 
 static struct site_state *find_site(struct first *r, uint32_t key)
 {
-    if (2 * ((uint64_t)r->n_sites + 1) > r->sites_cap) {
-        uint32_t ncap = r->sites_cap ? r->sites_cap * 2 : 64;
-        struct site_state *n = ncap > r->sites_cap ? malloc((size_t)ncap * sizeof *n) : NULL;
-        if (!n)
-            return r->nomem = true, NULL;
-        for (uint32_t i = 0; i < ncap; i++)
-            n[i].key = NO_KEY;
-        for (uint32_t i = 0; i < r->sites_cap; i++) {
-            if (r->sites[i].key == NO_KEY)
-                continue;
-            uint32_t h = key_slot(r->sites[i].key, ncap);
-            while (n[h].key != NO_KEY)
-                h = (h + 1) & (ncap - 1);
-            n[h] = r->sites[i];
+    uint32_t i = key < r->index_cap ? r->index[key] : 0;
+    if (__builtin_expect(i != 0, 1))
+        return &r->sites[i - 1];
+    if (!grow_sites(r, key))
+        return r->nomem = true, NULL;
+    r->sites[r->n_sites] = (struct site_state){key, 0, 0};
+    r->index[key] = ++r->n_sites;
+    return &r->sites[r->n_sites - 1];
+}
+
+/* Applies the pending changes to their sites, in stream order. */
+static void apply_pending(struct first *r)
+{
+    uint32_t n = r->n_pending;
+    r->n_pending = 0;
+    for (uint32_t i = 0; i < n && !r->nomem; i++) {
+        if (i + AHEAD_INDEX < n && r->pending_key[i + AHEAD_INDEX] < r->index_cap)
+            __builtin_prefetch(&r->index[r->pending_key[i + AHEAD_INDEX]]);
+        if (i + AHEAD_STATE < n) {
+            uint32_t k = r->pending_key[i + AHEAD_STATE];
+            uint32_t j = k < r->index_cap ? r->index[k] : 0;
+            if (j)
+                __builtin_prefetch(&r->sites[j - 1], 1);
         }
-        free(r->sites);
-        r->sites = n, r->sites_cap = ncap;
+        struct site_state *s = find_site(r, r->pending_key[i]);
+        if (s) {
+            s->live += r->pending_delta[i];
+            if (s->live > s->max_live)
+                s->max_live = s->live;
+        }
     }
-    uint32_t h = key_slot(key, r->sites_cap);
-    while (r->sites[h].key != NO_KEY && r->sites[h].key != key)
-        h = (h + 1) & (r->sites_cap - 1);
-    if (r->sites[h].key == NO_KEY) {
-        r->sites[h] = (struct site_state){key, 0, 0};
-        r->n_sites++;
-    }
-    return &r->sites[h];
 }
 
 /* Ends the open column with the state reached (before the change that
@@ -109,11 +148,10 @@ static void on_first(void *ctx, uint32_t key, uint64_t delta, uint64_t allocated
     r->event++;
     r->x = allocated;
     r->total += delta;
-    struct site_state *s = key == UINT32_MAX ? NULL : find_site(r, key);
-    if (s) {
-        s->live += delta;
-        if (s->live > s->max_live)
-            s->max_live = s->live;
+    if (key != UINT32_MAX) {
+        r->pending_key[r->n_pending] = key, r->pending_delta[r->n_pending] = delta;
+        if (++r->n_pending == PENDING)
+            apply_pending(r);
     }
     if (r->total > r->peak)
         r->peak = r->total, r->peak_at = allocated, r->peak_event = r->event;
@@ -209,10 +247,8 @@ static int pick_sites(struct timeline *t, const struct first *r, const struct ag
 {
     const struct site_state *top[TIMELINE_TOP_SITES], *grower = NULL;
     uint32_t n = 0;
-    for (uint32_t i = 0; i < r->sites_cap; i++) {
+    for (uint32_t i = 0; i < r->n_sites; i++) {
         const struct site_state *s = &r->sites[i];
-        if (s->key == NO_KEY)
-            continue;
         if (s->live > 0 && (!grower || holds_more(s, grower)))
             grower = s;
         if (s->max_live == 0 || (n == TIMELINE_TOP_SITES && !ranks_before(s, top[n - 1])))
@@ -297,9 +333,10 @@ static int aggregate(struct agg **g, const struct timeline_input *in, agg_live_f
 }
 
 /* After the first pass: what the capture allows, then the second. */
-static enum timeline_status second_pass(struct timeline *t, struct first *r, const struct agg *g,
+static enum timeline_status second_pass(struct timeline *t, struct first *r, struct agg **first_g,
                                         const struct timeline_input *in, char *err, size_t errlen)
 {
+    const struct agg *g = *first_g;
     if (agg_mode(g) != WIRE_MODE_MEMORY)
         return snprintf(err, errlen, "--format timeline needs a memory capture, not a CPU capture"),
                TIMELINE_E_MODE;
@@ -321,6 +358,8 @@ static enum timeline_status second_pass(struct timeline *t, struct first *r, con
         free(after);
         return snprintf(err, errlen, "out of memory"), TIMELINE_E_NOMEM;
     }
+    /* the first aggregation is done with: the second's tables replace it */
+    agg_free(*first_g), *first_g = NULL;
     struct second s = {t, keys, after, 1, 0, 0, {0}};
     struct agg *g2 = NULL;
     char err2[400];
@@ -344,6 +383,7 @@ enum timeline_status timeline_read(const struct timeline_input *in, struct timel
     struct agg *g = NULL;
     enum timeline_status st = TIMELINE_OK;
     int damaged = aggregate(&g, in, on_first, &r, err, errlen);
+    apply_pending(&r);
     if (damaged < 0)
         st = TIMELINE_E_NOMEM;
     else if (damaged && !agg_has_hello(g))
@@ -351,9 +391,9 @@ enum timeline_status timeline_read(const struct timeline_input *in, struct timel
     else if (damaged && !(t->damage = strdup(err)))
         st = TIMELINE_E_NOMEM, snprintf(err, errlen, "out of memory");
     if (st == TIMELINE_OK)
-        st = second_pass(t, &r, g, in, err, errlen);
+        st = second_pass(t, &r, &g, in, err, errlen);
     agg_free(g);
-    free(r.sites), free(r.cols);
+    free(r.index), free(r.sites), free(r.cols);
     if (st != TIMELINE_OK) {
         timeline_free(t);
         return st;
