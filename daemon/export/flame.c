@@ -289,6 +289,8 @@ static void put_frame(const struct flame_ctx *c, const struct flame_item *it)
         put_func_attrs(c, n);
         if (c->paint && it->node != FOLD_ROOT)
             c->paint->frame(c->paint->ctx, c->f, n, fill, c->out);
+        else if (c->paint && c->paint->root_fill)
+            snprintf(fill, sizeof fill, "%s", c->paint->root_fill);
     }
     fputs("><title>", c->out);
     flame_write_text(c->out, name, len, SIZE_MAX);
