@@ -1,8 +1,10 @@
 /* timeline: live bytes over allocated bytes, from the aggregation's
  * stream of live changes (see timeline.h). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "daemon/attrib.h"
 #include "daemon/export/timeline.h"
@@ -46,8 +48,11 @@ struct first {
     unsigned shift; /* a column is 2^shift allocated bytes */
     bool open;      /* a change since the last closed column */
     uint64_t col, event, x, total, peak, peak_at, peak_event;
-    /* the sites' changes not yet applied: applied in batches, loading
-     * each site's state ahead, since a site's state is a cache miss */
+    /* the changes not yet applied to their sites: applied in batches,
+     * loading each site's state ahead, since a site's state is a cache
+     * miss; then appended to the log */
+    FILE *log;
+    int log_errno; /* the log's first write error, 0: none */
     uint32_t n_pending;
     uint32_t pending_key[PENDING];
     uint64_t pending_delta[PENDING];
@@ -89,12 +94,21 @@ static struct site_state *find_site(struct first *r, uint32_t key)
     return &r->sites[r->n_sites - 1];
 }
 
-/* Applies the pending changes to their sites, in stream order. */
+/* Applies the pending changes to their sites, in stream order, and logs
+ * them for the second pass: a block of their count, keys and changes. */
 static void apply_pending(struct first *r)
 {
     uint32_t n = r->n_pending;
     r->n_pending = 0;
+    errno = 0;
+    if (n > 0 && !r->log_errno &&
+        (fwrite(&n, sizeof n, 1, r->log) != 1 ||
+         fwrite(r->pending_key, sizeof *r->pending_key, n, r->log) != n ||
+         fwrite(r->pending_delta, sizeof *r->pending_delta, n, r->log) != n))
+        r->log_errno = errno ? errno : EIO;
     for (uint32_t i = 0; i < n && !r->nomem; i++) {
+        if (r->pending_key[i] == UINT32_MAX)
+            continue; /* no site: a part of "other" */
         if (i + AHEAD_INDEX < n && r->pending_key[i + AHEAD_INDEX] < r->index_cap)
             __builtin_prefetch(&r->index[r->pending_key[i + AHEAD_INDEX]]);
         if (i + AHEAD_STATE < n) {
@@ -148,11 +162,9 @@ static void on_first(void *ctx, uint32_t key, uint64_t delta, uint64_t allocated
     r->event++;
     r->x = allocated;
     r->total += delta;
-    if (key != UINT32_MAX) {
-        r->pending_key[r->n_pending] = key, r->pending_delta[r->n_pending] = delta;
-        if (++r->n_pending == PENDING)
-            apply_pending(r);
-    }
+    r->pending_key[r->n_pending] = key, r->pending_delta[r->n_pending] = delta;
+    if (++r->n_pending == PENDING)
+        apply_pending(r);
     if (r->total > r->peak)
         r->peak = r->total, r->peak_at = allocated, r->peak_event = r->event;
     r->open = true;
@@ -313,30 +325,52 @@ static int lay_out(struct timeline *t, const struct first *r, uint64_t **after)
     return t->values ? 0 : -1;
 }
 
-/* Aggregates the whole capture, watching the live bytes: 1 when reading
- * stopped at damage (message in err), -1 when out of memory, else 0. */
-static int aggregate(struct agg **g, const struct timeline_input *in, agg_live_fn fn, void *ctx,
-                     char *err, size_t errlen)
+/* The log of the first pass's changes: a temporary file, gone once
+ * closed.  NULL with errno set when it cannot be made. */
+static FILE *log_open(void)
 {
-    struct capture_reader *cr = in->open(in->ctx);
-    if (!cr || !(*g = agg_new())) {
-        if (cr)
-            in->close(in->ctx, cr);
-        return snprintf(err, errlen, "out of memory"), -1;
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !dir[0])
+        dir = "/tmp";
+    size_t n = strlen(dir) + sizeof "/jett-timeline-XXXXXX";
+    char *path = malloc(n);
+    if (!path)
+        return NULL;
+    snprintf(path, n, "%s/jett-timeline-XXXXXX", dir);
+    int fd = mkstemp(path);
+    if (fd >= 0)
+        unlink(path);
+    free(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w+b") : NULL;
+    if (!f && fd >= 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
     }
-    agg_watch_live(*g, fn, ctx);
-    int damaged = feed_capture(*g, cr, err, errlen);
-    in->close(in->ctx, cr);
-    agg_end(*g);
-    agg_release_records(*g);
-    return damaged;
+    return f;
+}
+
+/* The second pass: the logged changes, in order, to on_second. */
+static int replay_log(FILE *log, struct second *s)
+{
+    if (fflush(log) != 0 || fseek(log, 0, SEEK_SET) != 0)
+        return -1;
+    uint32_t n, keys[PENDING];
+    uint64_t deltas[PENDING];
+    while (fread(&n, sizeof n, 1, log) == 1) {
+        if (n == 0 || n > PENDING || fread(keys, sizeof *keys, n, log) != n ||
+            fread(deltas, sizeof *deltas, n, log) != n)
+            return -1;
+        for (uint32_t i = 0; i < n; i++)
+            on_second(s, keys[i], deltas[i], 0);
+    }
+    return ferror(log) ? -1 : 0;
 }
 
 /* After the first pass: what the capture allows, then the second. */
-static enum timeline_status second_pass(struct timeline *t, struct first *r, struct agg **first_g,
-                                        const struct timeline_input *in, char *err, size_t errlen)
+static enum timeline_status second_pass(struct timeline *t, struct first *r, const struct agg *g,
+                                        char *err, size_t errlen)
 {
-    const struct agg *g = *first_g;
     if (agg_mode(g) != WIRE_MODE_MEMORY)
         return snprintf(err, errlen, "--format timeline needs a memory capture, not a CPU capture"),
                TIMELINE_E_MODE;
@@ -358,42 +392,53 @@ static enum timeline_status second_pass(struct timeline *t, struct first *r, str
         free(after);
         return snprintf(err, errlen, "out of memory"), TIMELINE_E_NOMEM;
     }
-    /* the first aggregation is done with: the second's tables replace it */
-    agg_free(*first_g), *first_g = NULL;
     struct second s = {t, keys, after, 1, 0, 0, {0}};
-    struct agg *g2 = NULL;
-    char err2[400];
-    int rc = aggregate(&g2, in, on_second, &s, err2, sizeof err2);
-    agg_free(g2);
+    if (r->log_errno)
+        return snprintf(err, errlen, "cannot write the temporary file of the changes: %s",
+                        strerror(r->log_errno)),
+               free(after), TIMELINE_E_TEMP;
+    int rc = replay_log(r->log, &s);
     free(after);
-    if (rc < 0)
-        return snprintf(err, errlen, "out of memory"), TIMELINE_E_NOMEM;
-    if (s.event != r->event || s.total != r->total)
-        return snprintf(err, errlen, "the capture changed while it was read"), TIMELINE_E_CAPTURE;
+    if (rc != 0 || s.event != r->event || s.total != r->total)
+        return snprintf(err, errlen, "cannot read back the temporary file of the changes: %s",
+                        rc != 0 && errno ? strerror(errno) : "it changed"),
+               TIMELINE_E_TEMP;
     return TIMELINE_OK;
 }
 
-enum timeline_status timeline_read(const struct timeline_input *in, struct timeline **out,
-                                   char *err, size_t errlen)
+enum timeline_status timeline_read(struct capture_reader *cr, struct timeline **out, char *err,
+                                   size_t errlen)
 {
     struct timeline *t = calloc(1, sizeof *t);
-    if (!t)
+    struct first *r = calloc(1, sizeof *r);
+    struct agg *g = t && r ? agg_new() : NULL;
+    if (!g) {
+        free(t), free(r);
         return snprintf(err, errlen, "out of memory"), TIMELINE_E_NOMEM;
-    struct first r = {0};
-    struct agg *g = NULL;
+    }
     enum timeline_status st = TIMELINE_OK;
-    int damaged = aggregate(&g, in, on_first, &r, err, errlen);
-    apply_pending(&r);
-    if (damaged < 0)
-        st = TIMELINE_E_NOMEM;
-    else if (damaged && !agg_has_hello(g))
-        st = TIMELINE_E_CAPTURE;
-    else if (damaged && !(t->damage = strdup(err)))
-        st = TIMELINE_E_NOMEM, snprintf(err, errlen, "out of memory");
+    if (!(r->log = log_open())) {
+        snprintf(err, errlen, "cannot make a temporary file for the changes (TMPDIR): %s",
+                 strerror(errno));
+        st = TIMELINE_E_TEMP;
+    }
+    if (st == TIMELINE_OK) {
+        agg_watch_live(g, on_first, r);
+        int damaged = feed_capture(g, cr, err, errlen);
+        agg_end(g);
+        agg_release_records(g);
+        apply_pending(r);
+        if (damaged && !agg_has_hello(g))
+            st = TIMELINE_E_CAPTURE;
+        else if (damaged && !(t->damage = strdup(err)))
+            st = TIMELINE_E_NOMEM, snprintf(err, errlen, "out of memory");
+    }
     if (st == TIMELINE_OK)
-        st = second_pass(t, &r, &g, in, err, errlen);
+        st = second_pass(t, r, g, err, errlen);
     agg_free(g);
-    free(r.index), free(r.sites), free(r.cols);
+    if (r->log)
+        fclose(r->log);
+    free(r->index), free(r->sites), free(r->cols), free(r);
     if (st != TIMELINE_OK) {
         timeline_free(t);
         return st;
