@@ -11,7 +11,7 @@
 #include "daemon/feed.h"
 #include "daemon/render.h"
 
-/* Site changes applied at once (struct first). */
+/* Changes applied to their sites and logged at once (struct first). */
 #define PENDING 1024
 /* How many changes ahead a batch loads the index entry and the state. */
 #define AHEAD_INDEX 16
@@ -73,8 +73,8 @@ static bool grow_sites(struct first *r, uint32_t key)
     }
     if (r->n_sites == r->sites_cap) {
         uint32_t ncap = r->sites_cap ? r->sites_cap * 2 : 64;
-        struct site_state *n = ncap > r->sites_cap ? realloc(r->sites, (size_t)ncap * sizeof *n)
-                                                   : NULL;
+        struct site_state *n =
+            ncap > r->sites_cap ? realloc(r->sites, (size_t)ncap * sizeof *n) : NULL;
         if (!n)
             return false;
         r->sites = n, r->sites_cap = ncap;
