@@ -22,6 +22,7 @@ struct collector {
     atomic_bool capture_waiting; /* the writer waits for the capture */
     pthread_t writer;
     bool started;
+    uint64_t writer_cpu_ns;   /* the writer thread's own CPU, set as it ends */
     pthread_mutex_t nap_lock; /* the writer's nap, cut short by stop */
     pthread_cond_t nap_cond;
     atomic_uint_fast64_t frames; /* EVENTS frames sent */
@@ -106,6 +107,11 @@ void collector_free(struct collector *c)
     pthread_cond_destroy(&c->nap_cond);
     pthread_mutex_destroy(&c->nap_lock);
     free(c);
+}
+
+uint64_t collector_writer_cpu_ns(const struct collector *c)
+{
+    return c->writer_cpu_ns;
 }
 
 uint64_t collector_frames_sent(const struct collector *c)
@@ -391,8 +397,8 @@ static void nap(struct collector *c, uint64_t ns)
 
 /* Ships frames until stopped.  A full frame's worth goes at once; less
  * waits until COLLECTOR_FLUSH_NS after the last frame, so that a CPU
- * profile (a sample a millisecond) wakes the writer and the daemon about
- * a hundred times a second, not a thousand.  Between frames the writer
+ * profile (a sample a millisecond) wakes the writer and the daemon fifty
+ * times a second, not a thousand.  Between frames the writer
  * naps until the ring should hold a full frame at the rate it has been
  * filling, or until the flush is due: a heap profile's writer wakes about
  * once per full frame, and the ring (4 MiB, 64 frames) absorbs an
@@ -432,6 +438,9 @@ static void *writer_main(void *arg)
         seen = used, seen_at = now;
         nap(c, wait);
     }
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* read by the join's caller */
+    c->writer_cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
     return NULL;
 }
 

@@ -32,6 +32,7 @@ struct profiler {
     atomic_bool stop;
     pthread_t timer;
     bool timer_started;
+    uint64_t timer_cpu_ns; /* the timer thread's own CPU, set as it ends */
     /* Runtime thread only. */
     uint64_t dropped, sample_seq, alloc_seq, last_tick;
     bool stack_limit;
@@ -293,6 +294,7 @@ static void *timer_main(void *arg)
             next += period;
         }
     }
+    p->timer_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID); /* read by the join's caller */
     return NULL;
 }
 
@@ -417,4 +419,9 @@ void profiler_stop(struct profiler *p, struct wire_finish *fin)
         fin->dropped_ticks = p->dropped + left;
     }
     fin->stack_limit = p->stack_limit;
+}
+
+uint64_t profiler_timer_cpu_ns(const struct profiler *p)
+{
+    return p->timer_cpu_ns;
 }

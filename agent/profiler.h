@@ -40,6 +40,10 @@ int profiler_start(struct profiler *p);
  * caller's). */
 void profiler_stop(struct profiler *p, struct wire_finish *fin);
 
+/* CPU nanoseconds the timer thread used, exact once profiler_stop has
+ * joined it (0 before, and in memory mode): the profiler's own cost. */
+uint64_t profiler_timer_cpu_ns(const struct profiler *p);
+
 /* The heap observer's own exact totals (memory mode), kept on the agent
  * side independently of the daemon's aggregation so that tests can check
  * one against the other. */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "cli/run_fallback.h"
 #include "cli/run_profile.h"
 #include "cli/run_stackwalk.h"
+#include "cli/run_threadcpu.h"
 #include "proto/capture.h"
 #include "proto/toon.h"
 
@@ -249,18 +251,30 @@ void run_profile_close(struct run_profile *rp)
         fclose(rp->stack_walk->f);
     free(rp->stack_walk);
     rp->stack_walk = NULL;
+    struct run_threadcpu cpu = {0};
+    /* collector_finish stopped the writer: its CPU is final */
+    cpu.writer_ns = rp->collector ? collector_writer_cpu_ns(rp->collector) : 0;
     collector_free(rp->collector);
     rp->collector = NULL;
+    cpu.timer_ns = rp->profiler ? profiler_timer_cpu_ns(rp->profiler) : 0;
     profiler_free(rp->profiler);
     rp->profiler = NULL;
     if (rp->daemon > 0) {
         int st;
-        if (waitpid(rp->daemon, &st, WNOHANG) == 0) {
+        struct rusage ru = {0};
+        pid_t got = wait4(rp->daemon, &st, WNOHANG, &ru);
+        if (got == 0) {
             kill(rp->daemon, SIGKILL);
-            waitpid(rp->daemon, &st, 0);
+            got = wait4(rp->daemon, &st, 0, &ru);
         }
-        rp->daemon = -1;
+        cpu.daemon_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+                        (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+        rp->daemon = got == rp->daemon ? -1 : -2; /* -2: its usage is unknown */
     }
+    /* The daemon reaped, or none (a plain run: the zeros are exact too). */
+    if (rp->daemon == -1 && rp->test)
+        run_threadcpu_write(rp->test->thread_cpu, &cpu);
+    rp->daemon = -1;
     run_capture_discard(&rp->capture);
 }
 

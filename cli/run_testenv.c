@@ -38,6 +38,7 @@ void run_testenv_read(struct run_testenv *t)
     t->agent_stack_budget = number("JETT_TEST_AGENT_STACK_BUDGET");
     t->heap_totals = getenv("JETT_TEST_HEAP_TOTALS");
     t->stack_walk = getenv("JETT_TEST_STACK_WALK");
+    t->thread_cpu = getenv("JETT_TEST_THREAD_CPU");
     t->fail_alloc = interp_fail_alloc_from_env(); /* the one parser jett-interp-run uses too */
     t->fail_profiler_start = number("JETT_TEST_FAIL_PROFILER_START") != 0;
     t->skew_finish = number("JETT_TEST_SKEW_FINISH") != 0;

@@ -13,6 +13,8 @@
  *   JETT_TEST_HEAP_TOTALS=PATH      the heap observer's own totals
  *   JETT_TEST_STACK_WALK=PATH       the frames at every heap event
  *                                   (see run_stackwalk.h)
+ *   JETT_TEST_THREAD_CPU=PATH       the CPU time of the profiler's threads
+ *                                   and of the daemon (see run_threadcpu.h)
  *   JETT_TEST_FAIL_ALLOC=N          the Nth heap allocation fails
  *   JETT_TEST_FAIL_PROFILER_START=1 starting collection fails
  *   JETT_TEST_SKEW_FINISH=1         FINISH claims one requested tick more
@@ -31,6 +33,7 @@ struct run_testenv {
     uint64_t agent_stack_budget;                         /* 0: the real one */
     const char *heap_totals;                             /* NULL: none */
     const char *stack_walk;                              /* NULL: none */
+    const char *thread_cpu;                              /* NULL: none */
     uint64_t fail_alloc;                                 /* 0: never */
     bool fail_profiler_start;
     bool skew_finish;

@@ -68,13 +68,6 @@ static void hh_log(void *ctx, const struct interp_log_record *rec)
     hb_put(b, "\n", 1);
 }
 
-char *harness_tmpdir(void)
-{
-    char tmpl[] = "/tmp/jett-test-XXXXXX";
-    char *d = mkdtemp(tmpl);
-    return d ? strdup(d) : NULL;
-}
-
 void harness_write(const char *dir, const char *rel, const char *text)
 {
     char path[4096];
@@ -149,14 +142,22 @@ void harness_run_args(struct harness_run *r, const char *path, unsigned long fai
     r->logs = h.logs.data;
 }
 
-void harness_run(struct harness_run *r, const char *text)
+/* A fresh project holding `text` as main.jett (its path in `path`); the
+ * project's folder (malloc'd). */
+static char *main_project(const char *text, char path[4096])
 {
-    char *dir = harness_tmpdir();
+    char *dir = tu_tmpdir();
     if (dir == NULL)
         abort();
     harness_write(dir, "main.jett", text);
+    snprintf(path, 4096, "%s/main.jett", dir);
+    return dir;
+}
+
+void harness_run(struct harness_run *r, const char *text)
+{
     char path[4096];
-    snprintf(path, sizeof path, "%s/main.jett", dir);
+    char *dir = main_project(text, path);
     harness_run_file(r, path, 0);
     harness_rmtree(dir);
     free(dir);
@@ -175,12 +176,8 @@ void harness_free(struct harness_run *r)
 char *harness_load_diags(const char *text)
 {
     struct harness_run r;
-    char *dir = harness_tmpdir();
-    if (dir == NULL)
-        abort();
-    harness_write(dir, "main.jett", text);
     char path[4096];
-    snprintf(path, sizeof path, "%s/main.jett", dir);
+    char *dir = main_project(text, path);
     memset(&r, 0, sizeof r);
     struct interp_diags d;
     struct interp_program *p = interp_load(path, NULL, &d);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "agent/interp.h"
+#include "testutil.h" /* tu_tmpdir for the projects */
 
 struct harness_run {
     bool loaded;
@@ -18,8 +19,6 @@ struct harness_run {
     struct interp_result result;
 };
 
-/* Creates a fresh temporary folder and returns its path (static buffer per call site). */
-char *harness_tmpdir(void);
 /* Writes text to dir/rel, creating folders. */
 void harness_write(const char *dir, const char *rel, const char *text);
 void harness_rmtree(const char *dir);

@@ -20,20 +20,6 @@
 
 #include "testutil.h"
 
-static char *jett, *dir;
-
-static void setup(void)
-{
-    jett = tu_build_path("cli/jett");
-    dir = tu_tmpdir();
-}
-
-static void teardown(void)
-{
-    ck_assert_int_eq(tu_rmtree(dir), 0);
-    free(jett), free(dir);
-}
-
 /* tests/attrib/NAME/main.jett (malloc'd path). */
 static char *attrib_program(const char *name)
 {
@@ -63,8 +49,8 @@ static char *profile(const char *name, const char *arg)
 {
     char *path = attrib_program(name);
     const char *argv[] = {
-        jett, "run", path, "--profile", "--profile-threshold", "0", "--agent", arg ? "--" : NULL,
-        arg,  NULL};
+        tu_jett,           "run", path, "--profile", "--profile-threshold", "0", "--agent",
+        arg ? "--" : NULL, arg,   NULL};
     struct tu_output o;
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_msg(o.status == 0, "%s\n%s", o.out, o.err);
@@ -233,8 +219,8 @@ START_TEST(sigint_during_long_sort)
     char out[800];
     char *path = attrib_program("longsort");
     long sort_line = line_of(path, "let ys = sort(xs)");
-    snprintf(out, sizeof out, "%s/out.toon", dir);
-    const char *argv[] = {jett, "run", path, "--profile", "--agent", NULL};
+    snprintf(out, sizeof out, "%s/out.toon", tu_dir);
+    const char *argv[] = {tu_jett, "run", path, "--profile", "--agent", NULL};
     pid_t pid = tu_spawn(argv, out);
     long hz = sysconf(_SC_CLK_TCK);
     while (thread_cpu_ticks(pid, "jett-runtime") < hz / 2) {
@@ -266,7 +252,7 @@ Suite *attrib_e2e_suite(void)
 {
     Suite *s = suite_create("attrib_e2e");
     TCase *tc = tcase_create("cpu");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, tu_e2e_setup, tu_e2e_teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, skid_large_concatenation);
     tcase_add_test(tc, skid_builtin_call);

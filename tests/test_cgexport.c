@@ -35,9 +35,8 @@ static char *export_file(const char *path, char *err, size_t errlen)
 
 static char *export_fixture(const char *name)
 {
-    char rel[200], err[300];
-    snprintf(rel, sizeof rel, "fixtures/%s.jcap", name);
-    char *path = tu_build_path(rel);
+    char err[300];
+    char *path = tu_capture_path(name);
     char *text = export_file(path, err, sizeof err);
     ck_assert_msg(text != NULL, "%s", err);
     free(path);

@@ -45,7 +45,7 @@ START_TEST(declaration_clashes)
                 "main.jett:3:5: error: 'g' is already declared\n");
     expect_diag(HEAD "let f = 1\nfn f() {\n}\nfn main() {\n}\n",
                 "main.jett:3:4: error: 'f' is declared both as a function and a global\n");
-    char *dir = harness_tmpdir();
+    char *dir = tu_tmpdir();
     harness_write(dir, "main.jett",
                   "namespace m\nimport a.util\nimport b.util\nfn main() {\n  util.f()\n}\n");
     harness_write(dir, "a.jett", "namespace a.util\nfn f() {\n}\n");
@@ -122,7 +122,7 @@ END_TEST
 /* Loads text and returns its secret spans as "start-end;" text. */
 static char *secret_spans(const char *text)
 {
-    char *dir = harness_tmpdir();
+    char *dir = tu_tmpdir();
     harness_write(dir, "main.jett", text);
     char path[4096];
     snprintf(path, sizeof path, "%s/main.jett", dir);
@@ -164,7 +164,7 @@ END_TEST
 
 START_TEST(blanked_text)
 {
-    char *dir = harness_tmpdir();
+    char *dir = tu_tmpdir();
     harness_write(dir, "main.jett",
                   "namespace m // c\nfn main() {\n  let t = env(\"K\")\n  print(\"hi\", 1)\n}\n");
     char path[4096];
@@ -184,7 +184,7 @@ END_TEST
 
 START_TEST(imports_and_qualified_calls)
 {
-    char *dir = harness_tmpdir();
+    char *dir = tu_tmpdir();
     harness_write(dir, "jett.toml", "");
     harness_write(dir, "main.jett",
                   "namespace app.main\nimport app.util\nimport std.math\n"

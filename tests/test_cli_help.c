@@ -9,20 +9,6 @@
 #include "proto/util/suggest_option.h"
 #include "testutil.h"
 
-static char *jett, *profd;
-
-static void setup(void)
-{
-    jett = tu_build_path("cli/jett");
-    profd = tu_build_path("daemon/jett-profd");
-}
-
-static void teardown(void)
-{
-    free(jett);
-    free(profd);
-}
-
 #define MAX_WORDS 8
 
 /* A command (words after the binary) and every option its help must
@@ -90,7 +76,7 @@ static const struct help_case helps[] = {
 static void run(bool daemon, const char *const *words, const char *const *extra,
                 struct tu_output *o)
 {
-    const char *argv[MAX_WORDS + 4] = {daemon ? profd : jett};
+    const char *argv[MAX_WORDS + 4] = {daemon ? tu_profd : tu_jett};
     size_t n = 1;
     for (size_t i = 0; words && words[i] && n < MAX_WORDS; i++)
         argv[n++] = words[i];
@@ -273,7 +259,7 @@ Suite *cli_help_suite(void)
 {
     Suite *s = suite_create("cli_help");
     TCase *t = tcase_create("cli_help");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_add_test(t, every_command_has_help);
     tcase_add_test(t, help_anywhere);
     tcase_add_test(t, misspelt_words_get_a_suggestion);

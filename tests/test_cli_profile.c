@@ -11,29 +11,6 @@
 
 #include "testutil.h"
 
-static char *jett, *profd, *tmp;
-
-static void setup(void)
-{
-    jett = tu_build_path("cli/jett");
-    profd = tu_build_path("daemon/jett-profd");
-    tmp = tu_tmpdir();
-}
-
-static void teardown(void)
-{
-    ck_assert_int_eq(tu_rmtree(tmp), 0);
-    free(jett), free(profd), free(tmp);
-}
-
-static char *tmp_path(const char *name)
-{
-    size_t n = strlen(tmp) + strlen(name) + 2;
-    char *p = malloc(n);
-    snprintf(p, n, "%s/%s", tmp, name);
-    return p;
-}
-
 static int run(const char *const argv[], struct tu_output *o)
 {
     ck_assert_int_eq(tu_run(argv, NULL, 0, o), 0);
@@ -43,28 +20,28 @@ static int run(const char *const argv[], struct tu_output *o)
 START_TEST(usage_errors_exit_2)
 {
     struct tu_output o;
-    const char *none[] = {jett, NULL};
+    const char *none[] = {tu_jett, NULL};
     ck_assert_int_eq(run(none, &o), 2);
     tu_output_free(&o);
-    const char *unknown[] = {jett, "frobnicate", NULL};
+    const char *unknown[] = {tu_jett, "frobnicate", NULL};
     ck_assert_int_eq(run(unknown, &o), 2);
     ck_assert_ptr_nonnull(strstr(o.err, "unknown command 'frobnicate'"));
     tu_output_free(&o);
-    const char *sub[] = {jett, "profile", "explode", NULL};
+    const char *sub[] = {tu_jett, "profile", "explode", NULL};
     ck_assert_int_eq(run(sub, &o), 2);
     tu_output_free(&o);
-    const char *dump2[] = {jett, "profile", "dump", "a", "b", NULL};
+    const char *dump2[] = {tu_jett, "profile", "dump", "a", "b", NULL};
     ck_assert_int_eq(run(dump2, &o), 2);
     tu_output_free(&o);
-    const char *packo[] = {jett, "profile", "pack", "a", NULL};
+    const char *packo[] = {tu_jett, "profile", "pack", "a", NULL};
     ck_assert_int_eq(run(packo, &o), 2);
     ck_assert_ptr_nonnull(strstr(o.err, "jett profile pack TEXT -o CAPTURE"));
     tu_output_free(&o);
-    const char *packopt[] = {jett, "profile", "pack", "a", "-o", "b", "--bogus", NULL};
+    const char *packopt[] = {tu_jett, "profile", "pack", "a", "-o", "b", "--bogus", NULL};
     ck_assert_int_eq(run(packopt, &o), 2);
     ck_assert_ptr_nonnull(strstr(o.err, "unknown option '--bogus'"));
     tu_output_free(&o);
-    const char *missing[] = {jett, "profile", "dump", "/nonexistent/x.jcap", NULL};
+    const char *missing[] = {tu_jett, "profile", "dump", "/nonexistent/x.jcap", NULL};
     ck_assert_int_eq(run(missing, &o), 2);
     ck_assert_ptr_nonnull(strstr(o.err, "cannot open"));
     tu_output_free(&o);
@@ -74,15 +51,15 @@ END_TEST
 START_TEST(help_and_version)
 {
     struct tu_output o;
-    const char *v[] = {jett, "--version", NULL};
+    const char *v[] = {tu_jett, "--version", NULL};
     ck_assert_int_eq(run(v, &o), 0);
     ck_assert_int_eq(strncmp(o.out, "jett ", 5), 0);
     tu_output_free(&o);
-    const char *h[] = {jett, "profile", "--help", NULL};
+    const char *h[] = {tu_jett, "profile", "--help", NULL};
     ck_assert_int_eq(run(h, &o), 0);
     ck_assert_ptr_nonnull(strstr(o.out, "jett profile dump"));
     tu_output_free(&o);
-    const char *pv[] = {profd, "--version", NULL};
+    const char *pv[] = {tu_profd, "--version", NULL};
     ck_assert_int_eq(run(pv, &o), 0);
     ck_assert_int_eq(strncmp(o.out, "jett-profd ", 11), 0);
     tu_output_free(&o);
@@ -93,17 +70,18 @@ END_TEST
 START_TEST(pack_dump_roundtrip)
 {
     char *txt = tu_source_path("fixtures/captures/tiny-memory.jcap.txt");
-    char *cap = tmp_path("m.jcap"), *back = tmp_path("back.txt"), *cap2 = tmp_path("m2.jcap");
+    char *cap = tu_tmp_path("m.jcap"), *back = tu_tmp_path("back.txt"),
+         *cap2 = tu_tmp_path("m2.jcap");
     struct tu_output o;
-    const char *pack[] = {jett, "profile", "pack", "-o", cap, txt, NULL};
+    const char *pack[] = {tu_jett, "profile", "pack", "-o", cap, txt, NULL};
     ck_assert_int_eq(run(pack, &o), 0);
     tu_output_free(&o);
-    const char *dump[] = {jett, "profile", "dump", cap, NULL};
+    const char *dump[] = {tu_jett, "profile", "dump", cap, NULL};
     ck_assert_int_eq(run(dump, &o), 0);
     ck_assert_ptr_nonnull(strstr(o.out, "  ALLOC seq=7 op=free id=4 old=31 new=-"));
     ck_assert_int_eq(tu_write_file(back, o.out, o.out_len), 0);
     tu_output_free(&o);
-    const char *repack[] = {jett, "profile", "pack", back, "-o", cap2, NULL};
+    const char *repack[] = {tu_jett, "profile", "pack", back, "-o", cap2, NULL};
     ck_assert_int_eq(run(repack, &o), 0);
     tu_output_free(&o);
     size_t l1, l2;
@@ -117,12 +95,12 @@ END_TEST
 /* pack -o a FIFO writes into it, as into a device: the FIFO stays. */
 START_TEST(pack_to_a_fifo)
 {
-    char *txt = tu_source_path("fixtures/captures/tiny-cpu.jcap.txt"), *out = tmp_path("c.fifo");
+    char *txt = tu_source_path("fixtures/captures/tiny-cpu.jcap.txt"), *out = tu_tmp_path("c.fifo");
     ck_assert_int_eq(mkfifo(out, 0600), 0);
     int rd = open(out, O_RDONLY | O_NONBLOCK);
     ck_assert_int_ge(rd, 0);
     struct tu_output o;
-    const char *pack[] = {jett, "profile", "pack", txt, "-o", out, NULL};
+    const char *pack[] = {tu_jett, "profile", "pack", txt, "-o", out, NULL};
     ck_assert_msg(run(pack, &o) == 0, "%s", o.err);
     tu_output_free(&o);
     char magic[8];
@@ -142,7 +120,7 @@ START_TEST(dump_from_stdin)
     size_t len;
     char *cap = tu_read_file(capfile, &len);
     struct tu_output o;
-    const char *dump[] = {jett, "profile", "dump", "-", NULL};
+    const char *dump[] = {tu_jett, "profile", "dump", "-", NULL};
     ck_assert_int_eq(tu_run(dump, cap, len, &o), 0);
     ck_assert_int_eq(o.status, 0);
     ck_assert_int_eq(strncmp(o.out, "HELLO version=1 mode=cpu", 24), 0);
@@ -157,16 +135,16 @@ START_TEST(dump_bad_capture_exits_1)
     char *capfile = tu_build_path("fixtures/tiny-cpu.jcap");
     size_t len;
     char *cap = tu_read_file(capfile, &len);
-    char *cut = tmp_path("cut.jcap");
+    char *cut = tu_tmp_path("cut.jcap");
     ck_assert_int_eq(tu_write_file(cut, cap, len - 3), 0);
     struct tu_output o;
-    const char *dump[] = {jett, "profile", "dump", cut, NULL};
+    const char *dump[] = {tu_jett, "profile", "dump", cut, NULL};
     ck_assert_int_eq(run(dump, &o), 1);
     ck_assert_ptr_nonnull(strstr(o.out, "HELLO version=1"));
     ck_assert_ptr_nonnull(strstr(o.err, ": byte "));
     ck_assert_ptr_nonnull(strstr(o.err, "frame cut short"));
     tu_output_free(&o);
-    const char *replay[] = {profd, "replay", cut, NULL};
+    const char *replay[] = {tu_profd, "replay", cut, NULL};
     ck_assert_int_eq(run(replay, &o), 1);
     ck_assert_ptr_nonnull(strstr(o.err, "frame cut short"));
     tu_output_free(&o);
@@ -176,11 +154,11 @@ END_TEST
 
 START_TEST(pack_bad_text_exits_1_with_line)
 {
-    char *txt = tmp_path("bad.txt"), *out = tmp_path("bad.jcap");
+    char *txt = tu_tmp_path("bad.txt"), *out = tu_tmp_path("bad.jcap");
     const char text[] = "# first\nHELLO version=1 mode=cpu\n";
     ck_assert_int_eq(tu_write_file(txt, text, sizeof text - 1), 0);
     struct tu_output o;
-    const char *pack[] = {jett, "profile", "pack", txt, "-o", out, NULL};
+    const char *pack[] = {tu_jett, "profile", "pack", txt, "-o", out, NULL};
     ck_assert_int_eq(run(pack, &o), 1);
     ck_assert_ptr_nonnull(strstr(o.err, "bad.txt:2: HELLO: missing field 'rate_hz'"));
     ck_assert_int_eq(access(out, F_OK), -1); /* no partial capture left behind */
@@ -200,7 +178,7 @@ START_TEST(replay_profiles_capture)
 {
     char *cap = tu_build_path("fixtures/every-record.jcap");
     struct tu_output o;
-    const char *replay[] = {profd, "replay", cap, NULL};
+    const char *replay[] = {tu_profd, "replay", cap, NULL};
     ck_assert_int_eq(run(replay, &o), 0);
     ck_assert_ptr_nonnull(
         strstr(o.out, "status: partial (collector_failure), termination: runtime_error\n"));
@@ -210,7 +188,7 @@ START_TEST(replay_profiles_capture)
     ck_assert_ptr_nonnull(strstr(o.out, "  recorded samples      4\n"));
     ck_assert_ptr_nonnull(strstr(o.out, "  wall time             18446744073710 ms\n"));
     tu_output_free(&o);
-    const char *usage[] = {profd, "bogus", NULL};
+    const char *usage[] = {tu_profd, "bogus", NULL};
     ck_assert_int_eq(run(usage, &o), 2);
     tu_output_free(&o);
     free(cap);
@@ -222,15 +200,13 @@ START_TEST(replay_from_a_pipe_equals_the_file)
 {
     static const char *const names[] = {"tiny-cpu", "tiny-memory", "cpu-recursion", "mem-churn"};
     for (size_t i = 0; i < 4; i++) {
-        char rel[100];
-        snprintf(rel, sizeof rel, "fixtures/%s.jcap", names[i]);
-        char *cap = tu_build_path(rel);
+        char *cap = tu_capture_path(names[i]);
         size_t len;
         char *bytes = tu_read_file(cap, &len);
         ck_assert_ptr_nonnull(bytes);
         struct tu_output a, b;
-        const char *file[] = {jett, "profile", "replay", cap, "--agent", NULL};
-        const char *pipe_argv[] = {jett, "profile", "replay", "-", "--agent", NULL};
+        const char *file[] = {tu_jett, "profile", "replay", cap, "--agent", NULL};
+        const char *pipe_argv[] = {tu_jett, "profile", "replay", "-", "--agent", NULL};
         ck_assert_int_eq(run(file, &a), 0);
         ck_assert_int_eq(tu_run(pipe_argv, bytes, len, &b), 0);
         ck_assert_int_eq(b.status, 0);
@@ -247,7 +223,7 @@ END_TEST
  * partial profile after the timeout. */
 START_TEST(replay_follow_equals_the_finished_file)
 {
-    char *cap = tu_build_path("fixtures/cpu-recursion.jcap"), *growing = tmp_path("grow.jcap");
+    char *cap = tu_build_path("fixtures/cpu-recursion.jcap"), *growing = tu_tmp_path("grow.jcap");
     size_t len;
     char *bytes = tu_read_file(cap, &len);
     ck_assert_int_eq(tu_write_file(growing, "", 0), 0);
@@ -265,23 +241,23 @@ START_TEST(replay_follow_equals_the_finished_file)
         _exit(0);
     }
     struct tu_output a, b;
-    const char *follow[] = {jett, "profile", "replay", growing, "--follow", "--agent", NULL};
+    const char *follow[] = {tu_jett, "profile", "replay", growing, "--follow", "--agent", NULL};
     ck_assert_int_eq(run(follow, &b), 0);
     waitpid(writer, NULL, 0);
-    const char *file[] = {jett, "profile", "replay", cap, "--agent", NULL};
+    const char *file[] = {tu_jett, "profile", "replay", cap, "--agent", NULL};
     ck_assert_int_eq(run(file, &a), 0);
     ck_assert_int_eq(b.status, 0);
     ck_assert_str_eq(a.out, b.out);
     tu_output_free(&a), tu_output_free(&b);
     /* Half a capture that never grows again: partial, exit 1. */
     ck_assert_int_eq(tu_write_file(growing, bytes, len / 2), 0);
-    const char *stalled[] = {jett,        "profile", "replay",  growing, "--follow",
+    const char *stalled[] = {tu_jett,     "profile", "replay",  growing, "--follow",
                              "--timeout", "1",       "--agent", NULL};
     ck_assert_int_eq(run(stalled, &b), 1);
     ck_assert_ptr_nonnull(strstr(b.out, "\n  partial_reason: collector_failure\n"));
     ck_assert_ptr_nonnull(strstr(b.err, "no new data"));
     tu_output_free(&b);
-    const char *badt[] = {jett, "profile", "replay", cap, "--timeout", "5", NULL};
+    const char *badt[] = {tu_jett, "profile", "replay", cap, "--timeout", "5", NULL};
     ck_assert_int_eq(run(badt, &b), 2);
     ck_assert_ptr_nonnull(strstr(b.err, "--timeout needs --follow"));
     tu_output_free(&b);
@@ -293,7 +269,7 @@ Suite *cli_profile_suite(void)
 {
     Suite *s = suite_create("cli_profile");
     TCase *t = tcase_create("cli");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_add_test(t, usage_errors_exit_2);
     tcase_add_test(t, help_and_version);
     tcase_add_test(t, pack_dump_roundtrip);

@@ -16,18 +16,6 @@
 
 #define S(lit) ((struct wire_str){lit, (uint32_t)(sizeof lit - 1)})
 
-static char *profd;
-
-static void setup(void)
-{
-    profd = tu_build_path("daemon/jett-profd");
-}
-
-static void teardown(void)
-{
-    free(profd);
-}
-
 static struct wire_hello cpu_hello(uint32_t caps)
 {
     struct wire_hello h = {WIRE_PROTOCOL_VERSION,
@@ -76,7 +64,7 @@ static void stream_two_samples(struct collector *c)
 START_TEST(session_returns_result)
 {
     pid_t pid;
-    struct collector *c = connect_daemon(profd, &pid, -1, COLLECTOR_RING, COLLECTOR_STALL_NS);
+    struct collector *c = connect_daemon(tu_profd, &pid, -1, COLLECTOR_RING, COLLECTOR_STALL_NS);
     struct wire_hello h = cpu_hello(WIRE_CAP_ALL);
     char missing[64] = "";
     ck_assert_int_eq(collector_handshake(c, &h, 5000, missing, sizeof missing), COLLECTOR_READY);
@@ -102,7 +90,7 @@ END_TEST
 START_TEST(unsupported_capability_named)
 {
     pid_t pid;
-    struct collector *c = connect_daemon(profd, &pid, -1, COLLECTOR_RING, COLLECTOR_STALL_NS);
+    struct collector *c = connect_daemon(tu_profd, &pid, -1, COLLECTOR_RING, COLLECTOR_STALL_NS);
     struct wire_hello h = cpu_hello(WIRE_CAP_ALL & ~WIRE_CAP_SAFE_STACK_CAPTURE);
     char missing[64] = "";
     ck_assert_int_eq(collector_handshake(c, &h, 5000, missing, sizeof missing),
@@ -111,7 +99,7 @@ START_TEST(unsupported_capability_named)
     collector_free(c);
     ck_assert_int_eq(reap(pid), 0);
     /* Memory mode needs the heap hooks and free/resize events. */
-    c = connect_daemon(profd, &pid, -1, COLLECTOR_RING, COLLECTOR_STALL_NS);
+    c = connect_daemon(tu_profd, &pid, -1, COLLECTOR_RING, COLLECTOR_STALL_NS);
     h = cpu_hello(WIRE_CAP_ALL & ~WIRE_CAP_FREE_AND_RESIZE_EVENTS);
     h.mode = WIRE_MODE_MEMORY, h.config.rate_hz = 0;
     ck_assert_int_eq(collector_handshake(c, &h, 5000, missing, sizeof missing),
@@ -166,7 +154,7 @@ END_TEST
 START_TEST(reserve_grants_what_fits)
 {
     pid_t pid;
-    struct collector *c = connect_daemon(profd, &pid, -1, 4096, COLLECTOR_STALL_NS);
+    struct collector *c = connect_daemon(tu_profd, &pid, -1, 4096, COLLECTOR_STALL_NS);
     ck_assert(collector_reserve(c, 4096));
     ck_assert(!collector_reserve(c, 4097));
     uint8_t e[WIRE_SAMPLE_SIZE];
@@ -195,7 +183,7 @@ END_TEST
 START_TEST(killed_daemon_fails_collector)
 {
     pid_t pid;
-    struct collector *c = connect_daemon(profd, &pid, -1, 4096, COLLECTOR_STALL_NS);
+    struct collector *c = connect_daemon(tu_profd, &pid, -1, 4096, COLLECTOR_STALL_NS);
     struct wire_hello h = cpu_hello(WIRE_CAP_ALL);
     char missing[64];
     ck_assert_int_eq(collector_handshake(c, &h, 5000, missing, sizeof missing), COLLECTOR_READY);
@@ -221,7 +209,7 @@ END_TEST
 START_TEST(stopped_daemon_back_pressure_times_out)
 {
     pid_t pid;
-    struct collector *c = connect_daemon(profd, &pid, -1, 4096, 300000000ull);
+    struct collector *c = connect_daemon(tu_profd, &pid, -1, 4096, 300000000ull);
     struct wire_hello h = cpu_hello(WIRE_CAP_ALL);
     char missing[64];
     ck_assert_int_eq(collector_handshake(c, &h, 5000, missing, sizeof missing), COLLECTOR_READY);
@@ -255,7 +243,7 @@ START_TEST(capture_copy_is_a_valid_capture)
     ck_assert_int_ge(fd, 0);
     ck_assert_int_eq(capture_write_all(fd, CAPTURE_MAGIC, CAPTURE_MAGIC_LEN), 0);
     pid_t pid;
-    struct collector *c = connect_daemon(profd, &pid, fd, COLLECTOR_RING, COLLECTOR_STALL_NS);
+    struct collector *c = connect_daemon(tu_profd, &pid, fd, COLLECTOR_RING, COLLECTOR_STALL_NS);
     struct wire_hello h = cpu_hello(WIRE_CAP_ALL);
     char missing[64];
     ck_assert_int_eq(collector_handshake(c, &h, 5000, missing, sizeof missing), COLLECTOR_READY);
@@ -267,7 +255,7 @@ START_TEST(capture_copy_is_a_valid_capture)
     close(fd);
     reap(pid);
     struct tu_output o;
-    const char *argv[] = {profd, "replay", path, "--agent", NULL};
+    const char *argv[] = {tu_profd, "replay", path, "--agent", NULL};
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 0);
     /* Replay prints the same profile document as the live run. */
@@ -285,7 +273,7 @@ Suite *collector_suite(void)
 {
     Suite *s = suite_create("collector");
     TCase *t = tcase_create("collector");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_set_timeout(t, 60);
     tcase_add_test(t, session_returns_result);
     tcase_add_test(t, unsupported_capability_named);

@@ -13,18 +13,6 @@
 #include "daemon/export/flame_diff.h"
 #include "testutil.h"
 
-static char *jett;
-
-static void setup(void)
-{
-    jett = tu_build_path("cli/jett");
-}
-
-static void teardown(void)
-{
-    free(jett);
-}
-
 /* Shares differ by n1/d1 - n0/d0, in hundredths of a point, rounded half
  * away from zero; a zero denominator is a zero share. */
 START_TEST(points_are_exact)
@@ -45,7 +33,7 @@ static char *run_diff(const char *a, const char *b, bool agent, int want_status)
 {
     char *pa = tu_build_path(a), *pb = tu_build_path(b);
     struct tu_output o;
-    const char *argv[] = {jett, "profile", "diff", pa, pb, agent ? "--agent" : NULL, NULL};
+    const char *argv[] = {tu_jett, "profile", "diff", pa, pb, agent ? "--agent" : NULL, NULL};
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_msg(o.status == want_status, "status %d: %s", o.status, o.err);
     free(pa), free(pb);
@@ -239,7 +227,7 @@ static pid_t start_program(const char *dir, const char *name)
     snprintf(cap, sizeof cap, "%s/%s.jcap", dir, name);
     snprintf(out, sizeof out, "%s/%s.out", dir, name);
     char *prog = tu_source_path(rel);
-    const char *argv[] = {jett, "run", prog, "--profile", "--profile-capture", cap, NULL};
+    const char *argv[] = {tu_jett, "run", prog, "--profile", "--profile-capture", cap, NULL};
     pid_t pid = tu_spawn(argv, out);
     free(prog);
     ck_assert_int_gt(pid, 0);
@@ -285,7 +273,7 @@ START_TEST(real_program_before_after)
     snprintf(a, sizeof a, "%s/before.jcap", dir);
     snprintf(b, sizeof b, "%s/after.jcap", dir);
     struct tu_output o;
-    const char *argv[] = {jett, "profile", "diff", a, b, "--agent", NULL};
+    const char *argv[] = {tu_jett, "profile", "diff", a, b, "--agent", NULL};
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_msg(o.status == 0, "%s", o.err);
     /* four functions, and a fifth when a sample fell in the namespace's
@@ -480,22 +468,22 @@ START_TEST(command_errors)
     free(out);
     char *a = tu_build_path("fixtures/tiny-cpu.jcap");
     struct tu_output o;
-    const char *one[] = {jett, "profile", "diff", a, NULL};
+    const char *one[] = {tu_jett, "profile", "diff", a, NULL};
     ck_assert_int_eq(tu_run(one, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 2);
     ck_assert_ptr_nonnull(strstr(o.err, "expected two captures, BASE and NEW"));
     tu_output_free(&o);
-    const char *opt[] = {jett, "profile", "diff", a, a, "--human", NULL};
+    const char *opt[] = {tu_jett, "profile", "diff", a, a, "--human", NULL};
     ck_assert_int_eq(tu_run(opt, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 2);
     ck_assert_ptr_nonnull(strstr(o.err, "unknown option '--human'"));
     tu_output_free(&o);
-    const char *missing[] = {jett, "profile", "diff", a, "/nonexistent.jcap", NULL};
+    const char *missing[] = {tu_jett, "profile", "diff", a, "/nonexistent.jcap", NULL};
     ck_assert_int_eq(tu_run(missing, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 2);
     tu_output_free(&o);
     /* both sides are read at once; both errors come out, BASE's first */
-    const char *both[] = {jett, "profile", "diff", "/nonexistent-base.jcap", a, NULL};
+    const char *both[] = {tu_jett, "profile", "diff", "/nonexistent-base.jcap", a, NULL};
     both[4] = tu_source_path("fixtures/captures/cpu-simple.jcap.txt");
     ck_assert_int_eq(tu_run(both, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 2);
@@ -506,7 +494,7 @@ START_TEST(command_errors)
     ck_assert(eb < en);
     tu_output_free(&o);
     free((char *)both[4]);
-    const char *modes[] = {jett, "profile", "diff", a, a, NULL};
+    const char *modes[] = {tu_jett, "profile", "diff", a, a, NULL};
     modes[4] = tu_build_path("fixtures/tiny-memory.jcap");
     ck_assert_int_eq(tu_run(modes, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 1);
@@ -561,7 +549,7 @@ START_TEST(differential_svg_by_hand)
 {
     char *a = tu_build_path("fixtures/diff-opt-base.jcap");
     char *b = tu_build_path("fixtures/diff-opt-new.jcap");
-    const char *argv[] = {jett, "profile", "diff", a, b, "--format", "svg", NULL};
+    const char *argv[] = {tu_jett, "profile", "diff", a, b, "--format", "svg", NULL};
     struct tu_output o;
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_msg(o.status == 0, "%s", o.err);
@@ -582,7 +570,7 @@ START_TEST(differential_svg_by_hand)
     tu_output_free(&o);
     /* -o writes the same document */
     char *out = tu_build_path("diff-flame-test.svg");
-    const char *to[] = {jett, "profile", "diff", a, b, "--format", "svg", "-o", out, NULL};
+    const char *to[] = {tu_jett, "profile", "diff", a, b, "--format", "svg", "-o", out, NULL};
     ck_assert_int_eq(tu_run(to, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 0);
     ck_assert_int_eq(o.out_len, 0);
@@ -604,7 +592,7 @@ START_TEST(differential_svg_memory)
 {
     char *a = tu_build_path("fixtures/diff-mem-base.jcap");
     char *b = tu_build_path("fixtures/diff-mem-new.jcap");
-    const char *argv[] = {jett, "profile", "diff", a, b, "--format", "svg", NULL};
+    const char *argv[] = {tu_jett, "profile", "diff", a, b, "--format", "svg", NULL};
     struct tu_output o;
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_msg(o.status == 0, "%s", o.err);
@@ -622,22 +610,22 @@ START_TEST(differential_svg_usage)
 {
     char *a = tu_build_path("fixtures/tiny-cpu.jcap");
     struct tu_output o;
-    const char *pdf[] = {jett, "profile", "diff", a, a, "--format", "pdf", NULL};
+    const char *pdf[] = {tu_jett, "profile", "diff", a, a, "--format", "pdf", NULL};
     ck_assert_int_eq(tu_run(pdf, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 2);
     ck_assert_str_eq(o.err, "jett: profile diff: --format must be svg, not 'pdf'\n");
     tu_output_free(&o);
-    const char *both[] = {jett, "profile", "diff", a, a, "--format", "svg", "--agent", NULL};
+    const char *both[] = {tu_jett, "profile", "diff", a, a, "--format", "svg", "--agent", NULL};
     ck_assert_int_eq(tu_run(both, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 2);
     ck_assert_ptr_nonnull(strstr(o.err, "--agent and --format svg are two outputs"));
     tu_output_free(&o);
-    const char *noformat[] = {jett, "profile", "diff", a, a, "-o", "x.svg", NULL};
+    const char *noformat[] = {tu_jett, "profile", "diff", a, a, "-o", "x.svg", NULL};
     ck_assert_int_eq(tu_run(noformat, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 2);
     ck_assert_str_eq(o.err, "jett: profile diff: -o applies to --format svg\n");
     tu_output_free(&o);
-    const char *novalue[] = {jett, "profile", "diff", a, a, "--format", NULL};
+    const char *novalue[] = {tu_jett, "profile", "diff", a, a, "--format", NULL};
     ck_assert_int_eq(tu_run(novalue, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 2);
     ck_assert_str_eq(o.err, "jett: profile diff: --format needs a value\n");
@@ -670,7 +658,7 @@ START_TEST(one_cpu_reads_in_turn)
     free(out);
     struct tu_output o;
     const char *argv[] = {
-        jett, "profile", "diff", "/nonexistent-base.jcap", "/nonexistent-new.jcap", NULL};
+        tu_jett, "profile", "diff", "/nonexistent-base.jcap", "/nonexistent-new.jcap", NULL};
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 2);
     const char *eb = strstr(o.err, "/nonexistent-base.jcap: cannot open");
@@ -686,7 +674,7 @@ Suite *diff_suite(void)
 {
     Suite *s = suite_create("diff");
     TCase *t = tcase_create("diff");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_add_test(t, points_are_exact);
     tcase_add_test(t, cpu_pair_by_hand);
     tcase_add_test(t, optimization_pair_by_hand);

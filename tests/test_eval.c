@@ -353,7 +353,7 @@ END_TEST
 
 START_TEST(main_args)
 {
-    char *dir = harness_tmpdir();
+    char *dir = tu_tmpdir();
     harness_write(dir, "main.jett", HEAD "fn main(args: list) {\n print(len(args), args)\n}\n");
     char path[4096];
     snprintf(path, sizeof path, "%s/main.jett", dir);

@@ -14,38 +14,9 @@
 #include "proto/captext.h"
 #include "testutil.h"
 
-static char *jett, *tmp;
-
-static void setup(void)
-{
-    jett = tu_build_path("cli/jett");
-    tmp = tu_tmpdir();
-}
-
-static void teardown(void)
-{
-    ck_assert_int_eq(tu_rmtree(tmp), 0);
-    free(jett), free(tmp);
-}
-
-static char *tmp_path(const char *name)
-{
-    size_t n = strlen(tmp) + strlen(name) + 2;
-    char *p = malloc(n);
-    snprintf(p, n, "%s/%s", tmp, name);
-    return p;
-}
-
-static char *fixture_path(const char *name)
-{
-    char rel[128];
-    snprintf(rel, sizeof rel, "fixtures/%s.jcap", name);
-    return tu_build_path(rel);
-}
-
 static char *read_fixture(const char *name, size_t *len)
 {
-    char *path = fixture_path(name);
+    char *path = tu_capture_path(name);
     char *data = tu_read_file(path, len);
     ck_assert_msg(data != NULL, "cannot read %s", path);
     free(path);
@@ -62,8 +33,8 @@ static int run(const char *const argv[], struct tu_output *o)
  * the exact standard output. */
 static void expect_export(const char *fixture, const char *weight, const char *want)
 {
-    char *cap = fixture_path(fixture);
-    const char *argv[] = {jett,        "profile", "export", cap, "--format",
+    char *cap = tu_capture_path(fixture);
+    const char *argv[] = {tu_jett,     "profile", "export", cap, "--format",
                           "collapsed", weight,    weight,   NULL};
     if (weight)
         argv[6] = "--weight", argv[7] = weight;
@@ -110,8 +81,9 @@ END_TEST
 /* -o writes the file and nothing on stdout; options in any order. */
 START_TEST(output_file)
 {
-    char *cap = fixture_path("tiny-cpu"), *out = tmp_path("out.folded");
-    const char *argv[] = {jett, "profile", "export", "-o", out, "--format", "collapsed", cap, NULL};
+    char *cap = tu_capture_path("tiny-cpu"), *out = tu_tmp_path("out.folded");
+    const char *argv[] = {tu_jett,    "profile",   "export", "-o", out,
+                          "--format", "collapsed", cap,      NULL};
     struct tu_output o;
     ck_assert_int_eq(run(argv, &o), 0);
     ck_assert_str_eq(o.out, "");
@@ -127,11 +99,12 @@ END_TEST
  * is not replaced by a file renamed over it. */
 START_TEST(output_to_a_fifo)
 {
-    char *cap = fixture_path("tiny-cpu"), *out = tmp_path("out.fifo");
+    char *cap = tu_capture_path("tiny-cpu"), *out = tu_tmp_path("out.fifo");
     ck_assert_int_eq(mkfifo(out, 0600), 0);
     int rd = open(out, O_RDONLY | O_NONBLOCK); /* so that the writer's open returns */
     ck_assert_int_ge(rd, 0);
-    const char *argv[] = {jett, "profile", "export", "-o", out, "--format", "collapsed", cap, NULL};
+    const char *argv[] = {tu_jett,    "profile",   "export", "-o", out,
+                          "--format", "collapsed", cap,      NULL};
     struct tu_output o;
     ck_assert_msg(run(argv, &o) == 0, "%s", o.err);
     tu_output_free(&o);
@@ -156,10 +129,10 @@ START_TEST(pipe_equals_file)
     for (size_t i = 0; i < 2; i++)
         for (size_t k = 0; k < 3; k++) {
             size_t len;
-            char *data = read_fixture(fixtures[k], &len), *cap = fixture_path(fixtures[k]);
-            const char *from_file[] = {jett,       "profile",  "export", cap,
+            char *data = read_fixture(fixtures[k], &len), *cap = tu_capture_path(fixtures[k]);
+            const char *from_file[] = {tu_jett,    "profile",  "export", cap,
                                        "--format", formats[i], NULL};
-            const char *from_pipe[] = {jett,       "profile",  "export", "-",
+            const char *from_pipe[] = {tu_jett,    "profile",  "export", "-",
                                        "--format", formats[i], NULL};
             struct tu_output a, b;
             ck_assert_int_eq(run(from_file, &a), 0);
@@ -177,9 +150,9 @@ END_TEST
 /* The example kept in fixtures/flame/ is what export writes today. */
 START_TEST(example_svg_is_current)
 {
-    char *cap = fixture_path("hostile-names");
+    char *cap = tu_capture_path("hostile-names");
     char *kept = tu_source_path("fixtures/flame/hostile-names.svg");
-    const char *argv[] = {jett, "profile", "export", cap, "--format", "svg", NULL};
+    const char *argv[] = {tu_jett, "profile", "export", cap, "--format", "svg", NULL};
     struct tu_output o;
     ck_assert_int_eq(run(argv, &o), 0);
     size_t len;
@@ -206,49 +179,50 @@ static void expect_usage(const char *const argv[], const char *line)
 
 START_TEST(usage_errors)
 {
-    char *cpu = fixture_path("tiny-cpu"), *mem = fixture_path("tiny-memory");
-    const char *none[] = {jett, "profile", "export", NULL};
+    char *cpu = tu_capture_path("tiny-cpu"), *mem = tu_capture_path("tiny-memory");
+    const char *none[] = {tu_jett, "profile", "export", NULL};
     expect_usage(none, "jett: profile export: expected a CAPTURE argument\n");
-    const char *nofmt[] = {jett, "profile", "export", cpu, NULL};
+    const char *nofmt[] = {tu_jett, "profile", "export", cpu, NULL};
     expect_usage(nofmt, "jett: profile export: --format "
                         "collapsed|svg|callgrind|pprof|timeline|speedscope is required\n");
-    const char *badfmt[] = {jett, "profile", "export", cpu, "--format", "pdf", NULL};
+    const char *badfmt[] = {tu_jett, "profile", "export", cpu, "--format", "pdf", NULL};
     expect_usage(badfmt, "jett: profile export: --format must be collapsed, svg, callgrind, "
                          "pprof, timeline or speedscope, not 'pdf'\n");
-    const char *cgweight[] = {jett,        "profile",  "export", mem, "--format",
+    const char *cgweight[] = {tu_jett,     "profile",  "export", mem, "--format",
                               "callgrind", "--weight", "count",  NULL};
     expect_usage(cgweight, "jett: profile export: --weight applies to collapsed and svg; a "
                            "Callgrind profile carries every weight as an event\n");
-    const char *ppweight[] = {jett,    "profile",  "export", mem, "--format",
+    const char *ppweight[] = {tu_jett, "profile",  "export", mem, "--format",
                               "pprof", "--weight", "count",  NULL};
     expect_usage(ppweight, "jett: profile export: --weight applies to collapsed and svg; a "
                            "pprof profile carries every weight as a sample type\n");
-    const char *unknown[] = {jett, "profile", "export", cpu, "--format", "svg", "--zoom", NULL};
+    const char *unknown[] = {tu_jett, "profile", "export", cpu, "--format", "svg", "--zoom", NULL};
     expect_usage(unknown, "jett: profile export: unknown option '--zoom'\n");
-    const char *twice[] = {jett,  "profile",  "export", cpu, "--format",
-                           "svg", "--format", "svg",    NULL};
+    const char *twice[] = {tu_jett, "profile",  "export", cpu, "--format",
+                           "svg",   "--format", "svg",    NULL};
     expect_usage(twice, "jett: profile export: --format given twice\n");
-    const char *otwice[] = {jett, "profile", "export", cpu, "--format", "svg",
-                            "-o", "a",       "-o",     "b", NULL};
+    const char *otwice[] = {tu_jett, "profile", "export", cpu, "--format", "svg",
+                            "-o",    "a",       "-o",     "b", NULL};
     expect_usage(otwice, "jett: profile export: -o given twice\n");
-    const char *wtwice[] = {jett,       "profile", "export",   mem,     "--format", "svg",
+    const char *wtwice[] = {tu_jett,    "profile", "export",   mem,     "--format", "svg",
                             "--weight", "count",   "--weight", "count", NULL};
     expect_usage(wtwice, "jett: profile export: --weight given twice\n");
-    const char *novalue[] = {jett, "profile", "export", mem, "--format", "svg", "--weight", NULL};
+    const char *novalue[] = {tu_jett,    "profile", "export",   mem,
+                             "--format", "svg",     "--weight", NULL};
     expect_usage(novalue, "jett: profile export: --weight needs a value\n");
-    const char *noout[] = {jett, "profile", "export", mem, "--format", "svg", "-o", NULL};
+    const char *noout[] = {tu_jett, "profile", "export", mem, "--format", "svg", "-o", NULL};
     expect_usage(noout, "jett: profile export: -o needs a value\n");
-    const char *badw[] = {jett,  "profile",  "export", mem, "--format",
-                          "svg", "--weight", "bytes",  NULL};
+    const char *badw[] = {tu_jett, "profile",  "export", mem, "--format",
+                          "svg",   "--weight", "bytes",  NULL};
     expect_usage(badw, "jett: profile export: --weight must be allocated, count, retained or "
                        "live-at-peak, not 'bytes'\n");
-    const char *cpuw[] = {jett,        "profile",  "export",   cpu, "--format",
+    const char *cpuw[] = {tu_jett,     "profile",  "export",   cpu, "--format",
                           "collapsed", "--weight", "retained", NULL};
     expect_usage(cpuw, "jett: profile export: --weight retained does not apply to a CPU "
                        "capture\n");
-    const char *two[] = {jett, "profile", "export", cpu, mem, "--format", "svg", NULL};
+    const char *two[] = {tu_jett, "profile", "export", cpu, mem, "--format", "svg", NULL};
     expect_usage(two, "jett: profile export: expected one CAPTURE argument\n");
-    const char *missing[] = {jett,       "profile", "export", "/nonexistent/x.jcap",
+    const char *missing[] = {tu_jett,    "profile", "export", "/nonexistent/x.jcap",
                              "--format", "svg",     NULL};
     expect_usage(missing, "jett: /nonexistent/x.jcap: cannot open: No such file or directory\n");
     free(cpu), free(mem);
@@ -257,12 +231,12 @@ END_TEST
 
 START_TEST(help)
 {
-    const char *argv[] = {jett, "profile", "export", "--help", NULL};
+    const char *argv[] = {tu_jett, "profile", "export", "--help", NULL};
     struct tu_output o;
     ck_assert_int_eq(run(argv, &o), 0);
     ck_assert_ptr_nonnull(strstr(o.out, "usage: jett profile export CAPTURE|- --format"));
     tu_output_free(&o);
-    const char *group[] = {jett, "profile", "--help", NULL};
+    const char *group[] = {tu_jett, "profile", "--help", NULL};
     ck_assert_int_eq(run(group, &o), 0);
     ck_assert_ptr_nonnull(strstr(o.out, "jett profile export"));
     tu_output_free(&o);
@@ -279,9 +253,9 @@ START_TEST(bad_capture_exits_1)
     size_t len;
     char *data = read_fixture("tiny-cpu", &len);
     ck_assert_uint_eq(len, 503);
-    char *cut = tmp_path("cut.jcap"), *out = tmp_path("cut.svg");
+    char *cut = tu_tmp_path("cut.jcap"), *out = tu_tmp_path("cut.svg");
     ck_assert_int_eq(tu_write_file(cut, data, len - 3), 0);
-    const char *argv[] = {jett, "profile", "export", cut, "--format", "svg", "-o", out, NULL};
+    const char *argv[] = {tu_jett, "profile", "export", cut, "--format", "svg", "-o", out, NULL};
     struct tu_output o;
     ck_assert_int_eq(run(argv, &o), 1);
     char want[512];
@@ -345,7 +319,7 @@ START_TEST(follow_reader_equals_finished)
 {
     size_t len;
     char *data = read_fixture("tiny-memory", &len);
-    char *path = tmp_path("growing.jcap");
+    char *path = tu_tmp_path("growing.jcap");
     ck_assert_int_eq(tu_write_file(path, "", 0), 0);
     pid_t writer = write_slowly(path, data, len);
     int fd = open(path, O_RDONLY);
@@ -368,14 +342,14 @@ START_TEST(dump_follow_equals_dump)
 {
     size_t len;
     char *data = read_fixture("hostile-names", &len);
-    char *path = tmp_path("growing.jcap"), *cap = fixture_path("hostile-names");
+    char *path = tu_tmp_path("growing.jcap"), *cap = tu_capture_path("hostile-names");
     ck_assert_int_eq(tu_write_file(path, "", 0), 0);
     pid_t writer = write_slowly(path, data, len);
-    const char *follow[] = {jett, "profile", "dump", "--follow", path, NULL};
+    const char *follow[] = {tu_jett, "profile", "dump", "--follow", path, NULL};
     struct tu_output a, b;
     ck_assert_int_eq(run(follow, &a), 0);
     wait_ok(writer);
-    const char *dump[] = {jett, "profile", "dump", cap, NULL};
+    const char *dump[] = {tu_jett, "profile", "dump", cap, NULL};
     ck_assert_int_eq(run(dump, &b), 0);
     ck_assert_str_eq(a.out, b.out);
     ck_assert_str_eq(a.err, "");
@@ -392,9 +366,9 @@ START_TEST(follow_times_out)
 {
     size_t len;
     char *data = read_fixture("tiny-cpu", &len);
-    char *path = tmp_path("stalled.jcap");
+    char *path = tu_tmp_path("stalled.jcap");
     ck_assert_int_eq(tu_write_file(path, data, 300), 0);
-    const char *argv[] = {jett, "profile", "dump", path, "--follow", "--timeout", "1", NULL};
+    const char *argv[] = {tu_jett, "profile", "dump", path, "--follow", "--timeout", "1", NULL};
     struct tu_output o;
     ck_assert_int_eq(run(argv, &o), 1);
     char want[512];
@@ -448,8 +422,8 @@ START_TEST(follow_notices_truncation_and_replacement)
 {
     size_t len;
     char *data = read_fixture("tiny-cpu", &len);
-    char *path = tmp_path("followed.jcap"), *other = tmp_path("other.jcap");
-    char *out = tmp_path("dump.out"), *errp = tmp_path("dump.err");
+    char *path = tu_tmp_path("followed.jcap"), *other = tu_tmp_path("other.jcap");
+    char *out = tu_tmp_path("dump.out"), *errp = tu_tmp_path("dump.err");
     char real[PATH_MAX];
     ck_assert_int_eq(tu_write_file(path, data, 300), 0);
     ck_assert_ptr_nonnull(realpath(path, real));
@@ -457,7 +431,8 @@ START_TEST(follow_notices_truncation_and_replacement)
     if (pid == 0) {
         if (!freopen(out, "w", stdout) || !freopen(errp, "w", stderr))
             _exit(126);
-        execl(jett, jett, "profile", "dump", "--follow", "--timeout", "60", path, (char *)NULL);
+        execl(tu_jett, tu_jett, "profile", "dump", "--follow", "--timeout", "60", path,
+              (char *)NULL);
         _exit(127);
     }
     for (int i = 0; fd_position(pid, real) != 300; i++) {
@@ -494,10 +469,10 @@ END_TEST
 START_TEST(follow_pipe_and_finished_file)
 {
     size_t len;
-    char *data = read_fixture("tiny-cpu", &len), *cap = fixture_path("tiny-cpu");
-    const char *pipe_follow[] = {jett, "profile", "dump", "--follow", "-", NULL};
-    const char *file_follow[] = {jett, "profile", "dump", "--follow", cap, NULL};
-    const char *file_dump[] = {jett, "profile", "dump", cap, NULL};
+    char *data = read_fixture("tiny-cpu", &len), *cap = tu_capture_path("tiny-cpu");
+    const char *pipe_follow[] = {tu_jett, "profile", "dump", "--follow", "-", NULL};
+    const char *file_follow[] = {tu_jett, "profile", "dump", "--follow", cap, NULL};
+    const char *file_dump[] = {tu_jett, "profile", "dump", cap, NULL};
     struct tu_output a, b, c;
     ck_assert_int_eq(tu_run(pipe_follow, data, len, &a), 0);
     ck_assert_int_eq(a.status, 0);
@@ -506,7 +481,7 @@ START_TEST(follow_pipe_and_finished_file)
     ck_assert_str_eq(a.out, c.out);
     ck_assert_str_eq(b.out, c.out);
     tu_output_free(&a), tu_output_free(&b), tu_output_free(&c);
-    const char *cut_pipe[] = {jett, "profile", "dump", "--follow", "-", NULL};
+    const char *cut_pipe[] = {tu_jett, "profile", "dump", "--follow", "-", NULL};
     ck_assert_int_eq(tu_run(cut_pipe, data, 300, &a), 0);
     ck_assert_int_eq(a.status, 1);
     ck_assert_ptr_nonnull(strstr(a.err, "byte 284: "));
@@ -517,20 +492,20 @@ END_TEST
 
 START_TEST(dump_usage_errors)
 {
-    char *cap = fixture_path("tiny-cpu");
-    const char *no_follow[] = {jett, "profile", "dump", cap, "--timeout", "5", NULL};
+    char *cap = tu_capture_path("tiny-cpu");
+    const char *no_follow[] = {tu_jett, "profile", "dump", cap, "--timeout", "5", NULL};
     expect_usage(no_follow, "jett: profile dump: --timeout needs --follow\n");
-    const char *zero[] = {jett, "profile", "dump", cap, "--follow", "--timeout", "0", NULL};
+    const char *zero[] = {tu_jett, "profile", "dump", cap, "--follow", "--timeout", "0", NULL};
     expect_usage(zero, "jett: profile dump: --timeout must be a whole number of seconds, 1 to "
                        "86400, not '0'\n");
-    const char *frac[] = {jett, "profile", "dump", cap, "--follow", "--timeout", "1.5", NULL};
+    const char *frac[] = {tu_jett, "profile", "dump", cap, "--follow", "--timeout", "1.5", NULL};
     expect_usage(frac, "jett: profile dump: --timeout must be a whole number of seconds, 1 to "
                        "86400, not '1.5'\n");
-    const char *twice[] = {jett, "profile", "dump", "--follow", cap, "--follow", NULL};
+    const char *twice[] = {tu_jett, "profile", "dump", "--follow", cap, "--follow", NULL};
     expect_usage(twice, "jett: profile dump: --follow given twice\n");
-    const char *novalue[] = {jett, "profile", "dump", cap, "--follow", "--timeout", NULL};
+    const char *novalue[] = {tu_jett, "profile", "dump", cap, "--follow", "--timeout", NULL};
     expect_usage(novalue, "jett: profile dump: --timeout takes SECONDS, once\n");
-    const char *unknown[] = {jett, "profile", "dump", cap, "--tail", NULL};
+    const char *unknown[] = {tu_jett, "profile", "dump", cap, "--tail", NULL};
     expect_usage(unknown, "jett: profile dump: unknown option '--tail'\n");
     free(cap);
 }
@@ -540,7 +515,7 @@ Suite *export_cli_suite(void)
 {
     Suite *s = suite_create("export_cli");
     TCase *t = tcase_create("export");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_add_test(t, collapsed_each_fixture);
     tcase_add_test(t, collapsed_memory_weights);
     tcase_add_test(t, output_file);
@@ -552,7 +527,7 @@ Suite *export_cli_suite(void)
     tcase_add_test(t, bad_capture_exits_1);
     suite_add_tcase(s, t);
     TCase *f = tcase_create("follow");
-    tcase_add_checked_fixture(f, setup, teardown);
+    tcase_add_checked_fixture(f, tu_e2e_setup, tu_e2e_teardown);
     tcase_add_test(f, follow_reader_equals_finished);
     tcase_add_test(f, dump_follow_equals_dump);
     tcase_add_test(f, follow_times_out);

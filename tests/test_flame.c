@@ -38,9 +38,7 @@ static char *svg_of_bytes(const void *data, size_t len, enum fold_weight w)
 
 static char *svg_of(const char *fixture, enum fold_weight w)
 {
-    char rel[128];
-    snprintf(rel, sizeof rel, "fixtures/%s.jcap", fixture);
-    char *path = tu_build_path(rel);
+    char *path = tu_capture_path(fixture);
     size_t len;
     char *data = tu_read_file(path, &len);
     ck_assert_msg(data != NULL, "cannot read %s", path);

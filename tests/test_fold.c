@@ -31,9 +31,7 @@ struct bytes {
 
 static struct bytes fixture(const char *name)
 {
-    char rel[128];
-    snprintf(rel, sizeof rel, "fixtures/%s.jcap", name);
-    char *path = tu_build_path(rel);
+    char *path = tu_capture_path(name);
     struct bytes b;
     b.data = tu_read_file(path, &b.len);
     ck_assert_msg(b.data != NULL, "cannot read %s", path);

@@ -145,7 +145,7 @@ END_TEST
 static void run_recorded(const char *text, unsigned long fail_at, struct recorder *rec,
                          struct interp_result *res)
 {
-    char *dir = harness_tmpdir();
+    char *dir = tu_tmpdir();
     harness_write(dir, "main.jett", text);
     char path[4096];
     snprintf(path, sizeof path, "%s/main.jett", dir);

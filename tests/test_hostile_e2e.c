@@ -8,45 +8,11 @@
  * statement and block one more.
  */
 #include <check.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
-
-#define MAX_ARGS 16
-
-static char *jett, *tmp;
-
-static void setup(void)
-{
-    jett = tu_build_path("cli/jett");
-    tmp = tu_tmpdir();
-    ck_assert_ptr_nonnull(tmp);
-}
-
-static void teardown(void)
-{
-    ck_assert_int_eq(tu_rmtree(tmp), 0);
-    free(jett), free(tmp);
-}
-
-/* Runs `jett ARGS...` (NULL-terminated); returns the exit status. */
-static int run_jett(struct tu_output *o, ...)
-{
-    const char *argv[MAX_ARGS + 2] = {jett};
-    va_list ap;
-    va_start(ap, o);
-    int n = 1;
-    for (const char *a; (a = va_arg(ap, const char *)) != NULL;) {
-        ck_assert_int_lt(n, MAX_ARGS);
-        argv[n++] = a;
-    }
-    va_end(ap);
-    ck_assert_int_eq(tu_run(argv, NULL, 0, o), 0);
-    return o->status;
-}
 
 /* A growable source text. */
 struct text {
@@ -100,7 +66,7 @@ static char *chain_program(enum chain c, unsigned links)
         break;
     }
     put(&t, "\n  print(x)\n}\n");
-    char *path = tu_write_program(tmp, "main.jett", t.s);
+    char *path = tu_write_program(tu_dir, "main.jett", t.s);
     ck_assert_ptr_nonnull(path);
     free(t.s);
     return path;
@@ -130,14 +96,14 @@ START_TEST(longest_chain_and_one_past)
     for (int m = 0; m < 3; m++) {
         struct tu_output o;
         char *path = chain_program(c, largest);
-        int st = run_jett(&o, "run", path, modes[m], NULL);
+        int st = tu_run_jett(&o, "run", path, modes[m], NULL);
         ck_assert_msg(st == 0, "shape %d mode %d: exit %d\n%s", c, m, st, o.err);
         expect_printed(c, largest, &o);
         tu_output_free(&o);
         free(path);
 
         path = chain_program(c, largest + 1);
-        st = run_jett(&o, "run", path, modes[m], NULL);
+        st = tu_run_jett(&o, "run", path, modes[m], NULL);
         ck_assert_msg(st == 3, "shape %d mode %d: exit %d\n%s", c, m, st, o.err);
         ck_assert_str_eq(
             o.err, "main.jett:7:3: error: expression or block too deep: more than 1000 levels\n");
@@ -160,7 +126,7 @@ START_TEST(very_long_chain_refused)
     char *path = chain_program(c, 150000);
     for (int profiled = 0; profiled < 2; profiled++) {
         struct tu_output o;
-        int st = run_jett(&o, "run", path, profiled ? "--profile" : NULL, NULL);
+        int st = tu_run_jett(&o, "run", path, profiled ? "--profile" : NULL, NULL);
         ck_assert_msg(st == 3, "shape %d: exit %d\n%s", c, st, o.err);
         char want[128];
         snprintf(want, sizeof want,
@@ -184,11 +150,11 @@ START_TEST(deep_recursion_through_deepest_trees)
             "fn deep() {\n  return g");
     put_n(&t, "()", 1000 - 3);
     put(&t, "\n}\nfn main() {\n  deep()\n}\n");
-    char *path = tu_write_program(tmp, "main.jett", t.s);
+    char *path = tu_write_program(tu_dir, "main.jett", t.s);
     free(t.s);
     for (int profiled = 0; profiled < 2; profiled++) {
         struct tu_output o;
-        int st = run_jett(&o, "run", path, profiled ? "--profile" : NULL, NULL);
+        int st = tu_run_jett(&o, "run", path, profiled ? "--profile" : NULL, NULL);
         ck_assert_msg(st == 1, "exit %d\n%.2000s", st, o.err);
         ck_assert_msg(
             strstr(o.err, "runtime error: stack overflow: the runtime stack is exhausted\n"),
@@ -203,11 +169,11 @@ END_TEST
  * identical frames of f into ten lines and one count. */
 START_TEST(stack_overflow_trace_is_folded)
 {
-    char *path = tu_write_program(tmp, "main.jett",
+    char *path = tu_write_program(tu_dir, "main.jett",
                                   "namespace hostile.deep\nfn f() {\n  f()\n}\n"
                                   "fn main() {\n  f()\n}\n");
     struct tu_output o;
-    ck_assert_int_eq(run_jett(&o, "run", path, NULL), 1);
+    ck_assert_int_eq(tu_run_jett(&o, "run", path, NULL), 1);
     struct text want = {0};
     put(&want, "main.jett:3:3: runtime error: stack overflow: more than 10000 nested calls\n");
     put_n(&want, "  at hostile.deep.f (main.jett:3:3)\n", 10);
@@ -225,11 +191,11 @@ END_TEST
 START_TEST(empty_program_path_is_usage_error)
 {
     struct tu_output o;
-    ck_assert_int_eq(run_jett(&o, "run", "", NULL), 2);
+    ck_assert_int_eq(tu_run_jett(&o, "run", "", NULL), 2);
     ck_assert_str_eq(o.err, "jett: run: the program FILE.jett is an empty string\n");
     ck_assert_str_eq(o.out, "");
     tu_output_free(&o);
-    ck_assert_int_eq(run_jett(&o, "run", "", "--agent", NULL), 2);
+    ck_assert_int_eq(tu_run_jett(&o, "run", "", "--agent", NULL), 2);
     ck_assert_ptr_nonnull(strstr(o.out, "\nexit_code: 2\n"));
     ck_assert_ptr_nonnull(strstr(o.out, "\nerror_kind: usage_error\n"));
     tu_output_free(&o);
@@ -250,18 +216,17 @@ START_TEST(replay_of_capture_damaged_in_first_frame)
          "byte 8: frame length 4294967295 is over the 4 MiB limit"},
         {"JETTCAP1\x00\x00\x00", 11, "byte 8: frame header cut short: 3 of 4 bytes present"},
     };
-    char *path = tu_write_program(tmp, "damaged.jcap", "");
-    char *profd = tu_build_path("daemon/jett-profd");
+    char *path = tu_write_program(tu_dir, "damaged.jcap", "");
     for (size_t i = 0; i < sizeof damaged / sizeof damaged[0]; i++) {
         ck_assert_int_eq(tu_write_file(path, damaged[i].bytes, damaged[i].len), 0);
         char want[512];
         struct tu_output o;
-        ck_assert_int_eq(run_jett(&o, "profile", "replay", path, NULL), 1);
+        ck_assert_int_eq(tu_run_jett(&o, "profile", "replay", path, NULL), 1);
         snprintf(want, sizeof want, "jett: %s: %s\n", path, damaged[i].error);
         ck_assert_str_eq(o.err, want);
         ck_assert_str_eq(o.out, "");
         tu_output_free(&o);
-        const char *argv[] = {profd, "replay", path, NULL};
+        const char *argv[] = {tu_profd, "replay", path, NULL};
         ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
         ck_assert_int_eq(o.status, 1);
         snprintf(want, sizeof want, "jett-profd: %s: %s\n", path, damaged[i].error);
@@ -269,7 +234,6 @@ START_TEST(replay_of_capture_damaged_in_first_frame)
         tu_output_free(&o);
     }
     free(path);
-    free(profd);
 }
 END_TEST
 
@@ -278,20 +242,20 @@ END_TEST
  * first allocation, the concatenation on line 4. */
 START_TEST(fail_alloc_switch_parsed_once)
 {
-    char *path = tu_write_program(tmp, "main.jett",
+    char *path = tu_write_program(tu_dir, "main.jett",
                                   "namespace hostile.alloc\nfn main() {\n  let a = \"x\"\n"
                                   "  print(a + a)\n}\n");
     static const char *const ignored[] = {"1x", "-1", "0", " 1"};
     for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) {
         ck_assert_int_eq(setenv("JETT_TEST_FAIL_ALLOC", ignored[i], 1), 0);
         struct tu_output o;
-        ck_assert_msg(run_jett(&o, "run", path, NULL) == 0, "'%s': %s", ignored[i], o.err);
+        ck_assert_msg(tu_run_jett(&o, "run", path, NULL) == 0, "'%s': %s", ignored[i], o.err);
         ck_assert_str_eq(o.out, "xx\n");
         tu_output_free(&o);
     }
     ck_assert_int_eq(setenv("JETT_TEST_FAIL_ALLOC", "1", 1), 0);
     struct tu_output o;
-    ck_assert_int_eq(run_jett(&o, "run", path, NULL), 1);
+    ck_assert_int_eq(tu_run_jett(&o, "run", path, NULL), 1);
     ck_assert_str_eq(o.err, "main.jett:4:9: runtime error: out of memory\n"
                             "  at hostile.alloc.main (main.jett:4:9)\n");
     tu_output_free(&o);
@@ -305,7 +269,7 @@ Suite *hostile_e2e_suite(void)
 {
     Suite *s = suite_create("hostile_e2e");
     TCase *tc = tcase_create("chains");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, tu_e2e_setup, tu_e2e_teardown);
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, longest_chain_and_one_past, CHAIN_ADD, CHAIN_INDEX + 1);
     tcase_add_loop_test(tc, very_long_chain_refused, CHAIN_ADD, CHAIN_INDEX + 1);
@@ -313,7 +277,7 @@ Suite *hostile_e2e_suite(void)
     tcase_add_test(tc, stack_overflow_trace_is_folded);
     suite_add_tcase(s, tc);
     TCase *args = tcase_create("arguments");
-    tcase_add_checked_fixture(args, setup, teardown);
+    tcase_add_checked_fixture(args, tu_e2e_setup, tu_e2e_teardown);
     tcase_add_test(args, empty_program_path_is_usage_error);
     tcase_add_test(args, replay_of_capture_damaged_in_first_frame);
     tcase_add_test(args, fail_alloc_switch_parsed_once);

@@ -21,7 +21,7 @@ static char *load_diags_at(const char *dir, const char *rel)
 
 START_TEST(origins_and_logical_paths)
 {
-    char *dir = harness_tmpdir();
+    char *dir = tu_tmpdir();
     harness_write(dir, "jett.toml", "name = \"demo\"\n");
     harness_write(dir, "src/app.jett",
                   "namespace demo.app\nimport demo.util\nimport acme.fmt\n"
@@ -73,7 +73,7 @@ END_TEST
 
 START_TEST(root_without_toml)
 {
-    char *dir = harness_tmpdir();
+    char *dir = tu_tmpdir();
     harness_write(dir, "a/main.jett", "namespace m\nfn main() {\n  nope()\n}\n");
     char *d = load_diags_at(dir, "a/main.jett");
     ck_assert_str_eq(d, "main.jett:3:3: error: unknown name 'nope'\n");
@@ -89,8 +89,8 @@ END_TEST
 
 START_TEST(outside_file_rejected)
 {
-    char *dir = harness_tmpdir();
-    char *other = harness_tmpdir();
+    char *dir = tu_tmpdir();
+    char *other = tu_tmpdir();
     harness_write(other, "evil.jett", "namespace evil\nfn x() {\n}\n");
     harness_write(dir, "jett.toml", "");
     harness_write(dir, "main.jett", "namespace m\nimport evil\nfn main() {\n}\n");
@@ -120,7 +120,7 @@ static void link_at(const char *dir, const char *rel, const char *target)
 /* A project importing one namespace, with src/ holding it. */
 static char *linked_project(void)
 {
-    char *dir = harness_tmpdir();
+    char *dir = tu_tmpdir();
     harness_write(dir, "jett.toml", "");
     harness_write(dir, "main.jett", "namespace m\nimport m.util\nfn main() {\n  util.f()\n}\n");
     harness_write(dir, "src/lib/util.jett", "namespace m.util\nfn f() {\n}\n");
@@ -182,7 +182,7 @@ END_TEST
 START_TEST(symlink_out_of_root_rejected)
 {
     char *dir = linked_project();
-    char *other = harness_tmpdir();
+    char *other = tu_tmpdir();
     harness_write(other, "evil.jett", "namespace m.util\nfn f() {\n}\n");
     link_at(dir, "ext", other);
     char *d = load_diags_at(dir, "main.jett");
@@ -198,7 +198,7 @@ END_TEST
 
 START_TEST(loader_errors)
 {
-    char *dir = harness_tmpdir();
+    char *dir = tu_tmpdir();
     harness_write(dir, "jett.toml", "");
     harness_write(dir, "main.jett", "namespace m\nimport nowhere\nimport dup\nfn main() {\n}\n");
     harness_write(dir, "x/dup1.jett", "namespace dup\n");
@@ -224,7 +224,7 @@ END_TEST
 
 START_TEST(encoding_and_size)
 {
-    char *dir = harness_tmpdir();
+    char *dir = tu_tmpdir();
     harness_write(dir, "main.jett", "namespace m\nfn \xff() {\n}\n");
     char *d = load_diags_at(dir, "main.jett");
     ck_assert_str_eq(d, "main.jett:2:4: error: source file is not valid UTF-8\n");
@@ -251,7 +251,7 @@ END_TEST
 
 START_TEST(init_order_follows_imports)
 {
-    char *dir = harness_tmpdir();
+    char *dir = tu_tmpdir();
     harness_write(
         dir, "main.jett",
         "namespace m\nimport a\nlet x = mark(\"m\")\nfn mark(s) {\n  print(s)\n  return 0\n}\n"
@@ -273,10 +273,10 @@ END_TEST
 
 START_TEST(stdlib_dir_option)
 {
-    char *lib = harness_tmpdir();
+    char *lib = tu_tmpdir();
     harness_write(lib, "std/extra.jett", "namespace std.extra\nfn hi() {\n  return \"hi\"\n}\n");
     harness_write(lib, "std/wrong.jett", "namespace std.other\n");
-    char *dir = harness_tmpdir();
+    char *dir = tu_tmpdir();
     harness_write(dir, "main.jett",
                   "namespace m\nimport std.extra\nfn main() {\n  print(extra.hi())\n}\n");
     char path[4096];

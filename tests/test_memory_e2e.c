@@ -14,27 +14,6 @@
 
 #include "testutil.h"
 
-static char *jett, *dir;
-
-static void setup(void)
-{
-    jett = tu_build_path("cli/jett");
-    dir = tu_tmpdir();
-}
-
-static void teardown(void)
-{
-    ck_assert_int_eq(tu_rmtree(dir), 0);
-    free(jett), free(dir);
-}
-
-static char *program(const char *name, const char *text)
-{
-    char *path = tu_write_program(dir, name, text);
-    ck_assert_ptr_nonnull(path);
-    return path;
-}
-
 /* "    key: N" under totals (4 spaces); -1 when absent or unavailable. */
 static long long total(const char *doc, const char *key)
 {
@@ -73,10 +52,10 @@ static void compare_totals(const char *doc, const char *totals)
 static void check_totals_match(const char *prog)
 {
     char totals[600];
-    snprintf(totals, sizeof totals, "%s/heap.txt", dir);
+    snprintf(totals, sizeof totals, "%s/heap.txt", tu_dir);
     setenv("JETT_TEST_HEAP_TOTALS", totals, 1);
     struct tu_output o;
-    const char *argv[] = {jett, "run", prog, "--profile-memory", "--agent", NULL};
+    const char *argv[] = {tu_jett, "run", prog, "--profile-memory", "--agent", NULL};
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     unsetenv("JETT_TEST_HEAP_TOTALS");
     ck_assert_msg(o.status == 0, "%s", o.out);
@@ -106,7 +85,7 @@ static const char churn[] = "namespace churn\n"
 
 START_TEST(totals_equal_the_heap_observer)
 {
-    char *p = program("churn.jett", churn);
+    char *p = tu_program("churn.jett", churn);
     check_totals_match(p);
     free(p);
 }
@@ -117,21 +96,21 @@ END_TEST
  * on: no heap event is lost, every total is exact. */
 START_TEST(paused_daemon_loses_no_event)
 {
-    char *p = program("busy.jett", "namespace busy\n"
-                                   "fn main() {\n"
-                                   "    let kept = []\n"
-                                   "    for i in 0..400000 {\n"
-                                   "        let s = \"w\" + str(i % 97)\n"
-                                   "        if i % 1000 == 0 {\n"
-                                   "            push(kept, s)\n"
-                                   "        }\n"
-                                   "    }\n"
-                                   "}\n");
+    char *p = tu_program("busy.jett", "namespace busy\n"
+                                      "fn main() {\n"
+                                      "    let kept = []\n"
+                                      "    for i in 0..400000 {\n"
+                                      "        let s = \"w\" + str(i % 97)\n"
+                                      "        if i % 1000 == 0 {\n"
+                                      "            push(kept, s)\n"
+                                      "        }\n"
+                                      "    }\n"
+                                      "}\n");
     char totals[600], out[600];
-    snprintf(totals, sizeof totals, "%s/heap.txt", dir);
-    snprintf(out, sizeof out, "%s/paused.toon", dir);
+    snprintf(totals, sizeof totals, "%s/heap.txt", tu_dir);
+    snprintf(out, sizeof out, "%s/paused.toon", tu_dir);
     setenv("JETT_TEST_HEAP_TOTALS", totals, 1);
-    const char *argv[] = {jett, "run", p, "--profile-memory", "--agent", NULL};
+    const char *argv[] = {tu_jett, "run", p, "--profile-memory", "--agent", NULL};
     pid_t pid = tu_spawn(argv, out);
     unsetenv("JETT_TEST_HEAP_TOTALS");
     pid_t d = tu_child_named(pid, "jett-profd");
@@ -182,17 +161,17 @@ END_TEST
  * (97.38%) and still holds its two strings, 1124 bytes (92.13%). */
 START_TEST(retained_memory_is_credited_to_its_creator)
 {
-    char *p = program("keep.jett", "namespace keep\n"
-                                   "let store = []\n"
-                                   "fn remember() {\n"
-                                   "    push(store, repeat(\"ab\", 500))\n"
-                                   "    push(store, repeat(\"c\", 76))\n"
-                                   "}\n"
-                                   "fn main() {\n"
-                                   "    remember()\n"
-                                   "}\n");
+    char *p = tu_program("keep.jett", "namespace keep\n"
+                                      "let store = []\n"
+                                      "fn remember() {\n"
+                                      "    push(store, repeat(\"ab\", 500))\n"
+                                      "    push(store, repeat(\"c\", 76))\n"
+                                      "}\n"
+                                      "fn main() {\n"
+                                      "    remember()\n"
+                                      "}\n");
     struct tu_output o;
-    const char *argv[] = {jett, "run", p, "--profile-memory", "--agent", NULL};
+    const char *argv[] = {tu_jett, "run", p, "--profile-memory", "--agent", NULL};
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 0);
     ck_assert_int_eq(total(o.out, "allocation_count"), 3);
@@ -220,15 +199,15 @@ END_TEST
  * profile of what happened before is complete. */
 START_TEST(out_of_memory_emits_no_event)
 {
-    char *p = program("oom.jett", "namespace oom\n"
-                                  "fn main() {\n"
-                                  "    let a = repeat(\"x\", 10)\n"
-                                  "    let b = repeat(\"y\", 10)\n"
-                                  "    let c = repeat(\"z\", 10)\n"
-                                  "}\n");
+    char *p = tu_program("oom.jett", "namespace oom\n"
+                                     "fn main() {\n"
+                                     "    let a = repeat(\"x\", 10)\n"
+                                     "    let b = repeat(\"y\", 10)\n"
+                                     "    let c = repeat(\"z\", 10)\n"
+                                     "}\n");
     setenv("JETT_TEST_FAIL_ALLOC", "2", 1);
     struct tu_output o;
-    const char *argv[] = {jett, "run", p, "--profile-memory", "--agent", NULL};
+    const char *argv[] = {tu_jett, "run", p, "--profile-memory", "--agent", NULL};
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     unsetenv("JETT_TEST_FAIL_ALLOC");
     ck_assert_int_eq(o.status, 1);
@@ -245,10 +224,10 @@ END_TEST
 
 START_TEST(retention_budget_exhaustion_is_partial)
 {
-    char *p = program("churn.jett", churn);
+    char *p = tu_program("churn.jett", churn);
     setenv("JETT_TEST_RETENTION_BUDGET", "4096", 1);
     struct tu_output o;
-    const char *argv[] = {jett, "run", p, "--profile-memory", "--agent", NULL};
+    const char *argv[] = {tu_jett, "run", p, "--profile-memory", "--agent", NULL};
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     unsetenv("JETT_TEST_RETENTION_BUDGET");
     ck_assert_int_eq(o.status, 0);
@@ -279,9 +258,9 @@ static void daemon_fails(int daemon_signal, const char *ending, int jett_signal,
              "    %s\n"
              "}\n",
              ending);
-    char *p = program("m.jett", text), out[600];
-    snprintf(out, sizeof out, "%s/out.toon", dir);
-    const char *argv[] = {jett, "run", p, "--profile-memory", "--agent", NULL};
+    char *p = tu_program("m.jett", text), out[600];
+    snprintf(out, sizeof out, "%s/out.toon", tu_dir);
+    const char *argv[] = {tu_jett, "run", p, "--profile-memory", "--agent", NULL};
     ck_assert_int_eq(tu_disturb_daemon(argv, out, daemon_signal, jett_signal), want);
     size_t len;
     char *doc = tu_read_file(out, &len);
@@ -323,24 +302,25 @@ END_TEST
  * no frame is pushed or popped, and must still follow the statement). */
 START_TEST(allocation_lines_follow_the_statement)
 {
-    char *p = program("lines.jett", "namespace lines\n"               /* 1 */
-                                    "fn f() -> string {\n"            /* 2 */
-                                    "    return repeat(\"b\", 10)\n"  /* 3 */
-                                    "}\n"                             /* 4 */
-                                    "fn main() {\n"                   /* 5 */
-                                    "    let a = repeat(\"a\", 10)\n" /* 6 */
-                                    "    let b = f()\n"               /* 7 */
-                                    "    let c = repeat(\"c\", 20)\n" /* 8 */
-                                    "}\n");
+    char *p = tu_program("lines.jett", "namespace lines\n"               /* 1 */
+                                       "fn f() -> string {\n"            /* 2 */
+                                       "    return repeat(\"b\", 10)\n"  /* 3 */
+                                       "}\n"                             /* 4 */
+                                       "fn main() {\n"                   /* 5 */
+                                       "    let a = repeat(\"a\", 10)\n" /* 6 */
+                                       "    let b = f()\n"               /* 7 */
+                                       "    let c = repeat(\"c\", 20)\n" /* 8 */
+                                       "}\n");
     char cap[600], cg[600];
-    snprintf(cap, sizeof cap, "%s/lines.jcap", dir);
-    snprintf(cg, sizeof cg, "%s/lines.callgrind", dir);
+    snprintf(cap, sizeof cap, "%s/lines.jcap", tu_dir);
+    snprintf(cg, sizeof cg, "%s/lines.callgrind", tu_dir);
     struct tu_output o;
-    const char *argv[] = {jett, "run", p, "--profile-memory", "--profile-capture", cap, NULL};
+    const char *argv[] = {tu_jett, "run", p, "--profile-memory", "--profile-capture", cap, NULL};
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 0);
     tu_output_free(&o);
-    const char *exp[] = {jett, "profile", "export", cap, "--format", "callgrind", "-o", cg, NULL};
+    const char *exp[] = {tu_jett,     "profile", "export", cap, "--format",
+                         "callgrind", "-o",      cg,       NULL};
     ck_assert_int_eq(tu_run(exp, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 0);
     tu_output_free(&o);
@@ -360,7 +340,7 @@ Suite *memory_e2e_suite(void)
 {
     Suite *s = suite_create("memory_e2e");
     TCase *t = tcase_create("numbers");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, totals_equal_the_heap_observer);
     tcase_add_test(t, example_totals_equal_the_heap_observer);
@@ -371,7 +351,7 @@ Suite *memory_e2e_suite(void)
     tcase_add_test(t, allocation_lines_follow_the_statement);
     suite_add_tcase(s, t);
     t = tcase_create("failures");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, daemon_killed_in_memory_mode);
     tcase_add_test(t, daemon_stopped_back_pressure_times_out);

@@ -63,9 +63,8 @@ static pp_profile *export_mem(const char *cap, size_t len, int *rc, char *err, s
 
 static pp_profile *export_fixture(const char *name, int want_rc)
 {
-    char rel[200], err[300] = "";
-    snprintf(rel, sizeof rel, "fixtures/%s.jcap", name);
-    char *path = tu_build_path(rel);
+    char err[300] = "";
+    char *path = tu_capture_path(name);
     size_t len;
     char *cap = tu_read_file(path, &len);
     ck_assert_ptr_nonnull(cap);

@@ -14,29 +14,7 @@
 
 #include "testutil.h"
 
-static char *jett, *profd, *dir;
-
-static void setup(void)
-{
-    jett = tu_build_path("cli/jett");
-    profd = tu_build_path("daemon/jett-profd");
-    dir = tu_tmpdir();
-}
-
-static void teardown(void)
-{
-    ck_assert_int_eq(tu_rmtree(dir), 0);
-    free(jett), free(profd), free(dir);
-}
-
 /* Writes a one-file program into the temp folder; returns its path. */
-static char *program(const char *name, const char *text)
-{
-    char *path = tu_write_program(dir, name, text);
-    ck_assert_ptr_nonnull(path);
-    return path;
-}
-
 /* The unsigned value of "  key: N" in a TOON profile; -1 when absent. */
 static long long field(const char *doc, const char *key)
 {
@@ -82,28 +60,28 @@ static void check_tick_invariant(const char *doc)
  * second, so the halves take turns, 100 ms at a time, for 5 s in all. */
 START_TEST(elapsed_time_not_statement_counts)
 {
-    char *p = program("share.jett", "namespace share\n"
-                                    "fn slow(ms: int) {\n"
-                                    "    let t0 = now_ms()\n"
-                                    "    while now_ms() - t0 < ms {\n"
-                                    "        let s = repeat(\"ab\", 500)\n"
-                                    "    }\n"
-                                    "}\n"
-                                    "fn fast(ms: int) {\n"
-                                    "    let t0 = now_ms()\n"
-                                    "    let x = 0\n"
-                                    "    while now_ms() - t0 < ms {\n"
-                                    "        x += 1\n"
-                                    "    }\n"
-                                    "}\n"
-                                    "fn main() {\n"
-                                    "    for i in 0..25 {\n"
-                                    "        slow(100)\n"
-                                    "        fast(100)\n"
-                                    "    }\n"
-                                    "}\n");
+    char *p = tu_program("share.jett", "namespace share\n"
+                                       "fn slow(ms: int) {\n"
+                                       "    let t0 = now_ms()\n"
+                                       "    while now_ms() - t0 < ms {\n"
+                                       "        let s = repeat(\"ab\", 500)\n"
+                                       "    }\n"
+                                       "}\n"
+                                       "fn fast(ms: int) {\n"
+                                       "    let t0 = now_ms()\n"
+                                       "    let x = 0\n"
+                                       "    while now_ms() - t0 < ms {\n"
+                                       "        x += 1\n"
+                                       "    }\n"
+                                       "}\n"
+                                       "fn main() {\n"
+                                       "    for i in 0..25 {\n"
+                                       "        slow(100)\n"
+                                       "        fast(100)\n"
+                                       "    }\n"
+                                       "}\n");
     struct tu_output o;
-    const char *argv[] = {jett, "run", p, "--profile", "--agent", NULL};
+    const char *argv[] = {tu_jett, "run", p, "--profile", "--agent", NULL};
     run(argv, &o);
     ck_assert_int_eq(o.status, 0);
     long slow = bottleneck_percent(o.out, "slow"), fast = bottleneck_percent(o.out, "fast");
@@ -119,15 +97,15 @@ END_TEST
 /* sleep: one waiting sample per tick, never charged to the caller. */
 START_TEST(waiting_samples_during_sleep)
 {
-    char *p = program("nap.jett", "namespace nap\n"
-                                  "fn doze() {\n"
-                                  "    sleep(400)\n"
-                                  "}\n"
-                                  "fn main() {\n"
-                                  "    doze()\n"
-                                  "}\n");
+    char *p = tu_program("nap.jett", "namespace nap\n"
+                                     "fn doze() {\n"
+                                     "    sleep(400)\n"
+                                     "}\n"
+                                     "fn main() {\n"
+                                     "    doze()\n"
+                                     "}\n");
     struct tu_output o;
-    const char *argv[] = {jett, "run", p, "--profile", "--profile-rate", "200", "--agent", NULL};
+    const char *argv[] = {tu_jett, "run", p, "--profile", "--profile-rate", "200", "--agent", NULL};
     run(argv, &o);
     ck_assert_int_eq(o.status, 0);
     /* 400 ms at 200 Hz: about 80 waiting ticks. */
@@ -142,22 +120,22 @@ END_TEST
 
 START_TEST(recursion_deeper_than_128_is_truncated)
 {
-    char *p = program("deep.jett", "namespace deep\n"
-                                   "fn down(n: int) -> int {\n"
-                                   "    if n == 0 {\n"
-                                   "        let x = 0\n"
-                                   "        while x < 1000000 {\n"
-                                   "            x += 1\n"
-                                   "        }\n"
-                                   "        return x\n"
-                                   "    }\n"
-                                   "    return down(n - 1)\n"
-                                   "}\n"
-                                   "fn main() {\n"
-                                   "    down(300)\n"
-                                   "}\n");
+    char *p = tu_program("deep.jett", "namespace deep\n"
+                                      "fn down(n: int) -> int {\n"
+                                      "    if n == 0 {\n"
+                                      "        let x = 0\n"
+                                      "        while x < 1000000 {\n"
+                                      "            x += 1\n"
+                                      "        }\n"
+                                      "        return x\n"
+                                      "    }\n"
+                                      "    return down(n - 1)\n"
+                                      "}\n"
+                                      "fn main() {\n"
+                                      "    down(300)\n"
+                                      "}\n");
     struct tu_output o;
-    const char *argv[] = {jett, "run", p, "--profile", "--agent", NULL};
+    const char *argv[] = {tu_jett, "run", p, "--profile", "--agent", NULL};
     run(argv, &o);
     ck_assert_int_eq(o.status, 0);
     /* Nearly every sample lands in the loop 301 frames deep: a fixed
@@ -173,15 +151,15 @@ END_TEST
 
 START_TEST(runtime_error_keeps_partial_observations)
 {
-    char *p = program("boom.jett", "namespace boom\n"
-                                   "fn main() {\n"
-                                   "    let t0 = now_ms()\n"
-                                   "    while now_ms() - t0 < 500 {\n"
-                                   "    }\n"
-                                   "    fail(\"boom\")\n"
-                                   "}\n");
+    char *p = tu_program("boom.jett", "namespace boom\n"
+                                      "fn main() {\n"
+                                      "    let t0 = now_ms()\n"
+                                      "    while now_ms() - t0 < 500 {\n"
+                                      "    }\n"
+                                      "    fail(\"boom\")\n"
+                                      "}\n");
     struct tu_output o;
-    const char *argv[] = {jett, "run", p, "--profile", "--agent", NULL};
+    const char *argv[] = {tu_jett, "run", p, "--profile", "--agent", NULL};
     run(argv, &o);
     ck_assert_int_eq(o.status, 1);
     ck_assert_ptr_nonnull(strstr(o.out, "\n  termination: runtime_error\n"));
@@ -206,9 +184,9 @@ static void daemon_killed(const char *ending, int signal_jett, int want_status,
              "    %s\n"
              "}\n",
              ending);
-    char *p = program("k.jett", text), out[600];
-    snprintf(out, sizeof out, "%s/out.toon", dir);
-    const char *argv[] = {jett, "run", p, "--profile", "--agent", NULL};
+    char *p = tu_program("k.jett", text), out[600];
+    snprintf(out, sizeof out, "%s/out.toon", tu_dir);
+    const char *argv[] = {tu_jett, "run", p, "--profile", "--agent", NULL};
     ck_assert_int_eq(tu_disturb_daemon(argv, out, SIGKILL, signal_jett), want_status);
     size_t len;
     char *doc = tu_read_file(out, &len);
@@ -241,15 +219,15 @@ END_TEST
  * daemon ignores it and the launcher still finishes the profile. */
 START_TEST(group_sigterm_finishes_the_profile)
 {
-    char *p = program("term.jett", "namespace term\n"
-                                   "fn main() {\n"
-                                   "    while true {\n"
-                                   "        sleep(10)\n"
-                                   "    }\n"
-                                   "}\n"),
+    char *p = tu_program("term.jett", "namespace term\n"
+                                      "fn main() {\n"
+                                      "    while true {\n"
+                                      "        sleep(10)\n"
+                                      "    }\n"
+                                      "}\n"),
          out[600];
-    snprintf(out, sizeof out, "%s/out.toon", dir);
-    const char *argv[] = {jett, "run", p, "--profile", "--agent", NULL};
+    snprintf(out, sizeof out, "%s/out.toon", tu_dir);
+    const char *argv[] = {tu_jett, "run", p, "--profile", "--agent", NULL};
     pid_t pid = fork();
     if (pid == 0) {
         setpgid(0, 0);
@@ -274,15 +252,15 @@ END_TEST
 
 START_TEST(sigint_finishes_an_interrupted_profile)
 {
-    char *p = program("spin.jett", "namespace spin\n"
-                                   "fn main() {\n"
-                                   "    while true {\n"
-                                   "        sleep(10)\n"
-                                   "    }\n"
-                                   "}\n"),
+    char *p = tu_program("spin.jett", "namespace spin\n"
+                                      "fn main() {\n"
+                                      "    while true {\n"
+                                      "        sleep(10)\n"
+                                      "    }\n"
+                                      "}\n"),
          out[600];
-    snprintf(out, sizeof out, "%s/out.toon", dir);
-    const char *argv[] = {jett, "run", p, "--profile", "--agent", NULL};
+    snprintf(out, sizeof out, "%s/out.toon", tu_dir);
+    const char *argv[] = {tu_jett, "run", p, "--profile", "--agent", NULL};
     pid_t pid = tu_spawn(argv, out);
     ck_assert_int_gt(tu_child_named(pid, "jett-profd"), 0);
     ck_assert_int_eq(tu_wait_thread(pid, "jett-runtime", "S"), 0); /* in sleep() */
@@ -301,10 +279,10 @@ END_TEST
 /* Setup failures run no user code: the program would print first. */
 START_TEST(unsupported_mode_runs_no_user_code)
 {
-    char *p = program("hi.jett", "namespace hi\nfn main() {\n    print(\"user code ran\")\n}\n");
+    char *p = tu_program("hi.jett", "namespace hi\nfn main() {\n    print(\"user code ran\")\n}\n");
     struct tu_output o;
     setenv("JETT_TEST_WITHDRAW_CAPABILITY", "jett_heap_allocation_hooks", 1);
-    const char *argv[] = {jett, "run", p, "--profile-memory", "--agent", NULL};
+    const char *argv[] = {tu_jett, "run", p, "--profile-memory", "--agent", NULL};
     run(argv, &o);
     unsetenv("JETT_TEST_WITHDRAW_CAPABILITY");
     ck_assert_int_eq(o.status, 4);
@@ -320,10 +298,10 @@ END_TEST
 
 START_TEST(missing_daemon_is_a_setup_failure)
 {
-    char *p = program("hi.jett", "namespace hi\nfn main() {\n    print(\"user code ran\")\n}\n");
+    char *p = tu_program("hi.jett", "namespace hi\nfn main() {\n    print(\"user code ran\")\n}\n");
     char lone[600], cmd[1400];
-    snprintf(lone, sizeof lone, "%s/bin", dir);
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s' '%s/jett'", lone, jett, lone);
+    snprintf(lone, sizeof lone, "%s/bin", tu_dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s' '%s/jett'", lone, tu_jett, lone);
     ck_assert_int_eq(system(cmd), 0);
     strcat(lone, "/jett");
     struct tu_output o;
@@ -340,32 +318,33 @@ END_TEST
 /* A capture replays to the very profile the live run printed. */
 START_TEST(capture_replays_to_the_same_bytes)
 {
-    char *p = program("cap.jett", "namespace cap\n"
-                                  "fn work() -> int {\n"
-                                  "    let t0 = now_ms()\n"
-                                  "    let x = 0\n"
-                                  "    while now_ms() - t0 < 150 {\n"
-                                  "        x += 1\n"
-                                  "    }\n"
-                                  "    return x\n"
-                                  "}\n"
-                                  "fn main() {\n"
-                                  "    work()\n"
-                                  "}\n"),
+    char *p = tu_program("cap.jett", "namespace cap\n"
+                                     "fn work() -> int {\n"
+                                     "    let t0 = now_ms()\n"
+                                     "    let x = 0\n"
+                                     "    while now_ms() - t0 < 150 {\n"
+                                     "        x += 1\n"
+                                     "    }\n"
+                                     "    return x\n"
+                                     "}\n"
+                                     "fn main() {\n"
+                                     "    work()\n"
+                                     "}\n"),
          cap[600];
-    snprintf(cap, sizeof cap, "%s/run.jcap", dir);
+    snprintf(cap, sizeof cap, "%s/run.jcap", tu_dir);
     struct tu_output live, again;
-    const char *argv[] = {jett, "run", p, "--profile", "--profile-capture", cap, "--agent", NULL};
+    const char *argv[] = {tu_jett, "run",     p,   "--profile", "--profile-capture",
+                          cap,     "--agent", NULL};
     run(argv, &live);
     ck_assert_int_eq(live.status, 0);
-    const char *rargv[] = {profd, "replay", cap, "--agent", NULL};
+    const char *rargv[] = {tu_profd, "replay", cap, "--agent", NULL};
     run(rargv, &again);
     ck_assert_int_eq(again.status, 0);
     const char *prof = strstr(live.out, "\nprofile:\n");
     ck_assert_ptr_nonnull(prof);
     /* The whole envelope is canonical TOON for the reference library. */
     char env_path[600];
-    snprintf(env_path, sizeof env_path, "%s/live.toon", dir);
+    snprintf(env_path, sizeof env_path, "%s/live.toon", tu_dir);
     ck_assert_int_eq(tu_write_file(env_path, live.out, live.out_len - 1), 0); /* no final \n */
     char *checker = tu_source_path("tests/toon-check/toon-check");
     struct tu_output chk;
@@ -386,30 +365,32 @@ END_TEST
  * in the capture. */
 START_TEST(nothing_secret_leaks)
 {
-    char *p = program("leak.jett", "namespace leak\n"
-                                   "// COMMENT-MARKER-1234\n"
-                                   "fn spin(k: secret<string>) -> int {\n"
-                                   "    let t0 = now_ms()\n"
-                                   "    let x = 0\n"
-                                   "    while now_ms() - t0 < 150 {\n"
-                                   "        let y = \"LITERAL-MARKER-5678\" /* BLOCK-MARKER-9 */\n"
-                                   "        x += 1\n"
-                                   "    }\n"
-                                   "    return x\n"
-                                   "}\n"
-                                   "fn main() {\n"
-                                   "    let token: secret<string> = env(\"JETT_LEAK_TOKEN\")\n"
-                                   "    spin(token)\n"
-                                   "}\n"),
+    char *p = tu_program("leak.jett",
+                         "namespace leak\n"
+                         "// COMMENT-MARKER-1234\n"
+                         "fn spin(k: secret<string>) -> int {\n"
+                         "    let t0 = now_ms()\n"
+                         "    let x = 0\n"
+                         "    while now_ms() - t0 < 150 {\n"
+                         "        let y = \"LITERAL-MARKER-5678\" /* BLOCK-MARKER-9 */\n"
+                         "        x += 1\n"
+                         "    }\n"
+                         "    return x\n"
+                         "}\n"
+                         "fn main() {\n"
+                         "    let token: secret<string> = env(\"JETT_LEAK_TOKEN\")\n"
+                         "    spin(token)\n"
+                         "}\n"),
          cap[600];
-    snprintf(cap, sizeof cap, "%s/leak.jcap", dir);
+    snprintf(cap, sizeof cap, "%s/leak.jcap", tu_dir);
     setenv("JETT_LEAK_TOKEN", "SECRET-VALUE-4242", 1);
     static const char *const modes[] = {"--profile", "--profile-memory"};
     for (int m = 0; m < 2; m++)
         for (int agent = 0; agent < 2; agent++) {
             struct tu_output o;
             const char *argv[] = {
-                jett, "run", p, modes[m], "--profile-capture", cap, agent ? "--agent" : NULL, NULL};
+                tu_jett, "run", p, modes[m], "--profile-capture", cap, agent ? "--agent" : NULL,
+                NULL};
             run(argv, &o);
             ck_assert_msg(o.status == 0, "%s\n%s", o.out, o.err);
             size_t cl;
@@ -444,10 +425,10 @@ START_TEST(signal_during_load_is_kept)
     for (int i = 0; i < 8000; i++)
         n += (size_t)snprintf(text + n, cap - n, "fn f%d() -> int {\n    return %d\n}\n", i, i);
     snprintf(text + n, cap - n, "fn main() {\n    while true {\n        sleep(10)\n    }\n}\n");
-    char *p = program("big.jett", text), out[600];
+    char *p = tu_program("big.jett", text), out[600];
     free(text);
-    snprintf(out, sizeof out, "%s/out.txt", dir);
-    const char *argv[] = {jett, "run", p, NULL};
+    snprintf(out, sizeof out, "%s/out.txt", tu_dir);
+    const char *argv[] = {tu_jett, "run", p, NULL};
     pid_t pid = tu_spawn(argv, out);
     ck_assert_int_eq(tu_wait_handler(pid, "jett", SIGINT), 0); /* jett's, not the default */
     kill(pid, SIGINT);
@@ -459,12 +440,12 @@ END_TEST
 START_TEST(run_help_and_directory)
 {
     struct tu_output o;
-    const char *help[] = {jett, "run", "--help", NULL};
+    const char *help[] = {tu_jett, "run", "--help", NULL};
     run(help, &o);
     ck_assert_int_eq(o.status, 0);
     ck_assert_ptr_nonnull(strstr(o.out, "usage: jett run FILE.jett"));
     tu_output_free(&o);
-    const char *d[] = {jett, "run", dir, NULL};
+    const char *d[] = {tu_jett, "run", tu_dir, NULL};
     run(d, &o);
     ck_assert_int_eq(o.status, 2);
     ck_assert_ptr_nonnull(strstr(o.err, "is a directory, not a FILE.jett"));
@@ -476,7 +457,7 @@ Suite *profile_e2e_suite(void)
 {
     Suite *s = suite_create("profile_e2e");
     TCase *t = tcase_create("cpu");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, elapsed_time_not_statement_counts);
     tcase_add_test(t, waiting_samples_during_sleep);
@@ -486,7 +467,7 @@ Suite *profile_e2e_suite(void)
     tcase_add_test(t, group_sigterm_finishes_the_profile);
     suite_add_tcase(s, t);
     t = tcase_create("failures");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, daemon_killed_alone_exits_4);
     tcase_add_test(t, daemon_killed_with_runtime_error_exits_1);
@@ -495,13 +476,13 @@ Suite *profile_e2e_suite(void)
     tcase_add_test(t, missing_daemon_is_a_setup_failure);
     suite_add_tcase(s, t);
     t = tcase_create("launcher");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_set_timeout(t, 60);
     tcase_add_test(t, signal_during_load_is_kept);
     tcase_add_test(t, run_help_and_directory);
     suite_add_tcase(s, t);
     t = tcase_create("outputs");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, capture_replays_to_the_same_bytes);
     tcase_add_test(t, nothing_secret_leaks);

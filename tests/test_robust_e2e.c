@@ -27,36 +27,10 @@
 
 #include "testutil.h"
 
-static char *jett, *profd, *tmp;
-
-static void setup(void)
+/* The tests write into pipes whose readers may be gone. */
+static void ignore_sigpipe(void)
 {
-    jett = tu_build_path("cli/jett");
-    profd = tu_build_path("daemon/jett-profd");
-    tmp = tu_tmpdir();
-    ck_assert_ptr_nonnull(tmp);
     signal(SIGPIPE, SIG_IGN);
-}
-
-static void teardown(void)
-{
-    ck_assert_int_eq(tu_rmtree(tmp), 0);
-    free(jett), free(profd), free(tmp);
-}
-
-static char *at(const char *name)
-{
-    size_t n = strlen(tmp) + strlen(name) + 2;
-    char *p = malloc(n);
-    snprintf(p, n, "%s/%s", tmp, name);
-    return p;
-}
-
-static char *program(const char *name, const char *text)
-{
-    char *p = tu_write_program(tmp, name, text);
-    ck_assert_ptr_nonnull(p);
-    return p;
 }
 
 static uint64_t now_ms(void)
@@ -142,7 +116,7 @@ static int open_out(const char *path)
  * the outputs in *o (as tu_run gives them). */
 static int run_files(const char *const argv[], struct child_io io, struct tu_output *o)
 {
-    char *out = at("run.out"), *err = at("run.err");
+    char *out = tu_tmp_path("run.out"), *err = tu_tmp_path("run.err");
     int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (io.fd[0] == INHERIT)
         io.fd[0] = null;
@@ -178,10 +152,10 @@ static bool file_is(const char *path, const char *text)
     return same;
 }
 
-/* No PATH.partial-* file is left in tmp. */
+/* No PATH.partial-* file is left in tu_dir. */
 static void assert_no_partial(void)
 {
-    DIR *d = opendir(tmp);
+    DIR *d = opendir(tu_dir);
     ck_assert_ptr_nonnull(d);
     for (struct dirent *e; (e = readdir(d)) != NULL;)
         ck_assert_msg(strstr(e->d_name, ".partial-") == NULL, "left behind: %s", e->d_name);
@@ -191,7 +165,7 @@ static void assert_no_partial(void)
 /* `jett profile dump PATH` reads the whole capture, up to FINISH. */
 static void assert_capture_whole(const char *path)
 {
-    const char *argv[] = {jett, "profile", "dump", path, NULL};
+    const char *argv[] = {tu_jett, "profile", "dump", path, NULL};
     struct tu_output o;
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_msg(o.status == 0, "dump: %s", o.err);
@@ -232,10 +206,10 @@ static const char burst_src[] = "namespace burst\n"
 
 START_TEST(capture_kept_on_compile_error)
 {
-    char *p = program("bad.jett", "namespace bad\nfn main() {\n    nothing_here\n}\n");
-    char *cap = at("run.jcap");
+    char *p = tu_program("bad.jett", "namespace bad\nfn main() {\n    nothing_here\n}\n");
+    char *cap = tu_tmp_path("run.jcap");
     ck_assert_int_eq(tu_write_file(cap, "previous", 8), 0);
-    const char *argv[] = {jett, "run", p, "--profile", "--profile-capture", cap, NULL};
+    const char *argv[] = {tu_jett, "run", p, "--profile", "--profile-capture", cap, NULL};
     struct tu_output o;
     ck_assert_int_eq(run_files(argv, plain_io, &o), 3);
     ck_assert_msg(file_is(cap, "previous"), "the previous capture was replaced");
@@ -249,8 +223,8 @@ END_TEST
  * anything is loaded, and stays as it was. */
 START_TEST(capture_onto_the_program_is_refused)
 {
-    char *p = program("victim.jett", hello_src);
-    const char *argv[] = {jett, "run", p, "--profile", "--profile-capture", p, NULL};
+    char *p = tu_program("victim.jett", hello_src);
+    const char *argv[] = {tu_jett, "run", p, "--profile", "--profile-capture", p, NULL};
     struct tu_output o;
     ck_assert_int_eq(run_files(argv, plain_io, &o), 2);
     ck_assert_ptr_nonnull(strstr(o.err, "' is the program file"));
@@ -263,10 +237,10 @@ END_TEST
 
 START_TEST(capture_replaces_when_whole)
 {
-    char *p = program("hi.jett", hello_src);
-    char *cap = at("run.jcap");
+    char *p = tu_program("hi.jett", hello_src);
+    char *cap = tu_tmp_path("run.jcap");
     ck_assert_int_eq(tu_write_file(cap, "previous", 8), 0);
-    const char *argv[] = {jett, "run", p, "--profile-memory", "--profile-capture", cap, NULL};
+    const char *argv[] = {tu_jett, "run", p, "--profile-memory", "--profile-capture", cap, NULL};
     struct tu_output o;
     ck_assert_int_eq(run_files(argv, plain_io, &o), 0);
     assert_capture_whole(cap);
@@ -282,10 +256,10 @@ END_TEST
  * real kernel write failure that needs no privileges. */
 START_TEST(capture_write_failure_mid_run)
 {
-    char *p = program("churn.jett", churn_src);
-    char *cap = at("run.jcap");
+    char *p = tu_program("churn.jett", churn_src);
+    char *cap = tu_tmp_path("run.jcap");
     ck_assert_int_eq(tu_write_file(cap, "previous", 8), 0);
-    const char *argv[] = {jett, "run", p, "--profile-memory", "--profile-capture", cap, NULL};
+    const char *argv[] = {tu_jett, "run", p, "--profile-memory", "--profile-capture", cap, NULL};
     struct child_io io = {{INHERIT, INHERIT, INHERIT}, 64 * 1024};
     struct tu_output o;
     ck_assert_int_eq(run_files(argv, io, &o), 4);
@@ -298,8 +272,8 @@ START_TEST(capture_write_failure_mid_run)
     assert_no_partial();
     tu_output_free(&o);
 
-    const char *agent[] = {jett, "run",     p,   "--profile-memory", "--profile-capture",
-                           cap,  "--agent", NULL};
+    const char *agent[] = {tu_jett, "run",     p,   "--profile-memory", "--profile-capture",
+                           cap,     "--agent", NULL};
     ck_assert_int_eq(run_files(agent, io, &o), 4);
     ck_assert_msg(o.err_len == 0, "stderr: %s", o.err);
     ck_assert_ptr_nonnull(strstr(o.out, "\nexit_code: 4\n"));
@@ -318,8 +292,8 @@ END_TEST
  * would replace /dev/full), so the magic already fails, a usage error. */
 START_TEST(capture_to_a_full_device)
 {
-    char *p = program("hi.jett", hello_src);
-    const char *argv[] = {jett, "run", p, "--profile", "--profile-capture", "/dev/full", NULL};
+    char *p = tu_program("hi.jett", hello_src);
+    const char *argv[] = {tu_jett, "run", p, "--profile", "--profile-capture", "/dev/full", NULL};
     struct tu_output o;
     ck_assert_int_eq(run_files(argv, plain_io, &o), 2);
     ck_assert_str_eq(
@@ -346,9 +320,9 @@ static void assert_no_marker(const char *path)
 
 START_TEST(stdout_closed)
 {
-    char *p = program("hi.jett", hello_src);
-    char *cap = at("run.jcap");
-    const char *argv[] = {jett, "run", p, "--profile", "--profile-capture", cap, NULL};
+    char *p = tu_program("hi.jett", hello_src);
+    char *cap = tu_tmp_path("run.jcap");
+    const char *argv[] = {tu_jett, "run", p, "--profile", "--profile-capture", cap, NULL};
     struct child_io io = {{INHERIT, CLOSED, INHERIT}, 0};
     struct tu_output o;
     ck_assert_int_eq(run_files(argv, io, &o), 0);
@@ -362,9 +336,9 @@ END_TEST
 
 START_TEST(all_three_closed)
 {
-    char *p = program("hi.jett", hello_src);
-    char *cap = at("run.jcap");
-    const char *argv[] = {jett, "run", p, "--profile", "--profile-capture", cap, NULL};
+    char *p = tu_program("hi.jett", hello_src);
+    char *cap = tu_tmp_path("run.jcap");
+    const char *argv[] = {tu_jett, "run", p, "--profile", "--profile-capture", cap, NULL};
     struct child_io io = {{CLOSED, CLOSED, CLOSED}, 0};
     struct tu_output o;
     /* exit 4 if the output went into the daemon's stream */
@@ -380,7 +354,7 @@ END_TEST
  * standard input is empty, which is a bad capture. */
 START_TEST(replay_stdin_closed)
 {
-    const char *argv[] = {jett, "profile", "replay", "-", NULL};
+    const char *argv[] = {tu_jett, "profile", "replay", "-", NULL};
     struct child_io io = {{CLOSED, INHERIT, INHERIT}, 0};
     struct tu_output o;
     ck_assert_int_eq(run_files(argv, io, &o), 1);
@@ -406,12 +380,12 @@ START_TEST(outputs_to_a_full_device)
 {
     char *cap = tu_build_path("fixtures/cpu-simple.jcap");
     char *cg = tu_source_path("fixtures/callgrind/example.callgrind");
-    const char *replay[] = {jett, "profile", "replay", cap, NULL};
-    const char *replay_agent[] = {jett, "profile", "replay", cap, "--agent", NULL};
-    const char *profd_replay[] = {profd, "replay", cap, NULL};
-    const char *diff[] = {jett, "profile", "diff", cap, cap, NULL};
-    const char *check[] = {jett, "callgrind", "check", cg, NULL};
-    const char *version[] = {jett, "--version", NULL};
+    const char *replay[] = {tu_jett, "profile", "replay", cap, NULL};
+    const char *replay_agent[] = {tu_jett, "profile", "replay", cap, "--agent", NULL};
+    const char *profd_replay[] = {tu_profd, "replay", cap, NULL};
+    const char *diff[] = {tu_jett, "profile", "diff", cap, cap, NULL};
+    const char *check[] = {tu_jett, "callgrind", "check", cg, NULL};
+    const char *version[] = {tu_jett, "--version", NULL};
     const char *const *cmds[] = {replay, replay_agent, profd_replay, diff, check, version};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         struct tu_output o;
@@ -422,8 +396,8 @@ START_TEST(outputs_to_a_full_device)
         tu_output_free(&o);
     }
     /* dump and export: of the usage class, as an unwritable -o file */
-    const char *dump[] = {jett, "profile", "dump", cap, NULL};
-    const char *export[] = {jett, "profile", "export", cap, "--format", "collapsed", NULL};
+    const char *dump[] = {tu_jett, "profile", "dump", cap, NULL};
+    const char *export[] = {tu_jett, "profile", "export", cap, "--format", "collapsed", NULL};
     const char *const *usage_class[] = {dump, export};
     for (size_t i = 0; i < 2; i++) {
         struct tu_output o;
@@ -441,9 +415,9 @@ END_TEST
  * the program's output when the device is full (not a closed reader). */
 START_TEST(run_output_to_a_full_device)
 {
-    char *p = program("hi.jett", hello_src);
-    const char *agent[] = {jett, "run", p, "--profile", "--agent", NULL};
-    const char *plain[] = {jett, "run", p, NULL};
+    char *p = tu_program("hi.jett", hello_src);
+    const char *agent[] = {tu_jett, "run", p, "--profile", "--agent", NULL};
+    const char *plain[] = {tu_jett, "run", p, NULL};
     const char *const *cmds[] = {agent, plain};
     for (size_t i = 0; i < 2; i++) {
         struct tu_output o;
@@ -469,16 +443,16 @@ struct stalled {
 
 static void stalled_start(struct stalled *s, const char *src)
 {
-    s->prog = program("prog.jett", src);
-    s->cap = at("cap.fifo");
-    s->out = at("stalled.out");
-    s->err = at("stalled.err");
+    s->prog = tu_program("prog.jett", src);
+    s->cap = tu_tmp_path("cap.fifo");
+    s->out = tu_tmp_path("stalled.out");
+    s->err = tu_tmp_path("stalled.err");
     ck_assert_int_eq(mkfifo(s->cap, 0644), 0);
     s->reader = open(s->cap, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     ck_assert_int_ge(s->reader, 0);
     ck_assert_int_lt(fcntl(s->reader, F_GETPIPE_SZ), 100 * 1024); /* less than a burst */
-    const char *argv[] = {jett,   "run", s->prog, "--profile-memory", "--profile-capture",
-                          s->cap, NULL};
+    const char *argv[] = {tu_jett, "run", s->prog, "--profile-memory", "--profile-capture",
+                          s->cap,  NULL};
     int out = open_out(s->out), err = open_out(s->err);
     struct child_io io = {{INHERIT, out, err}, 0};
     s->pid = spawn(argv, &io);
@@ -565,11 +539,13 @@ static char proc_state(pid_t pid)
  * in read() until the signal. */
 static void interrupt_loading(int signo, bool agent)
 {
-    char *fifo = at("slow.jett"), *cap = at("run.jcap"), *out = at("load.out");
+    char *fifo = tu_tmp_path("slow.jett"), *cap = tu_tmp_path("run.jcap"),
+         *out = tu_tmp_path("load.out");
     ck_assert_int_eq(mkfifo(fifo, 0644), 0);
     ck_assert_int_eq(tu_write_file(cap, "previous", 8), 0);
     const char *argv[] = {
-        jett, "run", fifo, "--profile", "--profile-capture", cap, agent ? "--agent" : NULL, NULL};
+        tu_jett, "run", fifo, "--profile", "--profile-capture", cap, agent ? "--agent" : NULL,
+        NULL};
     int fo = open_out(out);
     struct child_io io = {{INHERIT, fo, INHERIT}, 0};
     pid_t pid = spawn(argv, &io);
@@ -623,13 +599,13 @@ END_TEST
  * failure. */
 static void interrupt_finishing(int signo)
 {
-    char *p = program("nap.jett", "namespace nap\n"
-                                  "fn main() {\n"
-                                  "    print(\"napping\")\n"
-                                  "    sleep(1500)\n"
-                                  "}\n");
-    char *out = at("fin.out");
-    const char *argv[] = {jett, "run", p, "--profile-memory", "--agent", NULL};
+    char *p = tu_program("nap.jett", "namespace nap\n"
+                                     "fn main() {\n"
+                                     "    print(\"napping\")\n"
+                                     "    sleep(1500)\n"
+                                     "}\n");
+    char *out = tu_tmp_path("fin.out");
+    const char *argv[] = {tu_jett, "run", p, "--profile-memory", "--agent", NULL};
     int fo = open_out(out);
     struct child_io io = {{INHERIT, fo, INHERIT}, 0};
     pid_t pid = spawn(argv, &io);
@@ -691,18 +667,18 @@ END_TEST
 
 START_TEST(stdout_reader_gone)
 {
-    char *p = program("lines.jett", "namespace lines\n"
-                                    "fn main() {\n"
-                                    "    for i in 0..200000 {\n"
-                                    "        print(\"line\", i)\n"
-                                    "    }\n"
-                                    "    eprint(\"done\")\n"
-                                    "}\n");
-    char *err = at("pipe.err");
+    char *p = tu_program("lines.jett", "namespace lines\n"
+                                       "fn main() {\n"
+                                       "    for i in 0..200000 {\n"
+                                       "        print(\"line\", i)\n"
+                                       "    }\n"
+                                       "    eprint(\"done\")\n"
+                                       "}\n");
+    char *err = tu_tmp_path("pipe.err");
     int pfd[2];
     ck_assert_int_eq(pipe2(pfd, O_CLOEXEC), 0);
     int fe = open_out(err);
-    const char *argv[] = {jett, "run", p, "--profile", NULL};
+    const char *argv[] = {tu_jett, "run", p, "--profile", NULL};
     struct child_io io = {{INHERIT, pfd[1], fe}, 0};
     pid_t pid = spawn(argv, &io);
     close(pfd[1]), close(fe);
@@ -725,7 +701,8 @@ Suite *robust_e2e_suite(void)
 {
     Suite *s = suite_create("robust_e2e");
     TCase *t = tcase_create("files");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
+    tcase_add_checked_fixture(t, ignore_sigpipe, NULL);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, capture_kept_on_compile_error);
     tcase_add_test(t, capture_onto_the_program_is_refused);
@@ -739,7 +716,8 @@ Suite *robust_e2e_suite(void)
     tcase_add_test(t, run_output_to_a_full_device);
     suite_add_tcase(s, t);
     t = tcase_create("hangs");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
+    tcase_add_checked_fixture(t, ignore_sigpipe, NULL);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, capture_reader_stops);
     tcase_add_test(t, capture_reader_stops_then_sigint);

@@ -15,29 +15,6 @@
 
 #include "testutil.h"
 
-static char *jett, *profd, *dir;
-
-static void setup(void)
-{
-    jett = tu_build_path("cli/jett");
-    profd = tu_build_path("daemon/jett-profd");
-    dir = tu_tmpdir();
-    ck_assert_ptr_nonnull(dir);
-}
-
-static void teardown(void)
-{
-    ck_assert_int_eq(tu_rmtree(dir), 0);
-    free(jett), free(profd), free(dir);
-}
-
-static char *program(const char *name, const char *text)
-{
-    char *path = tu_write_program(dir, name, text);
-    ck_assert_ptr_nonnull(path);
-    return path;
-}
-
 static void run(const char *const *argv, struct tu_output *o)
 {
     ck_assert_int_eq(tu_run(argv, NULL, 0, o), 0);
@@ -55,21 +32,21 @@ static bool has(const struct tu_output *o, const char *needle)
  * goes with it): `let token: secret<string> = <secret-expression>`. */
 START_TEST(secret_expression_holding_a_literal)
 {
-    char *p = program("sec.jett", "namespace sec\n"
-                                  "fn main() {\n"
-                                  "    let t0 = now_ms()\n"
-                                  "    let n = 0\n"
-                                  "    while now_ms() - t0 < 300 {\n"
-                                  "        let token: secret<string> = env(\"API_TOKEN\")\n"
-                                  "        n += 1\n"
-                                  "    }\n"
-                                  "}\n");
+    char *p = tu_program("sec.jett", "namespace sec\n"
+                                     "fn main() {\n"
+                                     "    let t0 = now_ms()\n"
+                                     "    let n = 0\n"
+                                     "    while now_ms() - t0 < 300 {\n"
+                                     "        let token: secret<string> = env(\"API_TOKEN\")\n"
+                                     "        n += 1\n"
+                                     "    }\n"
+                                     "}\n");
     setenv("API_TOKEN", "TOKEN-VALUE-77", 1);
     static const char *const modes[] = {"--profile", "--profile-memory"};
     for (int m = 0; m < 2; m++) {
         struct tu_output o;
-        const char *argv[] = {jett, "run",     p,   modes[m], "--profile-threshold",
-                              "0",  "--agent", NULL};
+        const char *argv[] = {tu_jett, "run",     p,   modes[m], "--profile-threshold",
+                              "0",     "--agent", NULL};
         run(argv, &o);
         ck_assert_msg(o.status == 0, "%s\n%s", o.out, o.err);
         ck_assert_msg(has(&o, "\n  status: complete\n  termination: returned\n"), "%s", o.out);
@@ -92,11 +69,11 @@ END_TEST
  * A runtime error keeps its own status and error. */
 START_TEST(collector_failure_found_by_the_daemon)
 {
-    char *ok = program("ok.jett", "namespace ok\nfn main() {\n    print(\"done\")\n}\n");
-    char *bad = program("bad.jett", "namespace bad\nfn main() {\n    fail(\"late\")\n}\n");
+    char *ok = tu_program("ok.jett", "namespace ok\nfn main() {\n    print(\"done\")\n}\n");
+    char *bad = tu_program("bad.jett", "namespace bad\nfn main() {\n    fail(\"late\")\n}\n");
     setenv("JETT_TEST_SKEW_FINISH", "1", 1);
     struct tu_output o;
-    const char *argv[] = {jett, "run", ok, "--profile", "--agent", NULL};
+    const char *argv[] = {tu_jett, "run", ok, "--profile", "--agent", NULL};
     run(argv, &o);
     ck_assert_int_eq(o.status, 4);
     ck_assert_msg(!strncmp(o.out,
@@ -107,7 +84,7 @@ START_TEST(collector_failure_found_by_the_daemon)
     ck_assert(has(&o, "\n  status: partial\n  partial_reason: collector_failure\n"));
     ck_assert(has(&o, "\nerror_kind: profiler_failure\nerror: \"profiler: collector failure\"\n"));
     tu_output_free(&o);
-    const char *human[] = {jett, "run", ok, "--profile", NULL};
+    const char *human[] = {tu_jett, "run", ok, "--profile", NULL};
     run(human, &o);
     ck_assert_int_eq(o.status, 4);
     ck_assert_str_eq(o.out, "done\n");
@@ -115,7 +92,7 @@ START_TEST(collector_failure_found_by_the_daemon)
                       strstr(o.err, "\njett: profiler: collector failure\n"),
                   "%s", o.err);
     tu_output_free(&o);
-    const char *rt[] = {jett, "run", bad, "--profile", "--agent", NULL};
+    const char *rt[] = {tu_jett, "run", bad, "--profile", "--agent", NULL};
     run(rt, &o);
     ck_assert_int_eq(o.status, 1);
     ck_assert(has(&o, "\n  partial_reason: collector_failure\n"));
@@ -184,11 +161,11 @@ static bool shaped(const char *doc, const char *shape)
 
 START_TEST(fallback_profile_has_every_field)
 {
-    char *p = program("k.jett", "namespace k\nfn main() {\n    for i in 0..40 {\n"
-                                "        sleep(25)\n    }\n}\n");
+    char *p = tu_program("k.jett", "namespace k\nfn main() {\n    for i in 0..40 {\n"
+                                   "        sleep(25)\n    }\n}\n");
     char out[600], err[600], cmd[1600];
-    snprintf(out, sizeof out, "%s/out.toon", dir);
-    const char *argv[] = {jett, "run", p, "--profile", "--profile-rate", "100", "--agent", NULL};
+    snprintf(out, sizeof out, "%s/out.toon", tu_dir);
+    const char *argv[] = {tu_jett, "run", p, "--profile", "--profile-rate", "100", "--agent", NULL};
     ck_assert_int_eq(tu_disturb_daemon(argv, out, SIGKILL, 0), 4);
     size_t len;
     char *doc = tu_read_file(out, &len), *prof = profile_of(doc);
@@ -203,7 +180,7 @@ START_TEST(fallback_profile_has_every_field)
     ck_assert_int_le(ticks, wall / 10 + 1);
     ck_assert_int_ge(ticks, 50);
     /* canonical TOON for the reference library (no final newline) */
-    snprintf(cmd, sizeof cmd, "%s/env.toon", dir);
+    snprintf(cmd, sizeof cmd, "%s/env.toon", tu_dir);
     size_t n = strlen(doc);
     ck_assert_int_eq(tu_write_file(cmd, doc, n && doc[n - 1] == '\n' ? n - 1 : n), 0);
     char *checker = tu_source_path("tests/toon-check/toon-check");
@@ -213,9 +190,9 @@ START_TEST(fallback_profile_has_every_field)
     ck_assert_msg(chk.status == 0, "%s%s", chk.out, chk.err);
     tu_output_free(&chk), free(checker), free(doc), free(prof);
     /* the human report: heading, status, config and totals on stderr */
-    snprintf(err, sizeof err, "%s/err.txt", dir);
+    snprintf(err, sizeof err, "%s/err.txt", tu_dir);
     snprintf(cmd, sizeof cmd, "exec \"$0\" run \"$1\" --profile --profile-rate 100 2>'%s'", err);
-    const char *hargv[] = {"/bin/sh", "-c", cmd, jett, p, NULL};
+    const char *hargv[] = {"/bin/sh", "-c", cmd, tu_jett, p, NULL};
     ck_assert_int_eq(tu_disturb_daemon(hargv, out, SIGKILL, 0), 4);
     char *text = tu_read_file(err, &len);
     ck_assert_msg(!strncmp(text,
@@ -230,7 +207,7 @@ START_TEST(fallback_profile_has_every_field)
                   "%s", text);
     free(text);
     /* memory mode: the launcher counts no memory totals of its own */
-    const char *margv[] = {jett, "run", p, "--profile-memory", "--agent", NULL};
+    const char *margv[] = {tu_jett, "run", p, "--profile-memory", "--agent", NULL};
     ck_assert_int_eq(tu_disturb_daemon(margv, out, SIGKILL, 0), 4);
     doc = tu_read_file(out, &len);
     ck_assert_msg(strstr(doc, "\n  status: unavailable\n  partial_reason: collector_failure\n"
@@ -254,9 +231,9 @@ END_TEST
  * of the profile stays complete. */
 START_TEST(process_cpu_time_withdrawn)
 {
-    char *p = program("c.jett", "namespace c\nfn main() {\n    let t0 = now_ms()\n"
-                                "    while now_ms() - t0 < 50 {\n    }\n}\n");
-    const char *argv[] = {jett, "run", p, "--profile", "--agent", NULL};
+    char *p = tu_program("c.jett", "namespace c\nfn main() {\n    let t0 = now_ms()\n"
+                                   "    while now_ms() - t0 < 50 {\n    }\n}\n");
+    const char *argv[] = {tu_jett, "run", p, "--profile", "--agent", NULL};
     struct tu_output o;
     run(argv, &o);
     ck_assert_int_eq(o.status, 0);
@@ -280,14 +257,14 @@ END_TEST
  * runs. */
 START_TEST(profiler_start_failure_runs_no_user_code)
 {
-    char *p = program("s.jett", "namespace s\nlet g = init()\nfn init() -> int {\n"
-                                "    print(\"init ran\")\n    return 1\n}\n"
-                                "fn main() {\n    print(\"main ran\")\n}\n");
+    char *p = tu_program("s.jett", "namespace s\nlet g = init()\nfn init() -> int {\n"
+                                   "    print(\"init ran\")\n    return 1\n}\n"
+                                   "fn main() {\n    print(\"main ran\")\n}\n");
     setenv("JETT_TEST_FAIL_PROFILER_START", "1", 1);
     static const char *const modes[] = {"--profile", "--profile-memory"};
     for (int m = 0; m < 2; m++) {
         struct tu_output o;
-        const char *argv[] = {jett, "run", p, modes[m], "--agent", NULL};
+        const char *argv[] = {tu_jett, "run", p, modes[m], "--agent", NULL};
         run(argv, &o);
         ck_assert_int_eq(o.status, 4);
         ck_assert_msg(!strncmp(o.out,
@@ -300,7 +277,7 @@ START_TEST(profiler_start_failure_runs_no_user_code)
         ck_assert(has(&o, "\nerror_kind: profiler_setup_failure\n"
                           "error: \"profiler: setup failure: cannot start collection\"\n"));
         tu_output_free(&o);
-        const char *human[] = {jett, "run", p, modes[m], NULL};
+        const char *human[] = {tu_jett, "run", p, modes[m], NULL};
         run(human, &o);
         ck_assert_int_eq(o.status, 4);
         ck_assert_str_eq(o.out, "");
@@ -317,13 +294,14 @@ END_TEST
  * a NUL is not "info" (the record is rejected, its number consumed). */
 START_TEST(nul_bytes_in_debug_and_logs)
 {
-    char *p = program("nul.jett", "namespace nul\nfn main() {\n"
-                                  "    print(\"p\\u{0}q\")\n"
-                                  "    debug(\"a\\u{0}b\")\n"
-                                  "    log(\"info\\u{0}x\", \"bad level\")\n"
-                                  "    log(\"info\", \"m\\u{0}n\", {\"k\\u{0}y\": \"v\\u{0}l\"})\n"
-                                  "}\n");
-    const char *argv[] = {jett, "run", p, "--agent", NULL};
+    char *p =
+        tu_program("nul.jett", "namespace nul\nfn main() {\n"
+                               "    print(\"p\\u{0}q\")\n"
+                               "    debug(\"a\\u{0}b\")\n"
+                               "    log(\"info\\u{0}x\", \"bad level\")\n"
+                               "    log(\"info\", \"m\\u{0}n\", {\"k\\u{0}y\": \"v\\u{0}l\"})\n"
+                               "}\n");
+    const char *argv[] = {tu_jett, "run", p, "--agent", NULL};
     struct tu_output o;
     run(argv, &o);
     ck_assert_int_eq(o.status, 0);
@@ -345,26 +323,26 @@ END_TEST
  * or not: exit 3, no user output, the name escaped for the terminal. */
 START_TEST(unrepresentable_file_names_fail_before_main)
 {
-    char *bs = program("a\\b.jett", "namespace a\nfn main() {\n    print(\"ran\")\n}\n");
-    char *ctl = program("c\x01"
-                        "d.jett",
-                        "namespace c\nfn main() {\n    print(\"ran\")\n}\n");
+    char *bs = tu_program("a\\b.jett", "namespace a\nfn main() {\n    print(\"ran\")\n}\n");
+    char *ctl = tu_program("c\x01"
+                           "d.jett",
+                           "namespace c\nfn main() {\n    print(\"ran\")\n}\n");
     struct tu_output o;
-    const char *human[] = {jett, "run", bs, "--profile", NULL};
+    const char *human[] = {tu_jett, "run", bs, "--profile", NULL};
     run(human, &o);
     ck_assert_int_eq(o.status, 3);
     ck_assert_str_eq(o.out, "");
     ck_assert_str_eq(o.err, "a\\b.jett:1:1: error: this file name cannot be a logical path: "
                             "backslash in path\n");
     tu_output_free(&o);
-    const char *plain[] = {jett, "run", ctl, NULL};
+    const char *plain[] = {tu_jett, "run", ctl, NULL};
     run(plain, &o);
     ck_assert_int_eq(o.status, 3);
     ck_assert_str_eq(o.out, "");
     ck_assert_str_eq(o.err, "c\\x01d.jett:1:1: error: this file name cannot be a logical path: "
                             "control character in path\n");
     tu_output_free(&o);
-    const char *agent[] = {jett, "run", ctl, "--profile-memory", "--agent", NULL};
+    const char *agent[] = {tu_jett, "run", ctl, "--profile-memory", "--agent", NULL};
     run(agent, &o);
     ck_assert_int_eq(o.status, 3);
     ck_assert_msg(has(&o, "\nstdout: \"\"\n") &&
@@ -383,7 +361,7 @@ Suite *run_contract_suite(void)
 {
     Suite *s = suite_create("run_contract");
     TCase *t = tcase_create("run_contract");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, secret_expression_holding_a_literal);
     tcase_add_test(t, collector_failure_found_by_the_daemon);

@@ -25,41 +25,16 @@
 
 #include "testutil.h"
 
-#define MAX_ARGS 16
-
 /* The depth-0 keys every envelope starts with (DESIGN section 8). */
 #define HEAD_KEYS                                                                                  \
     "schema,status,termination,exit_code,stdout,stderr,debug,logs,log_sources,"                    \
     "log_source_graph_path_segments,log_fields"
 
-static char *jett, *tmp;
-
-static void setup(void)
-{
-    jett = tu_build_path("cli/jett");
-    tmp = tu_tmpdir();
-    ck_assert_ptr_nonnull(tmp);
-}
-
-static void teardown(void)
-{
-    ck_assert_int_eq(tu_rmtree(tmp), 0);
-    free(jett), free(tmp);
-}
-
-static char *path_join(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
-/* Writes tmp/rel, creating its folders. */
+/* Writes tu_dir/rel, creating its folders. */
 static void write_tmp(const char *rel, const char *text)
 {
-    char *p = path_join(tmp, rel);
-    for (char *s = p + strlen(tmp) + 1; (s = strchr(s, '/')) != NULL; s++) {
+    char *p = tu_tmp_path(rel);
+    for (char *s = p + strlen(tu_dir) + 1; (s = strchr(s, '/')) != NULL; s++) {
         *s = 0;
         ck_assert(mkdir(p, 0755) == 0 || errno == EEXIST);
         *s = '/';
@@ -96,16 +71,10 @@ static void drop_sanitizer_noise(struct tu_output *o)
 /* Runs `jett ARGS...` (NULL-terminated); returns the exit status. */
 static int run_jett(struct tu_output *o, ...)
 {
-    const char *argv[MAX_ARGS + 2] = {jett};
     va_list ap;
     va_start(ap, o);
-    int n = 1;
-    for (const char *a; (a = va_arg(ap, const char *)) != NULL;) {
-        ck_assert_int_lt(n, MAX_ARGS);
-        argv[n++] = a;
-    }
+    tu_run_jettv(o, ap);
     va_end(ap);
-    ck_assert_int_eq(tu_run(argv, NULL, 0, o), 0);
     drop_sanitizer_noise(o);
     return o->status;
 }
@@ -202,7 +171,7 @@ static void assert_canonical(const struct tu_output *o)
     ck_assert_msg(o->out_len > 1 && o->out[o->out_len - 1] == '\n' &&
                       o->out[o->out_len - 2] != '\n',
                   "stdout must be one document and one line end");
-    char *file = path_join(tmp, "envelope.toon");
+    char *file = tu_tmp_path("envelope.toon");
     ck_assert_int_eq(tu_write_file(file, o->out, o->out_len - 1), 0);
     char *checker = tu_source_path("tests/toon-check/toon-check");
     const char *argv[] = {checker, file, NULL};
@@ -525,7 +494,7 @@ START_TEST(compile_errors)
 {
     write_tmp("bad/jett.toml", "");
     write_tmp("bad/main.jett", compile_src);
-    char *main = path_join(tmp, "bad/main.jett");
+    char *main = tu_tmp_path("bad/main.jett");
     struct tu_output o;
     run_jett(&o, "run", main, NULL);
     ck_assert_int_eq(o.status, 3);
@@ -566,7 +535,7 @@ START_TEST(compile_errors_across_files)
     write_tmp("two/src/util.jett",
               "namespace two.util\n\nfn helper(x) {\n    return x + missing\n}\n"
               "\nfn other() {\n    let a: string = 5\n}\n");
-    char *main = path_join(tmp, "two/main.jett");
+    char *main = tu_tmp_path("two/main.jett");
     struct tu_output o;
     run_jett(&o, "run", main, NULL);
     ck_assert_int_eq(o.status, 3);
@@ -609,7 +578,7 @@ START_TEST(runtime_error)
     write_tmp("crash/jett.toml", "name = \"crash\"\n");
     write_tmp("crash/main.jett", crash_main);
     write_tmp("crash/src/work.jett", crash_work);
-    char *main = path_join(tmp, "crash/main.jett");
+    char *main = tu_tmp_path("crash/main.jett");
     struct tu_output o;
     run_jett(&o, "run", main, NULL);
     ck_assert_int_eq(o.status, 1);
@@ -649,7 +618,7 @@ START_TEST(main_return_status)
     write_tmp("seven/main.jett", "namespace e2e.seven\n\nfn main() -> int {\n"
                                  "    print(\"seven\")\n    return 7\n}\n");
     write_tmp("big/main.jett", "namespace e2e.big\n\nfn main() -> int {\n    return 300\n}\n");
-    char *seven = path_join(tmp, "seven/main.jett"), *big = path_join(tmp, "big/main.jett");
+    char *seven = tu_tmp_path("seven/main.jett"), *big = tu_tmp_path("big/main.jett");
     struct tu_output o;
     run_jett(&o, "run", seven, NULL);
     ck_assert_int_eq(o.status, 7);
@@ -688,7 +657,7 @@ END_TEST
 START_TEST(profiler_unsupported)
 {
     write_tmp("hello/main.jett", "namespace e2e.hello\n\nfn main() {\n    print(\"ran\")\n}\n");
-    char *main = path_join(tmp, "hello/main.jett");
+    char *main = tu_tmp_path("hello/main.jett");
     ck_assert_int_eq(setenv("JETT_TEST_WITHDRAW_CAPABILITY", "safe_stack_capture", 1), 0);
     struct tu_output o;
     run_jett(&o, "run", main, "--profile", NULL);
@@ -728,7 +697,7 @@ START_TEST(failed_allocation)
     write_tmp("alloc/main.jett", "namespace e2e.alloc\n\nfn main() {\n    let parts = []\n"
                                  "    for i in 0..100 {\n        push(parts, str(i))\n    }\n"
                                  "    print(len(parts))\n}\n");
-    char *main = path_join(tmp, "alloc/main.jett");
+    char *main = tu_tmp_path("alloc/main.jett");
     struct tu_output o;
     run_jett(&o, "run", main, NULL);
     ck_assert_int_eq(o.status, 0);
@@ -770,7 +739,7 @@ static const char noisy_src[] =
 START_TEST(toon_looking_output)
 {
     write_tmp("noisy/main.jett", noisy_src);
-    char *main = path_join(tmp, "noisy/main.jett");
+    char *main = tu_tmp_path("noisy/main.jett");
     struct tu_output o;
     run_jett(&o, "run", main, NULL);
     ck_assert_int_eq(o.status, 0);
@@ -825,7 +794,7 @@ static const char logs_src[] = "namespace e2e.logs\n"
 START_TEST(log_sequence_gaps)
 {
     write_tmp("logs/main.jett", logs_src);
-    char *main = path_join(tmp, "logs/main.jett");
+    char *main = tu_tmp_path("logs/main.jett");
     struct tu_output o;
     run_jett(&o, "run", main, "--agent", NULL);
     ck_assert_int_eq(o.status, 0);
@@ -878,14 +847,14 @@ static const char forever_src[] = "namespace e2e.forever\n"
  * collects the outputs (through files: the run is short). */
 static void run_interrupted(const char *file, bool agent, int signo, struct tu_output *o)
 {
-    char *out = path_join(tmp, "sig.out"), *err = path_join(tmp, "sig.err");
+    char *out = tu_tmp_path("sig.out"), *err = tu_tmp_path("sig.err");
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
         int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(fo, 1), dup2(fe, 2);
-        execl(jett, jett, "run", file, agent ? "--agent" : NULL, (char *)NULL);
+        execl(tu_jett, tu_jett, "run", file, agent ? "--agent" : NULL, (char *)NULL);
         _exit(127);
     }
     ck_assert_msg(tu_wait_thread(pid, "jett-runtime", "S") == 0,
@@ -906,7 +875,7 @@ static void run_interrupted(const char *file, bool agent, int signo, struct tu_o
 START_TEST(interrupt_envelope)
 {
     write_tmp("forever/main.jett", forever_src);
-    char *main = path_join(tmp, "forever/main.jett");
+    char *main = tu_tmp_path("forever/main.jett");
     struct tu_output o;
     run_interrupted(main, true, SIGINT, &o);
     ck_assert_int_eq(o.status, 130);
@@ -929,7 +898,7 @@ END_TEST
 START_TEST(interrupt_plain)
 {
     write_tmp("forever/main.jett", forever_src);
-    char *main = path_join(tmp, "forever/main.jett");
+    char *main = tu_tmp_path("forever/main.jett");
     struct tu_output o;
     run_interrupted(main, false, SIGTERM, &o);
     ck_assert_int_eq(o.status, 143);
@@ -968,7 +937,7 @@ START_TEST(capture_then_dump)
 {
     struct expected e;
     expected_load("textpipe", &e);
-    char *cap = path_join(tmp, "textpipe.jcap");
+    char *cap = tu_tmp_path("textpipe.jcap");
     struct tu_output o;
     run_jett(&o, "run", e.main, "--profile", "--profile-capture", cap, NULL);
     ck_assert_int_eq(o.status, 0);
@@ -1016,7 +985,7 @@ static const char leak_util[] = "namespace leak.util\n"
 
 static void assert_no_tmp(const struct tu_output *o, const char *mode)
 {
-    ck_assert_msg(!contains(o, tmp) && !contains(o, "jett-test-"),
+    ck_assert_msg(!contains(o, tu_dir) && !contains(o, "jett-test-"),
                   "%s: the temporary folder leaked:\n%s\n%s", mode, o->out, o->err);
 }
 
@@ -1027,8 +996,8 @@ START_TEST(no_absolute_paths)
     write_tmp("proj/src/util.jett", leak_util);
     write_tmp("proj/bad.jett", compile_src);
     write_tmp("elsewhere/.keep", "");
-    char *main = path_join(tmp, "proj/main.jett"), *bad = path_join(tmp, "proj/bad.jett");
-    char *cap = path_join(tmp, "proj.jcap"), *elsewhere = path_join(tmp, "elsewhere");
+    char *main = tu_tmp_path("proj/main.jett"), *bad = tu_tmp_path("proj/bad.jett");
+    char *cap = tu_tmp_path("proj.jcap"), *elsewhere = tu_tmp_path("elsewhere");
     ck_assert_int_eq(chdir(elsewhere), 0);
     struct tu_output o;
     const char *modes[] = {"--agent", "--profile", "--profile-memory", NULL};
@@ -1070,7 +1039,7 @@ Suite *run_e2e_suite(void)
 {
     Suite *s = suite_create("run_e2e");
     TCase *t = tcase_create("examples");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_add_loop_test(t, example_plain, 0, N_EXAMPLES);
     tcase_add_loop_test(t, example_cpu_profile, 0, N_EXAMPLES);
     tcase_add_loop_test(t, example_memory_profile, 0, N_EXAMPLES);
@@ -1080,7 +1049,7 @@ Suite *run_e2e_suite(void)
     suite_add_tcase(s, t);
 
     t = tcase_create("errors");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_add_test(t, usage_errors);
     tcase_add_test(t, usage_error_envelope);
     tcase_add_test(t, compile_errors);
@@ -1092,7 +1061,7 @@ Suite *run_e2e_suite(void)
     suite_add_tcase(s, t);
 
     t = tcase_create("envelope");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_add_test(t, toon_looking_output);
     tcase_add_test(t, log_sequence_gaps);
     tcase_add_test(t, interrupt_envelope);

@@ -51,7 +51,7 @@ static void rt_sampler(void *ctx, struct interp_state *s)
 static void rt_load(struct rt *t, const char *text)
 {
     memset(t, 0, sizeof *t);
-    t->dir = harness_tmpdir();
+    t->dir = tu_tmpdir();
     harness_write(t->dir, "main.jett", text);
     char path[4096];
     snprintf(path, sizeof path, "%s/main.jett", t->dir);

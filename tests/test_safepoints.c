@@ -123,7 +123,7 @@ static long sp_run_case(const struct sp_case *c, long interrupt_at, struct inter
              "namespace t.main\nfn before(a, b) {\n    return a < b\n}\nfn main() {\n%s"
              "    print(\"go\")\n    %s\n    print(\"done\")\n}\n",
              c->setup, c->op);
-    char *dir = harness_tmpdir();
+    char *dir = tu_tmpdir();
     harness_write(dir, "main.jett", text);
     char path[4096];
     snprintf(path, sizeof path, "%s/main.jett", dir);

@@ -14,24 +14,10 @@
 
 #include "testutil.h"
 
-static char *jett;
-
-static void setup(void)
-{
-    jett = tu_build_path("cli/jett");
-}
-
-static void teardown(void)
-{
-    free(jett);
-}
-
 static json_t *export_json(const char *fixture)
 {
-    char rel[128];
-    snprintf(rel, sizeof rel, "fixtures/%s.jcap", fixture);
-    char *cap = tu_build_path(rel);
-    const char *argv[] = {jett, "profile", "export", cap, "--format", "speedscope", NULL};
+    char *cap = tu_capture_path(fixture);
+    const char *argv[] = {tu_jett, "profile", "export", cap, "--format", "speedscope", NULL};
     struct tu_output o;
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_msg(o.status == 0, "%s: %d %s", fixture, o.status, o.err);
@@ -212,12 +198,12 @@ START_TEST(refused_stacks_left_out)
     snprintf(txt, n, "%s/r.txt", dir);
     snprintf(capf, n, "%s/r.jcap", dir);
     ck_assert_int_eq(tu_write_file(txt, t, len), 0);
-    const char *pack[] = {jett, "profile", "pack", txt, "-o", capf, NULL};
+    const char *pack[] = {tu_jett, "profile", "pack", txt, "-o", capf, NULL};
     struct tu_output o;
     ck_assert_int_eq(tu_run(pack, NULL, 0, &o), 0);
     ck_assert_msg(o.status == 0, "%s", o.err);
     tu_output_free(&o);
-    const char *argv[] = {jett, "profile", "export", capf, "--format", "speedscope", NULL};
+    const char *argv[] = {tu_jett, "profile", "export", capf, "--format", "speedscope", NULL};
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_msg(o.status == 0, "%d %s", o.status, o.err);
     json_t *doc = json_loadb(o.out, o.out_len, 0, NULL);
@@ -237,7 +223,7 @@ Suite *speedscope_suite(void)
 {
     Suite *s = suite_create("speedscope");
     TCase *t = tcase_create("speedscope");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_add_test(t, cpu_in_tick_order);
     tcase_add_test(t, memory_in_event_order);
     tcase_add_test(t, recursion_counts_once);

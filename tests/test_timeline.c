@@ -15,33 +15,12 @@
 #include "proto/captext.h"
 #include "testutil.h"
 
-static char *jett, *tmp;
-
-static void setup(void)
-{
-    jett = tu_build_path("cli/jett");
-    tmp = tu_tmpdir();
-}
-
-static void teardown(void)
-{
-    ck_assert_int_eq(tu_rmtree(tmp), 0);
-    free(jett), free(tmp);
-}
-
-static char *fixture_path(const char *name)
-{
-    char rel[128];
-    snprintf(rel, sizeof rel, "fixtures/%s.jcap", name);
-    return tu_build_path(rel);
-}
-
-/* fixture_path in a buffer that lives until the next call. */
+/* tu_capture_path in a buffer that lives until the next call. */
 static const char *fixture_path_static(const char *name)
 {
     static char *last;
     free(last);
-    return last = fixture_path(name);
+    return last = tu_capture_path(name);
 }
 
 /* Runs tests/timeline_check.py on the SVG; returns what it printed
@@ -63,8 +42,8 @@ static char *check_svg(const char *svg, size_t len)
  * summary on standard error. */
 static void expect_timeline(const char *fixture, const char *report, const char *summary)
 {
-    char *cap = fixture_path(fixture);
-    const char *argv[] = {jett, "profile", "export", cap, "--format", "timeline", NULL};
+    char *cap = tu_capture_path(fixture);
+    const char *argv[] = {tu_jett, "profile", "export", cap, "--format", "timeline", NULL};
     struct tu_output o;
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_msg(o.status == 0, "%s: %d %s", fixture, o.status, o.err);
@@ -128,7 +107,7 @@ START_TEST(pipe_read_once)
     size_t len;
     char *data = tu_read_file(fixture_path_static("mem-churn"), &len);
     ck_assert_ptr_nonnull(data);
-    const char *piped[] = {jett, "profile", "export", "-", "--format", "timeline", NULL};
+    const char *piped[] = {tu_jett, "profile", "export", "-", "--format", "timeline", NULL};
     struct tu_output o;
     ck_assert_int_eq(tu_run(piped, data, len, &o), 0);
     ck_assert_msg(o.status == 0, "%d %s", o.status, o.err);
@@ -145,12 +124,13 @@ END_TEST
  * path), no output file. */
 START_TEST(no_temporary_file)
 {
-    size_t n = strlen(tmp) + 16;
+    size_t n = strlen(tu_dir) + 16;
     char *missing = malloc(n), *out = malloc(n);
-    snprintf(missing, n, "%s/missing", tmp);
-    snprintf(out, n, "%s/t.svg", tmp);
-    char *cap = fixture_path("mem-churn");
-    const char *argv[] = {jett, "profile", "export", cap, "--format", "timeline", "-o", out, NULL};
+    snprintf(missing, n, "%s/missing", tu_dir);
+    snprintf(out, n, "%s/t.svg", tu_dir);
+    char *cap = tu_capture_path("mem-churn");
+    const char *argv[] = {tu_jett,    "profile", "export", cap, "--format",
+                          "timeline", "-o",      out,      NULL};
     const char *was = getenv("TMPDIR");
     char *saved = was ? strdup(was) : NULL;
     ck_assert_int_eq(setenv("TMPDIR", missing, 1), 0);
@@ -302,11 +282,12 @@ END_TEST
  * no output file. */
 START_TEST(cpu_capture_refused)
 {
-    char *cap = fixture_path("tiny-cpu");
-    size_t n = strlen(tmp) + 16;
+    char *cap = tu_capture_path("tiny-cpu");
+    size_t n = strlen(tu_dir) + 16;
     char *out = malloc(n);
-    snprintf(out, n, "%s/t.svg", tmp);
-    const char *argv[] = {jett, "profile", "export", cap, "--format", "timeline", "-o", out, NULL};
+    snprintf(out, n, "%s/t.svg", tu_dir);
+    const char *argv[] = {tu_jett,    "profile", "export", cap, "--format",
+                          "timeline", "-o",      out,      NULL};
     struct tu_output o;
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 2);
@@ -315,7 +296,7 @@ START_TEST(cpu_capture_refused)
     ck_assert_ptr_nonnull(strstr(o.err, "tiny-cpu.jcap"));
     ck_assert_int_ne(access(out, F_OK), 0);
     tu_output_free(&o);
-    const char *weighted[] = {jett,       "profile",  "export", cap, "--format",
+    const char *weighted[] = {tu_jett,    "profile",  "export", cap, "--format",
                               "timeline", "--weight", "count",  NULL};
     ck_assert_int_eq(tu_run(weighted, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 2);
@@ -340,17 +321,17 @@ START_TEST(names_escaped)
         "  ALLOC seq=1 op=allocate id=1 old=- new=10 task=- actor=- thread=0 stack=0 span=-\n"
         "END\nFINISH termination=returned wall_ns=1 cpu_ns=- requested=0 coalesced=0 dropped=0 "
         "collector_failure=false stack_limit=false\n";
-    size_t n = strlen(tmp) + 16;
+    size_t n = strlen(tu_dir) + 16;
     char *txt = malloc(n), *cap = malloc(n);
-    snprintf(txt, n, "%s/h.txt", tmp);
-    snprintf(cap, n, "%s/h.jcap", tmp);
+    snprintf(txt, n, "%s/h.txt", tu_dir);
+    snprintf(cap, n, "%s/h.jcap", tu_dir);
     ck_assert_int_eq(tu_write_file(txt, text, strlen(text)), 0);
-    const char *pack[] = {jett, "profile", "pack", txt, "-o", cap, NULL};
+    const char *pack[] = {tu_jett, "profile", "pack", txt, "-o", cap, NULL};
     struct tu_output o;
     ck_assert_int_eq(tu_run(pack, NULL, 0, &o), 0);
     ck_assert_msg(o.status == 0, "%s", o.err);
     tu_output_free(&o);
-    const char *argv[] = {jett, "profile", "export", cap, "--format", "timeline", NULL};
+    const char *argv[] = {tu_jett, "profile", "export", cap, "--format", "timeline", NULL};
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 0);
     ck_assert_ptr_nonnull(strstr(o.err, "largest growing site: evil.<b>&\"x'\\x09end, 10 bytes"));
@@ -370,7 +351,7 @@ Suite *timeline_suite(void)
 {
     Suite *s = suite_create("timeline");
     TCase *t = tcase_create("timeline");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_add_test(t, mem_peak);
     tcase_add_test(t, mem_churn);
     tcase_add_test(t, pipe_read_once);

@@ -1,4 +1,5 @@
 /* testutil: process and file helpers shared by the Check suites. */
+#include <check.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,9 +36,17 @@ char *tu_build_path(const char *rel)
     return join("JETT_BUILD_ROOT", rel);
 }
 
-static void append(char **buf, size_t *len, const char *data, size_t n)
+/* Appends to a buffer of *cap bytes, doubling it when full: growing it by
+ * each chunk copies all read so far once per chunk where realloc cannot
+ * remap pages (the sanitizers' allocator), quadratic in a dump of
+ * hundreds of megabytes. */
+static void append(char **buf, size_t *len, size_t *cap, const char *data, size_t n)
 {
-    *buf = realloc(*buf, *len + n + 1);
+    if (*len + n + 1 > *cap) {
+        while (*len + n + 1 > *cap)
+            *cap = *cap ? *cap * 2 : 4096;
+        *buf = realloc(*buf, *cap);
+    }
     memcpy(*buf + *len, data, n);
     *len += n;
     (*buf)[*len] = 0;
@@ -49,6 +58,7 @@ static void pump(int in, int out, int err, const char *input, size_t input_len, 
     size_t sent = 0;
     struct pollfd fds[3] = {{out, POLLIN, 0}, {err, POLLIN, 0}, {in, POLLOUT, 0}};
     int open_outputs = 2;
+    size_t cap[2] = {1, 1}; /* o->out and o->err start as calloc(1, 1) */
     if (input_len == 0)
         close(in), fds[2].fd = -1;
     while (open_outputs > 0) {
@@ -64,9 +74,9 @@ static void pump(int in, int out, int err, const char *input, size_t input_len, 
                 continue;
             }
             if (i == 0)
-                append(&o->out, &o->out_len, buf, (size_t)n);
+                append(&o->out, &o->out_len, &cap[0], buf, (size_t)n);
             else
-                append(&o->err, &o->err_len, buf, (size_t)n);
+                append(&o->err, &o->err_len, &cap[1], buf, (size_t)n);
         }
         if (fds[2].fd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
             ssize_t n = write(in, input + sent, input_len - sent);
@@ -117,11 +127,11 @@ char *tu_read_file(const char *path, size_t *len)
     if (!f)
         return NULL;
     char *buf = NULL;
-    size_t n = 0;
+    size_t n = 0, cap = 0;
     char chunk[65536];
     size_t r;
     while ((r = fread(chunk, 1, sizeof chunk, f)) > 0)
-        append(&buf, &n, chunk, r);
+        append(&buf, &n, &cap, chunk, r);
     fclose(f);
     if (!buf)
         buf = calloc(1, 1);
@@ -375,4 +385,65 @@ size_t tu_stack_chain(char *buf, size_t cap, unsigned n)
                                 parent);
     }
     return len;
+}
+
+char *tu_jett, *tu_profd, *tu_dir;
+
+void tu_e2e_setup(void)
+{
+    tu_jett = tu_build_path("cli/jett");
+    tu_profd = tu_build_path("daemon/jett-profd");
+    tu_dir = tu_tmpdir();
+    ck_assert_ptr_nonnull(tu_dir);
+}
+
+void tu_e2e_teardown(void)
+{
+    ck_assert_int_eq(tu_rmtree(tu_dir), 0);
+    free(tu_jett), free(tu_profd), free(tu_dir);
+}
+
+char *tu_tmp_path(const char *name)
+{
+    size_t n = strlen(tu_dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    snprintf(p, n, "%s/%s", tu_dir, name);
+    return p;
+}
+
+char *tu_program(const char *name, const char *text)
+{
+    char *path = tu_write_program(tu_dir, name, text);
+    ck_assert_ptr_nonnull(path);
+    return path;
+}
+
+#define MAX_JETT_ARGS 16
+
+int tu_run_jettv(struct tu_output *o, va_list ap)
+{
+    const char *argv[MAX_JETT_ARGS + 2] = {tu_jett};
+    int n = 1;
+    for (const char *a; (a = va_arg(ap, const char *)) != NULL;) {
+        ck_assert_int_lt(n, MAX_JETT_ARGS);
+        argv[n++] = a;
+    }
+    ck_assert_int_eq(tu_run(argv, NULL, 0, o), 0);
+    return o->status;
+}
+
+int tu_run_jett(struct tu_output *o, ...)
+{
+    va_list ap;
+    va_start(ap, o);
+    int status = tu_run_jettv(o, ap);
+    va_end(ap);
+    return status;
+}
+
+char *tu_capture_path(const char *name)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "fixtures/%s.jcap", name);
+    return tu_build_path(rel);
 }

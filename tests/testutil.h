@@ -2,6 +2,7 @@
 #ifndef JETT_TESTS_TESTUTIL_H
 #define JETT_TESTS_TESTUTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -67,5 +68,23 @@ int tu_wait_handler(pid_t pid, const char *comm, int signo);
 
 /* Waits for `pid`: its exit status, or 128 + signal. */
 int tu_wait(pid_t pid);
+
+/* The checked fixture of the end-to-end suites: tu_e2e_setup sets the
+ * built jett and jett-profd and a fresh temporary folder (asserting it
+ * was made); tu_e2e_teardown removes the folder (asserting it could) and
+ * frees all three. */
+extern char *tu_jett, *tu_profd, *tu_dir;
+void tu_e2e_setup(void);
+void tu_e2e_teardown(void);
+/* tu_dir/name (malloc'd). */
+char *tu_tmp_path(const char *name);
+/* Writes `text` to tu_dir/name, asserting it could; the malloc'd path. */
+char *tu_program(const char *name, const char *text);
+/* Runs `tu_jett ARGS...` (at most 16, then NULL) with nothing on stdin,
+ * the outputs in *o; the exit status. */
+int tu_run_jett(struct tu_output *o, ...);
+int tu_run_jettv(struct tu_output *o, va_list ap);
+/* The built capture fixtures/NAME.jcap (malloc'd). */
+char *tu_capture_path(const char *name);
 
 #endif
