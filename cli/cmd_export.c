@@ -307,19 +307,6 @@ static int write_speedscope(const void *p, FILE *f)
     return speedscope_write(p, f);
 }
 
-/* The timeline reads its capture twice: from the start of one file. */
-static struct capture_reader *rewind_capture(void *ctx)
-{
-    int fd = *(const int *)ctx;
-    return lseek(fd, 0, SEEK_SET) == 0 ? capture_reader_fd(fd) : NULL;
-}
-
-static void free_capture(void *ctx, struct capture_reader *r)
-{
-    (void)ctx;
-    capture_reader_free(r);
-}
-
 /* --format timeline: the SVG, then the summary on standard error. */
 static int export_timeline(const struct export_opts *o)
 {
@@ -327,18 +314,13 @@ static int export_timeline(const struct export_opts *o)
     struct cli_capture c;
     if (cli_capture_open(&c, o->capture, 0, err, sizeof err) != 0)
         return cli_usage_error("%s: %s", o->capture, err);
-    capture_reader_free(c.r), c.r = NULL;
-    if (lseek(c.fd, 0, SEEK_CUR) < 0) {
-        cli_capture_close(&c);
-        return cli_usage_error("profile export: --format timeline reads the capture twice: "
-                               "give a file, not a pipe");
-    }
-    struct timeline_input in = {rewind_capture, free_capture, &c.fd};
     struct timeline *t = NULL;
-    enum timeline_status st = timeline_read(&in, &t, err, sizeof err);
+    enum timeline_status st = c.r ? timeline_read(c.r, &t, err, sizeof err) : TIMELINE_E_NOMEM;
     cli_capture_close(&c);
     if (st == TIMELINE_E_NOMEM)
         return cli_usage_error("profile export: out of memory");
+    if (st == TIMELINE_E_TEMP)
+        return cli_usage_error("profile export: %s", err);
     if (st == TIMELINE_E_MODE || st == TIMELINE_E_UNAVAILABLE)
         return cli_usage_error("profile export: %s: %s", o->capture, err);
     if (st != TIMELINE_OK) {

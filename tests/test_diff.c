@@ -563,6 +563,9 @@ START_TEST(differential_svg_by_hand)
     frame_has(svg, "<title>opt.helper: 52 samples", "data-change=\"+29.76 points, within noise");
     frame_has(svg, "<title>opt.tail: 29 samples", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
     frame_has(svg, "<title>opt.main: 112 samples", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
+    /* the root is the whole profile on both sides: neutral, not the
+     * warm colour of a plain graph */
+    frame_has(svg, "<title>all: 112 samples (100.00%)", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
     ck_assert_ptr_nonnull(strstr(svg, ">Differential flame graph: NEW against BASE, samples<"));
     tu_output_free(&o);
     /* -o writes the same document */
@@ -596,6 +599,7 @@ START_TEST(differential_svg_memory)
     frame_has(o.out, "<title>m.f: 100 bytes", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
     frame_has(o.out, "<title>m.f: 100 bytes", "data-change=\"-33.33 points, no change\"");
     frame_has(o.out, "<title>m.g: 50 bytes", "fill=\"rgb(215,40,40)\"");
+    frame_has(o.out, "<title>all: 150 bytes (100.00%)", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
     frame_has(o.out, "<title>m.g: 50 bytes", "data-before=\"0.00% of allocated (0 bytes)\"");
     tu_output_free(&o);
     free(a), free(b);

@@ -82,19 +82,71 @@ END_TEST
  * (20: main 20); the peak 420 at 750 (make 400, main 20); the column 750
  * ends at 20 (main 20); the end 30 (make 10, main 20).  make held at most
  * 400, main 50; main retains the most (20). */
+static const char churn_report[] = "ok peak=420 at=750 retained=30 allocated=760\n"
+                                   "x: 0 100 150 350 750 750 760\n"
+                                   "total: 0 100 150 20 420 20 30\n"
+                                   "app.make: 0 100 100 0 400 0 10\n"
+                                   "app.main: 0 0 50 20 20 20 20\n"
+                                   "other: 0 0 0 0 0 0 0\n";
+static const char churn_summary[] =
+    "jett: timeline: peak 420 bytes live at 750 bytes allocated; retained at "
+    "exit 30 bytes of 760 allocated\n"
+    "jett: timeline: largest growing site: app.main (src/m.jett:1), 20 bytes "
+    "retained at exit (at most 50 live)\n";
+
 START_TEST(mem_churn)
 {
-    expect_timeline("mem-churn",
-                    "ok peak=420 at=750 retained=30 allocated=760\n"
-                    "x: 0 100 150 350 750 750 760\n"
-                    "total: 0 100 150 20 420 20 30\n"
-                    "app.make: 0 100 100 0 400 0 10\n"
-                    "app.main: 0 0 50 20 20 20 20\n"
-                    "other: 0 0 0 0 0 0 0\n",
-                    "jett: timeline: peak 420 bytes live at 750 bytes allocated; retained at "
-                    "exit 30 bytes of 760 allocated\n"
-                    "jett: timeline: largest growing site: app.main (src/m.jett:1), 20 bytes "
-                    "retained at exit (at most 50 live)\n");
+    expect_timeline("mem-churn", churn_report, churn_summary);
+}
+END_TEST
+
+/* The capture is read once (its changes kept in a temporary file for the
+ * second pass): standard input may be a pipe, with the same result. */
+START_TEST(pipe_read_once)
+{
+    size_t len;
+    char *data = tu_read_file(fixture_path_static("mem-churn"), &len);
+    ck_assert_ptr_nonnull(data);
+    const char *piped[] = {tu_jett, "profile", "export", "-", "--format", "timeline", NULL};
+    struct tu_output o;
+    ck_assert_int_eq(tu_run(piped, data, len, &o), 0);
+    ck_assert_msg(o.status == 0, "%d %s", o.status, o.err);
+    ck_assert_str_eq(o.err, churn_summary);
+    char *got = check_svg(o.out, o.out_len);
+    ck_assert_str_eq(got, churn_report);
+    free(got);
+    tu_output_free(&o);
+    free(data);
+}
+END_TEST
+
+/* Without a usable temporary folder: a usage error saying so (naming no
+ * path), no output file. */
+START_TEST(no_temporary_file)
+{
+    size_t n = strlen(tu_dir) + 16;
+    char *missing = malloc(n), *out = malloc(n);
+    snprintf(missing, n, "%s/missing", tu_dir);
+    snprintf(out, n, "%s/t.svg", tu_dir);
+    char *cap = tu_capture_path("mem-churn");
+    const char *argv[] = {tu_jett,    "profile", "export", cap, "--format",
+                          "timeline", "-o",      out,      NULL};
+    const char *was = getenv("TMPDIR");
+    char *saved = was ? strdup(was) : NULL;
+    ck_assert_int_eq(setenv("TMPDIR", missing, 1), 0);
+    struct tu_output o;
+    int rc = tu_run(argv, NULL, 0, &o);
+    if (saved)
+        setenv("TMPDIR", saved, 1);
+    else
+        unsetenv("TMPDIR");
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_str_eq(o.err, "jett: profile export: cannot make a temporary file for the changes "
+                            "(TMPDIR): No such file or directory\n");
+    ck_assert_int_ne(access(out, F_OK), 0);
+    tu_output_free(&o);
+    free(saved), free(cap), free(missing), free(out);
 }
 END_TEST
 
@@ -175,18 +227,6 @@ static char *many_sites_text(void)
     return t;
 }
 
-static struct capture_reader *open_mem(void *ctx)
-{
-    const msgpack_sbuffer *sb = ctx;
-    return capture_reader_mem(sb->data, sb->size);
-}
-
-static void close_mem(void *ctx, struct capture_reader *r)
-{
-    (void)ctx;
-    capture_reader_free(r);
-}
-
 /* 7000 allocations: the points stay within 2000 while the peak (224000
  * = 1000 * 8 * 28 bytes, at the end of the allocations) and the end
  * (176000 = 1000 * 8 * (4 + 5 + 6 + 7)) stay exact; the top five sites by
@@ -198,9 +238,11 @@ START_TEST(many_points_keep_peak_and_end)
     msgpack_sbuffer_init(&sb);
     char err[320];
     ck_assert_msg(captext_pack(text, strlen(text), &sb, err, sizeof err) == 0, "%s", err);
-    struct timeline_input in = {open_mem, close_mem, &sb};
+    struct capture_reader *cr = capture_reader_mem(sb.data, sb.size);
+    ck_assert_ptr_nonnull(cr);
     struct timeline *t = NULL;
-    ck_assert_int_eq(timeline_read(&in, &t, err, sizeof err), TIMELINE_OK);
+    ck_assert_int_eq(timeline_read(cr, &t, err, sizeof err), TIMELINE_OK);
+    capture_reader_free(cr);
     ck_assert_uint_le(t->n_points, TIMELINE_POINTS);
     ck_assert_uint_gt(t->n_points, TIMELINE_POINTS / 4); /* downsampled, not flattened */
     ck_assert_uint_eq(t->peak, 224000);
@@ -261,17 +303,6 @@ START_TEST(cpu_capture_refused)
     ck_assert_str_eq(o.err, "jett: profile export: --weight applies to collapsed and svg, not to "
                             "--format timeline\n");
     tu_output_free(&o);
-    /* standard input as a pipe cannot be read twice */
-    size_t len;
-    char *data = tu_read_file(fixture_path_static("mem-peak"), &len);
-    const char *piped[] = {tu_jett, "profile", "export", "-", "--format", "timeline", NULL};
-    ck_assert_int_eq(tu_run(piped, data, len, &o), 0);
-    ck_assert_int_eq(o.status, 2);
-    ck_assert_str_eq(o.err, "jett: profile export: --format timeline reads the capture twice: "
-                            "give a file, not a pipe\n");
-    ck_assert_str_eq(o.out, "");
-    tu_output_free(&o);
-    free(data);
     free(cap), free(out);
 }
 END_TEST
@@ -323,6 +354,8 @@ Suite *timeline_suite(void)
     tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_add_test(t, mem_peak);
     tcase_add_test(t, mem_churn);
+    tcase_add_test(t, pipe_read_once);
+    tcase_add_test(t, no_temporary_file);
     tcase_add_test(t, mem_retained);
     tcase_add_test(t, mem_empty);
     tcase_add_test(t, many_points_keep_peak_and_end);

@@ -289,6 +289,8 @@ static void put_frame(const struct flame_ctx *c, const struct flame_item *it)
         put_func_attrs(c, n);
         if (c->paint && it->node != FOLD_ROOT)
             c->paint->frame(c->paint->ctx, c->f, n, fill, c->out);
+        else if (c->paint && c->paint->root_fill)
+            snprintf(fill, sizeof fill, "%s", c->paint->root_fill);
     }
     fputs("><title>", c->out);
     flame_write_text(c->out, name, len, SIZE_MAX);
@@ -300,9 +302,10 @@ static void put_frame(const struct flame_ctx *c, const struct flame_item *it)
         fputs(fill, c->out);
     else
         put_colour(c->out, name, len);
-    /* a thin outline in the background colour keeps neighbours apart
-     * without changing any width */
-    fputs("\" stroke=\"" FLAME_BACKGROUND "\" stroke-width=\"0.5\"/>", c->out);
+    /* the thin outline that keeps neighbours apart is the style's
+     * (flame.css): an attribute on each of thousands of frames was a
+     * fifth of a large graph's markup */
+    fputs("\"/>", c->out);
     double chars = (w - 6) / FLAME_CHAR_PX;
     if (chars >= 3) {
         fprintf(c->out, "<text x=\"%.2f\" y=\"%u\">", x + 3, y + 12);

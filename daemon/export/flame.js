@@ -9,14 +9,19 @@
   var charPx = parseFloat(svg.getAttribute("data-char-px"));
   var width = parseFloat(svg.getAttribute("width"));
   var gw = width - 2 * pad;
-  var frames = [];
-  var byG = new Map();
+  var layer = document.getElementById("frames");
+  if (!layer || !layer.firstElementChild) return;
 
-  // Each frame: its group, geometry and the parts of its title.
-  Array.prototype.forEach.call(document.querySelectorAll("#frames > g.f"), function (g) {
+  // A frame's parts are read when it is first needed (hovered, or every
+  // frame at the first zoom or search), not at load: a large graph opens
+  // as fast as its markup is drawn.  Its group, geometry and the parts
+  // of its title; the title gives way to an aria-label then, so that the
+  // browser's own tooltip does not cover the one below.
+  function frameOf(g) {
+    if (g.jettFrame) return g.jettFrame;
     var rect = g.querySelector("rect");
     var title = g.querySelector("title");
-    var t = title ? title.textContent : "";
+    var t = title ? title.textContent : g.getAttribute("aria-label") || "";
     var cut = t.lastIndexOf(": ");
     var fr = {
       g: g, rect: rect, text: g.querySelector("text"),
@@ -27,7 +32,7 @@
     fr.value = parseInt(fr.what, 10) || 0;
     fr.label0 = fr.text ? fr.text.textContent : "";
     if (title) {
-      g.removeChild(title); // the tooltip below replaces it
+      g.removeChild(title);
       g.setAttribute("aria-label", t);
     }
     if (!fr.text) {
@@ -35,11 +40,16 @@
       fr.text.setAttribute("y", String(fr.y + 12));
       g.appendChild(fr.text);
     }
-    frames.push(fr);
-    byG.set(g, fr);
-  });
-  if (!frames.length) return;
-  var root = frames[0];
+    g.jettFrame = fr;
+    return fr;
+  }
+
+  var all = null;
+  function frames() {
+    if (!all) all = Array.prototype.map.call(layer.querySelectorAll("#frames > g.f"), frameOf);
+    return all;
+  }
+  var root = frameOf(layer.firstElementChild);
   var total = root.value;
 
   // The end of a name survives a cut: "...main.to_json", not "jsonp.mai..".
@@ -83,7 +93,7 @@
     if (f === root) return reset();
     zoomed = f;
     var scale = gw / f.w;
-    frames.forEach(function (fr) {
+    frames().forEach(function (fr) {
       var inside = fr.x >= f.x - eps && fr.x + fr.w <= f.x + f.w + eps;
       var around = fr.x <= f.x + eps && fr.x + fr.w >= f.x + f.w - eps;
       if (fr.y < f.y && inside || fr === f) {
@@ -103,7 +113,8 @@
 
   function reset() {
     zoomed = null;
-    frames.forEach(function (fr) {
+    if (!all) return void (resetBtn.style.display = "none"); // nothing was moved
+    all.forEach(function (fr) {
       fr.g.style.display = "";
       fr.g.classList.remove("anc");
       place(fr, fr.x, fr.w);
@@ -123,7 +134,7 @@
       matched.textContent = "not a regular expression";
       return;
     }
-    var hits = frames.filter(function (fr) {
+    var hits = frames().filter(function (fr) {
       var hit = fr !== root && re.test(fr.name);
       fr.g.classList.toggle("hit", hit);
       return hit;
@@ -145,7 +156,7 @@
   }
 
   function clearSearch() {
-    frames.forEach(function (fr) { fr.g.classList.remove("hit"); });
+    if (all) all.forEach(function (fr) { fr.g.classList.remove("hit"); });
     matched.textContent = "";
   }
 
@@ -211,18 +222,20 @@
     tip.style.display = "";
   }
 
-  function frameOf(ev) {
-    var g = ev.target.closest ? ev.target.closest("g.f") : null;
-    return g ? byG.get(g) : null;
+  function frameAt(ev) {
+    var g = ev.target.closest ? ev.target.closest("#frames > g.f") : null;
+    return g ? frameOf(g) : null;
   }
 
-  var layer = document.getElementById("frames");
   layer.addEventListener("click", function (ev) {
-    var fr = frameOf(ev);
+    var fr = frameAt(ev);
     if (fr) zoom(fr);
   });
+  // mouseover comes first as the pointer enters a frame: its title goes
+  // before the browser would show it
+  layer.addEventListener("mouseover", frameAt);
   layer.addEventListener("mousemove", function (ev) {
-    var fr = frameOf(ev);
+    var fr = frameAt(ev);
     if (fr) showTip(fr, ev); else tip.style.display = "none";
   });
   layer.addEventListener("mouseleave", function () { tip.style.display = "none"; });

@@ -165,7 +165,10 @@ int flame_diff_write_svg(const struct fold *neu, const struct diff *d, FILE *out
         is_cpu(d) ? "Differential flame graph: NEW against BASE, samples"
                   : "Differential flame graph: NEW against BASE, allocated bytes",
         is_cpu(d) ? "red grew, blue shrank: self share, beyond noise; grey: unchanged"
-                  : "red grew, blue shrank: share of allocated bytes; grey: unchanged"};
+                  : "red grew, blue shrank: share of allocated bytes; grey: unchanged",
+        /* the root holds the whole profile on both sides: its share
+         * cannot change */
+        FLAME_DIFF_NEUTRAL};
     int rc = flame_write_svg_painted(neu, &paint, out);
     free(x.by_neu);
     return rc;

@@ -1,22 +1,29 @@
 /* timeline: live bytes over allocated bytes, from the aggregation's
  * stream of live changes (see timeline.h). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "daemon/attrib.h"
 #include "daemon/export/timeline.h"
 #include "daemon/feed.h"
 #include "daemon/render.h"
 
+/* Changes applied to their sites and logged at once (struct first). */
+#define PENDING 1024
+/* How many changes ahead a batch loads the index entry and the state. */
+#define AHEAD_INDEX 16
+#define AHEAD_STATE 8
+
 /* Column points kept while reading: the start, the peak and the end make
  * up the rest of TIMELINE_POINTS. */
 #define COLUMNS_MAX (TIMELINE_POINTS - 3)
-#define NO_KEY UINT32_MAX
 
-/* A creation site's live bytes in the first pass, by its key. */
+/* A creation site's live bytes in the first pass. */
 struct site_state {
-    uint32_t key; /* NO_KEY: an empty slot */
+    uint32_t key;
     uint64_t live, max_live;
 };
 
@@ -29,48 +36,94 @@ struct column {
 /* The first pass: the total's columns, the peak and every site's most. */
 struct first {
     bool nomem;
-    struct site_state *sites; /* open addressing, at most half full */
+    /* a site key (a bucket offset, so below the arena's size) -> its
+     * index in `sites` + 1, 0: not seen; found without hashing or
+     * probing, as every change looks its site up */
+    uint32_t *index;
+    uint32_t index_cap;
+    struct site_state *sites; /* in the order sites first changed */
     uint32_t n_sites, sites_cap;
     struct column *cols;
     uint32_t n_cols;
     unsigned shift; /* a column is 2^shift allocated bytes */
     bool open;      /* a change since the last closed column */
     uint64_t col, event, x, total, peak, peak_at, peak_event;
+    /* the changes not yet applied to their sites: applied in batches,
+     * loading each site's state ahead, since a site's state is a cache
+     * miss; then appended to the log */
+    FILE *log;
+    int log_errno; /* the log's first write error, 0: none */
+    uint32_t n_pending;
+    uint32_t pending_key[PENDING];
+    uint64_t pending_delta[PENDING];
 };
 
-static uint32_t key_slot(uint32_t key, uint32_t cap)
+/* Room for a site never seen: false when out of memory. */
+static bool grow_sites(struct first *r, uint32_t key)
 {
-    return (uint32_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+    if (key >= r->index_cap) {
+        uint32_t ncap = r->index_cap ? r->index_cap : 1024;
+        while (ncap <= key)
+            ncap = ncap > UINT32_MAX / 2 ? UINT32_MAX : ncap * 2;
+        uint32_t *n = realloc(r->index, (size_t)ncap * sizeof *n);
+        if (!n)
+            return false;
+        memset(n + r->index_cap, 0, (size_t)(ncap - r->index_cap) * sizeof *n);
+        r->index = n, r->index_cap = ncap;
+    }
+    if (r->n_sites == r->sites_cap) {
+        uint32_t ncap = r->sites_cap ? r->sites_cap * 2 : 64;
+        struct site_state *n =
+            ncap > r->sites_cap ? realloc(r->sites, (size_t)ncap * sizeof *n) : NULL;
+        if (!n)
+            return false;
+        r->sites = n, r->sites_cap = ncap;
+    }
+    return true;
 }
 
 static struct site_state *find_site(struct first *r, uint32_t key)
 {
-    if (2 * ((uint64_t)r->n_sites + 1) > r->sites_cap) {
-        uint32_t ncap = r->sites_cap ? r->sites_cap * 2 : 64;
-        struct site_state *n = ncap > r->sites_cap ? malloc((size_t)ncap * sizeof *n) : NULL;
-        if (!n)
-            return r->nomem = true, NULL;
-        for (uint32_t i = 0; i < ncap; i++)
-            n[i].key = NO_KEY;
-        for (uint32_t i = 0; i < r->sites_cap; i++) {
-            if (r->sites[i].key == NO_KEY)
-                continue;
-            uint32_t h = key_slot(r->sites[i].key, ncap);
-            while (n[h].key != NO_KEY)
-                h = (h + 1) & (ncap - 1);
-            n[h] = r->sites[i];
+    uint32_t i = key < r->index_cap ? r->index[key] : 0;
+    if (__builtin_expect(i != 0, 1))
+        return &r->sites[i - 1];
+    if (!grow_sites(r, key))
+        return r->nomem = true, NULL;
+    r->sites[r->n_sites] = (struct site_state){key, 0, 0};
+    r->index[key] = ++r->n_sites;
+    return &r->sites[r->n_sites - 1];
+}
+
+/* Applies the pending changes to their sites, in stream order, and logs
+ * them for the second pass: a block of their count, keys and changes. */
+static void apply_pending(struct first *r)
+{
+    uint32_t n = r->n_pending;
+    r->n_pending = 0;
+    errno = 0;
+    if (n > 0 && !r->log_errno &&
+        (fwrite(&n, sizeof n, 1, r->log) != 1 ||
+         fwrite(r->pending_key, sizeof *r->pending_key, n, r->log) != n ||
+         fwrite(r->pending_delta, sizeof *r->pending_delta, n, r->log) != n))
+        r->log_errno = errno ? errno : EIO;
+    for (uint32_t i = 0; i < n && !r->nomem; i++) {
+        if (r->pending_key[i] == UINT32_MAX)
+            continue; /* no site: a part of "other" */
+        if (i + AHEAD_INDEX < n && r->pending_key[i + AHEAD_INDEX] < r->index_cap)
+            __builtin_prefetch(&r->index[r->pending_key[i + AHEAD_INDEX]]);
+        if (i + AHEAD_STATE < n) {
+            uint32_t k = r->pending_key[i + AHEAD_STATE];
+            uint32_t j = k < r->index_cap ? r->index[k] : 0;
+            if (j)
+                __builtin_prefetch(&r->sites[j - 1], 1);
         }
-        free(r->sites);
-        r->sites = n, r->sites_cap = ncap;
+        struct site_state *s = find_site(r, r->pending_key[i]);
+        if (s) {
+            s->live += r->pending_delta[i];
+            if (s->live > s->max_live)
+                s->max_live = s->live;
+        }
     }
-    uint32_t h = key_slot(key, r->sites_cap);
-    while (r->sites[h].key != NO_KEY && r->sites[h].key != key)
-        h = (h + 1) & (r->sites_cap - 1);
-    if (r->sites[h].key == NO_KEY) {
-        r->sites[h] = (struct site_state){key, 0, 0};
-        r->n_sites++;
-    }
-    return &r->sites[h];
 }
 
 /* Ends the open column with the state reached (before the change that
@@ -109,12 +162,9 @@ static void on_first(void *ctx, uint32_t key, uint64_t delta, uint64_t allocated
     r->event++;
     r->x = allocated;
     r->total += delta;
-    struct site_state *s = key == UINT32_MAX ? NULL : find_site(r, key);
-    if (s) {
-        s->live += delta;
-        if (s->live > s->max_live)
-            s->max_live = s->live;
-    }
+    r->pending_key[r->n_pending] = key, r->pending_delta[r->n_pending] = delta;
+    if (++r->n_pending == PENDING)
+        apply_pending(r);
     if (r->total > r->peak)
         r->peak = r->total, r->peak_at = allocated, r->peak_event = r->event;
     r->open = true;
@@ -209,10 +259,8 @@ static int pick_sites(struct timeline *t, const struct first *r, const struct ag
 {
     const struct site_state *top[TIMELINE_TOP_SITES], *grower = NULL;
     uint32_t n = 0;
-    for (uint32_t i = 0; i < r->sites_cap; i++) {
+    for (uint32_t i = 0; i < r->n_sites; i++) {
         const struct site_state *s = &r->sites[i];
-        if (s->key == NO_KEY)
-            continue;
         if (s->live > 0 && (!grower || holds_more(s, grower)))
             grower = s;
         if (s->max_live == 0 || (n == TIMELINE_TOP_SITES && !ranks_before(s, top[n - 1])))
@@ -277,28 +325,51 @@ static int lay_out(struct timeline *t, const struct first *r, uint64_t **after)
     return t->values ? 0 : -1;
 }
 
-/* Aggregates the whole capture, watching the live bytes: 1 when reading
- * stopped at damage (message in err), -1 when out of memory, else 0. */
-static int aggregate(struct agg **g, const struct timeline_input *in, agg_live_fn fn, void *ctx,
-                     char *err, size_t errlen)
+/* The log of the first pass's changes: a temporary file, gone once
+ * closed.  NULL with errno set when it cannot be made. */
+static FILE *log_open(void)
 {
-    struct capture_reader *cr = in->open(in->ctx);
-    if (!cr || !(*g = agg_new())) {
-        if (cr)
-            in->close(in->ctx, cr);
-        return snprintf(err, errlen, "out of memory"), -1;
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !dir[0])
+        dir = "/tmp";
+    size_t n = strlen(dir) + sizeof "/jett-timeline-XXXXXX";
+    char *path = malloc(n);
+    if (!path)
+        return NULL;
+    snprintf(path, n, "%s/jett-timeline-XXXXXX", dir);
+    int fd = mkstemp(path);
+    if (fd >= 0)
+        unlink(path);
+    free(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w+b") : NULL;
+    if (!f && fd >= 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
     }
-    agg_watch_live(*g, fn, ctx);
-    int damaged = feed_capture(*g, cr, err, errlen);
-    in->close(in->ctx, cr);
-    agg_end(*g);
-    agg_release_records(*g);
-    return damaged;
+    return f;
+}
+
+/* The second pass: the logged changes, in order, to on_second. */
+static int replay_log(FILE *log, struct second *s)
+{
+    if (fflush(log) != 0 || fseek(log, 0, SEEK_SET) != 0)
+        return -1;
+    uint32_t n, keys[PENDING];
+    uint64_t deltas[PENDING];
+    while (fread(&n, sizeof n, 1, log) == 1) {
+        if (n == 0 || n > PENDING || fread(keys, sizeof *keys, n, log) != n ||
+            fread(deltas, sizeof *deltas, n, log) != n)
+            return -1;
+        for (uint32_t i = 0; i < n; i++)
+            on_second(s, keys[i], deltas[i], 0);
+    }
+    return ferror(log) ? -1 : 0;
 }
 
 /* After the first pass: what the capture allows, then the second. */
 static enum timeline_status second_pass(struct timeline *t, struct first *r, const struct agg *g,
-                                        const struct timeline_input *in, char *err, size_t errlen)
+                                        char *err, size_t errlen)
 {
     if (agg_mode(g) != WIRE_MODE_MEMORY)
         return snprintf(err, errlen, "--format timeline needs a memory capture, not a CPU capture"),
@@ -322,38 +393,52 @@ static enum timeline_status second_pass(struct timeline *t, struct first *r, con
         return snprintf(err, errlen, "out of memory"), TIMELINE_E_NOMEM;
     }
     struct second s = {t, keys, after, 1, 0, 0, {0}};
-    struct agg *g2 = NULL;
-    char err2[400];
-    int rc = aggregate(&g2, in, on_second, &s, err2, sizeof err2);
-    agg_free(g2);
+    if (r->log_errno)
+        return snprintf(err, errlen, "cannot write the temporary file of the changes: %s",
+                        strerror(r->log_errno)),
+               free(after), TIMELINE_E_TEMP;
+    int rc = replay_log(r->log, &s);
     free(after);
-    if (rc < 0)
-        return snprintf(err, errlen, "out of memory"), TIMELINE_E_NOMEM;
-    if (s.event != r->event || s.total != r->total)
-        return snprintf(err, errlen, "the capture changed while it was read"), TIMELINE_E_CAPTURE;
+    if (rc != 0 || s.event != r->event || s.total != r->total)
+        return snprintf(err, errlen, "cannot read back the temporary file of the changes: %s",
+                        rc != 0 && errno ? strerror(errno) : "it changed"),
+               TIMELINE_E_TEMP;
     return TIMELINE_OK;
 }
 
-enum timeline_status timeline_read(const struct timeline_input *in, struct timeline **out,
-                                   char *err, size_t errlen)
+enum timeline_status timeline_read(struct capture_reader *cr, struct timeline **out, char *err,
+                                   size_t errlen)
 {
     struct timeline *t = calloc(1, sizeof *t);
-    if (!t)
+    struct first *r = calloc(1, sizeof *r);
+    struct agg *g = t && r ? agg_new() : NULL;
+    if (!g) {
+        free(t), free(r);
         return snprintf(err, errlen, "out of memory"), TIMELINE_E_NOMEM;
-    struct first r = {0};
-    struct agg *g = NULL;
+    }
     enum timeline_status st = TIMELINE_OK;
-    int damaged = aggregate(&g, in, on_first, &r, err, errlen);
-    if (damaged < 0)
-        st = TIMELINE_E_NOMEM;
-    else if (damaged && !agg_has_hello(g))
-        st = TIMELINE_E_CAPTURE;
-    else if (damaged && !(t->damage = strdup(err)))
-        st = TIMELINE_E_NOMEM, snprintf(err, errlen, "out of memory");
+    if (!(r->log = log_open())) {
+        snprintf(err, errlen, "cannot make a temporary file for the changes (TMPDIR): %s",
+                 strerror(errno));
+        st = TIMELINE_E_TEMP;
+    }
+    if (st == TIMELINE_OK) {
+        agg_watch_live(g, on_first, r);
+        int damaged = feed_capture(g, cr, err, errlen);
+        agg_end(g);
+        agg_release_records(g);
+        apply_pending(r);
+        if (damaged && !agg_has_hello(g))
+            st = TIMELINE_E_CAPTURE;
+        else if (damaged && !(t->damage = strdup(err)))
+            st = TIMELINE_E_NOMEM, snprintf(err, errlen, "out of memory");
+    }
     if (st == TIMELINE_OK)
-        st = second_pass(t, &r, g, in, err, errlen);
+        st = second_pass(t, r, g, err, errlen);
     agg_free(g);
-    free(r.sites), free(r.cols);
+    if (r->log)
+        fclose(r->log);
+    free(r->index), free(r->sites), free(r->cols), free(r);
     if (st != TIMELINE_OK) {
         timeline_free(t);
         return st;

@@ -16,9 +16,11 @@
  * have a series each; "other" holds the rest of the total (other sites
  * and allocations without a Jett stack), so the series sum to the total
  * at every point.  Which sites those are is known only at the end, so
- * the capture is read twice: the first pass finds the points and the
- * sites, the second takes the sites' values at the points, keeping
- * memory at the size of the sites and the points.
+ * the capture is aggregated once and its changes are kept, in stream
+ * order, in a temporary file (12 bytes a change, in $TMPDIR or /tmp,
+ * removed as soon as it is made); the second pass reads them back and
+ * takes the chosen sites' values at the points, keeping memory at the
+ * size of the sites and the points.  The capture may come from a pipe.
  */
 #ifndef JETT_DAEMON_EXPORT_TIMELINE_H
 #define JETT_DAEMON_EXPORT_TIMELINE_H
@@ -39,6 +41,7 @@ enum timeline_status {
     TIMELINE_E_MODE,        /* a CPU capture */
     TIMELINE_E_UNAVAILABLE, /* the profile stopped tracking live allocations */
     TIMELINE_E_NOMEM,
+    TIMELINE_E_TEMP, /* the temporary file of the changes failed */
 };
 
 /* A creation site: `namespace.function` (any UTF-8, not NUL-terminated),
@@ -71,19 +74,11 @@ struct timeline {
     struct timeline_site grower;
 };
 
-/* The capture, read twice: open gives a reader from its start (NULL:
- * out of memory), close frees it. */
-struct timeline_input {
-    struct capture_reader *(*open)(void *ctx);
-    void (*close)(void *ctx, struct capture_reader *r);
-    void *ctx;
-};
-
 /* Reads the whole capture.  TIMELINE_OK with *out set, or an error with a
  * message in err.  A capture damaged after HELLO is read as far as it
  * goes, as the profile reports it, and damage says where it stopped. */
-enum timeline_status timeline_read(const struct timeline_input *in, struct timeline **out,
-                                   char *err, size_t errlen);
+enum timeline_status timeline_read(struct capture_reader *r, struct timeline **out, char *err,
+                                   size_t errlen);
 void timeline_free(struct timeline *t);
 
 /* Writes the SVG (timeline_svg.c).  0, or -1 on a write error. */

@@ -49,12 +49,15 @@ async function open(context, file, problems) {
   return page;
 }
 
-// Every frame's name (its aria-label up to the value), geometry, fill,
-// visibility and class, as the document holds them now.
+// Every frame's name (its title up to the value: the <title>, or the
+// aria-label that replaces it once the script has read the frame, when
+// hovered, zoomed or searched), geometry, fill, visibility and class, as
+// the document holds them now.
 async function frames(page) {
   return page.evaluate(() => Array.from(document.querySelectorAll("#frames > g.f"), (g) => {
     const r = g.querySelector("rect");
-    const label = g.getAttribute("aria-label") || "";
+    const t = g.querySelector("title");
+    const label = t ? t.textContent : g.getAttribute("aria-label") || "";
     return {
       name: label.slice(0, label.lastIndexOf(": ")),
       x: parseFloat(r.getAttribute("x")), w: parseFloat(r.getAttribute("width")),
@@ -71,7 +74,10 @@ function byName(list, name) {
 async function frameHandle(page, name) {
   const handles = await page.$$("#frames > g.f");
   for (const h of handles) {
-    const label = await h.getAttribute("aria-label");
+    const label = await h.evaluate((g) => {
+      const t = g.querySelector("title");
+      return t ? t.textContent : g.getAttribute("aria-label");
+    });
     if (label && label.slice(0, label.lastIndexOf(": ")) === name) return h.$("rect");
   }
   throw new Error("no frame " + name);
