@@ -30,6 +30,28 @@ static json_t *export_json(const char *fixture)
     return doc;
 }
 
+/* The capture text t packed into a capture in the test's folder, then
+ * exported: the parsed document, the output's size in *out_len. */
+static json_t *export_text(const char *t, size_t len, size_t *out_len)
+{
+    char *txt = tu_tmp_path("r.txt"), *capf = tu_tmp_path("r.jcap");
+    ck_assert_int_eq(tu_write_file(txt, t, len), 0);
+    const char *pack[] = {tu_jett, "profile", "pack", txt, "-o", capf, NULL};
+    struct tu_output o;
+    ck_assert_int_eq(tu_run(pack, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    tu_output_free(&o);
+    const char *argv[] = {tu_jett, "profile", "export", capf, "--format", "speedscope", NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%d %s", o.status, o.err);
+    *out_len = o.out_len;
+    json_t *doc = json_loadb(o.out, o.out_len, 0, NULL);
+    ck_assert_ptr_nonnull(doc);
+    tu_output_free(&o);
+    free(txt), free(capf);
+    return doc;
+}
+
 static const char *frame_name(json_t *frames, json_int_t i)
 {
     json_t *f = json_array_get(frames, (size_t)i);
@@ -192,30 +214,14 @@ START_TEST(refused_stacks_left_out)
     len += (size_t)snprintf(t + len, cap - len,
                             "END\nFINISH termination=returned wall_ns=1 cpu_ns=- requested=2000 "
                             "coalesced=0 dropped=0 collector_failure=false stack_limit=false\n");
-    char *dir = tu_tmpdir();
-    size_t n = strlen(dir) + 16;
-    char *txt = malloc(n), *capf = malloc(n);
-    snprintf(txt, n, "%s/r.txt", dir);
-    snprintf(capf, n, "%s/r.jcap", dir);
-    ck_assert_int_eq(tu_write_file(txt, t, len), 0);
-    const char *pack[] = {tu_jett, "profile", "pack", txt, "-o", capf, NULL};
-    struct tu_output o;
-    ck_assert_int_eq(tu_run(pack, NULL, 0, &o), 0);
-    ck_assert_msg(o.status == 0, "%s", o.err);
-    tu_output_free(&o);
-    const char *argv[] = {tu_jett, "profile", "export", capf, "--format", "speedscope", NULL};
-    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
-    ck_assert_msg(o.status == 0, "%d %s", o.status, o.err);
-    json_t *doc = json_loadb(o.out, o.out_len, 0, NULL);
-    ck_assert_ptr_nonnull(doc);
+    size_t out_len;
+    json_t *doc = export_text(t, len, &out_len);
     json_t *p = json_array_get(json_object_get(doc, "profiles"), 0);
     size_t samples = json_array_size(json_object_get(p, "samples"));
     ck_assert_uint_gt(samples, 0);
     ck_assert_uint_lt(samples, 2000);
     json_decref(doc);
-    tu_output_free(&o);
-    ck_assert_int_eq(tu_rmtree(dir), 0);
-    free(dir), free(txt), free(capf), free(t);
+    free(t);
 }
 END_TEST
 
@@ -266,23 +272,9 @@ START_TEST(runs_of_deep_stacks_across_blocks)
                             "coalesced=0 dropped=0 collector_failure=false stack_limit=false\n",
                             N);
     ck_assert_uint_lt(len, cap);
-    char *dir = tu_tmpdir();
-    size_t n = strlen(dir) + 16;
-    char *txt = malloc(n), *capf = malloc(n);
-    snprintf(txt, n, "%s/r.txt", dir);
-    snprintf(capf, n, "%s/r.jcap", dir);
-    ck_assert_int_eq(tu_write_file(txt, t, len), 0);
-    const char *pack[] = {tu_jett, "profile", "pack", txt, "-o", capf, NULL};
-    struct tu_output o;
-    ck_assert_int_eq(tu_run(pack, NULL, 0, &o), 0);
-    ck_assert_msg(o.status == 0, "%s", o.err);
-    tu_output_free(&o);
-    const char *argv[] = {tu_jett, "profile", "export", capf, "--format", "speedscope", NULL};
-    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
-    ck_assert_msg(o.status == 0, "%d %s", o.status, o.err);
-    ck_assert_uint_gt(o.out_len, 2u << 20); /* more than one block of output */
-    json_t *doc = json_loadb(o.out, o.out_len, 0, NULL);
-    ck_assert_ptr_nonnull(doc);
+    size_t out_len;
+    json_t *doc = export_text(t, len, &out_len);
+    ck_assert_uint_gt(out_len, 2u << 20); /* more than one block of output */
     json_t *frames = json_object_get(json_object_get(doc, "shared"), "frames");
     json_t *p = json_array_get(json_object_get(doc, "profiles"), 0);
     json_t *samples = json_object_get(p, "samples"), *weights = json_object_get(p, "weights");
@@ -304,9 +296,7 @@ START_TEST(runs_of_deep_stacks_across_blocks)
         ck_assert_int_eq(json_integer_value(json_array_get(weights, (size_t)i)), 1);
     }
     json_decref(doc);
-    tu_output_free(&o);
-    ck_assert_int_eq(tu_rmtree(dir), 0);
-    free(dir), free(txt), free(capf), free(t);
+    free(t);
 }
 END_TEST
 
