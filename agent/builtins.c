@@ -141,17 +141,14 @@ int bi_now_ms(struct interp_state *s, struct value *args, uint32_t n, const stru
     return 0;
 }
 
-static uint64_t bi_monotonic_ns(void)
+static int64_t bi_monotonic_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Blocks (marked as blocked) until the time is up or an interrupt
- * arrives.  The deadline is absolute: a signal that cuts the wait short
- * (a CPU profile's tick, a thousand a second) only makes it wait again
- * for what is left. */
+/* Blocks (marked as blocked) until the time is up or an interrupt arrives. */
 int bi_sleep(struct interp_state *s, struct value *args, uint32_t n, const struct ast *call,
              struct value *out)
 {
@@ -160,19 +157,16 @@ int bi_sleep(struct interp_state *s, struct value *args, uint32_t n, const struc
         return -1;
     if (args[0].u.i < 0)
         return interp_raise(s, call, "sleep: negative duration %lld", (long long)args[0].u.i);
-    uint64_t ms = (uint64_t)args[0].u.i, now = bi_monotonic_ns();
-    uint64_t deadline = ms > (UINT64_MAX - now) / 1000000ull ? UINT64_MAX : now + ms * 1000000ull;
+    int64_t deadline = bi_monotonic_ms() + args[0].u.i;
     atomic_store(&s->blocked, 1);
     for (;;) {
         if (atomic_load(&s->sp.pending) & PENDING_INTERRUPT)
             break;
-        now = bi_monotonic_ns();
-        if (now >= deadline)
+        int64_t left = deadline - bi_monotonic_ms();
+        if (left <= 0)
             break;
-        uint64_t left = deadline - now;
-        struct timespec ts = {(time_t)(left / 1000000000ull), (long)(left % 1000000000ull)};
         struct pollfd p = {.fd = s->wake[0], .events = POLLIN};
-        ppoll(&p, 1, &ts, NULL);
+        poll(&p, 1, left > 1000 ? 1000 : (int)left);
     }
     atomic_store(&s->blocked, 0);
     *out = VAL_NIL;

@@ -82,9 +82,6 @@ struct interp_state {
     size_t n_args;
     interp_sampler_fn sampler;
     void *sampler_ctx;
-    interp_thread_enter_fn thread_enter;
-    interp_thread_leave_fn thread_leave;
-    void *thread_ctx;
     int wake[2]; /* self-pipe: interp_interrupt writes, sleep polls */
     /* the error being propagated (EX_ERROR) */
     bool interrupted;

@@ -195,7 +195,7 @@ void interp_free(struct interp_state *s);
 /* Runs namespace initializers then main on a new thread named
  * jett-runtime (SIGINT and SIGTERM blocked there, so they reach the
  * caller's handler) and waits for it.  Once per state.  -1 only if the
- * thread cannot start or its enter hook failed (no Jett code ran). */
+ * thread cannot start. */
 int interp_run(struct interp_state *s, struct interp_result *out);
 void interp_result_free(struct interp_result *r);
 
@@ -212,14 +212,6 @@ void interp_set_sampler(struct interp_state *s, interp_sampler_fn fn, void *ctx)
 void interp_request_sample(struct interp_state *s);
 /* True while the runtime thread is blocked (in sleep). */
 bool interp_is_blocked(struct interp_state *s);
-
-/* Called on the jett-runtime thread: `enter` before its first Jett code
- * (nonzero: none runs, and interp_run returns -1), `leave` after its
- * last, just before the thread ends (only when `enter` succeeded). */
-typedef int (*interp_thread_enter_fn)(void *ctx);
-typedef void (*interp_thread_leave_fn)(void *ctx);
-void interp_set_thread_hooks(struct interp_state *s, interp_thread_enter_fn enter,
-                             interp_thread_leave_fn leave, void *ctx);
 
 /* The heap observer; the stack at the event is readable from the state. */
 void interp_set_heap_observer(struct interp_state *s, heap_observer_fn fn, void *ctx);

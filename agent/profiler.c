@@ -1,10 +1,10 @@
-/* profiler: tick signal, safe-point sampler, heap observer, stacks. */
+/* profiler: timer thread, safe-point sampler, heap observer, stacks. */
+#include <errno.h>
+#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <string.h>
 #include <stdlib.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "agent/interp_frame.h"
 #include "agent/profiler.h"
@@ -23,14 +23,16 @@ struct profiler {
     const atomic_bool *failed;
     uint8_t mode;
     uint32_t rate_hz, trunc_func;
-    /* Tick handler -> safe points (both on the runtime thread). */
+    /* Timer -> runtime thread. */
     _Atomic uint64_t ticks;     /* requested ticks so far */
     _Atomic uint64_t coalesced; /* ticks that found the pending bit set */
     _Atomic uint64_t waiting;   /* waiting ticks not yet recorded */
     atomic_bool pending;
     _Atomic uint64_t pending_tick;
-    timer_t timer; /* armed by the runtime thread while it runs */
-    bool timer_armed, timer_failed;
+    atomic_bool stop;
+    pthread_t timer;
+    bool timer_started;
+    uint64_t timer_cpu_ns; /* the timer thread's own CPU, set as it ends */
     /* Runtime thread only. */
     uint64_t dropped, sample_seq, alloc_seq, last_tick;
     bool stack_limit;
@@ -255,95 +257,49 @@ static void on_safe_point(void *ctx, struct interp_state *s)
         record_tick(p, WIRE_STATE_WAITING, now - waiting + 1 + i);
 }
 
-/* The handler runs on the interrupted runtime thread: only lock-free
- * atomics, no allocation, no lock, no system call (errno untouched). */
-_Static_assert(ATOMIC_LONG_LOCK_FREE == 2 && ATOMIC_LLONG_LOCK_FREE == 2 &&
-                   ATOMIC_BOOL_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
-               "the tick handler needs lock-free atomics");
-
-/* n ticks, the first numbered `first`, at once: what n single ticks give
- * (the runtime thread's state and the pending bit cannot change while
- * its own handler runs).  Blocked (in sleep): n waiting ticks; else one
- * pending request, the others coalesced. */
-static void timer_ticks(struct profiler *p, uint64_t first, uint64_t n)
+/* One tick: no allocation, no lock, no system call. */
+static void timer_tick(struct profiler *p, uint64_t tick)
 {
     if (interp_is_blocked(p->s)) {
-        atomic_fetch_add(&p->waiting, n);
+        atomic_fetch_add(&p->waiting, 1);
         interp_request_sample(p->s);
     } else if (atomic_exchange(&p->pending, true)) {
-        atomic_fetch_add(&p->coalesced, n);
+        atomic_fetch_add(&p->coalesced, 1);
     } else {
-        atomic_store(&p->pending_tick, first);
-        if (n > 1)
-            atomic_fetch_add(&p->coalesced, n - 1);
+        atomic_store(&p->pending_tick, tick);
         interp_request_sample(p->s);
     }
 }
 
-/* One timer expiry delivered, plus the deadlines it missed meanwhile
- * (si_overrun): those are ticks too.  Signals not from the timer are
- * ignored. */
-static void on_tick_signal(int sig, siginfo_t *info, void *uc)
+/* SIGRTMIN only interrupts the timer's sleep so that stopping never waits
+ * for the next deadline (a full second at 1 Hz). */
+static void timer_wake(int sig)
 {
-    (void)sig, (void)uc;
-    if (info->si_code != SI_TIMER || !info->si_value.sival_ptr)
-        return;
-    struct profiler *p = info->si_value.sival_ptr;
-    uint64_t n = 1 + (uint64_t)(info->si_overrun > 0 ? info->si_overrun : 0);
-    timer_ticks(p, atomic_fetch_add(&p->ticks, n) + 1, n);
+    (void)sig;
 }
 
-static void tick_signal_mask(int how)
+static void *timer_main(void *arg)
 {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, PROFILER_TICK_SIGNAL);
-    pthread_sigmask(how, &set, NULL);
-}
-
-#ifndef sigev_notify_thread_id
-#define sigev_notify_thread_id _sigev_un._tid
-#endif
-
-/* On the runtime thread, before its first Jett code: a periodic
- * CLOCK_MONOTONIC timer whose expiries signal this thread alone. */
-static int timer_arm(void *ctx)
-{
-    struct profiler *p = ctx;
-    /* a mask inherited from whoever started the launcher must not hold
-     * the ticks back */
-    tick_signal_mask(SIG_UNBLOCK);
-    struct sigevent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.sigev_notify = SIGEV_THREAD_ID;
-    ev.sigev_signo = PROFILER_TICK_SIGNAL;
-    ev.sigev_value.sival_ptr = p;
-    ev.sigev_notify_thread_id = gettid();
+    struct profiler *p = arg;
+    /* Named from inside, so the name covers exactly this loop. */
+    pthread_setname_np(pthread_self(), "jett-timer");
     uint64_t period = 1000000000ull / p->rate_hz;
-    struct timespec ts = {(time_t)(period / 1000000000ull), (long)(period % 1000000000ull)};
-    struct itimerspec its = {ts, ts};
-    if (timer_create(CLOCK_MONOTONIC, &ev, &p->timer) != 0) {
-        p->timer_failed = true;
-        return -1;
+    uint64_t next = clock_ns(CLOCK_MONOTONIC) + period;
+    while (!atomic_load(&p->stop)) {
+        struct timespec ts = {(time_t)(next / 1000000000ull), (long)(next % 1000000000ull)};
+        if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0)
+            continue;
+        if (atomic_load(&p->stop))
+            break;
+        /* Deadlines missed while descheduled are ticks too. */
+        uint64_t now = clock_ns(CLOCK_MONOTONIC);
+        while (next <= now) {
+            timer_tick(p, atomic_fetch_add(&p->ticks, 1) + 1);
+            next += period;
+        }
     }
-    if (timer_settime(p->timer, 0, &its, NULL) != 0) {
-        timer_delete(p->timer);
-        p->timer_failed = true;
-        return -1;
-    }
-    p->timer_armed = true;
-    return 0;
-}
-
-/* On the runtime thread, after its last Jett code: no tick reaches it
- * again (one still pending is discarded as the thread ends), and the
- * timer is gone at once, whatever the rate. */
-static void timer_disarm(void *ctx)
-{
-    struct profiler *p = ctx;
-    tick_signal_mask(SIG_BLOCK);
-    timer_delete(p->timer);
-    p->timer_armed = false;
+    p->timer_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID); /* read by the join's caller */
+    return NULL;
 }
 
 /* ---- memory ---- */
@@ -454,22 +410,30 @@ int profiler_start(struct profiler *p)
         return 0;
     }
     interp_set_sampler(p->s, on_safe_point, p);
-    /* SA_RESTART: a tick restarts what it interrupts on the runtime
-     * thread (writes to stdout and stderr); sleep's ppoll is not
-     * restartable and waits again for the rest of its deadline. */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_tick_signal;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sa.sa_handler = timer_wake;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(PROFILER_TICK_SIGNAL, &sa, NULL) != 0)
+    sigaction(SIGRTMIN, &sa, NULL);
+    if (pthread_create(&p->timer, NULL, timer_main, p) != 0)
         return -1;
-    interp_set_thread_hooks(p->s, timer_arm, timer_disarm, p);
+    p->timer_started = true;
     return 0;
 }
 
 void profiler_stop(struct profiler *p, struct wire_finish *fin)
 {
+    if (p->timer_started) {
+        atomic_store(&p->stop, true);
+        /* A wake-up sent just before the timer went back to sleep is
+         * lost, so keep waking it until it has ended. */
+        while (pthread_tryjoin_np(p->timer, NULL) == EBUSY) {
+            pthread_kill(p->timer, SIGRTMIN);
+            struct timespec nap = {0, 100000};
+            nanosleep(&nap, NULL);
+        }
+        p->timer_started = false;
+    }
     fin->wall_ns = clock_ns(CLOCK_MONOTONIC) - p->wall_start;
     fin->cpu_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - p->cpu_start;
     if (p->mode == WIRE_MODE_CPU) {
@@ -482,7 +446,7 @@ void profiler_stop(struct profiler *p, struct wire_finish *fin)
     fin->stack_limit = p->stack_limit;
 }
 
-bool profiler_timer_failed(const struct profiler *p)
+uint64_t profiler_timer_cpu_ns(const struct profiler *p)
 {
-    return p->timer_failed;
+    return p->timer_cpu_ns;
 }

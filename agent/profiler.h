@@ -1,14 +1,10 @@
 /*
  * profiler: the interpreter's CPU and memory adapters.
  *
- * CPU mode: a periodic CLOCK_MONOTONIC POSIX timer, armed by the
- * jett-runtime thread as it starts and deleted as it ends, signals that
- * thread alone (PROFILER_TICK_SIGNAL, SIGEV_THREAD_ID) at the rate; there
- * is no timer thread.  The handler only counts, every expiry and every
- * deadline missed meanwhile being a tick: a tick that finds the runtime
- * thread blocked (in sleep) is a waiting tick; otherwise it sets one
- * pending bit, or is coalesced when the bit is still set.  At its next
- * safe point (before
+ * CPU mode: a `jett-timer` thread wakes on absolute CLOCK_MONOTONIC
+ * deadlines and only counts: a tick that finds the runtime thread blocked
+ * (in sleep) is a waiting tick; otherwise it sets one pending bit, or is
+ * coalesced when the bit is still set.  At its next safe point (before
  * a statement is marked current, so the sample's leaf is the statement
  * that was running; inside long builtins at bounded intervals) the
  * runtime thread captures the stack (at most 128 frames) and appends the
@@ -24,7 +20,6 @@
 #ifndef JETT_AGENT_PROFILER_H
 #define JETT_AGENT_PROFILER_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -33,26 +28,21 @@
 
 struct profiler;
 
-/* The signal of the CPU timer's ticks (the process's handler for it is
- * the profiler's from profiler_start on). */
-#define PROFILER_TICK_SIGNAL (SIGRTMIN)
-
 /* `trunc_func` is the id of the reserved `<truncated-stack>` FUNC. */
 struct profiler *profiler_new(struct collector *c, struct interp_state *s, uint8_t mode,
                               uint32_t rate_hz, size_t stack_budget, uint32_t trunc_func);
 void profiler_free(struct profiler *p);
 
-/* Hooks the interpreter and, in CPU mode, installs the tick handler;
- * the runtime thread arms the timer as it starts (interp_run fails, no
- * Jett code run, when it cannot: profiler_timer_failed).  0 or -1. */
+/* Hooks the interpreter and, in CPU mode, starts the timer.  0 or -1. */
 int profiler_start(struct profiler *p);
 
-/* Fills the FINISH counters (termination is the caller's); after
- * interp_run, whose thread has deleted the timer. */
+/* Stops the timer and fills the FINISH counters (termination is the
+ * caller's). */
 void profiler_stop(struct profiler *p, struct wire_finish *fin);
 
-/* True when the runtime thread could not arm the CPU timer. */
-bool profiler_timer_failed(const struct profiler *p);
+/* CPU nanoseconds the timer thread used, exact once profiler_stop has
+ * joined it (0 before, and in memory mode): the profiler's own cost. */
+uint64_t profiler_timer_cpu_ns(const struct profiler *p);
 
 /* The heap observer's own exact totals (memory mode), kept on the agent
  * side independently of the daemon's aggregation so that tests can check

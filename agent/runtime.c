@@ -119,12 +119,6 @@ void interp_set_sampler(struct interp_state *s, interp_sampler_fn fn, void *ctx)
     s->sampler_ctx = ctx;
 }
 
-void interp_set_thread_hooks(struct interp_state *s, interp_thread_enter_fn enter,
-                             interp_thread_leave_fn leave, void *ctx)
-{
-    s->thread_enter = enter, s->thread_leave = leave, s->thread_ctx = ctx;
-}
-
 void interp_request_sample(struct interp_state *s)
 {
     atomic_fetch_or_explicit(&s->sp.pending, PENDING_SAMPLE, memory_order_relaxed);
@@ -275,7 +269,6 @@ static void runtime_finish(struct interp_state *s, int rc, struct value ret,
 struct runtime_job {
     struct interp_state *s;
     struct interp_result *r;
-    bool enter_failed;
 };
 
 static void *runtime_thread(void *arg)
@@ -289,22 +282,15 @@ static void *runtime_thread(void *arg)
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &set, NULL); /* signals go to the launcher's thread */
-    struct interp_state *s = job->s;
-    if (s->thread_enter && s->thread_enter(s->thread_ctx) != 0) {
-        job->enter_failed = true;
-        return NULL;
-    }
     struct value ret = VAL_NIL;
-    int rc = runtime_program(s, &ret);
-    runtime_finish(s, rc, ret, job->r);
-    if (s->thread_leave)
-        s->thread_leave(s->thread_ctx);
+    int rc = runtime_program(job->s, &ret);
+    runtime_finish(job->s, rc, ret, job->r);
     return NULL;
 }
 
 int interp_run(struct interp_state *s, struct interp_result *out)
 {
-    struct runtime_job job = {s, out, false};
+    struct runtime_job job = {s, out};
     pthread_attr_t attr;
     pthread_t t;
     pthread_attr_init(&attr);
@@ -314,7 +300,7 @@ int interp_run(struct interp_state *s, struct interp_result *out)
     if (err != 0)
         return -1;
     pthread_join(t, NULL);
-    return job.enter_failed ? -1 : 0;
+    return 0;
 }
 
 void interp_result_free(struct interp_result *r)

@@ -215,15 +215,7 @@ static int run_program(struct run_ctx *c, struct interp_program *p)
     }
     run_signals_running(s);
     struct interp_result r = {0};
-    int ran = interp_run(s, &r);
-    if (ran != 0 && profiling) { /* no user code ran: a setup failure */
-        run_signals_finishing(c->rp.collector, false);
-        c->ro.state = NULL;
-        interp_free(s);
-        run_profile_start_failed(&c->rp);
-        return setup_failed(c, RUN_PROFILE_FAILED);
-    }
-    int status = ran == 0 ? outcome(c, &r) : 1;
+    int status = interp_run(s, &r) == 0 ? outcome(c, &r) : 1;
     run_signals_finishing(profiling ? c->rp.collector : NULL, r.termination == INTERP_INTERRUPTED);
     if (!c->args.agent)
         run_stdout_flush();

@@ -158,20 +158,12 @@ int run_profile_start(struct run_profile *rp, struct interp_state *s)
     const char *why = !rp->profiler                               ? "cannot create the profiler"
                       : rp->test && rp->test->fail_profiler_start ? "cannot start collection"
                       : collector_start(rp->collector) != 0       ? "cannot start the writer thread"
-                      : profiler_start(rp->profiler) != 0         ? "cannot start the timer"
+                      : profiler_start(rp->profiler) != 0         ? "cannot start the timer thread"
                                                                   : NULL;
     if (!why)
         return 0;
     snprintf(rp->message, sizeof rp->message, "profiler: setup failure: %s", why);
     return -1;
-}
-
-void run_profile_start_failed(struct run_profile *rp)
-{
-    const char *why = rp->profiler && profiler_timer_failed(rp->profiler)
-                          ? "cannot start the timer"
-                          : "cannot start the runtime thread";
-    snprintf(rp->message, sizeof rp->message, "profiler: setup failure: %s", why);
 }
 
 /* Test-only: JETT_TEST_HEAP_TOTALS names a file that receives the heap
@@ -264,6 +256,7 @@ void run_profile_close(struct run_profile *rp)
     cpu.writer_ns = rp->collector ? collector_writer_cpu_ns(rp->collector) : 0;
     collector_free(rp->collector);
     rp->collector = NULL;
+    cpu.timer_ns = rp->profiler ? profiler_timer_cpu_ns(rp->profiler) : 0;
     profiler_free(rp->profiler);
     rp->profiler = NULL;
     if (rp->daemon > 0) {

@@ -49,16 +49,10 @@ int run_profile_open_capture(struct run_profile *rp, const struct run_args *a, c
 enum run_profile_setup run_profile_setup(struct run_profile *rp, const struct interp_program *p,
                                          bool colour);
 
-/* Hooks the interpreter and starts the writer and, in CPU mode, the
- * tick handler, before any user code (the runtime thread arms the timer
- * as it starts).  0, or -1 with the setup failure's line in
+/* Hooks the interpreter and starts the writer and, in CPU mode, the timer,
+ * before any user code.  0, or -1 with the setup failure's line in
  * rp->message. */
 int run_profile_start(struct run_profile *rp, struct interp_state *s);
-
-/* interp_run failed before any Jett code ran (the runtime thread could
- * not arm the timer, or not start): the setup failure's line in
- * rp->message. */
-void run_profile_start_failed(struct run_profile *rp);
 
 /* Stops collection, sends FINISH, and waits for RESULT.  0 with *res
  * filled, -1 on collector failure.  Then the capture replaces its target,

@@ -17,8 +17,9 @@ void run_threadcpu_write(const char *path, const struct run_threadcpu *t)
     FILE *f = path ? fopen(path, "w") : NULL;
     if (!f)
         return;
-    fprintf(f, "writer_ns %llu\ndaemon_ns %llu\nprocess_ns %llu\nlauncher_ns %llu\n",
-            (unsigned long long)t->writer_ns, (unsigned long long)t->daemon_ns,
-            clock_ns(CLOCK_PROCESS_CPUTIME_ID), clock_ns(CLOCK_THREAD_CPUTIME_ID));
+    fprintf(f, "timer_ns %llu\nwriter_ns %llu\ndaemon_ns %llu\nprocess_ns %llu\nlauncher_ns %llu\n",
+            (unsigned long long)t->timer_ns, (unsigned long long)t->writer_ns,
+            (unsigned long long)t->daemon_ns, clock_ns(CLOCK_PROCESS_CPUTIME_ID),
+            clock_ns(CLOCK_THREAD_CPUTIME_ID));
     fclose(f);
 }

@@ -5,17 +5,15 @@
  * benchmark can measure the profiler's own cost directly instead of as
  * the difference of two noisy totals:
  *
+ *   timer_ns N     the jett-timer thread (CPU mode; 0 in memory mode)
  *   writer_ns N    the jett-writer thread
  *   daemon_ns N    jett-profd, user + system, from its exit status
  *   process_ns N   this process, every thread (the runtime thread, the
- *                  launcher's own thread and the writer)
+ *                  launcher's own thread, timer and writer)
  *   launcher_ns N  the launcher's own (main) thread
  *
- * There is no timer thread to report: CPU mode's ticks are a signal
- * handled on the runtime thread, whose CPU (process_ns less the others)
- * includes them.  A run without profiling writes zeros for the first
- * two, so that the launcher's thread can be compared between plain and
- * profiled runs.
+ * A run without profiling writes zeros for the first three, so that the
+ * launcher's thread can be compared between plain and profiled runs.
  * The file is not written when the daemon could not be reaped.
  */
 #ifndef JETT_CLI_RUN_THREADCPU_H
@@ -24,7 +22,7 @@
 #include <stdint.h>
 
 struct run_threadcpu {
-    uint64_t writer_ns, daemon_ns;
+    uint64_t timer_ns, writer_ns, daemon_ns;
 };
 
 /* Adds this process's and the calling thread's CPU to `t` and writes the

@@ -1,10 +1,8 @@
 /*
  * End-to-end tests of the test-only JETT_TEST_THREAD_CPU=PATH knob: the
- * CPU time of the writer thread, of the daemon and of the whole launcher
- * process, each read exactly, so that a benchmark can measure the
- * profiler's own cost directly.  There is no timer thread (CPU ticks are
- * a signal handled on the runtime thread), so no mode reports one.  The
- * checks tie every number
+ * CPU time of the timer and writer threads, of the daemon and of the
+ * whole launcher process, each read exactly, so that a benchmark can
+ * measure the profiler's own cost directly.  The checks tie every number
  * to a figure obtained independently: the kernel's usage of the jett
  * process as its parent reaps it (which includes the daemon it reaped),
  * and the profile's own process CPU time (read earlier, on the same
@@ -94,13 +92,13 @@ static void run_free(struct run *r)
 static void check_accounting(const struct run *r)
 {
     ck_assert_ptr_nonnull(r->cpu);
-    long long writer = field(r->cpu, "writer_ns"), daemon = field(r->cpu, "daemon_ns"),
-              process = field(r->cpu, "process_ns"), launcher = field(r->cpu, "launcher_ns");
-    ck_assert_msg(writer >= 0 && daemon >= 0 && process > 0 && launcher > 0, "%s", r->cpu);
-    /* no timer thread in any mode: no row claims one */
-    ck_assert_msg(field(r->cpu, "timer_ns") == -1, "%s", r->cpu);
+    long long timer = field(r->cpu, "timer_ns"), writer = field(r->cpu, "writer_ns"),
+              daemon = field(r->cpu, "daemon_ns"), process = field(r->cpu, "process_ns"),
+              launcher = field(r->cpu, "launcher_ns");
+    ck_assert_msg(timer >= 0 && writer >= 0 && daemon >= 0 && process > 0 && launcher > 0, "%s",
+                  r->cpu);
     /* threads of the one process: their sum cannot exceed its total */
-    ck_assert_msg(writer + launcher < process, "%s", r->cpu);
+    ck_assert_msg(timer + writer + launcher < process, "%s", r->cpu);
     /* a CPU profile's process CPU was read at the end of the program, the
      * file's at the very end of the launcher */
     long long prof_ms = doc_total(r->doc, "process_cpu_ms");
@@ -110,16 +108,17 @@ static void check_accounting(const struct run *r)
     ck_assert_msg(r->ru_ns - (process + daemon) < 20000000ll, "%s\nrusage %lld", r->cpu, r->ru_ns);
 }
 
-/* Each mode: whether it profiles (writer and daemon CPU above zero, or
- * exactly zero without either) and whether its profile has a process CPU
- * figure. */
+/* Each mode: which parties it has (their CPU above zero, exactly zero
+ * without them) and whether its profile has a process CPU figure. */
 static const struct mode_case {
     const char *flag; /* NULL: a plain run */
-    bool profiled, process_cpu;
+    bool timer, profiled, process_cpu;
 } mode_cases[] = {
-    {"--profile", true, true},
-    {"--profile-memory", true, false},
-    {NULL, false, false}, /* no profiler, no daemon: zeros for them */
+    /* the timer ran for the whole program, about 0.4 s at 1000 Hz */
+    {"--profile", true, true, true},
+    {"--profile-memory", false, true, false},
+    /* no profiler, no daemon: zeros for them, the process's own figures */
+    {NULL, false, false, false},
 };
 
 START_TEST(every_mode_reports_its_parties)
@@ -130,6 +129,10 @@ START_TEST(every_mode_reports_its_parties)
     check_accounting(&r);
     if (m->process_cpu)
         ck_assert_int_gt(doc_total(r.doc, "process_cpu_ms"), 0);
+    if (m->timer)
+        ck_assert_int_gt(field(r.cpu, "timer_ns"), 0);
+    else
+        ck_assert_int_eq(field(r.cpu, "timer_ns"), 0);
     if (m->profiled) {
         ck_assert_int_gt(field(r.cpu, "writer_ns"), 0);
         ck_assert_int_gt(field(r.cpu, "daemon_ns"), 0);
