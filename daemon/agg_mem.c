@@ -701,10 +701,8 @@ HOT size_t mem_run(struct agg *a, const uint8_t *run, size_t room, struct wire_a
     for (const uint8_t *p = run; n < room; n++, p += size) {
         __builtin_prefetch(p + 2048); /* as the decoder's runs */
         struct wire_alloc e;
-        wire_alloc_entry_read_checked(p, &e);
-        if (!wire_alloc_entry_ok(p[0], &e, rule))
+        if (!wire_alloc_entry_take(p, &e, rule))
             break;
-        wire_alloc_rule_pass(rule, &e);
         warm_far(a, &e, detail);
     }
     *rule_io = r;

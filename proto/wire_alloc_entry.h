@@ -1,8 +1,9 @@
 /*
  * wire_alloc_entry: the fields of an ALLOC entry read where it lies in an
  * EVENTS frame (layout in wire.h), for the decoder and for consumers of
- * runs of entries the decoder validated (wire_events_alloc_run), which
- * read them in place instead of copying each into a struct wire_event.
+ * runs of entries checked as they are read (wire_events_alloc_open,
+ * wire_alloc_entry_take), which read them in place instead of copying
+ * each into a struct wire_event.
  * The little-endian readers and the execution tail serve the decoder's
  * other entries too.
  */
@@ -133,6 +134,19 @@ static inline void wire_alloc_rule_pass(struct wire_alloc_rule *r, const struct 
     r->have = true;
     r->last = a->sequence;
     r->next_id = (a->op == WIRE_OP_ALLOCATE) ? a->allocation_id + 1 : r->next_id;
+}
+
+/* Reads the entry at p of a run (wire_events_alloc_open) into a and
+ * takes it when the rule holds, moving the state past it; false (the run
+ * ends before p) when it does not. */
+static inline bool wire_alloc_entry_take(const uint8_t *p, struct wire_alloc *a,
+                                         struct wire_alloc_rule *r)
+{
+    wire_alloc_entry_read_checked(p, a);
+    if (!wire_alloc_entry_ok(p[0], a, r))
+        return false;
+    wire_alloc_rule_pass(r, a);
+    return true;
 }
 
 #endif

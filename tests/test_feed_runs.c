@@ -187,6 +187,19 @@ static void feed_all(const msgpack_sbuffer *sb, bool runs, struct wire_decoder *
     agg_end(g);
 }
 
+/* The agent document of an ended aggregation. */
+static char *agent_document(struct agg *g)
+{
+    struct rank_options opt = {0};
+    struct rank_report rep;
+    ck_assert_int_eq(rank_build(g, &opt, &rep), 0);
+    char *out, err[128];
+    size_t len;
+    ck_assert_int_eq(render_toon(&rep, &out, &len, err, sizeof err), 0);
+    rank_free(&rep);
+    return out;
+}
+
 /* The agent document of the stream, fed by feed_record (runs) or one
  * decoded entry at a time. */
 static char *profile(const msgpack_sbuffer *sb, bool runs)
@@ -196,13 +209,7 @@ static char *profile(const msgpack_sbuffer *sb, bool runs)
     ck_assert_ptr_nonnull(d);
     ck_assert_ptr_nonnull(g);
     feed_all(sb, runs, d, g);
-    struct rank_options opt = {0};
-    struct rank_report rep;
-    ck_assert_int_eq(rank_build(g, &opt, &rep), 0);
-    char *out, err[128];
-    size_t len;
-    ck_assert_int_eq(render_toon(&rep, &out, &len, err, sizeof err), 0);
-    rank_free(&rep);
+    char *out = agent_document(g);
     agg_free(g);
     wire_decoder_free(d);
     return out;
@@ -400,13 +407,7 @@ static char *stale_profile(bool runs, uint64_t *errors)
     }
     agg_end(g);
     *errors = agg_error_count(g);
-    struct rank_options opt = {0};
-    struct rank_report rep;
-    ck_assert_int_eq(rank_build(g, &opt, &rep), 0);
-    char *out, err[128];
-    size_t len;
-    ck_assert_int_eq(render_toon(&rep, &out, &len, err, sizeof err), 0);
-    rank_free(&rep);
+    char *out = agent_document(g);
     agg_free(g);
     wire_decoder_free(d);
     msgpack_sbuffer_destroy(&sb);
