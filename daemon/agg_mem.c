@@ -362,7 +362,8 @@ HOT void line_pressure(struct agg *a, uint32_t ident, struct wire_span span, uin
     struct agg_mem *m = &a->mem;
     if (!wire_span_present(span))
         return;
-    uint32_t h = (ident * 0x9e3779b1u ^ span.start * 0x85ebca6bu ^ span.end) >> 26;
+    /* the end mostly follows from the start */
+    uint32_t h = ((span.start ^ ident << 16) * 0x9e3779b1u) >> 26;
     struct agg_line_seen *seen = &m->line_seen[h % AGG_LINE_SEEN];
     uint64_t key = agg_line_key(ident, span.start);
     if (seen->key != key || seen->end != span.end) {
@@ -410,18 +411,21 @@ HOT struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t bytes
     return s;
 }
 
-/* Global live bytes after a tracked change, and the peak (which rises
- * with allocations, not frees: no branch).  `lower` (a constant where it
- * is inlined) says the change is a free's: live bytes, at most the
- * allocated bytes, never wrap, so a free never reaches a new peak. */
+/* Global live bytes after a tracked change, and the peak.  `lower` (a
+ * constant where it is inlined) says the change is a free's: live bytes,
+ * at most the allocated bytes, never wrap, so a free never reaches a new
+ * peak.  New peaks come in stretches (while live bytes grow) or seldom
+ * (a level that drifts rises past its record now and then), so the
+ * branch predicts well. */
 HOT void global_live(struct agg_mem *m, uint64_t delta, bool lower)
 {
     m->live += delta; /* modulo 2^64, as site_live */
     if (lower)
         return;
-    bool higher = m->live > m->peak;
-    m->peak = pick(higher, m->live, m->peak);
-    m->peak_event = pick(higher, m->events, m->peak_event);
+    if (m->live > m->peak) {
+        m->peak = m->live;
+        m->peak_event = m->events;
+    }
 }
 
 /* A tracked allocation's live bytes change by delta: its creator's, the
