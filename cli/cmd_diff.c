@@ -51,8 +51,10 @@ static int side_fail(struct side *s, int rc, const char *what)
 static void pace(void *ctx, const struct agg *g, uint64_t offset)
 {
     struct side *s = ctx;
+    if (!s->gate)
+        return;
     size_t held = agg_stack_bytes(g) + agg_cpu_bytes(g) + agg_retention_bytes(g);
-    if (!s->gate || !diff_pace_wait(&s->pace, offset, held))
+    if (!diff_pace_wait(&s->pace, offset, held))
         return;
     pthread_mutex_lock(&s->gate->mu);
     while (!s->gate->done)
