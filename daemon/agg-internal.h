@@ -260,6 +260,11 @@ struct agg {
     struct costrun *node_lines;
     /* agg_keep_node_lines_only: neither self_lines nor node_below */
     bool node_lines_only;
+    /* agg_keep_node_self: each node's self cost (room for node_self_cap
+     * nodes) and, once the stream ended, its subtree's */
+    bool keep_node_self;
+    uint64_t *node_self, *node_self_below;
+    uint32_t node_self_cap;
     uint64_t last_sequence;
     bool have_sequence;
 };
@@ -349,6 +354,8 @@ void agg_detail_self(struct agg *a, const struct agg_node *n, uint32_t start, co
 /* Sums the detail over every node's subtree once the stream ended; a
  * collector error when out of memory. */
 void agg_detail_settle(struct agg *a);
+/* The same for agg_keep_node_self's costs. */
+void agg_node_self_settle(struct agg *a);
 
 /* ---- agg_mem.c ---- */
 int agg_mem_event(struct agg *a, const struct wire_alloc *e);

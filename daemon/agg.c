@@ -36,6 +36,7 @@ void agg_free(struct agg *a)
     costrun_free(a->self_lines);
     costrun_free(a->node_lines);
     free(a->node_below);
+    free(a->node_self_below);
     free(a->backend);
     free(a);
 }
@@ -294,6 +295,8 @@ void agg_end(struct agg *a)
         agg_errorf(a, "self costs: out of memory");
     if (a->detail && !a->node_lines_only)
         agg_detail_settle(a);
+    if (a->keep_node_self)
+        agg_node_self_settle(a);
 }
 
 void agg_release_records(struct agg *a)
@@ -334,6 +337,11 @@ void agg_keep_node_lines(struct agg *a)
 void agg_keep_node_lines_only(struct agg *a)
 {
     a->detail = a->keep_node_lines = a->node_lines_only = true;
+}
+
+void agg_keep_node_self(struct agg *a)
+{
+    a->keep_node_self = true;
 }
 
 void agg_watch_live(struct agg *a, agg_live_fn fn, void *ctx)

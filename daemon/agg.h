@@ -167,6 +167,15 @@ void agg_keep_node_lines(struct agg *a);
  * record. */
 void agg_keep_node_lines_only(struct agg *a);
 
+/* Each stack node's self cost only, 8 bytes a node instead of the
+ * detail's: CPU samples with the node as leaf or allocated bytes (initial
+ * sizes and growth) at it, as attrib_node_quantities' self, and their
+ * sums over subtrees as attrib_node_below's self (every other quantity
+ * reads 0).  What a flame graph of the default weight reads, for a
+ * reader that holds another aggregation beside it (a diff).  Without
+ * detail, before any record. */
+void agg_keep_node_self(struct agg *a);
+
 /* Without detail (and before any record): fn is called after each
  * change of the tracked live bytes, in stream order, with the creating
  * site's key (attrib_site_key; UINT32_MAX: none), the change (modulo 2^64:

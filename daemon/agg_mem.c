@@ -396,6 +396,8 @@ HOT struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t bytes
     m->attributed += bytes;
     if (detail)
         detail_pressure(a, n, bytes, create, span);
+    else if (a->keep_node_self)
+        a->node_self[n - (const struct agg_node *)a->nodes.p] += bytes;
     struct agg_siteb *s = leaf_site(a, n);
     if (s) {
         s->allocated_bytes += bytes;
