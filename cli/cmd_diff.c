@@ -7,20 +7,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/diff_pace.h"
 #include "proto/util/readfile.h"
 #include "daemon/diff.h"
 #include "daemon/export/flame_diff.h"
 #include "daemon/export/fold.h"
 #include "daemon/feed.h"
 
+/* BASE's end, which NEW may wait for (diff_pace.h). */
+struct base_gate {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool done;
+};
+
 /* One capture of the diff, read on its own thread: what it yields, or
  * the message to print once both are done (so that errors come out in
  * argument order whichever side fails first). */
 struct side {
     const char *path;
+    struct base_gate *gate; /* NEW read beside BASE: the gate it may wait at */
+    struct diff_pace pace;
     struct rank_report rep;
     struct diff_sides sides;
     bool want_fold;    /* NEW of a differential flame graph */
@@ -35,6 +46,29 @@ static int side_fail(struct side *s, int rc, const char *what)
     return s->rc = rc;
 }
 
+/* After each record of a capture: NEW waits for BASE when its pace says
+ * so. */
+static void pace(void *ctx, const struct agg *g, uint64_t offset)
+{
+    struct side *s = ctx;
+    if (!s->gate)
+        return;
+    size_t held = agg_stack_bytes(g) + agg_cpu_bytes(g) + agg_retention_bytes(g);
+    if (!diff_pace_wait(&s->pace, offset, held))
+        return;
+    pthread_mutex_lock(&s->gate->mu);
+    while (!s->gate->done)
+        pthread_cond_wait(&s->gate->cv, &s->gate->mu);
+    pthread_mutex_unlock(&s->gate->mu);
+}
+
+/* The bytes of a regular file, else 0. */
+static uint64_t file_size(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+}
+
 static int aggregate(struct side *s, struct agg **g)
 {
     char err[400];
@@ -44,8 +78,9 @@ static int aggregate(struct side *s, struct agg **g)
     *g = agg_new();
     bool ready = c.r && *g;
     if (ready && s->want_fold)
-        agg_keep_detail(*g);
-    int rc = ready ? feed_capture(*g, c.r, err, sizeof err) : 1;
+        agg_keep_node_self(*g); /* the fold's default weight, nothing more */
+    diff_pace_init(&s->pace, file_size(c.fd));
+    int rc = ready ? feed_capture_paced(*g, c.r, pace, s, err, sizeof err) : 1;
     cli_capture_close(&c);
     if (rc != 0)
         return side_fail(s, CLI_EXIT_BAD_INPUT, ready ? err : "out of memory");
@@ -97,13 +132,23 @@ static bool several_cpus(void)
 
 /* Reads both captures at once: a diff costs the time of its larger
  * input rather than of both (each side has its own aggregator, and
- * nothing is shared but the allocator).  With one CPU that would gain
- * nothing and hold two aggregations at once, so they take turns. */
+ * nothing is shared but the allocator), NEW paced as diff_pace.h says.
+ * With one CPU that would gain nothing and hold two aggregations at
+ * once, so they take turns. */
 static void load_both(struct side *s)
 {
     pthread_t t;
+    struct base_gate gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
+    /* only a NEW that keeps more than BASE is held back (diff_pace.h) */
+    s[1].gate = s[1].want_fold ? &gate : NULL;
     bool apart = several_cpus() && pthread_create(&t, NULL, load, &s[1]) == 0;
+    if (!apart)
+        s[1].gate = NULL;
     load(&s[0]);
+    pthread_mutex_lock(&gate.mu);
+    gate.done = true;
+    pthread_cond_signal(&gate.cv);
+    pthread_mutex_unlock(&gate.mu);
     if (apart)
         pthread_join(t, NULL);
     else

@@ -174,6 +174,12 @@ struct agg_lineb {
 #define AGG_MEM_NO_SITE 0xfffffeu /* 0xffffff never occurs: no record is LIVE_EMPTY */
 #define AGG_MEM_SITE_SHIFT 3
 
+/* Past this many bytes of live records, nodes and buckets, a run of
+ * allocation events prefetches what its entries name (agg_mem_run):
+ * measured, below it the prefetches cost more than they save, even when
+ * the events' ids and stacks are random. */
+#define AGG_MEM_WARM_BYTES ((size_t)16 << 20)
+
 #define AGG_LINE_SEEN 64
 
 struct agg_mem {
@@ -182,11 +188,15 @@ struct agg_mem {
     uint64_t max_id, watermark;
     bool have_id, limited;
     uint32_t line_head; /* first allocation line, AGG_NONE */
+    size_t warm_bytes;  /* runs prefetch past this (agg_prefetch_above) */
     /* the allocation lines of recent spans, by a hash of (function,
      * span): a loop that allocates at a few statements finds their
-     * lines without the index; `line` is the bucket offset + 1, 0: empty */
+     * lines without the index.  `key` is the function's identity and the
+     * span's start (agg_line_key), `line` the bucket offset; an empty
+     * one's identity is AGG_NONE, which no function has */
     struct agg_line_seen {
-        uint32_t ident, start, end, line;
+        uint64_t key;
+        uint32_t end, line;
     } line_seen[AGG_LINE_SEEN];
     struct live_track track; /* the live records */
     struct live_limit limit; /* their growth, under the retention budget */
@@ -250,6 +260,11 @@ struct agg {
     struct costrun *node_lines;
     /* agg_keep_node_lines_only: neither self_lines nor node_below */
     bool node_lines_only;
+    /* agg_keep_node_self: each node's self cost (room for node_self_cap
+     * nodes) and, once the stream ended, its subtree's */
+    bool keep_node_self;
+    uint64_t *node_self, *node_self_below;
+    uint32_t node_self_cap;
     uint64_t last_sequence;
     bool have_sequence;
 };
@@ -283,6 +298,20 @@ void agg_index_free(struct agg_index *ix);
 static inline void *agg_vec_at(const struct agg_vec *v, uint32_t i)
 {
     return (char *)v->p + (size_t)i * v->elem;
+}
+
+/* What line_seen knows a line by, with the span's end: its function's
+ * identity and the span's start, compared at once. */
+static inline uint64_t agg_line_key(uint32_t ident, uint32_t start)
+{
+    return (uint64_t)ident << 32 | start;
+}
+
+/* Stack node i, typed: indexing by the vector's element size would
+ * multiply on every access of an event's path. */
+static inline struct agg_node *agg_node_at(const struct agg *a, uint32_t i)
+{
+    return (struct agg_node *)a->nodes.p + i;
 }
 
 static inline struct agg_ident *agg_ident_at(const struct agg *a, uint32_t i)
@@ -325,6 +354,8 @@ void agg_detail_self(struct agg *a, const struct agg_node *n, uint32_t start, co
 /* Sums the detail over every node's subtree once the stream ended; a
  * collector error when out of memory. */
 void agg_detail_settle(struct agg *a);
+/* The same for agg_keep_node_self's costs. */
+void agg_node_self_settle(struct agg *a);
 
 /* ---- agg_mem.c ---- */
 int agg_mem_event(struct agg *a, const struct wire_alloc *e);

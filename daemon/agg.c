@@ -19,6 +19,9 @@ struct agg *agg_new(void)
         1000, 500, 10, AGG_CPU_BUDGET_MAX, AGG_RETENTION_BUDGET_MAX, AGG_STACK_BUDGET_MAX};
     a->mem.watermark = UINT64_MAX; /* no untracked allocation yet */
     a->mem.line_head = AGG_NONE;
+    a->mem.warm_bytes = AGG_MEM_WARM_BYTES;
+    for (size_t i = 0; i < AGG_LINE_SEEN; i++)
+        a->mem.line_seen[i].key = agg_line_key(AGG_NONE, 0);
     a->wait_head = AGG_NONE;
     return a;
 }
@@ -33,6 +36,7 @@ void agg_free(struct agg *a)
     costrun_free(a->self_lines);
     costrun_free(a->node_lines);
     free(a->node_below);
+    free(a->node_self_below);
     free(a->backend);
     free(a);
 }
@@ -291,6 +295,8 @@ void agg_end(struct agg *a)
         agg_errorf(a, "self costs: out of memory");
     if (a->detail && !a->node_lines_only)
         agg_detail_settle(a);
+    if (a->keep_node_self)
+        agg_node_self_settle(a);
 }
 
 void agg_release_records(struct agg *a)
@@ -331,6 +337,11 @@ void agg_keep_node_lines(struct agg *a)
 void agg_keep_node_lines_only(struct agg *a)
 {
     a->detail = a->keep_node_lines = a->node_lines_only = true;
+}
+
+void agg_keep_node_self(struct agg *a)
+{
+    a->keep_node_self = true;
 }
 
 void agg_watch_live(struct agg *a, agg_live_fn fn, void *ctx)

@@ -127,9 +127,14 @@ bool agg_takes_alloc_runs(const struct agg *a);
  * agg_alloc would: the run wire_events_alloc_open opened, checked entry
  * by entry as the decoder checks them (passing each with `rule`) and
  * ending before the first the rule refuses.  Returns how many it took,
- * for wire_events_alloc_close.  It prefetches the live-allocation slots,
+ * for wire_events_alloc_close.  Once the live records, stack nodes and
+ * buckets outgrow the caches, it prefetches the live-allocation slots,
  * stack nodes and site buckets of the entries a few ahead. */
 size_t agg_mem_run(struct agg *a, const uint8_t *run, size_t room, struct wire_alloc_rule *rule);
+/* The size (in bytes of live records, nodes and buckets) past which
+ * agg_mem_run prefetches; 0: always, SIZE_MAX: never.  For the tests,
+ * which check that both ways give the same aggregation. */
+void agg_prefetch_above(struct agg *a, size_t bytes);
 
 /* Records a collector error found outside the aggregation (a decode error
  * of the stream, say); `msg` is copied if it is the first. */
@@ -161,6 +166,15 @@ void agg_keep_node_lines(struct agg *a);
  * (attrib_node_below) are not kept and read as empty.  Before any
  * record. */
 void agg_keep_node_lines_only(struct agg *a);
+
+/* Each stack node's self cost only, 8 bytes a node instead of the
+ * detail's: CPU samples with the node as leaf or allocated bytes (initial
+ * sizes and growth) at it, as attrib_node_quantities' self, and their
+ * sums over subtrees as attrib_node_below's self (every other quantity
+ * reads 0).  What a flame graph of the default weight reads, for a
+ * reader that holds another aggregation beside it (a diff).  Without
+ * detail, before any record. */
+void agg_keep_node_self(struct agg *a);
 
 /* Without detail (and before any record): fn is called after each
  * change of the tracked live bytes, in stream order, with the creating

@@ -137,6 +137,8 @@ static int cpu_jett(struct agg *a, const struct wire_sample *s)
         fnb->self++;
         hot_line(a, leaf->ident, fnb, leaf_span(a, leaf->ident, s->span, true));
     }
+    if (a->keep_node_self)
+        a->node_self[s->stack_id]++;
     if (a->detail) {
         const uint64_t one = 1;
         agg_detail_at(a, leaf)->self++;

@@ -86,7 +86,7 @@ static const struct agg_node *outermost_of(const struct agg *a, const struct agg
 {
     const struct agg_node *outer = n;
     for (uint32_t p = n->parent; !(outer->flags & AGG_NODE_OUTERMOST) && p != AGG_NONE;) {
-        const struct agg_node *q = agg_vec_at(&a->nodes, p);
+        const struct agg_node *q = agg_node_at(a, p);
         if (q->ident == n->ident)
             outer = q;
         p = q->parent;
@@ -176,7 +176,7 @@ HOT struct creator creator_at(const struct agg *a, uint32_t ref, bool detail)
         return (struct creator){site_at(a, ref), NULL};
     if (ref == AGG_MEM_NO_SITE)
         return (struct creator){NULL, NULL};
-    const struct agg_node *n = agg_vec_at(&a->nodes, ref);
+    const struct agg_node *n = agg_node_at(a, ref);
     struct agg_siteb *s = n->leaf_bucket == AGG_NONE ? NULL : agg_bucket_at(a, n->leaf_bucket);
     return (struct creator){s, &a->node_detail[ref]};
 }
@@ -207,7 +207,7 @@ HOT void prefetch_site(const struct agg *a, uint32_t off)
 static const struct agg_node *warm_node(const struct agg *a, const uint8_t *p)
 {
     uint32_t stack = wire_alloc_entry_stack(p);
-    return stack < a->nodes.len ? agg_vec_at(&a->nodes, stack) : NULL;
+    return stack < a->nodes.len ? agg_node_at(a, stack) : NULL;
 }
 
 /* Starts loading what an export keeps of node i (both lines it may
@@ -226,7 +226,7 @@ HOT void warm_far(const struct agg *a, const struct wire_alloc *e, bool detail)
     live_track_prefetch(&a->mem.track, e->allocation_id, e->op == WIRE_OP_FREE);
     if (e->stack_id < a->nodes.len) {
         /* a node may straddle two lines: the fields read are at its end */
-        const struct agg_node *n = agg_vec_at(&a->nodes, e->stack_id);
+        const struct agg_node *n = agg_node_at(a, e->stack_id);
         __builtin_prefetch(&n->chain_bucket, 1);
         __builtin_prefetch((const char *)(n + 1) - 1, 1);
     }
@@ -259,7 +259,7 @@ HOT void warm_near(const struct agg *a, const uint8_t *p, bool detail)
     /* with detail the record names its creation node: its detail, and
      * the node itself, whose leaf bucket is the creation site */
     if (ref < a->nodes.len)
-        __builtin_prefetch((const char *)agg_vec_at(&a->nodes, ref) +
+        __builtin_prefetch((const char *)agg_node_at(a, ref) +
                            offsetof(struct agg_node, leaf_bucket));
     prefetch_detail(a, ref, detail);
 }
@@ -272,7 +272,7 @@ HOT void warm_creator(const struct agg *a, const uint8_t *p)
     uint32_t ref = (uint32_t)(rec >> AGG_MEM_SIZE_BITS);
     if (ref >= a->nodes.len)
         return;
-    const struct agg_node *n = agg_vec_at(&a->nodes, ref);
+    const struct agg_node *n = agg_node_at(a, ref);
     if (n->leaf_bucket != AGG_NONE)
         prefetch_site(a, n->leaf_bucket);
 }
@@ -282,17 +282,16 @@ HOT void warm_creator(const struct agg *a, const uint8_t *p)
  * undefined. */
 HOT bool event_node(struct agg *a, const struct wire_alloc *e, struct agg_node **node)
 {
-    *node = NULL;
-    if (e->stack_id == WIRE_NONE32)
+    /* stored nodes are defined stacks, and WIRE_NONE32 is past them */
+    if (__builtin_expect(e->stack_id < a->nodes.len, 1)) {
+        struct agg_node *n = agg_node_at(a, e->stack_id);
+        *node = n->flags & AGG_NODE_INVALID ? NULL : n;
         return true;
-    if (e->stack_id >= a->n_stacks) {
+    }
+    *node = NULL;
+    if (e->stack_id != WIRE_NONE32 && e->stack_id >= a->n_stacks) {
         agg_errorf(a, "ALLOC sequence %llu: undefined stack", (unsigned long long)e->sequence);
         return false;
-    }
-    if (e->stack_id < a->nodes.len) {
-        struct agg_node *n = agg_vec_at(&a->nodes, e->stack_id);
-        if (!(n->flags & AGG_NODE_INVALID))
-            *node = n;
     }
     return true;
 }
@@ -363,10 +362,11 @@ HOT void line_pressure(struct agg *a, uint32_t ident, struct wire_span span, uin
     struct agg_mem *m = &a->mem;
     if (!wire_span_present(span))
         return;
-    uint32_t h = (ident * 0x9e3779b1u ^ span.start * 0x85ebca6bu ^ span.end) >> 26;
+    /* the end mostly follows from the start */
+    uint32_t h = ((span.start ^ ident << 16) * 0x9e3779b1u) >> 26;
     struct agg_line_seen *seen = &m->line_seen[h % AGG_LINE_SEEN];
-    if (seen->line == 0 || seen->ident != ident || seen->start != span.start ||
-        seen->end != span.end) {
+    uint64_t key = agg_line_key(ident, span.start);
+    if (seen->key != key || seen->end != span.end) {
         const struct agg_ident *d = agg_ident_at(a, ident);
         if (d->source == AGG_NONE || span.start > span.end ||
             span.end > ((const struct agg_source *)agg_vec_at(&a->sources, d->source))->text_len)
@@ -374,9 +374,9 @@ HOT void line_pressure(struct agg *a, uint32_t ident, struct wire_span span, uin
         uint32_t off = find_line(a, ident, span);
         if (off == AGG_NONE)
             return;
-        *seen = (struct agg_line_seen){ident, span.start, span.end, off + 1};
+        *seen = (struct agg_line_seen){key, span.end, off};
     }
-    struct agg_lineb *l = agg_bucket_at(a, seen->line - 1);
+    struct agg_lineb *l = agg_bucket_at(a, seen->line);
     l->bytes += bytes;
     l->count += create;
 }
@@ -396,6 +396,8 @@ HOT struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t bytes
     m->attributed += bytes;
     if (detail)
         detail_pressure(a, n, bytes, create, span);
+    else if (a->keep_node_self)
+        a->node_self[n - (const struct agg_node *)a->nodes.p] += bytes;
     struct agg_siteb *s = leaf_site(a, n);
     if (s) {
         s->allocated_bytes += bytes;
@@ -411,18 +413,21 @@ HOT struct agg_siteb *pressure(struct agg *a, struct agg_node *n, uint64_t bytes
     return s;
 }
 
-/* Global live bytes after a tracked change, and the peak (which rises
- * with allocations, not frees: no branch).  `lower` (a constant where it
- * is inlined) says the change is a free's: live bytes, at most the
- * allocated bytes, never wrap, so a free never reaches a new peak. */
+/* Global live bytes after a tracked change, and the peak.  `lower` (a
+ * constant where it is inlined) says the change is a free's: live bytes,
+ * at most the allocated bytes, never wrap, so a free never reaches a new
+ * peak.  New peaks come in stretches (while live bytes grow) or seldom
+ * (a level that drifts rises past its record now and then), so the
+ * branch predicts well. */
 HOT void global_live(struct agg_mem *m, uint64_t delta, bool lower)
 {
     m->live += delta; /* modulo 2^64, as site_live */
     if (lower)
         return;
-    bool higher = m->live > m->peak;
-    m->peak = pick(higher, m->live, m->peak);
-    m->peak_event = pick(higher, m->events, m->peak_event);
+    if (m->live > m->peak) {
+        m->peak = m->live;
+        m->peak_event = m->events;
+    }
 }
 
 /* A tracked allocation's live bytes change by delta: its creator's, the
@@ -662,21 +667,31 @@ HOT void run_entry(struct agg *a, const uint8_t *p, bool detail, bool watched)
     mem_event(a, &e, true, detail, watched);
 }
 
+/* An entry of a run whose sequence the aggregation has passed: it goes
+ * the way of single events, and agg_alloc reports it. */
+static void run_stale_entry(struct agg *a, const uint8_t *p)
+{
+    struct wire_alloc e;
+    wire_alloc_entry_read(p, &e);
+    agg_alloc(a, &e);
+}
+
+/* Whether the aggregation's own sequence check refuses an entry (only
+ * one fed beside the decoder has any: they start its runs). */
+HOT bool run_entry_stale(const struct agg *a, uint64_t sequence)
+{
+    return __builtin_expect(a->have_sequence && sequence <= a->last_sequence, 0);
+}
+
 /* How many entries from the start of a run the aggregation's own
- * sequence check refuses (they go the way of single events, and
- * agg_alloc reports each); then the rest's sequences pass its check, as
- * they increase along the run (the rule), and the last is the new last
- * sequence.  Only an aggregation fed beside the decoder has any. */
+ * sequence check refuses (each goes to run_stale_entry); then the rest's
+ * sequences pass its check, as they increase along the run (the rule),
+ * and the last is the new last sequence. */
 static size_t run_stale(struct agg *a, const uint8_t *run, size_t n)
 {
     size_t i = 0;
-    for (; a->have_sequence && i < n &&
-           wire_alloc_entry_sequence(run + i * WIRE_ALLOC_SIZE) <= a->last_sequence;
-         i++) {
-        struct wire_alloc e;
-        wire_alloc_entry_read(run + i * WIRE_ALLOC_SIZE, &e);
-        agg_alloc(a, &e);
-    }
+    for (; i < n && run_entry_stale(a, wire_alloc_entry_sequence(run + i * WIRE_ALLOC_SIZE)); i++)
+        run_stale_entry(a, run + i * WIRE_ALLOC_SIZE);
     if (i < n) {
         a->have_sequence = true;
         a->last_sequence = wire_alloc_entry_sequence(run + (n - 1) * WIRE_ALLOC_SIZE);
@@ -701,10 +716,8 @@ HOT size_t mem_run(struct agg *a, const uint8_t *run, size_t room, struct wire_a
     for (const uint8_t *p = run; n < room; n++, p += size) {
         __builtin_prefetch(p + 2048); /* as the decoder's runs */
         struct wire_alloc e;
-        wire_alloc_entry_read_checked(p, &e);
-        if (!wire_alloc_entry_ok(p[0], &e, rule))
+        if (!wire_alloc_entry_take(p, &e, rule))
             break;
-        wire_alloc_rule_pass(rule, &e);
         warm_far(a, &e, detail);
     }
     *rule_io = r;
@@ -723,17 +736,68 @@ HOT size_t mem_run(struct agg *a, const uint8_t *run, size_t room, struct wire_a
     return n;
 }
 
-/* Three copies of the loop: the daemon's and replay's, an export's with
- * detail kept, and a memory timeline's with its watcher (which is for
- * aggregations without detail, as in agg_mem_event: with detail a live
- * record names a node, not a site). */
+/* The same without prefetching, in one pass: each entry is aggregated
+ * as soon as the rule takes it, from the fields the check read.  The
+ * aggregation reads nothing of the decoder's state, nor the rule any of
+ * the aggregation's, so the order of the two does not matter. */
+HOT size_t mem_run_cached(struct agg *a, const uint8_t *run, size_t room,
+                          struct wire_alloc_rule *rule_io, bool detail)
+{
+    struct wire_alloc_rule r = *rule_io, *rule = &r; /* in registers */
+    const uint8_t *p = run;
+    struct wire_alloc e;
+    size_t n = 0;
+    /* the run's first entries until one the aggregation's sequence
+     * check takes, and then the rest, which it takes too */
+    for (; n < room && run_entry_stale(a, wire_alloc_entry_sequence(p)) &&
+           wire_alloc_entry_take(p, &e, rule);
+         n++, p += WIRE_ALLOC_SIZE)
+        run_stale_entry(a, p);
+    size_t stale = n;
+    for (; n < room; n++, p += WIRE_ALLOC_SIZE) {
+        __builtin_prefetch(p + 2048); /* as the decoder's runs */
+        if (!wire_alloc_entry_take(p, &e, rule))
+            break;
+        mem_event(a, &e, true, detail, false);
+    }
+    if (n > stale) { /* as run_stale leaves it */
+        a->have_sequence = true;
+        a->last_sequence = r.last;
+    }
+    *rule_io = r;
+    return n;
+}
+
+/* Whether what events reach at random (live records, stack nodes and
+ * their detail, buckets) outgrows what the caches keep: only then do the
+ * prefetches save more than their instructions cost (about a fifth of an
+ * event's). */
+static bool tables_large(const struct agg *a)
+{
+    size_t per_node = sizeof(struct agg_node) + (a->detail ? sizeof(struct agg_node_detail) : 0);
+    return agg_mem_bytes(a) + (size_t)a->nodes.len * per_node > a->mem.warm_bytes;
+}
+
+void agg_prefetch_above(struct agg *a, size_t bytes)
+{
+    a->mem.warm_bytes = bytes;
+}
+
+/* Five copies of the loop: the daemon's and replay's, and an export's
+ * with detail kept, each with and without prefetching, and a memory
+ * timeline's with its watcher (which is for aggregations without
+ * detail, as in agg_mem_event: with detail a live record names a node,
+ * not a site). */
 size_t agg_mem_run(struct agg *a, const uint8_t *run, size_t room, struct wire_alloc_rule *rule)
 {
-    if (a->detail)
-        return mem_run(a, run, room, rule, true, false);
-    if (__builtin_expect(a->live_fn != NULL, 0))
+    if (__builtin_expect(a->live_fn != NULL, 0) && !a->detail)
         return mem_run(a, run, room, rule, false, true);
-    return mem_run(a, run, room, rule, false, false);
+    bool warm = tables_large(a);
+    if (a->detail)
+        return warm ? mem_run(a, run, room, rule, true, false)
+                    : mem_run_cached(a, run, room, rule, true);
+    return warm ? mem_run(a, run, room, rule, false, false)
+                : mem_run_cached(a, run, room, rule, false);
 }
 
 void agg_mem_free(struct agg *a)

@@ -381,19 +381,32 @@ static bool node_outermost(const struct agg *a, const struct agg_node *n)
     return true;
 }
 
-/* Room for one more node's export detail, charged to no budget; 0, or
- * -1 when memory runs out.  The room is zeroed as nodes take it, so that
- * the pages of a doubled table that no node reaches stay untouched. */
+/* Room for one more node in a per-node table of the exports (*p holding
+ * *cap entries of `elem` bytes), charged to no budget; 0, or -1 when
+ * memory runs out.  The room is zeroed as nodes take it, so that the
+ * pages of a doubled table that no node reaches stay untouched. */
+static int node_reserve(const struct agg *a, void **p, uint32_t *cap, size_t elem)
+{
+    if (a->nodes.len < *cap)
+        return 0;
+    uint32_t n = *cap ? *cap * 2 : 64;
+    void *q = realloc(*p, (size_t)n * elem);
+    if (q == NULL)
+        return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+/* Room for one more node's export detail or self cost. */
 static int detail_reserve(struct agg *a)
 {
-    if (a->nodes.len < a->node_detail_cap)
-        return 0;
-    uint32_t cap = a->node_detail_cap ? a->node_detail_cap * 2 : 64;
-    struct agg_node_detail *p = realloc(a->node_detail, (size_t)cap * sizeof *p);
-    if (p == NULL)
+    if (a->detail &&
+        node_reserve(a, (void **)&a->node_detail, &a->node_detail_cap, sizeof *a->node_detail))
         return -1;
-    a->node_detail = p;
-    a->node_detail_cap = cap;
+    if (a->keep_node_self &&
+        node_reserve(a, (void **)&a->node_self, &a->node_self_cap, sizeof *a->node_self))
+        return -1;
     return 0;
 }
 
@@ -428,7 +441,7 @@ int agg_stack(struct agg *a, const struct wire_stack *s)
         a->stack_limited = true;
         return 0;
     }
-    if (a->detail && detail_reserve(a) != 0)
+    if (detail_reserve(a) != 0)
         return agg_errorf(a, "STACK %u: out of memory", s->stack_id), -1;
     struct agg_node *d = agg_vec_push(&a->nodes, &a->stack_bytes);
     if (d == NULL)
@@ -437,6 +450,8 @@ int agg_stack(struct agg *a, const struct wire_stack *s)
     if (a->detail)
         *agg_detail_at(a, d) = (struct agg_node_detail){
             .site = wire_span_present(s->site) ? s->site.start : WIRE_NONE32};
+    if (a->keep_node_self)
+        a->node_self[a->nodes.len - 1] = 0;
     return a->errors > before ? -1 : 0;
 }
 
@@ -463,6 +478,7 @@ void agg_tables_free(struct agg *a)
     agg_vec_free(&a->funcs);
     agg_vec_free(&a->nodes);
     free(a->node_detail);
+    free(a->node_self);
     agg_vec_free(&a->chains);
     agg_index_free(&a->chain_index);
 }

@@ -192,6 +192,8 @@ bool attrib_node(const struct agg *a, uint32_t node, uint32_t *parent, uint32_t 
 void attrib_node_quantities(const struct agg *a, uint32_t node, struct attrib_node_quantities *out)
 {
     *out = (struct attrib_node_quantities){0, 0, 0, 0, 0, ATTRIB_NONE};
+    if (a->keep_node_self)
+        out->self = a->node_self[node];
     if (!a->detail)
         return;
     const struct agg_node_detail *d = &a->node_detail[node];
@@ -224,9 +226,29 @@ void agg_detail_settle(struct agg *a)
     }
 }
 
+void agg_node_self_settle(struct agg *a)
+{
+    uint32_t n = a->nodes.len;
+    a->node_self_below = malloc(((size_t)n + 1) * sizeof *a->node_self_below);
+    if (a->node_self_below == NULL) {
+        agg_errorf(a, "call edges: out of memory");
+        return;
+    }
+    if (n)
+        memcpy(a->node_self_below, a->node_self, (size_t)n * sizeof *a->node_self);
+    /* as agg_detail_settle: children come after their parents */
+    for (uint32_t i = n; i-- > 0;) {
+        const struct agg_node *node = agg_vec_at(&a->nodes, i);
+        if (node->parent != AGG_NONE && !(node->flags & AGG_NODE_INVALID))
+            a->node_self_below[node->parent] += a->node_self_below[i];
+    }
+}
+
 void attrib_node_below(const struct agg *a, uint32_t node, struct attrib_node_quantities *out)
 {
     *out = (struct attrib_node_quantities){0, 0, 0, 0, 0, ATTRIB_NONE};
+    if (a->node_self_below)
+        out->self = a->node_self_below[node];
     if (a->node_below == NULL)
         return;
     const struct agg_node_below *b = &a->node_below[node];

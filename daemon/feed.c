@@ -80,17 +80,22 @@ int feed_record(struct agg *g, struct wire_decoder *d, const struct wire_record 
     return feed_one(g, d, rec, NULL, NULL);
 }
 
-int feed_capture_watched(struct agg *g, struct capture_reader *r, feed_event_fn fn, void *ctx,
-                         char *err, size_t errlen)
+/* The whole capture, each event entry watched by fn and each record
+ * followed by pace (either NULL: none). */
+static int feed_all(struct agg *g, struct capture_reader *r, feed_event_fn fn, void *ctx,
+                    feed_pace_fn pace, void *pace_ctx, char *err, size_t errlen)
 {
     struct wire_record rec;
     int rc;
-    while ((rc = capture_reader_next(r, &rec)) > 0)
+    while ((rc = capture_reader_next(r, &rec)) > 0) {
         if (feed_one(g, capture_reader_decoder(r), &rec, fn, ctx) < 0) {
             capture_reader_decode_error(r, err, errlen);
             agg_fail(g, err);
             return 1;
         }
+        if (pace)
+            pace(pace_ctx, g, capture_reader_offset(r));
+    }
     if (rc == 0)
         return 0;
     snprintf(err, errlen, "%s", capture_reader_error(r));
@@ -98,7 +103,19 @@ int feed_capture_watched(struct agg *g, struct capture_reader *r, feed_event_fn 
     return 1;
 }
 
+int feed_capture_watched(struct agg *g, struct capture_reader *r, feed_event_fn fn, void *ctx,
+                         char *err, size_t errlen)
+{
+    return feed_all(g, r, fn, ctx, NULL, NULL, err, errlen);
+}
+
+int feed_capture_paced(struct agg *g, struct capture_reader *r, feed_pace_fn pace, void *ctx,
+                       char *err, size_t errlen)
+{
+    return feed_all(g, r, NULL, NULL, pace, ctx, err, errlen);
+}
+
 int feed_capture(struct agg *g, struct capture_reader *r, char *err, size_t errlen)
 {
-    return feed_capture_watched(g, r, NULL, NULL, err, errlen);
+    return feed_all(g, r, NULL, NULL, NULL, NULL, err, errlen);
 }

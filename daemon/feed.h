@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "daemon/agg.h"
 #include "proto/capture.h"
@@ -24,5 +25,12 @@ int feed_capture(struct agg *g, struct capture_reader *r, char *err, size_t errl
 typedef agg_event_fn feed_event_fn;
 int feed_capture_watched(struct agg *g, struct capture_reader *r, feed_event_fn fn, void *ctx,
                          char *err, size_t errlen);
+
+/* The same as feed_capture, with pace called after each record with the
+ * byte offset where that record began: a reader of two captures at once
+ * may hold one of them back there (it returns when reading may go on). */
+typedef void (*feed_pace_fn)(void *ctx, const struct agg *g, uint64_t offset);
+int feed_capture_paced(struct agg *g, struct capture_reader *r, feed_pace_fn pace, void *ctx,
+                       char *err, size_t errlen);
 
 #endif

@@ -15,15 +15,10 @@ uint64_t *live_track_find_old(const struct live_track *t, uint64_t id)
     return r ? &r->size_site : NULL;
 }
 
-void live_track_remove(struct live_track *t, uint64_t id, uint64_t *rec)
+void live_track_remove_old(struct live_track *t, uint64_t *rec)
 {
-    if (id >= t->window.base) {
-        *rec = LIVE_EMPTY;
-        t->window.n--;
-    } else {
-        live_table_remove(
-            &t->table, (struct live_slot *)((char *)rec - offsetof(struct live_slot, size_site)));
-    }
+    live_table_remove(&t->table,
+                      (struct live_slot *)((char *)rec - offsetof(struct live_slot, size_site)));
 }
 
 /* Whether the limit lets the records hold `more` bytes besides theirs. */

@@ -102,8 +102,20 @@ static inline uint64_t live_track_peek(const struct live_track *t, uint64_t id)
     return (rec & covered) | (LIVE_EMPTY & ~covered);
 }
 
-/* Retires the record live_track_find returned for id. */
-void live_track_remove(struct live_track *t, uint64_t id, uint64_t *rec);
+/* Retires the record live_track_find returned for id below the window. */
+void live_track_remove_old(struct live_track *t, uint64_t *rec);
+
+/* Retires the record live_track_find returned for id: inline for the
+ * window, where most records end. */
+static inline void live_track_remove(struct live_track *t, uint64_t id, uint64_t *rec)
+{
+    if (id >= t->window.base) {
+        *rec = LIVE_EMPTY;
+        t->window.n--;
+    } else {
+        live_track_remove_old(t, rec);
+    }
+}
 
 /* Records a new id, above every earlier one; false when the limit refuses
  * the room it needs (or memory runs out). */

@@ -485,22 +485,16 @@ int wire_events_next(struct wire_decoder *d, struct wire_events_iter *it, struct
 int wire_events_batch(struct wire_decoder *d, struct wire_events_iter *it, struct wire_event *ev,
                       unsigned max, unsigned *n);
 /* The run of up to `max` ALLOC entries at the iterator that
- * wire_events_next would accept, checked as it would check them (the
- * decoder's state moves past them); returns where the run starts, its
- * length in *n, and leaves the iterator after it.  The entry that ends a
- * run (another kind, a bad one, the end of the frame) is left for
- * wire_events_next, which takes or reports it.  Read the run's entries
- * in place with wire_alloc_entry.h, every WIRE_ALLOC_SIZE bytes. */
-const uint8_t *wire_events_alloc_run(struct wire_decoder *d, struct wire_events_iter *it,
-                                     size_t max, size_t *n);
-/* The same run, for a consumer that checks each entry as it reads it:
- * open gives where the run starts, how many entries it may hold (*room;
- * 0 once the decoder failed) and the decoder's acceptance state of ALLOC
- * entries; the consumer takes entries from the start while
- * wire_alloc_entry_ok holds (wire_alloc_entry.h), passing each with
- * wire_alloc_rule_pass, and close moves the decoder and the iterator
- * past the n it took.  Exactly what wire_events_alloc_run does, with
- * each entry's fields read once for the check and the consumer. */
+ * wire_events_next would accept, for a consumer that checks each entry
+ * as it reads it in place (wire_alloc_entry.h, every WIRE_ALLOC_SIZE
+ * bytes): open gives where the run starts, how many entries it may hold
+ * (*room; 0 once the decoder failed) and the decoder's acceptance state
+ * of ALLOC entries; the consumer takes entries from the start while
+ * wire_alloc_entry_take does (which checks each as wire_events_next
+ * would and moves the state past it), and close moves the decoder and
+ * the iterator past the n it took.  The entry that ends a run (another
+ * kind, a bad one, the end of the frame) is left for wire_events_next,
+ * which takes or reports it. */
 struct wire_alloc_rule {
     uint64_t last;     /* sequence of the last entry taken, if have */
     uint64_t next_id;  /* an allocate's id is at least this */

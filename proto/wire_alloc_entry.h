@@ -1,8 +1,9 @@
 /*
  * wire_alloc_entry: the fields of an ALLOC entry read where it lies in an
  * EVENTS frame (layout in wire.h), for the decoder and for consumers of
- * runs of entries the decoder validated (wire_events_alloc_run), which
- * read them in place instead of copying each into a struct wire_event.
+ * runs of entries checked as they are read (wire_events_alloc_open,
+ * wire_alloc_entry_take), which read them in place instead of copying
+ * each into a struct wire_event.
  * The little-endian readers and the execution tail serve the decoder's
  * other entries too.
  */
@@ -103,27 +104,31 @@ static inline void wire_alloc_entry_read(const uint8_t *p, struct wire_alloc *a)
 /* The one acceptance rule of an ALLOC entry (kind byte `kind`, fields
  * in a, read by wire_alloc_entry_read_checked at least) under the
  * decoder's state r: one expression, which a run of good entries passes
- * without a branch per check.  The decoder's single entries
- * (wire_events_next) and runs (wire_events_alloc_open) both take an entry
+ * with branches that never mispredict there.  The decoder's single
+ * entries (wire_events_next) and runs (wire_events_alloc_open) take an entry
  * exactly when it holds, and then move the state with
  * wire_alloc_rule_pass; the decoder's alloc_rejection only says why it
  * did not. */
 static inline bool wire_alloc_entry_ok(uint8_t kind, const struct wire_alloc *a,
                                        const struct wire_alloc_rule *r)
 {
-    bool ok = (kind == WIRE_ENTRY_ALLOC) & (a->op <= WIRE_OP_FREE);
-    ok &= !r->have | (a->sequence > r->last);
-    ok &= a->allocation_id != WIRE_NONE64;
-    ok &= (a->op != WIRE_OP_ALLOCATE) | (a->allocation_id >= r->next_id);
-    ok &= wire_alloc_sizes_ok(a->op, a->old_size, a->new_size);
-    /* defined or absent: WIRE_NONE32 + 1 wraps to 0 */
-    ok &= a->stack_id + 1 <= r->n_stacks;
-    /* a span is absent, or ordered and under a stack (start <= end
-     * leaves an absent start only with an absent end) */
-    ok &= (a->span.start <= a->span.end) &
-          ((a->span.start == WIRE_NONE32) |
-           ((a->span.end != WIRE_NONE32) & (a->stack_id != WIRE_NONE32)));
-    return ok;
+    /* what holds of every entry of a good stream first, each a branch
+     * always taken there; what depends on the operation (which no branch
+     * predicts) by selection: an allocate's id is at least the floor and
+     * it has no old size, a free has no new size */
+    bool allocate = a->op == WIRE_OP_ALLOCATE;
+    uint64_t floor = allocate ? r->next_id : 0;
+    uint64_t absent = allocate ? a->old_size : a->op == WIRE_OP_FREE ? a->new_size : WIRE_NONE64;
+    return kind == WIRE_ENTRY_ALLOC && a->op <= WIRE_OP_FREE &&
+           (a->sequence > r->last || !r->have) && a->allocation_id != WIRE_NONE64 &&
+           /* defined or absent: WIRE_NONE32 + 1 wraps to 0 */
+           a->stack_id + 1 <= r->n_stacks &&
+           /* a span is absent, or ordered and under a stack (start <=
+            * end leaves an absent start only with an absent end) */
+           a->span.start <= a->span.end &&
+           ((a->span.start == WIRE_NONE32) |
+            ((a->span.end != WIRE_NONE32) & (a->stack_id != WIRE_NONE32))) &&
+           (a->allocation_id >= floor) & (absent == WIRE_NONE64);
 }
 
 /* The state after a taken entry: its sequence is the last, and the
@@ -133,6 +138,19 @@ static inline void wire_alloc_rule_pass(struct wire_alloc_rule *r, const struct 
     r->have = true;
     r->last = a->sequence;
     r->next_id = (a->op == WIRE_OP_ALLOCATE) ? a->allocation_id + 1 : r->next_id;
+}
+
+/* Reads the entry at p of a run (wire_events_alloc_open) into a and
+ * takes it when the rule holds, moving the state past it; false (the run
+ * ends before p) when it does not. */
+static inline bool wire_alloc_entry_take(const uint8_t *p, struct wire_alloc *a,
+                                         struct wire_alloc_rule *r)
+{
+    wire_alloc_entry_read_checked(p, a);
+    if (!wire_alloc_entry_ok(p[0], a, r))
+        return false;
+    wire_alloc_rule_pass(r, a);
+    return true;
 }
 
 #endif

@@ -254,25 +254,6 @@ void wire_events_alloc_close(struct wire_decoder *d, struct wire_events_iter *it
     it->left -= (uint32_t)n;
 }
 
-const uint8_t *wire_events_alloc_run(struct wire_decoder *d, struct wire_events_iter *it,
-                                     size_t max, size_t *n)
-{
-    struct wire_alloc_rule r;
-    size_t room, k = 0;
-    const uint8_t *run = wire_events_alloc_open(d, it, max, &room, &r), *p = run;
-    for (; k < room; k++, p += WIRE_ALLOC_SIZE) {
-        __builtin_prefetch(p + 2048); /* as in wire_events_next */
-        struct wire_alloc a;
-        wire_alloc_entry_read_checked(p, &a);
-        if (!wire_alloc_entry_ok(p[0], &a, &r))
-            break;
-        wire_alloc_rule_pass(&r, &a);
-    }
-    wire_events_alloc_close(d, it, &r, k);
-    *n = k;
-    return run;
-}
-
 int wire_events_batch(struct wire_decoder *d, struct wire_events_iter *it, struct wire_event *ev,
                       unsigned max, unsigned *n)
 {

@@ -622,6 +622,42 @@ START_TEST(lines_charged)
 }
 END_TEST
 
+/* The first function's lines, from its first byte: line 1:1 ("fn",
+ * 0-2) and 2:3 ("f()", 14-17) of main, the first identity, taken in
+ * turn so that each finds its line again among the recent ones; an
+ * allocation whose span has no end comes first and charges no line.
+ * By hand: main 5 allocations, 5+10+20+30+40 = 105 bytes; line 1:1
+ * holds 10+30+40 = 80 bytes / 3 allocations, line 2:3 20 / 1. */
+START_TEST(lines_from_the_first_byte)
+{
+    struct ev e = setup(AGG_RETENTION_BUDGET_MAX);
+    ck_assert_int_eq(alloc_at(&e, 1, 5, 0, 0, WIRE_NONE32), 0);
+    ck_assert_int_eq(alloc_at(&e, 2, 10, 0, 0, 2), 0);
+    ck_assert_int_eq(alloc_at(&e, 3, 20, 0, 14, 17), 0);
+    ck_assert_int_eq(alloc_at(&e, 4, 30, 0, 0, 2), 0);
+    ck_assert_int_eq(alloc_at(&e, 5, 40, 0, 0, 2), 0);
+    ck_assert_int_eq(ev_mem_finish(&e), 0);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_uint_eq(r.n_entries, 1);
+    check_site(&r.entries[0], "main", 5, 105, 10000, 0, 105, 105, 0);
+    ck_assert_uint_eq(r.entries[0].n_hot, 2);
+    const struct rank_hot *h = r.entries[0].hot;
+    ck_assert_uint_eq(h[0].line, 1);
+    ck_assert_uint_eq(h[0].column, 1);
+    ck_assert_uint_eq(h[0].allocated_bytes, 80);
+    ck_assert_uint_eq(h[0].allocation_count, 3);
+    ck_assert_str_eq(h[0].code, "fn main() {"); /* the line, trimmed */
+    ck_assert_uint_eq(h[1].line, 2);
+    ck_assert_uint_eq(h[1].column, 3);
+    ck_assert_uint_eq(h[1].allocated_bytes, 20);
+    ck_assert_uint_eq(h[1].allocation_count, 1);
+    ck_assert_str_eq(h[1].code, "f()");
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
 START_TEST(full_sizes_charged)
 {
     const uint64_t T = UINT64_C(1) << 40;
@@ -739,6 +775,7 @@ Suite *agg_mem_suite(void)
     tcase_add_test(t, id_errors);
     tcase_add_test(t, retention_budget);
     tcase_add_test(t, lines_charged);
+    tcase_add_test(t, lines_from_the_first_byte);
     tcase_add_test(t, cross_worker_free);
     tcase_add_test(t, interleavings);
     tcase_add_test(t, unattributed_and_retained);

@@ -12,6 +12,9 @@
 #include "daemon/diff.h"
 #include "daemon/export/flame_diff.h"
 #include "testutil.h"
+#include "cli/diff_pace.h"
+#include "daemon/attrib.h"
+#include "daemon/feed.h"
 
 /* Shares differ by n1/d1 - n0/d0, in hundredths of a point, rounded half
  * away from zero; a zero denominator is a zero share. */
@@ -634,13 +637,111 @@ START_TEST(differential_svg_usage)
 }
 END_TEST
 
+/* NEW waits at half its capture when its tables grew by more than an
+ * eighth since a quarter: 800 bytes at a quarter of 1000, then 901 at
+ * half (101 > 800 / 8 = 100) waits; 900 (100, not more) does not. */
+START_TEST(pace_waits_when_tables_keep_growing)
+{
+    struct diff_pace p;
+    diff_pace_init(&p, 1000);
+    ck_assert(!diff_pace_wait(&p, 0, 0));
+    ck_assert(!diff_pace_wait(&p, 250, 800)); /* a quarter: 800 noted */
+    ck_assert(!diff_pace_wait(&p, 400, 1000));
+    ck_assert(diff_pace_wait(&p, 500, 901));
+    ck_assert(!diff_pace_wait(&p, 700, 5000)); /* decided once */
+    diff_pace_init(&p, 1000);
+    ck_assert(!diff_pace_wait(&p, 300, 800));
+    ck_assert(!diff_pace_wait(&p, 500, 900));
+    ck_assert(!diff_pace_wait(&p, 600, 5000));
+    /* tables that shrink (a memory capture's records released) or that
+     * one record takes past both marks: no wait */
+    diff_pace_init(&p, 1000);
+    ck_assert(!diff_pace_wait(&p, 250, 800));
+    ck_assert(!diff_pace_wait(&p, 500, 700));
+    diff_pace_init(&p, 1000);
+    ck_assert(!diff_pace_wait(&p, 600, 1000));
+    /* no size (standard input): never */
+    diff_pace_init(&p, 0);
+    ck_assert(!diff_pace_wait(&p, 500, 1000000));
+}
+END_TEST
+
+struct pace_log {
+    uint64_t last, calls;
+    bool increasing;
+};
+
+static void log_pace(void *ctx, const struct agg *g, uint64_t offset)
+{
+    struct pace_log *l = ctx;
+    (void)g;
+    l->increasing &= l->calls == 0 || offset > l->last;
+    l->last = offset, l->calls++;
+}
+
+/* The paced feed calls its pace once a record (the records counted by
+ * reading the capture), at growing offsets, and aggregates what
+ * feed_capture does. */
+START_TEST(paced_feed_is_the_plain_feed)
+{
+    char *path = tu_build_path("fixtures/diff-base.jcap");
+    size_t len;
+    char *data = tu_read_file(path, &len);
+    ck_assert_ptr_nonnull(data);
+    struct capture_reader *r = capture_reader_mem(data, len);
+    struct wire_record rec;
+    uint64_t records = 0;
+    while (capture_reader_next(r, &rec) > 0)
+        records++;
+    capture_reader_free(r);
+    struct agg *g[2] = {agg_new(), agg_new()};
+    char err[320];
+    struct pace_log log = {0, 0, true};
+    r = capture_reader_mem(data, len);
+    ck_assert_int_eq(feed_capture_paced(g[0], r, log_pace, &log, err, sizeof err), 0);
+    capture_reader_free(r);
+    r = capture_reader_mem(data, len);
+    ck_assert_int_eq(feed_capture(g[1], r, err, sizeof err), 0);
+    capture_reader_free(r);
+    ck_assert_uint_gt(records, 3);
+    ck_assert_uint_eq(log.calls, records);
+    ck_assert(log.increasing);
+    ck_assert_uint_lt(log.last, len);
+    struct attrib_cpu_totals t[2];
+    for (int k = 0; k < 2; k++)
+        agg_end(g[k]), attrib_cpu_totals(g[k], &t[k]);
+    ck_assert_uint_gt(t[0].attributed, 0);
+    ck_assert_mem_eq(&t[0], &t[1], sizeof t[0]);
+    agg_free(g[0]), agg_free(g[1]);
+    free(data), free(path);
+}
+END_TEST
+
+/* A differential flame graph, its NEW capture paced beside BASE (two
+ * CPUs) or read after it (one): the same document. */
+static char *run_diff_svg(const char *a, const char *b)
+{
+    char *pa = tu_build_path(a), *pb = tu_build_path(b);
+    struct tu_output o;
+    const char *argv[] = {tu_jett, "profile", "diff", pa, pb, "--format", "svg", NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "status %d: %s", o.status, o.err);
+    free(pa), free(pb);
+    char *out = o.out;
+    o.out = NULL;
+    tu_output_free(&o);
+    return out;
+}
+
 /* On one CPU the two captures are read in turn, not at once: the same
  * documents and the same errors, BASE's first. */
 START_TEST(one_cpu_reads_in_turn)
 {
-    char *both_cpus[2];
+    char *both_cpus[4];
     both_cpus[0] = run_diff("fixtures/diff-base.jcap", "fixtures/diff-new.jcap", true, 0);
     both_cpus[1] = run_diff("fixtures/diff-mem-base.jcap", "fixtures/diff-mem-new.jcap", false, 0);
+    both_cpus[2] = run_diff_svg("fixtures/diff-opt-base.jcap", "fixtures/diff-opt-new.jcap");
+    both_cpus[3] = run_diff_svg("fixtures/diff-mem-base.jcap", "fixtures/diff-mem-new.jcap");
     cpu_set_t all, one;
     ck_assert_int_eq(sched_getaffinity(0, sizeof all, &all), 0);
     CPU_ZERO(&one);
@@ -656,6 +757,12 @@ START_TEST(one_cpu_reads_in_turn)
     out = run_diff("fixtures/diff-mem-base.jcap", "fixtures/diff-mem-new.jcap", false, 0);
     ck_assert_str_eq(out, both_cpus[1]);
     free(out);
+    out = run_diff_svg("fixtures/diff-opt-base.jcap", "fixtures/diff-opt-new.jcap");
+    ck_assert_str_eq(out, both_cpus[2]);
+    free(out);
+    out = run_diff_svg("fixtures/diff-mem-base.jcap", "fixtures/diff-mem-new.jcap");
+    ck_assert_str_eq(out, both_cpus[3]);
+    free(out);
     struct tu_output o;
     const char *argv[] = {
         tu_jett, "profile", "diff", "/nonexistent-base.jcap", "/nonexistent-new.jcap", NULL};
@@ -666,7 +773,8 @@ START_TEST(one_cpu_reads_in_turn)
     ck_assert(eb && en && eb < en);
     tu_output_free(&o);
     ck_assert_int_eq(sched_setaffinity(0, sizeof all, &all), 0);
-    free(both_cpus[0]), free(both_cpus[1]);
+    for (int k = 0; k < 4; k++)
+        free(both_cpus[k]);
 }
 END_TEST
 
@@ -689,6 +797,8 @@ Suite *diff_suite(void)
     tcase_add_test(t, differential_svg_memory);
     tcase_add_test(t, differential_svg_usage);
     tcase_add_test(t, one_cpu_reads_in_turn);
+    tcase_add_test(t, pace_waits_when_tables_keep_growing);
+    tcase_add_test(t, paced_feed_is_the_plain_feed);
     suite_add_tcase(s, t);
     return s;
 }

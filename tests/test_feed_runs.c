@@ -187,15 +187,9 @@ static void feed_all(const msgpack_sbuffer *sb, bool runs, struct wire_decoder *
     agg_end(g);
 }
 
-/* The agent document of the stream, fed by feed_record (runs) or one
- * decoded entry at a time. */
-static char *profile(const msgpack_sbuffer *sb, bool runs)
+/* The agent document of an ended aggregation. */
+static char *agent_document(struct agg *g)
 {
-    struct wire_decoder *d = wire_decoder_new(WIRE_TO_DAEMON);
-    struct agg *g = agg_new();
-    ck_assert_ptr_nonnull(d);
-    ck_assert_ptr_nonnull(g);
-    feed_all(sb, runs, d, g);
     struct rank_options opt = {0};
     struct rank_report rep;
     ck_assert_int_eq(rank_build(g, &opt, &rep), 0);
@@ -203,6 +197,24 @@ static char *profile(const msgpack_sbuffer *sb, bool runs)
     size_t len;
     ck_assert_int_eq(render_toon(&rep, &out, &len, err, sizeof err), 0);
     rank_free(&rep);
+    return out;
+}
+
+/* Runs prefetch past this many bytes of tables (agg_prefetch_above):
+ * always, never, and as the daemon does. */
+static const size_t prefetch_ways[3] = {0, SIZE_MAX, 16u << 20};
+
+/* The agent document of the stream, fed by feed_record (runs, which
+ * prefetch past `prefetch` bytes) or one decoded entry at a time. */
+static char *profile(const msgpack_sbuffer *sb, bool runs, size_t prefetch)
+{
+    struct wire_decoder *d = wire_decoder_new(WIRE_TO_DAEMON);
+    struct agg *g = agg_new();
+    ck_assert_ptr_nonnull(d);
+    ck_assert_ptr_nonnull(g);
+    agg_prefetch_above(g, prefetch);
+    feed_all(sb, runs, d, g);
+    char *out = agent_document(g);
     agg_free(g);
     wire_decoder_free(d);
     return out;
@@ -211,13 +223,15 @@ static char *profile(const msgpack_sbuffer *sb, bool runs)
 /* What an export reads of the stream's aggregation, in words: per node
  * its quantities, subtree sums and self costs by leaf span, per identity
  * its self costs by leaf span.  `keep`: 0 agg_keep_detail, 1
- * agg_keep_node_lines, 2 agg_keep_node_lines_only. */
-static char *detail(const msgpack_sbuffer *sb, bool runs, int keep)
+ * agg_keep_node_lines, 2 agg_keep_node_lines_only; runs prefetch past
+ * `prefetch` bytes. */
+static char *detail(const msgpack_sbuffer *sb, bool runs, int keep, size_t prefetch)
 {
     struct wire_decoder *d = wire_decoder_new(WIRE_TO_DAEMON);
     struct agg *g = agg_new();
     ck_assert_ptr_nonnull(d);
     ck_assert_ptr_nonnull(g);
+    agg_prefetch_above(g, prefetch);
     if (keep == 0)
         agg_keep_detail(g);
     else if (keep == 1)
@@ -275,13 +289,17 @@ START_TEST(runs_give_the_export_detail_of_single_entries)
         ck_assert_ptr_nonnull(g);
         generate(g, seed, true);
         for (int keep = 0; keep < 3; keep++) {
-            char *one = detail(&g->sb, false, keep), *run = detail(&g->sb, true, keep);
-            ck_assert_msg(strcmp(one, run) == 0, "seed %u, keep %d:\n%.300s\n-- by runs --\n%.300s",
-                          seed, keep, one, run);
+            char *one = detail(&g->sb, false, keep, 0);
+            for (int way = 0; way < 2; way++) {
+                char *run = detail(&g->sb, true, keep, prefetch_ways[way]);
+                ck_assert_msg(strcmp(one, run) == 0,
+                              "seed %u, keep %d, prefetch %d:\n%.300s\n-- by runs --\n%.300s", seed,
+                              keep, way, one, run);
+                free(run);
+            }
             free(one);
-            free(run);
         }
-        char *all = detail(&g->sb, true, 1), *only = detail(&g->sb, true, 2);
+        char *all = detail(&g->sb, true, 1, 0), *only = detail(&g->sb, true, 2, SIZE_MAX);
         /* the same nodes and lines; no subtree sums and no function lines */
         char *a = all, *o = only;
         while (*a && *o) {
@@ -326,17 +344,21 @@ START_TEST(runs_give_the_profile_of_single_entries)
         struct gen *g = malloc(sizeof *g);
         ck_assert_ptr_nonnull(g);
         generate(g, seed, false);
-        char *one = profile(&g->sb, false), *run = profile(&g->sb, true);
-        size_t at = 0;
-        while (one[at] && one[at] == run[at])
-            at++;
-        size_t from = at > 120 ? at - 120 : 0;
-        ck_assert_msg(one[at] == run[at], "seed %u, byte %zu:\n%.200s\n-- by runs --\n%.200s", seed,
-                      at, one + from, run + from);
+        char *one = profile(&g->sb, false, 0);
+        for (int way = 0; way < 3; way++) {
+            char *run = profile(&g->sb, true, prefetch_ways[way]);
+            size_t at = 0;
+            while (one[at] && one[at] == run[at])
+                at++;
+            size_t from = at > 120 ? at - 120 : 0;
+            ck_assert_msg(one[at] == run[at],
+                          "seed %u, prefetch %d, byte %zu:\n%.200s\n-- by runs --\n%.200s", seed,
+                          way, at, one + from, run + from);
+            free(run);
+        }
         for (int i = 0; i < 4; i++)
             reasons[i] += strstr(one, reason[i]) != NULL;
         free(one);
-        free(run);
         msgpack_sbuffer_destroy(&g->sb);
         free(g);
     }
@@ -352,7 +374,7 @@ END_TEST
  * taken.  By hand: the direct allocate (sequence 10, 8 bytes) and the
  * run's allocate at sequence 11 (5 bytes, then freed) count; the run's
  * sequences 5 and 10 are two collector errors. */
-static char *stale_profile(bool runs, uint64_t *errors)
+static char *stale_profile(bool runs, size_t prefetch, uint64_t *errors)
 {
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
@@ -382,6 +404,7 @@ static char *stale_profile(bool runs, uint64_t *errors)
     struct agg *g = agg_new();
     ck_assert_ptr_nonnull(d);
     ck_assert_ptr_nonnull(g);
+    agg_prefetch_above(g, prefetch);
     size_t off = 0;
     for (;;) {
         struct wire_record rec;
@@ -400,13 +423,7 @@ static char *stale_profile(bool runs, uint64_t *errors)
     }
     agg_end(g);
     *errors = agg_error_count(g);
-    struct rank_options opt = {0};
-    struct rank_report rep;
-    ck_assert_int_eq(rank_build(g, &opt, &rep), 0);
-    char *out, err[128];
-    size_t len;
-    ck_assert_int_eq(render_toon(&rep, &out, &len, err, sizeof err), 0);
-    rank_free(&rep);
+    char *out = agent_document(g);
     agg_free(g);
     wire_decoder_free(d);
     msgpack_sbuffer_destroy(&sb);
@@ -416,15 +433,18 @@ static char *stale_profile(bool runs, uint64_t *errors)
 START_TEST(runs_refuse_sequences_the_aggregation_passed)
 {
     uint64_t errors_one, errors_run;
-    char *one = stale_profile(false, &errors_one), *run = stale_profile(true, &errors_run);
+    char *one = stale_profile(false, 0, &errors_one);
     ck_assert_uint_eq(errors_one, 2);
-    ck_assert_uint_eq(errors_run, 2);
-    ck_assert_str_eq(run, one);
-    ck_assert_ptr_nonnull(strstr(run, "\n    allocation_count: 2\n"));
-    ck_assert_ptr_nonnull(strstr(run, "\n    allocated_bytes: 13\n"));
-    ck_assert_ptr_nonnull(strstr(run, "\n    freed_bytes: 5\n"));
+    for (int way = 0; way < 2; way++) {
+        char *run = stale_profile(true, prefetch_ways[way], &errors_run);
+        ck_assert_uint_eq(errors_run, 2);
+        ck_assert_str_eq(run, one);
+        ck_assert_ptr_nonnull(strstr(run, "\n    allocation_count: 2\n"));
+        ck_assert_ptr_nonnull(strstr(run, "\n    allocated_bytes: 13\n"));
+        ck_assert_ptr_nonnull(strstr(run, "\n    freed_bytes: 5\n"));
+        free(run);
+    }
     free(one);
-    free(run);
 }
 END_TEST
 

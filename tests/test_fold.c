@@ -8,6 +8,7 @@
 
 #include "proto/captext.h"
 #include "daemon/export/fold.h"
+#include "daemon/feed.h"
 #include "deep_capture.h"
 #include "testutil.h"
 
@@ -216,6 +217,16 @@ START_TEST(tiny_memory_weights)
 }
 END_TEST
 
+/* hostile-names by the default weight (see hostile_names). */
+static const char hostile_collapsed[] =
+    "app.main 1\n"
+    "app.main;app.work 2\n"
+    "app.main;app.work;app.a_very_long_function_name_that_will_not_fit_in_a_narrow_frame 1\n"
+    "app.main;ctl.tab?here??end 1\n"
+    "app.main;evil.<script>alert('x')</script> 1\n"
+    "app.main;evil.<script>alert('x')</script>;q\"uote.a&b:c 2\n"
+    "app.main;\xe6\x97\xa5\xe6\x9c\xac.\xe9\x96\xa2\xe6\x95\xb0 1\n";
+
 /* hostile-names: samples at stacks 2, 2, 1, 3, 4, 5, 6, 7, 0 (jett), one
  * runtime, one waiting.  Stacks 4 and 5 are two FUNCs both shown as
  * app.work, so one frame: main;work 1 + 1 = 2.  ';' in "a&b;c" becomes
@@ -224,15 +235,7 @@ END_TEST
 START_TEST(hostile_names)
 {
     struct bytes b = fixture("hostile-names");
-    expect_collapsed(
-        b, FOLD_WEIGHT_DEFAULT,
-        "app.main 1\n"
-        "app.main;app.work 2\n"
-        "app.main;app.work;app.a_very_long_function_name_that_will_not_fit_in_a_narrow_frame 1\n"
-        "app.main;ctl.tab?here??end 1\n"
-        "app.main;evil.<script>alert('x')</script> 1\n"
-        "app.main;evil.<script>alert('x')</script>;q\"uote.a&b:c 2\n"
-        "app.main;\xe6\x97\xa5\xe6\x9c\xac.\xe9\x96\xa2\xe6\x95\xb0 1\n");
+    expect_collapsed(b, FOLD_WEIGHT_DEFAULT, hostile_collapsed);
     struct fold *f = fold_ok(b, FOLD_WEIGHT_DEFAULT);
     const struct fold_totals *t = fold_totals(f);
     ck_assert_uint_eq(t->samples, 11);
@@ -558,11 +561,75 @@ START_TEST(empty_profile)
 }
 END_TEST
 
+/* A fold of an aggregation that kept each node's self cost only
+ * (agg_keep_node_self, what a differential flame graph reads), with
+ * `names`. */
+static struct fold *fold_of_node_self(struct bytes b, enum fold_names names)
+{
+    struct capture_reader *r = capture_reader_mem(b.data, b.len);
+    struct agg *g = agg_new();
+    ck_assert_ptr_nonnull(g);
+    agg_keep_node_self(g);
+    char err[400];
+    ck_assert_int_eq(feed_capture(g, r, err, sizeof err), 0);
+    capture_reader_free(r);
+    agg_end(g);
+    struct fold *f = NULL;
+    ck_assert_int_eq(fold_of_agg(g, FOLD_WEIGHT_DEFAULT, names, &f, err, sizeof err), FOLD_OK);
+    agg_free(g);
+    return f;
+}
+
+static void expect_node_self_collapsed(const char *fixture_name, const char *want)
+{
+    struct bytes b = fixture(fixture_name);
+    struct fold *f = fold_of_node_self(b, FOLD_NAMES_COLLAPSED);
+    char *got = collapsed(f);
+    ck_assert_str_eq(got, want);
+    free(got);
+    fold_free(f);
+    free(b.data);
+}
+
+/* The self costs alone give the default weight's tree: the sums of
+ * tiny_cpu, tiny_memory_weights and hostile_names above (self 1 at main
+ * and 2 at main;work, a total of 3; allocated 64 + 168 + 64 = 296). */
+START_TEST(node_self_only_folds_the_default_weight)
+{
+    expect_node_self_collapsed("tiny-cpu", "app.main 1\napp.main;app.work 2\n");
+    expect_node_self_collapsed("tiny-memory",
+                               "cache.<init> 64\ncache.main 168\ncache.main;cache.put 64\n");
+    expect_node_self_collapsed("hostile-names", hostile_collapsed);
+    struct bytes b = fixture("tiny-cpu");
+    struct fold *f = fold_of_node_self(b, FOLD_NAMES_EXACT);
+    const struct fold_node *root = fold_node(f, FOLD_ROOT);
+    ck_assert_uint_eq(root->total, 3);
+    const struct fold_node *main_ = child(f, root, "app.main");
+    ck_assert_uint_eq(main_->self, 1);
+    ck_assert_uint_eq(main_->total, 3);
+    ck_assert_uint_eq(child(f, main_, "app.work")->total, 2);
+    ck_assert_uint_eq(fold_totals(f)->weight_attributed, 3);
+    fold_free(f);
+    free(b.data);
+    b = fixture("tiny-memory");
+    f = fold_of_node_self(b, FOLD_NAMES_EXACT);
+    root = fold_node(f, FOLD_ROOT);
+    ck_assert_uint_eq(root->total, 296);
+    main_ = child(f, root, "cache.main");
+    ck_assert_uint_eq(main_->self, 168);
+    ck_assert_uint_eq(main_->total, 168 + 64);
+    ck_assert_uint_eq(fold_totals(f)->retained_bytes, 265); /* totals are the profile's */
+    fold_free(f);
+    free(b.data);
+}
+END_TEST
+
 Suite *fold_suite(void)
 {
     Suite *s = suite_create("fold");
     TCase *t = tcase_create("fold");
     tcase_add_test(t, tiny_cpu);
+    tcase_add_test(t, node_self_only_folds_the_default_weight);
     tcase_add_test(t, every_record);
     tcase_add_test(t, tiny_memory_weights);
     tcase_add_test(t, hostile_names);

@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "daemon/export/gzsink.h"
+#include "testutil.h"
 
 /* n bytes that compress somewhat (runs of repeated words), none alike
  * for long: a misplaced or lost buffer shows. */
@@ -25,31 +26,6 @@ static unsigned char *some_bytes(size_t n)
             b[i] = (unsigned char)(x >> (8 * (k % 4)));
     }
     return b;
-}
-
-/* The gzip member `gz` inflated; fails unless it is exactly one member. */
-static unsigned char *gunzip(const unsigned char *gz, size_t len, size_t *out_len)
-{
-    z_stream z = {0};
-    ck_assert_int_eq(inflateInit2(&z, 15 + 16), Z_OK);
-    size_t cap = 1 << 20, n = 0;
-    unsigned char *out = malloc(cap);
-    z.next_in = (Bytef *)(uintptr_t)gz;
-    z.avail_in = (uInt)len;
-    int rc;
-    do {
-        if (n == cap)
-            out = realloc(out, cap *= 2);
-        z.next_out = out + n;
-        z.avail_out = (uInt)(cap - n);
-        rc = inflate(&z, Z_NO_FLUSH);
-        n = cap - z.avail_out;
-    } while (rc == Z_OK);
-    ck_assert_int_eq(rc, Z_STREAM_END);
-    ck_assert_uint_eq(z.avail_in, 0);
-    inflateEnd(&z);
-    *out_len = n;
-    return out;
 }
 
 /* Appends `data` in the pieces `sizes` (cycled) into a memory stream;
@@ -78,7 +54,8 @@ static void round_trip(size_t n, const size_t *sizes, size_t n_sizes)
     unsigned char *data = some_bytes(n);
     size_t gz_len, back_len;
     unsigned char *gz = sink_all(data, n, sizes, n_sizes, &gz_len);
-    unsigned char *back = gunzip(gz, gz_len, &back_len);
+    unsigned char *back = tu_gunzip(gz, gz_len, &back_len);
+    ck_assert_msg(back != NULL, "not exactly one gzip member");
     ck_assert_uint_eq(back_len, n);
     ck_assert(memcmp(back, data, n) == 0);
     free(back), free(gz), free(data);

@@ -7,40 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "daemon/export/pprof.h"
 #include "profile.pb-c.h"
 #include "testutil.h"
 
 typedef Perftools__Profiles__Profile pp_profile;
-
-/* gunzips a whole buffer; NULL when it is not one gzip member. */
-static unsigned char *gunzip(const char *in, size_t len, size_t *out_len)
-{
-    z_stream z = {0};
-    ck_assert_int_eq(inflateInit2(&z, 15 + 16), Z_OK);
-    size_t cap = 4096, n = 0;
-    unsigned char *out = malloc(cap);
-    z.next_in = (Bytef *)in;
-    z.avail_in = (uInt)len;
-    int rc;
-    do {
-        if (n == cap)
-            out = realloc(out, cap *= 2);
-        z.next_out = out + n;
-        z.avail_out = (uInt)(cap - n);
-        rc = inflate(&z, Z_NO_FLUSH);
-        n = cap - z.avail_out;
-    } while (rc == Z_OK);
-    inflateEnd(&z);
-    if (rc != Z_STREAM_END || z.avail_in != 0) {
-        free(out);
-        return NULL;
-    }
-    *out_len = n;
-    return out;
-}
 
 /* Exports a capture and decodes the result; *rc is pprof_write's. */
 static pp_profile *export_mem(const char *cap, size_t len, int *rc, char *err, size_t errlen)
@@ -54,7 +26,7 @@ static pp_profile *export_mem(const char *cap, size_t len, int *rc, char *err, s
     fclose(f);
     pp_profile *p = NULL;
     size_t n;
-    unsigned char *raw = *rc >= 0 ? gunzip(gz, gz_len, &n) : NULL;
+    unsigned char *raw = *rc >= 0 ? tu_gunzip(gz, gz_len, &n) : NULL;
     if (raw)
         p = perftools__profiles__profile__unpack(NULL, n, raw);
     free(raw), free(gz);

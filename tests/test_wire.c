@@ -5,6 +5,7 @@
 
 #include "proto/wire.h"
 #include "proto/wire_alloc_entry.h"
+#include "tests/alloc_run.h"
 
 #define S(lit) ((struct wire_str){lit, (uint32_t)(sizeof lit - 1)})
 
@@ -779,7 +780,7 @@ START_TEST(alloc_entries)
 }
 END_TEST
 
-/* ---- runs of ALLOC entries (wire_events_alloc_run) ---- */
+/* ---- runs of ALLOC entries (the daemon's open, take, close) ---- */
 
 /* A value for a field: mostly an ordinary one, sometimes one at an edge
  * of what the checks accept. */
@@ -853,7 +854,7 @@ static size_t take_entries(const msgpack_sbuffer *sb, bool runs, struct wire_err
             size_t n = 0;
             if (runs) {
                 const uint8_t *at = it.p;
-                ck_assert_ptr_eq(wire_events_alloc_run(d, &it, SIZE_MAX, &n), at);
+                ck_assert_ptr_eq(take_alloc_run(d, &it, SIZE_MAX, &n), at);
                 ck_assert_ptr_eq(it.p, at + n * WIRE_ALLOC_SIZE);
                 taken += n;
             }
@@ -963,23 +964,23 @@ START_TEST(alloc_runs_stop_where_they_should)
     ck_assert_int_eq(rec.type, WIRE_EVENTS);
     size_t n;
     wire_events_begin(&it, &rec.u.events);
-    const uint8_t *run = wire_events_alloc_run(d, &it, 1, &n);
+    const uint8_t *run = take_alloc_run(d, &it, 1, &n);
     ck_assert_uint_eq(n, 1);
     ck_assert_uint_eq(wire_alloc_entry_sequence(run), 0);
-    run = wire_events_alloc_run(d, &it, SIZE_MAX, &n);
+    run = take_alloc_run(d, &it, SIZE_MAX, &n);
     ck_assert_uint_eq(n, 1);
     ck_assert_uint_eq(wire_alloc_entry_id(run), 2);
     ck_assert_uint_eq(wire_alloc_entry_new_size(run), 8);
-    wire_events_alloc_run(d, &it, SIZE_MAX, &n);
+    take_alloc_run(d, &it, SIZE_MAX, &n);
     ck_assert_uint_eq(n, 0); /* the STACK */
     ck_assert_int_eq(wire_events_next(d, &it, &ev), 1);
     ck_assert_int_eq(ev.kind, WIRE_ENTRY_STACK);
-    run = wire_events_alloc_run(d, &it, SIZE_MAX, &n);
+    run = take_alloc_run(d, &it, SIZE_MAX, &n);
     ck_assert_uint_eq(n, 1); /* stack 1 is defined now */
     ck_assert_int_eq(wire_alloc_entry_op(run), WIRE_OP_FREE);
     ck_assert_uint_eq(wire_alloc_entry_old_size(run), 8);
     ck_assert_uint_eq(wire_alloc_entry_stack(run), 1);
-    wire_events_alloc_run(d, &it, SIZE_MAX, &n);
+    take_alloc_run(d, &it, SIZE_MAX, &n);
     ck_assert_uint_eq(n, 0);
     ck_assert_int_eq(wire_events_next(d, &it, &ev), 0);
     /* the next ALLOC must come after sequence 2 */
@@ -989,7 +990,7 @@ START_TEST(alloc_runs_stop_where_they_should)
     off = 0;
     ck_assert_int_eq(next_record(d, &sb, &off, &rec), 1);
     wire_events_begin(&it, &rec.u.events);
-    wire_events_alloc_run(d, &it, SIZE_MAX, &n);
+    take_alloc_run(d, &it, SIZE_MAX, &n);
     ck_assert_uint_eq(n, 0);
     ck_assert_int_eq(wire_events_next(d, &it, &ev), -1);
     ck_assert_ptr_nonnull(strstr(wire_decoder_error(d)->msg, "ALLOC.sequence: does not increase"));

@@ -12,6 +12,7 @@
 #include "agg_events.h"
 #include "proto/captext.h"
 #include "proto/wire_rules.h"
+#include "tests/alloc_run.h"
 #include "testutil.h"
 
 #define HELLO_LINE                                                                                 \
@@ -241,7 +242,7 @@ START_TEST(allocation_ids_increase)
     struct wire_event ev;
     size_t n;
     wire_events_begin(&it, &rec.u.events);
-    wire_events_alloc_run(d, &it, 3, &n);
+    take_alloc_run(d, &it, 3, &n);
     ck_assert_uint_eq(n, 2);
     ck_assert_int_eq(wire_events_next(d, &it, &ev), -1);
     ck_assert_str_eq(wire_decoder_error(d)->msg,

@@ -6,12 +6,14 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "testutil.h"
 
@@ -446,4 +448,37 @@ char *tu_capture_path(const char *name)
     char rel[256];
     snprintf(rel, sizeof rel, "fixtures/%s.jcap", name);
     return tu_build_path(rel);
+}
+
+unsigned char *tu_gunzip(const void *gz, size_t len, size_t *out_len)
+{
+    z_stream z = {0};
+    if (inflateInit2(&z, 15 + 16) != Z_OK)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *out = malloc(cap);
+    z.next_in = (Bytef *)(uintptr_t)gz;
+    z.avail_in = (uInt)len;
+    int rc = Z_MEM_ERROR;
+    while (out) {
+        z.next_out = out + n;
+        z.avail_out = (uInt)(cap - n);
+        rc = inflate(&z, Z_NO_FLUSH);
+        n = cap - z.avail_out;
+        if (rc != Z_OK)
+            break;
+        if (n == cap) {
+            unsigned char *more = realloc(out, cap *= 2);
+            if (!more)
+                free(out);
+            out = more;
+        }
+    }
+    inflateEnd(&z);
+    if (rc != Z_STREAM_END || z.avail_in != 0) {
+        free(out);
+        return NULL;
+    }
+    *out_len = n;
+    return out;
 }

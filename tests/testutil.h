@@ -87,4 +87,8 @@ int tu_run_jettv(struct tu_output *o, va_list ap);
 /* The built capture fixtures/NAME.jcap (malloc'd). */
 char *tu_capture_path(const char *name);
 
+/* The gzip member `gz` inflated with zlib (malloc'd, its length in
+ * *out_len); NULL unless its `len` bytes are exactly one whole member. */
+unsigned char *tu_gunzip(const void *gz, size_t len, size_t *out_len);
+
 #endif

@@ -98,9 +98,10 @@ struct fold;
  * where it stopped. */
 enum fold_status fold_read(struct capture_reader *r, enum fold_weight w, enum fold_names names,
                            struct fold **out, char *err, size_t errlen);
-/* The same from an aggregation that kept detail (agg_keep_detail) and
- * has ended: for a reader that needs the aggregation for more than the
- * fold (a diff).  No damage is recorded. */
+/* The same from an aggregation that kept detail (agg_keep_detail), or
+ * for FOLD_WEIGHT_DEFAULT only each node's self cost (agg_keep_node_self),
+ * and has ended: for a reader that needs the aggregation for more than
+ * the fold (a diff).  No damage is recorded. */
 struct agg;
 enum fold_status fold_of_agg(const struct agg *g, enum fold_weight w, enum fold_names names,
                              struct fold **out, char *err, size_t errlen);
