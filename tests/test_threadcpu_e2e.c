@@ -9,6 +9,7 @@
  * clock).
  */
 #include <check.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,41 +108,38 @@ static void check_accounting(const struct run *r)
     ck_assert_msg(r->ru_ns - (process + daemon) < 20000000ll, "%s\nrusage %lld", r->cpu, r->ru_ns);
 }
 
-START_TEST(cpu_mode_reports_every_party)
-{
-    struct run r;
-    run_with_knob("--profile", &r);
-    check_accounting(&r);
-    ck_assert_int_gt(doc_total(r.doc, "process_cpu_ms"), 0);
+/* Each mode: which parties it has (their CPU above zero, exactly zero
+ * without them) and whether its profile has a process CPU figure. */
+static const struct mode_case {
+    const char *flag; /* NULL: a plain run */
+    bool timer, profiled, process_cpu;
+} mode_cases[] = {
     /* the timer ran for the whole program, about 0.4 s at 1000 Hz */
-    ck_assert_int_gt(field(r.cpu, "timer_ns"), 0);
-    ck_assert_int_gt(field(r.cpu, "writer_ns"), 0);
-    ck_assert_int_gt(field(r.cpu, "daemon_ns"), 0);
-    run_free(&r);
-}
-END_TEST
+    {"--profile", true, true, true},
+    {"--profile-memory", false, true, false},
+    /* no profiler, no daemon: zeros for them, the process's own figures */
+    {NULL, false, false, false},
+};
 
-START_TEST(memory_mode_has_no_timer)
+START_TEST(every_mode_reports_its_parties)
 {
+    const struct mode_case *m = &mode_cases[_i];
     struct run r;
-    run_with_knob("--profile-memory", &r);
+    run_with_knob(m->flag, &r);
     check_accounting(&r);
-    ck_assert_int_eq(field(r.cpu, "timer_ns"), 0);
-    ck_assert_int_gt(field(r.cpu, "writer_ns"), 0);
-    ck_assert_int_gt(field(r.cpu, "daemon_ns"), 0);
-    run_free(&r);
-}
-END_TEST
-
-/* No profiler, no daemon: zeros for them, the process's own figures. */
-START_TEST(plain_run_has_no_profiler_cost)
-{
-    struct run r;
-    run_with_knob(NULL, &r);
-    check_accounting(&r);
-    ck_assert_int_eq(field(r.cpu, "timer_ns"), 0);
-    ck_assert_int_eq(field(r.cpu, "writer_ns"), 0);
-    ck_assert_int_eq(field(r.cpu, "daemon_ns"), 0);
+    if (m->process_cpu)
+        ck_assert_int_gt(doc_total(r.doc, "process_cpu_ms"), 0);
+    if (m->timer)
+        ck_assert_int_gt(field(r.cpu, "timer_ns"), 0);
+    else
+        ck_assert_int_eq(field(r.cpu, "timer_ns"), 0);
+    if (m->profiled) {
+        ck_assert_int_gt(field(r.cpu, "writer_ns"), 0);
+        ck_assert_int_gt(field(r.cpu, "daemon_ns"), 0);
+    } else {
+        ck_assert_int_eq(field(r.cpu, "writer_ns"), 0);
+        ck_assert_int_eq(field(r.cpu, "daemon_ns"), 0);
+    }
     run_free(&r);
 }
 END_TEST
@@ -152,9 +150,8 @@ Suite *threadcpu_e2e_suite(void)
     TCase *tc = tcase_create("threadcpu_e2e");
     tcase_add_checked_fixture(tc, tu_e2e_setup, tu_e2e_teardown);
     tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, cpu_mode_reports_every_party);
-    tcase_add_test(tc, memory_mode_has_no_timer);
-    tcase_add_test(tc, plain_run_has_no_profiler_cost);
+    tcase_add_loop_test(tc, every_mode_reports_its_parties, 0,
+                        (int)(sizeof mode_cases / sizeof mode_cases[0]));
     suite_add_tcase(s, tc);
     return s;
 }
