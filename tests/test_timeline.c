@@ -38,20 +38,27 @@ static char *check_svg(const char *svg, size_t len)
     return out;
 }
 
-/* Exports a fixture; asserts success, the checker's report and the
- * summary on standard error. */
-static void expect_timeline(const char *fixture, const char *report, const char *summary)
+/* Exports CAPTURE (a path, or - for `input`); asserts success, the
+ * checker's report and the summary on standard error. */
+static void expect_export(const char *capture, const char *input, size_t len, const char *report,
+                          const char *summary)
 {
-    char *cap = tu_capture_path(fixture);
-    const char *argv[] = {tu_jett, "profile", "export", cap, "--format", "timeline", NULL};
+    const char *argv[] = {tu_jett, "profile", "export", capture, "--format", "timeline", NULL};
     struct tu_output o;
-    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
-    ck_assert_msg(o.status == 0, "%s: %d %s", fixture, o.status, o.err);
+    ck_assert_int_eq(tu_run(argv, input, len, &o), 0);
+    ck_assert_msg(o.status == 0, "%s: %d %s", capture, o.status, o.err);
     ck_assert_str_eq(o.err, summary);
     char *got = check_svg(o.out, o.out_len);
     ck_assert_str_eq(got, report);
     free(got);
     tu_output_free(&o);
+}
+
+/* Exports a fixture, as expect_export. */
+static void expect_timeline(const char *fixture, const char *report, const char *summary)
+{
+    char *cap = tu_capture_path(fixture);
+    expect_export(cap, NULL, 0, report, summary);
     free(cap);
 }
 
@@ -107,15 +114,7 @@ START_TEST(pipe_read_once)
     size_t len;
     char *data = tu_read_file(fixture_path_static("mem-churn"), &len);
     ck_assert_ptr_nonnull(data);
-    const char *piped[] = {tu_jett, "profile", "export", "-", "--format", "timeline", NULL};
-    struct tu_output o;
-    ck_assert_int_eq(tu_run(piped, data, len, &o), 0);
-    ck_assert_msg(o.status == 0, "%d %s", o.status, o.err);
-    ck_assert_str_eq(o.err, churn_summary);
-    char *got = check_svg(o.out, o.out_len);
-    ck_assert_str_eq(got, churn_report);
-    free(got);
-    tu_output_free(&o);
+    expect_export("-", data, len, churn_report, churn_summary);
     free(data);
 }
 END_TEST
