@@ -201,6 +201,16 @@ void attrib_node_quantities(const struct agg *a, uint32_t node, struct attrib_no
         d->self, d->count, d->held.live, agg_mem_at_peak(a, &d->held), d->events, d->site};
 }
 
+/* The node that node i's subtree sums add into once the stream ended
+ * (AGG_NONE: a root, or an invalid node, which adds nowhere).  Walked
+ * from the last node back: a STACK's parent comes before it, so every
+ * subtree is summed before its parent reads it. */
+static uint32_t settle_parent(const struct agg *a, uint32_t i)
+{
+    const struct agg_node *node = agg_vec_at(&a->nodes, i);
+    return node->flags & AGG_NODE_INVALID ? AGG_NONE : node->parent;
+}
+
 void agg_detail_settle(struct agg *a)
 {
     uint32_t n = a->nodes.len;
@@ -214,13 +224,11 @@ void agg_detail_settle(struct agg *a)
         a->node_below[i] = (struct agg_node_below){d->self, d->count, d->events, d->held.live,
                                                    agg_mem_at_peak(a, &d->held)};
     }
-    /* a STACK's parent comes before it: walking backwards sums every
-     * subtree before its parent reads it */
     for (uint32_t i = n; i-- > 0;) {
-        const struct agg_node *node = agg_vec_at(&a->nodes, i);
-        if (node->parent == AGG_NONE || (node->flags & AGG_NODE_INVALID))
+        uint32_t parent = settle_parent(a, i);
+        if (parent == AGG_NONE)
             continue;
-        struct agg_node_below *p = &a->node_below[node->parent], *c = &a->node_below[i];
+        struct agg_node_below *p = &a->node_below[parent], *c = &a->node_below[i];
         p->self += c->self, p->count += c->count, p->events += c->events;
         p->retained += c->retained, p->live_at_peak += c->live_at_peak;
     }
@@ -236,11 +244,10 @@ void agg_node_self_settle(struct agg *a)
     }
     if (n)
         memcpy(a->node_self_below, a->node_self, (size_t)n * sizeof *a->node_self);
-    /* as agg_detail_settle: children come after their parents */
     for (uint32_t i = n; i-- > 0;) {
-        const struct agg_node *node = agg_vec_at(&a->nodes, i);
-        if (node->parent != AGG_NONE && !(node->flags & AGG_NODE_INVALID))
-            a->node_self_below[node->parent] += a->node_self_below[i];
+        uint32_t parent = settle_parent(a, i);
+        if (parent != AGG_NONE)
+            a->node_self_below[parent] += a->node_self_below[i];
     }
 }
 
