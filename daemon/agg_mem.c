@@ -683,20 +683,28 @@ HOT bool run_entry_stale(const struct agg *a, uint64_t sequence)
     return __builtin_expect(a->have_sequence && sequence <= a->last_sequence, 0);
 }
 
-/* How many entries from the start of a run the aggregation's own
- * sequence check refuses (each goes to run_stale_entry); then the rest's
- * sequences pass its check, as they increase along the run (the rule),
- * and the last is the new last sequence. */
-static size_t run_stale(struct agg *a, const uint8_t *run, size_t n)
+/* The entries at the start of a run (at most n) that the aggregation's
+ * own sequence check refuses, each gone to run_stale_entry: how many.
+ * With a rule, each is first taken by it (the run is being checked as
+ * it goes); without, the run was checked already.  The entries after
+ * them pass the check too, as sequences increase along a run. */
+static inline size_t run_stale(struct agg *a, const uint8_t *run, size_t n,
+                               struct wire_alloc_rule *rule)
 {
     size_t i = 0;
-    for (; i < n && run_entry_stale(a, wire_alloc_entry_sequence(run + i * WIRE_ALLOC_SIZE)); i++)
-        run_stale_entry(a, run + i * WIRE_ALLOC_SIZE);
-    if (i < n) {
-        a->have_sequence = true;
-        a->last_sequence = wire_alloc_entry_sequence(run + (n - 1) * WIRE_ALLOC_SIZE);
-    }
+    struct wire_alloc e;
+    for (const uint8_t *p = run; i < n && run_entry_stale(a, wire_alloc_entry_sequence(p)) &&
+                                 (!rule || wire_alloc_entry_take(p, &e, rule));
+         i++, p += WIRE_ALLOC_SIZE)
+        run_stale_entry(a, p);
     return i;
+}
+
+/* After a run's fresh entries, the last of which had `sequence`. */
+static inline void run_passed(struct agg *a, uint64_t sequence)
+{
+    a->have_sequence = true;
+    a->last_sequence = sequence;
 }
 
 /* Prefetching runs two steps apart: the first as the rule checks the
@@ -721,7 +729,9 @@ HOT size_t mem_run(struct agg *a, const uint8_t *run, size_t room, struct wire_a
         warm_far(a, &e, detail);
     }
     *rule_io = r;
-    size_t first = run_stale(a, run, n);
+    size_t first = run_stale(a, run, n, NULL);
+    if (first < n)
+        run_passed(a, wire_alloc_entry_sequence(run + (n - 1) * size));
     for (size_t j = first; j < n && j < first + WARM; j++)
         warm_near(a, run + j * size, detail);
     for (size_t j = first; detail && j < n && j < first + WARM_CREATOR; j++)
@@ -744,26 +754,17 @@ HOT size_t mem_run_cached(struct agg *a, const uint8_t *run, size_t room,
                           struct wire_alloc_rule *rule_io, bool detail)
 {
     struct wire_alloc_rule r = *rule_io, *rule = &r; /* in registers */
-    const uint8_t *p = run;
+    size_t stale = run_stale(a, run, room, rule), n = stale;
+    const uint8_t *p = run + n * WIRE_ALLOC_SIZE;
     struct wire_alloc e;
-    size_t n = 0;
-    /* the run's first entries until one the aggregation's sequence
-     * check takes, and then the rest, which it takes too */
-    for (; n < room && run_entry_stale(a, wire_alloc_entry_sequence(p)) &&
-           wire_alloc_entry_take(p, &e, rule);
-         n++, p += WIRE_ALLOC_SIZE)
-        run_stale_entry(a, p);
-    size_t stale = n;
     for (; n < room; n++, p += WIRE_ALLOC_SIZE) {
         __builtin_prefetch(p + 2048); /* as the decoder's runs */
         if (!wire_alloc_entry_take(p, &e, rule))
             break;
         mem_event(a, &e, true, detail, false);
     }
-    if (n > stale) { /* as run_stale leaves it */
-        a->have_sequence = true;
-        a->last_sequence = r.last;
-    }
+    if (n > stale)
+        run_passed(a, r.last);
     *rule_io = r;
     return n;
 }

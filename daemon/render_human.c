@@ -190,6 +190,10 @@ static void put_location(FILE *f, struct rank_str path, uint64_t line, uint64_t 
         return;
     }
     put_str(f, path);
+    if (line == RANK_NA) { /* "path:unavailable" would read as a line named so */
+        fputs(" (line unavailable)", f);
+        return;
+    }
     fputc(':', f);
     put_num(f, line);
     if (column != RANK_NA) {

@@ -3,6 +3,10 @@
  * exactly the bytes appended, in order, while the compressing thread
  * takes buffer after buffer; a write error is reported by the close. */
 #include <check.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +101,109 @@ START_TEST(write_error_is_reported)
 }
 END_TEST
 
+/* Bytes that deflate cannot shrink, so that they fill a pipe. */
+static unsigned char *noise(size_t n)
+{
+    unsigned char *b = malloc(n);
+    ck_assert_ptr_nonnull(b);
+    uint64_t x = 2463534242ull;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        b[i] = (unsigned char)(x >> 24);
+    }
+    return b;
+}
+
+struct ahead {
+    struct gzsink *s;
+    const unsigned char *data;
+    size_t n;
+    atomic_bool done;
+};
+
+static void *append_all(void *arg)
+{
+    struct ahead *a = arg;
+    for (size_t at = 0; at < a->n; at += 65536)
+        a->s->base.append(&a->s->base, 65536, a->data + at);
+    atomic_store(&a->done, true);
+    return NULL;
+}
+
+/* While the thread is stuck writing (into a pipe nobody reads yet), the
+ * packer goes on gathering into the queue's other buffers, not into one
+ * alone: six buffers go in without a byte read.  Then everything read
+ * inflates to what went in. */
+struct drain {
+    int fd;
+    unsigned char *gz;
+    size_t len;
+};
+
+/* Reads the pipe to its end. */
+static void *drain_pipe(void *arg)
+{
+    struct drain *d = arg;
+    size_t cap = 0;
+    for (;;) {
+        if (cap - d->len < 65536) {
+            cap = cap ? 2 * cap : 1 << 20;
+            unsigned char *g = realloc(d->gz, cap);
+            if (!g)
+                return d;
+            d->gz = g;
+        }
+        ssize_t r = read(d->fd, d->gz + d->len, cap - d->len);
+        if (r <= 0)
+            return r == 0 ? NULL : d;
+        d->len += (size_t)r;
+    }
+}
+
+START_TEST(packing_runs_ahead_of_a_stalled_writer)
+{
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    FILE *f = fdopen(fds[1], "wb");
+    ck_assert_ptr_nonnull(f);
+    struct gzsink *s = malloc(sizeof *s);
+    ck_assert_int_eq(gzsink_open(s, f, Z_BEST_SPEED), 0);
+    ck_assert(s->threaded);
+    size_t n = 6 * (size_t)GZSINK_CHUNK;
+    ck_assert_uint_lt(n, (size_t)(GZSINK_SLOTS - 1) * GZSINK_CHUNK + 1);
+    struct ahead a = {s, noise(n), n, false};
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, append_all, &a), 0);
+    /* the appends return while the pipe stays full; a queue of two
+     * buffers would hold them at the second */
+    struct timespec start, now, nap = {0, 1000000};
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    do {
+        nanosleep(&nap, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while (!atomic_load(&a.done) && now.tv_sec - start.tv_sec < 20);
+    bool ran_ahead = atomic_load(&a.done);
+    /* then the pipe is read, the appends end and the sink is closed */
+    struct drain d = {fds[0], NULL, 0};
+    pthread_t reader;
+    ck_assert_int_eq(pthread_create(&reader, NULL, drain_pipe, &d), 0);
+    pthread_join(t, NULL);
+    ck_assert_int_eq(gzsink_close(s), 0);
+    ck_assert_int_eq(fclose(f), 0);
+    void *rc;
+    pthread_join(reader, &rc);
+    ck_assert_ptr_null(rc);
+    close(fds[0]);
+    ck_assert_msg(ran_ahead, "the appends waited for the stalled writer");
+    size_t back_len;
+    unsigned char *back = tu_gunzip(d.gz, d.len, &back_len);
+    ck_assert_msg(back != NULL, "not exactly one gzip member");
+    ck_assert_uint_eq(back_len, n);
+    ck_assert(memcmp(back, a.data, n) == 0);
+    free(back), free(d.gz), free((void *)a.data), free(s);
+}
+END_TEST
+
 Suite *gzsink_suite(void)
 {
     Suite *s = suite_create("gzsink");
@@ -104,6 +211,7 @@ Suite *gzsink_suite(void)
     tcase_add_test(t, pieces_inflate_to_the_input);
     tcase_add_test(t, whole_buffers_and_nothing);
     tcase_add_test(t, write_error_is_reported);
+    tcase_add_test(t, packing_runs_ahead_of_a_stalled_writer);
     suite_add_tcase(s, t);
     return s;
 }

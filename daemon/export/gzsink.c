@@ -25,61 +25,70 @@ static bool deflate_chunk(struct gzsink *s, const unsigned char *in, size_t n, i
     }
 }
 
-/* The compressing thread: each buffer handed over, in order, until the
+/* The slot `back` places before the one being gathered. */
+static unsigned slot_before(const struct gzsink *s, unsigned back)
+{
+    return (s->fill + GZSINK_SLOTS - back) % GZSINK_SLOTS;
+}
+
+/* The compressing thread: each slot handed over, oldest first, until the
  * last; after a failure the rest are only acknowledged. */
 static void *compress_jobs(void *arg)
 {
     struct gzsink *s = arg;
     pthread_mutex_lock(&s->mu);
     for (bool last = false; !last;) {
-        while (!s->busy)
+        while (s->queued == 0)
             pthread_cond_wait(&s->cv, &s->mu);
-        last = s->last;
+        unsigned k = slot_before(s, s->queued);
+        last = s->last && s->queued == 1;
         bool skip = s->job_failed;
         pthread_mutex_unlock(&s->mu);
-        bool ok = skip || deflate_chunk(s, s->job, s->n_job, last ? Z_FINISH : Z_NO_FLUSH);
+        bool ok = skip || deflate_chunk(s, s->slot[k], s->n_slot[k], last ? Z_FINISH : Z_NO_FLUSH);
         pthread_mutex_lock(&s->mu);
         s->job_failed |= !ok;
-        s->busy = false;
+        s->queued--;
         pthread_cond_signal(&s->cv);
     }
     pthread_mutex_unlock(&s->mu);
     return NULL;
 }
 
-/* Hands the gathered bytes to deflate: to the thread once it is done
- * with the buffer before (which is then gathered into), or, without a
+/* Hands the gathered bytes to deflate: queued for the thread, which
+ * gives a slot back to gather into once one is free, or, without a
  * thread, compressed here. */
 static void hand_over(struct gzsink *s, bool last)
 {
     if (!s->threaded) {
-        if (!s->failed && !deflate_chunk(s, s->fill, s->n_fill, last ? Z_FINISH : Z_NO_FLUSH))
+        if (!s->failed && !deflate_chunk(s, s->slot[s->fill], s->n_slot[s->fill],
+                                         last ? Z_FINISH : Z_NO_FLUSH))
             s->failed = true;
-        s->n_fill = 0;
+        s->n_slot[s->fill] = 0;
         return;
     }
     pthread_mutex_lock(&s->mu);
-    while (s->busy)
+    while (s->queued == GZSINK_SLOTS - 1) /* every other slot is the thread's */
         pthread_cond_wait(&s->cv, &s->mu);
     s->failed |= s->job_failed;
-    unsigned char *done = s->job;
-    s->job = s->fill, s->n_job = s->n_fill;
-    s->last = last, s->busy = true;
+    s->last = last;
+    s->fill = (s->fill + 1) % GZSINK_SLOTS; /* the slot just gathered is now queued */
+    s->queued++;
     pthread_cond_signal(&s->cv);
     pthread_mutex_unlock(&s->mu);
-    s->fill = done, s->n_fill = 0;
+    s->n_slot[s->fill] = 0;
 }
 
 static void append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 {
     struct gzsink *s = (struct gzsink *)b;
     while (len > 0 && !s->failed) {
-        size_t n = GZSINK_CHUNK - s->n_fill;
+        size_t *n_fill = &s->n_slot[s->fill];
+        size_t n = GZSINK_CHUNK - *n_fill;
         if (n > len)
             n = len;
-        memcpy(s->fill + s->n_fill, data, n);
-        s->n_fill += n, data += n, len -= n;
-        if (s->n_fill == GZSINK_CHUNK)
+        memcpy(s->slot[s->fill] + *n_fill, data, n);
+        *n_fill += n, data += n, len -= n;
+        if (*n_fill == GZSINK_CHUNK)
             hand_over(s, false);
     }
 }
@@ -102,19 +111,27 @@ static bool start_thread(struct gzsink *s)
     return true;
 }
 
+static void free_slots(struct gzsink *s)
+{
+    for (unsigned k = 0; k < GZSINK_SLOTS; k++)
+        free(s->slot[k]), s->slot[k] = NULL;
+}
+
 int gzsink_open(struct gzsink *s, FILE *out, int level)
 {
     memset(&s->z, 0, sizeof s->z);
     s->base.append = append;
     s->out = out;
-    s->failed = s->busy = s->last = s->job_failed = false;
-    s->n_fill = s->n_job = 0;
-    s->fill = malloc(GZSINK_CHUNK);
-    s->job = malloc(GZSINK_CHUNK);
+    s->failed = s->last = s->job_failed = false;
+    s->fill = s->queued = 0;
+    bool nomem = false;
+    for (unsigned k = 0; k < GZSINK_SLOTS; k++) {
+        s->n_slot[k] = 0;
+        nomem |= (s->slot[k] = malloc(GZSINK_CHUNK)) == NULL;
+    }
     /* 15 + 16: the largest window, with a gzip header and trailer */
-    if (!s->fill || !s->job ||
-        deflateInit2(&s->z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-        free(s->fill), free(s->job);
+    if (nomem || deflateInit2(&s->z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free_slots(s);
         return -1;
     }
     s->threaded = start_thread(s);
@@ -131,6 +148,6 @@ int gzsink_close(struct gzsink *s)
         pthread_mutex_destroy(&s->mu);
     }
     deflateEnd(&s->z);
-    free(s->fill), free(s->job);
+    free_slots(s);
     return s->failed ? -1 : 0;
 }
