@@ -21,6 +21,7 @@ enum toon_kind {
     TOON_STRING,
     TOON_ARRAY,
     TOON_OBJECT,
+    TOON_TABLE, /* toon_table: rows of one shape, their cells packed */
 };
 
 struct toon_member {
@@ -59,8 +60,18 @@ struct toon_value {
             size_t len, cap;
             size_t nindex; /* members[0..nindex) have array-index keys */
         } obj;
+        struct {
+            struct toon_member *fields; /* the first row's keys (owned), no values */
+            size_t nfields, nrows;
+            unsigned char *cells; /* row after row, each cell a tag and its bytes */
+            size_t len, cap;
+        } tab;
     } as;
 };
+
+/* Reads the packed cell at p into *out (a string points into the
+ * table); the next cell. */
+const unsigned char *toon_table_cell(const unsigned char *p, struct toon_value *out);
 
 /* Deeper trees are rejected instead of risking the stack. */
 #define TOON_MAX_DEPTH 512

@@ -56,6 +56,21 @@ int toon_set_literal(struct toon_value *obj, const char *key, struct toon_value 
 /* Appends to an array. */
 int toon_push(struct toon_value *arr, struct toon_value *v);
 
+/* A table: an array of flat objects of one shape, kept without a node
+ * per cell (a row of eighteen numbers costs about as many words, not two
+ * kilobytes of nodes), for documents with tens of thousands of rows.  It
+ * is written exactly as the array of those objects would be (tabular,
+ * or `key: []` with no rows).  It may be an object's field or the root,
+ * not an array's item (toon_encode refuses that).
+ * toon_table_push takes a row (an object, owned as by toon_push) and
+ * packs its values: the first row's keys are the table's fields, every
+ * later row must have the same keys (in any order) and every value must
+ * be a primitive; a row that breaks this, or holds invalid UTF-8, a
+ * duplicate key or no keys at all, fails the table (toon_encode reports
+ * it).  Returns 0, or -1 when the table is failed. */
+struct toon_value *toon_table(void);
+int toon_table_push(struct toon_value *table, struct toon_value *row);
+
 void toon_free(struct toon_value *v);
 
 struct toon_options {

@@ -282,7 +282,13 @@ struct toon_field {
 
 static bool toon_is_primitive(const struct toon_value *v)
 {
-    return v->kind != TOON_ARRAY && v->kind != TOON_OBJECT;
+    return v->kind != TOON_ARRAY && v->kind != TOON_OBJECT && v->kind != TOON_TABLE;
+}
+
+/* An array, or a table (an array of objects written from its cells). */
+static bool toon_is_array(const struct toon_value *v)
+{
+    return v->kind == TOON_ARRAY || v->kind == TOON_TABLE;
 }
 
 static bool toon_is_full_object(const struct toon_value *v)
@@ -521,6 +527,44 @@ static void toon_put_entries(struct toon_enc *e, const struct toon_value *obj,
     }
 }
 
+/* A table after its line is started: what the array of its rows would
+ * write, `key: []` when it has none, else its header and a line of cells
+ * a row, the rows at `depth`. */
+static void toon_put_table(struct toon_enc *e, const struct toon_member *key,
+                           const struct toon_value *t, size_t depth)
+{
+    size_t nf = t->as.tab.nfields;
+    if (t->as.tab.nrows == 0) {
+        if (key != NULL) {
+            toon_put_key(e, key->key, key->key_len);
+            toon_put(e, ": []", 4);
+        } else {
+            toon_put(e, "[]", 2);
+        }
+        return;
+    }
+    struct toon_field *f = calloc(nf, sizeof *f);
+    if (f == NULL) {
+        e->oom = true;
+        return;
+    }
+    for (size_t i = 0; i < nf; i++)
+        f[i].name = &t->as.tab.fields[i];
+    toon_put_header(e, key, t->as.tab.nrows, false, f, nf);
+    free(f);
+    const unsigned char *p = t->as.tab.cells;
+    for (size_t r = 0; r < t->as.tab.nrows; r++) {
+        toon_line(e, depth);
+        for (size_t i = 0; i < nf; i++) {
+            struct toon_value cell;
+            p = toon_table_cell(p, &cell);
+            if (i > 0)
+                toon_putc(e, e->delim);
+            toon_put_primitive(e, &cell);
+        }
+    }
+}
+
 static void toon_enc_fields(struct toon_enc *e, const struct toon_value *obj, size_t from,
                             size_t depth);
 static void toon_enc_item(struct toon_enc *e, const struct toon_value *v, size_t depth);
@@ -539,7 +583,9 @@ static void toon_enc_array(struct toon_enc *e, const struct toon_member *key,
     struct toon_field *f;
     size_t nf;
     toon_line(e, depth);
-    if (arr->as.arr.len == 0) {
+    if (arr->kind == TOON_TABLE) {
+        toon_put_table(e, key, arr, depth + 1);
+    } else if (arr->as.arr.len == 0) {
         if (key != NULL) {
             toon_put_key(e, key->key, key->key_len);
             toon_put(e, ": []", 4);
@@ -575,7 +621,7 @@ static void toon_enc_member(struct toon_enc *e, const struct toon_member *m, siz
     const struct toon_value *v = m->value;
     struct toon_field *f;
     size_t nf;
-    if (v->kind == TOON_ARRAY) {
+    if (toon_is_array(v)) {
         toon_enc_array(e, m, v, depth);
     } else if (v->kind == TOON_OBJECT && toon_keyed_fields(e, v, &f, &nf)) {
         toon_enc_keyed(e, m, v, f, nf, depth);
@@ -607,7 +653,9 @@ static void toon_enc_first_array(struct toon_enc *e, const struct toon_member *m
     struct toon_field *f;
     size_t nf;
     toon_item_line(e, depth);
-    if (arr->as.arr.len == 0) {
+    if (arr->kind == TOON_TABLE) {
+        toon_put_table(e, m, arr, depth + 2);
+    } else if (arr->as.arr.len == 0) {
         toon_put_key(e, m->key, m->key_len);
         toon_put(e, ": []", 4);
     } else if (toon_all_primitive(arr)) {
@@ -634,7 +682,7 @@ static void toon_enc_object_item(struct toon_enc *e, const struct toon_value *ob
     }
     const struct toon_member *m = &obj->as.obj.members[0];
     const struct toon_value *v = m->value;
-    if (v->kind == TOON_ARRAY) {
+    if (toon_is_array(v)) {
         toon_enc_first_array(e, m, depth);
     } else if (v->kind == TOON_OBJECT && toon_keyed_fields(e, v, &f, &nf)) {
         toon_item_line(e, depth);
@@ -680,7 +728,7 @@ static void toon_enc_root(struct toon_enc *e, const struct toon_value *v)
 {
     struct toon_field *f;
     size_t nf;
-    if (v->kind == TOON_ARRAY) {
+    if (toon_is_array(v)) {
         toon_enc_array(e, NULL, v, 0);
     } else if (v->kind == TOON_OBJECT) {
         if (toon_keyed_fields(e, v, &f, &nf))

@@ -93,9 +93,13 @@ static int toon_validate(struct toon_check *c, const struct toon_value *v, int d
     case TOON_STRING:
         return toon_check_utf8(c, v->as.str.ptr, v->as.str.len, "a string");
     case TOON_ARRAY:
-        for (size_t i = 0; i < v->as.arr.len; i++)
+        for (size_t i = 0; i < v->as.arr.len; i++) {
+            /* a list item would write its rows as objects, one by one */
+            if (v->as.arr.items[i] != NULL && v->as.arr.items[i]->kind == TOON_TABLE)
+                return toon_fail(c, "toon: a table cannot be an item of an array");
             if (toon_validate(c, v->as.arr.items[i], depth + 1) < 0)
                 return -1;
+        }
         return 0;
     case TOON_OBJECT:
         return toon_validate_object(c, v, depth);

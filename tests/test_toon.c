@@ -395,6 +395,117 @@ START_TEST(errors)
 }
 END_TEST
 
+/* A row of the tables below: every kind of cell, strings that need
+ * quotes under one delimiter or another, keys in the order given. */
+static struct toon_value *mixed_row(int i, bool reorder)
+{
+    struct toon_value *o = toon_object();
+    static const char *const words[] = {"plain", "a,b", "tab\there", "pi|pe", "", "true", "-3"};
+    if (reorder)
+        toon_set(o, "n", toon_int(-i));
+    toon_set(o, "name", toon_cstr(words[i % 7]));
+    if (!reorder)
+        toon_set(o, "n", toon_int(-i));
+    toon_set(o, "big", toon_uint(18446744073709551615u - (uint64_t)i));
+    toon_set(o, "ratio", toon_double(i / 8.0));
+    toon_set(o, "flag", toon_bool(i % 2));
+    toon_set(o, "none", toon_null());
+    toon_set(o, "7", toon_int(i)); /* an index key: JavaScript lists it first */
+    return o;
+}
+
+/* The same rows as an array of objects and as a table. */
+static struct toon_value *mixed(int n, bool table)
+{
+    struct toon_value *a = table ? toon_table() : toon_array();
+    for (int i = 0; i < n; i++) {
+        struct toon_value *row = mixed_row(i, i % 3 == 2);
+        ck_assert_int_eq(table ? toon_table_push(a, row) : toon_push(a, row), 0);
+    }
+    return a;
+}
+
+/* Wraps rows where a table may sit: an object's field, the root, and
+ * the first field of an object that is a list item. */
+static struct toon_value *placed(int where, struct toon_value *rows)
+{
+    if (where == 0)
+        return row2("rows", rows, "after", toon_cstr("x"));
+    if (where == 1)
+        return rows;
+    struct toon_value *list = toon_array();
+    toon_push(list, row2("rows", rows, "z", toon_int(1)));
+    toon_push(list, toon_int(2));
+    return obj1("l", list);
+}
+
+/* A table writes exactly what the array of its rows writes, in every
+ * place, with every delimiter and indent, with and without rows. */
+START_TEST(table_is_the_array_it_holds)
+{
+    static const char delims[] = {',', '\t', '|'};
+    for (int where = 0; where < 3; where++)
+        for (size_t d = 0; d < sizeof delims; d++)
+            for (int n = 0; n < 9; n += 4) {
+                char *want = enc_opt(placed(where, mixed(n, false)), delims[d], 1 + where);
+                char *got = enc_opt(placed(where, mixed(n, true)), delims[d], 1 + where);
+                ck_assert_msg(strcmp(got, want) == 0, "table\n[%s]\narray\n[%s]", got, want);
+                free(got), free(want);
+            }
+    /* and by hand: the index key first, quotes where the delimiter needs them */
+    struct toon_value *t = toon_table();
+    toon_table_push(t, mixed_row(1, false));
+    toon_table_push(t, mixed_row(2, true));
+    expect(obj1("t", t),
+           "t[2]{\"7\",name,n,big,ratio,flag,none}:\n"
+           "  1,\"a,b\",-1,18446744073709551614,0.125,true,null\n"
+           "  2,\"tab\\there\",-2,18446744073709551613,0.25,false,null");
+    expect(obj1("t", toon_table()), "t: []");
+}
+END_TEST
+
+/* Rows that do not fit fail the table, and a table in a list is
+ * refused: each reported by toon_encode. */
+START_TEST(table_errors)
+{
+    struct toon_value *t = toon_table();
+    ck_assert_int_eq(toon_table_push(t, obj1("a", toon_int(1))), 0);
+    ck_assert_int_eq(toon_table_push(t, obj1("b", toon_int(1))), -1); /* other keys */
+    expect_error(obj1("t", t), "failed");
+    t = toon_table();
+    ck_assert_int_eq(toon_table_push(t, row2("a", toon_int(1), "b", toon_int(2))), 0);
+    ck_assert_int_eq(toon_table_push(t, obj1("a", toon_int(1))), -1); /* fewer keys */
+    expect_error(obj1("t", t), "failed");
+    t = toon_table();
+    ck_assert_int_eq(toon_table_push(t, obj1("a", toon_array())), -1); /* not a primitive */
+    expect_error(obj1("t", t), "failed");
+    t = toon_table();
+    ck_assert_int_eq(toon_table_push(t, obj1("a", toon_cstr("\xff"))), -1);
+    expect_error(obj1("t", t), "failed");
+    t = toon_table();
+    ck_assert_int_eq(toon_table_push(t, toon_object()), -1); /* no keys */
+    expect_error(obj1("t", t), "failed");
+    t = toon_table();
+    ck_assert_int_eq(toon_table_push(t, toon_int(3)), -1); /* not an object */
+    expect_error(obj1("t", t), "failed");
+    struct toon_value *o = toon_object();
+    toon_set(o, "a", toon_int(1));
+    toon_set(o, "a", toon_int(2));
+    t = toon_table();
+    ck_assert_int_eq(toon_table_push(t, o), -1); /* a duplicate key */
+    expect_error(obj1("t", t), "failed");
+    struct toon_value *list = toon_array();
+    t = toon_table();
+    toon_table_push(t, obj1("a", toon_int(1)));
+    toon_push(list, t);
+    expect_error(obj1("l", list), "a table cannot be an item of an array");
+    ck_assert_int_eq(toon_table_push(NULL, toon_int(1)), -1); /* frees the row */
+    t = toon_table(); /* a table takes rows, not items */
+    ck_assert_int_eq(toon_push(t, toon_int(1)), -1);
+    toon_free(t);
+}
+END_TEST
+
 START_TEST(bad_options_and_depth)
 {
     struct toon_options opt = {';', 0};
@@ -488,6 +599,8 @@ Suite *toon_suite(void)
     tcase_add_test(tc, list_items);
     tcase_add_test(tc, errors);
     tcase_add_test(tc, bad_options_and_depth);
+    tcase_add_test(tc, table_is_the_array_it_holds);
+    tcase_add_test(tc, table_errors);
     suite_add_tcase(s, tc);
     TCase *conf = tcase_create("conformance");
     tcase_add_test(conf, conformance);

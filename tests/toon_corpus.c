@@ -12,7 +12,8 @@
  * The trees aim at every hazard of the format: keys and strings built
  * from quoting hazards, numbers of every magnitude, and shapes that are
  * tabular, nested field groups, keyed objects, or one mutation away from
- * them.  Integers stay within 2^53: the reference library holds numbers
+ * them, some of the tabular ones held as tables (toon_table).  Integers
+ * stay within 2^53: the reference library holds numbers
  * as doubles and cannot judge larger ones.
  */
 #include <dirent.h>
@@ -316,16 +317,32 @@ static struct toon_value *shape_row(struct rng *r, const struct shape *s, bool m
     return o;
 }
 
-/* Rows of one shape: an array (tabular) or an object (keyed). */
-static struct toon_value *random_uniform(struct rng *r, bool keyed)
+static bool shape_flat(const struct shape *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->group[i] != NULL)
+            return false;
+    return true;
+}
+
+/* Rows of one shape: an array (tabular) or an object (keyed).  Where a
+ * table may sit (`table_ok`: an object's field), flat rows that all
+ * keep the shape go into a table half the time, which must write what
+ * the array would. */
+static struct toon_value *random_uniform(struct rng *r, bool keyed, bool table_ok)
 {
     struct shape *s = random_shape(r, 0);
     unsigned n = rng_below(r, 5) + (keyed ? 1 : 0);
     size_t bad = rng_chance(r, 30) ? rng_below(r, n + 1) : SIZE_MAX;
-    struct toon_value *v = keyed ? toon_object() : toon_array();
+    bool table = !keyed && table_ok && bad >= n && shape_flat(s) && rng_chance(r, 50);
+    struct toon_value *v = keyed ? toon_object() : table ? toon_table() : toon_array();
     char used[8][96];
     for (size_t i = 0; i < n; i++) {
         struct toon_value *row = shape_row(r, s, i == bad);
+        if (table) {
+            toon_table_push(v, row);
+            continue;
+        }
         if (!keyed) {
             toon_push(v, row);
             continue;
@@ -344,7 +361,8 @@ static struct toon_value *random_object(struct rng *r, int depth)
     size_t n = rng_below(r, 6);
     for (size_t i = 0; i < n; i++) {
         fresh_key(r, used, i, used[i]);
-        toon_set(o, used[i], random_value(r, depth + 1));
+        toon_set(o, used[i], rng_chance(r, 10) ? random_uniform(r, false, true)
+                                               : random_value(r, depth + 1));
     }
     return o;
 }
@@ -366,10 +384,10 @@ static struct toon_value *random_item_object(struct rng *r, int depth)
     struct toon_value *first;
     switch (rng_below(r, 4)) {
     case 0:
-        first = random_uniform(r, false);
+        first = random_uniform(r, false, true);
         break;
     case 1:
-        first = random_uniform(r, true);
+        first = random_uniform(r, true, false);
         break;
     case 2:
         first = random_array(r, depth + 1, rng_chance(r, 50));
@@ -382,7 +400,7 @@ static struct toon_value *random_item_object(struct rng *r, int depth)
     if (rng_chance(r, 60))
         toon_set(o, "second", random_value(r, depth + 1));
     if (rng_chance(r, 30))
-        toon_set(o, "third", random_uniform(r, rng_chance(r, 50)));
+        toon_set(o, "third", random_uniform(r, rng_chance(r, 50), true));
     return o;
 }
 
@@ -420,9 +438,9 @@ static struct toon_value *random_value(struct rng *r, int depth)
     case 4:
         return random_array(r, depth, true);
     case 5:
-        return random_uniform(r, false);
+        return random_uniform(r, false, false);
     case 6:
-        return random_uniform(r, true);
+        return random_uniform(r, true, false);
     case 7:
         return random_list(r, depth);
     case 8:
