@@ -36,6 +36,8 @@ struct toon_member {
 };
 _Static_assert(sizeof(struct toon_member) == 32, "a member is four words");
 
+struct toon_tab;
+
 /* A node of the tree.  Arrays and objects own their children; `failed`
  * records a construction error (a NULL child, no memory, a misuse) that
  * toon_encode reports. */
@@ -60,13 +62,18 @@ struct toon_value {
             size_t len, cap;
             size_t nindex; /* members[0..nindex) have array-index keys */
         } obj;
-        struct {
-            struct toon_member *fields; /* the first row's keys (owned), no values */
-            size_t nfields, nrows;
-            unsigned char *cells; /* row after row, each cell a tag and its bytes */
-            size_t len, cap;
-        } tab;
+        struct toon_tab *tab; /* behind a pointer: every node is as large as the union */
     } as;
+};
+
+_Static_assert(sizeof(struct toon_value) == 40, "a node is five words");
+
+/* A table's rows (toon_table). */
+struct toon_tab {
+    struct toon_member *fields; /* the first row's keys (owned), no values */
+    size_t nfields, nrows;
+    unsigned char *cells; /* row after row, each cell a tag and its bytes */
+    size_t len, cap;
 };
 
 /* Reads the packed cell at p into *out (a string points into the

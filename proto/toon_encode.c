@@ -533,8 +533,8 @@ static void toon_put_entries(struct toon_enc *e, const struct toon_value *obj,
 static void toon_put_table(struct toon_enc *e, const struct toon_member *key,
                            const struct toon_value *t, size_t depth)
 {
-    size_t nf = t->as.tab.nfields;
-    if (t->as.tab.nrows == 0) {
+    size_t nf = t->as.tab->nfields;
+    if (t->as.tab->nrows == 0) {
         if (key != NULL) {
             toon_put_key(e, key->key, key->key_len);
             toon_put(e, ": []", 4);
@@ -549,11 +549,11 @@ static void toon_put_table(struct toon_enc *e, const struct toon_member *key,
         return;
     }
     for (size_t i = 0; i < nf; i++)
-        f[i].name = &t->as.tab.fields[i];
-    toon_put_header(e, key, t->as.tab.nrows, false, f, nf);
+        f[i].name = &t->as.tab->fields[i];
+    toon_put_header(e, key, t->as.tab->nrows, false, f, nf);
     free(f);
-    const unsigned char *p = t->as.tab.cells;
-    for (size_t r = 0; r < t->as.tab.nrows; r++) {
+    const unsigned char *p = t->as.tab->cells;
+    for (size_t r = 0; r < t->as.tab->nrows; r++) {
         toon_line(e, depth);
         for (size_t i = 0; i < nf; i++) {
             struct toon_value cell;

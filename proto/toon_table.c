@@ -7,8 +7,13 @@
 struct toon_value *toon_table(void)
 {
     struct toon_value *t = calloc(1, sizeof *t);
-    if (t != NULL)
-        t->kind = TOON_TABLE;
+    if (t == NULL)
+        return NULL;
+    t->kind = TOON_TABLE;
+    if ((t->as.tab = calloc(1, sizeof *t->as.tab)) == NULL) {
+        free(t);
+        return NULL;
+    }
     return t;
 }
 
@@ -17,16 +22,16 @@ struct toon_value *toon_table(void)
  * string). */
 static bool reserve(struct toon_value *t, size_t n)
 {
-    size_t len = t->as.tab.len, cap = t->as.tab.cap;
+    size_t len = t->as.tab->len, cap = t->as.tab->cap;
     if (cap - len >= n)
         return true;
     size_t ncap = cap ? cap : 4096;
     while (ncap - len < n)
         ncap *= 2;
-    unsigned char *c = realloc(t->as.tab.cells, ncap);
+    unsigned char *c = realloc(t->as.tab->cells, ncap);
     if (c == NULL)
         return false;
-    t->as.tab.cells = c, t->as.tab.cap = ncap;
+    t->as.tab->cells = c, t->as.tab->cap = ncap;
     return true;
 }
 
@@ -38,7 +43,7 @@ static bool pack_cell(struct toon_value *t, const struct toon_value *v)
                                       : 8;
     if (!reserve(t, 1 + n))
         return false;
-    unsigned char *p = t->as.tab.cells + t->as.tab.len;
+    unsigned char *p = t->as.tab->cells + t->as.tab->len;
     *p++ = (unsigned char)v->kind;
     switch (v->kind) {
     case TOON_BOOL:
@@ -61,7 +66,7 @@ static bool pack_cell(struct toon_value *t, const struct toon_value *v)
     default:
         break;
     }
-    t->as.tab.len += 1 + n;
+    t->as.tab->len += 1 + n;
     return true;
 }
 
@@ -110,7 +115,7 @@ static bool take_fields(struct toon_value *t, const struct toon_value *row)
         memcpy(k, m->key, m->key_len + 1);
         f[i] = (struct toon_member){k, m->key_len, m->index, true, NULL};
     }
-    t->as.tab.fields = f, t->as.tab.nfields = n;
+    t->as.tab->fields = f, t->as.tab->nfields = n;
     return true;
 }
 
@@ -135,7 +140,7 @@ static bool row_fits(const struct toon_value *t, const struct toon_value *row)
 {
     if (row->kind != TOON_OBJECT || row->as.obj.len == 0 || toon_validate_tree(row, NULL, 0) < 0)
         return false;
-    if (t->as.tab.nrows > 0 && row->as.obj.len != t->as.tab.nfields)
+    if (t->as.tab->nrows > 0 && row->as.obj.len != t->as.tab->nfields)
         return false;
     for (size_t i = 0; i < row->as.obj.len; i++) {
         enum toon_kind k = row->as.obj.members[i].value->kind;
@@ -153,18 +158,18 @@ int toon_table_push(struct toon_value *t, struct toon_value *row)
         toon_free(row);
         return -1;
     }
-    bool ok = row_fits(t, row) && (t->as.tab.nrows > 0 || take_fields(t, row));
-    size_t mark = t->as.tab.len;
-    for (size_t i = 0; ok && i < t->as.tab.nfields; i++) {
-        const struct toon_value *v = row_value(row, &t->as.tab.fields[i], i);
+    bool ok = row_fits(t, row) && (t->as.tab->nrows > 0 || take_fields(t, row));
+    size_t mark = t->as.tab->len;
+    for (size_t i = 0; ok && i < t->as.tab->nfields; i++) {
+        const struct toon_value *v = row_value(row, &t->as.tab->fields[i], i);
         ok = v != NULL && pack_cell(t, v);
     }
     toon_free(row);
     if (!ok) {
-        t->as.tab.len = mark;
+        t->as.tab->len = mark;
         t->failed = true;
         return -1;
     }
-    t->as.tab.nrows++;
+    t->as.tab->nrows++;
     return 0;
 }

@@ -222,10 +222,11 @@ void toon_free(struct toon_value *v)
         free(v->as.obj.members);
         break;
     case TOON_TABLE:
-        for (size_t i = 0; i < v->as.tab.nfields; i++)
-            free(v->as.tab.fields[i].key);
-        free(v->as.tab.fields);
-        free(v->as.tab.cells);
+        for (size_t i = 0; i < v->as.tab->nfields; i++)
+            free(v->as.tab->fields[i].key);
+        free(v->as.tab->fields);
+        free(v->as.tab->cells);
+        free(v->as.tab);
         break;
     default:
         break;
