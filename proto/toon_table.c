@@ -73,7 +73,7 @@ static bool pack_cell(struct toon_value *t, const struct toon_value *v)
 const unsigned char *toon_table_cell(const unsigned char *p, struct toon_value *out)
 {
     memset(out, 0, sizeof *out);
-    out->kind = (enum toon_kind)*p++;
+    out->kind = (enum toon_kind) * p++;
     switch (out->kind) {
     case TOON_BOOL:
         out->as.b = *p;

@@ -456,10 +456,9 @@ START_TEST(table_is_the_array_it_holds)
     struct toon_value *t = toon_table();
     toon_table_push(t, mixed_row(1, false));
     toon_table_push(t, mixed_row(2, true));
-    expect(obj1("t", t),
-           "t[2]{\"7\",name,n,big,ratio,flag,none}:\n"
-           "  1,\"a,b\",-1,18446744073709551614,0.125,true,null\n"
-           "  2,\"tab\\there\",-2,18446744073709551613,0.25,false,null");
+    expect(obj1("t", t), "t[2]{\"7\",name,n,big,ratio,flag,none}:\n"
+                         "  1,\"a,b\",-1,18446744073709551614,0.125,true,null\n"
+                         "  2,\"tab\\there\",-2,18446744073709551613,0.25,false,null");
     expect(obj1("t", toon_table()), "t: []");
 }
 END_TEST
@@ -500,7 +499,7 @@ START_TEST(table_errors)
     toon_push(list, t);
     expect_error(obj1("l", list), "a table cannot be an item of an array");
     ck_assert_int_eq(toon_table_push(NULL, toon_int(1)), -1); /* frees the row */
-    t = toon_table(); /* a table takes rows, not items */
+    t = toon_table();                                         /* a table takes rows, not items */
     ck_assert_int_eq(toon_push(t, toon_int(1)), -1);
     toon_free(t);
 }

@@ -361,8 +361,8 @@ static struct toon_value *random_object(struct rng *r, int depth)
     size_t n = rng_below(r, 6);
     for (size_t i = 0; i < n; i++) {
         fresh_key(r, used, i, used[i]);
-        toon_set(o, used[i], rng_chance(r, 10) ? random_uniform(r, false, true)
-                                               : random_value(r, depth + 1));
+        toon_set(o, used[i],
+                 rng_chance(r, 10) ? random_uniform(r, false, true) : random_value(r, depth + 1));
     }
     return o;
 }

@@ -60,8 +60,8 @@ static void *compress_jobs(void *arg)
 static void hand_over(struct gzsink *s, bool last)
 {
     if (!s->threaded) {
-        if (!s->failed && !deflate_chunk(s, s->slot[s->fill], s->n_slot[s->fill],
-                                         last ? Z_FINISH : Z_NO_FLUSH))
+        if (!s->failed &&
+            !deflate_chunk(s, s->slot[s->fill], s->n_slot[s->fill], last ? Z_FINISH : Z_NO_FLUSH))
             s->failed = true;
         s->n_slot[s->fill] = 0;
         return;

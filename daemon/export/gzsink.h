@@ -30,10 +30,10 @@ struct gzsink {
     ProtobufCBuffer base; /* first: protobuf-c appends through it */
     z_stream z;
     FILE *out;
-    bool failed;                         /* out of memory or a write error: the output is unusable */
-    unsigned char *slot[GZSINK_SLOTS];   /* GZSINK_CHUNK bytes each */
-    size_t n_slot[GZSINK_SLOTS];         /* bytes in each */
-    unsigned fill;                       /* the slot being gathered */
+    bool failed;                       /* out of memory or a write error: the output is unusable */
+    unsigned char *slot[GZSINK_SLOTS]; /* GZSINK_CHUNK bytes each */
+    size_t n_slot[GZSINK_SLOTS];       /* bytes in each */
+    unsigned fill;                     /* the slot being gathered */
     /* the compressing thread: it owns z and out while it runs, and the
      * `queued` slots before `fill` (the oldest first, the one it is
      * compressing among them); mu guards what follows it */
