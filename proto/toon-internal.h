@@ -76,6 +76,16 @@ struct toon_tab {
     size_t len, cap;
 };
 
+static inline bool toon_is_primitive(const struct toon_value *v)
+{
+    return v->kind != TOON_ARRAY && v->kind != TOON_OBJECT && v->kind != TOON_TABLE;
+}
+
+/* Looks key up in obj, trying position `hint` first: rows of one shape
+ * usually list their keys in the same order.  NULL when obj lacks it. */
+const struct toon_value *toon_get(const struct toon_value *obj, const struct toon_member *key,
+                                  size_t hint);
+
 /* Reads the packed cell at p into *out (a string points into the
  * table); the next cell. */
 const unsigned char *toon_table_cell(const unsigned char *p, struct toon_value *out);

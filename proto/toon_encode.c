@@ -280,11 +280,6 @@ struct toon_field {
     size_t nchildren;
 };
 
-static bool toon_is_primitive(const struct toon_value *v)
-{
-    return v->kind != TOON_ARRAY && v->kind != TOON_OBJECT && v->kind != TOON_TABLE;
-}
-
 /* An array, or a table (an array of objects written from its cells). */
 static bool toon_is_array(const struct toon_value *v)
 {
@@ -294,22 +289,6 @@ static bool toon_is_array(const struct toon_value *v)
 static bool toon_is_full_object(const struct toon_value *v)
 {
     return v->kind == TOON_OBJECT && v->as.obj.len > 0;
-}
-
-/* Looks key up in obj, trying position `hint` first: rows of one shape
- * usually list their keys in the same order. */
-static const struct toon_value *toon_get(const struct toon_value *obj,
-                                         const struct toon_member *key, size_t hint)
-{
-    const struct toon_member *m = obj->as.obj.members;
-    size_t n = obj->as.obj.len;
-    if (hint < n && m[hint].key_len == key->key_len &&
-        memcmp(m[hint].key, key->key, key->key_len) == 0)
-        return m[hint].value;
-    for (size_t i = 0; i < n; i++)
-        if (m[i].key_len == key->key_len && memcmp(m[i].key, key->key, key->key_len) == 0)
-            return m[i].value;
-    return NULL;
 }
 
 static void toon_fields_free(struct toon_field *f, size_t n)
@@ -527,6 +506,17 @@ static void toon_put_entries(struct toon_enc *e, const struct toon_value *obj,
     }
 }
 
+/* An empty array under `key` (NULL at the root), its line started. */
+static void toon_put_empty(struct toon_enc *e, const struct toon_member *key)
+{
+    if (key != NULL) {
+        toon_put_key(e, key->key, key->key_len);
+        toon_put(e, ": []", 4);
+    } else {
+        toon_put(e, "[]", 2);
+    }
+}
+
 /* A table after its line is started: what the array of its rows would
  * write, `key: []` when it has none, else its header and a line of cells
  * a row, the rows at `depth`. */
@@ -535,12 +525,7 @@ static void toon_put_table(struct toon_enc *e, const struct toon_member *key,
 {
     size_t nf = t->as.tab->nfields;
     if (t->as.tab->nrows == 0) {
-        if (key != NULL) {
-            toon_put_key(e, key->key, key->key_len);
-            toon_put(e, ": []", 4);
-        } else {
-            toon_put(e, "[]", 2);
-        }
+        toon_put_empty(e, key);
         return;
     }
     struct toon_field *f = calloc(nf, sizeof *f);
@@ -586,12 +571,7 @@ static void toon_enc_array(struct toon_enc *e, const struct toon_member *key,
     if (arr->kind == TOON_TABLE) {
         toon_put_table(e, key, arr, depth + 1);
     } else if (arr->as.arr.len == 0) {
-        if (key != NULL) {
-            toon_put_key(e, key->key, key->key_len);
-            toon_put(e, ": []", 4);
-        } else {
-            toon_put(e, "[]", 2);
-        }
+        toon_put_empty(e, key);
     } else if (toon_all_primitive(arr)) {
         toon_put_inline(e, key, arr);
     } else if (toon_array_fields(e, arr, &f, &nf)) {
@@ -656,8 +636,7 @@ static void toon_enc_first_array(struct toon_enc *e, const struct toon_member *m
     if (arr->kind == TOON_TABLE) {
         toon_put_table(e, m, arr, depth + 2);
     } else if (arr->as.arr.len == 0) {
-        toon_put_key(e, m->key, m->key_len);
-        toon_put(e, ": []", 4);
+        toon_put_empty(e, m);
     } else if (toon_all_primitive(arr)) {
         toon_put_inline(e, m, arr);
     } else if (toon_array_fields(e, arr, &f, &nf)) {

@@ -119,20 +119,6 @@ static bool take_fields(struct toon_value *t, const struct toon_value *row)
     return true;
 }
 
-/* The row's value under field i: where the first row had it, usually. */
-static const struct toon_value *row_value(const struct toon_value *row, const struct toon_member *f,
-                                          size_t i)
-{
-    const struct toon_member *m = row->as.obj.members;
-    size_t n = row->as.obj.len;
-    if (i < n && m[i].key_len == f->key_len && memcmp(m[i].key, f->key, f->key_len) == 0)
-        return m[i].value;
-    for (size_t j = 0; j < n; j++)
-        if (m[j].key_len == f->key_len && memcmp(m[j].key, f->key, f->key_len) == 0)
-            return m[j].value;
-    return NULL;
-}
-
 /* Whether the row fits the table: an object whose keys are the fields
  * (a valid one: no duplicate keys, UTF-8 throughout) and whose values
  * are all primitives. */
@@ -142,11 +128,9 @@ static bool row_fits(const struct toon_value *t, const struct toon_value *row)
         return false;
     if (t->as.tab->nrows > 0 && row->as.obj.len != t->as.tab->nfields)
         return false;
-    for (size_t i = 0; i < row->as.obj.len; i++) {
-        enum toon_kind k = row->as.obj.members[i].value->kind;
-        if (k == TOON_ARRAY || k == TOON_OBJECT || k == TOON_TABLE)
+    for (size_t i = 0; i < row->as.obj.len; i++)
+        if (!toon_is_primitive(row->as.obj.members[i].value))
             return false;
-    }
     return true;
 }
 
@@ -161,7 +145,7 @@ int toon_table_push(struct toon_value *t, struct toon_value *row)
     bool ok = row_fits(t, row) && (t->as.tab->nrows > 0 || take_fields(t, row));
     size_t mark = t->as.tab->len;
     for (size_t i = 0; ok && i < t->as.tab->nfields; i++) {
-        const struct toon_value *v = row_value(row, &t->as.tab->fields[i], i);
+        const struct toon_value *v = toon_get(row, &t->as.tab->fields[i], i);
         ok = v != NULL && pack_cell(t, v);
     }
     toon_free(row);

@@ -200,6 +200,22 @@ int toon_push(struct toon_value *arr, struct toon_value *v)
     return arr->failed ? -1 : 0;
 }
 
+/* Looks key up in obj, trying position `hint` first: rows of one shape
+ * usually list their keys in the same order. */
+const struct toon_value *toon_get(const struct toon_value *obj, const struct toon_member *key,
+                                  size_t hint)
+{
+    const struct toon_member *m = obj->as.obj.members;
+    size_t n = obj->as.obj.len;
+    if (hint < n && m[hint].key_len == key->key_len &&
+        memcmp(m[hint].key, key->key, key->key_len) == 0)
+        return m[hint].value;
+    for (size_t i = 0; i < n; i++)
+        if (m[i].key_len == key->key_len && memcmp(m[i].key, key->key, key->key_len) == 0)
+            return m[i].value;
+    return NULL;
+}
+
 void toon_free(struct toon_value *v)
 {
     if (v == NULL)
