@@ -17,9 +17,7 @@ struct toon_value *toon_table(void)
     return t;
 }
 
-/* Cell tags: the kind of the value, then its bytes (none for null; one
- * for a bool; eight for a number; a size_t length and the bytes for a
- * string). */
+/* Room for n more bytes of cells; false when out of memory. */
 static bool reserve(struct toon_value *t, size_t n)
 {
     size_t len = t->as.tab->len, cap = t->as.tab->cap;
@@ -35,6 +33,9 @@ static bool reserve(struct toon_value *t, size_t n)
     return true;
 }
 
+/* Appends a cell: a tag (the value's kind), then its bytes (none for
+ * null; one for a bool; eight for a number; a size_t length and the
+ * bytes for a string). */
 static bool pack_cell(struct toon_value *t, const struct toon_value *v)
 {
     size_t n = v->kind == TOON_STRING ? sizeof(size_t) + v->as.str.len

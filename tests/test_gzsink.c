@@ -130,10 +130,6 @@ static void *append_all(void *arg)
     return NULL;
 }
 
-/* While the thread is stuck writing (into a pipe nobody reads yet), the
- * packer goes on gathering into the queue's other buffers, not into one
- * alone: six buffers go in without a byte read.  Then everything read
- * inflates to what went in. */
 struct drain {
     int fd;
     unsigned char *gz;
@@ -160,6 +156,10 @@ static void *drain_pipe(void *arg)
     }
 }
 
+/* While the thread is stuck writing (into a pipe nobody reads yet), the
+ * packer goes on gathering into the queue's other buffers, not into one
+ * alone: six buffers go in without a byte read.  Then everything read
+ * inflates to what went in. */
 START_TEST(packing_runs_ahead_of_a_stalled_writer)
 {
     int fds[2];
