@@ -378,7 +378,7 @@ static void ship_batch(struct collector *c)
                                        {(void *)run.piece[0], run.len[0]},
                                        {(void *)run.piece[1], run.len[1]}};
     send_vector(c, iov, run.len[1] ? 3 : 2);
-    evring_release(&c->ring, n);
+    evring_release(&c->ring, &run);
     atomic_fetch_add(&c->frames, 1);
 }
 

@@ -4,8 +4,16 @@
 #include "agent/evring.h"
 #include "proto/wire.h"
 
+_Static_assert(EVRING_MAX_CAP / WIRE_STACK_SIZE < EVRING_COUNT_MASK &&
+                   WIRE_STACK_SIZE <= WIRE_SAMPLE_SIZE && WIRE_STACK_SIZE <= WIRE_ALLOC_SIZE,
+               "a full ring's entries must be countable in a position's count field");
+_Static_assert(WIRE_ALLOC_SIZE > WIRE_STACK_SIZE && WIRE_ALLOC_SIZE > WIRE_SAMPLE_SIZE,
+               "a run of ALLOC entries must be told by its size and count alone");
+
 int evring_init(struct evring *r, size_t cap)
 {
+    if (cap > EVRING_MAX_CAP)
+        return -1;
     size_t c = 1024;
     while (c < cap)
         c *= 2;
@@ -34,19 +42,29 @@ static size_t entry_size(uint8_t kind)
 
 size_t evring_peek(struct evring *r, size_t max, struct evring_run *run)
 {
-    size_t head = atomic_load_explicit(&r->head, memory_order_acquire);
-    size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    size_t mask = r->cap - 1, n = 0;
-    /* Whole entries only: find the boundary by the kind bytes. */
-    run->count = 0;
-    while (tail + n < head) {
-        size_t size = entry_size(r->buf[(tail + n) & mask]);
-        if (n + size > max)
-            break;
-        n += size;
-        run->count++;
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    size_t mask = r->cap - 1, at = evring_pos_bytes(tail) & mask;
+    size_t n = evring_bytes_between(tail, head);
+    run->count = evring_entries_between(tail, head);
+    if (n > max && n == (size_t)run->count * WIRE_ALLOC_SIZE) {
+        /* Only entries of the largest size add up to that: the frame
+         * takes as many as fit. */
+        run->count = (uint32_t)(max / WIRE_ALLOC_SIZE);
+        n = (size_t)run->count * WIRE_ALLOC_SIZE;
+    } else if (n > max) {
+        /* Whole entries only: find the last boundary by the kind bytes. */
+        size_t waiting = n;
+        n = 0, run->count = 0;
+        while (n < waiting) {
+            size_t size = entry_size(r->buf[(at + n) & mask]);
+            if (n + size > max)
+                break;
+            n += size;
+            run->count++;
+        }
     }
-    size_t at = tail & mask, first = r->cap - at;
+    size_t first = r->cap - at;
     run->piece[0] = r->buf + at, run->piece[1] = r->buf;
     run->len[0] = first >= n ? n : first;
     run->len[1] = n - run->len[0];

@@ -14,7 +14,7 @@ static size_t take(struct evring *r, uint8_t *dst, size_t max, uint32_t *count)
     memcpy(dst, run.piece[0], run.len[0]);
     memcpy(dst + run.len[0], run.piece[1], run.len[1]);
     *count = run.count;
-    evring_release(r, n);
+    evring_release(r, &run);
     return n;
 }
 
@@ -156,6 +156,112 @@ START_TEST(claim_writes_in_place_without_wrapping)
 }
 END_TEST
 
+/* Writes n ALLOC entries with sequences from seq, then scribbles a STACK
+ * kind byte over each: a peek that read the entries would cut them as
+ * 21-byte STACK entries. */
+static void put_allocs_then_scribble(struct evring *r, uint64_t seq, int n)
+{
+    size_t at = evring_pos_bytes(atomic_load(&r->head)) & (r->cap - 1);
+    for (int i = 0; i < n; i++) {
+        struct wire_alloc a = alloc_no(seq + (uint64_t)i);
+        uint8_t e[WIRE_ALLOC_SIZE];
+        ck_assert(evring_put(r, e, wire_put_alloc(e, &a)));
+    }
+    for (int i = 0; i < n; i++)
+        r->buf[(at + (size_t)i * WIRE_ALLOC_SIZE) & (r->cap - 1)] = WIRE_ENTRY_STACK;
+}
+
+/* The count of whole entries comes with the positions: a peek of all
+ * that waits, of mixed sizes, reads none of them, and a run of ALLOC
+ * entries (the largest) cut by the limit is cut by their size alone. */
+START_TEST(a_peek_counts_entries_without_reading_them)
+{
+    struct evring r;
+    ck_assert_int_eq(evring_init(&r, 4096), 0);
+    uint8_t st[WIRE_STACK_SIZE], out[4096];
+    struct wire_stack s = {1, WIRE_NONE32, 7, WIRE_SPAN_NONE};
+    ck_assert(evring_put(&r, st, wire_put_stack(st, &s)));
+    put_allocs_then_scribble(&r, 1, 10);
+    uint32_t count;
+    /* 21 + 10 * 58 bytes, 11 entries, however their kind bytes read */
+    ck_assert_uint_eq(take(&r, out, sizeof out, &count), 601);
+    ck_assert_uint_eq(count, 11);
+    put_allocs_then_scribble(&r, 11, 20);
+    /* 20 ALLOC entries, a limit of 5.5 of them: 5 */
+    ck_assert_uint_eq(take(&r, out, 5 * WIRE_ALLOC_SIZE + 29, &count), 5 * WIRE_ALLOC_SIZE);
+    ck_assert_uint_eq(count, 5);
+    ck_assert_uint_eq(take(&r, out, sizeof out, &count), 15 * WIRE_ALLOC_SIZE);
+    ck_assert_uint_eq(count, 15);
+    uint64_t seq;
+    memcpy(&seq, out + 2, 8);
+    ck_assert_uint_eq(seq, 16);
+    evring_destroy(&r);
+}
+END_TEST
+
+/* A mixed run cut by the limit is cut at an entry boundary read from the
+ * kind bytes: STACK, ALLOC, STACK, ALLOC (21 + 58 + 21 + 58). */
+START_TEST(a_mixed_run_is_cut_between_entries)
+{
+    struct evring r;
+    ck_assert_int_eq(evring_init(&r, 1024), 0);
+    uint8_t e[WIRE_ALLOC_SIZE], out[1024];
+    for (uint32_t i = 0; i < 2; i++) {
+        struct wire_stack s = {i, WIRE_NONE32, 7, WIRE_SPAN_NONE};
+        ck_assert(evring_put(&r, e, wire_put_stack(e, &s)));
+        struct wire_alloc a = alloc_no(i + 1);
+        ck_assert(evring_put(&r, e, wire_put_alloc(e, &a)));
+    }
+    uint32_t count;
+    ck_assert_uint_eq(take(&r, out, 21 + 58 + 20, &count), 79);
+    ck_assert_uint_eq(count, 2);
+    ck_assert_uint_eq(take(&r, out, 21 + 58 + 21, &count), 79);
+    ck_assert_uint_eq(count, 2);
+    ck_assert_uint_eq(evring_used(&r), 0);
+    evring_destroy(&r);
+}
+END_TEST
+
+/* Positions count bytes modulo 2^40 and entries modulo 2^24: a ring
+ * whose positions wrap both fields still tells its room, bytes and
+ * counts right. */
+START_TEST(positions_wrap_their_fields)
+{
+    struct evring r;
+    ck_assert_int_eq(evring_init(&r, 1024), 0);
+    uint64_t start = ((EVRING_BYTES_MASK - 100) << EVRING_COUNT_BITS) | (EVRING_COUNT_MASK - 2);
+    atomic_store(&r.head, start), atomic_store(&r.tail, start), r.tail_seen = start;
+    uint8_t out[1024];
+    uint32_t count;
+    uint64_t seq = 1;
+    for (int round = 0; round < 40; round++) {
+        for (int i = 0; i < 3; i++, seq++) {
+            struct wire_alloc a = alloc_no(seq);
+            uint8_t e[WIRE_ALLOC_SIZE];
+            ck_assert(evring_put(&r, e, wire_put_alloc(e, &a)));
+        }
+        ck_assert_uint_eq(evring_used(&r), 3 * WIRE_ALLOC_SIZE);
+        ck_assert_uint_eq(evring_space(&r), 1024 - 3 * WIRE_ALLOC_SIZE);
+        ck_assert_uint_eq(take(&r, out, sizeof out, &count), 3 * WIRE_ALLOC_SIZE);
+        ck_assert_uint_eq(count, 3);
+        uint64_t got;
+        memcpy(&got, out + 2 * WIRE_ALLOC_SIZE + 2, 8);
+        ck_assert_uint_eq(got, seq - 1);
+    }
+    /* both fields went past their ends */
+    ck_assert_uint_lt(evring_pos_bytes(atomic_load(&r.head)), 1024 * 10);
+    ck_assert_uint_lt(atomic_load(&r.head) & EVRING_COUNT_MASK, 200);
+    evring_destroy(&r);
+}
+END_TEST
+
+START_TEST(a_ring_too_large_to_count_is_refused)
+{
+    struct evring r;
+    ck_assert_int_eq(evring_init(&r, EVRING_MAX_CAP + 1), -1);
+}
+END_TEST
+
 Suite *evring_suite(void)
 {
     Suite *s = suite_create("evring");
@@ -164,6 +270,10 @@ Suite *evring_suite(void)
     tcase_add_test(t, space_accounts_for_what_is_taken);
     tcase_add_test(t, a_full_ring_sees_what_the_consumer_took);
     tcase_add_test(t, claim_writes_in_place_without_wrapping);
+    tcase_add_test(t, a_peek_counts_entries_without_reading_them);
+    tcase_add_test(t, a_mixed_run_is_cut_between_entries);
+    tcase_add_test(t, positions_wrap_their_fields);
+    tcase_add_test(t, a_ring_too_large_to_count_is_refused);
     suite_add_tcase(s, t);
     return s;
 }
