@@ -17,14 +17,16 @@
 struct collector {
     int sock, capture_fd;
     uint64_t stall_ns;
+    uint64_t flush_ns; /* COLLECTOR_FLUSH_NS but in tests */
     struct evring ring;
     atomic_bool failed, stop, interrupted;
     atomic_bool capture_waiting; /* the writer waits for the capture */
     pthread_t writer;
     bool started;
     uint64_t writer_cpu_ns;   /* the writer thread's own CPU, set as it ends */
-    pthread_mutex_t nap_lock; /* the writer's nap, cut short by stop */
+    pthread_mutex_t nap_lock; /* the writer's nap, cut short by stop or wake */
     pthread_cond_t nap_cond;
+    bool wake;                   /* under nap_lock: the producer waits for room */
     atomic_uint_fast64_t frames; /* EVENTS frames sent */
     struct wire_decoder *in;     /* daemon -> launcher records */
     uint8_t inbuf[65536];
@@ -54,6 +56,7 @@ struct collector *collector_new(int sock, int capture_fd, size_t ring_bytes, uin
     if (!c)
         return NULL;
     c->sock = sock, c->capture_fd = capture_fd, c->stall_ns = stall_ns;
+    c->flush_ns = COLLECTOR_FLUSH_NS;
     c->in = wire_decoder_new(WIRE_TO_LAUNCHER);
     pthread_condattr_t ca;
     bool cond_ok = pthread_condattr_init(&ca) == 0;
@@ -107,6 +110,11 @@ void collector_free(struct collector *c)
     pthread_cond_destroy(&c->nap_cond);
     pthread_mutex_destroy(&c->nap_lock);
     free(c);
+}
+
+void collector_set_flush_ns(struct collector *c, uint64_t ns)
+{
+    c->flush_ns = ns;
 }
 
 uint64_t collector_writer_cpu_ns(const struct collector *c)
@@ -382,7 +390,8 @@ static void ship_batch(struct collector *c)
     atomic_fetch_add(&c->frames, 1);
 }
 
-/* Naps up to ns, or until the collector is stopped. */
+/* Naps up to ns, or until the collector is stopped or the producer
+ * waits for room. */
 static void nap(struct collector *c, uint64_t ns)
 {
     struct timespec ts;
@@ -390,8 +399,21 @@ static void nap(struct collector *c, uint64_t ns)
     uint64_t at = (uint64_t)ts.tv_nsec + ns;
     ts.tv_sec += (time_t)(at / 1000000000ull), ts.tv_nsec = (long)(at % 1000000000ull);
     pthread_mutex_lock(&c->nap_lock);
-    if (!atomic_load(&c->stop))
+    if (!atomic_load(&c->stop) && !c->wake)
         pthread_cond_timedwait(&c->nap_cond, &c->nap_lock, &ts);
+    c->wake = false;
+    pthread_mutex_unlock(&c->nap_lock);
+}
+
+/* Cuts the writer's nap short.  A nap is planned from the rate the ring
+ * filled at, which says nothing while the producer is stopped at a full
+ * ring: without this the writer slept out its flush interval (20 ms)
+ * while the producer, having refilled the ring in a few, waited for it. */
+static void wake_writer(struct collector *c)
+{
+    pthread_mutex_lock(&c->nap_lock);
+    c->wake = true;
+    pthread_cond_signal(&c->nap_cond);
     pthread_mutex_unlock(&c->nap_lock);
 }
 
@@ -403,8 +425,8 @@ static void nap(struct collector *c, uint64_t ns)
  * filling, or until the flush is due: a heap profile's writer wakes about
  * once per full frame, and the ring (4 MiB, 64 frames) absorbs an
  * estimate that is short.  A producer that fills the ring waits for the
- * writer (memory events) or drops (CPU samples).  Stopping ships
- * everything left. */
+ * writer, waking it (memory events), or drops (CPU samples).  Stopping
+ * ships everything left. */
 static void *writer_main(void *arg)
 {
     struct collector *c = arg;
@@ -418,7 +440,7 @@ static void *writer_main(void *arg)
         bool stopping = atomic_load(&c->stop);
         size_t used = evring_used(&c->ring);
         uint64_t now = mono_ns();
-        if (used > 0 && (used >= full || stopping || now - last_flush >= COLLECTOR_FLUSH_NS)) {
+        if (used > 0 && (used >= full || stopping || now - last_flush >= c->flush_ns)) {
             ship_batch(c);
             last_flush = now;
             seen = evring_used(&c->ring), seen_at = mono_ns();
@@ -426,9 +448,8 @@ static void *writer_main(void *arg)
         }
         if (stopping)
             break;
-        uint64_t wait = last_flush + COLLECTOR_FLUSH_NS > now
-                            ? last_flush + COLLECTOR_FLUSH_NS - now
-                            : COLLECTOR_FLUSH_NS;
+        uint64_t wait =
+            last_flush + c->flush_ns > now ? last_flush + c->flush_ns - now : c->flush_ns;
         if (used > seen && now > seen_at) {
             /* ns until a full frame at the rate since the last look */
             double fill = (double)(full - used) * (double)(now - seen_at) / (double)(used - seen);
@@ -464,6 +485,7 @@ bool collector_put(struct collector *c, const uint8_t *entry, size_t n, bool wai
         return false;
     /* Back-pressure: wait for the writer, never longer than the stall
      * limit without the ring draining. */
+    wake_writer(c);
     uint64_t last = mono_ns();
     size_t used = evring_used(&c->ring);
     while (!evring_put(&c->ring, entry, n)) {

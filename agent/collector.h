@@ -104,6 +104,10 @@ void collector_result_free(struct collector_result *r);
  * capture): how often the writer and the daemon wake. */
 uint64_t collector_frames_sent(const struct collector *c);
 
+/* Before collector_start: the longest entries short of a full frame wait
+ * (COLLECTOR_FLUSH_NS unless a test sets another). */
+void collector_set_flush_ns(struct collector *c, uint64_t ns);
+
 /* CPU nanoseconds the writer thread used, exact once it has been
  * stopped (collector_finish): the profiler's own cost. */
 uint64_t collector_writer_cpu_ns(const struct collector *c);

@@ -217,6 +217,51 @@ START_TEST(slow_daemon_gets_every_event_through_partial_writes)
 }
 END_TEST
 
+/* A producer stopped at a full ring wakes the writer.  The writer plans
+ * its nap from the rate the ring filled at, which says nothing while the
+ * producer is stopped: with a flush interval of an hour, its first nap
+ * (over an empty ring) lasts the hour unless the producer cuts it short,
+ * and a burst of four rings' worth of heap events would then reach the
+ * stall limit (2 s) and fail the collector. */
+START_TEST(a_producer_at_a_full_ring_wakes_the_writer)
+{
+    int sv[2];
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    struct slow_daemon d = {.fd = sv[1]};
+    ck_assert_int_eq(pthread_create(&d.thread, NULL, slow_main, &d), 0);
+    struct collector *c = collector_new(sv[0], -1, 64u << 10, 2000000000ull);
+    ck_assert_ptr_nonnull(c);
+    collector_set_flush_ns(c, 3600ull * 1000000000ull);
+    struct wire_hello h = hello(WIRE_MODE_MEMORY);
+    char missing[64];
+    ck_assert_int_eq(collector_handshake(c, &h, 5000, missing, sizeof missing), COLLECTOR_READY);
+    struct wire_func f = {0, S("app"), S("main"), WIRE_NONE32, WIRE_SPAN_NONE};
+    ck_assert_int_eq(collector_send_func(c, &f), 0);
+    ck_assert_int_eq(collector_start(c), 0);
+    ck_assert_int_eq(tu_wait_thread(getpid(), "jett-writer", "S"), 0);
+    uint8_t e[WIRE_ALLOC_SIZE];
+    struct wire_stack st = {0, WIRE_NONE32, 0, WIRE_SPAN_NONE};
+    ck_assert(collector_put(c, e, wire_put_stack(e, &st), true));
+    enum { EVENTS = 4 * (64 << 10) / WIRE_ALLOC_SIZE };
+    for (uint64_t i = 1; i <= EVENTS; i++) {
+        struct wire_alloc a = {i, WIRE_OP_ALLOCATE, i, WIRE_NONE64,
+                               8, {0, 0, 0},        0, WIRE_SPAN_NONE};
+        ck_assert_msg(collector_put(c, e, wire_put_alloc(e, &a), true), "event %llu: %s",
+                      (unsigned long long)i, collector_error(c));
+    }
+    struct wire_finish fin = {WIRE_TERM_RETURNED, 1, 1, 0, 0, 0, false, false};
+    struct collector_result res;
+    ck_assert_int_eq(collector_finish(c, &fin, 30000, &res), 0);
+    collector_result_free(&res);
+    pthread_join(d.thread, NULL);
+    ck_assert_uint_eq(d.allocs, EVENTS);
+    ck_assert_uint_eq(d.out_of_order, 0);
+    collector_free(c);
+    close(sv[1]);
+    free(d.got);
+}
+END_TEST
+
 Suite *writer_suite(void)
 {
     Suite *s = suite_create("writer");
@@ -224,6 +269,7 @@ Suite *writer_suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, cpu_samples_batched_and_all_delivered);
     tcase_add_test(t, slow_daemon_gets_every_event_through_partial_writes);
+    tcase_add_test(t, a_producer_at_a_full_ring_wakes_the_writer);
     suite_add_tcase(s, t);
     return s;
 }
