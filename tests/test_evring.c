@@ -114,6 +114,22 @@ static struct wire_alloc alloc_no(uint64_t seq)
                                9,   {0, 0, 0},        0,   WIRE_SPAN_NONE};
 }
 
+/* Appends the ALLOC entry numbered seq. */
+static void put_alloc(struct evring *r, uint64_t seq)
+{
+    uint8_t e[WIRE_ALLOC_SIZE];
+    struct wire_alloc a = alloc_no(seq);
+    ck_assert(evring_put(r, e, wire_put_alloc(e, &a)));
+}
+
+/* Appends a STACK entry for node id. */
+static void put_stack(struct evring *r, uint32_t id)
+{
+    uint8_t e[WIRE_STACK_SIZE];
+    struct wire_stack st = {id, WIRE_NONE32, 7, WIRE_SPAN_NONE};
+    ck_assert(evring_put(r, e, wire_put_stack(e, &st)));
+}
+
 /* An entry built in place: claimed only when it fits in one piece, and
  * seen by the consumer only once committed.  A 1024-byte ring holds 17
  * ALLOC entries of 58 bytes (986 bytes); after 5 are taken, 328 bytes
@@ -137,9 +153,7 @@ START_TEST(claim_writes_in_place_without_wrapping)
     ck_assert_uint_eq(take(&r, out, 5 * WIRE_ALLOC_SIZE, &count), 5 * WIRE_ALLOC_SIZE);
     ck_assert_uint_eq(evring_space(&r), 328);
     ck_assert_ptr_null(evring_claim(&r, WIRE_ALLOC_SIZE)); /* would wrap */
-    uint8_t e[WIRE_ALLOC_SIZE];
-    struct wire_alloc a18 = alloc_no(18);
-    ck_assert(evring_put(&r, e, wire_put_alloc(e, &a18)));
+    put_alloc(&r, 18);
     uint8_t *dst = evring_claim(&r, WIRE_ALLOC_SIZE);
     ck_assert_ptr_eq(dst, r.buf + 20);
     struct wire_alloc a19 = alloc_no(19);
@@ -162,11 +176,8 @@ END_TEST
 static void put_allocs_then_scribble(struct evring *r, uint64_t seq, int n)
 {
     size_t at = evring_pos_bytes(atomic_load(&r->head)) & (r->cap - 1);
-    for (int i = 0; i < n; i++) {
-        struct wire_alloc a = alloc_no(seq + (uint64_t)i);
-        uint8_t e[WIRE_ALLOC_SIZE];
-        ck_assert(evring_put(r, e, wire_put_alloc(e, &a)));
-    }
+    for (int i = 0; i < n; i++)
+        put_alloc(r, seq + (uint64_t)i);
     for (int i = 0; i < n; i++)
         r->buf[(at + (size_t)i * WIRE_ALLOC_SIZE) & (r->cap - 1)] = WIRE_ENTRY_STACK;
 }
@@ -178,9 +189,8 @@ START_TEST(a_peek_counts_entries_without_reading_them)
 {
     struct evring r;
     ck_assert_int_eq(evring_init(&r, 4096), 0);
-    uint8_t st[WIRE_STACK_SIZE], out[4096];
-    struct wire_stack s = {1, WIRE_NONE32, 7, WIRE_SPAN_NONE};
-    ck_assert(evring_put(&r, st, wire_put_stack(st, &s)));
+    uint8_t out[4096];
+    put_stack(&r, 1);
     put_allocs_then_scribble(&r, 1, 10);
     uint32_t count;
     /* 21 + 10 * 58 bytes, 11 entries, however their kind bytes read */
@@ -205,12 +215,10 @@ START_TEST(a_mixed_run_is_cut_between_entries)
 {
     struct evring r;
     ck_assert_int_eq(evring_init(&r, 1024), 0);
-    uint8_t e[WIRE_ALLOC_SIZE], out[1024];
+    uint8_t out[1024];
     for (uint32_t i = 0; i < 2; i++) {
-        struct wire_stack s = {i, WIRE_NONE32, 7, WIRE_SPAN_NONE};
-        ck_assert(evring_put(&r, e, wire_put_stack(e, &s)));
-        struct wire_alloc a = alloc_no(i + 1);
-        ck_assert(evring_put(&r, e, wire_put_alloc(e, &a)));
+        put_stack(&r, i);
+        put_alloc(&r, i + 1);
     }
     uint32_t count;
     ck_assert_uint_eq(take(&r, out, 21 + 58 + 20, &count), 79);
@@ -235,11 +243,8 @@ START_TEST(positions_wrap_their_fields)
     uint32_t count;
     uint64_t seq = 1;
     for (int round = 0; round < 40; round++) {
-        for (int i = 0; i < 3; i++, seq++) {
-            struct wire_alloc a = alloc_no(seq);
-            uint8_t e[WIRE_ALLOC_SIZE];
-            ck_assert(evring_put(&r, e, wire_put_alloc(e, &a)));
-        }
+        for (int i = 0; i < 3; i++, seq++)
+            put_alloc(&r, seq);
         ck_assert_uint_eq(evring_used(&r), 3 * WIRE_ALLOC_SIZE);
         ck_assert_uint_eq(evring_space(&r), 1024 - 3 * WIRE_ALLOC_SIZE);
         ck_assert_uint_eq(take(&r, out, sizeof out, &count), 3 * WIRE_ALLOC_SIZE);

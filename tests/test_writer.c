@@ -38,14 +38,24 @@ static struct wire_hello hello(uint8_t mode)
     return h;
 }
 
-static void start_with_root(struct collector *c)
+static void send_root_func(struct collector *c)
 {
     struct wire_func f = {0, S("app"), S("main"), WIRE_NONE32, WIRE_SPAN_NONE};
     ck_assert_int_eq(collector_send_func(c, &f), 0);
-    ck_assert_int_eq(collector_start(c), 0);
+}
+
+static void put_root_stack(struct collector *c)
+{
     uint8_t e[WIRE_STACK_SIZE];
     struct wire_stack st = {0, WIRE_NONE32, 0, WIRE_SPAN_NONE};
     ck_assert(collector_put(c, e, wire_put_stack(e, &st), true));
+}
+
+static void start_with_root(struct collector *c)
+{
+    send_root_func(c);
+    ck_assert_int_eq(collector_start(c), 0);
+    put_root_stack(c);
 }
 
 /* A sample every millisecond for 400 ms, as the CPU profiler produces
@@ -235,13 +245,12 @@ START_TEST(a_producer_at_a_full_ring_wakes_the_writer)
     struct wire_hello h = hello(WIRE_MODE_MEMORY);
     char missing[64];
     ck_assert_int_eq(collector_handshake(c, &h, 5000, missing, sizeof missing), COLLECTOR_READY);
-    struct wire_func f = {0, S("app"), S("main"), WIRE_NONE32, WIRE_SPAN_NONE};
-    ck_assert_int_eq(collector_send_func(c, &f), 0);
+    send_root_func(c);
     ck_assert_int_eq(collector_start(c), 0);
+    /* asleep before any entry: in the nap planned over an empty ring */
     ck_assert_int_eq(tu_wait_thread(getpid(), "jett-writer", "S"), 0);
+    put_root_stack(c);
     uint8_t e[WIRE_ALLOC_SIZE];
-    struct wire_stack st = {0, WIRE_NONE32, 0, WIRE_SPAN_NONE};
-    ck_assert(collector_put(c, e, wire_put_stack(e, &st), true));
     enum { EVENTS = 4 * (64 << 10) / WIRE_ALLOC_SIZE };
     for (uint64_t i = 1; i <= EVENTS; i++) {
         struct wire_alloc a = {i, WIRE_OP_ALLOCATE, i, WIRE_NONE64,
