@@ -84,8 +84,9 @@ int agg_hello(struct agg *a, const struct wire_hello *h)
         return -1;
     }
     a->have_hello = true;
-    if (h->version != WIRE_PROTOCOL_VERSION)
-        agg_errorf(a, "HELLO.version: %u, expected %d", h->version, WIRE_PROTOCOL_VERSION);
+    if (h->version < WIRE_PROTOCOL_MIN_VERSION || h->version > WIRE_PROTOCOL_VERSION)
+        agg_errorf(a, "HELLO.version: %u, expected %d to %d", h->version, WIRE_PROTOCOL_MIN_VERSION,
+                   WIRE_PROTOCOL_VERSION);
     a->mode = h->mode;
     if (h->mode > WIRE_MODE_MEMORY) {
         agg_errorf(a, "HELLO.mode: %u out of range", h->mode);

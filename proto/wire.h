@@ -23,7 +23,11 @@
 
 #include <msgpack.h>
 
-#define WIRE_PROTOCOL_VERSION 1
+#define WIRE_PROTOCOL_VERSION 2
+/* The oldest version a capture may carry and still be read: version 2
+ * only adds records, so a version 1 stream is a version 2 stream without
+ * them (what they would have said reads as unavailable). */
+#define WIRE_PROTOCOL_MIN_VERSION 1
 #define WIRE_MAX_FRAME (4u << 20) /* payload bytes, length prefix excluded */
 #define WIRE_FRAME_HEADER 4
 #define WIRE_MAX_NAME 4096         /* namespace, function, backend, path */

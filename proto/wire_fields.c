@@ -187,9 +187,10 @@ static int decode_hello(struct wire_fields *f, struct wire_hello *h)
 {
     if (arity(f, 7) != 0 || get_u32(f, 1, "version", WIRE_NONE32 - 1, &h->version) != 0)
         return -1;
-    if (h->version != WIRE_PROTOCOL_VERSION) {
-        wire_fail(f->d, WIRE_E_RANGE, "HELLO.version: protocol %u is not supported (this is %d)",
-                  h->version, WIRE_PROTOCOL_VERSION);
+    if (h->version < WIRE_PROTOCOL_MIN_VERSION || h->version > WIRE_PROTOCOL_VERSION) {
+        wire_fail(f->d, WIRE_E_RANGE,
+                  "HELLO.version: protocol %u is not supported (this reads %d to %d)", h->version,
+                  WIRE_PROTOCOL_MIN_VERSION, WIRE_PROTOCOL_VERSION);
         return -1;
     }
     if (get_u8(f, 2, "mode", WIRE_MODE_MEMORY, &h->mode) != 0 ||

@@ -169,7 +169,7 @@ static void assert_capture_whole(const char *path)
     struct tu_output o;
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_msg(o.status == 0, "dump: %s", o.err);
-    ck_assert_msg(strncmp(o.out, "HELLO version=1 ", 16) == 0, "%.100s", o.out);
+    ck_assert_msg(strncmp(o.out, "HELLO version=2 ", 16) == 0, "%.100s", o.out);
     ck_assert_ptr_nonnull(strstr(o.out, "\nFINISH termination="));
     tu_output_free(&o);
 }

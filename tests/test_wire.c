@@ -528,11 +528,28 @@ static void hello_case(struct wire_hello h, enum wire_errcode code, const char *
     msgpack_sbuffer_destroy(&sb);
 }
 
+/* A version 1 stream is still read: version 2 only added records. */
+START_TEST(hello_version_1_is_read)
+{
+    struct wire_hello h = sample_hello();
+    h.version = WIRE_PROTOCOL_MIN_VERSION;
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    ck_assert_int_eq(wire_encode_hello(&sb, &h), 0);
+    struct decoded out;
+    ck_assert_int_eq(decode_all(sb.data, sb.size, sb.size, WIRE_TO_DAEMON, &out), 0);
+    ck_assert_int_eq(out.records, 1);
+    msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
 START_TEST(hello_ranges)
 {
     struct wire_hello h = sample_hello();
-    h.version = 2;
-    hello_case(h, WIRE_E_RANGE, "HELLO.version: protocol 2 is not supported");
+    h.version = WIRE_PROTOCOL_VERSION + 1;
+    hello_case(h, WIRE_E_RANGE, "HELLO.version: protocol 3 is not supported (this reads 1 to 2)");
+    h.version = 0;
+    hello_case(h, WIRE_E_RANGE, "HELLO.version: protocol 0 is not supported");
     h = sample_hello(), h.mode = 2;
     hello_case(h, WIRE_E_RANGE, "HELLO.mode");
     h = sample_hello(), h.config.rate_hz = 0;
@@ -1136,6 +1153,7 @@ Suite *wire_suite(void)
     tcase_add_test(t, arity_per_record);
     tcase_add_test(t, field_types_named);
     tcase_add_test(t, hello_ranges);
+    tcase_add_test(t, hello_version_1_is_read);
     tcase_add_test(t, unsupported_names_a_capability);
     tcase_add_test(t, source_paths);
     tcase_add_test(t, source_spans_and_lines);
