@@ -70,6 +70,8 @@ enum ast_base {
     T_MAP,
     T_NIL,
     T_FN,
+    T_TASK,
+    T_CHANNEL,
 };
 
 struct ast_type {

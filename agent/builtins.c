@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "agent/builtins.h"
+#include "agent/run.h"
 
 const struct builtin_def builtin_table[] = {
     {"print", 0, 255, 0, bi_print},     {"eprint", 0, 255, 0, bi_eprint},
@@ -17,7 +18,7 @@ const struct builtin_def builtin_table[] = {
     {"values", 1, 1, 0, bi_values},     {"has", 2, 2, 0, bi_has},
     {"str", 1, 1, 0, bi_str},           {"int", 1, 1, 0, bi_int},
     {"float", 1, 1, 0, bi_float},       {"substr", 2, 3, 0, bi_substr},
-    {"split", 2, 2, 0, bi_split},       {"join", 2, 2, 0, bi_join},
+    {"split", 2, 2, 0, bi_split},       {"join", 1, 2, 0, bi_join},
     {"contains", 2, 2, 0, bi_contains}, {"find", 2, 2, 0, bi_find},
     {"upper", 1, 1, 0, bi_upper},       {"lower", 1, 1, 0, bi_lower},
     {"repeat", 2, 2, 0, bi_repeat},     {"sort", 1, 2, 0, bi_sort},
@@ -26,7 +27,9 @@ const struct builtin_def builtin_table[] = {
     {"now_ms", 0, 0, 0, bi_now_ms},     {"sleep", 1, 1, 0, bi_sleep},
     {"env", 1, 1, 1, bi_env},           {"secret", 1, 1, 1, bi_secret},
     {"fail", 1, 1, 0, bi_fail},         {"debug", 1, 1, 0, bi_debug},
-    {"log", 2, 3, 0, bi_log},
+    {"log", 2, 3, 0, bi_log},           {"spawn", 1, 255, 0, bi_spawn},
+    {"channel", 1, 1, 0, bi_channel},   {"send", 2, 2, 0, bi_send},
+    {"recv", 1, 1, 0, bi_recv},         {"close", 1, 1, 0, bi_close},
 };
 const uint32_t builtin_count = sizeof builtin_table / sizeof builtin_table[0];
 
@@ -73,14 +76,16 @@ static void bi_output(struct interp_state *s, bool err, struct value *args, uint
     for (uint32_t i = 0; i < n; i++) {
         if (i)
             sb_puts(&b, " ");
-        val_format(s->prog, &s->sp, args[i], false, &b);
+        val_format(s->prog, s->sp, args[i], false, &b);
     }
     sb_puts(&b, "\n");
     void (*w)(void *, const char *, size_t) = err ? s->host.write_stderr : s->host.write_stdout;
+    interp_host_lock(s);
     if (w)
         w(s->host.ctx, b.data, b.len);
     else
         bi_write_fd(err ? 2 : 1, b.data, b.len);
+    interp_host_unlock(s);
     sb_free(&b);
 }
 
@@ -120,10 +125,12 @@ int bi_debug(struct interp_state *s, struct value *args, uint32_t n, const struc
     if (s->host.debug == NULL)
         return 0;
     struct strbuf b = {0};
-    val_format(s->prog, &s->sp, args[0], false, &b);
+    val_format(s->prog, s->sp, args[0], false, &b);
     struct interp_debug_row row = {.value = b.data ? b.data : "", .value_len = b.len, .state = s};
     row.path = bi_site(s, call, &row.line, &row.column);
+    interp_host_lock(s);
     s->host.debug(s->host.ctx, &row);
+    interp_host_unlock(s);
     sb_free(&b);
     return 0;
 }
@@ -157,20 +164,27 @@ int bi_sleep(struct interp_state *s, struct value *args, uint32_t n, const struc
         return -1;
     if (args[0].u.i < 0)
         return interp_raise(s, call, "sleep: negative duration %lld", (long long)args[0].u.i);
+    *out = VAL_NIL;
+    if (s->task) { /* the task gives its worker up meanwhile */
+        if (sched_sleep(s, args[0].u.i) == SCHED_OK)
+            return 0;
+        s->interrupted = true;
+        return -1;
+    }
     int64_t deadline = bi_monotonic_ms() + args[0].u.i;
     atomic_store(&s->blocked, 1);
     for (;;) {
-        if (atomic_load(&s->sp.pending) & PENDING_INTERRUPT)
+        if (atomic_load(&s->sp->pending) & PENDING_INTERRUPT)
             break;
         int64_t left = deadline - bi_monotonic_ms();
         if (left <= 0)
             break;
-        struct pollfd p = {.fd = s->wake[0], .events = POLLIN};
+        struct pollfd p = {.fd = s->run->wake[0], .events = POLLIN};
         poll(&p, 1, left > 1000 ? 1000 : (int)left);
     }
     atomic_store(&s->blocked, 0);
     *out = VAL_NIL;
-    if (atomic_load(&s->sp.pending) & PENDING_INTERRUPT) {
+    if (atomic_load(&s->sp->pending) & PENDING_INTERRUPT) {
         interp_safe_point_slow(s);
         return -1;
     }
@@ -213,7 +227,7 @@ int bi_fail(struct interp_state *s, struct value *args, uint32_t n, const struct
     (void)n;
     (void)out;
     struct strbuf b = {0};
-    val_format(s->prog, &s->sp, args[0], false, &b);
+    val_format(s->prog, s->sp, args[0], false, &b);
     interp_raise(s, call, "%s", b.data ? b.data : "");
     sb_free(&b);
     return -1;

@@ -60,6 +60,14 @@ int bi_repeat(struct interp_state *, struct value *, uint32_t, const struct ast 
 int bi_abs(struct interp_state *, struct value *, uint32_t, const struct ast *, struct value *);
 int bi_min(struct interp_state *, struct value *, uint32_t, const struct ast *, struct value *);
 int bi_max(struct interp_state *, struct value *, uint32_t, const struct ast *, struct value *);
+int bi_spawn(struct interp_state *, struct value *, uint32_t, const struct ast *, struct value *);
+int bi_channel(struct interp_state *, struct value *, uint32_t, const struct ast *, struct value *);
+int bi_send(struct interp_state *, struct value *, uint32_t, const struct ast *, struct value *);
+int bi_recv(struct interp_state *, struct value *, uint32_t, const struct ast *, struct value *);
+int bi_close(struct interp_state *, struct value *, uint32_t, const struct ast *, struct value *);
+/* join(t): the one-argument join (bi_join's other form joins strings). */
+int bi_join_task(struct interp_state *s, struct value *args, const struct ast *call,
+                 struct value *out);
 
 /* Shared argument checks: raise "NAME: expected T as argument I". */
 int bi_want(struct interp_state *s, const struct ast *call, struct value *args, uint32_t i,

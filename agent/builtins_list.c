@@ -102,7 +102,7 @@ int bi_remove(struct interp_state *s, struct value *args, uint32_t n, const stru
     if (at < 0)
         return -1;
     *out = l->items[at];
-    safepoint_move_all(&s->sp, l->items + at, l->items + at + 1,
+    safepoint_move_all(s->sp, l->items + at, l->items + at + 1,
                        sizeof *l->items * (l->len - (uint32_t)at - 1));
     l->len--;
     return 0;
@@ -166,7 +166,7 @@ int bi_contains(struct interp_state *s, struct value *args, uint32_t n, const st
         for (uint32_t i = 0; i < args[0].u.l->len && !found; i++) {
             if (interp_safe_point(s) < 0)
                 return -1;
-            found = val_equal(&s->sp, args[0].u.l->items[i], args[1]);
+            found = val_equal(s->sp, args[0].u.l->items[i], args[1]);
         }
         *out = val_bool(found);
         return 0;
@@ -174,7 +174,7 @@ int bi_contains(struct interp_state *s, struct value *args, uint32_t n, const st
     if (bi_want(s, call, args, 0, V_STR) < 0 || bi_want(s, call, args, 1, V_STR) < 0)
         return -1;
     int stopped;
-    const char *hit = safepoint_search(&s->sp, args[0].u.s->data, args[0].u.s->len,
+    const char *hit = safepoint_search(s->sp, args[0].u.s->data, args[0].u.s->len,
                                        args[1].u.s->data, args[1].u.s->len, &stopped);
     *out = val_bool(hit != NULL);
     return stopped ? -1 : 0;
@@ -221,7 +221,7 @@ int bi_slice(struct interp_state *s, struct value *args, uint32_t n, const struc
             return interp_oom(s, call);
         *out = (struct value){.tag = v.tag};
         out->u.s = r;
-        if (safepoint_copy(&s->sp, r->data, v.u.s->data + a, (size_t)(b - a)) < 0) {
+        if (safepoint_copy(s->sp, r->data, v.u.s->data + a, (size_t)(b - a)) < 0) {
             val_release(s, *out);
             return -1;
         }
@@ -260,7 +260,7 @@ static int sort_before(struct sort_ctx *c, struct value a, struct value b)
     if (c->cmp.tag == V_NIL && a.tag == V_INT && b.tag == V_INT)
         return b.u.i < a.u.i; /* the common case, without a call */
     if (c->cmp.tag == V_NIL) {
-        int r = val_compare(&c->s->sp, b, a);
+        int r = val_compare(c->s->sp, b, a);
         if (r == -2)
             return interp_raise(c->s, c->call, "sort: cannot compare %s and %s", val_type_name(a),
                                 val_type_name(b));
@@ -298,9 +298,9 @@ static int sort_merge(struct sort_ctx *c, struct value *v, struct value *tmp, ui
         return 0;
     }
     size_t rest = mid - i;
-    safepoint_copy_all(&c->s->sp, tmp + k, v + i, sizeof *v * rest);
-    safepoint_copy_all(&c->s->sp, tmp + k + rest, v + j, sizeof *v * (hi - j));
-    safepoint_copy_all(&c->s->sp, v + lo, tmp + lo, sizeof *v * (hi - lo));
+    safepoint_copy_all(c->s->sp, tmp + k, v + i, sizeof *v * rest);
+    safepoint_copy_all(c->s->sp, tmp + k + rest, v + j, sizeof *v * (hi - j));
+    safepoint_copy_all(c->s->sp, v + lo, tmp + lo, sizeof *v * (hi - lo));
     return 0;
 }
 

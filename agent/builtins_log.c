@@ -31,7 +31,7 @@ static bool log_fields(struct interp_state *s, struct value m, struct interp_log
             continue;
         if (*n == LOG_MAX_FIELDS)
             return false;
-        val_format(s->prog, &s->sp, e->val, false, &texts[*n]);
+        val_format(s->prog, s->sp, e->val, false, &texts[*n]);
         if (texts[*n].data == NULL)
             sb_puts(&texts[*n], "");
         if (texts[*n].len > LOG_MAX_VALUE)
@@ -71,7 +71,9 @@ int bi_log(struct interp_state *s, struct value *args, uint32_t n, const struct 
     rec.ns = fi->ns;
     rec.function = fi->name;
     rec.state = s;
+    interp_host_lock(s);
     s->host.log(s->host.ctx, &rec);
+    interp_host_unlock(s);
     for (int i = 0; i < LOG_MAX_FIELDS; i++)
         sb_free(&texts[i]);
     return 0;

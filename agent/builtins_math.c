@@ -35,7 +35,7 @@ static int bi_extreme(struct interp_state *s, struct value *args, uint32_t n,
             return interp_raise(s, call, "%s: a secret cannot be compared", name);
         if (interp_safe_point(s) < 0)
             return -1;
-        int c = val_compare(&s->sp, args[i], best);
+        int c = val_compare(s->sp, args[i], best);
         if (c == -2)
             return interp_raise(s, call, "%s: cannot compare %s and %s", name,
                                 val_type_name(args[i]), val_type_name(best));

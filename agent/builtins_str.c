@@ -32,7 +32,7 @@ int bi_str(struct interp_state *s, struct value *args, uint32_t n, const struct 
         return 0;
     }
     struct strbuf b = {0};
-    val_format(s->prog, &s->sp, args[0], false, &b);
+    val_format(s->prog, s->sp, args[0], false, &b);
     int r = bi_new_str(s, call, b.data ? b.data : "", b.len, out);
     sb_free(&b);
     return r;
@@ -145,7 +145,7 @@ int bi_split(struct interp_state *s, struct value *args, uint32_t n, const struc
     for (;;) {
         int stopped;
         const char *hit =
-            safepoint_search(&s->sp, p, (size_t)(end - p), sep->data, sep->len, &stopped);
+            safepoint_search(s->sp, p, (size_t)(end - p), sep->data, sep->len, &stopped);
         if (stopped || interp_safe_point(s) < 0) {
             val_release(s, *out);
             return -1;
@@ -165,7 +165,8 @@ int bi_split(struct interp_state *s, struct value *args, uint32_t n, const struc
 int bi_join(struct interp_state *s, struct value *args, uint32_t n, const struct ast *call,
             struct value *out)
 {
-    (void)n;
+    if (n == 1)
+        return bi_join_task(s, args, call, out);
     if (bi_want(s, call, args, 0, V_LIST) < 0 || bi_want(s, call, args, 1, V_STR) < 0)
         return -1;
     const struct heap_list *l = args[0].u.l;
@@ -189,7 +190,7 @@ int bi_join(struct interp_state *s, struct value *args, uint32_t n, const struct
             w += args[1].u.s->len;
         }
         if (interp_safe_point(s) < 0 ||
-            safepoint_copy(&s->sp, w, l->items[i].u.s->data, l->items[i].u.s->len) < 0) {
+            safepoint_copy(s->sp, w, l->items[i].u.s->data, l->items[i].u.s->len) < 0) {
             val_release(s, *out);
             return -1;
         }
@@ -205,7 +206,7 @@ int bi_find(struct interp_state *s, struct value *args, uint32_t n, const struct
     if (bi_want(s, call, args, 0, V_STR) < 0 || bi_want(s, call, args, 1, V_STR) < 0)
         return -1;
     int stopped;
-    const char *hit = safepoint_search(&s->sp, args[0].u.s->data, args[0].u.s->len,
+    const char *hit = safepoint_search(s->sp, args[0].u.s->data, args[0].u.s->len,
                                        args[1].u.s->data, args[1].u.s->len, &stopped);
     *out = val_int(hit ? hit - args[0].u.s->data : -1);
     return stopped ? -1 : 0;
@@ -266,13 +267,13 @@ int bi_repeat(struct interp_state *s, struct value *args, uint32_t n, const stru
      * whole number of copies each, at most a chunk), a safe point after
      * each. */
     size_t total = (size_t)(len * times), filled = total ? (size_t)len : 0;
-    if (safepoint_copy(&s->sp, r->data, args[0].u.s->data, filled) < 0)
+    if (safepoint_copy(s->sp, r->data, args[0].u.s->data, filled) < 0)
         goto stop;
     while (filled < total) {
         size_t step = filled < total - filled ? filled : total - filled;
         if (step > SAFEPOINT_CHUNK)
             step = SAFEPOINT_CHUNK < (size_t)len ? (size_t)len : SAFEPOINT_CHUNK / len * len;
-        if (safepoint_copy(&s->sp, r->data + filled, r->data, step) < 0 || interp_safe_point(s) < 0)
+        if (safepoint_copy(s->sp, r->data + filled, r->data, step) < 0 || interp_safe_point(s) < 0)
             goto stop;
         filled += step;
     }

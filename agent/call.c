@@ -146,6 +146,8 @@ int interp_oom(struct interp_state *s, const struct ast *n)
     uint32_t offset = n ? n->start : f->stmt_start;
     char where[PATH_MAX + 32];
     call_location(s, f->func_id, offset, where, sizeof where);
+    if (s->oom_line == NULL) /* a task without the reserve: the location if it can */
+        s->err_loc = strdup(where);
     if (s->oom_line)
         snprintf(s->oom_line, INTERP_OOM_LINE, "%s: runtime error: out of memory", where);
     if (s->oom_trace) {
@@ -232,6 +234,8 @@ int eval_call_fn(struct interp_state *s, uint32_t fn_id, struct value *slots,
     }
     struct value *caller_slots = s->slots;
     struct interp_frame *f = &s->frames[s->depth++];
+    if (s->depth > s->deepest)
+        s->deepest = s->depth;
     f->func_id = fn_id;
     f->stack_node = INTERP_NODE_UNKNOWN;
     f->stmt_start = fn->body->start;

@@ -105,6 +105,17 @@ static int check_find_fn(struct checker *C, const struct interp_ns *ns, const ch
     return -1;
 }
 
+/* The type a builtin always returns, where it has one the checker uses. */
+static uint8_t check_builtin_type(uint32_t id)
+{
+    const char *name = builtin_table[id].name;
+    if (strcmp(name, "spawn") == 0)
+        return T_TASK;
+    if (strcmp(name, "channel") == 0)
+        return T_CHANNEL;
+    return T_NONE;
+}
+
 /* The static type of an expression when the checker can see it. */
 static uint8_t check_static_type(struct checker *C, const struct ast *e)
 {
@@ -135,6 +146,8 @@ static uint8_t check_static_type(struct checker *C, const struct ast *e)
     case E_CALL:
         if (e->u.call.ckind == CALL_FUNC)
             return C->p->fns[e->u.call.target].decl->ret.base;
+        if (e->u.call.ckind == CALL_BUILTIN)
+            return check_builtin_type(e->u.call.target);
         return T_NONE;
     default:
         return T_NONE;
@@ -150,10 +163,8 @@ static void check_annotation(struct checker *C, struct ast_type want, const stru
         return;
     if (got == want.base)
         return;
-    static const char *const names[] = {"",      "any",  "int", "float", "bool", "string",
-                                        "bytes", "list", "map", "nil",   "fn"};
     check_error(C, value->start, "type mismatch: %s is %s but the value is %s", what,
-                names[want.base], names[got]);
+                ast_type_name(want), ast_type_name((struct ast_type){got, 0}));
 }
 
 static void check_expr(struct checker *C, struct ast *e);
@@ -239,8 +250,74 @@ static void check_name(struct checker *C, struct ast *e)
     } else if ((g = builtin_lookup(name)) >= 0) {
         e->kind = E_BUILTIN;
         e->u.name.slot = (uint32_t)g;
+        if (strcmp(name, "spawn") == 0)
+            C->p->uses_spawn = true; /* the run may have tasks */
     } else {
         check_error(C, e->start, "unknown name '%s'", name);
+    }
+}
+
+/* A visible misuse of spawn: what it starts must be a function declared
+ * with fn, called with as many arguments as it takes, of the types its
+ * annotations say. */
+static void check_spawn(struct checker *C, const struct ast *e)
+{
+    const struct ast *f = e->u.call.args[0];
+    uint8_t got = check_static_type(C, f);
+    if (f->kind == E_BUILTIN) {
+        check_error(C, f->start, "spawn: %s is a builtin; spawn starts a function declared with fn",
+                    builtin_table[f->u.name.slot].name);
+        return;
+    }
+    if (f->kind != E_FUNC) {
+        if (got != T_NONE && got != T_ANY && got != T_FN)
+            check_error(C, f->start, "spawn: argument 1 must be a function, got %s",
+                        ast_type_name((struct ast_type){got, 0}));
+        return;
+    }
+    const struct ast_fn *fn = C->p->fns[f->u.name.slot].decl;
+    uint32_t n = e->u.call.n - 1;
+    if (n != fn->n_params) {
+        check_error(C, e->start, "spawn: %s expects %u argument%s, got %u", fn->name, fn->n_params,
+                    fn->n_params == 1 ? "" : "s", n);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        check_annotation(C, fn->params[i].type, e->u.call.args[i + 1], fn->params[i].name);
+}
+
+/* A visible argument of the wrong type to a task or channel builtin. */
+static void check_want(struct checker *C, const char *name, const struct ast *arg, uint8_t want,
+                       const char *hint)
+{
+    uint8_t got = check_static_type(C, arg);
+    if (got == T_NONE || got == T_ANY || got == want)
+        return;
+    check_error(C, arg->start, "%s: argument 1 must be %s, got %s%s", name,
+                ast_type_name((struct ast_type){want, 0}), ast_type_name((struct ast_type){got, 0}),
+                hint);
+}
+
+/* The misuse of spawn, join, channel, send, recv and close that the
+ * checker can see (the arity was checked already). */
+static void check_task_call(struct checker *C, const char *name, const struct ast *e)
+{
+    if (e->u.call.n == 0)
+        return;
+    const struct ast *a0 = e->u.call.args[0];
+    if (strcmp(name, "spawn") == 0) {
+        check_spawn(C, e);
+    } else if (strcmp(name, "join") == 0 && e->u.call.n == 1) {
+        check_want(C, name, a0, T_TASK, " (join(list, separator) joins strings)");
+    } else if (strcmp(name, "send") == 0 || strcmp(name, "recv") == 0 ||
+               strcmp(name, "close") == 0) {
+        check_want(C, name, a0, T_CHANNEL, "");
+    } else if (strcmp(name, "channel") == 0) {
+        if (a0->kind == E_INT && (a0->u.i < 1 || a0->u.i > 1000000))
+            check_error(C, a0->start, "channel: capacity must be from 1 to 1000000, got %lld",
+                        (long long)a0->u.i);
+        else
+            check_want(C, name, a0, T_INT, "");
     }
 }
 
@@ -274,6 +351,8 @@ static void check_call(struct checker *C, struct ast *e)
             check_error(C, e->start, "%s expects %s%u argument%s, got %u", b->name,
                         b->min_args == b->max_args ? "" : "at least ", b->min_args,
                         b->min_args == 1 ? "" : "s", e->u.call.n);
+        else
+            check_task_call(C, b->name, e);
         secret |= b->secret_result;
     } else {
         secret |= callee->secret;

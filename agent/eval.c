@@ -245,8 +245,7 @@ int eval_expr(struct interp_state *s, const struct ast *n, struct value *out)
     case E_STR:
     case E_BYTES:
         *out = (struct value){.tag = n->kind == E_STR ? V_STR : V_BYTES};
-        out->u.s = n->u.str;
-        n->u.str->h.rc++;
+        out->u.s = n->u.str; /* a constant: never counted */
         return 0;
     case E_TRUE:
     case E_FALSE:

@@ -108,8 +108,8 @@ static int eval_concat(struct interp_state *s, const struct ast *n, struct value
     out->tag = a.tag;
     out->secret = 0;
     out->u.s = r;
-    if (safepoint_copy(&s->sp, r->data, a.u.s->data, a.u.s->len) < 0 ||
-        safepoint_copy(&s->sp, r->data + a.u.s->len, b.u.s->data, b.u.s->len) < 0) {
+    if (safepoint_copy(s->sp, r->data, a.u.s->data, a.u.s->len) < 0 ||
+        safepoint_copy(s->sp, r->data + a.u.s->len, b.u.s->data, b.u.s->len) < 0) {
         val_release(s, *out);
         return -1;
     }
@@ -126,7 +126,7 @@ int eval_binop_slow(struct interp_state *s, const struct ast *n, int op, struct 
                     struct value b, struct value *out)
 {
     if (op == OP_EQ || op == OP_NE) {
-        bool eq = val_equal(&s->sp, a, b);
+        bool eq = val_equal(s->sp, a, b);
         *out = val_bool(op == OP_EQ ? eq : !eq);
         return 0;
     }
@@ -136,7 +136,7 @@ int eval_binop_slow(struct interp_state *s, const struct ast *n, int op, struct 
         return eval_float_op(s, n, op, a.tag == V_INT ? (double)a.u.i : a.u.f,
                              b.tag == V_INT ? (double)b.u.i : b.u.f, out);
     if (op >= OP_LT) {
-        int c = val_compare(&s->sp, a, b);
+        int c = val_compare(s->sp, a, b);
         if (c == -2)
             return interp_raise(s, n, "cannot compare %s and %s with '%s'", val_type_name(a),
                                 val_type_name(b), op_text[op]);

@@ -1,6 +1,7 @@
 /* heap: creation, growth and release of Jett heap objects (see heap.h). */
 #include "agent/heap.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,19 +20,20 @@ void heap_set_observer(struct heap *h, heap_observer_fn fn, void *ctx)
     h->observer_ctx = ctx;
 }
 
-/* Counts one allocation attempt; false when the test switch fails it. */
-static int heap_attempt(struct heap *h)
+int heap_attempt(struct heap *h)
 {
-    h->attempts++;
-    return !(h->fail_at != 0 && h->attempts == h->fail_at);
+    if (h->fail_at == 0)
+        return 1;
+    uint64_t n = h->shared_attempts ? atomic_fetch_add(h->shared_attempts, 1) + 1 : ++h->attempts;
+    return n != h->fail_at;
 }
 
-static void heap_emit(struct heap *h, enum heap_op op, const struct heap_obj *o, uint64_t old_size,
+static void heap_emit(struct heap *h, enum heap_op op, struct heap_obj *o, uint64_t old_size,
                       uint64_t new_size)
 {
     if (h->observer == NULL || o->konst)
         return;
-    struct heap_event ev = {op, (enum heap_type)o->type, o->id, old_size, new_size};
+    struct heap_event ev = {op, (enum heap_type)o->type, o->id, old_size, new_size, o};
     h->observer(h->observer_ctx, &ev);
 }
 
@@ -106,6 +108,7 @@ struct heap_str *heap_str_const(const char *data, size_t len)
     if (len > 0)
         memcpy(s->data, data, len);
     s->data[len] = '\0';
+    heap_str_hash(s); /* now, not when a task on another thread needs it */
     return s;
 }
 
@@ -178,13 +181,23 @@ uint32_t heap_str_hash(struct heap_str *s)
 /* Drops one reference held by a dying object.  A child that dies too is
  * unlinked and pushed on `pending` (through its free `next` link) rather
  * than freed recursively, so a deeply nested structure cannot exhaust the
- * C stack. */
-static void heap_drop_ref(struct heap_obj **pending, struct value v)
+ * C stack.  A shared object is on no live list: its `next` is free for
+ * `pending` once its last reference is gone. */
+void heap_drop_value(struct heap_obj **pending, struct value v)
 {
-    if (v.tag < V_FIRST_HEAP || --v.u.o->rc != 0 || v.u.o->konst)
+    if (v.tag < V_FIRST_HEAP)
         return;
     struct heap_obj *c = v.u.o;
-    heap_unlink(c);
+    if (c->konst == HEAP_CONST)
+        return;
+    if (c->konst == HEAP_SHARED_OBJ) {
+        if (__atomic_sub_fetch(&c->rc, 1, __ATOMIC_ACQ_REL) != 0)
+            return;
+    } else {
+        if (--c->rc != 0)
+            return;
+        heap_unlink(c);
+    }
     c->next = *pending;
     *pending = c;
 }
@@ -196,7 +209,7 @@ static void heap_drop_children(struct safepoint *sp, struct heap_obj **pending, 
         struct heap_list *l = (struct heap_list *)o;
         for (uint32_t i = 0; i < l->len; i++) {
             safepoint_poll(sp);
-            heap_drop_ref(pending, l->items[i]);
+            heap_drop_value(pending, l->items[i]);
         }
         free(l->items);
     } else if (o->type == HEAP_MAP) {
@@ -205,8 +218,8 @@ static void heap_drop_children(struct safepoint *sp, struct heap_obj **pending, 
             safepoint_poll(sp);
             if (m->entries[i].key == NULL)
                 continue;
-            heap_drop_ref(pending, val_str(m->entries[i].key));
-            heap_drop_ref(pending, m->entries[i].val);
+            heap_drop_value(pending, val_str(m->entries[i].key));
+            heap_drop_value(pending, m->entries[i].val);
         }
         free(m->entries);
         free(m->index);
@@ -216,21 +229,67 @@ static void heap_drop_children(struct safepoint *sp, struct heap_obj **pending, 
 /* Frees o and everything only it held: each object's free event comes
  * before those of what it held.  Polls once per item (a sample only: the
  * free always finishes). */
+static void heap_free_pending(struct heap *h, struct heap_obj *pending)
+{
+    while (pending != NULL) {
+        struct heap_obj *x = pending;
+        pending = x->next;
+        if (x->konst == HEAP_SHARED_OBJ) {
+            h->shared_drop(h->shared_ctx, h, x, &pending);
+            continue;
+        }
+        if (h->observer)
+            heap_emit(h, HEAP_OP_FREE, x, heap_size(x), 0);
+        heap_drop_children(h->sp, &pending, x);
+        free(x);
+    }
+}
+
 void heap_free_obj(struct heap *h, struct heap_obj *o)
 {
     if (o->konst)
         return;
     heap_unlink(o);
     o->next = NULL;
-    struct heap_obj *pending = o;
-    while (pending != NULL) {
-        struct heap_obj *x = pending;
-        pending = x->next;
-        if (h->observer)
-            heap_emit(h, HEAP_OP_FREE, x, heap_size(x), 0);
-        heap_drop_children(h->sp, &pending, x);
-        free(x);
-    }
+    heap_free_pending(h, o);
+}
+
+void heap_release_shared(struct heap *h, struct heap_obj *o)
+{
+    if (__atomic_sub_fetch(&o->rc, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    o->next = NULL;
+    heap_free_pending(h, o);
+}
+
+struct heap_obj *heap_mark(const struct heap *h)
+{
+    return h->live.next;
+}
+
+struct heap_chain heap_detach(struct heap *h, struct heap_obj *mark)
+{
+    struct heap_chain c = {NULL, NULL};
+    if (h->live.next == mark)
+        return c;
+    c.first = h->live.next;
+    c.last = mark->prev;
+    h->live.next = mark;
+    mark->prev = &h->live;
+    c.first->prev = NULL;
+    c.last->next = NULL;
+    return c;
+}
+
+void heap_adopt(struct heap *h, struct heap_chain *c)
+{
+    if (c->first == NULL)
+        return;
+    c->first->prev = &h->live;
+    c->last->next = h->live.next;
+    h->live.next->prev = c->last;
+    h->live.next = c->first;
+    c->first = c->last = NULL;
 }
 
 /* Frees the raw memory of an object without touching what it points at. */
@@ -243,6 +302,16 @@ static void heap_free_raw(struct heap_obj *o)
         free(((struct heap_map *)o)->index);
     }
     free(o);
+}
+
+void heap_chain_destroy(struct heap_chain *c)
+{
+    for (struct heap_obj *o = c->first; o != NULL;) {
+        struct heap_obj *next = o->next;
+        heap_free_raw(o);
+        o = next;
+    }
+    c->first = c->last = NULL;
 }
 
 void heap_destroy(struct heap *h)

@@ -40,6 +40,14 @@
  *
  * Every live object is also on an intrusive list so that heap_destroy
  * frees what reference cycles or a teardown left behind, without events.
+ *
+ * Several tasks (agent/task.h): each task has a heap of its own, and
+ * only its task touches it or its objects.  A value that crosses to
+ * another task is copied (agent/copy.h) into a chain of objects that
+ * belongs to no heap until the receiving heap adopts it; tasks and
+ * channels are shared runtime objects whose reference counts are atomic.
+ * A heap that shares its run with others may have its allocation ids set
+ * by its observer (heap_event.obj), which numbers them across the run.
  */
 #ifndef JETT_AGENT_HEAP_H
 #define JETT_AGENT_HEAP_H
@@ -50,7 +58,11 @@
 #include "agent/safepoint.h"
 #include "agent/value.h"
 
-enum heap_type { HEAP_STR = 0, HEAP_BYTES, HEAP_LIST, HEAP_MAP };
+enum heap_type { HEAP_STR = 0, HEAP_BYTES, HEAP_LIST, HEAP_MAP, HEAP_SHARED };
+/* heap_obj.konst: an ordinary object, a program constant (never counted,
+ * never freed by a release) or a shared runtime object (counted
+ * atomically; its last release calls the heap's shared_drop). */
+enum heap_konst { HEAP_OWNED = 0, HEAP_CONST = 1, HEAP_SHARED_OBJ = 2 };
 enum heap_op { HEAP_OP_ALLOCATE = 0, HEAP_OP_RESIZE = 1, HEAP_OP_FREE = 2 };
 
 #define HEAP_STR_HEADER 24
@@ -63,8 +75,10 @@ struct heap_event {
     enum heap_op op;
     enum heap_type type;
     uint64_t id;
-    uint64_t old_size; /* 0 for allocate */
-    uint64_t new_size; /* 0 for free */
+    uint64_t old_size;    /* 0 for allocate */
+    uint64_t new_size;    /* 0 for free */
+    struct heap_obj *obj; /* the object: an observer numbering a run's
+                           * allocations sets obj->id of an allocate */
 };
 
 /* Receives every event; ctx is what was given to heap_set_observer. */
@@ -73,7 +87,7 @@ typedef void (*heap_observer_fn)(void *ctx, const struct heap_event *ev);
 struct heap_obj {
     uint32_t rc;
     uint8_t type;  /* enum heap_type */
-    uint8_t konst; /* 1: a program constant (no id, no events) */
+    uint8_t konst; /* enum heap_konst; a constant has no id and no events */
     uint64_t id;
     struct heap_obj *prev, *next; /* live list; unused for constants */
 };
@@ -107,16 +121,36 @@ struct heap_map {
     int32_t *index; /* -1 empty, else entry number */
 };
 
+struct heap;
+
+/* The last reference to a shared object went: the runtime frees it and
+ * hands what it held (values in transit) to heap_drop_value with
+ * `pending`, so that freeing nested structures never recurses. */
+typedef void (*heap_shared_fn)(void *ctx, struct heap *h, struct heap_obj *o,
+                               struct heap_obj **pending);
+
 struct heap {
     uint64_t next_id;
     uint64_t attempts;
     uint64_t fail_at;
+    /* With several tasks, the run's one count of attempts (for fail_at);
+     * NULL: `attempts` */
+    _Atomic uint64_t *shared_attempts;
     heap_observer_fn observer;
     void *observer_ctx;
+    heap_shared_fn shared_drop;
+    void *shared_ctx;
     struct heap_obj live; /* sentinel of the live list */
     /* Polled by long operations (freeing a large structure, rehashing,
      * copying a long string); &safepoint_idle unless a run set it. */
     struct safepoint *sp;
+};
+
+/* Objects that belong to no heap: a copy in transit between tasks, linked
+ * first to last through next (first->prev and last->next are NULL);
+ * both NULL when the value holds no object. */
+struct heap_chain {
+    struct heap_obj *first, *last;
 };
 
 void heap_init(struct heap *h, uint64_t fail_at);
@@ -149,6 +183,26 @@ int heap_map_remove(struct heap *h, struct heap_map *m, struct heap_str *key, st
 
 void heap_free_obj(struct heap *h, struct heap_obj *o);
 
+/* Counts one allocation attempt; false when the test switch fails it. */
+int heap_attempt(struct heap *h);
+
+/* Where the objects created from now on begin: the next ones are linked
+ * before it, so heap_detach can take exactly them. */
+struct heap_obj *heap_mark(const struct heap *h);
+/* Unlinks every object created since `mark` (none of which may have been
+ * freed since) into a chain that belongs to no heap. */
+struct heap_chain heap_detach(struct heap *h, struct heap_obj *mark);
+/* Links a chain's objects into h, which owns them from now on. */
+void heap_adopt(struct heap *h, struct heap_chain *c);
+/* Frees a chain's objects without events and without touching what they
+ * point at (a teardown, as heap_destroy). */
+void heap_chain_destroy(struct heap_chain *c);
+/* Drops one reference that a dying object (or a shared object's
+ * shared_drop) held: an object that dies too goes on `pending`, which
+ * the caller, heap_free_obj, frees in turn. */
+void heap_drop_value(struct heap_obj **pending, struct value v);
+/* The last release of a shared object (heap_release's slow path). */
+void heap_release_shared(struct heap *h, struct heap_obj *o);
 /* Semantic sizes, per the formulas above (inline: every heap event
  * computes one, mostly of a type known where it happens). */
 static inline uint64_t heap_str_size(const struct heap_str *s)
@@ -179,16 +233,30 @@ static inline uint64_t heap_size(const struct heap_obj *o)
     }
 }
 
+/* A constant's count never changes: tasks on other threads read the same
+ * constants.  A shared object's count is atomic. */
 static inline void heap_retain(struct value v)
 {
-    if (v.tag >= V_FIRST_HEAP)
-        v.u.o->rc++;
+    if (v.tag >= V_FIRST_HEAP) {
+        struct heap_obj *o = v.u.o;
+        if (__builtin_expect(o->konst == HEAP_OWNED, 1))
+            o->rc++;
+        else if (o->konst == HEAP_SHARED_OBJ)
+            __atomic_fetch_add(&o->rc, 1, __ATOMIC_RELAXED);
+    }
 }
 
 static inline void heap_release(struct heap *h, struct value v)
 {
-    if (v.tag >= V_FIRST_HEAP && --v.u.o->rc == 0)
-        heap_free_obj(h, v.u.o);
+    if (v.tag >= V_FIRST_HEAP) {
+        struct heap_obj *o = v.u.o;
+        if (__builtin_expect(o->konst == HEAP_OWNED, 1)) {
+            if (--o->rc == 0)
+                heap_free_obj(h, o);
+        } else if (o->konst == HEAP_SHARED_OBJ) {
+            heap_release_shared(h, o);
+        }
+    }
 }
 
 static inline struct value val_str(struct heap_str *s)

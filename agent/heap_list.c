@@ -6,8 +6,7 @@
 
 struct heap_list *heap_list_new(struct heap *h, uint32_t cap)
 {
-    h->attempts++;
-    if (h->fail_at != 0 && h->attempts == h->fail_at)
+    if (!heap_attempt(h))
         return NULL;
     struct heap_list *l = malloc(sizeof *l);
     struct value *items = cap ? malloc(sizeof *items * cap) : NULL;
@@ -29,15 +28,14 @@ struct heap_list *heap_list_new(struct heap *h, uint32_t cap)
     l->items = items;
     if (h->observer)
         h->observer(h->observer_ctx, &(struct heap_event){HEAP_OP_ALLOCATE, HEAP_LIST, l->h.id, 0,
-                                                          heap_list_size(l)});
+                                                          heap_list_size(l), &l->h});
     return l;
 }
 
 /* Doubles a full list's capacity (at least 4): one resize event. */
 static int heap_list_grow(struct heap *h, struct heap_list *l)
 {
-    h->attempts++;
-    if (h->fail_at != 0 && h->attempts == h->fail_at)
+    if (!heap_attempt(h))
         return -1;
     uint64_t old = heap_list_size(l);
     uint32_t cap = l->cap < 2 ? 4 : l->cap * 2;
@@ -50,7 +48,7 @@ static int heap_list_grow(struct heap *h, struct heap_list *l)
     l->cap = cap;
     if (h->observer)
         h->observer(h->observer_ctx, &(struct heap_event){HEAP_OP_RESIZE, HEAP_LIST, l->h.id, old,
-                                                          heap_list_size(l)});
+                                                          heap_list_size(l), &l->h});
     return 0;
 }
 

@@ -44,8 +44,7 @@ static int heap_map_reindex(struct heap_map *m)
 
 struct heap_map *heap_map_new(struct heap *h, uint32_t n)
 {
-    h->attempts++;
-    if (h->fail_at != 0 && h->attempts == h->fail_at)
+    if (!heap_attempt(h))
         return NULL;
     struct heap_map *m = calloc(1, sizeof *m);
     if (m == NULL)
@@ -67,8 +66,8 @@ struct heap_map *heap_map_new(struct heap *h, uint32_t n)
     h->live.next->prev = &m->h;
     h->live.next = &m->h;
     if (h->observer)
-        h->observer(h->observer_ctx,
-                    &(struct heap_event){HEAP_OP_ALLOCATE, HEAP_MAP, m->h.id, 0, heap_map_size(m)});
+        h->observer(h->observer_ctx, &(struct heap_event){HEAP_OP_ALLOCATE, HEAP_MAP, m->h.id, 0,
+                                                          heap_map_size(m), &m->h});
     return m;
 }
 
@@ -115,8 +114,7 @@ static int heap_map_make_room(struct heap *h, struct heap_map *m)
         return 0;
     bool grow = !(m->len < m->used && m->len <= m->cap / 2);
     if (grow) {
-        h->attempts++;
-        if ((h->fail_at != 0 && h->attempts == h->fail_at) || m->cap >= (1u << 28))
+        if (!heap_attempt(h) || m->cap >= (1u << 28))
             return -1;
     }
     uint32_t cap = !grow ? m->cap : m->cap ? m->cap * 2 : 8;
@@ -132,8 +130,8 @@ static int heap_map_make_room(struct heap *h, struct heap_map *m)
     heap_map_compact(h->sp, m);
     heap_map_install_index(h->sp, m, index);
     if (grow && h->observer)
-        h->observer(h->observer_ctx,
-                    &(struct heap_event){HEAP_OP_RESIZE, HEAP_MAP, m->h.id, old, heap_map_size(m)});
+        h->observer(h->observer_ctx, &(struct heap_event){HEAP_OP_RESIZE, HEAP_MAP, m->h.id, old,
+                                                          heap_map_size(m), &m->h});
     return 0;
 }
 
@@ -153,7 +151,7 @@ int heap_map_set(struct heap *h, struct heap_map *m, struct heap_str *key, struc
     }
     uint32_t n = m->used++;
     m->entries[n] = (struct heap_map_entry){key, hash, v};
-    key->h.rc++;
+    heap_retain(val_str(key));
     m->len++;
     uint32_t i = hash & m->imask;
     while (m->index[i] >= 0)

@@ -57,6 +57,7 @@ struct interp_program {
     uint32_t n_init;
     uint32_t main_fn;
     uint32_t main_ns;
+    bool uses_spawn; /* some expression names the builtin spawn: the run has tasks */
     struct arena arena;
     struct parse_consts consts;
 };
@@ -65,24 +66,31 @@ struct interp_program {
  * (PARSE_MAX_HEIGHT levels, under 1 MiB even with ASan) plus builtins. */
 #define INTERP_STACK_MARGIN ((size_t)2 << 20)
 
+struct interp_run;
+struct interp_task;
+struct sched_worker;
+
+/* One task's execution: its frames, heap and namespace bindings.  A run
+ * without tasks has one, which the launcher holds; with tasks, each task
+ * has its own and the launcher holds task 1's (agent/task.h). */
 struct interp_state {
-    struct safepoint sp;         /* first: the heap's polls reach the state through it */
-    _Atomic int blocked;         /* 1 while in sleep */
-    _Atomic int signo;           /* the interrupting signal */
+    /* The word safe points poll: the worker's that runs this state (the
+     * timer and interrupts set bits there; agent/sched.h). */
+    struct safepoint *sp;
+    _Atomic int blocked;         /* 1 while in sleep (a run without tasks) */
     struct interp_frame *frames; /* INTERP_MAX_DEPTH + 1 entries, preallocated */
     uint32_t depth;
+    uint32_t deepest;      /* the greatest depth so far */
     struct value *slots;   /* the leaf frame's slots */
     uint32_t builtin;      /* the builtin being called (for its error messages) */
     uintptr_t stack_limit; /* calls below this C stack address overflow */
     const struct interp_program *prog;
     struct heap heap;
-    struct value *globals;
+    struct value *globals; /* this task's namespace-level bindings */
     struct interp_host host;
-    char **args;
-    size_t n_args;
-    interp_sampler_fn sampler;
-    void *sampler_ctx;
-    int wake[2]; /* self-pipe: interp_interrupt writes, sleep polls */
+    struct interp_run *run;
+    struct interp_task *task;    /* the task it runs; NULL in a run without tasks */
+    struct sched_worker *worker; /* the worker running it now */
     /* the error being propagated (EX_ERROR) */
     bool interrupted;
     char *err_msg; /* "message" */
@@ -124,8 +132,13 @@ int interp_safe_point_slow(struct interp_state *s);
 /* A safe point: 0, or -1 when the run is interrupted. */
 static inline int interp_safe_point(struct interp_state *s)
 {
-    return safepoint_poll(&s->sp);
+    return safepoint_poll(s->sp);
 }
+
+/* Around every call of the host (output, debug rows, log records): with
+ * tasks, one at a time. */
+void interp_host_lock(struct interp_state *s);
+void interp_host_unlock(struct interp_state *s);
 
 static inline void val_release(struct interp_state *s, struct value v)
 {

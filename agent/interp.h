@@ -24,8 +24,13 @@
 
 #include "agent/heap.h"
 
-/* Calls deeper than this raise the runtime error "stack overflow". */
+/* Calls deeper than this raise the runtime error "stack overflow" (in
+ * every task). */
 #define INTERP_MAX_DEPTH 10000
+/* --workers: 1..INTERP_MAX_WORKERS; by default the CPUs, at most
+ * INTERP_DEFAULT_WORKERS_MAX. */
+#define INTERP_MAX_WORKERS 64
+#define INTERP_DEFAULT_WORKERS_MAX 8
 /* A source file larger than this is a compile error. */
 #define INTERP_MAX_SOURCE (2u << 20)
 
@@ -165,6 +170,7 @@ struct interp_options {
     const char *const *args; /* main's `args` list */
     size_t n_args;
     uint64_t fail_alloc_at; /* test-only: fail the Nth heap allocation */
+    uint32_t workers;       /* worker threads for tasks; 0: the default */
 };
 
 enum interp_termination {
@@ -194,8 +200,10 @@ void interp_free(struct interp_state *s);
 
 /* Runs namespace initializers then main on a new thread named
  * jett-runtime (SIGINT and SIGTERM blocked there, so they reach the
- * caller's handler) and waits for it.  Once per state.  -1 only if the
- * thread cannot start. */
+ * caller's handler) and waits for it.  A program that names `spawn` runs
+ * as task 1 on worker threads named jett-worker-K instead, and
+ * interp_run returns once every task has ended.  Once per state.  -1
+ * only if the thread cannot start. */
 int interp_run(struct interp_state *s, struct interp_result *out);
 void interp_result_free(struct interp_result *r);
 
@@ -215,6 +223,31 @@ bool interp_is_blocked(struct interp_state *s);
 
 /* The heap observer; the stack at the event is readable from the state. */
 void interp_set_heap_observer(struct interp_state *s, heap_observer_fn fn, void *ctx);
+
+/* ---- a run with tasks (the program names spawn) ---- */
+
+bool interp_has_tasks(const struct interp_state *s);
+/* Worker threads (1 without tasks). */
+uint32_t interp_worker_count(const struct interp_state *s);
+/* The heap observer of every task: fn gets the state of the task whose
+ * heap had the event as its ctx, and interp_heap_observer_ctx of that
+ * state gives back `ctx`. */
+void interp_set_task_heap_observer(struct interp_state *s, heap_observer_fn fn, void *ctx);
+void *interp_heap_observer_ctx(const struct interp_state *s);
+/* The timer's view of worker k (1..count): false when it runs no task;
+ * else true, and unless *coalesce the sample bit is set on it. */
+bool interp_worker_request(struct interp_state *s, uint32_t k, bool *coalesce);
+/* The task a state runs (0 without tasks) and the run-local id of the
+ * thread running it (K of jett-worker-K; 0: jett-runtime). */
+uint32_t interp_task_number(const struct interp_state *s);
+uint32_t interp_thread_id(const struct interp_state *s);
+/* A word the profiler keeps with the task from its suspension to its
+ * resumption (NULL without tasks). */
+uint64_t *interp_task_mark(struct interp_state *s);
+
+struct interp_task_hooks;
+/* The profiler's hooks on a run with tasks (agent/run.h). */
+void interp_set_task_hooks(struct interp_state *s, const struct interp_task_hooks *h, void *ctx);
 
 /* One Jett frame as a sampler sees it, root (0) to leaf (depth - 1). */
 struct interp_frame_info {

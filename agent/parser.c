@@ -102,8 +102,8 @@ static void parse_sync(struct parser *P)
 /* type -> 'secret' '<' type '>' | 'nil' | 'fn' | IDENT */
 static bool parse_type(struct parser *P, struct ast_type *out)
 {
-    static const char *const names[] = {"",       "any",   "int",  "float", "bool",
-                                        "string", "bytes", "list", "map"};
+    static const char *const names[] = {"",     "any", "int", "float", "bool", "string", "bytes",
+                                        "list", "map", "",    "",      "task", "channel"};
     const struct lex_token *t = parse_next(P);
     memset(out, 0, sizeof *out);
     if (t->kind == TK_NIL || t->kind == TK_FN) {
@@ -124,8 +124,8 @@ static bool parse_type(struct parser *P, struct ast_type *out)
         out->secret = 1;
         return true;
     }
-    for (int i = 1; i < 9; i++)
-        if (strlen(names[i]) == n && memcmp(names[i], s, n) == 0) {
+    for (int i = 1; i < (int)(sizeof names / sizeof names[0]); i++)
+        if (names[i][0] && strlen(names[i]) == n && memcmp(names[i], s, n) == 0) {
             out->base = (uint8_t)i;
             return true;
         }

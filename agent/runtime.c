@@ -1,6 +1,7 @@
 /*
- * runtime: the run state, the jett-runtime thread, safe points,
- * interrupts and the profiler's read-only view of the Jett stack.
+ * runtime: the run state, the jett-runtime thread (or, with tasks, the
+ * workers of agent/sched.h), safe points, interrupts and the profiler's
+ * read-only view of the Jett stack.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -10,7 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent/channel.h"
 #include "agent/eval.h"
+#include "agent/task.h"
 
 /* The runtime thread's stack: INTERP_MAX_DEPTH ordinary calls need about
  * 15 MiB (30 MiB with sanitizers).  Calls that nest very deep expressions
@@ -18,43 +21,123 @@
  * before the end, as a runtime error instead of a crash. */
 #define RUNTIME_STACK_SIZE ((size_t)64 << 20)
 
+/* The slow path of a safe point polled on a worker's word: the state
+ * running there (or, between tasks, the worker's own). */
 static int runtime_safe_point(struct safepoint *sp)
 {
-    return interp_safe_point_slow((struct interp_state *)sp);
+    struct sched_worker *w = (struct sched_worker *)sp;
+    struct interp_state *s = atomic_load_explicit(&w->current, memory_order_relaxed);
+    return interp_safe_point_slow(s ? s : w->idle);
+}
+
+struct interp_state *run_state_new(struct interp_run *run, struct interp_frame *frames)
+{
+    const struct interp_program *p = run->prog;
+    struct interp_state *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return NULL;
+    s->prog = p;
+    s->run = run;
+    s->host = run->host;
+    s->sp = &run->solo.sp;
+    s->worker = &run->solo;
+    heap_init(&s->heap, run->fail_alloc_at);
+    s->heap.sp = s->sp;
+    s->heap.shared_drop = rt_shared_drop;
+    s->heap.shared_ctx = run;
+    if (run->tasks) {
+        s->heap.shared_attempts = &run->attempts;
+        if (run->observer)
+            heap_set_observer(&s->heap, run->observer, s);
+    }
+    s->frames = frames;
+    s->globals = calloc(p->n_globals ? p->n_globals : 1, sizeof *s->globals);
+    s->oom_msg = strdup("out of memory");
+    if (s->globals == NULL || s->oom_msg == NULL) {
+        free(s->globals);
+        free(s->oom_msg);
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void run_state_free(struct interp_state *s)
+{
+    if (s == NULL)
+        return;
+    free(s->globals);
+    free(s->err_msg);
+    free(s->err_loc);
+    free(s->err_trace);
+    free(s->oom_msg);
+    free(s);
+}
+
+/* The workers of a run with tasks: --workers, else the CPUs, at most 8. */
+static uint32_t runtime_workers(uint32_t asked)
+{
+    if (asked >= 1 && asked <= INTERP_MAX_WORKERS)
+        return asked;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > INTERP_DEFAULT_WORKERS_MAX ? INTERP_DEFAULT_WORKERS_MAX : (uint32_t)n;
+}
+
+static void runtime_run_free(struct interp_run *run)
+{
+    if (run->wake[0] >= 0)
+        close(run->wake[0]);
+    if (run->wake[1] >= 0)
+        close(run->wake[1]);
+    for (size_t i = 0; i < run->n_args; i++)
+        free(run->args[i]);
+    free(run->args);
+    free(run->oom_line);
+    free(run->oom_trace);
+    pthread_mutex_destroy(&run->host_lock);
+    pthread_mutex_destroy(&run->spawn_lock);
+    pthread_mutex_destroy(&run->reg_lock);
+    free(run);
 }
 
 struct interp_state *interp_new(struct interp_program *p, const struct interp_host *host,
                                 const struct interp_options *opts)
 {
-    struct interp_state *s = calloc(1, sizeof *s);
-    if (s == NULL)
+    struct interp_run *run = calloc(1, sizeof *run);
+    if (run == NULL)
         return NULL;
-    s->prog = p;
+    run->prog = p;
     if (host)
-        s->host = *host;
-    s->sp.slow = runtime_safe_point;
-    heap_init(&s->heap, opts ? opts->fail_alloc_at : 0);
-    s->heap.sp = &s->sp;
-    s->frames = calloc(INTERP_MAX_DEPTH + 1, sizeof *s->frames);
-    s->globals = calloc(p->n_globals ? p->n_globals : 1, sizeof *s->globals);
-    s->n_args = opts ? opts->n_args : 0;
-    s->args = calloc(s->n_args + 1, sizeof *s->args);
-    s->oom_msg = strdup("out of memory");
-    s->oom_line = malloc(INTERP_OOM_LINE);
-    s->oom_trace = malloc(INTERP_OOM_TRACE);
-    if (s->frames == NULL || s->globals == NULL || s->args == NULL || s->oom_msg == NULL ||
-        s->oom_line == NULL || s->oom_trace == NULL || pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
-        free(s->frames);
-        free(s->globals);
-        free(s->args);
-        free(s->oom_msg);
-        free(s->oom_line);
-        free(s->oom_trace);
-        free(s);
+        run->host = *host;
+    run->tasks = p->uses_spawn;
+    run->n_workers = runtime_workers(opts ? opts->workers : 0);
+    run->fail_alloc_at = opts ? opts->fail_alloc_at : 0;
+    run->wake[0] = run->wake[1] = -1;
+    pthread_mutex_init(&run->host_lock, NULL);
+    pthread_mutex_init(&run->spawn_lock, NULL);
+    pthread_mutex_init(&run->reg_lock, NULL);
+    run->solo.sp.slow = runtime_safe_point;
+    run->n_args = opts ? opts->n_args : 0;
+    run->args = calloc(run->n_args + 1, sizeof *run->args);
+    run->oom_line = malloc(INTERP_OOM_LINE);
+    run->oom_trace = malloc(INTERP_OOM_TRACE);
+    struct interp_frame *frames = calloc(INTERP_MAX_DEPTH + 1, sizeof *frames);
+    struct interp_state *s = frames ? run_state_new(run, frames) : NULL;
+    if (s == NULL || run->args == NULL || run->oom_line == NULL || run->oom_trace == NULL ||
+        pipe2(run->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+        if (s)
+            run_state_free(s);
+        free(frames);
+        runtime_run_free(run);
         return NULL;
     }
-    for (size_t i = 0; i < s->n_args; i++)
-        s->args[i] = strdup(opts->args[i]);
+    for (size_t i = 0; i < run->n_args; i++)
+        run->args[i] = strdup(opts->args[i]);
+    /* The first state keeps the reserve for running out of memory. */
+    s->oom_line = run->oom_line, s->oom_trace = run->oom_trace;
+    run->oom_line = run->oom_trace = NULL;
+    run->main = s;
+    atomic_store(&run->solo.current, s);
     return s;
 }
 
@@ -72,56 +155,87 @@ void interp_free(struct interp_state *s)
 {
     if (s == NULL)
         return;
+    struct interp_run *run = s->run;
     /* Teardown is not a Jett event: what globals still hold is freed
-     * wholesale, without events and without walking references. */
+     * wholesale, without events and without walking references; so are
+     * the tasks and channels still referenced, and what they hold. */
     heap_set_observer(&s->heap, NULL, NULL);
     heap_destroy(&s->heap);
-    for (size_t i = 0; i < s->n_args; i++)
-        free(s->args[i]);
-    free(s->args);
+    while (run->reg) {
+        struct rt_shared *o = run->reg;
+        run->reg = o->reg_next;
+        if (o->kind == RT_TASK)
+            task_teardown((struct interp_task *)o);
+        else
+            channel_teardown((struct interp_channel *)o);
+    }
+    if (run->tasks)
+        sched_destroy(&run->sched);
     free(s->frames);
-    free(s->globals);
-    free(s->err_msg);
-    free(s->err_loc);
-    free(s->err_trace);
-    free(s->oom_msg);
     free(s->oom_line);
     free(s->oom_trace);
-    close(s->wake[0]);
-    close(s->wake[1]);
-    free(s);
+    run_state_free(s);
+    runtime_run_free(run);
 }
 
 void interp_interrupt(struct interp_state *s, int signo)
 {
-    atomic_store(&s->signo, signo);
-    atomic_fetch_or(&s->sp.pending, PENDING_INTERRUPT);
-    ssize_t n = write(s->wake[1], "!", 1);
+    struct interp_run *run = s->run;
+    atomic_store(&run->signo, signo);
+    if (run->tasks && run->sched.workers)
+        for (uint32_t i = 0; i < run->sched.n_workers; i++)
+            atomic_fetch_or(&run->sched.workers[i].sp.pending, PENDING_INTERRUPT);
+    atomic_fetch_or(&run->solo.sp.pending, PENDING_INTERRUPT);
+    ssize_t n = write(run->wake[1], "!", 1);
     (void)n;
 }
 
 int interp_safe_point_slow(struct interp_state *s)
 {
-    uint32_t p = atomic_load(&s->sp.pending);
+    uint32_t p = atomic_load(&s->sp->pending);
     if (p & PENDING_SAMPLE) {
-        atomic_fetch_and(&s->sp.pending, ~(uint32_t)PENDING_SAMPLE);
-        if (s->sampler)
-            s->sampler(s->sampler_ctx, s);
+        atomic_fetch_and(&s->sp->pending, ~(uint32_t)PENDING_SAMPLE);
+        if (s->run->sampler)
+            s->run->sampler(s->run->sampler_ctx, s);
     }
     if (p & PENDING_INTERRUPT)
         s->interrupted = true;
     return s->interrupted ? -1 : 0;
 }
 
+void interp_host_lock(struct interp_state *s)
+{
+    if (s->run->tasks)
+        pthread_mutex_lock(&s->run->host_lock);
+}
+
+void interp_host_unlock(struct interp_state *s)
+{
+    if (s->run->tasks)
+        pthread_mutex_unlock(&s->run->host_lock);
+}
+
+void run_host_stderr(struct interp_state *s, const char *text)
+{
+    interp_host_lock(s);
+    if (s->host.write_stderr)
+        s->host.write_stderr(s->host.ctx, text, strlen(text));
+    else {
+        ssize_t n = write(2, text, strlen(text));
+        (void)n;
+    }
+    interp_host_unlock(s);
+}
+
 void interp_set_sampler(struct interp_state *s, interp_sampler_fn fn, void *ctx)
 {
-    s->sampler = fn;
-    s->sampler_ctx = ctx;
+    s->run->sampler = fn;
+    s->run->sampler_ctx = ctx;
 }
 
 void interp_request_sample(struct interp_state *s)
 {
-    atomic_fetch_or_explicit(&s->sp.pending, PENDING_SAMPLE, memory_order_relaxed);
+    atomic_fetch_or_explicit(&s->sp->pending, PENDING_SAMPLE, memory_order_relaxed);
 }
 
 bool interp_is_blocked(struct interp_state *s)
@@ -132,6 +246,63 @@ bool interp_is_blocked(struct interp_state *s)
 void interp_set_heap_observer(struct interp_state *s, heap_observer_fn fn, void *ctx)
 {
     heap_set_observer(&s->heap, fn, ctx);
+}
+
+void interp_set_task_heap_observer(struct interp_state *s, heap_observer_fn fn, void *ctx)
+{
+    struct interp_run *run = s->run;
+    run->observer = fn;
+    run->observer_ctx = ctx;
+    heap_set_observer(&s->heap, fn, s);
+}
+
+void *interp_heap_observer_ctx(const struct interp_state *s)
+{
+    return s->run->observer_ctx;
+}
+
+void interp_set_task_hooks(struct interp_state *s, const struct interp_task_hooks *h, void *ctx)
+{
+    s->run->hooks = *h;
+    s->run->hooks_ctx = ctx;
+}
+
+bool interp_has_tasks(const struct interp_state *s)
+{
+    return s->run->tasks;
+}
+
+uint32_t interp_worker_count(const struct interp_state *s)
+{
+    return s->run->tasks ? s->run->n_workers : 1;
+}
+
+bool interp_worker_request(struct interp_state *s, uint32_t k, bool *coalesce)
+{
+    struct interp_run *run = s->run;
+    if (!run->tasks || run->sched.workers == NULL || k == 0 || k > run->sched.n_workers)
+        return false;
+    struct sched_worker *w = &run->sched.workers[k - 1];
+    if (atomic_load_explicit(&w->current, memory_order_relaxed) == NULL)
+        return false;
+    if (!*coalesce)
+        atomic_fetch_or_explicit(&w->sp.pending, PENDING_SAMPLE, memory_order_relaxed);
+    return true;
+}
+
+uint32_t interp_task_number(const struct interp_state *s)
+{
+    return task_number_of(s);
+}
+
+uint32_t interp_thread_id(const struct interp_state *s)
+{
+    return s->worker ? s->worker->index : 0;
+}
+
+uint64_t *interp_task_mark(struct interp_state *s)
+{
+    return s->task ? &s->task->prof_mark : NULL;
 }
 
 uint32_t interp_stack_depth(const struct interp_state *s)
@@ -176,12 +347,13 @@ const struct interp_program *interp_state_program(const struct interp_state *s)
 /* main's args list: one string per argument (allocated outside any frame). */
 static int runtime_args(struct interp_state *s, struct value *out)
 {
-    struct heap_list *l = heap_list_new(&s->heap, (uint32_t)s->n_args);
+    const struct interp_run *run = s->run;
+    struct heap_list *l = heap_list_new(&s->heap, (uint32_t)run->n_args);
     if (l == NULL)
         return -1;
     *out = val_list(l);
-    for (size_t i = 0; i < s->n_args; i++) {
-        struct heap_str *a = heap_str_new(&s->heap, s->args[i], strlen(s->args[i]));
+    for (size_t i = 0; i < run->n_args; i++) {
+        struct heap_str *a = heap_str_new(&s->heap, run->args[i], strlen(run->args[i]));
         if (a == NULL)
             return -1;
         l->items[l->len++] = val_str(a);
@@ -190,7 +362,7 @@ static int runtime_args(struct interp_state *s, struct value *out)
 }
 
 /* Runs the namespace initializers in order, then main. */
-static int runtime_program(struct interp_state *s, struct value *ret)
+int runtime_program(struct interp_state *s, struct value *ret)
 {
     const struct interp_program *p = s->prog;
     for (uint32_t i = 0; i < p->n_init; i++) {
@@ -220,8 +392,7 @@ static char *runtime_strdup_printf(const char *fmt, const char *a, const char *b
 }
 
 /* Turns main's value or the pending error into the caller's result. */
-static void runtime_finish(struct interp_state *s, int rc, struct value ret,
-                           struct interp_result *r)
+void runtime_finish(struct interp_state *s, int rc, struct value ret, struct interp_result *r)
 {
     memset(r, 0, sizeof *r);
     if (rc == 0 && ret.tag == V_INT && ret.u.i >= 0 && ret.u.i <= 255 && !ret.secret) {
@@ -248,7 +419,7 @@ static void runtime_finish(struct interp_state *s, int rc, struct value ret,
         return;
     if (s->interrupted) {
         r->termination = INTERP_INTERRUPTED;
-        r->signal = atomic_load(&s->signo);
+        r->signal = atomic_load(&s->run->signo);
         r->exit_code = 128 + r->signal;
         return;
     }
@@ -288,8 +459,23 @@ static void *runtime_thread(void *arg)
     return NULL;
 }
 
+/* A run with tasks: main is task 1 on the workers (agent/sched.h). */
+static int runtime_run_tasks(struct interp_state *s, struct interp_result *out)
+{
+    struct interp_run *run = s->run;
+    memset(out, 0, sizeof *out);
+    if (sched_init(&run->sched, run, run->n_workers) != 0)
+        return -1;
+    struct interp_task *t = task_main(run, out);
+    if (t == NULL)
+        return -1;
+    return sched_run(&run->sched, t);
+}
+
 int interp_run(struct interp_state *s, struct interp_result *out)
 {
+    if (s->run->tasks)
+        return runtime_run_tasks(s, out);
     struct runtime_job job = {s, out};
     pthread_attr_t attr;
     pthread_t t;

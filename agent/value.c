@@ -8,18 +8,19 @@
 #include "agent/builtins.h"
 #include "agent/heap.h"
 #include "agent/interp-internal.h"
+#include "agent/task.h"
 
 const char *val_type_name(struct value v)
 {
-    static const char *const names[] = {"nil", "bool",   "int",   "float", "fn",
-                                        "fn",  "string", "bytes", "list",  "map"};
+    static const char *const names[] = {"nil",    "bool",  "int",  "float", "fn",   "fn",
+                                        "string", "bytes", "list", "map",   "task", "channel"};
     return names[v.tag];
 }
 
 const char *ast_type_name(struct ast_type t)
 {
-    static const char *const names[] = {"",      "any",  "int", "float", "bool", "string",
-                                        "bytes", "list", "map", "nil",   "fn"};
+    static const char *const names[] = {"",     "any", "int", "float", "bool", "string", "bytes",
+                                        "list", "map", "nil", "fn",    "task", "channel"};
     return names[t.base];
 }
 
@@ -48,6 +49,10 @@ bool val_matches(struct value v, struct ast_type t)
         return v.tag == V_MAP;
     case T_NIL:
         return v.tag == V_NIL;
+    case T_TASK:
+        return v.tag == V_TASK;
+    case T_CHANNEL:
+        return v.tag == V_CHANNEL;
     default:
         return v.tag == V_FUNC || v.tag == V_BUILTIN;
     }
@@ -239,6 +244,12 @@ static void val_format_depth(const struct interp_program *p, struct safepoint *s
     case V_BYTES:
         val_format_quoted(sp, v.u.s, true, b);
         break;
+    case V_TASK:
+        sb_printf(b, "<task %u>", ((const struct interp_task *)v.u.o)->number);
+        break;
+    case V_CHANNEL:
+        sb_puts(b, "<channel>");
+        break;
     default:
         val_format_container(p, sp, v, b, depth);
         break;
@@ -294,6 +305,9 @@ static bool val_equal_depth(struct safepoint *sp, struct value a, struct value b
     case V_FUNC:
     case V_BUILTIN:
         return a.u.fn == b.u.fn;
+    case V_TASK:
+    case V_CHANNEL:
+        return a.u.o == b.u.o;
     case V_STR:
     case V_BYTES:
         return a.u.s == b.u.s || (a.u.s->len == b.u.s->len &&

@@ -8,7 +8,10 @@
  * value through lists, maps and calls.
  *
  * Ownership: a `struct value` held in a slot, list or map owns one reference
- * to its heap object; val_retain/val_release adjust it.
+ * to its heap object; val_retain/val_release adjust it.  Task and channel
+ * values point at runtime objects that several tasks share: their
+ * reference counts are atomic (heap.h), everything else of a task's
+ * values belongs to that task alone.
  */
 #ifndef JETT_AGENT_VALUE_H
 #define JETT_AGENT_VALUE_H
@@ -27,6 +30,8 @@ enum val_tag {
     V_BYTES,
     V_LIST,
     V_MAP,
+    V_TASK,    /* a task handle: u.o is a shared runtime object (agent/task.h) */
+    V_CHANNEL, /* a channel: u.o is a shared runtime object (agent/channel.h) */
 };
 #define V_FIRST_HEAP V_STR
 

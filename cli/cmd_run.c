@@ -200,7 +200,7 @@ static int run_program(struct run_ctx *c, struct interp_program *p)
 {
     struct interp_host host = runout_host(&c->ro);
     struct interp_options opts = {(const char *const *)c->args.prog_argv, (size_t)c->args.prog_argc,
-                                  c->test.fail_alloc};
+                                  c->test.fail_alloc, c->args.workers};
     struct interp_state *s = interp_new(p, &host, &opts);
     if (!s) {
         fprintf(stderr, "jett: out of memory\n");
@@ -231,7 +231,7 @@ static int run_program(struct run_ctx *c, struct interp_program *p)
 static const char run_usage_text[] =
     "usage: jett run FILE.jett [--profile | --profile-memory] [--profile-threshold PERCENT]\n"
     "                [--profile-limit COUNT] [--profile-rate HZ] [--profile-capture PATH]\n"
-    "                [--agent] [-- ARGS...]\n"
+    "                [--agent] [--workers N] [-- ARGS...]\n"
     "\n"
     "  --profile                 CPU profile\n"
     "  --profile-memory          Jett heap profile\n"
@@ -242,6 +242,8 @@ static const char run_usage_text[] =
     "                            (default 1000)\n"
     "  --profile-capture PATH    also save the event stream (see jett-capture(5))\n"
     "  --agent                   one RunOutputV1 TOON document on stdout\n"
+    "  --workers N               worker threads for tasks, 1..64 (default: the\n"
+    "                            CPUs, at most 8)\n"
     "  -h, --help                print this help\n"
     "  -- ARGS...                the program's arguments\n"
     "\n"

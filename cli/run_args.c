@@ -6,7 +6,17 @@
 #include "daemon/rank.h"
 #include "proto/util/suggest_option.h"
 
-enum opt_id { O_PROFILE, O_MEMORY, O_THRESHOLD, O_LIMIT, O_RATE, O_CAPTURE, O_AGENT, O_COUNT };
+enum opt_id {
+    O_PROFILE,
+    O_MEMORY,
+    O_THRESHOLD,
+    O_LIMIT,
+    O_RATE,
+    O_CAPTURE,
+    O_AGENT,
+    O_WORKERS,
+    O_COUNT
+};
 
 static const struct {
     const char *name;
@@ -21,6 +31,7 @@ static const struct {
     [O_RATE] = {"--profile-rate", true, "a rate in HZ from 1 to 1000"},
     [O_CAPTURE] = {"--profile-capture", true, "a PATH to write the event capture to"},
     [O_AGENT] = {"--agent", false, NULL},
+    [O_WORKERS] = {"--workers", true, "a number of worker threads from 1 to 64"},
 };
 
 static int err_out(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
@@ -52,6 +63,8 @@ static int set_value(struct run_args *a, enum opt_id id, const char *v)
         return parse_range(v, 1, 100, &a->limit);
     case O_RATE:
         return parse_range(v, 1, 1000, &a->rate_hz);
+    case O_WORKERS:
+        return parse_range(v, 1, 64, &a->workers);
     default: /* O_CAPTURE */
         a->capture = v;
         return *v ? 0 : -1;

@@ -19,6 +19,7 @@ struct run_args {
     bool agent;
     uint32_t threshold_bp, limit, rate_hz; /* defaults filled in */
     const char *capture;                   /* --profile-capture PATH or NULL */
+    uint32_t workers;                      /* --workers N, 0 when not given */
     int prog_argc;                         /* arguments after "--" */
     char **prog_argv;
 };

@@ -86,16 +86,16 @@ static void host_debug(void *ctx, const struct interp_debug_row *row)
                                             row->line,      row->column};
 }
 
-/* The root->caller chain of functions at the log call, as "ns.fn". */
-static void source_chain(struct runout *r, struct runout_source *src)
+/* The root->caller chain of functions at the log call, as "ns.fn" (the
+ * stack of the task that logged). */
+static void source_chain(const struct interp_state *st, struct runout_source *src)
 {
-    uint32_t depth = r->state ? interp_stack_depth(r->state) : 0;
-    const struct interp_program *p = r->state ? interp_state_program(r->state) : NULL;
+    uint32_t depth = st ? interp_stack_depth(st) : 0;
+    const struct interp_program *p = st ? interp_state_program(st) : NULL;
     src->chain = calloc(depth ? depth : 1, sizeof *src->chain);
     src->n_chain = 0;
     for (uint32_t i = 0; src->chain && i < depth; i++) {
-        const struct interp_func_info *f =
-            interp_func_get(p, interp_stack_frame(r->state, i).func_id);
+        const struct interp_func_info *f = interp_func_get(p, interp_stack_frame(st, i).func_id);
         size_t n = strlen(f->ns) + strlen(f->name) + 2;
         char *seg = malloc(n);
         if (!seg)
@@ -133,7 +133,7 @@ static uint32_t source_of(struct runout *r, const struct interp_log_record *rec)
                               rec->column,
                               NULL,
                               0};
-    source_chain(r, &s);
+    source_chain(rec->state ? rec->state : r->state, &s);
     for (size_t i = 0; i < r->n_sources; i++) {
         struct runout_source *o = &r->sources[i];
         if (o->line == s.line && o->column == s.column && strcmp(o->path, s.path) == 0 &&

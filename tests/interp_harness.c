@@ -128,7 +128,7 @@ void harness_run_args(struct harness_run *r, const char *path, unsigned long fai
     if (p != NULL) {
         r->loaded = true;
         struct interp_host host = {&h, hh_out, hh_err, hh_debug, hh_log};
-        struct interp_options opts = {args, n_args, fail_alloc};
+        struct interp_options opts = {args, n_args, fail_alloc, 0};
         struct interp_state *s = interp_new(p, &host, &opts);
         interp_run(s, &r->result);
         interp_free(s);

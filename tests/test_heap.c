@@ -152,7 +152,7 @@ static void run_recorded(const char *text, unsigned long fail_at, struct recorde
     struct interp_diags d;
     struct interp_program *p = interp_load(path, NULL, &d);
     ck_assert_msg(p != NULL, "%s", d.len ? d.items[0].message : "");
-    struct interp_options opts = {NULL, 0, fail_at};
+    struct interp_options opts = {NULL, 0, fail_at, 0};
     struct interp_host host = {0};
     host.write_stdout = NULL;
     struct interp_state *s = interp_new(p, &host, &opts);

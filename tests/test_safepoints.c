@@ -73,13 +73,17 @@ static const struct sp_case cases[] = {
     {"map growth", "    let m = {}\n    for i in 0..131072 {\n        m[str(i)] = i\n    }\n",
      "m[\"x\"] = 1", 131072, false},
     {"free", PARTS, "parts = []", 100000, false},
+    /* a value crossing tasks is copied an item at a time */
+    {"send", INTS(100000) "    let ch = channel(1)\n", "send(ch, xs)", 100000, true},
+    {"spawn", INTS(100000), "let t = spawn(before, xs, 0)", 100000, true},
 };
 
 /* Builtins whose work does not grow with their input (or, for sleep,
  * that wait instead of working), and those that format values as str
  * does. */
-static const char *const bounded[] = {"len", "push",   "pop", "has",    "float",
-                                      "abs", "now_ms", "env", "secret", "sleep"};
+static const char *const bounded[] = {"len",     "push",   "pop",  "has",    "float",
+                                      "abs",     "now_ms", "env",  "secret", "sleep",
+                                      "channel", "recv",   "close"};
 static const char *const formats_like_str[] = {"eprint", "debug", "log", "fail"};
 
 struct sp_run {
