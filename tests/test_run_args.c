@@ -113,6 +113,29 @@ START_TEST(count_and_rate_ranges)
 }
 END_TEST
 
+START_TEST(workers_range)
+{
+    struct run_args a;
+    char err[256];
+    ck_assert_int_eq(parse(&a, err, "a.jett", NULL), 0);
+    ck_assert_uint_eq(a.workers, 0); /* the default: the CPUs, at most 8 */
+    ck_assert_int_eq(parse(&a, err, "--workers", "64", "a.jett", NULL), 0);
+    ck_assert_uint_eq(a.workers, 64);
+    ck_assert_int_eq(parse(&a, err, "a.jett", "--profile-memory", "--workers", "1", NULL), 0);
+    ck_assert_uint_eq(a.workers, 1);
+    expect_error("--workers expects a number of worker threads from 1 to 64, not '0'", "--workers",
+                 "0", "a.jett", NULL);
+    expect_error("--workers expects a number of worker threads from 1 to 64, not '65'", "--workers",
+                 "65", "a.jett", NULL);
+    expect_error("--workers expects a number of worker threads from 1 to 64, not '+2'", "--workers",
+                 "+2", "a.jett", NULL);
+    expect_error("--workers expects a number of worker threads from 1 to 64", "a.jett", "--workers",
+                 NULL);
+    expect_error("--workers is given more than once", "--workers", "2", "--workers", "2", "a.jett",
+                 NULL);
+}
+END_TEST
+
 START_TEST(mode_rules)
 {
     expect_error("--profile and --profile-memory cannot be used together", "--profile",
@@ -154,6 +177,7 @@ Suite *run_args_suite(void)
     tcase_add_test(t, defaults_and_order);
     tcase_add_test(t, percent_grammar);
     tcase_add_test(t, count_and_rate_ranges);
+    tcase_add_test(t, workers_range);
     tcase_add_test(t, mode_rules);
     tcase_add_test(t, shape_errors);
     suite_add_tcase(s, t);
