@@ -203,6 +203,37 @@ START_TEST(collapsed_lines)
 }
 END_TEST
 
+/* Our own export passes our own checker, and callgrind_annotate shows
+ * the names as text: nothing reaches a terminal. */
+START_TEST(callgrind_checked_and_annotated)
+{
+    char *cap = tu_capture_path("names-escape"), *cg = tu_tmp_path("names.callgrind");
+    struct tu_output o;
+    run_ok(&o, "profile", "export", cap, "--format", "callgrind", "-o", cg, NULL);
+    tu_output_free(&o);
+    size_t len;
+    char *text = tu_read_file(cg, &len);
+    expect_clean("the Callgrind export", text, len, 5, true);
+    free(text);
+    run_ok(&o, "callgrind", "check", cg, NULL);
+    /* six self costs, one for each function; main's five calls */
+    ck_assert_str_eq(strchr(o.out, ':'), ": 1 part, 11 records\n"
+                                         "part 1: events Samples; positions line; 11 records "
+                                         "(6 cost, 5 call)\n");
+    tu_output_free(&o);
+    for (int tree = 0; tree < 2; tree++) {
+        const char *argv[] = {"/usr/bin/callgrind_annotate", "--inclusive=yes",
+                              tree ? "--tree=caller" : "--threshold=100", cg, NULL};
+        ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+        ck_assert_msg(o.status == 0, "%s", o.err);
+        expect_clean("callgrind_annotate", o.out, o.out_len, 5, true);
+        ck_assert_ptr_nonnull(strstr(o.out, "???:esc.red\\x1b[31mtext\n"));
+        tu_output_free(&o);
+    }
+    free(cap), free(cg);
+}
+END_TEST
+
 START_TEST(svg_and_speedscope)
 {
     char *cap = tu_capture_path("names-escape");
@@ -277,6 +308,7 @@ Suite *escape_suite(void)
     TCase *e = tcase_create("outputs");
     tcase_add_checked_fixture(e, tu_e2e_setup, tu_e2e_teardown);
     tcase_add_test(e, collapsed_lines);
+    tcase_add_test(e, callgrind_checked_and_annotated);
     tcase_add_test(e, svg_and_speedscope);
     tcase_add_test(e, human_report_and_diff);
     tcase_add_test(e, timeline_and_summary);
