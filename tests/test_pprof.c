@@ -335,6 +335,30 @@ START_TEST(hostile_source_stays_out)
 }
 END_TEST
 
+/* cpu-ties has a project, a dependency and a standard library source:
+ * their file names are paths from the project's root (a dependency's
+ * NAME/... under deps/, a standard library file as it lies under jett's
+ * data folder), so that go tool pprof -list finds them from there. */
+START_TEST(file_names_resolve_from_the_root)
+{
+    pp_profile *p = export_fixture("cpu-ties", 0);
+    static const char *const want[] = {"src/a.jett", "src/b.jett", "deps/textkit/x.jett",
+                                       "stdlib/std/x.jett"};
+    bool seen[4] = {false, false, false, false};
+    for (size_t i = 0; i < p->n_function; i++) {
+        const char *file = str(p, p->function[i]->filename);
+        size_t k = 0;
+        while (k < 4 && strcmp(file, want[k]) != 0)
+            k++;
+        ck_assert_msg(k < 4, "file name %s", file);
+        seen[k] = true;
+    }
+    for (size_t k = 0; k < 4; k++)
+        ck_assert_msg(seen[k], "no function in %s", want[k]);
+    perftools__profiles__profile__free_unpacked(p, NULL);
+}
+END_TEST
+
 /* names-escape: every name and path in the string table as
  * jett-profile(7)'s Escaped text shows it. */
 START_TEST(names_escaped)
@@ -391,6 +415,7 @@ Suite *pprof_suite(void)
     tcase_add_test(t, memory_without_live_bytes);
     tcase_add_test(t, every_fixture_is_well_formed);
     tcase_add_test(t, hostile_source_stays_out);
+    tcase_add_test(t, file_names_resolve_from_the_root);
     tcase_add_test(t, names_escaped);
     tcase_add_test(t, damaged_capture_exports_what_was_read);
     suite_add_tcase(s, t);
