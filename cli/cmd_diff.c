@@ -164,10 +164,9 @@ static int write_flame(const struct fold *neu, const struct diff *d, const char 
     struct cli_out o;
     if (cli_out_open(&o, out) != 0)
         return CLI_EXIT_USAGE;
-    int rc = flame_diff_write_svg(neu, d, o.f);
-    if (rc == 0 || cli_out_failed(&o))
-        return cli_out_close(&o, true) == 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
-    cli_out_close(&o, false);
+    int rc = cli_out_finish(&o, flame_diff_write_svg(neu, d, o.f));
+    if (rc >= 0)
+        return rc;
     fprintf(stderr, "jett: profile diff: cannot render: out of memory\n");
     return CLI_EXIT_BAD_INPUT;
 }

@@ -182,18 +182,6 @@ static int report_damage(const struct export_opts *o, const struct fold *f, int 
     return CLI_EXIT_BAD_INPUT;
 }
 
-/* Finishes the output of a writer that returned `rc` (0 or -1): a write
- * that failed is reported as such, whatever else went wrong, and a
- * partial file is discarded; another failure is `otherwise`'s status
- * (its message printed by the caller).  CLI_EXIT_OK when written whole. */
-static int finish(struct cli_out *out, int rc)
-{
-    if (rc == 0 || cli_out_failed(out))
-        return cli_out_close(out, true) == 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
-    cli_out_close(out, false);
-    return -1;
-}
-
 /* Renders the fold straight into the output: streaming keeps memory at
  * the size of the fold, not of the text. */
 static int write_output(const struct export_opts *o, const struct fold *f)
@@ -201,8 +189,8 @@ static int write_output(const struct export_opts *o, const struct fold *f)
     struct cli_out out;
     if (cli_out_open(&out, o->out) != 0)
         return CLI_EXIT_USAGE;
-    int rc = finish(&out, o->format == EXPORT_SVG ? flame_write_svg(f, out.f)
-                                                  : fold_write_collapsed(f, out.f));
+    int rc = cli_out_finish(&out, o->format == EXPORT_SVG ? flame_write_svg(f, out.f)
+                                                          : fold_write_collapsed(f, out.f));
     return rc >= 0 ? rc : cli_usage_error("profile export: out of memory");
 }
 
@@ -222,7 +210,7 @@ static int export_direct(const struct export_opts *o,
     }
     int rc = write(c.r, out.f, err, sizeof err);
     cli_capture_close(&c);
-    int closed = finish(&out, rc < 0 ? -1 : 0);
+    int closed = cli_out_finish(&out, rc < 0 ? -1 : 0);
     if (closed >= 0 && (closed != CLI_EXIT_OK || rc == 0))
         return closed;
     fprintf(stderr, "jett: %s: %s\n", o->capture, err); /* damaged: exported as far as read */
@@ -236,7 +224,7 @@ static int write_with(const struct export_opts *o, int (*write)(const void *, FI
     struct cli_out out;
     if (cli_out_open(&out, o->out) != 0)
         return CLI_EXIT_USAGE;
-    int rc = finish(&out, write(what, out.f));
+    int rc = cli_out_finish(&out, write(what, out.f));
     return rc >= 0 ? rc : cli_usage_error("profile export: out of memory");
 }
 

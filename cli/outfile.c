@@ -53,6 +53,28 @@ static int fail(struct cli_out *o)
     return -1;
 }
 
+/* Ends the output: `keep` false discards a temporary file; kept, it is
+ * flushed and moved into place.  0, or -1 after the message. */
+static int out_end(struct cli_out *o, bool keep)
+{
+    if (o->f) {
+        if (keep && fflush(o->f) != 0)
+            note(o, errno);
+        fclose(o->f); /* out_close notes a failed close */
+        o->f = NULL;
+    } else if (o->fd >= 0 && o->fd != STDOUT_FILENO) {
+        close(o->fd);
+    }
+    if (o->tmp) {
+        if (keep && !o->error && rename(o->tmp, o->path) != 0)
+            note(o, errno);
+        if (!keep || o->error)
+            unlink(o->tmp);
+        free(o->tmp), o->tmp = NULL;
+    }
+    return keep && o->error ? fail(o) : 0;
+}
+
 /* A temporary file beside the path, with the mode a new file gets. */
 static int open_tmp(struct cli_out *o)
 {
@@ -88,35 +110,18 @@ int cli_out_open(struct cli_out *o, const char *path)
     o->f = fopencookie(o, "w", io);
     if (!o->f || setvbuf(o->f, NULL, _IOFBF, OUT_BUFFER) != 0) {
         note(o, ENOMEM);
-        cli_out_close(o, false);
+        out_end(o, false);
         return fail(o);
     }
     return 0;
 }
 
-bool cli_out_failed(const struct cli_out *o)
+int cli_out_finish(struct cli_out *o, int rc)
 {
-    return o->error != 0;
-}
-
-int cli_out_close(struct cli_out *o, bool keep)
-{
-    if (o->f) {
-        if (keep && fflush(o->f) != 0)
-            note(o, errno);
-        fclose(o->f); /* out_close notes a failed close */
-        o->f = NULL;
-    } else if (o->fd >= 0 && o->fd != STDOUT_FILENO) {
-        close(o->fd);
-    }
-    if (o->tmp) {
-        if (keep && !o->error && rename(o->tmp, o->path) != 0)
-            note(o, errno);
-        if (!keep || o->error)
-            unlink(o->tmp);
-        free(o->tmp), o->tmp = NULL;
-    }
-    return keep && o->error ? fail(o) : 0;
+    if (rc == 0 || o->error)
+        return out_end(o, true) == 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+    out_end(o, false);
+    return -1;
 }
 
 bool cli_out_is_input(const char *path, const char *in)

@@ -30,14 +30,13 @@ struct cli_out {
  * printing `cannot write PATH: REASON`. */
 int cli_out_open(struct cli_out *o, const char *path);
 
-/* Whether a write has failed so far. */
-bool cli_out_failed(const struct cli_out *o);
-
-/* Ends the output.  `keep` false (the writer failed for a reason of its
- * own) discards a temporary file.  Kept, it is flushed and moved into
- * place: 0, or -1 after printing `cannot write PATH: REASON` (then
- * nothing is left at PATH but what was there before). */
-int cli_out_close(struct cli_out *o, bool keep);
+/* Ends the output of a writer that returned `rc` (0 or -1): kept when it
+ * succeeded, or when a write failed, which is then the failure reported
+ * (whatever else went wrong); discarded otherwise.  CLI_EXIT_OK when
+ * written whole, CLI_EXIT_USAGE after `cannot write PATH: REASON`, or -1
+ * when the writer failed for a reason of its own, for the caller to
+ * report. */
+int cli_out_finish(struct cli_out *o, int rc);
 
 /* True when the output PATH is an existing regular file that is the
  * input `in` ("-": standard input): the same device and inode whatever
