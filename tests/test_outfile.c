@@ -80,6 +80,11 @@ struct text {
 static void add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add(struct text *t, const char *fmt, ...)
 {
+    if (!t->p) {
+        t->cap = 1 << 16;
+        t->p = malloc(t->cap);
+        ck_assert_ptr_nonnull(t->p);
+    }
     for (;;) {
         va_list ap;
         va_start(ap, fmt);
@@ -89,7 +94,7 @@ static void add(struct text *t, const char *fmt, ...)
             t->len += (size_t)n;
             return;
         }
-        t->cap = t->cap ? 2 * t->cap : 1 << 16;
+        t->cap *= 2;
         t->p = realloc(t->p, t->cap);
         ck_assert_ptr_nonnull(t->p);
     }
