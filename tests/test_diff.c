@@ -539,14 +539,16 @@ END_TEST
 START_TEST(diff_colour_by_hand)
 {
     char c[32];
-    flame_diff_colour(-100, 100, c);
+    flame_diff_colour(false, 1, c);
     ck_assert_str_eq(c, "rgb(40,70,215)");
-    flame_diff_colour(100, 100, c);
+    flame_diff_colour(true, 1, c);
     ck_assert_str_eq(c, "rgb(215,40,40)");
-    flame_diff_colour(50, 100, c); /* t = 0.5: 127.5, 142.5, 232.5 */
+    flame_diff_colour(true, 0.5, c); /* 232.5, 127.5, 127.5 */
     ck_assert_str_eq(c, "rgb(233,128,128)");
-    flame_diff_colour(-50, 100, c);
+    flame_diff_colour(false, 0.5, c); /* 127.5, 142.5, 232.5 */
     ck_assert_str_eq(c, "rgb(128,143,233)");
+    flame_diff_colour(true, 0, c); /* the faintest red is still not grey */
+    ck_assert_str_eq(c, "rgb(250,215,215)");
 }
 END_TEST
 
@@ -569,10 +571,11 @@ static void frame_has(const char *svg, const char *title, const char *what)
     ck_assert_msg(at && at < end, "%s: missing %s", title, what);
 }
 
-/* diff-opt: hot went from 200 of 300 self samples (66.67%) to 10 of 112
- * (8.93%), -57.74 points, far beyond noise: blue, and the largest change,
- * so at full intensity; helper 50 -> 52, tail 30 -> 29 and main 20 -> 21
- * are within noise (their shares grew as the total shrank): grey. */
+/* diff-opt: hot went from 200 to 10 self samples, -190 (x0.05), far
+ * beyond noise: blue, and the only coloured change, so at full
+ * intensity; helper 50 -> 52 (p = 0.9212), tail 30 -> 29 and main 20 ->
+ * 21 (p = 1) are within noise (their shares grew as the total shrank):
+ * grey. */
 START_TEST(differential_svg_by_hand)
 {
     char *a = tu_build_path("fixtures/diff-opt-base.jcap");
@@ -583,18 +586,23 @@ START_TEST(differential_svg_by_hand)
     ck_assert_msg(o.status == 0, "%s", o.err);
     const char *svg = o.out;
     frame_has(svg, "<title>opt.hot: 10 samples (8.93%)", "fill=\"rgb(40,70,215)\"");
-    frame_has(svg, "<title>opt.hot: 10 samples", "data-before=\"66.67% self (200 samples)\"");
-    frame_has(svg, "<title>opt.hot: 10 samples", "data-after=\"8.93% self (10 samples)\"");
-    frame_has(svg, "<title>opt.hot: 10 samples", "data-change=\"-57.74 points, significant");
+    frame_has(svg, "<title>opt.hot: 10 samples", "data-before=\"200 self samples\"");
+    frame_has(svg, "<title>opt.hot: 10 samples", "data-after=\"10 self samples\"");
+    frame_has(svg, "<title>opt.hot: 10 samples",
+              "data-change=\"shrank: -190 self samples, x0.0500; significant (p &lt; 0.0001)\"");
     frame_has(svg, "<title>opt.hot: 10 samples", "data-p=\"src/opt.jett:3\"");
     frame_has(svg, "<title>opt.helper: 52 samples", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
-    frame_has(svg, "<title>opt.helper: 52 samples", "data-change=\"+29.76 points, within noise");
+    frame_has(svg, "<title>opt.helper: 52 samples",
+              "data-change=\"+2 self samples, x1.0400; within noise (p = 0.9212)\"");
+    frame_has(svg, "<title>opt.tail: 29 samples",
+              "data-change=\"-1 self sample, x0.9667; within noise (p = 1.0000)\"");
     frame_has(svg, "<title>opt.tail: 29 samples", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
     frame_has(svg, "<title>opt.main: 112 samples", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
     /* the root is the whole profile on both sides: neutral, not the
      * warm colour of a plain graph */
     frame_has(svg, "<title>all: 112 samples (100.00%)", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
     ck_assert_ptr_nonnull(strstr(svg, ">Differential flame graph: NEW against BASE, samples<"));
+    ck_assert_ptr_nonnull(strstr(svg, ">status: BASE complete, NEW complete<"));
     tu_output_free(&o);
     /* -o writes the same document */
     char *out = tu_build_path("diff-flame-test.svg");
@@ -615,7 +623,7 @@ END_TEST
 
 /* Memory: byte counts are exact.  diff-mem: f allocated 100 bytes on
  * both sides (neutral though its share fell from 100% to 66.67%); g is
- * new with 50 of 150 bytes, +33.33 points, the only change: full red. */
+ * new with 50 bytes, the only coloured change: full red. */
 START_TEST(differential_svg_memory)
 {
     char *a = tu_build_path("fixtures/diff-mem-base.jcap");
@@ -625,10 +633,12 @@ START_TEST(differential_svg_memory)
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_msg(o.status == 0, "%s", o.err);
     frame_has(o.out, "<title>m.f: 100 bytes", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
-    frame_has(o.out, "<title>m.f: 100 bytes", "data-change=\"-33.33 points, no change\"");
+    frame_has(o.out, "<title>m.f: 100 bytes", "data-change=\"no change\"");
+    frame_has(o.out, "<title>m.g: 50 bytes", "data-change=\"grew (appeared): +50 bytes\"");
     frame_has(o.out, "<title>m.g: 50 bytes", "fill=\"rgb(215,40,40)\"");
     frame_has(o.out, "<title>all: 150 bytes (100.00%)", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
-    frame_has(o.out, "<title>m.g: 50 bytes", "data-before=\"0.00% of allocated (0 bytes)\"");
+    frame_has(o.out, "<title>m.g: 50 bytes", "data-before=\"0 bytes allocated (not in BASE)\"");
+    frame_has(o.out, "<title>m.g: 50 bytes", "data-after=\"50 bytes allocated\"");
     tu_output_free(&o);
     free(a), free(b);
 }
@@ -1080,12 +1090,19 @@ static void check_partial_side(const char *base, const char *neu, bool neu_parti
     ck_assert_int_gt(frames, missing);
     assert_canonical(o.out);
     tu_output_free(&o);
-    /* the table says so too */
+    /* the table and the flame graph's heading say so too */
     char line[120];
     snprintf(line, sizeof line, "%s is partial (%s): a function missing from it is not comparable.",
              neu_partial ? "NEW" : "BASE", reason);
     ck_assert_int_eq(tu_run_jett(&o, "profile", "diff", base, neu, NULL), 0);
     ck_assert_msg(strstr(o.out, line) != NULL, "%s", o.out);
+    tu_output_free(&o);
+    snprintf(line, sizeof line, ">status: BASE %s%s%s, NEW %s%s%s<",
+             neu_partial ? "complete" : "partial (", neu_partial ? "" : reason,
+             neu_partial ? "" : ")", neu_partial ? "partial (" : "complete",
+             neu_partial ? reason : "", neu_partial ? ")" : "");
+    ck_assert_int_eq(tu_run_jett(&o, "profile", "diff", base, neu, "--format", "svg", NULL), 0);
+    ck_assert_msg(strstr(o.out, line) != NULL, "%s", line);
     tu_output_free(&o);
     free(folded);
 }
