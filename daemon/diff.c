@@ -118,6 +118,14 @@ enum diff_trust diff_side_trust(const struct rank_report *r)
     return DIFF_TRUST_NONE;
 }
 
+const char *diff_status_text(const struct rank_report *r, char buf[DIFF_STATUS_LEN])
+{
+    snprintf(buf, DIFF_STATUS_LEN, "%s", agg_status_name(r->status));
+    if (r->status == AGG_PARTIAL)
+        snprintf(buf, DIFF_STATUS_LEN, "partial (%s)", agg_reason_name(r->reason));
+    return buf;
+}
+
 /* Whether both sides count the row's function exactly: neither side
  * untrusted, and a side it is missing from complete (a partial one may
  * have run it without a bucket). */
@@ -201,8 +209,8 @@ static const struct diff_side *either(const struct diff_row *r)
     return r->has_neu ? &r->neu : &r->base;
 }
 
-/* Compared rows first; absolute changes desc, then secondary (self samples or allocation
- * count, the larger side) desc, then identity. */
+/* Compared rows first; absolute changes desc, then secondary (self
+ * samples or allocation count, the larger side) desc, then identity. */
 static int row_cmp(const void *a, const void *b)
 {
     const struct diff_row *x = a, *y = b;

@@ -51,6 +51,10 @@ enum diff_direction { DIFF_GREW, DIFF_SHRANK, DIFF_SAME, DIFF_NO_DIRECTION };
  * unavailable). */
 enum diff_trust { DIFF_TRUST_ALL, DIFF_TRUST_HELD, DIFF_TRUST_NONE };
 enum diff_trust diff_side_trust(const struct rank_report *r);
+/* A side's status as the table and the flame graph name it: "complete",
+ * "partial (REASON)" or "unavailable"; returns buf. */
+#define DIFF_STATUS_LEN 48
+const char *diff_status_text(const struct rank_report *r, char buf[DIFF_STATUS_LEN]);
 
 /* The level of the CPU test: a change is significant when its two-sided
  * p-value is below it. */

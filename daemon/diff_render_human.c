@@ -164,11 +164,10 @@ static void sides(FILE *f, const struct diff *d)
     const struct rank_report *r[2] = {d->base, d->neu};
     bool any = false;
     for (int k = 0; k < 2; k++) {
+        char status[DIFF_STATUS_LEN];
         if (r[k]->status == AGG_COMPLETE)
             continue;
-        fprintf(f, "%s is %s", k ? "NEW" : "BASE", agg_status_name(r[k]->status));
-        if (r[k]->status == AGG_PARTIAL)
-            fprintf(f, " (%s)", agg_reason_name(r[k]->reason));
+        fprintf(f, "%s is %s", k ? "NEW" : "BASE", diff_status_text(r[k], status));
         fputs(diff_side_trust(r[k]) == DIFF_TRUST_HELD
                   ? ": a function missing from it is not comparable.\n"
                   : ": its counts may miss events; no function is comparable.\n",

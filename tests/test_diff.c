@@ -878,6 +878,17 @@ START_TEST(rate_pair_by_hand)
 }
 END_TEST
 
+/* The collapsed export of the fixture NAME is `want`. */
+static void assert_collapsed(const char *name, const char *want)
+{
+    char *cap = tu_capture_path(name);
+    struct tu_output o;
+    ck_assert_int_eq(tu_run_jett(&o, "profile", "export", cap, "--format", "collapsed", NULL), 0);
+    ck_assert_str_eq(o.out, want);
+    tu_output_free(&o);
+    free(cap);
+}
+
 /* The partial pair (fixtures/captures/diff-part-*.jcap.txt): BASE ran out
  * of its CPU budget (216 bytes) before g's first sample, so its report
  * has main (inclusive 5, self 0) and f (3, 3) but not g, whose 2 samples
@@ -890,12 +901,7 @@ END_TEST
  * Compared rows first (main by |inclusive change| 4, then f), then g. */
 START_TEST(partial_base_by_hand)
 {
-    char *cap = tu_build_path("fixtures/diff-part-base.jcap");
-    struct tu_output o;
-    ck_assert_int_eq(tu_run_jett(&o, "profile", "export", cap, "--format", "collapsed", NULL), 0);
-    ck_assert_str_eq(o.out, "part.main;part.f 3\npart.main;part.g 2\n");
-    tu_output_free(&o);
-    free(cap);
+    assert_collapsed("diff-part-base", "part.main;part.f 3\npart.main;part.g 2\n");
     char *out = run_diff("fixtures/diff-part-base.jcap", "fixtures/diff-part-new.jcap", true, 0);
     ck_assert_msg(strstr(out, "  base:\n    status: partial\n"
                               "    partial_reason: cpu_metadata_limit\n"
@@ -955,12 +961,7 @@ END_TEST
  * (x1.85), freed, peak and retained unavailable -> 0, 370, 370. */
 START_TEST(partial_memory_by_hand)
 {
-    char *cap = tu_build_path("fixtures/mem-budget.jcap");
-    struct tu_output o;
-    ck_assert_int_eq(tu_run_jett(&o, "profile", "export", cap, "--format", "collapsed", NULL), 0);
-    ck_assert_str_eq(o.out, "app.main 30\napp.main;app.make 170\n");
-    tu_output_free(&o);
-    free(cap);
+    assert_collapsed("mem-budget", "app.main 30\napp.main;app.make 170\n");
     char *out = run_diff("fixtures/mem-budget.jcap", "fixtures/diff-mem-part-new.jcap", true, 0);
     ck_assert_msg(
         strstr(out, "  base:\n    status: partial\n    partial_reason: retention_metadata_limit\n"

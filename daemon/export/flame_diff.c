@@ -25,6 +25,8 @@ static int by_neu_cmp(const void *a, const void *b)
     return diff_side_cmp(&x->neu, &y->neu);
 }
 
+/* Rows missing from NEW by their BASE match keys; the key searched for
+ * (a) is a probe holding a frame's identity as its NEW side. */
 static int gone_cmp(const void *a, const void *b)
 {
     const struct diff_row *x = *(const struct diff_row *const *)a;
@@ -125,21 +127,19 @@ static const struct diff_row *node_row(const struct flame_diff *x, const struct 
 }
 
 /* "BASE is partial (cpu_metadata_limit)" for each side that is not
- * complete, joined by ", "; false when both are. */
-static bool put_partial_sides(FILE *out, const struct diff *d)
+ * complete, joined by ", ". */
+static void put_partial_sides(FILE *out, const struct diff *d)
 {
     const struct rank_report *r[2] = {d->base, d->neu};
     bool any = false;
     for (int k = 0; k < 2; k++) {
+        char status[DIFF_STATUS_LEN];
         if (r[k]->status == AGG_COMPLETE)
             continue;
         fprintf(out, "%s%s is %s", any ? ", " : "", k ? "NEW" : "BASE",
-                agg_status_name(r[k]->status));
-        if (r[k]->status == AGG_PARTIAL)
-            fprintf(out, " (%s)", agg_reason_name(r[k]->reason));
+                diff_status_text(r[k], status));
         any = true;
     }
-    return any;
 }
 
 /* "170 self samples", "3000000 bytes allocated", "0 self samples (not in
@@ -250,19 +250,6 @@ static void paint_frame(void *ctx, const struct fold *f, const struct fold_node 
     fputc('"', out);
 }
 
-/* The status line: both sides' status, with a partial one's reason. */
-static void status_line(const struct diff *d, char *buf, size_t len)
-{
-    const struct rank_report *r[2] = {d->base, d->neu};
-    size_t at = 0;
-    for (int k = 0; k < 2 && at < len; k++) {
-        at += (size_t)snprintf(buf + at, len - at, "%s%s %s", k ? ", " : "", k ? "NEW" : "BASE",
-                               agg_status_name(r[k]->status));
-        if (r[k]->status == AGG_PARTIAL && at < len)
-            at += (size_t)snprintf(buf + at, len - at, " (%s)", agg_reason_name(r[k]->reason));
-    }
-}
-
 #define RED "<tspan font-weight=\"bold\" fill=\"rgb(215,40,40)\">red</tspan>"
 #define BLUE "<tspan font-weight=\"bold\" fill=\"rgb(40,70,215)\">blue</tspan>"
 #define GREY "<tspan font-weight=\"bold\" fill=\"rgb(150,150,150)\">grey</tspan>"
@@ -290,8 +277,10 @@ int flame_diff_write_svg(const struct fold *neu, const struct diff *d, FILE *out
         if (r && row_coloured(d, r) && row_size(d, r) > x.max_size)
             x.max_size = row_size(d, r);
     }
-    char status[160];
-    status_line(d, status, sizeof status);
+    /* the status line: both sides' status, with a partial one's reason */
+    char status[2 * DIFF_STATUS_LEN + 16], s0[DIFF_STATUS_LEN], s1[DIFF_STATUS_LEN];
+    snprintf(status, sizeof status, "BASE %s, NEW %s", diff_status_text(d->base, s0),
+             diff_status_text(d->neu, s1));
     struct flame_paint paint = {
         paint_frame, &x,
         is_cpu(d) ? "Differential flame graph: NEW against BASE, samples"
