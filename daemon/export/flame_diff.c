@@ -161,18 +161,19 @@ static void put_side(FILE *out, const struct diff *d, const struct diff_row *r, 
         fprintf(out, " (not in %s)", name);
 }
 
-/* NEW's count over BASE's at equal rates (x1 r0 / (x0 r1)) to four
- * decimals, rounded half away from zero; false when BASE's is 0. */
-static bool rated_ratio(const struct diff *d, uint64_t x0, uint64_t x1, int64_t *ten_thousandths)
+/* ", x2.0471": NEW's count over BASE's at equal rates (x1 r0 / (x0 r1))
+ * to four decimals, rounded half away from zero; nothing when BASE's is
+ * 0.  In 128 bits: 2^64 - 1 bytes over 1 is a ratio too. */
+static void put_ratio(FILE *out, const struct diff *d, uint64_t x0, uint64_t x1)
 {
     uint64_t r0 = 1, r1 = 1;
     if (is_cpu(d))
         rates(d, &r0, &r1);
     if (x0 == 0)
-        return false;
+        return;
     unsigned __int128 num = (unsigned __int128)x1 * r0 * 10000, den = (unsigned __int128)x0 * r1;
-    *ten_thousandths = (int64_t)((num * 2 + den) / (den * 2));
-    return true;
+    unsigned __int128 q = (num * 2 + den) / (den * 2);
+    fprintf(out, ", x%" PRIu64 ".%04u", (uint64_t)(q / 10000), (unsigned)(q % 10000));
 }
 
 /* The change in the table's words, as attribute text: "grew: +178 self
@@ -202,10 +203,9 @@ static void put_change(FILE *out, const struct diff *d, const struct diff_row *r
         is_cpu(d) && d->base->rate_hz && d->neu->rate_hz && d->base->rate_hz != d->neu->rate_hz;
     if (at_rates)
         fprintf(out, " at %" PRIu32 " -> %" PRIu32 " Hz", d->base->rate_hz, d->neu->rate_hz);
-    int64_t q;
-    if (rated_ratio(d, x0, x1, &q))
-        fprintf(out, ", x%" PRId64 ".%04" PRId64 "%s", q / 10000, q % 10000,
-                at_rates ? " at equal rates" : "");
+    put_ratio(out, d, x0, x1);
+    if (at_rates && x0)
+        fputs(" at equal rates", out);
     if (!is_cpu(d))
         return;
     fputs(r->self_verdict == DIFF_SIGNIFICANT ? "; significant" : "; within noise", out);
