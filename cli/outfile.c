@@ -124,6 +124,15 @@ int cli_out_finish(struct cli_out *o, int rc)
     return -1;
 }
 
+int cli_out_write_buffer(const char *path, const void *buf, size_t len)
+{
+    struct cli_out o;
+    if (cli_out_open(&o, path) != 0)
+        return CLI_EXIT_USAGE;
+    fwrite(buf, 1, len, o.f); /* a short write is in o.error */
+    return cli_out_finish(&o, 0);
+}
+
 bool cli_out_is_input(const char *path, const char *in)
 {
     struct stat a, b;

@@ -1,6 +1,7 @@
 /*
- * outfile: where `jett profile export` and `jett profile diff --format
- * svg` write, and how a failed write is told.
+ * outfile: where `jett profile export`, `jett profile diff --format svg`,
+ * `jett profile pack` and `jett callgrind normalize` write, and how a
+ * failed write is told.
  *
  * The output is standard output; a device or FIFO named by -o, written
  * directly (renaming over it would replace it with a file); or a
@@ -37,6 +38,10 @@ int cli_out_open(struct cli_out *o, const char *path);
  * when the writer failed for a reason of its own, for the caller to
  * report. */
 int cli_out_finish(struct cli_out *o, int rc);
+
+/* Writes a whole buffer to `path` (NULL: standard output) as above:
+ * CLI_EXIT_OK, or CLI_EXIT_USAGE after `cannot write PATH: REASON`. */
+int cli_out_write_buffer(const char *path, const void *buf, size_t len);
 
 /* True when the output PATH is an existing regular file that is the
  * input `in` ("-": standard input): the same device and inode whatever
