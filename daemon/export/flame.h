@@ -39,18 +39,23 @@ struct flame_paint {
     void (*frame)(void *ctx, const struct fold *f, const struct fold_node *n, char fill[32],
                   FILE *out);
     void *ctx;
-    const char *title;     /* the heading's first line, or NULL */
-    const char *legend;    /* shown at the heading's right, or NULL */
+    const char *title; /* the heading's first line, or NULL */
+    /* lines under the heading, separated by '\n', or NULL: SVG text
+     * content of the caller's own (tspans allowed), never a name from
+     * a capture, written as it is */
+    const char *legend;
     const char *root_fill; /* the root's fill, an rgb() colour, or NULL:
                             * its name's colour */
+    const char *status;    /* the status line's text, or NULL: the fold's */
 };
 /* The same with a paint (NULL: none). */
 int flame_write_svg_painted(const struct fold *f, const struct flame_paint *p, FILE *out);
 
-/* Writes s[0..len) as XML character data: & < > " ' escaped, control
- * characters, U+FFFE, U+FFFF and bytes that are not UTF-8 shown as \xNN
- * (XML cannot hold them at all).  At most max_chars columns are written
- * (an East Asian wide character takes two, \xNN four); a longer text is
+/* Writes s[0..len) as XML character data: & < > " ' escaped, and the
+ * units escape.h escapes (control and format characters, U+FFFE, U+FFFF,
+ * bytes that are not UTF-8, which XML cannot hold or a reader would not
+ * see) shown as \xNN.  At most max_chars columns are written (an East
+ * Asian wide character takes two, \xNN four); a longer text is
  * cut from the start to max_chars - 1 columns after an ellipsis (U+2026),
  * so that the end, the function's own name, stays. */
 void flame_write_text(FILE *out, const char *s, size_t len, size_t max_chars);
