@@ -7,7 +7,8 @@
 _Static_assert(EVRING_MAX_CAP / WIRE_STACK_SIZE < EVRING_COUNT_MASK &&
                    WIRE_STACK_SIZE <= WIRE_SAMPLE_SIZE && WIRE_STACK_SIZE <= WIRE_ALLOC_SIZE,
                "a full ring's entries must be countable in a position's count field");
-_Static_assert(WIRE_ALLOC_SIZE > WIRE_STACK_SIZE && WIRE_ALLOC_SIZE > WIRE_SAMPLE_SIZE,
+_Static_assert(WIRE_ALLOC_SIZE > WIRE_STACK_SIZE && WIRE_ALLOC_SIZE > WIRE_SAMPLE_SIZE &&
+                   WIRE_ALLOC_SIZE > WIRE_TASK_SIZE && WIRE_TASK_SIZE >= WIRE_STACK_SIZE,
                "a run of ALLOC entries must be told by its size and count alone");
 
 int evring_init(struct evring *r, size_t cap)
@@ -36,6 +37,7 @@ void evring_destroy(struct evring *r)
 static size_t entry_size(uint8_t kind)
 {
     return kind == WIRE_ENTRY_STACK    ? WIRE_STACK_SIZE
+           : kind == WIRE_ENTRY_TASK   ? WIRE_TASK_SIZE
            : kind == WIRE_ENTRY_SAMPLE ? WIRE_SAMPLE_SIZE
                                        : WIRE_ALLOC_SIZE;
 }

@@ -96,6 +96,8 @@ struct interp_program;
 struct interp_program *interp_load(const char *program_path, const struct interp_load_options *opts,
                                    struct interp_diags *diags);
 void interp_program_free(struct interp_program *p);
+/* Whether the program may have tasks: some expression names spawn. */
+bool interp_program_has_tasks(const struct interp_program *p);
 
 uint32_t interp_source_count(const struct interp_program *p);
 const struct interp_source *interp_source_get(const struct interp_program *p, uint32_t id);
@@ -234,9 +236,10 @@ uint32_t interp_worker_count(const struct interp_state *s);
  * state gives back `ctx`. */
 void interp_set_task_heap_observer(struct interp_state *s, heap_observer_fn fn, void *ctx);
 void *interp_heap_observer_ctx(const struct interp_state *s);
-/* The timer's view of worker k (1..count): false when it runs no task;
- * else true, and unless *coalesce the sample bit is set on it. */
-bool interp_worker_request(struct interp_state *s, uint32_t k, bool *coalesce);
+/* The timer's view of worker k (1..count): whether it runs a task now,
+ * and its sample bit (one relaxed atomic OR). */
+bool interp_worker_busy(struct interp_state *s, uint32_t k);
+void interp_worker_request(struct interp_state *s, uint32_t k);
 /* The task a state runs (0 without tasks) and the run-local id of the
  * thread running it (K of jett-worker-K; 0: jett-runtime). */
 uint32_t interp_task_number(const struct interp_state *s);

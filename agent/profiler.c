@@ -8,16 +8,37 @@
 
 #include "agent/interp_frame.h"
 #include "agent/profiler.h"
+#include "agent/run.h"
 #include "agent/stacktab.h"
 
 #define PROFILER_MAX_FRAMES WIRE_MAX_STACK_DEPTH
 
+/* What the timer and the profiler keep of worker K (with tasks). */
+struct profiler_worker {
+    atomic_bool registered; /* it may run tasks from now on */
+    atomic_bool pending;    /* a request for it is not acknowledged yet */
+    _Atomic uint64_t tick;  /* that request's tick */
+};
+
 struct profiler {
     struct collector *c;
     struct interp_state *s;
-    /* The state's frames and depth, read in place per event. */
+    /* The state whose events are recorded (s; with tasks, the task's
+     * being recorded, under `lock`), and its frames and depth, read in
+     * place per event; what its events carry of the task and thread. */
+    struct interp_state *at;
     struct interp_frame *frames;
     const uint32_t *depth;
+    struct wire_exec exec;
+    /* With tasks: every event goes in under the lock, which puts the
+     * run's one sequence of events, allocation ids and stack nodes in
+     * one order. */
+    bool tasks;
+    pthread_mutex_t lock;
+    uint32_t n_workers;
+    struct profiler_worker *workers; /* [1..n_workers] */
+    _Atomic uint64_t requested;      /* ticks requested of busy workers or waiting tasks */
+    uint64_t next_id;                /* the run's allocation ids */
     /* The collector's ring and failed flag, for entries built in place. */
     struct evring *ring;
     const atomic_bool *failed;
@@ -59,9 +80,20 @@ struct profiler *profiler_new(struct collector *c, struct interp_state *s, uint8
     if (!p)
         return NULL;
     p->c = c, p->s = s, p->mode = mode, p->rate_hz = rate_hz, p->trunc_func = trunc_func;
-    p->frames = interp_frames(s), p->depth = interp_depth_at(s);
+    p->at = s, p->frames = interp_frames(s), p->depth = interp_depth_at(s);
+    p->exec = (struct wire_exec){WIRE_NONE32, WIRE_NONE32, 0};
     p->ring = collector_ring(c), p->failed = collector_failed_flag(c);
     p->trunc_parent = p->trunc_node = WIRE_NONE32;
+    p->tasks = interp_has_tasks(s);
+    if (p->tasks) {
+        p->n_workers = interp_worker_count(s);
+        p->workers = calloc(p->n_workers + 1, sizeof *p->workers);
+        if (!p->workers) {
+            free(p);
+            return NULL;
+        }
+        pthread_mutex_init(&p->lock, NULL);
+    }
     stacktab_init(&p->tab, stack_budget);
     return p;
 }
@@ -71,6 +103,10 @@ void profiler_free(struct profiler *p)
     if (!p)
         return;
     stacktab_destroy(&p->tab);
+    if (p->tasks) {
+        pthread_mutex_destroy(&p->lock);
+        free(p->workers);
+    }
     free(p);
 }
 
@@ -211,7 +247,7 @@ static void put_sample(struct profiler *p, uint8_t state, uint32_t stack, struct
     if (tick < p->last_tick)
         tick = p->last_tick;
     p->last_tick = tick;
-    struct wire_sample sm = {++p->sample_seq, tick,  {WIRE_NONE32, WIRE_NONE32, 0},
+    struct wire_sample sm = {++p->sample_seq, tick,  p->exec,
                              state,           stack, stack == WIRE_NONE32 ? WIRE_SPAN_NONE : span};
     uint8_t e[WIRE_SAMPLE_SIZE];
     if (!collector_put(p->c, e, wire_put_sample(e, &sm), false))
@@ -222,7 +258,7 @@ static void put_sample(struct profiler *p, uint8_t state, uint32_t stack, struct
  * the ring lacks room for it and its new stack nodes. */
 static void record_tick(struct profiler *p, uint8_t state, uint64_t tick)
 {
-    uint32_t depth = interp_stack_depth(p->s);
+    uint32_t depth = *p->depth;
     if (depth == 0) {
         put_sample(p, state == WIRE_STATE_WAITING ? state : WIRE_STATE_RUNTIME, WIRE_NONE32,
                    WIRE_SPAN_NONE, tick);
@@ -257,10 +293,14 @@ static void on_safe_point(void *ctx, struct interp_state *s)
         record_tick(p, WIRE_STATE_WAITING, now - waiting + 1 + i);
 }
 
+static void timer_tick_tasks(struct profiler *p, uint64_t tick);
+
 /* One tick: no allocation, no lock, no system call. */
 static void timer_tick(struct profiler *p, uint64_t tick)
 {
-    if (interp_is_blocked(p->s)) {
+    if (p->tasks) {
+        timer_tick_tasks(p, tick);
+    } else if (interp_is_blocked(p->s)) {
         atomic_fetch_add(&p->waiting, 1);
         interp_request_sample(p->s);
     } else if (atomic_exchange(&p->pending, true)) {
@@ -355,7 +395,7 @@ static void on_heap_event(void *ctx, const struct heap_event *ev)
     if (atomic_load_explicit(p->failed, memory_order_relaxed))
         return;
     if (p->hook)
-        p->hook(p->hook_ctx, p->s);
+        p->hook(p->hook_ctx, p->at);
     uint32_t leaf = WIRE_NONE32, depth = *p->depth;
     struct wire_span span = WIRE_SPAN_NONE;
     if (depth > PROFILER_MAX_FRAMES) {
@@ -377,7 +417,7 @@ static void on_heap_event(void *ctx, const struct heap_event *ev)
                            ev->id,
                            ev->op == HEAP_OP_ALLOCATE ? WIRE_NONE64 : ev->old_size,
                            ev->op == HEAP_OP_FREE ? WIRE_NONE64 : ev->new_size,
-                           {WIRE_NONE32, WIRE_NONE32, 0},
+                           p->exec,
                            leaf,
                            span};
     /* Built where it goes in the ring; a full or wrapping ring takes the
@@ -389,6 +429,135 @@ static void on_heap_event(void *ctx, const struct heap_event *ev)
     }
     uint8_t e[WIRE_ALLOC_SIZE];
     collector_put(p->c, e, wire_put_alloc(e, &a), true);
+}
+
+/* ---- tasks ---- */
+
+/* Makes `s` the state whose events are recorded, under the lock. */
+static void attach(struct profiler *p, struct interp_state *s)
+{
+    pthread_mutex_lock(&p->lock);
+    p->at = s;
+    p->frames = interp_frames(s);
+    p->depth = interp_depth_at(s);
+    uint32_t task = interp_task_number(s);
+    p->exec = (struct wire_exec){task ? task : WIRE_NONE32, WIRE_NONE32, interp_thread_id(s)};
+}
+
+static void detach(struct profiler *p)
+{
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* A worker's acknowledgment at a safe point of the task it runs (or of
+ * its own work between tasks): that worker's pending request becomes a
+ * jett or runtime sample of the task. */
+static void on_task_safe_point(void *ctx, struct interp_state *s)
+{
+    struct profiler *p = ctx;
+    uint32_t k = interp_thread_id(s);
+    if (k == 0 || k > p->n_workers || !atomic_load(&p->workers[k].pending))
+        return;
+    attach(p, s);
+    record_tick(p, WIRE_STATE_JETT, atomic_load(&p->workers[k].tick));
+    atomic_store(&p->workers[k].pending, false);
+    detach(p);
+}
+
+/* One period: each worker that runs a task is asked for a sample, or the
+ * tick is coalesced when its last request is still pending.  Tasks that
+ * wait count their periods themselves (on_task_resume). */
+static void timer_tick_tasks(struct profiler *p, uint64_t tick)
+{
+    for (uint32_t k = 1; k <= p->n_workers; k++) {
+        struct profiler_worker *w = &p->workers[k];
+        if (!atomic_load(&w->registered) || !interp_worker_busy(p->s, k))
+            continue;
+        atomic_fetch_add(&p->requested, 1);
+        if (atomic_exchange(&w->pending, true)) {
+            atomic_fetch_add(&p->coalesced, 1);
+            continue;
+        }
+        atomic_store(&w->tick, tick);
+        interp_worker_request(p->s, k);
+    }
+}
+
+static void on_worker(void *ctx, uint32_t index)
+{
+    struct profiler *p = ctx;
+    if (index >= 1 && index <= p->n_workers)
+        atomic_store(&p->workers[index].registered, true);
+}
+
+static void on_task_suspend(void *ctx, struct interp_state *s)
+{
+    struct profiler *p = ctx;
+    uint64_t *mark = interp_task_mark(s);
+    if (mark)
+        *mark = atomic_load(&p->ticks);
+}
+
+/* A task runs again: one waiting sample per period it spent blocked or
+ * waiting for a worker, at the call where it blocked (its stack as it
+ * stands), recorded now. */
+static void on_task_resume(void *ctx, struct interp_state *s)
+{
+    struct profiler *p = ctx;
+    uint64_t *mark = interp_task_mark(s), now = atomic_load(&p->ticks);
+    if (!mark || now <= *mark)
+        return;
+    uint64_t n = now - *mark;
+    atomic_fetch_add(&p->requested, n);
+    attach(p, s);
+    for (uint64_t i = 1; i <= n; i++)
+        record_tick(p, WIRE_STATE_WAITING, *mark + i);
+    detach(p);
+}
+
+/* The TASK entry of a task, before any event of it: never dropped. */
+static void on_spawned(void *ctx, struct interp_state *s, uint32_t number, uint32_t fn,
+                       struct interp_span site)
+{
+    struct profiler *p = ctx;
+    uint32_t depth = s ? interp_stack_depth(s) : 0;
+    struct wire_task t = {number, fn,
+                          depth ? interp_stack_frame(s, depth - 1).func_id : WIRE_NONE32,
+                          depth ? (struct wire_span){site.start, site.end} : WIRE_SPAN_NONE};
+    uint8_t e[WIRE_TASK_SIZE];
+    pthread_mutex_lock(&p->lock);
+    collector_put(p->c, e, wire_put_task(e, &t), true);
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* A heap event of a task (ctx is its state): the run's next allocation
+ * id is given here, under the lock, so that ids and sequences increase
+ * in the stream's order. */
+static void on_task_heap_event(void *ctx, const struct heap_event *ev)
+{
+    struct interp_state *s = ctx;
+    struct profiler *p = interp_heap_observer_ctx(s);
+    attach(p, s);
+    struct heap_event e = *ev;
+    if (e.op == HEAP_OP_ALLOCATE)
+        e.id = e.obj->id = ++p->next_id;
+    on_heap_event(p, &e);
+    detach(p);
+}
+
+static int profiler_start_tasks(struct profiler *p)
+{
+    struct interp_task_hooks h = {on_worker, on_spawned, NULL, NULL};
+    if (p->mode == WIRE_MODE_MEMORY) {
+        interp_set_task_hooks(p->s, &h, p);
+        interp_set_task_heap_observer(p->s, on_task_heap_event, p);
+        return 0;
+    }
+    h.suspend = on_task_suspend;
+    h.resume = on_task_resume;
+    interp_set_task_hooks(p->s, &h, p);
+    interp_set_sampler(p->s, on_task_safe_point, p);
+    return 0;
 }
 
 /* ---- lifecycle ---- */
@@ -405,11 +574,14 @@ int profiler_start(struct profiler *p)
         interp_set_stack_node(p->s, i, INTERP_NODE_UNKNOWN);
     p->wall_start = clock_ns(CLOCK_MONOTONIC);
     p->cpu_start = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-    if (p->mode == WIRE_MODE_MEMORY) {
+    if (p->tasks)
+        profiler_start_tasks(p);
+    else if (p->mode == WIRE_MODE_MEMORY)
         interp_set_heap_observer(p->s, on_heap_event, p);
+    else
+        interp_set_sampler(p->s, on_safe_point, p);
+    if (p->mode == WIRE_MODE_MEMORY)
         return 0;
-    }
-    interp_set_sampler(p->s, on_safe_point, p);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = timer_wake;
@@ -439,7 +611,9 @@ void profiler_stop(struct profiler *p, struct wire_finish *fin)
     if (p->mode == WIRE_MODE_CPU) {
         /* A request still pending at the end was never recorded. */
         uint64_t left = atomic_load(&p->waiting) + (atomic_load(&p->pending) ? 1 : 0);
-        fin->requested_ticks = atomic_load(&p->ticks);
+        for (uint32_t k = 1; p->tasks && k <= p->n_workers; k++)
+            left += atomic_load(&p->workers[k].pending);
+        fin->requested_ticks = p->tasks ? atomic_load(&p->requested) : atomic_load(&p->ticks);
         fin->coalesced_ticks = atomic_load(&p->coalesced);
         fin->dropped_ticks = p->dropped + left;
     }

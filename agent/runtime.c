@@ -123,10 +123,15 @@ struct interp_state *interp_new(struct interp_program *p, const struct interp_ho
     run->oom_trace = malloc(INTERP_OOM_TRACE);
     struct interp_frame *frames = calloc(INTERP_MAX_DEPTH + 1, sizeof *frames);
     struct interp_state *s = frames ? run_state_new(run, frames) : NULL;
-    if (s == NULL || run->args == NULL || run->oom_line == NULL || run->oom_trace == NULL ||
-        pipe2(run->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+    /* The workers exist (idle, without threads) before a profiler looks
+     * at them. */
+    bool sched_ok = !run->tasks || sched_init(&run->sched, run, run->n_workers) == 0;
+    if (s == NULL || !sched_ok || run->args == NULL || run->oom_line == NULL ||
+        run->oom_trace == NULL || pipe2(run->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
         if (s)
             run_state_free(s);
+        if (sched_ok && run->tasks)
+            sched_destroy(&run->sched);
         free(frames);
         runtime_run_free(run);
         return NULL;
@@ -139,6 +144,11 @@ struct interp_state *interp_new(struct interp_program *p, const struct interp_ho
     run->main = s;
     atomic_store(&run->solo.current, s);
     return s;
+}
+
+bool interp_program_has_tasks(const struct interp_program *p)
+{
+    return p->uses_spawn;
 }
 
 uint64_t interp_fail_alloc_from_env(void)
@@ -277,17 +287,26 @@ uint32_t interp_worker_count(const struct interp_state *s)
     return s->run->tasks ? s->run->n_workers : 1;
 }
 
-bool interp_worker_request(struct interp_state *s, uint32_t k, bool *coalesce)
+/* Worker k of a run with tasks, or NULL (no such worker, or none yet). */
+static struct sched_worker *runtime_worker(struct interp_state *s, uint32_t k)
 {
     struct interp_run *run = s->run;
     if (!run->tasks || run->sched.workers == NULL || k == 0 || k > run->sched.n_workers)
-        return false;
-    struct sched_worker *w = &run->sched.workers[k - 1];
-    if (atomic_load_explicit(&w->current, memory_order_relaxed) == NULL)
-        return false;
-    if (!*coalesce)
+        return NULL;
+    return &run->sched.workers[k - 1];
+}
+
+bool interp_worker_busy(struct interp_state *s, uint32_t k)
+{
+    struct sched_worker *w = runtime_worker(s, k);
+    return w && atomic_load_explicit(&w->current, memory_order_relaxed) != NULL;
+}
+
+void interp_worker_request(struct interp_state *s, uint32_t k)
+{
+    struct sched_worker *w = runtime_worker(s, k);
+    if (w)
         atomic_fetch_or_explicit(&w->sp.pending, PENDING_SAMPLE, memory_order_relaxed);
-    return true;
 }
 
 uint32_t interp_task_number(const struct interp_state *s)
@@ -464,8 +483,6 @@ static int runtime_run_tasks(struct interp_state *s, struct interp_result *out)
 {
     struct interp_run *run = s->run;
     memset(out, 0, sizeof *out);
-    if (sched_init(&run->sched, run, run->n_workers) != 0)
-        return -1;
     struct interp_task *t = task_main(run, out);
     if (t == NULL)
         return -1;

@@ -85,6 +85,13 @@ int sched_init(struct sched *sc, struct interp_run *run, uint32_t n_workers)
     sc->workers = calloc(n_workers, sizeof *sc->workers);
     if (sc->workers == NULL)
         return -1;
+    for (uint32_t i = 0; i < n_workers; i++) {
+        struct sched_worker *w = &sc->workers[i];
+        w->index = i + 1;
+        w->sched = sc;
+        w->sp.slow = run->solo.sp.slow;
+        atomic_init(&w->current, NULL);
+    }
     pthread_mutex_init(&sc->lock, NULL);
     pthread_cond_init(&sc->work, NULL);
     pthread_mutex_init(&sc->pool_lock, NULL);
@@ -343,8 +350,10 @@ static void wake_main_deadlocked(struct sched *sc)
 
 /* ---- workers ---- */
 
-/* Runs t until it parks or ends; the scheduler's lock is not held. */
-static void run_task(struct sched_worker *w, struct interp_task *t)
+/* Runs t until it parks or ends (true); the scheduler's lock is not
+ * held.  Once `switching` clears, another worker may run t: nothing of t
+ * is read here after that. */
+static bool run_task(struct sched_worker *w, struct interp_task *t)
 {
     struct interp_state *s = t->s;
     for (unsigned spins = 0; atomic_load_explicit(&t->switching, memory_order_acquire); spins++)
@@ -359,7 +368,10 @@ static void run_task(struct sched_worker *w, struct interp_task *t)
     fiber_switch(&w->self, &t->fiber);
     atomic_store(&w->current, NULL);
     w->task = NULL;
+    if (t->ended)
+        return true; /* no one else can run it now */
     atomic_store_explicit(&t->switching, 0, memory_order_release);
+    return false;
 }
 
 /* A request that reached the worker while it was between tasks is a
@@ -406,8 +418,7 @@ static void *worker_main(void *arg)
             break;
         sc->n_running++;
         pthread_mutex_unlock(&sc->lock);
-        run_task(w, t);
-        bool ended = t->ended;
+        bool ended = run_task(w, t);
         if (ended)
             task_reap(w, t);
         ack_between(w);
@@ -443,10 +454,6 @@ int sched_run(struct sched *sc, struct interp_task *main_task)
     struct interp_run *run = sc->run;
     for (uint32_t i = 0; i < sc->n_workers; i++) {
         struct sched_worker *w = &sc->workers[i];
-        w->index = i + 1;
-        w->sched = sc;
-        w->sp.slow = run->solo.sp.slow;
-        atomic_init(&w->current, NULL);
         w->idle = run_state_new(run, NULL);
         if (w->idle == NULL)
             return -1;

@@ -46,6 +46,9 @@ static void report_of(const struct run_fallback *f, struct rank_report *r)
     r->mem.live_unavailable = r->mem.allocated_unavailable = true;
     /* none emitted; how many were eligible is unknown */
     r->eligible = RANK_NA, r->emitted = 0, r->truncated = RANK_NA;
+    /* with task attribution the tasks field is there, unknown */
+    r->has_tasks = (f->capabilities & WIRE_CAP_TASK_ATTRIBUTION) != 0;
+    r->task_count = RANK_NA;
     r->collector_errors = f->why && *f->why ? 1 : 0;
     r->collector_error = f->why ? f->why : "";
 }

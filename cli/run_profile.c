@@ -23,14 +23,17 @@
 #define RESULT_MS 60000
 
 /* What this backend can do, probed before main: the tick source needs a
- * monotonic clock and process CPU time the process CPU clock; the rest
- * the interpreter always has (it has no tasks).  Test knobs may withdraw
+ * monotonic clock and process CPU time the process CPU clock; task
+ * attribution is there for a program that can have tasks (it names
+ * spawn); the rest the interpreter always has.  Test knobs may withdraw
  * any of them. */
-static uint32_t probe_caps(const struct run_testenv *t)
+static uint32_t probe_caps(const struct run_testenv *t, const struct interp_program *p)
 {
     struct timespec ts;
     uint32_t caps = WIRE_CAP_ALL & ~(WIRE_CAP_TASK_ATTRIBUTION | WIRE_CAP_CPU_TICK_SOURCE |
                                      WIRE_CAP_PROCESS_CPU_TIME);
+    if (p && interp_program_has_tasks(p))
+        caps |= WIRE_CAP_TASK_ATTRIBUTION;
     if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
         caps |= WIRE_CAP_CPU_TICK_SOURCE;
     if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0)
@@ -100,7 +103,7 @@ enum run_profile_setup run_profile_setup(struct run_profile *rp, const struct in
 {
     const struct run_args *a = rp->args;
     char *path, err[200];
-    rp->caps = probe_caps(rp->test);
+    rp->caps = probe_caps(rp->test, p);
     if (profd_find(&path) != 0)
         return setup_failed(rp, "jett-profd not found beside jett");
     int sock;

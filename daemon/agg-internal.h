@@ -206,6 +206,17 @@ struct agg_cpu_totals {
     uint64_t recorded, attributed, runtime, waiting, unavailable, truncated;
 };
 
+/* A task of the run (agg_tasks.c): its entry function and spawn site
+ * (identities, AGG_NONE: unavailable; the site's start offset in the
+ * spawning function's source), its jett and runtime samples and its
+ * waiting samples (cpu), the bytes it allocated (initial sizes and
+ * growth) and the live bytes of the allocations it created (memory).  A
+ * row per task, charged to the stack budget. */
+struct agg_task {
+    uint32_t ident, spawn_ident, spawn_at, pad;
+    uint64_t samples, waiting, allocated, live;
+};
+
 struct agg {
     bool have_hello, have_finish, ended;
     uint8_t mode;
@@ -267,6 +278,12 @@ struct agg {
     uint32_t node_self_cap;
     uint64_t last_sequence;
     bool have_sequence;
+    /* tasks, when HELLO declares task attribution (agg_tasks.c) */
+    bool tasks_on;
+    uint32_t n_tasks;             /* described on the wire */
+    struct agg_vec tasks;         /* struct agg_task, task N at N - 1 */
+    struct live_track task_track; /* memory: live id -> its creator's row */
+    bool tasks_untracked;         /* the budget refused a record: no task's live bytes are exact */
 };
 
 /* ---- agg_util.c ---- */
@@ -337,6 +354,13 @@ void agg_arena_free(struct agg *a);
 
 /* ---- agg_tables.c ---- */
 void agg_tables_free(struct agg *a);
+
+/* ---- agg_tasks.c ---- */
+void agg_tasks_hello(struct agg *a);
+/* An accepted sample or allocation event, for its task's row. */
+void agg_tasks_sample(struct agg *a, const struct wire_sample *s);
+void agg_tasks_alloc(struct agg *a, const struct wire_alloc *e);
+void agg_tasks_free(struct agg *a);
 /* True when `id` names a stored, valid stack node. */
 bool agg_node_usable(const struct agg *a, uint32_t id);
 

@@ -33,6 +33,7 @@ void agg_free(struct agg *a)
     agg_tables_free(a);
     agg_cpu_free(a);
     agg_mem_free(a);
+    agg_tasks_free(a);
     costrun_free(a->self_lines);
     costrun_free(a->node_lines);
     free(a->node_below);
@@ -100,6 +101,7 @@ int agg_hello(struct agg *a, const struct wire_hello *h)
                          n && !memchr(h->backend.ptr, '\0', n) ? n : 11);
     a->capabilities = h->capabilities & WIRE_CAP_ALL;
     a->colour = h->colour;
+    agg_tasks_hello(a);
     unsigned n_values = a->mode == WIRE_MODE_CPU ? 1 : 2;
     if (a->detail && !a->node_lines_only && !(a->self_lines = costrun_new(n_values)))
         agg_errorf(a, "HELLO: out of memory");
@@ -147,14 +149,20 @@ int agg_sample(struct agg *a, const struct wire_sample *s)
 {
     if (!event_ok(a, "CPU_SAMPLE", WIRE_MODE_CPU, s->sequence))
         return -1;
-    return agg_cpu_sample(a, s);
+    int rc = agg_cpu_sample(a, s);
+    if (rc == 0 && a->tasks_on)
+        agg_tasks_sample(a, s);
+    return rc;
 }
 
 int agg_alloc(struct agg *a, const struct wire_alloc *e)
 {
     if (!event_ok(a, "ALLOC", WIRE_MODE_MEMORY, e->sequence))
         return -1;
-    return agg_mem_event(a, e);
+    int rc = agg_mem_event(a, e);
+    if (rc == 0 && a->tasks_on)
+        agg_tasks_alloc(a, e);
+    return rc;
 }
 
 int agg_event(struct agg *a, const struct wire_event *ev)
@@ -166,6 +174,8 @@ int agg_event(struct agg *a, const struct wire_event *ev)
         return agg_sample(a, &ev->u.sample);
     case WIRE_ENTRY_ALLOC:
         return agg_alloc(a, &ev->u.alloc);
+    case WIRE_ENTRY_TASK:
+        return agg_task(a, &ev->u.task);
     }
     agg_errorf(a, "EVENTS: entry kind %u unknown", ev->kind);
     return -1;
@@ -173,7 +183,8 @@ int agg_event(struct agg *a, const struct wire_event *ev)
 
 bool agg_takes_alloc_runs(const struct agg *a)
 {
-    return a->mode == WIRE_MODE_MEMORY && stream_open(a);
+    /* with tasks, each event goes one at a time, its task read too */
+    return a->mode == WIRE_MODE_MEMORY && stream_open(a) && !a->tasks_on;
 }
 
 /* agg_events with an optional watcher: fn is a constant where it is
@@ -302,8 +313,10 @@ void agg_end(struct agg *a)
 
 void agg_release_records(struct agg *a)
 {
-    if (a->ended)
-        live_track_free(&a->mem.track);
+    if (!a->ended)
+        return;
+    live_track_free(&a->mem.track);
+    live_track_free(&a->task_track);
 }
 
 enum agg_status agg_status(const struct agg *a, enum agg_reason *reason)

@@ -104,6 +104,7 @@ int agg_hello(struct agg *a, const struct wire_hello *h);
 int agg_source(struct agg *a, const struct wire_source *s);
 int agg_func(struct agg *a, const struct wire_func *f);
 int agg_stack(struct agg *a, const struct wire_stack *s);
+int agg_task(struct agg *a, const struct wire_task *t);
 int agg_sample(struct agg *a, const struct wire_sample *s);
 int agg_alloc(struct agg *a, const struct wire_alloc *e);
 int agg_event(struct agg *a, const struct wire_event *ev);

@@ -26,7 +26,8 @@ _Static_assert(sizeof(uint64_t) == AGG_COST_WINDOW && sizeof(struct live_slot) =
 
 size_t agg_mem_bytes(const struct agg *a)
 {
-    return a->arena_used + live_track_bytes(&a->mem.track) + agg_index_bytes(&a->hot_index);
+    return a->arena_used + live_track_bytes(&a->mem.track) + agg_index_bytes(&a->hot_index) +
+           live_track_bytes(&a->task_track);
 }
 
 /* Growth of the live records is charged against the retention budget. */

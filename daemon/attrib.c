@@ -308,3 +308,31 @@ bool attrib_node_self_next(const struct agg *a, struct attrib_node_self_iter *it
     *start = key == 0 ? ATTRIB_NONE : key - 1;
     return true;
 }
+
+bool attrib_tasks_on(const struct agg *a)
+{
+    return a->tasks_on;
+}
+
+uint32_t attrib_task_count(const struct agg *a)
+{
+    return a->tasks.len;
+}
+
+void attrib_task(const struct agg *a, uint32_t task, struct attrib_task *out)
+{
+    const struct agg_task *t = agg_vec_at(&a->tasks, task - 1);
+    *out = (struct attrib_task){task,
+                                t->ident == AGG_NONE ? ATTRIB_NONE : t->ident,
+                                t->spawn_ident == AGG_NONE ? ATTRIB_NONE : t->spawn_ident,
+                                t->spawn_at == AGG_NONE ? ATTRIB_NONE : t->spawn_at,
+                                t->samples,
+                                t->waiting,
+                                t->allocated,
+                                t->live};
+}
+
+bool attrib_tasks_live_exact(const struct agg *a)
+{
+    return attrib_mem_exact(a) && !a->tasks_untracked;
+}

@@ -142,6 +142,27 @@ void attrib_mem_totals(const struct agg *a, struct attrib_mem_totals *out);
  * freed, live, peak, retained and live-at-peak values are unknown. */
 bool attrib_mem_exact(const struct agg *a);
 
+/* ---- tasks (DESIGN section 12) ---- */
+
+/* A task of the run, 1..attrib_task_count: the identity of the function
+ * it runs and of the one that spawned it, with the spawn call's start
+ * offset in that function's source (ATTRIB_NONE each when unknown; main
+ * has no spawner); its jett and runtime samples and waiting samples
+ * (cpu), the bytes it allocated, initial sizes and growth, and the live
+ * bytes of the allocations it created (memory; exact only while
+ * attrib_tasks_live_exact holds). */
+struct attrib_task {
+    uint32_t task, ident, spawn_ident, spawn_at;
+    uint64_t samples, waiting_samples, allocated_bytes, live_bytes;
+};
+/* Whether the run declared task attribution (then tasks are reported). */
+bool attrib_tasks_on(const struct agg *a);
+/* The tasks kept (those described, up to the first the stack budget
+ * refused). */
+uint32_t attrib_task_count(const struct agg *a);
+void attrib_task(const struct agg *a, uint32_t task, struct attrib_task *out);
+bool attrib_tasks_live_exact(const struct agg *a);
+
 /* ---- per stack node, when the aggregation kept detail ---- */
 
 /* Stack node ids are the wire's STACK ids below this count. */

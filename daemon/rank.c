@@ -610,6 +610,92 @@ static int waiting_sites(const struct agg *a, struct rank_report *r)
     return 0;
 }
 
+/* Tasks in report order: by samples (cpu) or allocated bytes (memory),
+ * descending, then by number. */
+static bool task_before(bool cpu, const struct attrib_task *x, const struct attrib_task *y)
+{
+    uint64_t a = cpu ? x->samples : x->allocated_bytes, b = cpu ? y->samples : y->allocated_bytes;
+    if (a != b)
+        return a > b;
+    return x->task < y->task;
+}
+
+static void task_where(const struct agg *a, uint32_t ident, uint32_t at, struct rank_str *path,
+                       uint64_t *line)
+{
+    *path = (struct rank_str){NULL, 0};
+    *line = RANK_NA;
+    struct attrib_ident d;
+    if (ident == ATTRIB_NONE)
+        return;
+    attrib_ident(a, ident, &d);
+    if (d.source == ATTRIB_NONE)
+        return;
+    struct attrib_source s;
+    attrib_source(a, d.source, &s);
+    *path = (struct rank_str){s.path, s.path_len};
+    if (at != ATTRIB_NONE && at <= s.text_len) {
+        struct redact_source v = redact_view(&s);
+        *line = (uint64_t)redact_line_of(&v, at) + 1;
+    }
+}
+
+/* The top `limit` tasks (a selection by insertion: limit is at most 100)
+ * and the sums over all of them. */
+static int task_rows(const struct agg *a, struct rank_report *r)
+{
+    bool cpu = r->mode == WIRE_MODE_CPU;
+    uint32_t n = attrib_task_count(a), keep = r->limit;
+    struct attrib_task *top = calloc(keep + 1, sizeof *top);
+    r->tasks = calloc(keep + 1, sizeof *r->tasks);
+    if (top == NULL || r->tasks == NULL) {
+        free(top);
+        return -1;
+    }
+    uint32_t have = 0;
+    r->task_count = n;
+    for (uint32_t i = 1; i <= n; i++) {
+        struct attrib_task t;
+        attrib_task(a, i, &t);
+        r->task_samples += t.samples;
+        r->task_allocated += t.allocated_bytes;
+        uint32_t at = have;
+        while (at > 0 && task_before(cpu, &t, &top[at - 1]))
+            at--;
+        if (at >= keep)
+            continue;
+        memmove(&top[at + 1], &top[at], (size_t)(have - at) * sizeof *top);
+        top[at] = t;
+        if (have < keep)
+            have++;
+    }
+    bool exact = attrib_tasks_live_exact(a);
+    for (uint32_t i = 0; i < have; i++) {
+        struct rank_task *o = &r->tasks[i];
+        struct rank_entry e = {0};
+        if (top[i].ident != ATTRIB_NONE)
+            entry_identity(a, top[i].ident, &e);
+        else
+            e.line = RANK_NA;
+        *o = (struct rank_task){top[i].task,
+                                e.ns,
+                                e.fn,
+                                e.path,
+                                e.line,
+                                {NULL, 0},
+                                RANK_NA,
+                                top[i].samples,
+                                top[i].waiting_samples,
+                                top[i].allocated_bytes,
+                                exact ? top[i].live_bytes : RANK_NA,
+                                !exact};
+        task_where(a, top[i].spawn_ident, top[i].spawn_at, &o->spawn_path, &o->spawn_line);
+    }
+    r->n_tasks = have;
+    free(top);
+    return 0;
+}
+
 int rank_build(const struct agg *a, const struct rank_options *opt, struct rank_report *out)
 {
     report_header(a, opt, out);
@@ -625,6 +711,9 @@ int rank_build(const struct agg *a, const struct rank_options *opt, struct rank_
     int rc = out->entries ? fill_entries(a, ids, out, opt && opt->numbers_only) : -1;
     if (rc == 0 && out->mode == WIRE_MODE_CPU && !(opt && opt->numbers_only))
         rc = waiting_sites(a, out);
+    out->has_tasks = attrib_tasks_on(a);
+    if (rc == 0 && out->has_tasks && !(opt && opt->numbers_only))
+        rc = task_rows(a, out);
     free(ids);
     return rc;
 }
@@ -652,6 +741,9 @@ void rank_free_entries(struct rank_report *r)
     for (unsigned k = 0; k < r->n_waits; k++)
         free(r->waits[k].where.code);
     r->n_waits = 0;
+    free(r->tasks);
+    r->tasks = NULL;
+    r->n_tasks = 0;
 }
 
 int rank_parse_percent(const char *s, uint32_t *bp)

@@ -93,6 +93,22 @@ struct rank_wait {
     uint64_t percent_hundredths; /* of waiting_samples */
 };
 
+/* A task (DESIGN section 12): its number, entry function (namespace,
+ * function, path, declaration line) and spawn site (path and line;
+ * unavailable for main); samples and waiting samples (cpu) or allocated
+ * and retained bytes (memory; retained only while not
+ * retained_unavailable). */
+struct rank_task {
+    uint64_t task;
+    struct rank_str ns, fn, path;
+    uint64_t line;
+    struct rank_str spawn_path;
+    uint64_t spawn_line;
+    uint64_t samples, waiting_samples;
+    uint64_t allocated_bytes, retained_bytes;
+    bool retained_unavailable;
+};
+
 struct rank_cpu_totals {
     uint64_t requested_ticks, recorded_samples, attributed_samples, runtime_samples,
         waiting_samples, unavailable_samples, coalesced_ticks, dropped_ticks, truncated_stacks;
@@ -137,6 +153,13 @@ struct rank_report {
     uint64_t eligible, emitted, truncated;
     struct rank_wait waits[RANK_TOP]; /* cpu: the top waiting call sites */
     unsigned n_waits;
+    /* with task attribution: the top tasks, at most `limit`, by samples
+     * or allocated bytes then number; has_tasks false: no tasks field */
+    bool has_tasks;
+    struct rank_task *tasks;
+    size_t n_tasks;
+    /* every task's count and sums (not only those listed), for shares */
+    uint64_t task_count, task_samples, task_allocated;
     uint64_t collector_errors;
     const char *collector_error; /* first message, "" when none */
     char *arena;                 /* the strings, once detached */

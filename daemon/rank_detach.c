@@ -41,6 +41,10 @@ int rank_detach(struct rank_report *r)
     for (unsigned k = 0; k < r->n_waits; k++)
         need +=
             str_need(r->waits[k].ns) + str_need(r->waits[k].fn) + str_need(r->waits[k].where.path);
+    for (size_t k = 0; k < r->n_tasks; k++) {
+        const struct rank_task *t = &r->tasks[k];
+        need += str_need(t->ns) + str_need(t->fn) + str_need(t->path) + str_need(t->spawn_path);
+    }
     char *arena = malloc(need), *at = arena;
     if (!arena)
         return -1;
@@ -61,6 +65,13 @@ int rank_detach(struct rank_report *r)
         w->ns = str_copy(&at, w->ns);
         w->fn = str_copy(&at, w->fn);
         w->where.path = str_copy(&at, w->where.path);
+    }
+    for (size_t k = 0; k < r->n_tasks; k++) {
+        struct rank_task *t = &r->tasks[k];
+        t->ns = str_copy(&at, t->ns);
+        t->fn = str_copy(&at, t->fn);
+        t->path = str_copy(&at, t->path);
+        t->spawn_path = str_copy(&at, t->spawn_path);
     }
     free(r->arena);
     r->arena = arena;

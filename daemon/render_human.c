@@ -350,6 +350,51 @@ static void waiting(FILE *f, const struct rank_report *r)
     }
 }
 
+/* Who spent the time or the bytes: the top tasks, each with its share of
+ * every task's running samples or allocated bytes. */
+static void tasks(FILE *f, const struct rank_report *r)
+{
+    bool cpu = r->mode == WIRE_MODE_CPU;
+    fputs("tasks: ", f);
+    if (r->task_count == RANK_NA) {
+        fputs("unavailable\n", f);
+        return;
+    }
+    put_count(f, r->task_count, "task");
+    if (r->n_tasks < r->task_count)
+        fprintf(f, ", the top %zu", r->n_tasks);
+    fputs(cpu ? " by samples\n" : " by allocated bytes\n", f);
+    for (size_t k = 0; k < r->n_tasks; k++) {
+        const struct rank_task *t = &r->tasks[k];
+        uint64_t part = cpu ? t->samples : t->allocated_bytes;
+        uint64_t whole = cpu ? r->task_samples : r->task_allocated;
+        fprintf(f, "  task %llu  ", (unsigned long long)t->task);
+        put_hundredths(f, whole ? rank_percent_hundredths(part, whole) : 0);
+        fputs("%  ", f);
+        if (cpu) {
+            put_count(f, t->samples, "sample");
+            fputs(" running, ", f);
+            put_num(f, t->waiting_samples);
+            fputs(" waiting  ", f);
+        } else {
+            put_size(f, t->allocated_bytes, true);
+            fputs(" allocated, retained ", f);
+            put_bytes(f, t->retained_bytes, t->retained_unavailable);
+            fputs("  ", f);
+        }
+        put_str(f, t->ns);
+        fputc('.', f);
+        put_str(f, t->fn);
+        fputs("  ", f);
+        put_location(f, t->path, t->line, RANK_NA);
+        if (t->spawn_path.ptr) {
+            fputs("  spawned at ", f);
+            put_location(f, t->spawn_path, t->spawn_line, RANK_NA);
+        }
+        fputc('\n', f);
+    }
+}
+
 int render_human(const struct rank_report *r, char **out, size_t *len)
 {
     *out = NULL;
@@ -363,5 +408,7 @@ int render_human(const struct rank_report *r, char **out, size_t *len)
         top_self(f, r);
         waiting(f, r);
     }
+    if (r->has_tasks)
+        tasks(f, r);
     return fclose(f) == 0 ? 0 : -1;
 }

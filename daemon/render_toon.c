@@ -197,6 +197,35 @@ static struct toon_value *waiting(const struct rank_report *r)
     return a;
 }
 
+/* The top tasks, both modes: who spent the samples or the bytes. */
+static struct toon_value *tasks(const struct rank_report *r)
+{
+    if (r->task_count == RANK_NA)
+        return toon_cstr("unavailable"); /* the launcher's fallback: nothing known */
+    bool cpu = r->mode == WIRE_MODE_CPU;
+    struct toon_value *a = toon_array();
+    for (size_t k = 0; k < r->n_tasks; k++) {
+        const struct rank_task *t = &r->tasks[k];
+        struct toon_value *o = toon_object();
+        toon_set(o, "task", toon_uint(t->task));
+        toon_set(o, "namespace", str(t->ns));
+        toon_set(o, "function", str(t->fn));
+        toon_set(o, "path", str(t->path));
+        toon_set(o, "line", num(t->line));
+        toon_set(o, "spawn_path", str(t->spawn_path));
+        toon_set(o, "spawn_line", num(t->spawn_line));
+        if (cpu) {
+            toon_set(o, "samples", num(t->samples));
+            toon_set(o, "waiting_samples", num(t->waiting_samples));
+        } else {
+            toon_set(o, "allocated_bytes", toon_uint(t->allocated_bytes));
+            toon_set(o, "retained_bytes", bytes(t->retained_bytes, t->retained_unavailable));
+        }
+        toon_push(a, o);
+    }
+    return a;
+}
+
 static struct toon_value *capabilities(uint32_t bits)
 {
     struct toon_value *o = toon_object();
@@ -228,6 +257,8 @@ struct toon_value *render_profile_value(const struct rank_report *r)
     toon_set(p, "truncated_bottlenecks", num(r->truncated));
     if (cpu)
         toon_set(p, "waiting", waiting(r));
+    if (r->has_tasks)
+        toon_set(p, "tasks", tasks(r));
     toon_set(p, "capabilities", capabilities(r->capabilities));
     return p;
 }

@@ -135,6 +135,12 @@ static void dump_entry(FILE *out, const struct wire_event *ev)
         put_u32(out, "parent", s->parent);
         put_u32(out, "func", s->func_id);
         put_span(out, "site", s->site);
+    } else if (ev->kind == WIRE_ENTRY_TASK) {
+        const struct wire_task *t = &ev->u.task;
+        fprintf(out, "  TASK task=%" PRIu32, t->task);
+        put_u32(out, "func", t->func_id);
+        put_u32(out, "spawn_func", t->spawn_func);
+        put_span(out, "site", t->site);
     } else if (ev->kind == WIRE_ENTRY_SAMPLE) {
         const struct wire_sample *s = &ev->u.sample;
         fprintf(out, "  CPU_SAMPLE seq=%" PRIu64 " tick=%" PRIu64, s->sequence, s->requested_tick);

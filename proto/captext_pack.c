@@ -231,6 +231,8 @@ static int batch_put(struct packer *p, const struct wire_event *ev)
     p->entry_lines[p->b.count] = p->line;
     if (ev->kind == WIRE_ENTRY_STACK)
         wire_batch_stack(&p->b, &ev->u.stack);
+    else if (ev->kind == WIRE_ENTRY_TASK)
+        wire_batch_task(&p->b, &ev->u.task);
     else if (ev->kind == WIRE_ENTRY_SAMPLE)
         wire_batch_sample(&p->b, &ev->u.sample);
     else
@@ -248,6 +250,14 @@ static int rec_entry(struct packer *p)
             pack_num32(p, 1, "parent", true, &s->parent) ||
             pack_num32(p, 2, "func", false, &s->func_id) || pack_span(p, 3, "site", &s->site) ||
             pack_no_more(p, 4))
+            return -1;
+    } else if (pack_kw_is(p, "TASK")) {
+        struct wire_task *t = &ev.u.task;
+        ev.kind = WIRE_ENTRY_TASK;
+        if (pack_num32(p, 0, "task", false, &t->task) ||
+            pack_num32(p, 1, "func", false, &t->func_id) ||
+            pack_num32(p, 2, "spawn_func", true, &t->spawn_func) ||
+            pack_span(p, 3, "site", &t->site) || pack_no_more(p, 4))
             return -1;
     } else if (pack_kw_is(p, "CPU_SAMPLE")) {
         struct wire_sample *s = &ev.u.sample;
@@ -276,7 +286,8 @@ static int rec_entry(struct packer *p)
 
 static bool is_entry(const struct packer *p)
 {
-    return pack_kw_is(p, "STACK") || pack_kw_is(p, "CPU_SAMPLE") || pack_kw_is(p, "ALLOC");
+    return pack_kw_is(p, "STACK") || pack_kw_is(p, "CPU_SAMPLE") || pack_kw_is(p, "ALLOC") ||
+           pack_kw_is(p, "TASK");
 }
 
 /* Dispatches one tokenised line. */

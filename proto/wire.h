@@ -61,6 +61,7 @@ enum wire_entry_kind {
     WIRE_ENTRY_STACK = 1,
     WIRE_ENTRY_SAMPLE = 2,
     WIRE_ENTRY_ALLOC = 3,
+    WIRE_ENTRY_TASK = 8, /* 4..7 are the memory event path's */
 };
 
 /* Entry sizes in bytes, kind byte included.  Layouts (little-endian):
@@ -71,10 +72,13 @@ enum wire_entry_kind {
  *           span_start u32, span_end u32
  *   ALLOC:  kind u8, operation u8, sequence u64, allocation_id u64,
  *           old_size u64, new_size u64, task u32, actor u32, thread u32,
- *           stack_id u32, span_start u32, span_end u32 */
+ *           stack_id u32, span_start u32, span_end u32
+ *   TASK:   kind u8, task u32, func_id u32, spawn_func u32,
+ *           spawn_start u32, spawn_end u32 */
 #define WIRE_STACK_SIZE 21
 #define WIRE_SAMPLE_SIZE 42
 #define WIRE_ALLOC_SIZE 58
+#define WIRE_TASK_SIZE 21
 
 enum wire_mode { WIRE_MODE_CPU = 0, WIRE_MODE_MEMORY = 1 };
 enum wire_origin { WIRE_ORIGIN_PROJECT = 0, WIRE_ORIGIN_DEPENDENCY = 1, WIRE_ORIGIN_STDLIB = 2 };
@@ -187,6 +191,16 @@ struct wire_exec {
     uint32_t task, actor, thread; /* WIRE_NONE32 when unknown */
 };
 
+/* A task of the run (a TASK entry precedes every event of the task):
+ * numbered from 1 (main) in spawn order, the function it runs and where
+ * it was spawned, the spawn call in spawn_func's source (main: neither). */
+struct wire_task {
+    uint32_t task;
+    uint32_t func_id;
+    uint32_t spawn_func; /* WIRE_NONE32 for main */
+    struct wire_span site;
+};
+
 struct wire_sample {
     uint64_t sequence;
     uint64_t requested_tick;
@@ -242,6 +256,7 @@ struct wire_event {
         struct wire_stack stack;
         struct wire_sample sample;
         struct wire_alloc alloc;
+        struct wire_task task;
     } u;
 };
 
@@ -398,6 +413,18 @@ static inline size_t wire_put_alloc(uint8_t *dst, const struct wire_alloc *a)
     return WIRE_ALLOC_SIZE;
 }
 
+static inline size_t wire_put_task(uint8_t *dst, const struct wire_task *t)
+{
+    uint8_t *p = dst;
+    *p++ = WIRE_ENTRY_TASK;
+    p = wire_le32(p, t->task);
+    p = wire_le32(p, t->func_id);
+    p = wire_le32(p, t->spawn_func);
+    p = wire_le32(p, t->site.start);
+    wire_le32(p, t->site.end);
+    return WIRE_TASK_SIZE;
+}
+
 /* A batch of entries being built for one EVENTS frame. */
 struct wire_batch {
     uint8_t *buf;
@@ -428,6 +455,15 @@ static inline bool wire_batch_alloc(struct wire_batch *b, const struct wire_allo
     if (b->cap - b->len < WIRE_ALLOC_SIZE)
         return false;
     b->len += wire_put_alloc(b->buf + b->len, a);
+    b->count++;
+    return true;
+}
+
+static inline bool wire_batch_task(struct wire_batch *b, const struct wire_task *t)
+{
+    if (b->cap - b->len < WIRE_TASK_SIZE)
+        return false;
+    b->len += wire_put_task(b->buf + b->len, t);
     b->count++;
     return true;
 }
@@ -472,6 +508,8 @@ bool wire_decoder_finished(const struct wire_decoder *d);
 
 /* Count of defined stack ids so far. */
 uint32_t wire_decoder_stacks(const struct wire_decoder *d);
+/* Tasks described so far (TASK entries). */
+uint32_t wire_decoder_tasks(const struct wire_decoder *d);
 
 /* Iterates the entries of the EVENTS record last returned by
  * wire_decoder_next, validating each before it is returned.

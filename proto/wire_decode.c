@@ -76,6 +76,11 @@ uint32_t wire_decoder_stacks(const struct wire_decoder *d)
     return d->n_stacks;
 }
 
+uint32_t wire_decoder_tasks(const struct wire_decoder *d)
+{
+    return d->n_tasks;
+}
+
 /* Validates the length prefix and makes room for the payload. */
 static void begin_payload(struct wire_decoder *d)
 {

@@ -9,6 +9,7 @@ static inline uint32_t entry_size(uint8_t kind)
     return kind == WIRE_ENTRY_STACK    ? WIRE_STACK_SIZE
            : kind == WIRE_ENTRY_SAMPLE ? WIRE_SAMPLE_SIZE
            : kind == WIRE_ENTRY_ALLOC  ? WIRE_ALLOC_SIZE
+           : kind == WIRE_ENTRY_TASK   ? WIRE_TASK_SIZE
                                        : 0;
 }
 
@@ -146,6 +147,33 @@ static inline int read_sample(struct wire_decoder *d, const uint8_t *p, struct w
     return 0;
 }
 
+/* Tasks are numbered from 1 in the order they are described; a task's
+ * function is defined, and its spawn site is a span of a defined function
+ * (main has neither). */
+static inline int read_task(struct wire_decoder *d, const uint8_t *p, struct wire_task *t)
+{
+    t->task = wire_get32(p + 1);
+    t->func_id = wire_get32(p + 5);
+    t->spawn_func = wire_get32(p + 9);
+    t->site.start = wire_get32(p + 13);
+    t->site.end = wire_get32(p + 17);
+    if (t->task != d->n_tasks + 1 || t->task == WIRE_NONE32) {
+        wire_fail(d, WIRE_E_SEQUENCE, "TASK record %u: task does not number the tasks from 1",
+                  d->n_tasks + 1);
+        return -1;
+    }
+    if (t->func_id >= d->n_funcs)
+        return bad(d, WIRE_E_REF, "TASK.func_id", "function is not defined");
+    if (t->spawn_func != WIRE_NONE32 && t->spawn_func >= d->n_funcs)
+        return bad(d, WIRE_E_REF, "TASK.spawn_func", "function is not defined");
+    if (check_span(d, "TASK.site", t->site) != 0)
+        return -1;
+    if (t->spawn_func == WIRE_NONE32 && wire_span_present(t->site))
+        return bad(d, WIRE_E_RANGE, "TASK.site", "a spawn site needs its function");
+    d->n_tasks++;
+    return 0;
+}
+
 /* Why wire_alloc_entry_ok refused an ALLOC entry: the first check it fails,
  * as an error; always -1. */
 static int alloc_rejection(struct wire_decoder *d, const struct wire_alloc *a)
@@ -226,6 +254,8 @@ int wire_events_next(struct wire_decoder *d, struct wire_events_iter *it, struct
         rc = read_alloc(d, p, &ev->u.alloc);
     else if (ev->kind == WIRE_ENTRY_SAMPLE)
         rc = read_sample(d, p, &ev->u.sample);
+    else if (ev->kind == WIRE_ENTRY_TASK)
+        rc = read_task(d, p, &ev->u.task);
     else
         rc = read_stack(d, p, &ev->u.stack);
     it->p = p + size;

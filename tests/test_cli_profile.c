@@ -200,7 +200,10 @@ END_TEST
  * its leaf function's (empty) source and its three ALLOC entries do not
  * belong in a CPU capture (4 collector errors); its FINISH reports a collector
  * failure: partial / collector_failure; wall 18446744073709551614 ns
- * rounds to 18446744073710 ms. */
+ * rounds to 18446744073710 ms.  Its two tasks: task 2 (split, spawned in
+ * app's source at offset 30, line 3) has the jett sample and the waiting
+ * one, task 1 (main) none, so task 2 comes first with all of the tasks'
+ * running samples. */
 START_TEST(replay_profiles_capture)
 {
     char *cap = tu_build_path("fixtures/every-record.jcap");
@@ -214,6 +217,20 @@ START_TEST(replay_profiles_capture)
     ck_assert_ptr_nonnull(strstr(o.out, "  requested ticks       6\n"));
     ck_assert_ptr_nonnull(strstr(o.out, "  recorded samples      4\n"));
     ck_assert_ptr_nonnull(strstr(o.out, "  wall time             18446744073710 ms\n"));
+    ck_assert_ptr_nonnull(strstr(
+        o.out, "tasks: 2 tasks by samples\n"
+               "  task 2  100.00%  1 sample running, 1 waiting  textkit.split \"quoted\", with: "
+               "colon  textkit/split.jett:1  spawned at src/app.jett:3\n"
+               "  task 1  0.00%  0 samples running, 0 waiting  app.main  src/app.jett:2\n"));
+    tu_output_free(&o);
+    const char *agent[] = {tu_profd, "replay", cap, "--agent", NULL};
+    ck_assert_int_eq(run(agent, &o), 0);
+    ck_assert_ptr_nonnull(strstr(
+        o.out, "  tasks[2]{task,namespace,function,path,line,spawn_path,spawn_line,samples,"
+               "waiting_samples}:\n"
+               "    2,textkit,\"split \\\"quoted\\\", with: colon\",textkit/split.jett,1,src/"
+               "app.jett,3,1,1\n"
+               "    1,app,main,src/app.jett,2,unavailable,unavailable,0,0\n"));
     tu_output_free(&o);
     const char *usage[] = {tu_profd, "bogus", NULL};
     ck_assert_int_eq(run(usage, &o), 2);

@@ -1,7 +1,8 @@
 /*
  * The CPU timer thread allocates nothing: every allocation made by a
  * thread named "jett-timer" is counted, through malloc interposition in a
- * plain build and through the sanitizer's allocation hooks under ASan.
+ * plain build and through the sanitizer's allocation hooks under ASan
+ * and TSan.
  * A control thread with the same name proves the counter sees
  * allocations.
  */
@@ -35,10 +36,10 @@ static void count(void)
         atomic_fetch_add(&timer_allocs, 1);
 }
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SANITIZED 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define SANITIZED 1
 #endif
 #endif

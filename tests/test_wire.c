@@ -110,16 +110,19 @@ START_TEST(roundtrip_to_daemon_fields)
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
     put_base(&sb);
-    uint8_t bin[WIRE_SAMPLE_SIZE + WIRE_ALLOC_SIZE + WIRE_STACK_SIZE];
+    uint8_t bin[WIRE_SAMPLE_SIZE + WIRE_ALLOC_SIZE + WIRE_STACK_SIZE + 2 * WIRE_TASK_SIZE];
     struct wire_stack st = {1, 0, 1, {14, 20}};
     struct wire_sample sm = {5, 9, {7, 8, 0}, WIRE_STATE_JETT, 1, {13, 15}};
     struct wire_alloc al = {3,   WIRE_OP_RESIZE,      1ull << 40, 100,
                             200, {WIRE_NONE32, 2, 1}, 0,          WIRE_SPAN_NONE};
+    struct wire_task main_task = {1, 0, WIRE_NONE32, WIRE_SPAN_NONE}, spawned = {2, 1, 0, {13, 24}};
     size_t n = wire_put_stack(bin, &st);
     n += wire_put_sample(bin + n, &sm);
     n += wire_put_alloc(bin + n, &al);
+    n += wire_put_task(bin + n, &main_task);
+    n += wire_put_task(bin + n, &spawned);
     ck_assert_uint_eq(n, sizeof bin);
-    ck_assert_int_eq(wire_encode_events(&sb, 3, bin, n), 0);
+    ck_assert_int_eq(wire_encode_events(&sb, 5, bin, n), 0);
     struct wire_finish fin = {WIRE_TERM_INTERRUPTED, 123456789, WIRE_NONE64, 10, 2, 3, true, false};
     ck_assert_int_eq(wire_encode_finish(&sb, &fin), 0);
 
@@ -154,7 +157,7 @@ START_TEST(roundtrip_to_daemon_fields)
         } else if (rec.type == WIRE_FUNC && rec.u.func.func_id == 1) {
             ck_assert_uint_eq(rec.u.func.source_id, WIRE_NONE32);
             ck_assert(!wire_span_present(rec.u.func.decl));
-        } else if (rec.type == WIRE_EVENTS && rec.u.events.count == 3) {
+        } else if (rec.type == WIRE_EVENTS && rec.u.events.count == 5) {
             struct wire_events_iter it;
             struct wire_event ev;
             wire_events_begin(&it, &rec.u.events);
@@ -171,6 +174,17 @@ START_TEST(roundtrip_to_daemon_fields)
             ck_assert_uint_eq(ev.u.alloc.old_size, 100);
             ck_assert_uint_eq(ev.u.alloc.exec.task, WIRE_NONE32);
             ck_assert(!wire_span_present(ev.u.alloc.span));
+            ck_assert_int_eq(wire_events_next(d, &it, &ev), 1);
+            ck_assert_uint_eq(ev.kind, WIRE_ENTRY_TASK);
+            ck_assert_uint_eq(ev.u.task.task, 1);
+            ck_assert_uint_eq(ev.u.task.spawn_func, WIRE_NONE32);
+            ck_assert(!wire_span_present(ev.u.task.site));
+            ck_assert_int_eq(wire_events_next(d, &it, &ev), 1);
+            ck_assert_uint_eq(ev.u.task.task, 2);
+            ck_assert_uint_eq(ev.u.task.func_id, 1);
+            ck_assert_uint_eq(ev.u.task.spawn_func, 0);
+            ck_assert_uint_eq(ev.u.task.site.start, 13);
+            ck_assert_uint_eq(ev.u.task.site.end, 24);
             ck_assert_int_eq(wire_events_next(d, &it, &ev), 0);
         } else if (rec.type == WIRE_EVENTS) {
             struct wire_events_iter it;
@@ -190,6 +204,7 @@ START_TEST(roundtrip_to_daemon_fields)
     ck_assert_int_eq(seen, 7);
     ck_assert(wire_decoder_finished(d));
     ck_assert_uint_eq(wire_decoder_stacks(d), 2);
+    ck_assert_uint_eq(wire_decoder_tasks(d), 2);
     ck_assert_int_eq(wire_decoder_end(d), 0);
     wire_decoder_free(d);
     msgpack_sbuffer_destroy(&sb);
@@ -704,6 +719,8 @@ static void events_case(const struct wire_event *evs, int n, enum wire_errcode c
     for (int i = 0; i < n; i++) {
         if (evs[i].kind == WIRE_ENTRY_STACK)
             len += wire_put_stack(bin + len, &evs[i].u.stack);
+        else if (evs[i].kind == WIRE_ENTRY_TASK)
+            len += wire_put_task(bin + len, &evs[i].u.task);
         else if (evs[i].kind == WIRE_ENTRY_SAMPLE)
             len += wire_put_sample(bin + len, &evs[i].u.sample);
         else
@@ -750,6 +767,30 @@ START_TEST(stack_entries)
     events_case(half, 1, WIRE_E_RANGE, "STACK.site");
     struct wire_event root[] = {STACK_EV(1, WIRE_NONE32, 1, {1, 2})};
     events_case(root, 1, WIRE_E_RANGE, "a root frame has no call site");
+}
+END_TEST
+
+#define TASK_EV(...)                                                                               \
+    {                                                                                              \
+        .kind = WIRE_ENTRY_TASK, .u.task = { __VA_ARGS__ }                                         \
+    }
+
+START_TEST(task_entries)
+{
+    struct wire_event first[] = {TASK_EV(2, 0, WIRE_NONE32, NOSPAN)};
+    events_case(first, 1, WIRE_E_SEQUENCE, "TASK record 1: task does not number the tasks from 1");
+    struct wire_event gap[] = {TASK_EV(1, 0, WIRE_NONE32, NOSPAN), TASK_EV(3, 0, 0, {1, 2})};
+    events_case(gap, 2, WIRE_E_SEQUENCE, "TASK record 2: task does not number the tasks from 1");
+    struct wire_event func[] = {TASK_EV(1, 2, WIRE_NONE32, NOSPAN)};
+    events_case(func, 1, WIRE_E_REF, "TASK.func_id: function is not defined");
+    struct wire_event spawner[] = {TASK_EV(1, 0, 2, {1, 2})};
+    events_case(spawner, 1, WIRE_E_REF, "TASK.spawn_func: function is not defined");
+    struct wire_event orphan[] = {TASK_EV(1, 0, WIRE_NONE32, {1, 2})};
+    events_case(orphan, 1, WIRE_E_RANGE, "TASK.site: a spawn site needs its function");
+    struct wire_event half[] = {TASK_EV(1, 0, 1, {3, WIRE_NONE32})};
+    events_case(half, 1, WIRE_E_RANGE, "TASK.site");
+    struct wire_event order[] = {TASK_EV(1, 0, 1, {3, 2})};
+    events_case(order, 1, WIRE_E_RANGE, "TASK.site");
 }
 END_TEST
 
@@ -1160,6 +1201,7 @@ Suite *wire_suite(void)
     tcase_add_test(t, source_and_func_ids_dense);
     tcase_add_test(t, func_references);
     tcase_add_test(t, stack_entries);
+    tcase_add_test(t, task_entries);
     tcase_add_test(t, sample_entries);
     tcase_add_test(t, alloc_entries);
     tcase_add_test(t, events_structure);

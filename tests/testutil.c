@@ -356,11 +356,45 @@ int tu_wait_handler(pid_t pid, const char *comm, int signo)
     return poll_state(signal_caught, pid, &w);
 }
 
+/* Whether the worker threads jett-worker-1..N of pid all sleep (state S)
+ * at one look: *calm counts the looks in a row that said so. */
+struct idle_want {
+    unsigned workers;
+    unsigned calm;
+};
+
+static bool workers_idle(pid_t pid, const void *arg)
+{
+    struct idle_want *w = (struct idle_want *)arg;
+    bool idle = true;
+    for (unsigned k = 1; idle && k <= w->workers; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "jett-worker-%u", k);
+        idle = thread_state(pid, name) == 'S';
+    }
+    w->calm = idle ? w->calm + 1 : 0;
+    return w->calm >= 3;
+}
+
+int tu_wait_idle_workers(pid_t pid, unsigned workers)
+{
+    struct idle_want w = {workers, 0};
+    return poll_state(workers_idle, pid, &w);
+}
+
 int tu_disturb_daemon(const char *const argv[], const char *out, int daemon_signal, int jett_signal)
+{
+    return tu_disturb_daemon_idle(argv, out, 0, daemon_signal, jett_signal);
+}
+
+int tu_disturb_daemon_idle(const char *const argv[], const char *out, unsigned workers,
+                           int daemon_signal, int jett_signal)
 {
     pid_t pid = tu_spawn(argv, out);
     pid_t d = tu_child_named(pid, "jett-profd");
-    if (d <= 0 || tu_wait_thread(pid, "jett-runtime", NULL) != 0) {
+    int ready =
+        workers ? tu_wait_idle_workers(pid, workers) : tu_wait_thread(pid, "jett-runtime", NULL);
+    if (d <= 0 || ready != 0) {
         kill(pid, SIGKILL);
         tu_wait(pid);
         return -1;

@@ -56,6 +56,14 @@ pid_t tu_child_named(pid_t parent, const char *comm);
  * no daemon or no runtime thread appeared. */
 int tu_disturb_daemon(const char *const argv[], const char *out, int daemon_signal,
                       int jett_signal);
+/* The same for a program with tasks, once its `workers` worker threads
+ * all sleep: every task is blocked or sleeping. */
+int tu_disturb_daemon_idle(const char *const argv[], const char *out, unsigned workers,
+                           int daemon_signal, int jett_signal);
+
+/* Waits (up to 60 s) until pid's threads jett-worker-1..N all sleep, at
+ * three looks in a row; 0, or -1 on timeout. */
+int tu_wait_idle_workers(pid_t pid, unsigned workers);
 
 /* Waits (up to 60 s) until process pid has a thread named `comm` whose
  * state letter (/proc/PID/task/TID/stat) is one of `states` (NULL: any);

@@ -177,6 +177,62 @@ def excerpt(src, line):
     return out.decode("utf-8"), redacted
 
 
+class Records:
+    """Live records by allocation id (jett-profile(7), Budgets): a window
+    of 8-byte slots over the most recent ids [base, base + cap), 256
+    slots first, doubling when a third of it would be live if both
+    windows fit; older ids still live when the window slides past them
+    go to a table of 16-byte slots, 256 first, doubling at three
+    quarters full when both tables fit.  Room is asked of the model's
+    budget."""
+
+    def __init__(self, model):
+        self.model = model
+        self.win_cap, self.win_base, self.win_n, self.table_cap, self.table_n = 0, 0, 0, 0, 0
+        self.ids = set()
+        self.owner = {}
+
+    def bytes(self):
+        return self.win_cap * 8 + self.table_cap * 16
+
+    def table_room(self):
+        if (self.table_n + 1) * 4 <= self.table_cap * 3:
+            return True
+        new = self.table_cap * 2 if self.table_cap else 256
+        if not self.model.mem_fits(new * 16):
+            return False
+        self.table_cap = new
+        return True
+
+    def add(self, aid):
+        if self.win_cap == 0:
+            if not self.model.mem_fits(256 * 8):
+                return False
+            self.win_cap, self.win_base = 256, aid
+        elif (self.win_n + 1) * 3 > self.win_cap and self.model.mem_fits(self.win_cap * 2 * 8):
+            self.win_cap *= 2
+        target = aid - self.win_cap + 1
+        if target > self.win_base:
+            # the window slides: live records it passes move to the table
+            for old in sorted(k for k in self.ids if self.win_base <= k < target):
+                if not self.table_room():
+                    self.win_base = old
+                    return False
+                self.table_n += 1
+                self.win_n -= 1
+            self.win_base = target
+        self.ids.add(aid)
+        self.win_n += 1
+        return True
+
+    def drop(self, aid):
+        self.ids.discard(aid)
+        if aid < self.win_base:
+            self.table_n -= 1
+        else:
+            self.win_n -= 1
+
+
 class Model:
     def __init__(self, recs):
         self.sources, self.funcs, self.nodes = [], [], []
@@ -206,8 +262,15 @@ class Model:
         self.lines, self.line_cap = {}, 0
         # live records: a window of 8-byte slots for ids [win_base,
         # win_base + win_cap) and a table of 16-byte slots for older ids
-        self.win_cap, self.win_base, self.win_n, self.table_cap, self.table_n = 0, 0, 0, 0, 0
+        self.rec = Records(self)
         self.wide_cap, self.wide = 0, set()  # ids whose size is kept whole
+        # jett-profile(7), Tasks: with task attribution, a row per TASK
+        # record, and the creator of every live allocation in records of
+        # its own, sized as the live-allocation records
+        self.tasks_on = "task_attribution" in self.caps
+        self.tasks = []
+        self.creators = Records(self)
+        self.creators_refused = False
         self.overflow = False                # an event refused: total past 2^64 - 1
         self.max_id, self.watermark, self.peak_snapshot = None, None, {}
 
@@ -229,6 +292,21 @@ class Model:
 
     def rec_finish(self, f):
         self.finish = f
+
+    def rec_task(self, f):
+        spawn = None if f["spawn_func"] is None else self.funcs[int(f["spawn_func"])]
+        site = span(f["site"])
+        self.tasks.append(dict(task=int(f["task"]), ident=self.funcs[int(f["func"])][0],
+                               spawn=None if spawn is None else spawn[0],
+                               at=None if site is None else site[0],
+                               samples=0, waiting=0, allocated=0, live=0))
+
+    def task_row(self, f):
+        """The row of an event's task: its number names a TASK record."""
+        t = f.get("task")
+        if not self.tasks_on or t is None or not 1 <= int(t) <= len(self.tasks):
+            return None
+        return self.tasks[int(t) - 1]
 
     # ---- cpu ----
     def fn_bucket(self, ident):
@@ -268,6 +346,11 @@ class Model:
         c = self.cpu
         c["recorded"] += 1
         state = f["state"]
+        row = self.task_row(f)
+        if row is not None and state in ("jett", "runtime"):
+            row["samples"] += 1
+        elif row is not None and state == "waiting":
+            row["waiting"] += 1
         # the contract: a deeper stack ends with <truncated-stack> and
         # increments truncated_stacks, whatever the sample's state
         if f["stack"] is not None:
@@ -309,8 +392,8 @@ class Model:
 
     # ---- memory ----
     def mem_fits(self, n):
-        return (self.used + self.win_cap * 8 + self.table_cap * 16 + self.wide_cap * 16 +
-                self.line_cap * 8 + n <= self.budget_ret)
+        return (self.used + self.rec.bytes() + self.wide_cap * 16 + self.line_cap * 8 +
+                self.creators.bytes() + n <= self.budget_ret)
 
     def line(self, ident, sp, n, create):
         """Allocation pressure at the leaf statement, when the leaf has a
@@ -364,10 +447,7 @@ class Model:
 
     def drop_record(self, aid):
         del self.live[aid]
-        if aid < self.win_base:
-            self.table_n -= 1
-        else:
-            self.win_n -= 1
+        self.rec.drop(aid)
 
     def site(self, ident):
         if ident is None:
@@ -402,34 +482,10 @@ class Model:
         self.chain_bytes(chain, n)
         self.line(ident, sp, n, create)
 
-    def table_room(self):
-        if (self.table_n + 1) * 4 <= self.table_cap * 3:
-            return True
-        new = self.table_cap * 2 if self.table_cap else 256
-        if not self.mem_fits(new * 16):
-            return False
-        self.table_cap = new
-        return True
-
     def track(self, aid, size, ident):
-        if self.win_cap == 0:
-            if not self.mem_fits(256 * 8):
-                return False
-            self.win_cap, self.win_base = 256, aid
-        elif (self.win_n + 1) * 3 > self.win_cap and self.mem_fits(self.win_cap * 2 * 8):
-            self.win_cap *= 2
-        target = aid - self.win_cap + 1
-        if target > self.win_base:
-            # the window slides: live records it passes move to the table
-            for old in sorted(k for k in self.live if self.win_base <= k < target):
-                if not self.table_room():
-                    self.win_base = old
-                    return False
-                self.table_n += 1
-                self.win_n -= 1
-            self.win_base = target
+        if not self.rec.add(aid):
+            return False
         self.live[aid] = [size, ident]
-        self.win_n += 1
         return True
 
     def live_change(self, ident, delta):
@@ -441,6 +497,47 @@ class Model:
             self.peak_snapshot = {k: v["live"] for k, v in self.sites.items()}
 
     def rec_alloc(self, f):
+        """An event for the sites, then, when they took it (an event past
+        2^64 - 1 bytes is refused), for the tasks."""
+        before = (self.mem["count"], self.mem["resizes"])
+        self.rec_alloc_sites(f)
+        taken = {"allocate": self.mem["count"] != before[0],
+                 "resize": self.mem["resizes"] != before[1], "free": True}[f["op"]]
+        if taken:
+            self.task_alloc(f)
+
+    def task_alloc(self, f):
+        """An accepted event for the tasks: allocated bytes to the task
+        that made it (initial sizes, growth), live bytes to the creator."""
+        if not self.tasks_on:
+            return
+        row, aid, op = self.task_row(f), int(f["id"]), f["op"]
+        if op == "allocate":
+            if row is None:
+                return
+            row["allocated"] += int(f["new"])
+            if self.creators_refused:
+                return
+            if not self.creators.add(aid):
+                self.creators_refused = True
+                self.mem_limited = True
+                return
+            self.creators.owner[aid] = row
+            row["live"] += int(f["new"])
+            return
+        creator = self.creators.owner.get(aid) if not self.creators_refused else None
+        if op == "resize":
+            old, new = int(f["old"]), int(f["new"])
+            if row is not None and new > old:
+                row["allocated"] += new - old
+            if creator is not None:
+                creator["live"] += new - old
+        elif creator is not None:
+            creator["live"] -= int(f["old"])
+            del self.creators.owner[aid]
+            self.creators.drop(aid)
+
+    def rec_alloc_sites(self, f):
         node = None if f["stack"] is None else int(f["stack"])
         chain = None if node is None else self.nodes[node][1]
         ident = None if chain is None else chain[-1]
@@ -751,6 +848,32 @@ def mem_profile(m, p, st):
     return out, len(elig)
 
 
+def task_rows(m):
+    """jett-profile(7), Tasks: every TASK record, by samples (cpu) or
+    allocated bytes (memory) descending, then number; at most limit."""
+    cpu = m.mode == "cpu"
+    rows = sorted(m.tasks, key=lambda t: (-(t["samples"] if cpu else t["allocated"]), t["task"]))
+    out = []
+    for t in rows[:int(m.hello["limit"])]:
+        ident = t["ident"]
+        src = source_of(m, ident)
+        row = {"task": t["task"], "namespace": ident[0].decode(), "function": ident[1].decode(),
+               "path": src.path.decode() if src else "unavailable", "line": decl_line(m, ident),
+               "spawn_path": "unavailable", "spawn_line": "unavailable"}
+        spawn_src = None if t["spawn"] is None else source_of(m, t["spawn"])
+        if spawn_src is not None:
+            row["spawn_path"] = spawn_src.path.decode()
+            if t["at"] is not None and t["at"] <= len(spawn_src.text):
+                row["spawn_line"] = spawn_src.line_of(t["at"]) + 1
+        if cpu:
+            row.update({"samples": t["samples"], "waiting_samples": t["waiting"]})
+        else:
+            row.update({"allocated_bytes": t["allocated"],
+                        "retained_bytes": "unavailable" if m.mem_limited else t["live"]})
+        out.append(row)
+    return out
+
+
 def profile(m):
     st, reason = status(m)
     p = {"schema": "jett.profile.v1", "mode": m.mode, "status": st}
@@ -765,6 +888,8 @@ def profile(m):
     p["truncated_bottlenecks"] = n - len(entries)
     if m.mode == "cpu":
         p["waiting"] = waiting_rows(m)
+    if m.tasks_on:
+        p["tasks"] = task_rows(m)
     p["capabilities"] = {c: c in m.caps for c in CAPS}
     return {"profile": p}
 

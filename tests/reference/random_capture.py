@@ -8,7 +8,8 @@ characters, long lines, literal/comment/secret spans), namespaces and
 names chosen from small sets so identities tie (one name holds controls
 to escape), runtime buckets without source, stack tries with recursion, sizes near 2^40 and 2^64 (totals past 2^64 - 1 too),
 samples in every state (waiting ones on stacks, truncated
-ones too), source-less functions in partial (interrupted) profiles, allocation churn with zero sizes
+ones too), runs with tasks (TASK records, events of several tasks, frees
+by another task than the creator's), source-less functions in partial (interrupted) profiles, allocation churn with zero sizes
 and frees on several workers, id gaps that slide the daemon's window of
 recent ids, thresholds, limits and budgets small enough to run out."""
 import random, sys
@@ -90,10 +91,17 @@ def capture(seed):
     ret_budget = r.choice([67108864, 67108864, r.randint(4096, 4400)])
     caps = "cpu_tick_source,safe_stack_capture,source_spans" if mode == "cpu" else \
         "source_spans,jett_heap_allocation_hooks,free_and_resize_events"
-    out.append("HELLO version=1 mode=%s rate_hz=%d threshold_bp=%d limit=%d cpu_budget=%d "
+    # a run with tasks: TASK records, and events of several tasks and
+    # workers (a run without them may still carry task numbers, which
+    # then count for nothing)
+    tasks = r.random() < 0.4
+    if tasks:
+        caps = caps.replace("safe_stack_capture,", "safe_stack_capture,task_attribution,") \
+            if mode == "cpu" else "task_attribution," + caps
+    out.append("HELLO version=%d mode=%s rate_hz=%d threshold_bp=%d limit=%d cpu_budget=%d "
                "retention_budget=%d stack_budget=16777216 backend=\"random\" capabilities=%s "
-               "colour=false" % (mode, 1000 if mode == "cpu" else 0, thr, r.randint(1, 10),
-                                 cpu_budget, ret_budget, caps))
+               "colour=false" % (2 if tasks else 1, mode, 1000 if mode == "cpu" else 0, thr,
+                                 r.randint(1, 10), cpu_budget, ret_budget, caps))
     for i, (origin, path, text, spans) in enumerate(srcs):
         out.append("SOURCE id=%d origin=%s path=%s spans=%s text=%s"
                    % (i, origin, esc(path), ",".join(spans) or "-", esc(text)))
@@ -114,6 +122,22 @@ def capture(seed):
         out.append("FUNC id=%d namespace=%s function=%s source=%s decl=%s"
                    % (i, esc(ns), esc(name), "-" if src is None else src, decl))
     out.append("EVENTS")
+    n_tasks = r.randint(1, 12) if tasks else 0
+    for t in range(1, n_tasks + 1):
+        spawn = r.randrange(len(funcs)) if t > 1 and r.random() < 0.9 else None
+        site = "-"
+        if spawn is not None and funcs[spawn] is not None and r.random() < 0.85:
+            n = len(srcs[funcs[spawn]][2].encode("utf-8"))
+            a = r.randint(0, n)
+            site = "%d-%d" % (a, r.randint(a, n))
+        out.append("  TASK task=%d func=%d spawn_func=%s site=%s"
+                   % (t, r.randrange(len(funcs)), "-" if spawn is None else spawn, site))
+
+    def task():
+        """An event's task: one described, none, or (without tasks) any."""
+        if r.random() < 0.15:
+            return "-"
+        return str(r.randint(1, n_tasks)) if tasks else str(r.randint(1, 3))
     depth, stack_path_funcs = [], []
     for i in range(r.randint(1, 30)):
         parent = r.choice([None, None] + list(range(i)) + [i - 1] * 3) if i else None
@@ -140,8 +164,9 @@ def capture(seed):
                 n = len(srcs[funcs[stack_funcs[stack]]][2].encode("utf-8"))
                 a = r.randint(0, n)
                 sp = "%d-%d" % (a, r.randint(a, n))
-            out.append("  CPU_SAMPLE seq=%d tick=%d task=- actor=- thread=0 state=%s stack=%s span=%s"
-                       % (seq, seq, state, "-" if stack is None else stack, sp))
+            out.append("  CPU_SAMPLE seq=%d tick=%d task=%s actor=- thread=%d state=%s stack=%s "
+                       "span=%s" % (seq, seq, task(), r.randint(0, 3), state,
+                                    "-" if stack is None else stack, sp))
     else:
         live, next_id, total = {}, 1, 0
         huge = r.random() < 0.5  # this capture has sizes near 2^40 and 2^64
@@ -165,8 +190,9 @@ def capture(seed):
                 if total + size <= TOP:
                     live[next_id] = size
                     total += size
-                out.append("  ALLOC seq=%d op=allocate id=%d old=- new=%d task=- actor=- thread=%d stack=%s span=%s"
-                           % (seq, next_id, size, r.randint(0, 2), st, sp))
+                out.append("  ALLOC seq=%d op=allocate id=%d old=- new=%d task=%s actor=- "
+                           "thread=%d stack=%s span=%s"
+                           % (seq, next_id, size, task(), r.randint(0, 2), st, sp))
                 # mostly consecutive ids; a gap past the 256-id window moves
                 # the live records it passes to the table of older ids
                 next_id += r.choice([1] * 12 + [3, 100, 300])
@@ -175,8 +201,9 @@ def capture(seed):
                 old = live[aid]
                 if op == "free":
                     del live[aid]
-                    out.append("  ALLOC seq=%d op=free id=%d old=%d new=- task=- actor=- thread=%d stack=%s span=%s"
-                               % (seq, aid, old, r.randint(0, 2), st, sp))
+                    out.append("  ALLOC seq=%d op=free id=%d old=%d new=- task=%s actor=- "
+                               "thread=%d stack=%s span=%s"
+                               % (seq, aid, old, task(), r.randint(0, 2), st, sp))
                 else:
                     new = r.choice([0, 2, 50, old + 10, max(0, old - 5)])
                     if huge and r.random() < 0.3:
@@ -186,8 +213,9 @@ def capture(seed):
                     if total + max(new - old, 0) <= TOP:  # else refused: the size stays
                         live[aid] = new
                         total += max(new - old, 0)
-                    out.append("  ALLOC seq=%d op=resize id=%d old=%d new=%d task=- actor=- thread=%d stack=%s span=%s"
-                               % (seq, aid, old, new, r.randint(0, 2), st, sp))
+                    out.append("  ALLOC seq=%d op=resize id=%d old=%d new=%d task=%s actor=- "
+                               "thread=%d stack=%s span=%s"
+                               % (seq, aid, old, new, task(), r.randint(0, 2), st, sp))
     out.append("END")
     coal, drop = r.randint(0, 5), r.randint(0, 5)
     req = (seq + coal + drop) if mode == "cpu" else 0

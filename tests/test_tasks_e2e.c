@@ -1,0 +1,316 @@
+/*
+ * End-to-end tests of profiled runs with tasks through the real binaries
+ * (jett-profile(7), "Tasks"; jett-capture(5), TASK): the workers' ids on
+ * every event, one TASK per task before its events, each task's samples
+ * as the capture counts them, exact memory totals with several workers
+ * recording at once, a program without tasks as it always was, and
+ * SIGINT and the daemon's death while every task is blocked.
+ */
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* Four stages on a pipeline of channels: one burns CPU, the others pass
+ * what it made along; lists cross every channel (copied, freed by the
+ * receiver). */
+static const char pipeline[] = "namespace pipe\n"
+                               "fn burn(n: int) -> int {\n"
+                               "    let s = 0\n"
+                               "    for i in 0..n {\n"
+                               "        s += i % 7\n"
+                               "    }\n"
+                               "    return s\n"
+                               "}\n"
+                               "fn source(out: channel, n: int) {\n"
+                               "    for i in 0..n {\n"
+                               "        send(out, [i, str(i)])\n"
+                               "    }\n"
+                               "    close(out)\n"
+                               "}\n"
+                               "fn work(inp: channel, out: channel) {\n"
+                               "    let v = recv(inp)\n"
+                               "    while v != nil {\n"
+                               "        send(out, [burn(2000), v[1] + \"!\"])\n"
+                               "        v = recv(inp)\n"
+                               "    }\n"
+                               "    close(out)\n"
+                               "}\n"
+                               "fn main() {\n"
+                               "    let a = channel(4)\n"
+                               "    let b = channel(4)\n"
+                               "    spawn(source, a, 600)\n"
+                               "    spawn(work, a, b)\n"
+                               "    let n = 0\n"
+                               "    let v = recv(b)\n"
+                               "    while v != nil {\n"
+                               "        n += len(v[1])\n"
+                               "        v = recv(b)\n"
+                               "    }\n"
+                               "    print(n)\n"
+                               "}\n";
+
+/* The value of `key=` on a capture text line, -1 when absent ("-"). */
+static long field(const char *line, const char *key)
+{
+    char pat[32];
+    snprintf(pat, sizeof pat, " %s=", key);
+    const char *p = strstr(line, pat);
+    if (!p || p[strlen(pat)] == '-')
+        return -1;
+    return atol(p + strlen(pat));
+}
+
+/* `jett profile dump` of a capture. */
+static char *dump_of(const char *cap)
+{
+    struct tu_output o;
+    const char *argv[] = {tu_jett, "profile", "dump", cap, NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 0);
+    char *text = o.out;
+    free(o.err);
+    return text;
+}
+
+/* The row of task `task` in a profile's tasks table, as "N,..." */
+static const char *task_row(const char *doc, long task)
+{
+    char pat[32];
+    snprintf(pat, sizeof pat, "\n    %ld,", task);
+    const char *tasks = strstr(doc, "\n  tasks[");
+    return tasks ? strstr(tasks, pat) : NULL;
+}
+
+/* The last two comma-separated numbers of a row (samples and waiting,
+ * or allocated and retained bytes). */
+static void row_tail(const char *row, long long *a, long long *b)
+{
+    const char *end = strchr(row + 1, '\n');
+    const char *c2 = end;
+    while (c2 > row && *--c2 != ',')
+        ;
+    const char *c1 = c2;
+    while (c1 > row && *--c1 != ',')
+        ;
+    *a = atoll(c1 + 1);
+    *b = atoll(c2 + 1);
+}
+
+/* A CPU profile on three workers: every sample carries a worker id from
+ * 1 to 3, the tasks are described in number order before their events,
+ * and each task's row gives the jett and runtime samples and the
+ * waiting samples that the capture holds for it. */
+START_TEST(cpu_tasks_match_the_capture)
+{
+    char *p = tu_program("pipe.jett", pipeline), *cap = tu_tmp_path("cpu.jcap");
+    struct tu_output o;
+    const char *argv[] = {tu_jett,     "run", p,         "--profile",
+                          "--workers", "3",   "--agent", "--profile-capture",
+                          cap,         NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%s", o.out);
+    ck_assert_ptr_nonnull(strstr(o.out, "\n  status: complete\n"));
+    ck_assert_ptr_nonnull(strstr(o.out, "\n    task_attribution: true\n"));
+    ck_assert_ptr_nonnull(strstr(o.out, "\n  tasks[3]{task,namespace,function,path,line,spawn_path,"
+                                        "spawn_line,samples,waiting_samples}:\n"));
+    ck_assert_ptr_nonnull(strstr(o.out, ",pipe,main,pipe.jett,23,unavailable,unavailable,"));
+    ck_assert_ptr_nonnull(strstr(o.out, ",pipe,source,pipe.jett,9,pipe.jett,26,"));
+    ck_assert_ptr_nonnull(strstr(o.out, ",pipe,work,pipe.jett,15,pipe.jett,27,"));
+    char *text = dump_of(cap);
+    long tasks = 0, running[4] = {0}, waiting[4] = {0}, samples = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strncmp(line, "  TASK ", 7) == 0) {
+            ck_assert_int_eq(field(line, "task"), ++tasks);
+            continue;
+        }
+        if (strncmp(line, "  CPU_SAMPLE ", 13) != 0)
+            continue;
+        samples++;
+        long task = field(line, "task"), thread = field(line, "thread");
+        ck_assert_msg(thread >= 1 && thread <= 3, "%s", line);
+        ck_assert_msg(task == -1 || (task >= 1 && task <= tasks), "%s", line);
+        if (task < 0)
+            continue;
+        if (strstr(line, " state=jett ") || strstr(line, " state=runtime "))
+            running[task]++;
+        else if (strstr(line, " state=waiting "))
+            waiting[task]++;
+    }
+    ck_assert_int_eq(tasks, 3);
+    ck_assert_int_gt(samples, 0);
+    for (long t = 1; t <= 3; t++) {
+        const char *row = task_row(o.out, t);
+        ck_assert_ptr_nonnull(row);
+        long long a, b;
+        row_tail(row, &a, &b);
+        ck_assert_int_eq(a, running[t]);
+        ck_assert_int_eq(b, waiting[t]);
+    }
+    free(text);
+    tu_output_free(&o);
+    tu_remove_in_tmpdir(cap);
+    free(p);
+}
+END_TEST
+
+/* Memory with four workers recording at once: ids and sequences in one
+ * order (no collector error), every total equal to the heap observer's
+ * own, and the allocated bytes of the tasks adding up to the run's (every
+ * heap event of a run with tasks is some task's). */
+START_TEST(memory_exact_with_several_workers)
+{
+    char *p = tu_program("pipe.jett", pipeline);
+    char totals[600];
+    snprintf(totals, sizeof totals, "%s/heap.txt", tu_dir);
+    setenv("JETT_TEST_HEAP_TOTALS", totals, 1);
+    struct tu_output o;
+    const char *argv[] = {tu_jett, "run", p, "--profile-memory", "--workers", "4", "--agent", NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    unsetenv("JETT_TEST_HEAP_TOTALS");
+    ck_assert_msg(o.status == 0, "%s", o.out);
+    ck_assert_ptr_nonnull(strstr(o.out, "\n  status: complete\n"));
+    size_t len;
+    char *heap = tu_read_file(totals, &len);
+    ck_assert_ptr_nonnull(heap);
+    static const char *const keys[] = {"allocation_count", "resize_count",    "allocated_bytes",
+                                       "freed_bytes",      "peak_live_bytes", "retained_bytes"};
+    for (size_t i = 0; i < 6; i++) {
+        char pat[64], want[96];
+        snprintf(pat, sizeof pat, "%s ", keys[i]);
+        const char *h = strstr(heap, pat);
+        ck_assert_ptr_nonnull(h);
+        snprintf(want, sizeof want, "\n    %s: %lld\n", keys[i], atoll(h + strlen(pat)));
+        ck_assert_msg(strstr(o.out, want), "%s", want);
+    }
+    long long sum = 0;
+    for (long t = 1; t <= 3; t++) {
+        const char *row = task_row(o.out, t);
+        ck_assert_ptr_nonnull(row);
+        long long alloc, kept;
+        row_tail(row, &alloc, &kept);
+        sum += alloc;
+    }
+    const char *h = strstr(heap, "allocated_bytes ");
+    ck_assert_int_eq(sum, atoll(h + 16));
+    ck_assert_int_gt(sum, 0);
+    free(heap);
+    tu_output_free(&o);
+    free(p);
+}
+END_TEST
+
+/* A program that never names spawn: no TASK in its capture, no task and
+ * worker 0 on every event, no tasks field and no task attribution, and
+ * one thread jett-runtime, whatever --workers says. */
+START_TEST(program_without_tasks_unchanged)
+{
+    char *p = tu_program("plain.jett", "namespace plain\nfn main() {\n    let s = []\n"
+                                       "    for i in 0..20000 {\n        push(s, str(i))\n"
+                                       "    }\n    print(len(s))\n}\n");
+    char *cap = tu_tmp_path("plain.jcap");
+    struct tu_output o;
+    const char *argv[] = {tu_jett,     "run", p,         "--profile-memory",
+                          "--workers", "8",   "--agent", "--profile-capture",
+                          cap,         NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 0);
+    ck_assert_ptr_null(strstr(o.out, "tasks"));
+    ck_assert_ptr_nonnull(strstr(o.out, "\n    task_attribution: false\n"));
+    char *text = dump_of(cap);
+    ck_assert_ptr_null(strstr(text, "TASK "));
+    long events = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+        if (strncmp(line, "  ALLOC ", 8) == 0) {
+            events++;
+            ck_assert_int_eq(field(line, "task"), -1);
+            ck_assert_int_eq(field(line, "thread"), 0);
+        }
+    ck_assert_int_gt(events, 20000);
+    free(text);
+    tu_output_free(&o);
+    tu_remove_in_tmpdir(cap);
+    free(p);
+}
+END_TEST
+
+/* Every task blocked or asleep: main sleeps in a loop, two tasks wait on
+ * a channel no one sends to, one waits to join them. */
+static const char blocked[] = "namespace blocked\n"
+                              "fn wait(ch: channel) {\n"
+                              "    recv(ch)\n"
+                              "}\n"
+                              "fn joiner(t: task) {\n"
+                              "    join(t)\n"
+                              "}\n"
+                              "fn main() {\n"
+                              "    let ch = channel(1)\n"
+                              "    let t = spawn(wait, ch)\n"
+                              "    spawn(wait, ch)\n"
+                              "    spawn(joiner, t)\n"
+                              "    print(\"ready\")\n"
+                              "    while true {\n"
+                              "        sleep(1000)\n"
+                              "    }\n"
+                              "}\n";
+
+/* SIGINT once every worker is idle: the run ends interrupted (130), the
+ * profile is the daemon's, partial / interrupted, with its four tasks. */
+START_TEST(sigint_with_tasks_blocked)
+{
+    char *p = tu_program("blocked.jett", blocked), *out = tu_tmp_path("int.toon");
+    const char *argv[] = {tu_jett, "run", p, "--profile", "--workers", "2", "--agent", NULL};
+    pid_t pid = tu_spawn(argv, out);
+    ck_assert_int_eq(tu_wait_idle_workers(pid, 2), 0);
+    kill(pid, SIGINT);
+    ck_assert_int_eq(tu_wait(pid), 130);
+    size_t len;
+    char *doc = tu_read_file(out, &len);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_ptr_nonnull(strstr(doc, "\ntermination: interrupted\n"));
+    ck_assert_ptr_nonnull(strstr(doc, "\n  partial_reason: interrupted\n"));
+    ck_assert_ptr_nonnull(strstr(doc, "\n  tasks[4]{"));
+    free(doc);
+    tu_remove_in_tmpdir(out);
+    free(p);
+}
+END_TEST
+
+/* The daemon killed while every task is blocked, then SIGINT: the run
+ * still ends interrupted, with the launcher's own profile. */
+START_TEST(daemon_death_with_tasks_blocked)
+{
+    char *p = tu_program("blocked.jett", blocked), *out = tu_tmp_path("dead.toon");
+    const char *argv[] = {tu_jett, "run", p, "--profile-memory", "--workers", "3", "--agent", NULL};
+    ck_assert_int_eq(tu_disturb_daemon_idle(argv, out, 3, SIGKILL, SIGINT), 130);
+    size_t len;
+    char *doc = tu_read_file(out, &len);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_ptr_nonnull(strstr(doc, "\n  status: unavailable\n"));
+    ck_assert_ptr_nonnull(strstr(doc, "\n  partial_reason: collector_failure\n"));
+    ck_assert_ptr_nonnull(strstr(doc, "\n  tasks: unavailable\n"));
+    ck_assert_ptr_nonnull(strstr(doc, "\nerror_kind: interrupted\n"));
+    free(doc);
+    tu_remove_in_tmpdir(out);
+    free(p);
+}
+END_TEST
+
+Suite *tasks_e2e_suite(void);
+Suite *tasks_e2e_suite(void)
+{
+    Suite *s = suite_create("tasks_e2e");
+    TCase *t = tcase_create("tasks_e2e");
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
+    tcase_set_timeout(t, 300);
+    tcase_add_test(t, cpu_tasks_match_the_capture);
+    tcase_add_test(t, memory_exact_with_several_workers);
+    tcase_add_test(t, program_without_tasks_unchanged);
+    tcase_add_test(t, sigint_with_tasks_blocked);
+    tcase_add_test(t, daemon_death_with_tasks_blocked);
+    suite_add_tcase(s, t);
+    return s;
+}
