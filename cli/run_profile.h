@@ -28,6 +28,7 @@ struct run_profile {
     struct run_capture capture;
     struct collector *collector;
     struct profiler *profiler;
+    struct interp_state *state;     /* the run, for the walk of retained holders */
     const struct run_testenv *test; /* set by the caller after opening */
     uint32_t caps;                  /* probed before main */
     struct wire_config config;      /* as sent in HELLO */
