@@ -278,13 +278,11 @@ static void retained_lines(FILE *f, const struct rank_report *r)
         }
         return;
     }
+    fputs(r->walk == RANK_WALK_PARTIAL ? "retained at exit (partial): " : "retained at exit: ", f);
+    if (r->n_retained == 0)
+        fputs("nothing\n", f);
     for (unsigned k = 0; k < r->n_retained; k++) {
-        if (k == 0)
-            fputs(r->walk == RANK_WALK_PARTIAL ? "retained at exit (partial): "
-                                               : "retained at exit: ",
-                  f);
-        else
-            fputs("  ", f);
+        fputs(k ? "  " : "", f);
         retained_row(f, &r->retained[k]);
     }
 }
