@@ -153,10 +153,11 @@ void agg_retained_finish(struct agg *a)
     uint64_t live_objects = m->allocation_count - m->free_count;
     if (t->bytes != m->live || t->objects != live_objects)
         agg_errorf(a,
-                   "RETAINED: the walk found %llu bytes in %llu objects, the live allocations "
+                   "RETAINED: the walk found %llu bytes in %llu object%s, the live allocations "
                    "hold %llu bytes in %llu",
                    (unsigned long long)t->bytes, (unsigned long long)t->objects,
-                   (unsigned long long)m->live, (unsigned long long)live_objects);
+                   t->objects == 1 ? "" : "s", (unsigned long long)m->live,
+                   (unsigned long long)live_objects);
 }
 
 /* ---- attrib.h ---- */
