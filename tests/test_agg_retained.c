@@ -32,8 +32,8 @@ static struct ev setup(uint64_t budget)
 }
 
 /* A RETAINED record of one row; ns NULL: a closing one. */
-static int retained(struct ev *e, const char *ns, const char *name, uint32_t func,
-                    uint64_t bytes, uint64_t objects, bool complete)
+static int retained(struct ev *e, const char *ns, const char *name, uint32_t func, uint64_t bytes,
+                    uint64_t objects, bool complete)
 {
     uint8_t row[WIRE_RETAINED_ROW_SIZE];
     wire_put_retained_row(row, &(struct wire_retained_row){func, bytes, objects});

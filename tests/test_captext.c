@@ -263,21 +263,30 @@ START_TEST(pack_retained)
 {
     static const char fn[] = "FUNC id=0 namespace=\"n\" function=\"f\" source=- decl=-\n";
     char body[1024];
-    snprintf(body, sizeof body, "%sRETAINED namespace=- name=- source=- decl=- rows=0:5 "
-                                "complete=true\n", fn);
+    snprintf(body, sizeof body,
+             "%sRETAINED namespace=- name=- source=- decl=- rows=0:5 "
+             "complete=true\n",
+             fn);
     expect_pack_error(body, true, "3: rows: expected FUNCTION:BYTES:OBJECTS, found '0:5'");
-    snprintf(body, sizeof body, "%sRETAINED namespace=- name=- source=- decl=- rows=x:5:1 "
-                                "complete=true\n", fn);
+    snprintf(body, sizeof body,
+             "%sRETAINED namespace=- name=- source=- decl=- rows=x:5:1 "
+             "complete=true\n",
+             fn);
     expect_pack_error(body, true, "3: rows: expected FUNCTION:BYTES:OBJECTS, found 'x:5:1'");
-    snprintf(body, sizeof body, "%sRETAINED namespace=\"a\" name=\"b\" source=- decl=- "
-                                "rows=-:5:1,3:1:1 complete=true\n", fn);
-    expect_pack_error(body, true,
-                      "3: RETAINED.rows: row 2 names a function that is not defined");
-    snprintf(body, sizeof body, "%sRETAINED namespace=a name=- source=- decl=- rows=- "
-                                "complete=true\n", fn);
+    snprintf(body, sizeof body,
+             "%sRETAINED namespace=\"a\" name=\"b\" source=- decl=- "
+             "rows=-:5:1,3:1:1 complete=true\n",
+             fn);
+    expect_pack_error(body, true, "3: RETAINED.rows: row 2 names a function that is not defined");
+    snprintf(body, sizeof body,
+             "%sRETAINED namespace=a name=- source=- decl=- rows=- "
+             "complete=true\n",
+             fn);
     expect_pack_error(body, true, "3: namespace: expected a double-quoted string");
-    snprintf(body, sizeof body, "%sRETAINED namespace=\"a\" name=\"b\" source=- decl=- "
-                                "rows=- complete=true\n", fn);
+    snprintf(body, sizeof body,
+             "%sRETAINED namespace=\"a\" name=\"b\" source=- decl=- "
+             "rows=- complete=true\n",
+             fn);
     expect_pack_error(body, true, "4: FINISH before the walk's closing RETAINED");
 }
 END_TEST
