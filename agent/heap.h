@@ -81,11 +81,13 @@ struct heap_obj {
     uint32_t rc;
     uint32_t type : 2;  /* enum heap_type */
     uint32_t konst : 1; /* 1: a program constant (no id, no events) */
-    uint32_t mark : 1;  /* set only while the retained walk runs (retain.h) */
+    uint32_t mark : 1;  /* heap.unmarked unless the retained walk reached it */
     uint32_t site : 24; /* creation site, HEAP_SITE_NONE: unknown */
     uint64_t id;
     struct heap_obj *prev, *next; /* live list; unused for constants */
 };
+
+_Static_assert(sizeof(struct heap_obj) == 32, "the creation site and the mark take no room");
 
 struct heap_str {
     struct heap_obj h;
@@ -123,6 +125,8 @@ struct heap {
     heap_observer_fn observer;
     void *observer_ctx;
     struct heap_obj live; /* sentinel of the live list */
+    uint64_t n_live;      /* objects on it */
+    uint8_t unmarked;     /* the mark of an object the retained walk did not reach */
     /* Polled by long operations (freeing a large structure, rehashing,
      * copying a long string); &safepoint_idle unless a run set it. */
     struct safepoint *sp;

@@ -6,14 +6,16 @@
  * the namespace-level binding that first reaches it: bindings in the
  * program's global order (namespaces in load order, each one's bindings
  * in declaration order), each object once, cycles included (a mark bit
- * in the object's header says it was reached).  Objects no binding
+ * in the object's header says it was reached, against the heap's value
+ * for "not reached", which a walk that reaches everything flips instead
+ * of clearing every mark).  Objects no binding
  * reaches are credited to no holder.  Each object's creation site is the
  * stack node its allocate event had (heap_obj.site), whose function the
  * stack table gives.
  *
  * The walk reads one runtime state and nothing else: no Jett object is
  * allocated, no heap event emitted, no reference count changed, and
- * every mark is cleared before it returns.  Its own memory is charged
+ * every object reads as not reached again when it returns.  Its own memory is charged
  * against `budget` as the man page says; past it the walk stops and the
  * records say so.
  */

@@ -219,8 +219,13 @@ static void walk_retained(struct run_profile *rp)
         return;
     collector_end_events(rp->collector);
     size_t budget = run_testenv_budget(t ? t->walk_budget : 0, rp->config.retention_budget);
+    struct timespec a, b;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
     retain_walk(rp->state, profiler_stack_table(rp->profiler), budget, send_retained,
                 rp->collector);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+    rp->walk_ns =
+        (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u + (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec;
 }
 
 int run_profile_finish(struct run_profile *rp, enum interp_termination term,
@@ -276,6 +281,7 @@ void run_profile_close(struct run_profile *rp)
     struct run_threadcpu cpu = {0};
     /* collector_finish stopped the writer: its CPU is final */
     cpu.writer_ns = rp->collector ? collector_writer_cpu_ns(rp->collector) : 0;
+    cpu.walk_ns = rp->walk_ns;
     collector_free(rp->collector);
     rp->collector = NULL;
     cpu.timer_ns = rp->profiler ? profiler_timer_cpu_ns(rp->profiler) : 0;

@@ -93,12 +93,14 @@ static void start(struct run *r, const char *main_text, const char *lib_text)
     interp_result_free(&res);
 }
 
-/* Sum of reference counts and marks over the live objects. */
+/* Sum of reference counts over the live objects, those that read as
+ * reached, and their number (which the heap counts too). */
 static void heap_state(struct interp_state *s, uint64_t *rc, uint64_t *marks, uint64_t *n)
 {
     *rc = *marks = *n = 0;
     for (struct heap_obj *o = s->heap.live.next; o != &s->heap.live; o = o->next)
-        *rc += o->rc, *marks += o->mark, (*n)++;
+        *rc += o->rc, *marks += o->mark != s->heap.unmarked, (*n)++;
+    ck_assert_uint_eq(*n, s->heap.n_live);
 }
 
 /* Walks with `budget` and checks that the walk changed nothing. */
@@ -140,10 +142,18 @@ START_TEST(first_binding_in_load_order_holds)
           "fn main() {\n    let x = make()\n    lib.keep(x)\n    push(b, x)\n    push(a, x)\n}\n",
           "namespace lib\nlet store = []\nfn keep(v: string) {\n    push(store, v)\n}\n");
     ck_assert_int_eq(walk(&r, 64u << 20), 0);
-    ck_assert_str_eq(r.out, "app.a make:34:1,<init>:96:1\n"
-                            "app.b <init>:96:1\n"
-                            "lib.store <init>:96:1\n"
-                            "- -\n");
+    static const char want[] = "app.a make:34:1,<init>:96:1\n"
+                               "app.b <init>:96:1\n"
+                               "lib.store <init>:96:1\n"
+                               "- -\n";
+    ck_assert_str_eq(r.out, want);
+    /* every object was reached: the heap's mark flipped, and a second
+     * walk sees the same */
+    ck_assert_uint_eq(r.s->heap.unmarked, 1);
+    r.len = 0, r.out[0] = 0;
+    ck_assert_int_eq(walk(&r, 64u << 20), 0);
+    ck_assert_str_eq(r.out, want);
+    ck_assert_uint_eq(r.s->heap.unmarked, 0);
     finish(&r);
 }
 END_TEST
