@@ -235,6 +235,41 @@ START_TEST(totals_unchanged_and_cpu_without)
 }
 END_TEST
 
+/* fixtures/programs/rowcache: report.render.row_cache (line 5) keeps
+ * every row report.render.row (line 11) renders, each under a key: 2000
+ * lines of 2+12+3+6+3+8+2 = 36 characters (24 + 36 = 60 bytes: 120000)
+ * and 2000 keys "item-ID|dddd|dddddd" (24 + 17 + the digits of ID, ID
+ * 0..1999: 82000 + 10 + 180 + 2700 + 4000 = 88890): 208890 bytes
+ * (203.99 KiB) in 4000 objects.  The report's first line after the
+ * totals names the holder and the creation site; once the cache is gone
+ * (after/) nothing is retained. */
+START_TEST(planted_cache_named_first)
+{
+    char *before = tu_source_path("fixtures/programs/rowcache/before/main.jett");
+    char *after = tu_source_path("fixtures/programs/rowcache/after/main.jett");
+    struct tu_output o;
+    run_ok(before, false, &o, NULL);
+    ck_assert_int_eq(o.status, 0);
+    static const char first[] = "\nretained at exit: 203.99 KiB held by report.render.row_cache "
+                                "(src/render.jett:5): 4000 objects created in report.render.row "
+                                "(src/render.jett:11)\n";
+    expect_in(o.err, first);
+    /* right after the totals, before the bottlenecks */
+    const char *at = strstr(o.err, first), *prev = at;
+    while (prev > o.err && prev[-1] != '\n')
+        prev--;
+    ck_assert_msg(strncmp(prev, "  attributed bytes ", 19) == 0, "%s", o.err);
+    expect_in(o.out, "pages: 40 rows: 2000 written bytes: 73960\n");
+    tu_output_free(&o);
+    run_ok(after, false, &o, NULL);
+    expect_in(o.err, "\n  retained bytes        0\n");
+    expect_in(o.err, "\nretained at exit: nothing\nbottlenecks: ");
+    expect_in(o.out, "pages: 40 rows: 2000 written bytes: 73960\n");
+    tu_output_free(&o);
+    free(before), free(after);
+}
+END_TEST
+
 Suite *retained_e2e_suite(void)
 {
     Suite *s = suite_create("retained_e2e");
@@ -247,6 +282,7 @@ Suite *retained_e2e_suite(void)
     tcase_add_test(t, walk_skipped_is_unavailable);
     tcase_add_test(t, runtime_error_still_walks);
     tcase_add_test(t, totals_unchanged_and_cpu_without);
+    tcase_add_test(t, planted_cache_named_first);
     suite_add_tcase(s, t);
     return s;
 }
