@@ -177,7 +177,7 @@ static int emit_rows(struct retain_walker *w, struct wire_retained *rec)
     bool complete = rec->complete;
     w->n_touched = 0;
     for (uint32_t at = 0;; at += RETAIN_RECORD_ROWS) {
-        rec->rows = w->rows + (size_t)at * WIRE_RETAINED_ROW_SIZE;
+        rec->rows = n ? w->rows + (size_t)at * WIRE_RETAINED_ROW_SIZE : NULL; /* no rows: none */
         rec->n_rows = n - at < RETAIN_RECORD_ROWS ? n - at : RETAIN_RECORD_ROWS;
         rec->complete = complete || at + rec->n_rows < n;
         if (w->emit(w->ctx, rec) != 0)
