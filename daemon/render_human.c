@@ -3,40 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/escape.h"
 #include "daemon/render.h"
 #include "proto/wire.h"
 
-/* Length of a valid UTF-8 character at p (n bytes left), 0 if invalid. */
-static size_t utf8_char(const unsigned char *p, size_t n)
-{
-    size_t len = p[0] < 0xc2 ? 0 : p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : p[0] < 0xf5 ? 4 : 0;
-    if (len == 0 || n < len)
-        return 0;
-    if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
-        (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
-        return 0;
-    for (size_t k = 1; k < len; k++)
-        if ((p[k] & 0xc0) != 0x80)
-            return 0;
-    return len;
-}
-
 void render_escaped(FILE *f, const char *s, size_t n)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    for (size_t i = 0; i < n;) {
-        size_t len = p[i] < 0x80 ? 1 : utf8_char(p + i, n - i);
-        bool ctl = len == 0 || p[i] < 0x20 || p[i] == 0x7f ||
-                   (len == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0);
-        if (!ctl) {
-            fwrite(p + i, 1, len, f);
-            i += len;
-            continue;
-        }
-        for (size_t k = 0; k < (len ? len : 1); k++)
-            fprintf(f, "\\x%02x", p[i + k]);
-        i += len ? len : 1;
-    }
+    escape_fwrite(f, s, n);
 }
 
 static void put_str(FILE *f, struct rank_str s)

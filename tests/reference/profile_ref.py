@@ -13,7 +13,10 @@ budget is not (the random captures stay far below it).  Only valid
 captures are modelled: a collector error is out of scope, but for the
 one jett-profile(7) defines for valid events: a byte total past
 2^64 - 1 (Python's integers never wrap)."""
-import json, re, sys
+import json, os, re, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import escape_ref  # noqa: E402
 
 U64_MAX = 2**64 - 1
 # jett-profile(7): a live record holds sizes below 2^40 - 1; larger ones
@@ -128,21 +131,6 @@ class Source:
         return k
 
 
-def char_len(b, i, limit):
-    """Length of a valid UTF-8 character at b[i] within limit, else 0."""
-    c = b[i]
-    if c < 0x80:
-        return 1
-    for n in (2, 3, 4):
-        if i + n <= limit:
-            try:
-                b[i:i + n].decode("utf-8")
-                return n
-            except UnicodeDecodeError:
-                pass
-    return 0
-
-
 def excerpt(src, line):
     """DESIGN section 10 on one line: (code, redacted)."""
     t = src.text
@@ -163,17 +151,17 @@ def excerpt(src, line):
             i = max(sp[1], i)
             continue
         nxt = min([s[0] for s in spans if s[0] > i] + [le])
-        n = char_len(t, i, nxt)
-        raw = t[i:i + max(n, 1)]
+        n, shown_escaped = escape_ref.unit(t, i, nxt)
+        raw = t[i:i + n]
         if raw == b" ":
             units.append(("blank", raw))
         elif raw == b"\t":
             units.append(("blank", b"\\x09"))
-        elif n == 0 or raw[0] < 0x20 or raw[0] == 0x7f or (n == 2 and raw[0] == 0xc2 and raw[1] < 0xa0):
-            units.append(("escape", b"".join(b"\\x%02x" % c for c in raw)))
+        elif shown_escaped:  # jett-profile(7), Escaped text
+            units.append(("escape", escape_ref.escape(raw)))
         else:
             units.append(("char", raw))
-        i += max(n, 1)
+        i += n
     solid = [k for k, u in enumerate(units) if u[0] not in ("blank", "comment")]
     units = units[solid[0]:solid[-1] + 1] if solid else []
     out, redacted = b"", touched

@@ -3,10 +3,10 @@
 
     random_capture.py SEED > CAPTURE.jcap.txt
 
-Both modes; random sources (multibyte and control characters, long
-lines, literal/comment/secret spans), namespaces and names chosen from
-small sets so identities tie, runtime buckets without source, stack tries
-with recursion, sizes near 2^40 and 2^64 (totals past 2^64 - 1 too),
+Both modes; random sources (multibyte, control and bidirectional
+characters, long lines, literal/comment/secret spans), namespaces and
+names chosen from small sets so identities tie (one name holds controls
+to escape), runtime buckets without source, stack tries with recursion, sizes near 2^40 and 2^64 (totals past 2^64 - 1 too),
 samples in every state (waiting ones on stacks, truncated
 ones too), source-less functions in partial (interrupted) profiles, allocation churn with zero sizes
 and frees on several workers, id gaps that slide the daemon's window of
@@ -20,7 +20,10 @@ T, TOP = 2**40, 2**64 - 1
 NEAR40, NEAR64 = [T - 2, T - 1, T, T + 1], [2**63, TOP - 1, TOP]
 HUGE = NEAR40 + NEAR64
 
-CHARS = list("abcdefgh xyz(){}=+-*/;,.:") + ["\u00e9", "\u00fc", "\u4e2d", "\t", "\x01"]
+# a right-to-left override and a zero-width space too, which reports and
+# exports show escaped (jett-profile(7), Escaped text)
+CHARS = list("abcdefgh xyz(){}=+-*/;,.:") + ["\u00e9", "\u00fc", "\u4e2d", "\t", "\x01",
+                                             "\u202e", "\u200b"]
 
 
 def esc(s):
@@ -153,7 +156,8 @@ def capture(seed):
         if r.random() < 0.2:
             ns, name, src = "<runtime>", r.choice(["<unavailable-symbol>", "<truncated-stack>"]), None
         else:
-            ns, name = r.choice(["a", "b", "a.b", "Z", "\u00fc"]), r.choice(["f", "g", "dup", "<init>"])
+            ns = r.choice(["a", "b", "a.b", "Z", "\u00fc"])
+            name = r.choice(["f", "g", "dup", "<init>", "e\u202ev\x1b[1m"])
             src = r.randrange(len(srcs))
         decl = "-"
         if src is not None and r.random() < 0.8:
