@@ -187,7 +187,7 @@ int channel_recv(struct interp_state *s, struct interp_channel *ch, const struct
         *out = VAL_NIL;
         return 0;
     }
-    struct channel_msg m = {VAL_NIL, {NULL, NULL}};
+    struct channel_msg m = {VAL_NIL, {NULL, NULL, 0}};
     if (s->task)
         s->task->wait_msg = &m;
     enum sched_wake why = channel_wait(s, ch, &ch->recvq);

@@ -528,6 +528,18 @@ static int take_result(const struct wire_result *r, struct collector_result *out
     return out->profile && out->human ? 0 : -1;
 }
 
+void collector_end_events(struct collector *c)
+{
+    stop_writer(c);
+}
+
+int collector_send_retained(struct collector *c, const struct wire_retained *r)
+{
+    if (collector_failed(c) || wire_encode_retained(&c->out, r) != 0)
+        return -1;
+    return flush_out(c);
+}
+
 int collector_finish(struct collector *c, struct wire_finish *fin, int timeout_ms,
                      struct collector_result *out)
 {

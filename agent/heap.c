@@ -42,7 +42,10 @@ static void heap_link(struct heap *h, struct heap_obj *o, enum heap_type type)
     o->rc = 1;
     o->type = (uint8_t)type;
     o->konst = 0;
+    o->mark = h->unmarked;
+    o->site = HEAP_SITE_NONE;
     o->id = h->next_id++;
+    h->n_live++;
     o->next = h->live.next;
     o->prev = &h->live;
     h->live.next->prev = o;
@@ -242,6 +245,7 @@ static void heap_free_pending(struct heap *h, struct heap_obj *pending)
             heap_emit(h, HEAP_OP_FREE, x, heap_size(x), 0);
         heap_drop_children(h->sp, &pending, x);
         free(x);
+        h->n_live--;
     }
 }
 
@@ -269,7 +273,7 @@ struct heap_obj *heap_mark(const struct heap *h)
 
 struct heap_chain heap_detach(struct heap *h, struct heap_obj *mark)
 {
-    struct heap_chain c = {NULL, NULL};
+    struct heap_chain c = {NULL, NULL, 0};
     if (h->live.next == mark)
         return c;
     c.first = h->live.next;
@@ -278,6 +282,9 @@ struct heap_chain heap_detach(struct heap *h, struct heap_obj *mark)
     mark->prev = &h->live;
     c.first->prev = NULL;
     c.last->next = NULL;
+    for (const struct heap_obj *o = c.first; o != NULL; o = o->next)
+        c.n++;
+    h->n_live -= c.n;
     return c;
 }
 
@@ -289,7 +296,9 @@ void heap_adopt(struct heap *h, struct heap_chain *c)
     c->last->next = h->live.next;
     h->live.next->prev = c->last;
     h->live.next = c->first;
+    h->n_live += c->n;
     c->first = c->last = NULL;
+    c->n = 0;
 }
 
 /* Frees the raw memory of an object without touching what it points at. */
@@ -312,6 +321,7 @@ void heap_chain_destroy(struct heap_chain *c)
         o = next;
     }
     c->first = c->last = NULL;
+    c->n = 0;
 }
 
 void heap_destroy(struct heap *h)
@@ -323,4 +333,5 @@ void heap_destroy(struct heap *h)
         o = next;
     }
     h->live.prev = h->live.next = &h->live;
+    h->n_live = 0;
 }

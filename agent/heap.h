@@ -58,7 +58,7 @@
 #include "agent/safepoint.h"
 #include "agent/value.h"
 
-enum heap_type { HEAP_STR = 0, HEAP_BYTES, HEAP_LIST, HEAP_MAP, HEAP_SHARED };
+enum heap_type { HEAP_STR = 0, HEAP_BYTES, HEAP_LIST, HEAP_MAP };
 /* heap_obj.konst: an ordinary object, a program constant (never counted,
  * never freed by a release) or a shared runtime object (counted
  * atomically; its last release calls the heap's shared_drop). */
@@ -77,20 +77,30 @@ struct heap_event {
     uint64_t id;
     uint64_t old_size;    /* 0 for allocate */
     uint64_t new_size;    /* 0 for free */
-    struct heap_obj *obj; /* the object: an observer numbering a run's
-                           * allocations sets obj->id of an allocate */
+    struct heap_obj *obj; /* the object: an allocate's observer may set its site and, when
+                           * it numbers a run's allocations, its id */
 };
 
 /* Receives every event; ctx is what was given to heap_set_observer. */
 typedef void (*heap_observer_fn)(void *ctx, const struct heap_event *ev);
 
+/* An object's creation site: the profiler's stack node of its allocate
+ * event (memory mode), HEAP_SITE_NONE otherwise.  Node ids stay below
+ * 2^24 - 1: the agent's stack table charges 40 bytes a node against at
+ * most 16 MiB (stacktab.h). */
+#define HEAP_SITE_NONE 0xffffffu
+
 struct heap_obj {
     uint32_t rc;
-    uint8_t type;  /* enum heap_type */
-    uint8_t konst; /* enum heap_konst; a constant has no id and no events */
+    uint32_t type : 2;  /* enum heap_type (a shared object has none) */
+    uint32_t konst : 2; /* enum heap_konst; a constant has no id and no events */
+    uint32_t mark : 1;  /* heap.unmarked unless the retained walk reached it */
+    uint32_t site : 24; /* creation site, HEAP_SITE_NONE: unknown */
     uint64_t id;
     struct heap_obj *prev, *next; /* live list; unused for constants */
 };
+
+_Static_assert(sizeof(struct heap_obj) == 32, "the creation site and the mark take no room");
 
 struct heap_str {
     struct heap_obj h;
@@ -141,6 +151,8 @@ struct heap {
     heap_shared_fn shared_drop;
     void *shared_ctx;
     struct heap_obj live; /* sentinel of the live list */
+    uint64_t n_live;      /* objects on it */
+    uint8_t unmarked;     /* the mark of an object the retained walk did not reach */
     /* Polled by long operations (freeing a large structure, rehashing,
      * copying a long string); &safepoint_idle unless a run set it. */
     struct safepoint *sp;
@@ -151,6 +163,7 @@ struct heap {
  * both NULL when the value holds no object. */
 struct heap_chain {
     struct heap_obj *first, *last;
+    uint64_t n; /* objects */
 };
 
 void heap_init(struct heap *h, uint64_t fail_at);

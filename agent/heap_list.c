@@ -18,7 +18,10 @@ struct heap_list *heap_list_new(struct heap *h, uint32_t cap)
     l->h.rc = 1;
     l->h.type = HEAP_LIST;
     l->h.konst = 0;
+    l->h.mark = h->unmarked;
+    l->h.site = HEAP_SITE_NONE;
     l->h.id = h->next_id++;
+    h->n_live++;
     l->h.next = h->live.next;
     l->h.prev = &h->live;
     h->live.next->prev = &l->h;

@@ -60,7 +60,10 @@ struct heap_map *heap_map_new(struct heap *h, uint32_t n)
     }
     m->h.rc = 1;
     m->h.type = HEAP_MAP;
+    m->h.mark = h->unmarked;
+    m->h.site = HEAP_SITE_NONE;
     m->h.id = h->next_id++;
+    h->n_live++;
     m->h.next = h->live.next;
     m->h.prev = &h->live;
     h->live.next->prev = &m->h;

@@ -420,6 +420,8 @@ static void on_heap_event(void *ctx, const struct heap_event *ev)
                            p->exec,
                            leaf,
                            span};
+    if (ev->op == HEAP_OP_ALLOCATE) /* where the retained walk finds its creation site */
+        ev->obj->site = leaf == WIRE_NONE32 ? HEAP_SITE_NONE : leaf;
     /* Built where it goes in the ring; a full or wrapping ring takes the
      * copy (and the wait) of collector_put. */
     uint8_t *dst = claim(p, WIRE_ALLOC_SIZE);
@@ -623,4 +625,9 @@ void profiler_stop(struct profiler *p, struct wire_finish *fin)
 uint64_t profiler_timer_cpu_ns(const struct profiler *p)
 {
     return p->timer_cpu_ns;
+}
+
+const struct stacktab *profiler_stack_table(const struct profiler *p)
+{
+    return &p->tab;
 }

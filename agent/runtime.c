@@ -478,7 +478,33 @@ static void *runtime_thread(void *arg)
     return NULL;
 }
 
-/* A run with tasks: main is task 1 on the workers (agent/sched.h). */
+/* Once every task has ended, what is still live anywhere (values a
+ * channel holds, what an ended task left: its result and any cycle, and
+ * what the workers freed tasks into) joins task 1's heap, where the
+ * retained walk and the teardown find it.  No event: nothing changes
+ * but the lists the objects are on. */
+static void runtime_gather(struct interp_run *run)
+{
+    struct heap *h = &run->main->heap;
+    for (uint32_t i = 0; i < run->sched.n_workers; i++) {
+        struct interp_state *idle = run->sched.workers[i].idle;
+        if (idle) {
+            struct heap_chain c = heap_detach(&idle->heap, &idle->heap.live);
+            heap_adopt(h, &c);
+        }
+    }
+    for (struct rt_shared *o = run->reg; o; o = o->reg_next) {
+        if (o->kind == RT_TASK) {
+            heap_adopt(h, &((struct interp_task *)o)->left);
+            continue;
+        }
+        struct interp_channel *ch = (struct interp_channel *)o;
+        for (uint32_t k = 0; k < ch->len; k++)
+            heap_adopt(h, &ch->buf[(ch->head + k) % ch->buf_cap].chain);
+    }
+}
+
+/* A run with tasks: main is task 1 on the workers (agent/scheduler.h). */
 static int runtime_run_tasks(struct interp_state *s, struct interp_result *out)
 {
     struct interp_run *run = s->run;
@@ -486,7 +512,10 @@ static int runtime_run_tasks(struct interp_state *s, struct interp_result *out)
     struct interp_task *t = task_main(run, out);
     if (t == NULL)
         return -1;
-    return sched_run(&run->sched, t);
+    int rc = sched_run(&run->sched, t);
+    if (rc == 0)
+        runtime_gather(run);
+    return rc;
 }
 
 int interp_run(struct interp_state *s, struct interp_result *out)

@@ -18,7 +18,6 @@
 void rt_register(struct interp_run *run, struct rt_shared *o, enum rt_kind kind)
 {
     o->h.konst = HEAP_SHARED_OBJ;
-    o->h.type = HEAP_SHARED;
     o->kind = kind;
     pthread_mutex_lock(&run->reg_lock);
     o->reg_prev = NULL;

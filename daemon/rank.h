@@ -109,6 +109,25 @@ struct rank_task {
     bool retained_unavailable;
 };
 
+/* The retained section (memory mode): rows listed, and whether the
+ * profile holds the walk at all. */
+#define RANK_RETAINED 10
+enum rank_walk { RANK_WALK_UNAVAILABLE = 0, RANK_WALK_COMPLETE, RANK_WALK_PARTIAL };
+
+/* A retained row: a holder and a creation-site function, or (remainder)
+ * everything the listed rows leave out.  Strings are borrowed from the
+ * aggregator (rank_detach copies them). */
+struct rank_retained {
+    bool remainder;
+    struct rank_str holder_ns, holder_name; /* ptr NULL: no holder */
+    struct rank_str holder_path;            /* NULL: no source */
+    uint64_t holder_line;                   /* RANK_NA: unknown */
+    struct rank_str ns, fn, path;           /* the function; NULL: unavailable */
+    uint64_t line;
+    uint64_t bytes, objects;
+    bool numbers_unavailable; /* a remainder whose total is unknown */
+};
+
 struct rank_cpu_totals {
     uint64_t requested_ticks, recorded_samples, attributed_samples, runtime_samples,
         waiting_samples, unavailable_samples, coalesced_ticks, dropped_ticks, truncated_stacks;
@@ -160,6 +179,9 @@ struct rank_report {
     size_t n_tasks;
     /* every task's count and sums (not only those listed), for shares */
     uint64_t task_count, task_samples, task_allocated;
+    enum rank_walk walk; /* memory: the retained section */
+    struct rank_retained retained[RANK_RETAINED + 1];
+    unsigned n_retained;
     uint64_t collector_errors;
     const char *collector_error; /* first message, "" when none */
     char *arena;                 /* the strings, once detached */

@@ -45,6 +45,11 @@ int rank_detach(struct rank_report *r)
         const struct rank_task *t = &r->tasks[k];
         need += str_need(t->ns) + str_need(t->fn) + str_need(t->path) + str_need(t->spawn_path);
     }
+    for (unsigned k = 0; k < r->n_retained; k++) {
+        const struct rank_retained *t = &r->retained[k];
+        need += str_need(t->holder_ns) + str_need(t->holder_name) + str_need(t->holder_path);
+        need += str_need(t->ns) + str_need(t->fn) + str_need(t->path);
+    }
     char *arena = malloc(need), *at = arena;
     if (!arena)
         return -1;
@@ -72,6 +77,15 @@ int rank_detach(struct rank_report *r)
         t->fn = str_copy(&at, t->fn);
         t->path = str_copy(&at, t->path);
         t->spawn_path = str_copy(&at, t->spawn_path);
+    }
+    for (unsigned k = 0; k < r->n_retained; k++) {
+        struct rank_retained *t = &r->retained[k];
+        t->holder_ns = str_copy(&at, t->holder_ns);
+        t->holder_name = str_copy(&at, t->holder_name);
+        t->holder_path = str_copy(&at, t->holder_path);
+        t->ns = str_copy(&at, t->ns);
+        t->fn = str_copy(&at, t->fn);
+        t->path = str_copy(&at, t->path);
     }
     free(r->arena);
     r->arena = arena;

@@ -34,17 +34,12 @@ static void put_count(FILE *f, uint64_t n, const char *noun)
     fprintf(f, "%llu %s%s", (unsigned long long)n, noun, n == 1 ? "" : "s");
 }
 
-/* A byte count as people read it, with the exact number beside it:
- * "760 bytes", "1.50 KiB (1536 bytes)": the largest binary unit whose
- * value, rounded half away from zero to hundredths, is at least 1.00
- * and below 1024.00.  Without `unit` the plain "bytes" is left out. */
-static void put_size(FILE *f, uint64_t v, bool unit)
+/* A byte count from 1024 up in the largest binary unit whose value,
+ * rounded half away from zero to hundredths, is at least 1.00 and below
+ * 1024.00: "1.50 KiB". */
+static void put_scaled(FILE *f, uint64_t v)
 {
     static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    if (v < 1024) {
-        fprintf(f, unit ? "%llu byte%s" : "%llu", (unsigned long long)v, v == 1 ? "" : "s");
-        return;
-    }
     unsigned u = 0;
     unsigned __int128 d = 1024, h;
     for (;;) {
@@ -53,8 +48,30 @@ static void put_size(FILE *f, uint64_t v, bool unit)
             break;
         d *= 1024, u++;
     }
-    fprintf(f, "%llu.%02llu %s (%llu%s)", (unsigned long long)(h / 100),
-            (unsigned long long)(h % 100), units[u], (unsigned long long)v, unit ? " bytes" : "");
+    fprintf(f, "%llu.%02llu %s", (unsigned long long)(h / 100), (unsigned long long)(h % 100),
+            units[u]);
+}
+
+/* A byte count as people read it, with the exact number beside it:
+ * "760 bytes", "1.50 KiB (1536 bytes)".  Without `unit` the plain
+ * "bytes" is left out. */
+static void put_size(FILE *f, uint64_t v, bool unit)
+{
+    if (v < 1024) {
+        fprintf(f, unit ? "%llu byte%s" : "%llu", (unsigned long long)v, v == 1 ? "" : "s");
+        return;
+    }
+    put_scaled(f, v);
+    fprintf(f, " (%llu%s)", (unsigned long long)v, unit ? " bytes" : "");
+}
+
+/* The same without the exact number: "760 bytes", "1.50 KiB". */
+static void put_short_size(FILE *f, uint64_t v)
+{
+    if (v < 1024)
+        fprintf(f, "%llu byte%s", (unsigned long long)v, v == 1 ? "" : "s");
+    else
+        put_scaled(f, v);
 }
 
 /* A byte count: exact whatever its value, or unavailable. */
@@ -172,6 +189,74 @@ static void put_location(FILE *f, struct rank_str path, uint64_t line, uint64_t 
     if (column != RANK_NA) {
         fputc(':', f);
         put_num(f, column);
+    }
+}
+
+/* " (PATH:LINE)", or " (no source)". */
+static void put_paren_location(FILE *f, struct rank_str path, uint64_t line)
+{
+    fputs(path.ptr ? " (" : " ", f);
+    put_location(f, path, line, RANK_NA);
+    if (path.ptr)
+        fputc(')', f);
+}
+
+/* One retained row: bytes, holder, objects, creation-site function. */
+static void retained_row(FILE *f, const struct rank_retained *t)
+{
+    if (t->remainder) {
+        if (t->numbers_unavailable) {
+            fputs("the rest unavailable\n", f);
+            return;
+        }
+        put_short_size(f, t->bytes);
+        fputs(" in ", f);
+        put_count(f, t->objects, "more object");
+        fputc('\n', f);
+        return;
+    }
+    put_short_size(f, t->bytes);
+    fputs(" held by ", f);
+    if (t->holder_ns.ptr == NULL) {
+        fputs("no binding", f);
+    } else {
+        put_str(f, t->holder_ns);
+        fputc('.', f);
+        put_str(f, t->holder_name);
+        put_paren_location(f, t->holder_path, t->holder_line);
+    }
+    fputs(": ", f);
+    put_count(f, t->objects, "object");
+    fputs(" created in ", f);
+    if (t->fn.ptr == NULL) {
+        fputs("an unknown function\n", f);
+        return;
+    }
+    put_str(f, t->ns);
+    fputc('.', f);
+    put_str(f, t->fn);
+    put_paren_location(f, t->path, t->line);
+    fputc('\n', f);
+}
+
+/* What holds the memory at exit, before the bottlenecks: the first row
+ * after "retained at exit:", the others indented under it. */
+static void retained_lines(FILE *f, const struct rank_report *r)
+{
+    if (r->walk == RANK_WALK_UNAVAILABLE) {
+        if (!r->mem.live_unavailable && r->mem.retained_bytes > 0) {
+            fputs("retained at exit: ", f);
+            put_short_size(f, r->mem.retained_bytes);
+            fputs("; holders unavailable\n", f);
+        }
+        return;
+    }
+    fputs(r->walk == RANK_WALK_PARTIAL ? "retained at exit (partial): " : "retained at exit: ", f);
+    if (r->n_retained == 0)
+        fputs("nothing\n", f);
+    for (unsigned k = 0; k < r->n_retained; k++) {
+        fputs(k ? "  " : "", f);
+        retained_row(f, &r->retained[k]);
     }
 }
 
@@ -403,6 +488,8 @@ int render_human(const struct rank_report *r, char **out, size_t *len)
         return -1;
     header(f, r);
     (r->mode == WIRE_MODE_CPU ? cpu_config_totals : mem_config_totals)(f, r);
+    if (r->mode == WIRE_MODE_MEMORY)
+        retained_lines(f, r);
     bottlenecks(f, r);
     if (r->mode == WIRE_MODE_CPU) {
         top_self(f, r);

@@ -44,6 +44,8 @@ struct packer {
     size_t entry_cap;
     struct wire_source_span *spans;
     size_t spans_cap;
+    uint8_t *rows; /* RETAINED rows being packed */
+    size_t rows_cap;
     bool finished;
 };
 
@@ -64,6 +66,8 @@ int pack_enum(struct packer *p, int i, const char *key, const char *const *names
               uint8_t *out);
 int pack_bool(struct packer *p, int i, const char *key, bool *out);
 int pack_str(struct packer *p, int i, const char *key, struct wire_str *out);
+/* A quoted string, or '-' (ptr NULL). */
+int pack_opt_str(struct packer *p, int i, const char *key, struct wire_str *out);
 int pack_span(struct packer *p, int i, const char *key, struct wire_span *out);
 int pack_span_text(struct packer *p, const char *key, const char *s, size_t n,
                    struct wire_span *out);

@@ -11,7 +11,9 @@ samples in every state (waiting ones on stacks, truncated
 ones too), runs with tasks (TASK records, events of several tasks, frees
 by another task than the creator's), source-less functions in partial (interrupted) profiles, allocation churn with zero sizes
 and frees on several workers, id gaps that slide the daemon's window of
-recent ids, thresholds, limits and budgets small enough to run out."""
+recent ids, thresholds, limits and budgets small enough to run out;
+memory captures mostly end with a walk of retained holders (RETAINED),
+cut short now and then."""
 import random, sys
 
 T, TOP = 2**40, 2**64 - 1
@@ -78,6 +80,58 @@ def source(r, sid):
     path = {"project": "src/f%d.jett", "dependency": "dep/lib/f%d.jett",
             "stdlib": "stdlib/f%d.jett"}[origin] % sid
     return origin, path, text, spans
+
+
+def walk(r, srcs, live, creator):
+    """RETAINED records of a walk over the live allocations: each live
+    object credited to one random holder (names from small sets, so that
+    identities tie; a holder may come in several records) or to none;
+    rows per creation-site function (a live object's allocate's stack
+    leaf).  Now and then the budget cuts it: the records end early, the
+    last one incomplete and only part of its objects in it."""
+    holders = []
+    for _ in range(r.randint(0, 5)):
+        src = r.choice([None] + list(range(len(srcs))))
+        decl = "-"
+        if src is not None and r.random() < 0.8:
+            n = len(srcs[src][2].encode("utf-8"))
+            a = r.randint(0, n)
+            decl = "%d-%d" % (a, r.randint(a, n))
+        holders.append((r.choice(["a", "b", "\u00fc"]), r.choice(["cache", "rows", "x"]),
+                        src, decl))
+    owned = {h: [] for h in range(len(holders))}
+    unowned = []
+    for aid in sorted(live):
+        h = r.randrange(len(holders) + 1) if holders else len(holders)
+        (owned[h] if h < len(holders) else unowned).append(aid)
+
+    def rows(ids):
+        by = {}
+        for aid in ids:
+            g = by.setdefault(creator[aid], [0, 0])
+            g[0] += live[aid]
+            g[1] += 1
+        return ",".join("%s:%d:%d" % ("-" if f is None else f, b, n)
+                        for f, (b, n) in sorted(by.items(), key=lambda kv: (kv[0] is None,
+                                                                            kv[0] or 0))) or "-"
+
+    out, cut = [], r.random() < 0.25
+    order = [h for h in range(len(holders)) if owned[h]]
+    for k, h in enumerate(order):
+        ns, name, src, decl = holders[h]
+        ids = owned[h]
+        last = cut and k == len(order) - 1
+        if last:
+            ids = ids[:r.randint(1, len(ids))]
+        parts = [ids] if len(ids) < 2 or r.random() < 0.7 else [ids[:1], ids[1:]]
+        for i, part in enumerate(parts):
+            out.append("RETAINED namespace=%s name=%s source=%s decl=%s rows=%s complete=%s"
+                       % (esc(ns), esc(name), "-" if src is None else src, decl, rows(part),
+                          "false" if last and i == len(parts) - 1 else "true"))
+    cut = cut and bool(order)
+    out.append("RETAINED namespace=- name=- source=- decl=- rows=%s complete=%s"
+               % ("-" if cut else rows(unowned), "false" if cut else "true"))
+    return out
 
 
 def capture(seed):
@@ -168,7 +222,7 @@ def capture(seed):
                        "span=%s" % (seq, seq, task(), r.randint(0, 3), state,
                                     "-" if stack is None else stack, sp))
     else:
-        live, next_id, total = {}, 1, 0
+        live, next_id, total, creator = {}, 1, 0, {}
         huge = r.random() < 0.5  # this capture has sizes near 2^40 and 2^64
         for _ in range(r.randint(0, 150)):
             seq += 1
@@ -189,6 +243,7 @@ def capture(seed):
                 # nothing refers to the id again
                 if total + size <= TOP:
                     live[next_id] = size
+                    creator[next_id] = None if stack is None else stack_funcs[stack]
                     total += size
                 out.append("  ALLOC seq=%d op=allocate id=%d old=- new=%d task=%s actor=- "
                            "thread=%d stack=%s span=%s"
@@ -217,6 +272,8 @@ def capture(seed):
                                "thread=%d stack=%s span=%s"
                                % (seq, aid, old, new, task(), r.randint(0, 2), st, sp))
     out.append("END")
+    if mode == "memory" and r.random() < 0.75:
+        out += walk(r, srcs, live, creator)
     coal, drop = r.randint(0, 5), r.randint(0, 5)
     req = (seq + coal + drop) if mode == "cpu" else 0
     if mode == "memory":
