@@ -16,7 +16,7 @@
 #include "daemon/export/timeline.h"
 
 static const char export_usage_text[] =
-    "usage: jett profile export CAPTURE|- --format FORMAT [--weight W] [-o PATH]\n"
+    "usage: jett profile export CAPTURE|- --format FORMAT [--weight W] [--by-task] [-o PATH]\n"
     "\n"
     "  --format collapsed  folded stacks, one 'root;caller;leaf VALUE' line each\n"
     "  --format svg        a self-contained, interactive flame graph\n"
@@ -27,6 +27,7 @@ static const char export_usage_text[] =
     "  --format speedscope the samples in time order, a speedscope JSON file\n"
     "  --weight W          memory captures: allocated (default), count, retained\n"
     "                      or live-at-peak\n"
+    "  --by-task           collapsed and svg: a frame per task at the top\n"
     "  -o PATH             write to PATH instead of standard output\n"
     "  -h, --help          print this help\n";
 
@@ -55,6 +56,7 @@ struct export_opts {
     const char *format_arg, *weight_arg;
     enum export_format format;
     enum fold_weight weight;
+    bool by_task;
 };
 
 static int parse_weight(const char *s, enum fold_weight *w)
@@ -93,11 +95,18 @@ static int parse_arg(int argc, char **argv, int *i, struct export_opts *o)
                                                      : NULL;
     if (cli_is_help(a))
         return 1;
+    if (strcmp(a, "--by-task") == 0) {
+        if (o->by_task)
+            return cli_usage_error("profile export: --by-task given twice"), -1;
+        o->by_task = true;
+        return 0;
+    }
     if (slot)
         return (*slot = option_value(argc, argv, i, *slot)) ? 0 : -1;
     if (a[0] == '-' && a[1] != 0) {
-        static const char *const known[] = {"--format", "--weight", "-o", "--help", "-h"};
-        return cli_unknown_word("profile export", "option", a, known, 5), -1;
+        static const char *const known[] = {"--format", "--weight", "--by-task",
+                                            "-o",       "--help",   "-h"};
+        return cli_unknown_word("profile export", "option", a, known, 6), -1;
     }
     if (o->capture)
         return cli_usage_error("profile export: expected one CAPTURE argument"), -1;
@@ -138,6 +147,18 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
                                    ? "pprof profile carries every weight as a sample type"
                                    : "Callgrind profile carries every weight as an event"),
                -1;
+    if (o->by_task && (o->format == EXPORT_PPROF || o->format == EXPORT_SPEEDSCOPE))
+        return cli_usage_error("profile export: --by-task applies to collapsed and svg; %s",
+                               o->format == EXPORT_PPROF
+                                   ? "a pprof profile labels each sample with its task "
+                                     "(-tagfocus task=N)"
+                                   : "a speedscope file has a profile per task"),
+               -1;
+    if (o->by_task && o->format != EXPORT_COLLAPSED && o->format != EXPORT_SVG)
+        return cli_usage_error("profile export: --by-task applies to collapsed and svg, not to "
+                               "--format %s",
+                               o->format_arg),
+               -1;
     if (o->out && cli_out_is_input(o->out, o->capture))
         return cli_usage_error("profile export: -o '%s' is the capture being exported", o->out), -1;
     o->weight = FOLD_WEIGHT_DEFAULT;
@@ -156,15 +177,15 @@ static int read_fold(const struct export_opts *o, struct fold **out)
     struct cli_capture c;
     if (cli_capture_open(&c, o->capture, 0, err, sizeof err) != 0)
         return cli_usage_error("%s: %s", o->capture, err);
-    enum fold_status st =
-        c.r ? fold_read(c.r, o->weight,
-                        o->format == EXPORT_SVG ? FOLD_NAMES_EXACT : FOLD_NAMES_COLLAPSED, out, err,
-                        sizeof err)
-            : FOLD_E_NOMEM;
+    enum fold_names names = o->format == EXPORT_SVG ? FOLD_NAMES_EXACT : FOLD_NAMES_COLLAPSED;
+    enum fold_status st = !c.r ? FOLD_E_NOMEM
+                          : o->by_task
+                              ? fold_read_by_task(c.r, o->weight, names, out, err, sizeof err)
+                              : fold_read(c.r, o->weight, names, out, err, sizeof err);
     cli_capture_close(&c);
     if (st == FOLD_OK)
         return CLI_EXIT_OK;
-    if (st == FOLD_E_WEIGHT)
+    if (st == FOLD_E_WEIGHT || st == FOLD_E_TASKS)
         return cli_usage_error("profile export: %s", err);
     if (st == FOLD_E_NOMEM)
         return cli_usage_error("profile export: out of memory");

@@ -225,6 +225,14 @@ struct agg_task {
     uint64_t samples, waiting, allocated, live;
 };
 
+/* What an export keeps of one stack node in one task (agg_keep_task_nodes):
+ * as agg_node_detail's self, count and events, and the live bytes of the
+ * allocations the task created at the node. */
+struct agg_task_node {
+    uint32_t node, task; /* task: the row, AGG_NONE for events of no task */
+    uint64_t self, count, events, live;
+};
+
 struct agg {
     bool have_hello, have_finish, ended;
     uint8_t mode;
@@ -291,8 +299,16 @@ struct agg {
     bool tasks_on;
     uint32_t n_tasks;             /* described on the wire */
     struct agg_vec tasks;         /* struct agg_task, task N at N - 1 */
-    struct live_track task_track; /* memory: live id -> its creator's row */
+    struct live_track task_track; /* memory: live id -> its creator's row (and pair) */
     bool tasks_untracked;         /* the budget refused a record: no task's live bytes are exact */
+    uint32_t cur_task;            /* the task of the event being aggregated */
+    /* agg_keep_task_nodes: per (stack node, task) pair, their self costs
+     * by leaf span (by pair), and the pairs by (node, task) once ended */
+    bool keep_task_nodes;
+    struct agg_vec task_nodes; /* struct agg_task_node */
+    struct agg_index task_node_index;
+    struct costrun *task_lines;
+    uint32_t *task_node_order;
 };
 
 /* ---- agg_util.c ---- */
@@ -370,6 +386,11 @@ void agg_tasks_hello(struct agg *a);
 void agg_tasks_sample(struct agg *a, const struct wire_sample *s);
 void agg_tasks_alloc(struct agg *a, const struct wire_alloc *e);
 void agg_tasks_free(struct agg *a);
+/* The self cost w (key: leaf span start + 1) of an event at node, for
+ * its task's pair (agg_keep_task_nodes). */
+void agg_tasks_node_self(struct agg *a, uint32_t node, uint32_t key, const uint64_t *w);
+/* Ends the pairs' runs and puts the pairs in (node, task) order. */
+void agg_tasks_end(struct agg *a);
 /* True when `id` names a stored, valid stack node. */
 bool agg_node_usable(const struct agg *a, uint32_t id);
 

@@ -150,6 +150,7 @@ int agg_sample(struct agg *a, const struct wire_sample *s)
 {
     if (!event_ok(a, "CPU_SAMPLE", WIRE_MODE_CPU, s->sequence))
         return -1;
+    a->cur_task = s->exec.task;
     int rc = agg_cpu_sample(a, s);
     if (rc == 0 && a->tasks_on)
         agg_tasks_sample(a, s);
@@ -160,6 +161,7 @@ int agg_alloc(struct agg *a, const struct wire_alloc *e)
 {
     if (!event_ok(a, "ALLOC", WIRE_MODE_MEMORY, e->sequence))
         return -1;
+    a->cur_task = e->exec.task;
     int rc = agg_mem_event(a, e);
     if (rc == 0 && a->tasks_on)
         agg_tasks_alloc(a, e);
@@ -278,6 +280,8 @@ void agg_detail_self(struct agg *a, const struct agg_node *n, uint32_t start, co
 {
     if ((a->self_lines || a->node_lines) && node_line(a, n, start + 1, w) != 0)
         agg_errorf(a, "self costs: out of memory");
+    if (a->task_lines)
+        agg_tasks_node_self(a, (uint32_t)(n - (const struct agg_node *)a->nodes.p), start + 1, w);
 }
 
 /* The self costs of the nodes that saw one leaf span, into self_lines. */
@@ -311,6 +315,7 @@ void agg_end(struct agg *a)
         agg_detail_settle(a);
     if (a->keep_node_self)
         agg_node_self_settle(a);
+    agg_tasks_end(a);
 }
 
 void agg_release_records(struct agg *a)

@@ -186,6 +186,11 @@ void agg_keep_node_lines_only(struct agg *a);
  * detail, before any record. */
 void agg_keep_node_self(struct agg *a);
 
+/* With detail and task attribution: each stack node's quantities split
+ * by task as well (attrib_task_node), for the exports that show tasks.
+ * Charged to no budget.  Before any record. */
+void agg_keep_task_nodes(struct agg *a);
+
 /* Without detail (and before any record): fn is called after each
  * change of the tracked live bytes, in stream order, with the creating
  * site's key (attrib_site_key; UINT32_MAX: none), the change (modulo 2^64:

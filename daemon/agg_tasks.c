@@ -2,16 +2,111 @@
  * the functions' figures, which add every task's events together. */
 #include <stdlib.h>
 
+#include "daemon/export/costrun.h"
+
 #include "daemon/agg-internal.h"
 
-/* A task's live allocations: the size field of a live record is the
- * task's row (its number - 1), the site field unused. */
-#define TASK_ROW_MASK AGG_MEM_WIDE
+/* A creator record: the task's row (its number - 1) in the low 24 bits
+ * (the stack budget holds fewer rows; all ones: an allocation of no
+ * task, kept only for its pair), and with pairs kept the creation pair +
+ * 1 above. */
+#define TASK_ROW_BITS 24
+#define TASK_ROW_MASK ((UINT64_C(1) << TASK_ROW_BITS) - 1)
+_Static_assert(AGG_STACK_BUDGET_MAX / sizeof(struct agg_task) < TASK_ROW_MASK,
+               "a task row fits a creator record");
 
 void agg_tasks_hello(struct agg *a)
 {
     a->tasks.elem = sizeof(struct agg_task);
+    a->task_nodes.elem = sizeof(struct agg_task_node);
     a->tasks_on = (a->capabilities & WIRE_CAP_TASK_ATTRIBUTION) != 0;
+    a->cur_task = WIRE_NONE32;
+    if (a->keep_task_nodes && a->tasks_on &&
+        !(a->task_lines = costrun_new_dense(a->mode == WIRE_MODE_CPU ? 1 : 2)))
+        agg_errorf(a, "HELLO: out of memory");
+}
+
+void agg_keep_task_nodes(struct agg *a)
+{
+    a->keep_task_nodes = true;
+}
+
+struct pair_key {
+    uint32_t node, task;
+};
+
+static bool pair_eq(const void *ctx, uint32_t entry, const void *key)
+{
+    const struct agg_task_node *p = agg_vec_at(&((const struct agg *)ctx)->task_nodes, entry);
+    const struct pair_key *k = key;
+    return p->node == k->node && p->task == k->task;
+}
+
+/* The pair of (node, task row), created on first use; AGG_NONE when
+ * memory runs out (an error). */
+static uint32_t pair_of(struct agg *a, uint32_t node, uint32_t task)
+{
+    struct pair_key k = {node, task};
+    uint32_t h = agg_hash_u32(agg_hash_u32(0x27d4eb2du, node), task);
+    uint32_t at = agg_index_find(&a->task_node_index, h, pair_eq, a, &k);
+    if (at != AGG_NONE)
+        return at;
+    size_t unused = 0; /* an export's detail: charged to no budget */
+    struct agg_task_node *p = agg_vec_push(&a->task_nodes, &unused);
+    if (p == NULL || agg_index_insert(&a->task_node_index, h, a->task_nodes.len - 1) < 0) {
+        agg_errorf(a, "task detail: out of memory");
+        return AGG_NONE;
+    }
+    *p = (struct agg_task_node){node, task, 0, 0, 0, 0};
+    return a->task_nodes.len - 1;
+}
+
+/* The row of the event being aggregated, AGG_NONE: none. */
+static uint32_t cur_row(const struct agg *a)
+{
+    uint32_t t = a->cur_task;
+    return t != WIRE_NONE32 && t >= 1 && t <= a->tasks.len ? t - 1 : AGG_NONE;
+}
+
+void agg_tasks_node_self(struct agg *a, uint32_t node, uint32_t key, const uint64_t *w)
+{
+    if (!a->task_lines)
+        return;
+    uint32_t at = pair_of(a, node, cur_row(a));
+    if (at == AGG_NONE)
+        return;
+    struct agg_task_node *p = agg_vec_at(&a->task_nodes, at);
+    p->self += w[0];
+    p->count += a->mode == WIRE_MODE_CPU ? 0 : w[1];
+    p->events++;
+    if (costrun_add(a->task_lines, at, key, w) != 0)
+        agg_errorf(a, "task detail: out of memory");
+}
+
+static int pair_cmp(const void *x, const void *y, void *ctx)
+{
+    const struct agg *a = ctx;
+    const struct agg_task_node *p = agg_vec_at(&a->task_nodes, *(const uint32_t *)x),
+                               *q = agg_vec_at(&a->task_nodes, *(const uint32_t *)y);
+    if (p->node != q->node)
+        return p->node < q->node ? -1 : 1;
+    return p->task < q->task ? -1 : p->task > q->task;
+}
+
+void agg_tasks_end(struct agg *a)
+{
+    if (!a->task_lines)
+        return;
+    if (costrun_finish(a->task_lines, a->task_nodes.len) != 0)
+        agg_errorf(a, "task detail: out of memory");
+    a->task_node_order = malloc(((size_t)a->task_nodes.len + 1) * sizeof *a->task_node_order);
+    if (a->task_node_order == NULL) {
+        agg_errorf(a, "task detail: out of memory");
+        return;
+    }
+    for (uint32_t i = 0; i < a->task_nodes.len; i++)
+        a->task_node_order[i] = i;
+    qsort_r(a->task_node_order, a->task_nodes.len, sizeof *a->task_node_order, pair_cmp, a);
 }
 
 /* The identity of wire function f, AGG_NONE when it has none. */
@@ -83,11 +178,27 @@ static bool task_track_fits(void *ctx, size_t more)
     return agg_mem_bytes(a) + more <= a->cfg.retention_budget;
 }
 
-/* The creator of a live id: its row, or NULL (untracked, or none). */
-static struct agg_task *creator_row(struct agg *a, uint64_t id, uint64_t **rec)
+/* The creator of a live id: its row, or NULL (untracked, or none), and
+ * its pair (NULL without pairs). */
+static struct agg_task *creator_row(struct agg *a, uint64_t id, uint64_t **rec,
+                                    struct agg_task_node **pair)
 {
     *rec = a->tasks_untracked ? NULL : live_track_find(&a->task_track, id);
-    return *rec ? agg_vec_at(&a->tasks, (uint32_t)(**rec & TASK_ROW_MASK)) : NULL;
+    uint64_t pair1 = *rec ? **rec >> TASK_ROW_BITS : 0;
+    *pair = pair1 ? agg_vec_at(&a->task_nodes, (uint32_t)(pair1 - 1)) : NULL;
+    if (!*rec || (**rec & TASK_ROW_MASK) == TASK_ROW_MASK)
+        return NULL;
+    return agg_vec_at(&a->tasks, (uint32_t)(**rec & TASK_ROW_MASK));
+}
+
+/* The creator record of an allocate: its row and, with pairs, the pair
+ * of its stack node (when it has a stored one). */
+static uint64_t creator_record(struct agg *a, const struct wire_alloc *e, uint64_t index)
+{
+    if (!a->task_lines || e->stack_id >= a->nodes.len)
+        return index;
+    uint32_t at = pair_of(a, e->stack_id, index == TASK_ROW_MASK ? AGG_NONE : (uint32_t)index);
+    return at == AGG_NONE ? index : index | (uint64_t)(at + 1) << TASK_ROW_BITS;
 }
 
 void agg_tasks_alloc(struct agg *a, const struct wire_alloc *e)
@@ -95,38 +206,50 @@ void agg_tasks_alloc(struct agg *a, const struct wire_alloc *e)
     struct agg_task *row = task_row(a, e->exec.task);
     uint64_t *rec;
     if (e->op == WIRE_OP_ALLOCATE) {
-        if (row == NULL)
+        if (row == NULL && !a->task_lines)
             return;
-        row->allocated += e->new_size;
+        if (row)
+            row->allocated += e->new_size;
         if (a->tasks_untracked)
             return;
         struct live_limit lim = {task_track_fits, a, a->cfg.retention_budget};
-        uint64_t index = (uint64_t)(row - (struct agg_task *)a->tasks.p);
-        if (!live_track_add(&a->task_track, e->allocation_id, index, &lim)) {
+        uint64_t index = row ? (uint64_t)(row - (struct agg_task *)a->tasks.p) : TASK_ROW_MASK;
+        uint64_t record = creator_record(a, e, index);
+        if (record == TASK_ROW_MASK)
+            return; /* of no task, and no pair */
+        if (!live_track_add(&a->task_track, e->allocation_id, record, &lim)) {
             /* without room, no task's retained bytes are exact */
             a->tasks_untracked = true;
             a->mem.limited = true;
             return;
         }
-        row->live += e->new_size;
+        if (row)
+            row->live += e->new_size;
+        if (record >> TASK_ROW_BITS)
+            ((struct agg_task_node *)agg_vec_at(&a->task_nodes,
+                                                (uint32_t)(record >> TASK_ROW_BITS) - 1))
+                ->live += e->new_size;
         return;
     }
-    struct agg_task *creator = creator_row(a, e->allocation_id, &rec);
-    if (e->op == WIRE_OP_RESIZE) {
-        if (row && e->new_size > e->old_size)
-            row->allocated += e->new_size - e->old_size;
-        if (creator)
-            creator->live += e->new_size - e->old_size; /* modulo 2^64 */
-        return;
-    }
-    if (creator) {
-        creator->live -= e->old_size;
+    struct agg_task_node *pair;
+    struct agg_task *creator = creator_row(a, e->allocation_id, &rec, &pair);
+    uint64_t delta = e->op == WIRE_OP_RESIZE ? e->new_size - e->old_size : 0 - e->old_size;
+    if (e->op == WIRE_OP_RESIZE && row && e->new_size > e->old_size)
+        row->allocated += e->new_size - e->old_size;
+    if (creator)
+        creator->live += delta; /* modulo 2^64 */
+    if (pair)
+        pair->live += delta;
+    if (rec && e->op == WIRE_OP_FREE)
         live_track_remove(&a->task_track, e->allocation_id, rec);
-    }
 }
 
 void agg_tasks_free(struct agg *a)
 {
     agg_vec_free(&a->tasks);
     live_track_free(&a->task_track);
+    agg_vec_free(&a->task_nodes);
+    agg_index_free(&a->task_node_index);
+    costrun_free(a->task_lines);
+    free(a->task_node_order);
 }

@@ -336,3 +336,33 @@ bool attrib_tasks_live_exact(const struct agg *a)
 {
     return attrib_mem_exact(a) && !a->tasks_untracked;
 }
+
+uint32_t attrib_task_node_count(const struct agg *a)
+{
+    return a->task_node_order ? a->task_nodes.len : 0;
+}
+
+void attrib_task_node(const struct agg *a, uint32_t i, uint32_t *node, uint32_t *task,
+                      struct attrib_node_quantities *q)
+{
+    const struct agg_task_node *p = agg_vec_at(&a->task_nodes, a->task_node_order[i]);
+    *node = p->node;
+    *task = p->task == AGG_NONE ? ATTRIB_NONE : p->task + 1;
+    *q = (struct attrib_node_quantities){
+        p->self, p->count, attrib_tasks_live_exact(a) ? p->live : 0, 0, p->events, ATTRIB_NONE};
+}
+
+bool attrib_task_node_self_begin(const struct agg *a, uint32_t i, struct attrib_self_iter *it)
+{
+    return costrun_func(a->task_lines, a->task_node_order[i], &it->it);
+}
+
+bool attrib_task_node_self_next(const struct agg *a, struct attrib_self_iter *it, uint32_t *start,
+                                uint64_t *w)
+{
+    uint32_t key;
+    if (!costrun_next(a->task_lines, &it->it, &key, w))
+        return false;
+    *start = key == 0 ? ATTRIB_NONE : key - 1;
+    return true;
+}

@@ -249,4 +249,18 @@ bool attrib_node_self_begin(const struct agg *a, uint32_t node, struct attrib_no
 bool attrib_node_self_next(const struct agg *a, struct attrib_node_self_iter *it, uint32_t *start,
                            uint64_t *w);
 
+/* With agg_keep_task_nodes, once the stream ended: the (stack node,
+ * task) pairs that had events, in node then task order (task ATTRIB_NONE,
+ * events of no task, last): i from 0 to attrib_task_node_count.  q holds
+ * self, count, events and retained as attrib_node_quantities does, for
+ * the events of that task at that node (retained: of the allocations
+ * the task created there; site ATTRIB_NONE, live_at_peak 0). */
+uint32_t attrib_task_node_count(const struct agg *a);
+void attrib_task_node(const struct agg *a, uint32_t i, uint32_t *node, uint32_t *task,
+                      struct attrib_node_quantities *q);
+/* The pair's self costs by leaf statement, as attrib_node_self_begin. */
+bool attrib_task_node_self_begin(const struct agg *a, uint32_t i, struct attrib_self_iter *it);
+bool attrib_task_node_self_next(const struct agg *a, struct attrib_self_iter *it, uint32_t *start,
+                                uint64_t *w);
+
 #endif

@@ -220,6 +220,25 @@ START_TEST(usage_errors)
                           "collapsed", "--weight", "retained", NULL};
     expect_usage(cpuw, "jett: profile export: --weight retained does not apply to a CPU "
                        "capture\n");
+    const char *bytask[] = {tu_jett,    "profile",   "export",    cpu,
+                            "--format", "collapsed", "--by-task", NULL};
+    expect_usage(bytask, "jett: profile export: --by-task needs a capture of a run with tasks "
+                         "(capability task_attribution)\n");
+    const char *bytwice[] = {tu_jett,     "profile",   "export",    cpu, "--format",
+                             "collapsed", "--by-task", "--by-task", NULL};
+    expect_usage(bytwice, "jett: profile export: --by-task given twice\n");
+    const char *ppbytask[] = {tu_jett,    "profile", "export",    cpu,
+                              "--format", "pprof",   "--by-task", NULL};
+    expect_usage(ppbytask, "jett: profile export: --by-task applies to collapsed and svg; a pprof "
+                           "profile labels each sample with its task (-tagfocus task=N)\n");
+    const char *ssbytask[] = {tu_jett,    "profile",    "export",    cpu,
+                              "--format", "speedscope", "--by-task", NULL};
+    expect_usage(ssbytask, "jett: profile export: --by-task applies to collapsed and svg; a "
+                           "speedscope file has a profile per task\n");
+    const char *cgbytask[] = {tu_jett,    "profile",   "export",    cpu,
+                              "--format", "callgrind", "--by-task", NULL};
+    expect_usage(cgbytask, "jett: profile export: --by-task applies to collapsed and svg, not to "
+                           "--format callgrind\n");
     const char *two[] = {tu_jett, "profile", "export", cpu, mem, "--format", "svg", NULL};
     expect_usage(two, "jett: profile export: expected one CAPTURE argument\n");
     const char *missing[] = {tu_jett,    "profile", "export", "/nonexistent/x.jcap",

@@ -99,6 +99,22 @@ static void expect_collapsed(struct bytes b, enum fold_weight w, const char *wan
     fold_free(f);
 }
 
+/* The collapsed lines of b folded by task. */
+static void expect_by_task(struct bytes b, enum fold_weight w, const char *want)
+{
+    struct capture_reader *r = capture_reader_mem(b.data, b.len);
+    struct fold *f = NULL;
+    char err[400];
+    enum fold_status st = fold_read_by_task(r, w, FOLD_NAMES_COLLAPSED, &f, err, sizeof err);
+    capture_reader_free(r);
+    ck_assert_msg(st == FOLD_OK, "fold: %s", err);
+    ck_assert(fold_by_task(f));
+    char *got = collapsed(f);
+    ck_assert_str_eq(got, want);
+    free(got);
+    fold_free(f);
+}
+
 /* The child of node `n` named `name`, or NULL. */
 static const struct fold_node *child(const struct fold *f, const struct fold_node *n,
                                      const char *name)
@@ -595,6 +611,102 @@ static void expect_node_self_collapsed(const char *fixture_name, const char *wan
 /* The self costs alone give the default weight's tree: the sums of
  * tiny_cpu, tiny_memory_weights and hostile_names above (self 1 at main
  * and 2 at main;work, a total of 3; allocated 64 + 168 + 64 = 296). */
+/* cpu-tasks and mem-tasks (their headers): a frame per task at the top,
+ * each task's own stacks below it; task 2's crunch allocation, freed by
+ * task 3, is not among task 2's retained bytes, nor task 3's. */
+START_TEST(by_task)
+{
+    struct bytes cpu = fixture("cpu-tasks"), mem = fixture("mem-tasks");
+    expect_by_task(cpu, FOLD_WEIGHT_DEFAULT,
+                   "task 1;app.main 1\n"
+                   "task 2;app.work 1\n"
+                   "task 2;app.work;app.crunch 3\n"
+                   "task 3;app.work 1\n"
+                   "task 3;app.work;app.crunch 2\n");
+    expect_by_task(mem, FOLD_WEIGHT_ALLOCATED,
+                   "task 1;app.main 32\n"
+                   "task 2;app.work 16\n"
+                   "task 2;app.work;app.crunch 64\n"
+                   "task 3;app.work;app.crunch 48\n");
+    expect_by_task(mem, FOLD_WEIGHT_COUNT,
+                   "task 1;app.main 1\n"
+                   "task 2;app.work 1\n"
+                   "task 2;app.work;app.crunch 1\n"
+                   "task 3;app.work;app.crunch 1\n");
+    expect_by_task(mem, FOLD_WEIGHT_RETAINED,
+                   "task 1;app.main 32\n"
+                   "task 2;app.work 16\n"
+                   "task 3;app.work;app.crunch 48\n");
+    /* the totals are the capture's, the tree's root all of them */
+    struct capture_reader *r = capture_reader_mem(cpu.data, cpu.len);
+    struct fold *f = NULL;
+    char err[400];
+    ck_assert_int_eq(
+        fold_read_by_task(r, FOLD_WEIGHT_DEFAULT, FOLD_NAMES_EXACT, &f, err, sizeof err), FOLD_OK);
+    capture_reader_free(r);
+    ck_assert_uint_eq(fold_totals(f)->weight_total, 12);
+    ck_assert_uint_eq(fold_totals(f)->weight_attributed, 8);
+    const struct fold_node *t2 = child(f, fold_node(f, FOLD_ROOT), "task 2");
+    ck_assert_ptr_nonnull(t2);
+    ck_assert_uint_eq(t2->total, 4);
+    ck_assert_uint_eq(t2->self, 0);
+    struct fold_func fn;
+    ck_assert(!fold_node_func(f, t2, &fn)); /* a task is no function */
+    fold_free(f);
+    free(cpu.data), free(mem.data);
+}
+END_TEST
+
+/* Events of no task (and of a task no TASK describes) fold under "no
+ * task", after the tasks. */
+START_TEST(by_task_events_of_no_task)
+{
+    struct bytes b =
+        pack("HELLO version=2 mode=cpu rate_hz=1000 threshold_bp=500 limit=10 cpu_budget=33554432 "
+             "retention_budget=67108864 stack_budget=16777216 backend=\"interpreter_safe_point\" "
+             "capabilities=cpu_tick_source,safe_stack_capture,jett_runtime_thread_registration,"
+             "task_attribution colour=false\n"
+             "FUNC id=0 namespace=\"app\" function=\"main\" source=- decl=-\n"
+             "FUNC id=1 namespace=\"app\" function=\"f\" source=- decl=-\n"
+             "EVENTS\n"
+             "  TASK task=1 func=0 spawn_func=- site=-\n"
+             "  STACK id=0 parent=- func=0 site=-\n"
+             "  STACK id=1 parent=0 func=1 site=-\n"
+             "  CPU_SAMPLE seq=1 tick=1 task=- actor=- thread=1 state=jett stack=1 span=-\n"
+             "  CPU_SAMPLE seq=2 tick=2 task=1 actor=- thread=1 state=jett stack=1 span=-\n"
+             "  CPU_SAMPLE seq=3 tick=3 task=4 actor=- thread=1 state=jett stack=0 span=-\n"
+             "END\n" FINISH);
+    expect_by_task(b, FOLD_WEIGHT_DEFAULT,
+                   "no task;app.main 1\n"
+                   "no task;app.main;app.f 1\n"
+                   "task 1;app.main;app.f 1\n");
+    free(b.data);
+}
+END_TEST
+
+/* --by-task needs a run with tasks, and a weight kept by task. */
+START_TEST(by_task_refused)
+{
+    struct bytes cpu = fixture("cpu-simple"), mem = fixture("mem-tasks");
+    char err[400];
+    struct fold *f = NULL;
+    struct capture_reader *r = capture_reader_mem(cpu.data, cpu.len);
+    ck_assert_int_eq(
+        fold_read_by_task(r, FOLD_WEIGHT_DEFAULT, FOLD_NAMES_EXACT, &f, err, sizeof err),
+        FOLD_E_TASKS);
+    ck_assert_str_eq(err, "--by-task needs a capture of a run with tasks (capability "
+                          "task_attribution)");
+    capture_reader_free(r);
+    r = capture_reader_mem(mem.data, mem.len);
+    ck_assert_int_eq(
+        fold_read_by_task(r, FOLD_WEIGHT_LIVE_AT_PEAK, FOLD_NAMES_EXACT, &f, err, sizeof err),
+        FOLD_E_TASKS);
+    capture_reader_free(r);
+    ck_assert_ptr_null(f);
+    free(cpu.data), free(mem.data);
+}
+END_TEST
+
 START_TEST(node_self_only_folds_the_default_weight)
 {
     expect_node_self_collapsed("tiny-cpu", "app.main 1\napp.main;app.work 2\n");
@@ -631,6 +743,9 @@ Suite *fold_suite(void)
     TCase *t = tcase_create("fold");
     tcase_add_test(t, tiny_cpu);
     tcase_add_test(t, node_self_only_folds_the_default_weight);
+    tcase_add_test(t, by_task);
+    tcase_add_test(t, by_task_events_of_no_task);
+    tcase_add_test(t, by_task_refused);
     tcase_add_test(t, every_record);
     tcase_add_test(t, tiny_memory_weights);
     tcase_add_test(t, hostile_names);

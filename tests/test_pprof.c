@@ -86,6 +86,14 @@ static void stack_text(const pp_profile *p, const Perftools__Profiles__Sample *s
                               (long long)l->line[0]->line);
         ck_assert_uint_lt(n, cap);
     }
+    /* a numeric label, as " key=N" (only a task's: the others have none) */
+    for (size_t i = 0; i < s->n_label; i++) {
+        const Perftools__Profiles__Label *l = s->label[i];
+        ck_assert_int_eq(l->str, 0);
+        ck_assert_int_eq(l->num_unit, 0);
+        n += (size_t)snprintf(buf + n, cap - n, " %s=%lld", str(p, l->key), (long long)l->num);
+        ck_assert_uint_lt(n, cap);
+    }
 }
 
 struct want_sample {
@@ -222,6 +230,43 @@ START_TEST(memory_frees_by_hand)
 }
 END_TEST
 
+/* cpu-tasks (its header): each sample carries its task as the numeric
+ * label `task`, so that `go tool pprof -tagfocus task=3` shows one
+ * task; main's own sample on line 3, work's on the call line 9 (called
+ * from no frame: a task's root), crunch's on line 12. */
+START_TEST(cpu_tasks_labelled)
+{
+    pp_profile *p = export_fixture("cpu-tasks", 0);
+    static const struct want_sample want[] = {
+        {"app.main:3 task=1", {1, 1000000}},
+        {"app.work:9 task=2", {1, 1000000}},
+        {"app.work:9 task=3", {1, 1000000}},
+        {"app.crunch:12<app.work:9 task=2", {3, 3000000}},
+        {"app.crunch:12<app.work:9 task=3", {2, 2000000}},
+    };
+    expect_samples(p, want, 5);
+    ck_assert_uint_eq(p->n_sample, 5); /* one per (stack, line, task) */
+    perftools__profiles__profile__free_unpacked(p, NULL);
+}
+END_TEST
+
+/* mem-tasks (its header): task 3 freed task 2's crunch allocation, so
+ * task 2's crunch has no bytes in use; each task's live bytes stay on
+ * the line that created them. */
+START_TEST(memory_tasks_labelled)
+{
+    pp_profile *p = export_fixture("mem-tasks", 0);
+    static const struct want_sample want[] = {
+        {"app.main:3 task=1", {1, 32, 32}},
+        {"app.work:9 task=2", {1, 16, 16}},
+        {"app.crunch:12<app.work:9 task=2", {1, 64, 0}},
+        {"app.crunch:12<app.work:9 task=3", {1, 48, 48}},
+    };
+    expect_samples(p, want, 4);
+    perftools__profiles__profile__free_unpacked(p, NULL);
+}
+END_TEST
+
 /* mem-budget stops tracking live allocations: no inuse_space then, and
  * a comment says why. */
 START_TEST(memory_without_live_bytes)
@@ -253,6 +298,10 @@ static bool referenced(const pp_profile *p, int64_t i)
     for (size_t k = 0; k < p->n_mapping; k++)
         if (p->mapping[k]->filename == i)
             return true;
+    for (size_t k = 0; k < p->n_sample; k++)
+        for (size_t l = 0; l < p->sample[k]->n_label; l++)
+            if (p->sample[k]->label[l]->key == i)
+                return true;
     return false;
 }
 
@@ -413,6 +462,8 @@ Suite *pprof_suite(void)
     tcase_add_test(t, memory_fixture_by_hand);
     tcase_add_test(t, memory_frees_by_hand);
     tcase_add_test(t, memory_without_live_bytes);
+    tcase_add_test(t, cpu_tasks_labelled);
+    tcase_add_test(t, memory_tasks_labelled);
     tcase_add_test(t, every_fixture_is_well_formed);
     tcase_add_test(t, hostile_source_stays_out);
     tcase_add_test(t, file_names_resolve_from_the_root);

@@ -59,10 +59,10 @@ static const char *frame_name(json_t *frames, json_int_t i)
     return json_string_value(json_object_get(f, "name"));
 }
 
-/* What a reader of the file sees, as text: the profile's unit, the leaf
- * frame of each sample in order with its weight, then each frame's
- * name, file, line, self and total. */
-static char *describe(json_t *doc)
+/* What a reader of the file sees of profile `which`, as text: the
+ * profile's unit, the leaf frame of each sample in order with its
+ * weight, then each frame's name, file, line, self and total. */
+static char *describe_profile(json_t *doc, size_t which)
 {
     char *buf;
     size_t len;
@@ -70,8 +70,8 @@ static char *describe(json_t *doc)
     ck_assert_str_eq(json_string_value(json_object_get(doc, "$schema")),
                      "https://www.speedscope.app/file-format-schema.json");
     json_t *frames = json_object_get(json_object_get(doc, "shared"), "frames");
-    json_t *p = json_array_get(json_object_get(doc, "profiles"), 0);
-    ck_assert_uint_eq(json_array_size(json_object_get(doc, "profiles")), 1);
+    json_t *p = json_array_get(json_object_get(doc, "profiles"), which);
+    ck_assert_ptr_nonnull(p);
     ck_assert_str_eq(json_string_value(json_object_get(p, "type")), "sampled");
     json_t *samples = json_object_get(p, "samples"), *weights = json_object_get(p, "weights");
     size_t n = json_array_size(samples), nf = json_array_size(frames);
@@ -110,6 +110,23 @@ static char *describe(json_t *doc)
     fclose(f);
     free(self), free(total);
     return buf;
+}
+
+static char *describe(json_t *doc)
+{
+    ck_assert_uint_eq(json_array_size(json_object_get(doc, "profiles")), 1);
+    return describe_profile(doc, 0);
+}
+
+/* Profile `which` of a document: its name, then describe_profile's text. */
+static void expect_profile(json_t *doc, size_t which, const char *name, const char *want)
+{
+    json_t *p = json_array_get(json_object_get(doc, "profiles"), which);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_str_eq(json_string_value(json_object_get(p, "name")), name);
+    char *got = describe_profile(doc, which);
+    ck_assert_str_eq(got, want);
+    free(got);
 }
 
 static void expect(const char *fixture, const char *want)
@@ -172,6 +189,84 @@ START_TEST(only_jett_samples)
                          "st.main 1\n<runtime>.<unavailable-symbol> 1\nst.main 1\n"
                          "frame st.main src/st.jett:2 self 2 total 3\n"
                          "frame <runtime>.<unavailable-symbol> -:0 self 1 total 1\n");
+}
+END_TEST
+
+/* cpu-tasks (its header): one profile per task, in task order, each
+ * with that task's jett samples in tick order (task 2: ticks 2, 4, 9,
+ * 11; task 3: 3, 5, 10); the runtime and waiting samples have no Jett
+ * stack.  activeProfileIndex 0 opens task 1, main. */
+START_TEST(cpu_profile_per_task)
+{
+    json_t *doc = export_json("cpu-tasks");
+    ck_assert_uint_eq(json_array_size(json_object_get(doc, "profiles")), 3);
+    ck_assert_int_eq(json_integer_value(json_object_get(doc, "activeProfileIndex")), 0);
+    expect_profile(doc, 0, "task 1 (app.main), jett samples, in tick order",
+                   "unit none\napp.main 1\n"
+                   "frame app.main src/main.jett:2 self 1 total 1\n"
+                   "frame app.work src/main.jett:8 self 0 total 0\n"
+                   "frame app.crunch src/main.jett:11 self 0 total 0\n");
+    expect_profile(doc, 1, "task 2 (app.work), jett samples, in tick order",
+                   "unit none\napp.crunch 1\napp.work 1\napp.crunch 1\napp.crunch 1\n"
+                   "frame app.main src/main.jett:2 self 0 total 0\n"
+                   "frame app.work src/main.jett:8 self 1 total 4\n"
+                   "frame app.crunch src/main.jett:11 self 3 total 3\n");
+    expect_profile(doc, 2, "task 3 (app.work), jett samples, in tick order",
+                   "unit none\napp.crunch 1\napp.work 1\napp.crunch 1\n"
+                   "frame app.main src/main.jett:2 self 0 total 0\n"
+                   "frame app.work src/main.jett:8 self 1 total 3\n"
+                   "frame app.crunch src/main.jett:11 self 2 total 2\n");
+    json_decref(doc);
+}
+END_TEST
+
+/* mem-tasks (its header): each task's allocations in event order; the
+ * free carries no pressure. */
+START_TEST(memory_profile_per_task)
+{
+    json_t *doc = export_json("mem-tasks");
+    ck_assert_uint_eq(json_array_size(json_object_get(doc, "profiles")), 3);
+    expect_profile(doc, 1, "task 2 (app.work), allocated bytes, in event order",
+                   "unit bytes\napp.crunch 64\napp.work 16\n"
+                   "frame app.main src/main.jett:2 self 0 total 0\n"
+                   "frame app.work src/main.jett:8 self 16 total 80\n"
+                   "frame app.crunch src/main.jett:11 self 64 total 64\n");
+    expect_profile(doc, 2, "task 3 (app.work), allocated bytes, in event order",
+                   "unit bytes\napp.crunch 48\n"
+                   "frame app.main src/main.jett:2 self 0 total 0\n"
+                   "frame app.work src/main.jett:8 self 0 total 48\n"
+                   "frame app.crunch src/main.jett:11 self 48 total 48\n");
+    json_decref(doc);
+}
+END_TEST
+
+/* Samples of a task no TASK describes, and of none, go to a last
+ * profile "no task". */
+START_TEST(samples_of_no_task)
+{
+    static const char t[] =
+        "HELLO version=2 mode=cpu rate_hz=1000 threshold_bp=500 limit=10 cpu_budget=33554432 "
+        "retention_budget=67108864 stack_budget=16777216 backend=\"interpreter_safe_point\" "
+        "capabilities=cpu_tick_source,safe_stack_capture,jett_runtime_thread_registration,"
+        "task_attribution colour=false\n"
+        "FUNC id=0 namespace=\"app\" function=\"main\" source=- decl=-\n"
+        "EVENTS\n"
+        "  TASK task=1 func=0 spawn_func=- site=-\n"
+        "  STACK id=0 parent=- func=0 site=-\n"
+        "  CPU_SAMPLE seq=1 tick=1 task=1 actor=- thread=1 state=jett stack=0 span=-\n"
+        "  CPU_SAMPLE seq=2 tick=2 task=7 actor=- thread=1 state=jett stack=0 span=-\n"
+        "  CPU_SAMPLE seq=3 tick=3 task=- actor=- thread=1 state=jett stack=0 span=-\n"
+        "END\n"
+        "FINISH termination=returned wall_ns=3000000 cpu_ns=- requested=3 coalesced=0 dropped=0 "
+        "collector_failure=false stack_limit=false\n";
+    size_t n;
+    json_t *doc = export_text(t, sizeof t - 1, &n);
+    ck_assert_uint_eq(json_array_size(json_object_get(doc, "profiles")), 2);
+    expect_profile(doc, 0, "task 1 (app.main), jett samples, in tick order",
+                   "unit none\napp.main 1\nframe app.main -:0 self 1 total 1\n");
+    expect_profile(doc, 1, "no task, jett samples, in tick order",
+                   "unit none\napp.main 1\napp.main 1\nframe app.main -:0 self 2 total 2\n");
+    json_decref(doc);
 }
 END_TEST
 
@@ -310,6 +405,9 @@ Suite *speedscope_suite(void)
     tcase_add_test(t, recursion_counts_once);
     tcase_add_test(t, only_jett_samples);
     tcase_add_test(t, hostile_names);
+    tcase_add_test(t, cpu_profile_per_task);
+    tcase_add_test(t, memory_profile_per_task);
+    tcase_add_test(t, samples_of_no_task);
     tcase_add_test(t, refused_stacks_left_out);
     tcase_add_test(t, runs_of_deep_stacks_across_blocks);
     suite_add_tcase(s, t);

@@ -192,9 +192,11 @@ static void put_heading(FILE *out, const struct fold *f, const struct flame_pain
 {
     const struct fold_totals *t = fold_totals(f);
     const char *reason = fold_partial_reason(f);
-    fprintf(out,
-            "<text class=\"h\" x=\"%d\" y=\"22\" font-size=\"17\" font-weight=\"bold\">%s</text>\n",
-            FLAME_PAD, p && p->title ? p->title : weight_title(fold_weight(f)));
+    fprintf(
+        out,
+        "<text class=\"h\" x=\"%d\" y=\"22\" font-size=\"17\" font-weight=\"bold\">%s%s</text>\n",
+        FLAME_PAD, p && p->title ? p->title : weight_title(fold_weight(f)),
+        fold_by_task(f) ? ", by task" : "");
     if (p && p->status)
         fprintf(out, "<text class=\"h\" x=\"%d\" y=\"42\">status: %s</text>\n", FLAME_PAD,
                 p->status);

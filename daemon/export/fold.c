@@ -44,6 +44,7 @@ struct fold {
     uint8_t mode;
     enum fold_weight weight;
     enum fold_names name_form;
+    bool by_task; /* a frame per task at the top (fold_read_by_task) */
     const char *partial;
     char *damage; /* why reading stopped early, NULL when it did not */
     struct fold_totals t;
@@ -176,6 +177,8 @@ static int arena_put(struct fold *f, const char *s, size_t len)
     return rc;
 }
 
+static uint32_t intern_from(struct fold *f, size_t off);
+
 /* Interns `ns.fn` as the name form keeps it, its namespace's length
  * there in *ns_len; returns its name id or UINT32_MAX when out of
  * memory. */
@@ -187,6 +190,12 @@ static uint32_t intern(struct fold *f, struct wire_str ns, struct wire_str fn, u
     *ns_len = (uint32_t)(f->arena_len - off);
     if (arena_put(f, ".", 1) || arena_put(f, fn.ptr, fn.len))
         return UINT32_MAX;
+    return intern_from(f, off);
+}
+
+/* Interns the name the arena holds from `off` on (just appended). */
+static uint32_t intern_from(struct fold *f, size_t off)
+{
     size_t len = f->arena_len - off;
     uint64_t h = hash_bytes(f->arena + off, len);
     for (uint32_t *idx = f->name_index; idx; h++) {
@@ -401,12 +410,121 @@ static int take_tree(struct fold *f, const struct agg *g)
     return rc;
 }
 
+/* ---- by task ---- */
+
+static int pair_by_task(const void *x, const void *y, void *ctx)
+{
+    const uint64_t *key = ctx;
+    uint64_t a = key[*(const uint32_t *)x], b = key[*(const uint32_t *)y];
+    return a < b ? -1 : a > b;
+}
+
+/* The frame of task `task` (ATTRIB_NONE: events of no task) below the
+ * root: "task N", or "no task". */
+static uint32_t task_frame(struct fold *f, uint32_t task)
+{
+    char text[32];
+    int n = task == ATTRIB_NONE ? snprintf(text, sizeof text, "no task")
+                                : snprintf(text, sizeof text, "task %u", (unsigned)task);
+    size_t off = f->arena_len;
+    if (arena_copy(f, text, (size_t)n) != 0)
+        return FOLD_NO_NODE;
+    uint32_t name = intern_from(f, off);
+    return name == UINT32_MAX ? FOLD_NO_NODE : child_node(f, FOLD_ROOT, name);
+}
+
+/* The frame of stack node `node` below its task's frame `top`: through
+ * its callers' frames (made when new), found in frame[] once made (the
+ * nodes made are listed in made[]). */
+static uint32_t frame_in_task(struct fold *f, const struct agg *g, uint32_t node, uint32_t top,
+                              uint32_t *frame, uint32_t *made, uint32_t *n_made, uint32_t *chain)
+{
+    uint32_t depth = 0, parent, ident, up = top;
+    for (uint32_t m = node; m != ATTRIB_NONE && frame[m] == FOLD_NO_NODE;) {
+        if (!attrib_node(g, m, &parent, &ident))
+            return FOLD_NO_NODE;
+        chain[depth++] = m;
+        m = parent;
+        if (m != ATTRIB_NONE && frame[m] != FOLD_NO_NODE)
+            up = frame[m];
+    }
+    while (depth > 0) {
+        uint32_t m = chain[--depth];
+        attrib_node(g, m, &parent, &ident);
+        uint32_t c = child_node(f, up, f->idents[ident].name);
+        if (c == FOLD_NO_NODE)
+            return FOLD_NO_NODE;
+        note_func(f, &f->nodes[c], ident);
+        frame[m] = up = c;
+        made[(*n_made)++] = m;
+    }
+    return frame[node];
+}
+
+/* The tree of the (stack node, task) pairs (attrib_task_node): a frame
+ * per task below the root, in it the task's stacks, each pair's weight
+ * added to its frame's self value; totals summed from the leaves up (a
+ * child's id is above its parent's).  0, or -1 when out of memory. */
+static int take_task_tree(struct fold *f, const struct agg *g)
+{
+    uint32_t n_nodes = attrib_node_count(g), n = attrib_task_node_count(g);
+    uint32_t *frame = malloc(((size_t)n_nodes + 1) * sizeof *frame);
+    uint32_t *made = malloc(((size_t)n_nodes + 1) * sizeof *made);
+    uint32_t *chain = malloc(((size_t)n_nodes + 1) * sizeof *chain);
+    uint32_t *order = malloc(((size_t)n + 1) * sizeof *order);
+    uint64_t *key = malloc(((size_t)n + 1) * sizeof *key);
+    int rc = frame && made && chain && order && key && take_idents(f, g) == 0 ? 0 : -1;
+    for (uint32_t i = 0; rc == 0 && i < n; i++) {
+        uint32_t node, task;
+        struct attrib_node_quantities q;
+        attrib_task_node(g, i, &node, &task, &q);
+        order[i] = i;
+        key[i] = (uint64_t)task << 32 | node; /* no task (ATTRIB_NONE) last */
+    }
+    if (rc == 0)
+        qsort_r(order, n, sizeof *order, pair_by_task, key);
+    for (uint32_t i = 0; rc == 0 && i < n_nodes; i++)
+        frame[i] = FOLD_NO_NODE;
+    uint32_t n_made = 0, top = FOLD_NO_NODE, cur = 0;
+    for (uint32_t i = 0; rc == 0 && i < n; i++) {
+        uint32_t node, task;
+        struct attrib_node_quantities q;
+        attrib_task_node(g, order[i], &node, &task, &q);
+        uint64_t w = node_weight(f, &q);
+        if (top == FOLD_NO_NODE || task != cur) {
+            while (n_made)
+                frame[made[--n_made]] = FOLD_NO_NODE;
+            cur = task;
+            if ((top = task_frame(f, task)) == FOLD_NO_NODE)
+                rc = -1;
+        }
+        if (rc != 0 || w == 0 || node >= n_nodes)
+            continue;
+        uint32_t at = frame_in_task(f, g, node, top, frame, made, &n_made, chain);
+        if (at != FOLD_NO_NODE)
+            f->nodes[at].self += w;
+        else if (f->nomem)
+            rc = -1;
+    }
+    for (uint32_t i = f->n_nodes; rc == 0 && i-- > 1;) {
+        f->nodes[i].total += f->nodes[i].self;
+        f->nodes[f->nodes[i].parent].total += f->nodes[i].total;
+    }
+    free(frame), free(made), free(chain), free(order), free(key);
+    if (rc != 0)
+        f->nomem = true;
+    return rc;
+}
+
 /* Aggregates the whole capture with per-node detail: the profile's own
  * rules, errors and budgets.  1 when reading stopped at damage (message
  * in err), -1 when out of memory, else 0. */
-static int aggregate(struct agg *g, struct capture_reader *r, char *err, size_t errlen)
+static int aggregate(struct agg *g, struct capture_reader *r, bool by_task, char *err,
+                     size_t errlen)
 {
     agg_keep_detail(g);
+    if (by_task)
+        agg_keep_task_nodes(g);
     int damaged = feed_capture(g, r, err, errlen);
     agg_end(g);
     agg_release_records(g);
@@ -486,11 +604,21 @@ static enum fold_status fold_from(struct fold *f, const struct agg *g, char *err
                         "(retention_metadata_limit) and stopped tracking live allocations",
                         fold_weight_name(f->weight)),
                FOLD_E_UNAVAILABLE;
+    if (f->by_task && !attrib_tasks_on(g))
+        return snprintf(err, errlen,
+                        "--by-task needs a capture of a run with tasks (capability "
+                        "task_attribution)"),
+               FOLD_E_TASKS;
+    if (f->by_task && f->weight == FOLD_WEIGHT_LIVE_AT_PEAK)
+        return snprintf(err, errlen,
+                        "--weight live-at-peak is not kept by task; --by-task folds "
+                        "allocated, count or retained"),
+               FOLD_E_TASKS;
     enum agg_reason reason;
     if (agg_status(g, &reason) != AGG_COMPLETE)
         f->partial = agg_reason_name(reason);
     take_totals(f, g);
-    if (take_tree(f, g) != 0)
+    if ((f->by_task ? take_task_tree(f, g) : take_tree(f, g)) != 0)
         return snprintf(err, errlen, "out of memory"), FOLD_E_NOMEM;
     /* the indexes only serve building: their memory goes to the output */
     free(f->node_index), free(f->name_index);
@@ -501,8 +629,9 @@ static enum fold_status fold_from(struct fold *f, const struct agg *g, char *err
     return FOLD_OK;
 }
 
-enum fold_status fold_read(struct capture_reader *r, enum fold_weight w, enum fold_names names,
-                           struct fold **out, char *err, size_t errlen)
+static enum fold_status read_fold(struct capture_reader *r, enum fold_weight w,
+                                  enum fold_names names, bool by_task, struct fold **out, char *err,
+                                  size_t errlen)
 {
     struct fold *f = fold_new(w, names);
     struct agg *g = agg_new();
@@ -510,8 +639,9 @@ enum fold_status fold_read(struct capture_reader *r, enum fold_weight w, enum fo
         fold_free(f), agg_free(g);
         return snprintf(err, errlen, "out of memory"), FOLD_E_NOMEM;
     }
+    f->by_task = by_task;
     enum fold_status st = FOLD_OK;
-    int damaged = aggregate(g, r, err, errlen);
+    int damaged = aggregate(g, r, by_task, err, errlen);
     if (damaged && !agg_has_hello(g))
         st = FOLD_E_CAPTURE; /* nothing of a profile was read: err says why */
     else if (damaged && !(f->damage = strdup(err)))
@@ -525,6 +655,19 @@ enum fold_status fold_read(struct capture_reader *r, enum fold_weight w, enum fo
     }
     *out = f;
     return FOLD_OK;
+}
+
+enum fold_status fold_read(struct capture_reader *r, enum fold_weight w, enum fold_names names,
+                           struct fold **out, char *err, size_t errlen)
+{
+    return read_fold(r, w, names, false, out, err, errlen);
+}
+
+enum fold_status fold_read_by_task(struct capture_reader *r, enum fold_weight w,
+                                   enum fold_names names, struct fold **out, char *err,
+                                   size_t errlen)
+{
+    return read_fold(r, w, names, true, out, err, errlen);
 }
 
 enum fold_status fold_of_agg(const struct agg *g, enum fold_weight w, enum fold_names names,
@@ -569,6 +712,11 @@ const char *fold_weight_name(enum fold_weight w)
     static const char *const names[] = {"default", "samples",  "allocated",
                                         "count",   "retained", "live-at-peak"};
     return (unsigned)w < sizeof names / sizeof names[0] ? names[w] : "?";
+}
+
+bool fold_by_task(const struct fold *f)
+{
+    return f->by_task;
 }
 
 enum fold_names fold_name_form(const struct fold *f)

@@ -46,6 +46,7 @@ enum fold_status {
     FOLD_E_WEIGHT,      /* the weight does not apply to the capture's mode */
     FOLD_E_UNAVAILABLE, /* the profile does not know the weight's values */
     FOLD_E_NOMEM,
+    FOLD_E_TASKS, /* --by-task: the capture has no tasks, or the weight is not kept by task */
 };
 
 /* How a frame's display text is kept.  A folded line has no escapes of
@@ -98,6 +99,15 @@ struct fold;
  * where it stopped. */
 enum fold_status fold_read(struct capture_reader *r, enum fold_weight w, enum fold_names names,
                            struct fold **out, char *err, size_t errlen);
+/* The same with a frame per task at the top of the tree ("task N";
+ * "no task" for events of none), the task's stacks below it: a capture
+ * of a run with tasks (capability task_attribution; FOLD_E_TASKS
+ * otherwise), every weight but FOLD_WEIGHT_LIVE_AT_PEAK (FOLD_E_TASKS).
+ * A frame's retained bytes are those of the allocations its task
+ * created there, wherever they were freed. */
+enum fold_status fold_read_by_task(struct capture_reader *r, enum fold_weight w,
+                                   enum fold_names names, struct fold **out, char *err,
+                                   size_t errlen);
 /* The same from an aggregation that kept detail (agg_keep_detail), or
  * for FOLD_WEIGHT_DEFAULT only each node's self cost (agg_keep_node_self),
  * and has ended: for a reader that needs the aggregation for more than
@@ -116,6 +126,7 @@ const char *fold_partial_reason(const struct fold *f);
 /* "byte N: message" when reading stopped at damage, else NULL. */
 const char *fold_damage(const struct fold *f);
 enum fold_names fold_name_form(const struct fold *f);
+bool fold_by_task(const struct fold *f); /* read by fold_read_by_task */
 const struct fold_totals *fold_totals(const struct fold *f);
 
 /* The tree: node FOLD_ROOT is the root, whose total is weight_attributed. */

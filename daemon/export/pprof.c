@@ -20,6 +20,7 @@ typedef Perftools__Profiles__Location pp_location;
 typedef Perftools__Profiles__Line pp_line;
 typedef Perftools__Profiles__Function pp_function;
 typedef Perftools__Profiles__Mapping pp_mapping;
+typedef Perftools__Profiles__Label pp_label;
 
 /* Samples are packed a part at a time, each part a Profile holding only
  * samples: concatenated, protobuf's rule for repeated fields makes them
@@ -28,9 +29,9 @@ typedef Perftools__Profiles__Mapping pp_mapping;
 #define PP_MAX_VALUES 3
 
 /* A sample waiting for its leaf location (the location of line `line`
- * in its node's function). */
+ * in its node's function); task: its `task` label, 0 for none. */
 struct pp_pending {
-    uint32_t node, line;
+    uint32_t node, line, task;
     int64_t v[PP_MAX_VALUES];
 };
 /* How far ahead a sample's index slot is fetched: the index of a large
@@ -47,6 +48,10 @@ struct pp {
     unsigned n_values;
     int64_t period; /* CPU: ns a sample stands for, 0 when the rate is unknown */
     bool nomem;
+    /* with task attribution, samples by (stack node, task): each carries
+     * its task as a numeric label, key `task_key` (added with the first) */
+    bool by_task;
+    uint32_t task_key;
     /* the string table; entry 0 is "" */
     char **str;
     uint32_t n_str, cap_str;
@@ -64,6 +69,8 @@ struct pp {
     /* the part being filled */
     pp_sample samples[PP_PART];
     pp_sample *sample_ptr[PP_PART];
+    pp_label labels[PP_PART];
+    pp_label *label_ptr[PP_PART];
     int64_t values[PP_PART * PP_MAX_VALUES];
     uint32_t n_part;
     /* samples whose leaf location is looked up PP_AHEAD samples later,
@@ -309,8 +316,9 @@ static void pack_part(struct pp *p, const pp_profile *part, size_t bound)
 #define PB_VARINT 10
 #define PB_LEN 5
 /* A Sample in Profile.sample, past its packed location ids and values:
- * its own tag and length, and those of the two packed fields. */
-#define PB_SAMPLE_FRAME (3 * (PB_TAG + PB_LEN))
+ * its own tag and length, those of the two packed fields, and a label
+ * (tag, length, key and number). */
+#define PB_SAMPLE_FRAME (3 * (PB_TAG + PB_LEN) + PB_TAG + PB_LEN + 2 * (PB_TAG + PB_VARINT))
 /* A Location in Profile.location: its tag and length, id and mapping id,
  * and one Line (tag, length, function id and line). */
 #define PB_LOCATION (2 * (PB_TAG + PB_LEN) + 4 * (PB_TAG + PB_VARINT))
@@ -379,8 +387,9 @@ static int take_callers(struct pp *p, uint32_t node)
     return 0;
 }
 
-/* One sample of a node: the leaf location, then the callers'. */
-static int add_sample(struct pp *p, uint32_t node, uint32_t leaf, const int64_t *v)
+/* One sample of a node: the leaf location, then the callers'; a task
+ * label when task is not 0. */
+static int add_sample(struct pp *p, uint32_t node, uint32_t leaf, uint32_t task, const int64_t *v)
 {
     if (p->callers_of != node && take_callers(p, node) != 0)
         return -1;
@@ -408,23 +417,43 @@ static int add_sample(struct pp *p, uint32_t node, uint32_t leaf, const int64_t 
     s->n_value = p->n_values;
     s->value = &p->values[(size_t)p->n_part * PP_MAX_VALUES];
     memcpy(s->value, v, p->n_values * sizeof *v);
+    if (task && !p->task_key && !(p->task_key = add_cstr(p, "task")))
+        return -1;
+    if (task) {
+        pp_label *l = &p->labels[p->n_part];
+        *l = (pp_label)PERFTOOLS__PROFILES__LABEL__INIT;
+        l->key = p->task_key, l->num = task;
+        p->label_ptr[p->n_part] = l;
+        s->n_label = 1, s->label = &p->label_ptr[p->n_part];
+    }
     p->sample_ptr[p->n_part++] = s;
     return 0;
 }
 
 /* A node's self costs by leaf line: spans come in ascending order, so
- * those of one line are consecutive and summed here. */
+ * those of one line are consecutive and summed here.  pair: with tasks,
+ * the (node, task) pair's costs (attrib_task_node), else UINT32_MAX. */
 struct pp_lines {
     struct attrib_node_self_iter it;
+    struct attrib_self_iter pit;
+    uint32_t pair;
     bool more, pending;
     uint32_t line;
     uint64_t w[2];
 };
 
-static void lines_begin(const struct pp *p, uint32_t node, struct pp_lines *l)
+static void lines_begin(const struct pp *p, uint32_t node, uint32_t pair, struct pp_lines *l)
 {
-    l->more = attrib_node_self_begin(p->a, node, &l->it);
+    l->pair = pair;
+    l->more = pair == UINT32_MAX ? attrib_node_self_begin(p->a, node, &l->it)
+                                 : attrib_task_node_self_begin(p->a, pair, &l->pit);
     l->pending = false;
+}
+
+static bool lines_step(const struct pp *p, struct pp_lines *l, uint32_t *start, uint64_t *v)
+{
+    return l->pair == UINT32_MAX ? attrib_node_self_next(p->a, &l->it, start, v)
+                                 : attrib_task_node_self_next(p->a, &l->pit, start, v);
 }
 
 static bool lines_next(const struct pp *p, uint32_t node, struct pp_lines *l, uint32_t *line,
@@ -432,7 +461,7 @@ static bool lines_next(const struct pp *p, uint32_t node, struct pp_lines *l, ui
 {
     uint32_t start;
     uint64_t v[2] = {0, 0};
-    while (l->more && (l->more = attrib_node_self_next(p->a, &l->it, &start, v))) {
+    while (l->more && (l->more = lines_step(p, l, &start, v))) {
         uint32_t ln = line_in(p, p->ident[node], start);
         if (l->pending && ln == l->line) {
             l->w[0] += v[0], l->w[1] += v[1];
@@ -457,12 +486,12 @@ static int add_queued(struct pp *p)
     struct pp_pending *q = &p->queue[p->queued];
     p->queued = (p->queued + 1) % PP_AHEAD, p->n_queued--;
     uint32_t leaf = location(p, p->ident[q->node], q->line);
-    return leaf && add_sample(p, q->node, leaf, q->v) == 0 ? 0 : -1;
+    return leaf && add_sample(p, q->node, leaf, q->task, q->v) == 0 ? 0 : -1;
 }
 
 /* A sample of `node` at `line`: queued, its index slot fetched, while
  * the oldest one is added; 0, or -1 when out of memory. */
-static int queue_sample(struct pp *p, uint32_t node, uint32_t line, const int64_t *v)
+static int queue_sample(struct pp *p, uint32_t node, uint32_t line, uint32_t task, const int64_t *v)
 {
     if (p->n_queued == PP_AHEAD && add_queued(p) != 0)
         return -1;
@@ -471,17 +500,18 @@ static int queue_sample(struct pp *p, uint32_t node, uint32_t line, const int64_
         __builtin_prefetch(&p->loc_index[mix64(key) & (p->index_cap - 1)]);
     }
     struct pp_pending *q = &p->queue[(p->queued + p->n_queued++) % PP_AHEAD];
-    q->node = node, q->line = line;
+    q->node = node, q->line = line, q->task = task;
     memcpy(q->v, v, sizeof q->v);
     return 0;
 }
 
-static int cpu_node(struct pp *p, uint32_t node)
+/* A node's samples (pair: of one task, as lines_begin). */
+static int cpu_node(struct pp *p, uint32_t node, uint32_t pair, uint32_t task)
 {
     struct pp_lines l;
     uint32_t line;
     uint64_t w[2];
-    lines_begin(p, node, &l);
+    lines_begin(p, node, pair, &l);
     while (lines_next(p, node, &l, &line, w)) {
         if (w[0] == 0)
             continue;
@@ -489,7 +519,7 @@ static int cpu_node(struct pp *p, uint32_t node)
         if (p->period)
             v[1] = w[0] > (uint64_t)INT64_MAX / (uint64_t)p->period ? INT64_MAX
                                                                     : clamp64(w[0] * p->period);
-        if (queue_sample(p, node, line, v) != 0)
+        if (queue_sample(p, node, line, task, v) != 0)
             return -1;
     }
     return 0;
@@ -497,31 +527,52 @@ static int cpu_node(struct pp *p, uint32_t node)
 
 /* Memory: the node's allocations and bytes by line; its live bytes on
  * the one line that created allocations, or on line 0 when several did. */
-static int memory_node(struct pp *p, uint32_t node)
+static int memory_node(struct pp *p, uint32_t node, uint32_t pair, uint32_t task)
 {
     struct pp_lines l;
-    uint32_t line, creating = 0, n_creating = 0;
+    uint32_t line, creating = 0, n_creating = 0, n_, t_;
     uint64_t w[2];
     struct attrib_node_quantities q;
-    attrib_node_quantities(p->a, node, &q);
+    if (pair == UINT32_MAX)
+        attrib_node_quantities(p->a, node, &q);
+    else
+        attrib_task_node(p->a, pair, &n_, &t_, &q);
     uint64_t inuse = p->inuse ? q.retained : 0;
-    lines_begin(p, node, &l);
+    lines_begin(p, node, pair, &l);
     while (lines_next(p, node, &l, &line, w))
         if (w[1] > 0)
             creating = line, n_creating++;
-    lines_begin(p, node, &l);
+    lines_begin(p, node, pair, &l);
     while (lines_next(p, node, &l, &line, w)) {
         int64_t v[PP_MAX_VALUES] = {clamp64(w[1]), clamp64(w[0]), 0};
         if (n_creating == 1 && line == creating)
             v[PP_INUSE] = clamp64(inuse), inuse = 0;
         if (!v[0] && !v[1] && !v[2])
             continue;
-        if (queue_sample(p, node, line, v) != 0)
+        if (queue_sample(p, node, line, task, v) != 0)
             return -1;
     }
     if (inuse) {
         int64_t v[PP_MAX_VALUES] = {0, 0, clamp64(inuse)};
-        if (queue_sample(p, node, 0, v) != 0)
+        if (queue_sample(p, node, 0, task, v) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* With tasks: the samples of each (node, task) pair, in node then task
+ * order, each labelled with its task (events of no task: no label). */
+static int write_task_samples(struct pp *p)
+{
+    uint32_t n = attrib_task_node_count(p->a);
+    for (uint32_t i = 0; i < n && !p->sink.failed; i++) {
+        uint32_t node, task;
+        struct attrib_node_quantities q;
+        attrib_task_node(p->a, i, &node, &task, &q);
+        if (node >= p->n_node || p->ident[node] == ATTRIB_NONE)
+            continue;
+        uint32_t label = task == ATTRIB_NONE ? 0 : task;
+        if ((p->cpu ? cpu_node(p, node, i, label) : memory_node(p, node, i, label)) != 0)
             return -1;
     }
     return 0;
@@ -530,8 +581,11 @@ static int memory_node(struct pp *p, uint32_t node)
 static int write_samples(struct pp *p)
 {
     p->callers_of = ATTRIB_NONE;
-    for (uint32_t i = 0; i < p->n_node && !p->sink.failed; i++)
-        if (p->ident[i] != ATTRIB_NONE && (p->cpu ? cpu_node(p, i) : memory_node(p, i)) != 0)
+    if (p->by_task && write_task_samples(p) != 0)
+        return -1;
+    for (uint32_t i = 0; i < p->n_node && !p->by_task && !p->sink.failed; i++)
+        if (p->ident[i] != ATTRIB_NONE &&
+            (p->cpu ? cpu_node(p, i, UINT32_MAX, 0) : memory_node(p, i, UINT32_MAX, 0)) != 0)
             return -1;
     while (p->n_queued)
         if (add_queued(p) != 0)
@@ -684,6 +738,7 @@ static int write_model(const struct agg *a, FILE *out, char *err, size_t errlen)
     if (p->cpu && !p->period)
         p->n_values = 1;
     p->str = NULL;
+    p->by_task = attrib_tasks_on(a);
     if (add_string(p, "", 0) != 0 || p->nomem || take_model(p) != 0 || write_samples(p) != 0)
         p->nomem = true;
     if (!p->nomem)
@@ -698,8 +753,14 @@ static int write_model(const struct agg *a, FILE *out, char *err, size_t errlen)
     return rc;
 }
 
+static void keep_lines(struct agg *a)
+{
+    agg_keep_node_lines_only(a);
+    agg_keep_task_nodes(a);
+}
+
 int pprof_write(struct capture_reader *r, FILE *out, char *err, size_t errlen)
 {
-    /* samples by node and line: no sums by function or subtree */
-    return export_run(r, agg_keep_node_lines_only, write_model, out, err, errlen);
+    /* samples by node and line (and task): no sums by function or subtree */
+    return export_run(r, keep_lines, write_model, out, err, errlen);
 }

@@ -18,11 +18,12 @@ struct speedscope {
     bool nomem;
     uint32_t *stack;  /* each sample's leaf stack node, in order */
     uint64_t *weight; /* memory: each sample's bytes; CPU: NULL (1 each) */
+    uint32_t *task;   /* with task attribution: each sample's task, else NULL */
     size_t n, cap;
-    uint64_t total, last_attributed;
+    uint64_t last_attributed;
 };
 
-static void take(struct speedscope *p, uint32_t node, uint64_t w)
+static void take(struct speedscope *p, uint32_t node, uint64_t w, uint32_t task)
 {
     if (p->n == p->cap) {
         size_t ncap = p->cap ? p->cap * 2 : 4096;
@@ -32,17 +33,21 @@ static void take(struct speedscope *p, uint32_t node, uint64_t w)
         uint64_t *wt = s && agg_mode(p->g) == WIRE_MODE_MEMORY
                            ? realloc(p->weight, ncap * sizeof *wt)
                            : p->weight;
-        if (!s || (agg_mode(p->g) == WIRE_MODE_MEMORY && !wt)) {
+        if (wt)
+            p->weight = wt;
+        uint32_t *t = s && attrib_tasks_on(p->g) ? realloc(p->task, ncap * sizeof *t) : p->task;
+        if (!s || (agg_mode(p->g) == WIRE_MODE_MEMORY && !wt) || (attrib_tasks_on(p->g) && !t)) {
             p->nomem = true;
             return;
         }
-        p->weight = wt, p->cap = ncap;
+        p->task = t, p->cap = ncap;
     }
     p->stack[p->n] = node;
     if (p->weight)
         p->weight[p->n] = w;
+    if (p->task)
+        p->task[p->n] = task;
     p->n++;
-    p->total += w;
 }
 
 /* After each entry (feed_capture_watched): a taken jett sample at a
@@ -58,7 +63,7 @@ static void on_event(void *ctx, const struct wire_event *ev, bool accepted)
         /* a stack the budget refused was not stored: unattributed */
         if (accepted && s->state == WIRE_STATE_JETT && s->stack_id < attrib_node_count(p->g) &&
             attrib_node(p->g, s->stack_id, &parent, &ident))
-            take(p, s->stack_id, 1);
+            take(p, s->stack_id, 1, s->exec.task);
     } else if (ev->kind == WIRE_ENTRY_ALLOC) {
         /* the attributed bytes rise exactly by the event's pressure */
         struct attrib_mem_totals m;
@@ -66,7 +71,7 @@ static void on_event(void *ctx, const struct wire_event *ev, bool accepted)
         uint64_t bytes = m.attributed - p->last_attributed;
         p->last_attributed = m.attributed;
         if (bytes > 0)
-            take(p, ev->u.alloc.stack_id, bytes);
+            take(p, ev->u.alloc.stack_id, bytes, ev->u.alloc.exec.task);
     }
 }
 
@@ -104,7 +109,7 @@ void speedscope_free(struct speedscope *p)
     if (!p)
         return;
     agg_free(p->g);
-    free(p->damage), free(p->stack), free(p->weight);
+    free(p->damage), free(p->stack), free(p->weight), free(p->task);
     free(p);
 }
 
@@ -269,17 +274,17 @@ static size_t stack_text(char *at, const uint32_t *path, uint32_t depth)
 /* The samples' stacks, comma and newline apart, LANES at a time.  A run
  * of samples at one node (a loop between ticks) is walked once: its
  * text is copied (walked again only right after a block was written). */
-static void put_samples(struct out *o, const struct speedscope *p, const struct node_link *links,
-                        struct walks *w)
+static void put_samples(struct out *o, const struct speedscope *p, const uint32_t *stack,
+                        size_t n_samples, const struct node_link *links, struct walks *w)
 {
     uint32_t n_links = attrib_node_count(p->g);
     size_t last = 0; /* the previous sample's text: its length, at the end of buf */
-    for (size_t i = 0; i < p->n; i += LANES) {
-        unsigned n = p->n - i < LANES ? (unsigned)(p->n - i) : LANES;
+    for (size_t i = 0; i < n_samples; i += LANES) {
+        unsigned n = n_samples - i < LANES ? (unsigned)(n_samples - i) : LANES;
         bool walk[LANES];
         for (unsigned k = 0; k < n; k++)
-            walk[k] = i + k == 0 || p->stack[i + k] != p->stack[i + k - 1];
-        walk_lanes(w, links, n_links, p->stack + i, walk, n);
+            walk[k] = i + k == 0 || stack[i + k] != stack[i + k - 1];
+        walk_lanes(w, links, n_links, stack + i, walk, n);
         for (unsigned k = 0; k < n; k++) {
             if (o->len + 2 + STACK_TEXT > sizeof o->buf)
                 flush(o), last = 0;
@@ -288,7 +293,7 @@ static void put_samples(struct out *o, const struct speedscope *p, const struct 
             char *at = o->buf + o->len;
             if (!walk[k] && !last) { /* a repeat whose text was just written out */
                 walk[k] = true;
-                walk_lanes(w, links, n_links, p->stack + i + k, &walk[k], 1);
+                walk_lanes(w, links, n_links, stack + i + k, &walk[k], 1);
                 last = stack_text(at, w->path[0], w->depth[0]);
             } else if (!walk[k]) {
                 memcpy(at, at - 2 - last, last);
@@ -300,16 +305,108 @@ static void put_samples(struct out *o, const struct speedscope *p, const struct 
     }
 }
 
-/* The weights, comma apart. */
-static void put_weights(struct out *o, const struct speedscope *p)
+/* The weights (NULL: 1 each), comma apart. */
+static void put_weights(struct out *o, const uint64_t *weight, size_t n)
 {
-    for (size_t i = 0; i < p->n; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (o->len + 1 + 20 + 8 > sizeof o->buf)
             flush(o);
         if (i)
             o->buf[o->len++] = ',';
-        o->len += decimal_u64(o->buf + o->len, p->weight ? p->weight[i] : 1);
+        o->len += decimal_u64(o->buf + o->len, weight ? weight[i] : 1);
     }
+}
+
+/* A profile's name: its samples' words, after "task N (ns.fn), " (the
+ * function escaped as a frame's name is) with tasks, "no task, " for
+ * group 0 (events of no task the capture described). */
+static void put_name(struct out *o, const struct speedscope *p, bool tasks, uint32_t group)
+{
+    bool memory = agg_mode(p->g) == WIRE_MODE_MEMORY;
+    if (tasks && group == 0)
+        puts_(o, "no task, ");
+    if (tasks && group > 0) {
+        puts_(o, "task ");
+        put_u64(o, group);
+        struct attrib_task t;
+        attrib_task(p->g, group, &t);
+        if (t.ident != ATTRIB_NONE) {
+            struct attrib_ident d;
+            attrib_ident(p->g, t.ident, &d);
+            puts_(o, " (");
+            put_text(o, d.ns, d.ns_len);
+            put(o, ".", 1);
+            put_text(o, d.name, d.name_len);
+            puts_(o, ")");
+        }
+        puts_(o, ", ");
+    }
+    puts_(o, memory ? "allocated bytes, in event order" : "jett samples, in tick order");
+}
+
+/* One sampled profile of samples[0..n) (weight NULL: 1 each). */
+static void put_profile(struct out *o, const struct speedscope *p, bool tasks, uint32_t group,
+                        const uint32_t *stack, const uint64_t *weight, size_t n,
+                        const struct node_link *links, struct walks *walks)
+{
+    bool memory = agg_mode(p->g) == WIRE_MODE_MEMORY;
+    uint64_t total = weight ? 0 : n;
+    for (size_t i = 0; weight && i < n; i++)
+        total += weight[i];
+    puts_(o, "{\"type\":\"sampled\",\"name\":\"");
+    put_name(o, p, tasks, group);
+    puts_(o, memory ? "\",\"unit\":\"bytes\"" : "\",\"unit\":\"none\"");
+    puts_(o, ",\"startValue\":0,\"endValue\":");
+    put_u64(o, total);
+    puts_(o, ",\n\"samples\":[");
+    put_samples(o, p, stack, n, links, walks);
+    puts_(o, "],\n\"weights\":[");
+    put_weights(o, weight, n);
+    puts_(o, "]}");
+}
+
+/* With tasks: one profile per task the capture described, in task
+ * order, each with that task's samples in the stream's order, then one
+ * of the samples of no (described) task when there are any.  0, or -1
+ * when out of memory. */
+static int put_task_profiles(struct out *o, const struct speedscope *p,
+                             const struct node_link *links, struct walks *walks)
+{
+    uint32_t n_tasks = attrib_task_count(p->g);
+    size_t *start = calloc((size_t)n_tasks + 2, sizeof *start);
+    uint32_t *stack = malloc((p->n + 1) * sizeof *stack);
+    uint64_t *weight = p->weight ? malloc((p->n + 1) * sizeof *weight) : NULL;
+    if (!start || !stack || (p->weight && !weight)) {
+        free(start), free(stack), free(weight);
+        return -1;
+    }
+    /* a stable counting sort by group: task N is group N, none 0 */
+#define GROUP(i) (p->task[i] >= 1 && p->task[i] <= n_tasks ? p->task[i] : 0)
+    for (size_t i = 0; i < p->n; i++)
+        start[GROUP(i) + 1]++;
+    for (uint32_t g = 1; g <= n_tasks + 1; g++)
+        start[g] += start[g - 1];
+    size_t none = start[1];
+    for (size_t i = 0; i < p->n; i++) {
+        size_t at = start[GROUP(i)]++;
+        stack[at] = p->stack[i];
+        if (weight)
+            weight[at] = p->weight[i];
+    }
+#undef GROUP
+    /* start[g] is now the end of group g */
+    for (uint32_t g = 1; g <= n_tasks; g++) {
+        size_t from = start[g - 1];
+        puts_(o, g > 1 ? ",\n" : "");
+        put_profile(o, p, true, g, stack + from, weight ? weight + from : NULL, start[g] - from,
+                    links, walks);
+    }
+    if (none) {
+        puts_(o, n_tasks ? ",\n" : "");
+        put_profile(o, p, true, 0, stack, weight, none, links, walks);
+    }
+    free(start), free(stack), free(weight);
+    return 0;
 }
 
 int speedscope_write(const struct speedscope *p, FILE *f)
@@ -328,17 +425,14 @@ int speedscope_write(const struct speedscope *p, FILE *f)
     puts_(o, memory ? "jett memory profile" : "jett CPU profile");
     puts_(o, "\",\"activeProfileIndex\":0,\n");
     put_frames(o, p->g);
-    puts_(o, "\"profiles\":[{\"type\":\"sampled\",\"name\":\"");
-    puts_(o, memory ? "allocated bytes, in event order" : "jett samples, in tick order");
-    puts_(o, memory ? "\",\"unit\":\"bytes\"" : "\",\"unit\":\"none\"");
-    puts_(o, ",\"startValue\":0,\"endValue\":");
-    put_u64(o, p->total);
-    puts_(o, ",\n\"samples\":[");
-    put_samples(o, p, links, walks);
-    puts_(o, "],\n\"weights\":[");
-    put_weights(o, p);
-    puts_(o, "]}]}\n");
+    puts_(o, "\"profiles\":[");
+    int rc = 0;
+    if (attrib_tasks_on(p->g))
+        rc = put_task_profiles(o, p, links, walks);
+    else
+        put_profile(o, p, false, 0, p->stack, p->weight, p->n, links, walks);
+    puts_(o, "]}\n");
     flush(o);
     free(o), free(walks), free(links);
-    return ferror(f) ? -1 : 0;
+    return rc != 0 || ferror(f) ? -1 : 0;
 }
