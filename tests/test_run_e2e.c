@@ -189,7 +189,8 @@ static void assert_canonical(const struct tu_output *o)
 
 /* ---- the example projects ---------------------------------------------- */
 
-static const char *const examples[] = {"textpipe", "jsonish", "cache", "recursive", "sleeper"};
+static const char *const examples[] = {"textpipe",  "jsonish", "cache",
+                                       "recursive", "sleeper", "pipeline"};
 #define N_EXAMPLES (int)(sizeof examples / sizeof examples[0])
 
 struct expected {
@@ -294,6 +295,35 @@ START_TEST(example_cpu_profile)
         ck_assert_msg(strstr(line, "textpipe.tokenize.tokenize  src/tokenize.jett:5 (project)"),
                       "rank 2 is not the tokenizer: %s", line);
         free(line);
+    }
+    if (strcmp(examples[_i], "pipeline") == 0) {
+        /* The concurrent demo: the scorer, task 4, runs; the tally
+         * starves at its recv and the parser is held at its send. */
+        const char *tasks = strstr(report, "\ntasks: 5 tasks by samples\n  task 4  ");
+        ck_assert_msg(tasks != NULL, "the scorer does not lead the tasks:\n%s", report);
+        const char *eol = strchr(tasks + 1, '\n');
+        eol = strchr(eol + 1, '\n');
+        char *line = strndup(tasks, (size_t)(eol - tasks));
+        ck_assert_msg(
+            strstr(line, "pipeline.score.run  src/score.jett:33  spawned at main.jett:30"), "%s",
+            line);
+        ck_assert_int_ge(atoi(strstr(line, "task 4  ") + 8), 50); /* of the running samples */
+        free(line);
+        /* the reader (2), the parser (3) and the tally (5) mostly wait */
+        for (int task = 2; task <= 5; task += task == 3 ? 2 : 1) {
+            char head[32];
+            snprintf(head, sizeof head, "\n  task %d  ", task);
+            const char *row = strstr(tasks, head);
+            ck_assert_msg(row != NULL, "no row of task %d:\n%s", task, report);
+            /* "P%  R sample(s) running, W waiting" */
+            const char *p = strchr(row + strlen(head), ' ');
+            const char *w = strstr(p, " running, ");
+            ck_assert_ptr_nonnull(w);
+            long running = atol(p), waiting = atol(w + strlen(" running, "));
+            ck_assert_msg(waiting > running, "task %d: %ld running, %ld waiting", task, running,
+                          waiting);
+        }
+        ck_assert_ptr_nonnull(strstr(report, "\nwaiting call sites:\n"));
     }
     if (strcmp(examples[_i], "recursive") == 0) {
         /* Samples inside the 600-frame walk keep 127 frames and a leaf. */
