@@ -231,6 +231,9 @@ void interp_set_heap_observer(struct interp_state *s, heap_observer_fn fn, void 
 bool interp_has_tasks(const struct interp_state *s);
 /* Worker threads (1 without tasks). */
 uint32_t interp_worker_count(const struct interp_state *s);
+/* Once the run ended: the CPU time of the worker threads, summed and of
+ * the busiest (0 without tasks), for benchmarks. */
+void interp_worker_cpu(const struct interp_state *s, uint64_t *sum_ns, uint64_t *max_ns);
 /* The heap observer of every task: fn gets the state of the task whose
  * heap had the event as its ctx, and interp_heap_observer_ctx of that
  * state gives back `ctx`. */

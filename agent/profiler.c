@@ -1,7 +1,9 @@
 /* profiler: timer thread, safe-point sampler, heap observer, stacks. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <stdlib.h>
 #include <time.h>
@@ -34,7 +36,7 @@ struct profiler {
      * run's one sequence of events, allocation ids and stack nodes in
      * one order. */
     bool tasks;
-    pthread_mutex_t lock;
+    atomic_bool lock; /* tasks: the writers' lock (plock) */
     uint32_t n_workers;
     struct profiler_worker *workers; /* [1..n_workers] */
     _Atomic uint64_t requested;      /* ticks requested of busy workers or waiting tasks */
@@ -92,7 +94,6 @@ struct profiler *profiler_new(struct collector *c, struct interp_state *s, uint8
             free(p);
             return NULL;
         }
-        pthread_mutex_init(&p->lock, NULL);
     }
     stacktab_init(&p->tab, stack_budget);
     return p;
@@ -104,7 +105,6 @@ void profiler_free(struct profiler *p)
         return;
     stacktab_destroy(&p->tab);
     if (p->tasks) {
-        pthread_mutex_destroy(&p->lock);
         free(p->workers);
     }
     free(p);
@@ -435,10 +435,51 @@ static void on_heap_event(void *ctx, const struct heap_event *ev)
 
 /* ---- tasks ---- */
 
+/* The lock that makes the workers' events one stream (the ring has one
+ * producer at a time, and sequences and allocation ids are given in the
+ * ring's order).  A spin lock: taken for a few hundred nanoseconds, it
+ * costs one exchange and a store, where a mutex's unlock is a second
+ * atomic operation on every heap event; a waiter whose holder lost its
+ * core (more workers than cores) yields rather than spin.  One worker
+ * needs none: every event of a run with tasks comes from a worker (the
+ * timer only sets bits, and nothing is recorded once the workers ended). */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static void plock_wait(struct profiler *p)
+{
+    for (unsigned spins = 0;; spins++) {
+        while (atomic_load_explicit(&p->lock, memory_order_relaxed)) {
+            if (spins++ < 128)
+                cpu_relax();
+            else
+                sched_yield();
+        }
+        if (!atomic_exchange_explicit(&p->lock, true, memory_order_acquire))
+            return;
+    }
+}
+
+static inline void plock(struct profiler *p)
+{
+    if (p->n_workers > 1 && atomic_exchange_explicit(&p->lock, true, memory_order_acquire))
+        plock_wait(p);
+}
+
+static inline void punlock(struct profiler *p)
+{
+    if (p->n_workers > 1)
+        atomic_store_explicit(&p->lock, false, memory_order_release);
+}
+
 /* Makes `s` the state whose events are recorded, under the lock. */
 static void attach(struct profiler *p, struct interp_state *s)
 {
-    pthread_mutex_lock(&p->lock);
+    plock(p);
     p->at = s;
     p->frames = interp_frames(s);
     p->depth = interp_depth_at(s);
@@ -448,7 +489,7 @@ static void attach(struct profiler *p, struct interp_state *s)
 
 static void detach(struct profiler *p)
 {
-    pthread_mutex_unlock(&p->lock);
+    punlock(p);
 }
 
 /* A worker's acknowledgment at a safe point of the task it runs (or of
@@ -527,9 +568,9 @@ static void on_spawned(void *ctx, struct interp_state *s, uint32_t number, uint3
                           depth ? interp_stack_frame(s, depth - 1).func_id : WIRE_NONE32,
                           depth ? (struct wire_span){site.start, site.end} : WIRE_SPAN_NONE};
     uint8_t e[WIRE_TASK_SIZE];
-    pthread_mutex_lock(&p->lock);
+    plock(p);
     collector_put(p->c, e, wire_put_task(e, &t), true);
-    pthread_mutex_unlock(&p->lock);
+    punlock(p);
 }
 
 /* A heap event of a task (ctx is its state): the run's next allocation

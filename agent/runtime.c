@@ -287,6 +287,17 @@ uint32_t interp_worker_count(const struct interp_state *s)
     return s->run->tasks ? s->run->n_workers : 1;
 }
 
+void interp_worker_cpu(const struct interp_state *s, uint64_t *sum_ns, uint64_t *max_ns)
+{
+    const struct sched *sc = &s->run->sched;
+    *sum_ns = *max_ns = 0;
+    for (uint32_t i = 0; s->run->tasks && sc->workers && i < sc->n_workers; i++) {
+        *sum_ns += sc->workers[i].cpu_ns;
+        if (sc->workers[i].cpu_ns > *max_ns)
+            *max_ns = sc->workers[i].cpu_ns;
+    }
+}
+
 /* Worker k of a run with tasks, or NULL (no such worker, or none yet). */
 static struct sched_worker *runtime_worker(struct interp_state *s, uint32_t k)
 {

@@ -438,6 +438,9 @@ static void *worker_main(void *arg)
         }
     }
     pthread_mutex_unlock(&sc->lock);
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+        w->cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     return NULL;
 }
 

@@ -59,6 +59,7 @@ struct sched_worker {
     pthread_t thread;
     bool started;
     struct sched *sched;
+    uint64_t cpu_ns; /* the thread's CPU time, once it ended */
 };
 
 /* A FIFO of tasks through their `next` links. */

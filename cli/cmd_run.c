@@ -216,6 +216,7 @@ static int run_program(struct run_ctx *c, struct interp_program *p)
     run_signals_running(s);
     struct interp_result r = {0};
     int status = interp_run(s, &r) == 0 ? outcome(c, &r) : 1;
+    interp_worker_cpu(s, &c->rp.workers_ns, &c->rp.worker_max_ns);
     run_signals_finishing(profiling ? c->rp.collector : NULL, r.termination == INTERP_INTERRUPTED);
     if (!c->args.agent)
         run_stdout_flush();

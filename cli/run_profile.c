@@ -285,6 +285,7 @@ void run_profile_close(struct run_profile *rp)
     /* collector_finish stopped the writer: its CPU is final */
     cpu.writer_ns = rp->collector ? collector_writer_cpu_ns(rp->collector) : 0;
     cpu.walk_ns = rp->walk_ns;
+    cpu.workers_ns = rp->workers_ns, cpu.worker_max_ns = rp->worker_max_ns;
     collector_free(rp->collector);
     rp->collector = NULL;
     cpu.timer_ns = rp->profiler ? profiler_timer_cpu_ns(rp->profiler) : 0;

@@ -28,12 +28,13 @@ struct run_profile {
     struct run_capture capture;
     struct collector *collector;
     struct profiler *profiler;
-    struct interp_state *state;     /* the run, for the walk of retained holders */
-    uint64_t walk_ns;               /* the walk's CPU time (JETT_TEST_THREAD_CPU) */
-    const struct run_testenv *test; /* set by the caller after opening */
-    uint32_t caps;                  /* probed before main */
-    struct wire_config config;      /* as sent in HELLO */
-    struct wire_finish fin;         /* the agent's counters at the end */
+    struct interp_state *state;         /* the run, for the walk of retained holders */
+    uint64_t walk_ns;                   /* the walk's CPU time (JETT_TEST_THREAD_CPU) */
+    uint64_t workers_ns, worker_max_ns; /* the worker threads' (JETT_TEST_THREAD_CPU) */
+    const struct run_testenv *test;     /* set by the caller after opening */
+    uint32_t caps;                      /* probed before main */
+    struct wire_config config;          /* as sent in HELLO */
+    struct wire_finish fin;             /* the agent's counters at the end */
     bool have_fin;
     char message[256];       /* the stable error line of a setup failure */
     char capture_error[160]; /* why the capture is not kept, or "" */

@@ -12,6 +12,10 @@
  *                  launcher's own thread, timer and writer)
  *   launcher_ns N  the launcher's own (main) thread
  *   walk_ns N      of which the walk of retained holders (memory mode)
+ *   workers_ns N   a run with tasks: its jett-worker-K threads, summed
+ *   worker_max_ns N  and the busiest one's (the run's critical path on
+ *                  an idle machine: a shared one stretches wall time,
+ *                  hardly a thread's CPU)
  *
  * A run without profiling writes zeros for the first three, so that the
  * launcher's thread can be compared between plain and profiled runs.
@@ -23,7 +27,7 @@
 #include <stdint.h>
 
 struct run_threadcpu {
-    uint64_t timer_ns, writer_ns, daemon_ns, walk_ns;
+    uint64_t timer_ns, writer_ns, daemon_ns, walk_ns, workers_ns, worker_max_ns;
 };
 
 /* Adds this process's and the calling thread's CPU to `t` and writes the
