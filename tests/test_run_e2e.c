@@ -386,6 +386,23 @@ START_TEST(example_agent_profiled)
     ck_assert_ptr_nonnull(
         strstr(o.out, _i % 2 ? "\nprofile:\n  schema: jett.profile.v1\n  mode: memory\n"
                              : "\nprofile:\n  schema: jett.profile.v1\n  mode: cpu\n"));
+    if (strcmp(examples[_i / 2], "pipeline") == 0 && _i % 2 == 0) {
+        /* the TOON tasks rows: the scorer first, the tally waiting */
+        ck_assert_ptr_nonnull(strstr(o.out, "\n  tasks[5]{task,namespace,function,path,line,"
+                                            "spawn_path,spawn_line,samples,waiting_samples}:\n"
+                                            "    4,pipeline.score,run,src/score.jett,33,main.jett,"
+                                            "30,"));
+        static const char tally_row[] = "\n    5,pipeline.tally,run,src/tally.jett,4,main.jett,31,";
+        const char *tally = strstr(o.out, tally_row);
+        ck_assert_ptr_nonnull(tally);
+        long samples = 0, waiting = 0;
+        ck_assert_int_eq(sscanf(tally + strlen(tally_row), "%ld,%ld", &samples, &waiting), 2);
+        ck_assert_msg(waiting > samples, "tally: %ld samples, %ld waiting", samples, waiting);
+    }
+    if (strcmp(examples[_i / 2], "pipeline") == 0 && _i % 2 == 1)
+        ck_assert_ptr_nonnull(strstr(o.out, "\n  tasks[5]{task,namespace,function,path,line,"
+                                            "spawn_path,spawn_line,allocated_bytes,"
+                                            "retained_bytes}:\n"));
     assert_no_source_root(&o);
     assert_canonical(&o);
     tu_output_free(&o);
