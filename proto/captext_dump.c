@@ -208,6 +208,9 @@ int captext_dump_record(FILE *out, struct wire_decoder *d, const struct wire_rec
     case WIRE_FINISH:
         dump_finish(out, &rec->u.finish);
         break;
+    case WIRE_CALLS:
+        captext_dump_calls(out, &rec->u.calls);
+        break;
     case WIRE_RESULT:
         fputs("RESULT", out);
         put_str(out, "profile", rec->u.result.profile);

@@ -194,6 +194,15 @@ static int rec_finish(struct packer *p)
     return emit(p, wire_encode_finish(p->out, &f), at);
 }
 
+static int rec_calls(struct packer *p)
+{
+    uint32_t n, m;
+    if (captext_calls_of(p, &n, &m) != 0)
+        return -1;
+    size_t at = p->out->size;
+    return emit(p, wire_encode_calls(p->out, p->fn_calls, n, p->site_calls, m), at);
+}
+
 static int exec_of(struct packer *p, int i, struct wire_exec *e)
 {
     return pack_num32(p, i, "task", true, &e->task) ||
@@ -307,6 +316,8 @@ static int pack_line(struct packer *p)
         return rec_func(p);
     if (pack_kw_is(p, "FINISH"))
         return rec_finish(p);
+    if (pack_kw_is(p, "CALLS"))
+        return rec_calls(p);
     return pack_err(p, "unknown record '%.*s'", (int)p->kw_len, p->kw);
 }
 
@@ -317,6 +328,8 @@ static void packer_free(struct packer *p)
     free(p->b.buf);
     free(p->entry_lines);
     free(p->spans);
+    free(p->fn_calls);
+    free(p->site_calls);
 }
 
 static int pack_lines(struct packer *p, const char *text, size_t len)
