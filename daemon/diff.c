@@ -10,7 +10,7 @@ typedef __int128 i128;
 
 struct rank_options diff_rank_options(void)
 {
-    struct rank_options o = {true, true, 0, UINT32_MAX, true};
+    struct rank_options o = {true, true, 0, UINT32_MAX, true, true};
     return o;
 }
 
@@ -188,6 +188,11 @@ int diff_build(const struct rank_report *base, const struct diff_sides *bs,
         row_key(out, row);
     }
     qsort(out->rows, out->n, sizeof *out->rows, row_cmp);
+    if (diff_waits_build(out) != 0) {
+        diff_free(out);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     return 0;
 }
 
@@ -233,7 +238,10 @@ size_t diff_totals(const struct diff *d, struct diff_total out[DIFF_MAX_TOTALS])
 void diff_free(struct diff *d)
 {
     free(d->rows);
+    free(d->waits);
     d->rows = NULL;
+    d->waits = NULL;
+    d->n_waits = 0;
 }
 
 /* Rounds num / den half away from zero (den > 0). */

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "daemon/rank.h"
 #include "proto/toon.h"
@@ -66,12 +67,28 @@ struct diff_total {
 
 #define DIFF_MAX_TOTALS 8
 
+/* A waiting call site compared (cpu): its function and position as the
+ * side that has it gives them, its waiting samples on each side (0 where
+ * it is missing), and the binomial test of the change. */
+struct diff_wait {
+    struct rank_str ns, fn, path;
+    int origin;
+    uint64_t line, column; /* RANK_NA: unknown */
+    uint64_t base, neu;
+    enum diff_verdict verdict;
+    double p;
+};
+
 struct diff {
     /* the reports' headers and totals; their entries are not used once
      * the diff is built (rank_free_entries) */
     const struct rank_report *base, *neu;
     struct diff_row *rows;
     size_t n;
+    /* cpu: every waiting call site of either side (the reports' all_waits,
+     * rank_options.all_waits), by |change| then identity and position */
+    struct diff_wait *waits;
+    size_t n_waits;
 };
 
 /* The names of enum diff_change and enum diff_verdict as both
@@ -115,6 +132,13 @@ int diff_build(const struct rank_report *base, const struct diff_sides *bs,
                const struct rank_report *neu, const struct diff_sides *ns, struct diff *out,
                char *err, size_t errlen);
 void diff_free(struct diff *d);
+
+/* The diff's waiting call sites from its reports' all_waits (diff_wait.c,
+ * called by diff_build): 0, or -1 when out of memory. */
+int diff_waits_build(struct diff *d);
+/* The `waiting` table of the document, and the human table's section. */
+struct toon_value *diff_waits_toon(const struct diff *d);
+void diff_waits_human(FILE *f, const struct diff *d);
 
 /* The jett.profile-diff.v1 document as a TOON tree ({"diff": ...}) that
  * holds copies of everything it shows: the diff and its reports can be

@@ -135,6 +135,41 @@ static void mem_row(FILE *f, const struct diff *d, const struct diff_row *r)
     }
 }
 
+/* "ns.fn  path:line:column", or "(no source)" without a path. */
+static void wait_head(FILE *f, size_t rank, const struct diff_wait *w)
+{
+    fprintf(f, "%3zu. ", rank);
+    put_str(f, w->ns);
+    fputc('.', f);
+    put_str(f, w->fn);
+    fputs("  ", f);
+    if (!w->path.ptr) {
+        fputs("(no source)\n", f);
+        return;
+    }
+    put_str(f, w->path);
+    if (w->line != RANK_NA)
+        fprintf(f, ":%llu", (unsigned long long)w->line);
+    if (w->line != RANK_NA && w->column != RANK_NA)
+        fprintf(f, ":%llu", (unsigned long long)w->column);
+    fputc('\n', f);
+}
+
+void diff_waits_human(FILE *f, const struct diff *d)
+{
+    fputs("\nWaiting call sites, by change in samples:\n", f);
+    if (d->n_waits == 0)
+        fputs("  no waiting call sites in either profile\n", f);
+    for (size_t i = 0; i < d->n_waits; i++) {
+        const struct diff_wait *w = &d->waits[i];
+        wait_head(f, i + 1, w);
+        fprintf(f, "       %-18s", "waiting samples");
+        put_compared(f, w->base, w->neu);
+        put_verdict(f, d, w->verdict, w->p);
+        fputc('\n', f);
+    }
+}
+
 int diff_render_human(const struct diff *d, char **out, size_t *len)
 {
     FILE *f = open_memstream(out, len);
@@ -164,5 +199,7 @@ int diff_render_human(const struct diff *d, char **out, size_t *len)
         else
             mem_row(f, d, &d->rows[i]);
     }
+    if (is_cpu(d))
+        diff_waits_human(f, d);
     return fclose(f) == 0 ? 0 : -1;
 }

@@ -1,0 +1,120 @@
+/* diff_wait: a CPU diff's waiting call sites, matched across the sides
+ * by function (namespace, function, origin, path) and position. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/diff.h"
+
+static int str_cmp(struct rank_str a, struct rank_str b)
+{
+    if (!a.ptr || !b.ptr)
+        return (a.ptr == NULL) - (b.ptr == NULL); /* unavailable last */
+    size_t n = a.len < b.len ? a.len : b.len;
+    int c = memcmp(a.ptr, b.ptr, n);
+    return c ? c : (a.len > b.len) - (a.len < b.len);
+}
+
+static int u64_cmp(uint64_t a, uint64_t b)
+{
+    return (a > b) - (a < b); /* RANK_NA is the largest: unknown last */
+}
+
+/* What identifies a site: function and position. */
+struct site_key {
+    struct rank_str ns, fn, path;
+    int origin;
+    uint64_t line, column;
+};
+
+static struct site_key key_of(const struct rank_wait *w)
+{
+    return (struct site_key){w->ns,     w->fn,         w->where.path,
+                             w->origin, w->where.line, w->where.column};
+}
+
+/* The identity order of sites: namespace, function, origin, path, line,
+ * column. */
+static int key_cmp(const struct site_key *x, const struct site_key *y)
+{
+    int c = str_cmp(x->ns, y->ns);
+    if (!c)
+        c = str_cmp(x->fn, y->fn);
+    if (!c)
+        c = (x->origin < 0 ? 3 : x->origin) - (y->origin < 0 ? 3 : y->origin);
+    if (!c)
+        c = str_cmp(x->path, y->path);
+    if (!c)
+        c = u64_cmp(x->line, y->line);
+    return c ? c : u64_cmp(x->column, y->column);
+}
+
+static int site_cmp(const struct rank_wait *x, const struct rank_wait *y)
+{
+    struct site_key p = key_of(x), q = key_of(y);
+    return key_cmp(&p, &q);
+}
+
+static int by_site(const void *a, const void *b)
+{
+    return site_cmp(a, b);
+}
+
+static uint64_t change(const struct diff_wait *w)
+{
+    return w->base > w->neu ? w->base - w->neu : w->neu - w->base;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+    const struct diff_wait *x = a, *y = b;
+    if (change(x) != change(y))
+        return change(x) > change(y) ? -1 : 1;
+    struct site_key p = {x->ns, x->fn, x->path, x->origin, x->line, x->column},
+                    q = {y->ns, y->fn, y->path, y->origin, y->line, y->column};
+    return key_cmp(&p, &q);
+}
+
+/* A copy of a report's sites, sorted by identity; NULL when out of memory. */
+static struct rank_wait *sorted(const struct rank_report *r)
+{
+    struct rank_wait *v = malloc((r->n_all_waits + 1) * sizeof *v);
+    if (v && r->n_all_waits) {
+        memcpy(v, r->all_waits, r->n_all_waits * sizeof *v);
+        qsort(v, r->n_all_waits, sizeof *v, by_site);
+    }
+    return v;
+}
+
+int diff_waits_build(struct diff *d)
+{
+    if (d->base->mode != WIRE_MODE_CPU)
+        return 0;
+    size_t nb = d->base->n_all_waits, nn = d->neu->n_all_waits, i = 0, k = 0;
+    struct rank_wait *b = sorted(d->base), *n = sorted(d->neu);
+    d->waits = calloc(nb + nn + 1, sizeof *d->waits);
+    if (!b || !n || !d->waits) {
+        free(b), free(n);
+        return -1;
+    }
+    while (i < nb || k < nn) {
+        int c = i == nb ? 1 : k == nn ? -1 : site_cmp(&b[i], &n[k]);
+        const struct rank_wait *e = c <= 0 ? &b[i] : &n[k];
+        struct diff_wait *w = &d->waits[d->n_waits++];
+        *w = (struct diff_wait){e->ns,
+                                e->fn,
+                                e->where.path,
+                                e->origin,
+                                e->where.line,
+                                e->where.column,
+                                c <= 0 ? b[i].where.self_samples : 0,
+                                c >= 0 ? n[k].where.self_samples : 0,
+                                DIFF_NONE,
+                                1};
+        i += c <= 0, k += c >= 0;
+        w->verdict =
+            diff_samples_verdict(w->base, w->neu, d->base->rate_hz, d->neu->rate_hz, &w->p);
+    }
+    qsort(d->waits, d->n_waits, sizeof *d->waits, row_cmp);
+    free(b), free(n);
+    return 0;
+}
