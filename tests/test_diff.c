@@ -117,7 +117,8 @@ START_TEST(cpu_pair_by_hand)
                           "    a,g,project,src/a.jett,3,3,changed,1,3,2,3,0.625,noise,"
                           "1,3,2,3,0.625,noise,25,60,35\n"
                           "    a,main,project,src/a.jett,1,1,changed,0,1,1,unavailable,1,noise,"
-                          "4,5,1,1.25,1,noise,100,100,0\n");
+                          "4,5,1,1.25,1,noise,100,100,0\n"
+                          "  waiting: []\n");
     assert_canonical(out);
     free(out);
     out = squeeze(run_diff("fixtures/diff-base.jcap", "fixtures/diff-new.jcap", false, 0));
@@ -424,6 +425,47 @@ START_TEST(same_name_pairs_in_declaration_order)
 }
 END_TEST
 
+/* Where the programs waited, compared site by site: cpu-waiting (base)
+ * waited at w.main 3:3 (3 samples), w.poll 7:3 (3) and 8:3 (2) and at
+ * w.main with no span (1); cpu-states (new) at st.main with no span (1).
+ * No site is on both sides.  Order by |change|: w.main 3:3 and w.poll
+ * 7:3 at 3 (main before poll), w.poll 8:3 at 2, then st.main and w.main
+ * (unknown line) at 1, "st" before "w".  Exact binomial p-values (pi =
+ * 1/2): 3 vs 0: 2 * P(X <= 0 | n=3) = 2/8 = 0.25; 2 vs 0: 2/4 = 0.5;
+ * 1 vs 0 and 0 vs 1: min(1, 2 * 1/2) = 1.  Ratios new/base: 0 / 3 = 0,
+ * none for a base of 0. */
+START_TEST(waiting_sites_by_hand)
+{
+    char *out = run_diff("fixtures/cpu-waiting.jcap", "fixtures/cpu-states.jcap", true, 0);
+    const char *want =
+        "  waiting[5]{namespace,function,origin,path,line,column,base_samples,new_samples,"
+        "delta_samples,ratio,p_value,significance}:\n"
+        "    w,main,project,src/w.jett,3,3,3,0,-3,0,0.25,noise\n"
+        "    w,poll,project,src/w.jett,7,3,3,0,-3,0,0.25,noise\n"
+        "    w,poll,project,src/w.jett,8,3,2,0,-2,0,0.5,noise\n"
+        "    st,main,project,src/st.jett,unavailable,unavailable,0,1,1,unavailable,1,noise\n"
+        "    w,main,project,src/w.jett,unavailable,unavailable,1,0,-1,0,1,noise\n";
+    ck_assert_msg(strstr(out, want) != NULL, "%s", out);
+    assert_canonical(out);
+    free(out);
+    out = squeeze(run_diff("fixtures/cpu-waiting.jcap", "fixtures/cpu-states.jcap", false, 0));
+    const char *first = strstr(out, "\nWaiting call sites, by change in samples:\n"
+                                    " 1. w.main src/w.jett:3:3\n"
+                                    " waiting samples 3 -> 0 -3 x0.0000 noise (p = 0.2500)\n"
+                                    " 2. w.poll src/w.jett:7:3\n");
+    const char *last = strstr(out, " 4. st.main src/st.jett\n"
+                                   " waiting samples 0 -> 1 +1 - noise (p = 1.0000)\n"
+                                   " 5. w.main src/w.jett\n");
+    ck_assert_msg(first && last && first < last, "%s", out);
+    free(out);
+    /* a diff without waiting says so */
+    out = run_diff("fixtures/diff-base.jcap", "fixtures/diff-new.jcap", false, 0);
+    ck_assert_ptr_nonnull(strstr(out, "\nWaiting call sites, by change in samples:\n"
+                                      "  no waiting call sites in either profile\n"));
+    free(out);
+}
+END_TEST
+
 /* A capture against itself: every function unchanged, every delta 0. */
 START_TEST(self_diff_is_all_zeros)
 {
@@ -440,7 +482,7 @@ START_TEST(self_diff_is_all_zeros)
         char *out = run_diff(rel, rel, true, 0);
         const char *fns = strstr(out, "  functions[");
         const char *rows = fns ? strstr(fns, "}:\n") : NULL;
-        for (const char *line = rows ? rows + 3 : ""; *line;) {
+        for (const char *line = rows ? rows + 3 : ""; *line && !strncmp(line, "    ", 4);) {
             const char *end = strchr(line, '\n');
             size_t len = end ? (size_t)(end - line) : strlen(line);
             ck_assert_msg(memmem(line, len, ",unchanged,", 11) != NULL, "%s: %.*s", rel, (int)len,
@@ -453,6 +495,16 @@ START_TEST(self_diff_is_all_zeros)
                                    (tail == 4 && memcmp(last + 1, "none", 4) == 0) ||
                                    (tail == 11 && memcmp(last + 1, "unavailable", 11) == 0)),
                           "%s: %.*s", rel, (int)len, line);
+            line += len + (end ? 1 : 0);
+        }
+        /* every waiting call site the same on both sides */
+        const char *waits = strstr(out, "\n  waiting[");
+        waits = waits ? strstr(waits, "}:\n") : NULL;
+        for (const char *line = waits ? waits + 3 : ""; *line && !strncmp(line, "    ", 4);) {
+            const char *end = strchr(line, '\n');
+            size_t len = end ? (size_t)(end - line) : strlen(line);
+            ck_assert_msg(len > 11 && memcmp(line + len - 11, ",0,1,1,none", 11) == 0, "%s: %.*s",
+                          rel, (int)len, line);
             line += len + (end ? 1 : 0);
         }
         free(out);
@@ -791,6 +843,7 @@ Suite *diff_suite(void)
     tcase_add_test(t, binomial_matches_exact);
     tcase_add_test(t, same_name_pairs_in_declaration_order);
     tcase_add_test(t, self_diff_is_all_zeros);
+    tcase_add_test(t, waiting_sites_by_hand);
     tcase_add_test(t, command_errors);
     tcase_add_test(t, diff_colour_by_hand);
     tcase_add_test(t, differential_svg_by_hand);

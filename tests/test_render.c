@@ -195,8 +195,8 @@ START_TEST(human_toon_parity)
     }
     /* 4 samples in 4 ms: 1000 Hz; f (1/2, self 1) ranks after main (2/2);
      * each has 1 of the 2 attributed samples as self time: 50.00% */
-    ck_assert_ptr_nonnull(
-        strstr(human, "\n#1  100.00%  self 1 (50.00%) / inclusive 2 / calls unavailable  p.main  "));
+    ck_assert_ptr_nonnull(strstr(
+        human, "\n#1  100.00%  self 1 (50.00%) / inclusive 2 / calls unavailable  p.main  "));
     ck_assert_ptr_nonnull(
         strstr(human, "\n#2  50.00%  self 1 (50.00%) / inclusive 1 / calls unavailable  p.f  "));
     ck_assert_ptr_nonnull(strstr(toon, "\n      self_percent: 50\n      calls: unavailable\n"));
