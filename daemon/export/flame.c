@@ -13,6 +13,9 @@
 #define FLAME_EMPTY_H 160 /* height of an image without frames */
 #define FLAME_BACKGROUND "rgb(253,250,245)"
 #define FLAME_MERGED_FILL "rgb(200,200,200)"
+/* The <runtime>.<waiting> frames of --weight wall: a cool blue, apart from the
+ * warm colours of running code. */
+#define FLAME_WAITING_FILL "rgb(140,180,235)"
 #define FLAME_ELLIPSIS "\xe2\x80\xa6" /* U+2026, one column */
 
 /* ---- text ---- */
@@ -138,6 +141,7 @@ static const char *unit_name(const struct fold *f, uint64_t v)
 {
     switch (fold_weight(f)) {
     case FOLD_WEIGHT_SAMPLES:
+    case FOLD_WEIGHT_WALL:
         return v == 1 ? "sample" : "samples";
     case FOLD_WEIGHT_COUNT:
         return v == 1 ? "allocation" : "allocations";
@@ -172,6 +176,8 @@ static const char *weight_title(enum fold_weight w)
         return "Memory flame graph: bytes live at peak";
     case FOLD_WEIGHT_SAMPLES:
         return "CPU flame graph: samples";
+    case FOLD_WEIGHT_WALL:
+        return "CPU flame graph: wall time (running and waiting samples)";
     default:
         return "Memory flame graph: allocated bytes";
     }
@@ -215,10 +221,18 @@ static void put_heading(FILE *out, const struct fold *f, const struct flame_pain
             "<text class=\"h\" x=\"%d\" y=\"74\">drawn: %" PRIu64 " of %" PRIu64
             " %s (%s)</text>\n",
             FLAME_PAD, t->weight_attributed, t->weight_total, unit_name(f, t->weight_total),
-            fold_mode(f) == WIRE_MODE_CPU ? "the jett samples" : "events with a Jett stack");
+            fold_weight(f) == FOLD_WEIGHT_WALL
+                ? "the jett samples and the waiting ones with a Jett stack"
+            : fold_mode(f) == WIRE_MODE_CPU ? "the jett samples"
+                                            : "events with a Jett stack");
     if (p && p->legend)
         fprintf(out, "<text class=\"h\" x=\"%d\" y=\"74\" text-anchor=\"end\">%s</text>\n",
                 FLAME_WIDTH - FLAME_PAD, p->legend);
+    else if (fold_weight(f) == FOLD_WEIGHT_WALL)
+        fprintf(out,
+                "<text class=\"h\" x=\"%d\" y=\"74\" text-anchor=\"end\">blue frames: "
+                "&lt;runtime&gt;.&lt;waiting&gt;, the program was waiting</text>\n",
+                FLAME_WIDTH - FLAME_PAD);
 }
 
 /* ---- frames ---- */
@@ -254,6 +268,8 @@ static void put_func_attrs(const struct flame_ctx *c, const struct fold_node *n)
     if (!fold_node_func(c->f, n, &fn)) {
         if (n->func == FOLD_MANY_FUNCS)
             fputs(" data-o=\"several functions of this name\"", c->out);
+        if (n->func == FOLD_WAITING)
+            fputs(" data-o=\"waiting: blocked, not running\"", c->out);
         return;
     }
     const char *origin = origin_name(fn.origin);
@@ -291,6 +307,8 @@ static void put_frame(const struct flame_ctx *c, const struct flame_item *it)
             c->paint->frame(c->paint->ctx, c->f, n, fill, c->out);
         else if (c->paint && c->paint->root_fill)
             snprintf(fill, sizeof fill, "%s", c->paint->root_fill);
+        if (n->func == FOLD_WAITING)
+            strcpy(fill, FLAME_WAITING_FILL);
     }
     fputs("><title>", c->out);
     flame_write_text(c->out, name, len, SIZE_MAX);
