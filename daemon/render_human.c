@@ -129,21 +129,24 @@ static void put_share(FILE *f, uint64_t n, uint64_t d)
 }
 
 /* Where the time went, first of all: the shares of the recorded samples
- * that ran Jett code, waited and were the runtime's (and unavailable
- * ones, when there were any). */
+ * and the coalesced ticks that ran Jett code (a coalesced tick found the
+ * program running: on a loaded machine it is what computing loses to
+ * the scheduler, while sleeping loses no tick), waited and were the
+ * runtime's (and unavailable samples, when there were any). */
 static void time_split(FILE *f, const struct rank_cpu_totals *t)
 {
-    uint64_t n = t->recorded_samples;
-    if (n == RANK_NA || t->attributed_samples == RANK_NA) {
+    if (t->recorded_samples == RANK_NA || t->attributed_samples == RANK_NA) {
         fputs("time: unavailable\n", f);
         return;
     }
+    uint64_t coalesced = t->coalesced_ticks == RANK_NA ? 0 : t->coalesced_ticks;
+    uint64_t n = t->recorded_samples + coalesced;
     if (n == 0) {
         fputs("time: no samples\n", f);
         return;
     }
     fputs("time: ", f);
-    put_share(f, t->attributed_samples, n);
+    put_share(f, t->attributed_samples + coalesced, n);
     fputs(" running Jett code, ", f);
     put_share(f, t->waiting_samples, n);
     fputs(" waiting, ", f);
@@ -155,7 +158,11 @@ static void time_split(FILE *f, const struct rank_cpu_totals *t)
         fputs(" unavailable", f);
     }
     fputs(" (", f);
-    put_count(f, n, "sample");
+    put_count(f, t->recorded_samples, "sample");
+    if (coalesced > 0) {
+        fputs(", ", f);
+        put_count(f, coalesced, "coalesced tick");
+    }
     fputs(")\n", f);
 }
 

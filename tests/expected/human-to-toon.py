@@ -238,22 +238,30 @@ def top_self(line, entries, names):
 
 
 def time_line(line, totals):
-    """The time split repeats the totals as shares: checked, not kept."""
+    """The time split repeats the totals as shares of the recorded
+    samples and the coalesced ticks (jett-profile(7)): checked, not
+    kept."""
     n = totals["recorded_samples"]
     if n == "unavailable":
         assert line == "time: unavailable", line
         return
-    if n == 0:
+    coalesced = 0 if totals["coalesced_ticks"] == "unavailable" else totals["coalesced_ticks"]
+    d = n + coalesced
+    if d == 0:
         assert line == "time: no samples", line
         return
 
-    def share(k):
-        return "%d.%02d%%" % divmod((totals[k] * 20000 + n) // (2 * n), 100)
+    def share(v):
+        return "%d.%02d%%" % divmod((v * 20000 + d) // (2 * d), 100)
     want = "time: %s running Jett code, %s waiting, %s runtime" % (
-        share("attributed_samples"), share("waiting_samples"), share("runtime_samples"))
+        share(totals["attributed_samples"] + coalesced), share(totals["waiting_samples"]),
+        share(totals["runtime_samples"]))
     if totals["unavailable_samples"]:
-        want += ", %s unavailable" % share("unavailable_samples")
-    want += " (%d sample%s)" % (n, "" if n == 1 else "s")
+        want += ", %s unavailable" % share(totals["unavailable_samples"])
+    want += " (%d sample%s" % (n, "" if n == 1 else "s")
+    if coalesced:
+        want += ", %d coalesced tick%s" % (coalesced, "" if coalesced == 1 else "s")
+    want += ")"
     assert line == want, (line, want)
 
 
