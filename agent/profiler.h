@@ -44,8 +44,9 @@ void profiler_stop(struct profiler *p, struct wire_finish *fin);
  * profiler_start turns on) as CALLS entries, once the program has ended:
  * the functions and call sites that made a call, sorted as the record
  * wants them.  They stay the profiler's, valid until profiler_free.
- * (With several runtime threads each has its own counts; these are the
- * sum of them.)  0, or -1 when memory runs out; none in memory mode. */
+ * The counts are the runtime thread's own (its interp_state's); a
+ * runtime of several threads sums theirs here.  0, or -1 when memory
+ * runs out; none in memory mode. */
 int profiler_calls(struct profiler *p, const struct wire_fn_calls **fn, uint32_t *n,
                    const struct wire_site_calls **site, uint32_t *m);
 
