@@ -51,6 +51,11 @@ int diff_side_cmp(const struct diff_side *x, const struct diff_side *y)
     return ident_cmp(x, y);
 }
 
+int diff_side_match_cmp(const struct diff_side *x, const struct diff_side *y)
+{
+    return match_cmp(x, y);
+}
+
 static int side_cmp(const void *a, const void *b)
 {
     return ident_cmp(a, b);
@@ -90,20 +95,81 @@ static i128 abs128(i128 v)
     return v < 0 ? -v : v;
 }
 
+/* A count, an unavailable one counting as 0. */
+static uint64_t known(uint64_t v)
+{
+    return v == RANK_NA ? 0 : v;
+}
+
 /* |b - a| of two counts, an unavailable one counting as 0. */
 static uint64_t abs_change(uint64_t a, uint64_t b)
 {
-    a = a == RANK_NA ? 0 : a, b = b == RANK_NA ? 0 : b;
+    a = known(a), b = known(b);
     return a > b ? a - b : b - a;
 }
 
-/* The row's ordering keys: CPU |change| of self then inclusive samples,
- * memory of allocated then retained bytes. */
+enum diff_trust diff_side_trust(const struct rank_report *r)
+{
+    if (r->status == AGG_COMPLETE)
+        return DIFF_TRUST_ALL;
+    if (r->status == AGG_PARTIAL && (r->reason == AGG_REASON_CPU_METADATA_LIMIT ||
+                                     r->reason == AGG_REASON_RETENTION_METADATA_LIMIT))
+        return DIFF_TRUST_HELD;
+    return DIFF_TRUST_NONE;
+}
+
+const char *diff_status_text(const struct rank_report *r, char buf[DIFF_STATUS_LEN])
+{
+    snprintf(buf, DIFF_STATUS_LEN, "%s", agg_status_name(r->status));
+    if (r->status == AGG_PARTIAL)
+        snprintf(buf, DIFF_STATUS_LEN, "partial (%s)", agg_reason_name(r->reason));
+    return buf;
+}
+
+bool diff_comparable(const struct diff *d, bool has_base, bool has_neu)
+{
+    enum diff_trust tb = diff_side_trust(d->base), tn = diff_side_trust(d->neu);
+    return tb != DIFF_TRUST_NONE && tn != DIFF_TRUST_NONE && (has_base || tb == DIFF_TRUST_ALL) &&
+           (has_neu || tn == DIFF_TRUST_ALL);
+}
+
+static uint64_t larger(uint64_t a, uint64_t b)
+{
+    return known(a) > known(b) ? known(a) : known(b);
+}
+
+static enum diff_direction bytes_direction(uint64_t a, uint64_t b)
+{
+    return b > a ? DIFF_GREW : b < a ? DIFF_SHRANK : DIFF_SAME;
+}
+
+/* A row that is not comparable: no change, verdict or direction; it is
+ * ordered after the others by its larger side's self samples then
+ * inclusive samples (allocated then retained bytes). */
+static void incomparable(const struct diff *d, struct diff_row *row, const struct diff_side *b,
+                         const struct diff_side *n)
+{
+    bool cpu = d->base->mode == WIRE_MODE_CPU;
+    row->change = DIFF_NOT_COMPARABLE;
+    row->key = cpu ? larger(b->secondary, n->secondary) : larger(b->primary, n->primary);
+    row->key2 = cpu ? larger(b->primary, n->primary) : larger(b->retained_bytes, n->retained_bytes);
+    row->verdict = row->self_verdict = DIFF_INCOMPARABLE;
+    row->direction = row->self_direction = DIFF_NO_DIRECTION;
+    row->p = row->self_p = 1;
+}
+
+/* The row's change, verdicts, directions and ordering keys: CPU
+ * |change| of self then inclusive samples, memory of allocated then
+ * retained bytes. */
 static void row_key(const struct diff *d, struct diff_row *row)
 {
     static const struct diff_side none = {{NULL, 0}, {NULL, 0}, {NULL, 0}, 0, 0, 0, 0, 0, 0};
     const struct diff_side *b = row->has_base ? &row->base : &none;
     const struct diff_side *n = row->has_neu ? &row->neu : &none;
+    if (!diff_comparable(d, row->has_base, row->has_neu)) {
+        incomparable(d, row, b, n);
+        return;
+    }
     uint64_t p0 = b->primary, p1 = n->primary;
     if (d->base->mode == WIRE_MODE_CPU) {
         row->key = abs_change(b->secondary, n->secondary);
@@ -112,23 +178,27 @@ static void row_key(const struct diff *d, struct diff_row *row)
         row->key = abs_change(p0, p1);
         row->key2 = abs_change(b->retained_bytes, n->retained_bytes);
     }
-    bool same = row->has_base && row->has_neu && p0 == p1 &&
-                row->base.secondary == row->neu.secondary &&
-                row->base.retained_bytes == row->neu.retained_bytes &&
-                row->base.live_at_peak_bytes == row->neu.live_at_peak_bytes;
+    bool same;
+    if (d->base->mode == WIRE_MODE_CPU) {
+        /* sample counts are compared at the ratio of the rates */
+        uint32_t r0 = d->base->rate_hz, r1 = d->neu->rate_hz;
+        row->verdict = diff_samples_verdict(p0, p1, r0, r1, &row->p);
+        row->self_verdict = diff_samples_verdict(b->secondary, n->secondary, r0, r1, &row->self_p);
+        row->direction = diff_samples_direction(p0, p1, r0, r1);
+        row->self_direction = diff_samples_direction(b->secondary, n->secondary, r0, r1);
+        same = row->direction == DIFF_SAME && row->self_direction == DIFF_SAME;
+    } else {
+        /* allocation counts are exact: any change is real */
+        same = p0 == p1 && b->secondary == n->secondary && b->retained_bytes == n->retained_bytes &&
+               b->live_at_peak_bytes == n->live_at_peak_bytes;
+        row->verdict = same ? DIFF_NONE : DIFF_SIGNIFICANT;
+        row->p = row->self_p = 1, row->self_verdict = row->verdict;
+        row->direction = row->self_direction = bytes_direction(p0, p1);
+    }
     row->change = !row->has_base  ? DIFF_APPEARED
                   : !row->has_neu ? DIFF_DISAPPEARED
                   : same          ? DIFF_UNCHANGED
                                   : DIFF_CHANGED;
-    if (d->base->mode == WIRE_MODE_CPU) {
-        uint32_t r0 = d->base->rate_hz, r1 = d->neu->rate_hz;
-        row->verdict = diff_samples_verdict(p0, p1, r0, r1, &row->p);
-        row->self_verdict = diff_samples_verdict(b->secondary, n->secondary, r0, r1, &row->self_p);
-    } else {
-        /* allocation counts are exact: any change is real */
-        row->verdict = same ? DIFF_NONE : DIFF_SIGNIFICANT;
-        row->p = row->self_p = 1, row->self_verdict = row->verdict;
-    }
 }
 
 static const struct diff_side *either(const struct diff_row *r)
@@ -136,11 +206,14 @@ static const struct diff_side *either(const struct diff_row *r)
     return r->has_neu ? &r->neu : &r->base;
 }
 
-/* Absolute changes desc, then secondary (self samples or allocation
- * count, the larger side) desc, then identity. */
+/* Compared rows first; absolute changes desc, then secondary (self
+ * samples or allocation count, the larger side) desc, then identity. */
 static int row_cmp(const void *a, const void *b)
 {
     const struct diff_row *x = a, *y = b;
+    bool xn = x->change == DIFF_NOT_COMPARABLE, yn = y->change == DIFF_NOT_COMPARABLE;
+    if (xn != yn)
+        return xn ? 1 : -1;
     if (x->key != y->key)
         return x->key > y->key ? -1 : 1;
     if (x->key2 != y->key2)

@@ -8,8 +8,11 @@
 #include "daemon/render.h"
 #include "proto/toon.h"
 
-const char *const diff_change_names[] = {"unchanged", "changed", "appeared", "disappeared"};
-const char *const diff_verdict_names[] = {"significant", "noise", "none", "untested"};
+const char *const diff_change_names[] = {"unchanged", "changed", "appeared", "disappeared",
+                                         "not_comparable"};
+const char *const diff_verdict_names[] = {"significant", "noise", "none", "untested",
+                                          "not_comparable"};
+const char *const diff_direction_names[] = {"grew", "shrank", "none", "unavailable"};
 
 static bool is_cpu(const struct diff *d)
 {
@@ -53,15 +56,20 @@ static struct toon_value *ratio(uint64_t a, uint64_t b)
     return diff_ratio(a, b, &r) ? toon_double((double)r / 10000.0) : toon_cstr("unavailable");
 }
 
-/* A p-value to six decimals (0 below 0.0000005). */
-static struct toon_value *p_value(double p)
+/* A p-value to six decimals (0 below 0.0000005); unavailable for a
+ * verdict that is not a test's. */
+static struct toon_value *p_value(double p, enum diff_verdict v)
 {
+    if (v == DIFF_UNTESTED || v == DIFF_INCOMPARABLE)
+        return toon_cstr("unavailable");
     return toon_double(round(p * 1e6) / 1e6);
 }
 
 static void side(struct toon_value *o, const struct diff *d, const struct rank_report *r)
 {
     toon_set(o, "status", toon_cstr(agg_status_name(r->status)));
+    if (r->status != AGG_COMPLETE)
+        toon_set(o, "partial_reason", toon_cstr(agg_reason_name(r->reason)));
     if (is_cpu(d)) {
         toon_set(o, "requested_rate_hz", toon_uint(r->rate_hz));
         toon_set(o, "attributed_samples", toon_uint(r->cpu.attributed_samples));
@@ -70,10 +78,13 @@ static void side(struct toon_value *o, const struct diff *d, const struct rank_r
     }
 }
 
-/* A side's share in hundredths of a percent; 0 when nothing was attributed. */
-static int64_t share(uint64_t n, uint64_t d)
+/* A side's share in hundredths of a percent; 0 when nothing was
+ * attributed, unavailable with its count. */
+static struct toon_value *share(uint64_t n, uint64_t d)
 {
-    return d ? (int64_t)rank_percent_hundredths(n, d) : 0;
+    if (n == RANK_NA)
+        return toon_cstr("unavailable");
+    return hundredths(d ? (int64_t)rank_percent_hundredths(n, d) : 0);
 }
 
 uint64_t diff_value(const struct diff_side *e, bool present, int which)
@@ -86,13 +97,23 @@ uint64_t diff_value(const struct diff_side *e, bool present, int which)
                         : e->secondary;
 }
 
-/* before, after, change and ratio of one count, under the given names. */
-static void compared(struct toon_value *o, const char *const names[4], uint64_t a, uint64_t b)
+uint64_t diff_row_value(const struct diff_row *r, bool neu, int which)
+{
+    bool present = neu ? r->has_neu : r->has_base;
+    if (!present && r->change == DIFF_NOT_COMPARABLE)
+        return RANK_NA;
+    return diff_value(neu ? &r->neu : &r->base, present, which);
+}
+
+/* before, after, change and ratio of one count, under the given names;
+ * no change or ratio for a row that is not comparable. */
+static void compared(struct toon_value *o, const char *const names[4], uint64_t a, uint64_t b,
+                     bool comparable)
 {
     toon_set_literal(o, names[0], num_or_na(a));
     toon_set_literal(o, names[1], num_or_na(b));
-    toon_set_literal(o, names[2], delta_or_na(a, b));
-    toon_set_literal(o, names[3], ratio(a, b));
+    toon_set_literal(o, names[2], comparable ? delta_or_na(a, b) : toon_cstr("unavailable"));
+    toon_set_literal(o, names[3], comparable ? ratio(a, b) : toon_cstr("unavailable"));
 }
 
 static void cpu_row(struct toon_value *o, const struct diff *d, const struct diff_row *r)
@@ -101,33 +122,39 @@ static void cpu_row(struct toon_value *o, const struct diff *d, const struct dif
                                              "delta_self_samples", "self_ratio"};
     static const char *const incl_names[] = {"base_samples", "new_samples", "delta_samples",
                                              "ratio"};
-    uint64_t s0 = diff_value(&r->base, r->has_base, 3), s1 = diff_value(&r->neu, r->has_neu, 3);
-    uint64_t p0 = diff_value(&r->base, r->has_base, 0), p1 = diff_value(&r->neu, r->has_neu, 0);
+    bool cmp = r->change != DIFF_NOT_COMPARABLE;
+    uint64_t s0 = diff_row_value(r, false, 3), s1 = diff_row_value(r, true, 3);
+    uint64_t p0 = diff_row_value(r, false, 0), p1 = diff_row_value(r, true, 0);
     uint64_t d0 = d->base->cpu.attributed_samples, d1 = d->neu->cpu.attributed_samples;
-    compared(o, self_names, s0, s1);
-    toon_set_literal(o, "self_p_value", p_value(r->self_p));
+    compared(o, self_names, s0, s1, cmp);
+    toon_set_literal(o, "self_p_value", p_value(r->self_p, r->self_verdict));
     toon_set_literal(o, "self_significance", toon_cstr(diff_verdict_names[r->self_verdict]));
-    compared(o, incl_names, p0, p1);
-    toon_set_literal(o, "p_value", p_value(r->p));
+    toon_set_literal(o, "self_direction", toon_cstr(diff_direction_names[r->self_direction]));
+    compared(o, incl_names, p0, p1, cmp);
+    toon_set_literal(o, "p_value", p_value(r->p, r->verdict));
     toon_set_literal(o, "significance", toon_cstr(diff_verdict_names[r->verdict]));
-    toon_set_literal(o, "base_percent", hundredths(share(p0, d0)));
-    toon_set_literal(o, "new_percent", hundredths(share(p1, d1)));
-    toon_set_literal(o, "delta_points", hundredths(diff_points_hundredths(p0, d0, p1, d1)));
+    toon_set_literal(o, "direction", toon_cstr(diff_direction_names[r->direction]));
+    toon_set_literal(o, "base_percent", share(p0, d0));
+    toon_set_literal(o, "new_percent", share(p1, d1));
+    toon_set_literal(o, "delta_points",
+                     cmp ? hundredths(diff_points_hundredths(p0, d0, p1, d1))
+                         : toon_cstr("unavailable"));
 }
 
 static void mem_row(struct toon_value *o, const struct diff_row *r)
 {
+    bool cmp = r->change != DIFF_NOT_COMPARABLE;
     static const char *const names[3][3] = {
         {"base_allocated_bytes", "new_allocated_bytes", "delta_allocated_bytes"},
         {"base_retained_bytes", "new_retained_bytes", "delta_retained_bytes"},
         {"base_live_at_peak_bytes", "new_live_at_peak_bytes", "delta_live_at_peak_bytes"}};
     for (int w = 0; w < 3; w++) {
-        uint64_t a = diff_value(&r->base, r->has_base, w), b = diff_value(&r->neu, r->has_neu, w);
+        uint64_t a = diff_row_value(r, false, w), b = diff_row_value(r, true, w);
         toon_set_literal(o, names[w][0], num_or_na(a));
         toon_set_literal(o, names[w][1], num_or_na(b));
-        toon_set_literal(o, names[w][2], delta_or_na(a, b));
+        toon_set_literal(o, names[w][2], cmp ? delta_or_na(a, b) : toon_cstr("unavailable"));
         if (w == 0)
-            toon_set_literal(o, "ratio", ratio(a, b));
+            toon_set_literal(o, "ratio", cmp ? ratio(a, b) : toon_cstr("unavailable"));
     }
     toon_set_literal(o, "significance", toon_cstr(diff_verdict_names[r->verdict]));
 }
@@ -171,16 +198,14 @@ static struct toon_value *totals(const struct diff *d)
         toon_set_literal(o, "delta", delta_or_na(t[i].base, t[i].neu));
         toon_set_literal(o, "ratio", ratio(t[i].base, t[i].neu));
         if (is_cpu(d))
-            toon_set_literal(o, "p_value",
-                             t[i].verdict == DIFF_UNTESTED ? toon_cstr("unavailable")
-                                                           : p_value(t[i].p));
+            toon_set_literal(o, "p_value", p_value(t[i].p, t[i].verdict));
         toon_set_literal(o, "significance", toon_cstr(diff_verdict_names[t[i].verdict]));
         toon_push(a, o);
     }
     return a;
 }
 
-struct toon_value *diff_waits_toon(const struct diff *d)
+static struct toon_value *diff_waits_toon(const struct diff *d)
 {
     struct toon_value *a = toon_table();
     for (size_t i = 0; i < d->n_waits; i++) {
@@ -192,12 +217,12 @@ struct toon_value *diff_waits_toon(const struct diff *d)
         toon_set_literal(o, "path", str_or_na(w->path));
         toon_set_literal(o, "line", num_or_na(w->line));
         toon_set_literal(o, "column", num_or_na(w->column));
-        toon_set_literal(o, "base_samples", toon_uint(w->base));
-        toon_set_literal(o, "new_samples", toon_uint(w->neu));
-        toon_set_literal(o, "delta_samples", delta_or_na(w->base, w->neu));
-        toon_set_literal(o, "ratio", ratio(w->base, w->neu));
-        toon_set_literal(o, "p_value", p_value(w->p));
+        static const char *const names[] = {"base_samples", "new_samples", "delta_samples",
+                                            "ratio"};
+        compared(o, names, w->base, w->neu, w->verdict != DIFF_INCOMPARABLE);
+        toon_set_literal(o, "p_value", p_value(w->p, w->verdict));
         toon_set_literal(o, "significance", toon_cstr(diff_verdict_names[w->verdict]));
+        toon_set_literal(o, "direction", toon_cstr(diff_direction_names[w->direction]));
         toon_table_push(a, o);
     }
     return a;

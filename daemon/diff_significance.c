@@ -51,11 +51,19 @@ double diff_binomial_p(uint64_t x0, uint64_t x1, uint32_t rate0, uint32_t rate1)
     return t * 2 < 1 ? t * 2 : 1;
 }
 
+enum diff_direction diff_samples_direction(uint64_t x0, uint64_t x1, uint32_t rate0, uint32_t rate1)
+{
+    if (!rate0 || !rate1)
+        rate0 = rate1 = 1;
+    unsigned __int128 a = (unsigned __int128)x1 * rate0, b = (unsigned __int128)x0 * rate1;
+    return a > b ? DIFF_GREW : a < b ? DIFF_SHRANK : DIFF_SAME;
+}
+
 enum diff_verdict diff_samples_verdict(uint64_t x0, uint64_t x1, uint32_t rate0, uint32_t rate1,
                                        double *p)
 {
-    /* equal counts at equal rates: each tail holds at least half, p = 1 */
-    if (x0 == x1 && rate0 == rate1)
+    /* x1 is the mean of its binomial: each tail holds at least half, p = 1 */
+    if (diff_samples_direction(x0, x1, rate0, rate1) == DIFF_SAME)
         return *p = 1, DIFF_NONE;
     *p = diff_binomial_p(x0, x1, rate0, rate1);
     return *p < DIFF_LEVEL ? DIFF_SIGNIFICANT : DIFF_NOISE;

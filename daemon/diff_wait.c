@@ -59,16 +59,30 @@ static int by_site(const void *a, const void *b)
     return site_cmp(a, b);
 }
 
-static uint64_t change(const struct diff_wait *w)
+static bool comparable(const struct diff_wait *w)
 {
+    return w->verdict != DIFF_INCOMPARABLE;
+}
+
+/* The ordering key: |change|, or the larger side's samples for a site
+ * that is not comparable (its missing side is RANK_NA). */
+static uint64_t key(const struct diff_wait *w)
+{
+    if (!comparable(w))
+        return w->base == RANK_NA                      ? w->neu
+               : w->neu == RANK_NA || w->base > w->neu ? w->base
+                                                       : w->neu;
     return w->base > w->neu ? w->base - w->neu : w->neu - w->base;
 }
 
+/* Compared sites first, by key desc, then identity and position. */
 static int row_cmp(const void *a, const void *b)
 {
     const struct diff_wait *x = a, *y = b;
-    if (change(x) != change(y))
-        return change(x) > change(y) ? -1 : 1;
+    if (comparable(x) != comparable(y))
+        return comparable(x) ? -1 : 1;
+    if (key(x) != key(y))
+        return key(x) > key(y) ? -1 : 1;
     struct site_key p = {x->ns, x->fn, x->path, x->origin, x->line, x->column},
                     q = {y->ns, y->fn, y->path, y->origin, y->line, y->column};
     return key_cmp(&p, &q);
@@ -108,11 +122,18 @@ int diff_waits_build(struct diff *d)
                                 e->where.column,
                                 c <= 0 ? b[i].where.self_samples : 0,
                                 c >= 0 ? n[k].where.self_samples : 0,
-                                DIFF_NONE,
+                                DIFF_INCOMPARABLE,
+                                DIFF_NO_DIRECTION,
                                 1};
+        if (diff_comparable(d, c <= 0, c >= 0)) {
+            uint32_t r0 = d->base->rate_hz, r1 = d->neu->rate_hz;
+            w->verdict = diff_samples_verdict(w->base, w->neu, r0, r1, &w->p);
+            w->direction = diff_samples_direction(w->base, w->neu, r0, r1);
+        } else {
+            w->base = c <= 0 ? w->base : RANK_NA;
+            w->neu = c >= 0 ? w->neu : RANK_NA;
+        }
         i += c <= 0, k += c >= 0;
-        w->verdict =
-            diff_samples_verdict(w->base, w->neu, d->base->rate_hz, d->neu->rate_hz, &w->p);
     }
     qsort(d->waits, d->n_waits, sizeof *d->waits, row_cmp);
     free(b), free(n);

@@ -80,45 +80,48 @@ static void assert_canonical(const char *doc)
  * g +2 (tie: f first by self samples 3 vs 3, then name), main +1.
  * p-values (rates equal, pi = 1/2): 3 vs 1 -> 2 * P(X <= 1 | n=4) =
  * 2 * 5/16 = 0.625; 0 vs 1 -> 2 * P(X >= 1 | n=1) = 1; 4 vs 5 ->
- * 2 * P(X >= 5 | n=9) = 2 * 256/512 = 1.  Shares as before: f 75% ->
+ * 2 * P(X >= 5 | n=9) = 2 * 256/512 = 1.  At equal rates each direction
+ * is the sign of its delta: f shrank, g and main grew.  Shares: f 75% ->
  * 20% (-55 points), g 25% -> 60% (+35).  Version 1 ordered these by
  * change of share and matched by line; the order here is by self
  * samples. */
 START_TEST(cpu_pair_by_hand)
 {
     char *out = run_diff("fixtures/diff-base.jcap", "fixtures/diff-new.jcap", true, 0);
-    ck_assert_str_eq(out, "diff:\n"
-                          "  schema: jett.profile-diff.v2\n"
-                          "  mode: cpu\n"
-                          "  test: exact_binomial_two_sided\n"
-                          "  level: 0.01\n"
-                          "  base:\n"
-                          "    status: complete\n"
-                          "    requested_rate_hz: 1000\n"
-                          "    attributed_samples: 4\n"
-                          "  new:\n"
-                          "    status: complete\n"
-                          "    requested_rate_hz: 1000\n"
-                          "    attributed_samples: 5\n"
-                          "  totals[7]{name,base,new,delta,ratio,p_value,significance}:\n"
-                          "    wall_ms,4,5,1,1.25,unavailable,untested\n"
-                          "    process_cpu_ms,4,5,1,1.25,unavailable,untested\n"
-                          "    recorded_samples,4,5,1,1.25,1,noise\n"
-                          "    attributed_samples,4,5,1,1.25,1,noise\n"
-                          "    runtime_samples,0,0,0,unavailable,1,none\n"
-                          "    waiting_samples,0,0,0,unavailable,1,none\n"
-                          "    unavailable_samples,0,0,0,unavailable,1,none\n"
-                          "  functions[3]{namespace,function,origin,path,base_line,new_line,change,"
-                          "base_self_samples,new_self_samples,delta_self_samples,self_ratio,"
-                          "self_p_value,self_significance,base_samples,new_samples,delta_samples,"
-                          "ratio,p_value,significance,base_percent,new_percent,delta_points}:\n"
-                          "    a,f,project,src/a.jett,2,2,changed,3,1,-2,0.3333,0.625,noise,"
-                          "3,1,-2,0.3333,0.625,noise,75,20,-55\n"
-                          "    a,g,project,src/a.jett,3,3,changed,1,3,2,3,0.625,noise,"
-                          "1,3,2,3,0.625,noise,25,60,35\n"
-                          "    a,main,project,src/a.jett,1,1,changed,0,1,1,unavailable,1,noise,"
-                          "4,5,1,1.25,1,noise,100,100,0\n"
-                          "  waiting: []\n");
+    ck_assert_str_eq(out,
+                     "diff:\n"
+                     "  schema: jett.profile-diff.v2\n"
+                     "  mode: cpu\n"
+                     "  test: exact_binomial_two_sided\n"
+                     "  level: 0.01\n"
+                     "  base:\n"
+                     "    status: complete\n"
+                     "    requested_rate_hz: 1000\n"
+                     "    attributed_samples: 4\n"
+                     "  new:\n"
+                     "    status: complete\n"
+                     "    requested_rate_hz: 1000\n"
+                     "    attributed_samples: 5\n"
+                     "  totals[7]{name,base,new,delta,ratio,p_value,significance}:\n"
+                     "    wall_ms,4,5,1,1.25,unavailable,untested\n"
+                     "    process_cpu_ms,4,5,1,1.25,unavailable,untested\n"
+                     "    recorded_samples,4,5,1,1.25,1,noise\n"
+                     "    attributed_samples,4,5,1,1.25,1,noise\n"
+                     "    runtime_samples,0,0,0,unavailable,1,none\n"
+                     "    waiting_samples,0,0,0,unavailable,1,none\n"
+                     "    unavailable_samples,0,0,0,unavailable,1,none\n"
+                     "  functions[3]{namespace,function,origin,path,base_line,new_line,change,"
+                     "base_self_samples,new_self_samples,delta_self_samples,self_ratio,"
+                     "self_p_value,self_significance,self_direction,base_samples,new_samples,"
+                     "delta_samples,ratio,p_value,significance,direction,base_percent,"
+                     "new_percent,delta_points}:\n"
+                     "    a,f,project,src/a.jett,2,2,changed,3,1,-2,0.3333,0.625,noise,shrank,"
+                     "3,1,-2,0.3333,0.625,noise,shrank,75,20,-55\n"
+                     "    a,g,project,src/a.jett,3,3,changed,1,3,2,3,0.625,noise,grew,"
+                     "1,3,2,3,0.625,noise,grew,25,60,35\n"
+                     "    a,main,project,src/a.jett,1,1,changed,0,1,1,unavailable,1,noise,grew,"
+                     "4,5,1,1.25,1,noise,grew,100,100,0\n"
+                     "  waiting: []\n");
     assert_canonical(out);
     free(out);
     out = squeeze(run_diff("fixtures/diff-base.jcap", "fixtures/diff-new.jcap", false, 0));
@@ -163,14 +166,14 @@ START_TEST(optimization_pair_by_hand)
                          "    unavailable_samples,0,0,0,unavailable,1,none\n";
     const char *rows =
         "}:\n"
-        "    opt,hot,project,src/opt.jett,2,3,changed,200,10,-190,0.05,0,significant,"
-        "200,10,-190,0.05,0,significant,66.67,8.93,-57.74\n"
-        "    opt,helper,project,src/opt.jett,3,4,changed,50,52,2,1.04,0.921191,noise,"
-        "50,52,2,1.04,0.921191,noise,16.67,46.43,29.76\n"
-        "    opt,main,project,src/opt.jett,1,1,changed,20,21,1,1.05,1,noise,"
-        "300,112,-188,0.3733,0,significant,100,100,0\n"
-        "    opt,tail,project,src/opt.jett,4,5,changed,30,29,-1,0.9667,1,noise,"
-        "30,29,-1,0.9667,1,noise,10,25.89,15.89\n";
+        "    opt,hot,project,src/opt.jett,2,3,changed,200,10,-190,0.05,0,significant,shrank,"
+        "200,10,-190,0.05,0,significant,shrank,66.67,8.93,-57.74\n"
+        "    opt,helper,project,src/opt.jett,3,4,changed,50,52,2,1.04,0.921191,noise,grew,"
+        "50,52,2,1.04,0.921191,noise,grew,16.67,46.43,29.76\n"
+        "    opt,main,project,src/opt.jett,1,1,changed,20,21,1,1.05,1,noise,grew,"
+        "300,112,-188,0.3733,0,significant,shrank,100,100,0\n"
+        "    opt,tail,project,src/opt.jett,4,5,changed,30,29,-1,0.9667,1,noise,shrank,"
+        "30,29,-1,0.9667,1,noise,shrank,10,25.89,15.89\n";
     ck_assert_msg(strstr(out, totals) != NULL, "%s", out);
     ck_assert_msg(strstr(out, rows) != NULL, "%s", out);
     ck_assert_ptr_nonnull(strstr(out, "  functions[4]{"));
@@ -213,13 +216,18 @@ static const char *column(const char *row, int field, char *buf, size_t n)
 }
 
 /* The row of a function in the functions table, or NULL. */
-static const char *row_of(const char *doc, const char *fn)
+static const char *row_in(const char *doc, const char *ns, const char *fn)
 {
-    char key[64];
-    snprintf(key, sizeof key, "\n    speedup.main,%s,", fn);
+    char key[300];
+    snprintf(key, sizeof key, "\n    %s,%s,", ns, fn);
     const char *fns = strstr(doc, "  functions[");
     const char *r = fns ? strstr(fns, key) : NULL;
     return r ? r + 5 : NULL;
+}
+
+static const char *row_of(const char *doc, const char *fn)
+{
+    return row_in(doc, "speedup.main", fn);
 }
 
 /* Starts the profile of fixtures/programs/speedup/NAME/main.jett into
@@ -301,7 +309,7 @@ START_TEST(real_program_before_after)
         ck_assert_msg(d * 4 < hot_drop, "%s: %s", steady[k][0], o.out);
     }
     /* main's own samples are few; its inclusive samples fell with lookup's */
-    ck_assert_str_eq(column(row_of(o.out, "main"), 18, f, sizeof f), "significant");
+    ck_assert_str_eq(column(row_of(o.out, "main"), 19, f, sizeof f), "significant");
     assert_canonical(o.out);
     tu_output_free(&o);
     unlink(a), unlink(b), rmdir(dir);
@@ -439,12 +447,12 @@ START_TEST(waiting_sites_by_hand)
     char *out = run_diff("fixtures/cpu-waiting.jcap", "fixtures/cpu-states.jcap", true, 0);
     const char *want =
         "  waiting[5]{namespace,function,origin,path,line,column,base_samples,new_samples,"
-        "delta_samples,ratio,p_value,significance}:\n"
-        "    w,main,project,src/w.jett,3,3,3,0,-3,0,0.25,noise\n"
-        "    w,poll,project,src/w.jett,7,3,3,0,-3,0,0.25,noise\n"
-        "    w,poll,project,src/w.jett,8,3,2,0,-2,0,0.5,noise\n"
-        "    st,main,project,src/st.jett,unavailable,unavailable,0,1,1,unavailable,1,noise\n"
-        "    w,main,project,src/w.jett,unavailable,unavailable,1,0,-1,0,1,noise\n";
+        "delta_samples,ratio,p_value,significance,direction}:\n"
+        "    w,main,project,src/w.jett,3,3,3,0,-3,0,0.25,noise,shrank\n"
+        "    w,poll,project,src/w.jett,7,3,3,0,-3,0,0.25,noise,shrank\n"
+        "    w,poll,project,src/w.jett,8,3,2,0,-2,0,0.5,noise,shrank\n"
+        "    st,main,project,src/st.jett,unavailable,unavailable,0,1,1,unavailable,1,noise,grew\n"
+        "    w,main,project,src/w.jett,unavailable,unavailable,1,0,-1,0,1,noise,shrank\n";
     ck_assert_msg(strstr(out, want) != NULL, "%s", out);
     assert_canonical(out);
     free(out);
@@ -466,12 +474,56 @@ START_TEST(waiting_sites_by_hand)
 }
 END_TEST
 
-/* A capture against itself: every function unchanged, every delta 0. */
+/* Waiting call sites against a partial side (fixtures/captures/
+ * diff-wait-part-*.jcap.txt): BASE ran out of its CPU budget before the
+ * site wait(2) (main 4:3) had a bucket, so it holds main 3:3 only (2
+ * samples); NEW, complete, has 3:3 once and 4:3 three times.  3:3 is
+ * held by both: compared, 2 -> 1, ratio 0.5, 2 P(X <= 1 | n = 3) =
+ * 2 * 4/8 = 1: noise, shrank.  4:3 is missing from a partial side: not
+ * comparable, its BASE count unavailable, whatever its NEW count; it
+ * comes after the compared site although its count (3) is larger.  The
+ * other way round, 3:3 grew 1 -> 2 and 4:3 has NEW unavailable. */
+START_TEST(waiting_sites_partial_by_hand)
+{
+    char *out =
+        run_diff("fixtures/diff-wait-part-base.jcap", "fixtures/diff-wait-part-new.jcap", true, 0);
+    ck_assert_msg(strstr(out, "}:\n    wp,main,project,src/wp.jett,3,3,2,1,-1,0.5,1,noise,shrank\n"
+                              "    wp,main,project,src/wp.jett,4,3,unavailable,3,unavailable,"
+                              "unavailable,unavailable,not_comparable,unavailable\n") != NULL,
+                  "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "    waiting_samples,3,4,1,1.3333,1,noise\n"));
+    assert_canonical(out);
+    free(out);
+    out = squeeze(run_diff("fixtures/diff-wait-part-base.jcap", "fixtures/diff-wait-part-new.jcap",
+                           false, 0));
+    ck_assert_msg(strstr(out, "\nWaiting call sites, by change in samples:\n"
+                              " 1. wp.main src/wp.jett:3:3\n"
+                              " waiting samples 2 -> 1 -1 x0.5000 noise (p = 1.0000)\n"
+                              " 2. wp.main src/wp.jett:4:3 not comparable\n"
+                              " waiting samples unavailable -> 3 unavailable - not comparable\n") !=
+                      NULL,
+                  "%s", out);
+    free(out);
+    out =
+        run_diff("fixtures/diff-wait-part-new.jcap", "fixtures/diff-wait-part-base.jcap", true, 0);
+    ck_assert_msg(strstr(out, "}:\n    wp,main,project,src/wp.jett,3,3,1,2,1,2,1,noise,grew\n"
+                              "    wp,main,project,src/wp.jett,4,3,3,unavailable,unavailable,"
+                              "unavailable,unavailable,not_comparable,unavailable\n") != NULL,
+                  "%s", out);
+    free(out);
+}
+END_TEST
+
+/* A capture against itself: every function unchanged, every delta 0;
+ * or, when the capture is partial for a reason that may count any
+ * function short (jett-profile(7), "Partial sides"), every function not
+ * comparable, with no delta.  A partial capture whose budget ran out
+ * still counts the functions it holds exactly: unchanged. */
 START_TEST(self_diff_is_all_zeros)
 {
     char *dir = tu_build_path("fixtures");
     DIR *d = opendir(dir);
-    int seen = 0;
+    int seen = 0, untrusted = 0;
     struct dirent *e;
     while (d && (e = readdir(d))) {
         size_t n = strlen(e->d_name);
@@ -480,33 +532,48 @@ START_TEST(self_diff_is_all_zeros)
         char rel[600];
         snprintf(rel, sizeof rel, "fixtures/%s", e->d_name);
         char *out = run_diff(rel, rel, true, 0);
+        bool trusted = strstr(out, "  base:\n    status: complete\n") ||
+                       strstr(out, "  base:\n    status: partial\n"
+                                   "    partial_reason: cpu_metadata_limit\n") ||
+                       strstr(out, "  base:\n    status: partial\n"
+                                   "    partial_reason: retention_metadata_limit\n");
+        const char *change = trusted ? ",unchanged," : ",not_comparable,";
         const char *fns = strstr(out, "  functions[");
         const char *rows = fns ? strstr(fns, "}:\n") : NULL;
         for (const char *line = rows ? rows + 3 : ""; *line && !strncmp(line, "    ", 4);) {
             const char *end = strchr(line, '\n');
             size_t len = end ? (size_t)(end - line) : strlen(line);
-            ck_assert_msg(memmem(line, len, ",unchanged,", 11) != NULL, "%s: %.*s", rel, (int)len,
-                          line);
+            ck_assert_msg(memmem(line, len, change, strlen(change)) != NULL, "%s: %.*s", rel,
+                          (int)len, line);
             /* The last column is a CPU delta (0, or unavailable past a
-             * budget) or a memory verdict (none). */
+             * budget or when not comparable) or a memory verdict (none,
+             * or not_comparable). */
             const char *last = memrchr(line, ',', len);
             size_t tail = len - (size_t)(last - line) - 1;
-            ck_assert_msg(last && ((tail == 1 && last[1] == '0') ||
-                                   (tail == 4 && memcmp(last + 1, "none", 4) == 0) ||
-                                   (tail == 11 && memcmp(last + 1, "unavailable", 11) == 0)),
-                          "%s: %.*s", rel, (int)len, line);
+            ck_assert_msg(
+                last && ((trusted && tail == 1 && last[1] == '0') ||
+                         (trusted && tail == 4 && memcmp(last + 1, "none", 4) == 0) ||
+                         (tail == 11 && memcmp(last + 1, "unavailable", 11) == 0) ||
+                         (!trusted && tail == 14 && memcmp(last + 1, "not_comparable", 14) == 0)),
+                "%s: %.*s", rel, (int)len, line);
             line += len + (end ? 1 : 0);
         }
-        /* every waiting call site the same on both sides */
+        /* every waiting call site the same on both sides, or not
+         * comparable on an untrusted side */
+        const char *same = trusted ? ",0,1,1,none,none"
+                                   : ",unavailable,unavailable,unavailable,not_comparable,"
+                                     "unavailable";
         const char *waits = strstr(out, "\n  waiting[");
         waits = waits ? strstr(waits, "}:\n") : NULL;
         for (const char *line = waits ? waits + 3 : ""; *line && !strncmp(line, "    ", 4);) {
             const char *end = strchr(line, '\n');
             size_t len = end ? (size_t)(end - line) : strlen(line);
-            ck_assert_msg(len > 11 && memcmp(line + len - 11, ",0,1,1,none", 11) == 0, "%s: %.*s",
-                          rel, (int)len, line);
+            ck_assert_msg(len > strlen(same) &&
+                              !memcmp(line + len - strlen(same), same, strlen(same)),
+                          "%s: %.*s", rel, (int)len, line);
             line += len + (end ? 1 : 0);
         }
+        untrusted += !trusted && rows && rows[3];
         free(out);
         seen++;
     }
@@ -514,6 +581,9 @@ START_TEST(self_diff_is_all_zeros)
         closedir(d);
     free(dir);
     ck_assert_int_ge(seen, 5);
+    /* every-record (collector_failure), hostile-names (stack_capture_limit),
+     * cpu-interrupted and cpu-deep-waiting (interrupted), with functions */
+    ck_assert_int_ge(untrusted, 4);
 }
 END_TEST
 
@@ -566,14 +636,16 @@ END_TEST
 START_TEST(diff_colour_by_hand)
 {
     char c[32];
-    flame_diff_colour(-100, 100, c);
+    flame_diff_colour(false, 1, c);
     ck_assert_str_eq(c, "rgb(40,70,215)");
-    flame_diff_colour(100, 100, c);
+    flame_diff_colour(true, 1, c);
     ck_assert_str_eq(c, "rgb(215,40,40)");
-    flame_diff_colour(50, 100, c); /* t = 0.5: 127.5, 142.5, 232.5 */
+    flame_diff_colour(true, 0.5, c); /* 232.5, 127.5, 127.5 */
     ck_assert_str_eq(c, "rgb(233,128,128)");
-    flame_diff_colour(-50, 100, c);
+    flame_diff_colour(false, 0.5, c); /* 127.5, 142.5, 232.5 */
     ck_assert_str_eq(c, "rgb(128,143,233)");
+    flame_diff_colour(true, 0, c); /* the faintest red is still not grey */
+    ck_assert_str_eq(c, "rgb(250,215,215)");
 }
 END_TEST
 
@@ -596,10 +668,11 @@ static void frame_has(const char *svg, const char *title, const char *what)
     ck_assert_msg(at && at < end, "%s: missing %s", title, what);
 }
 
-/* diff-opt: hot went from 200 of 300 self samples (66.67%) to 10 of 112
- * (8.93%), -57.74 points, far beyond noise: blue, and the largest change,
- * so at full intensity; helper 50 -> 52, tail 30 -> 29 and main 20 -> 21
- * are within noise (their shares grew as the total shrank): grey. */
+/* diff-opt: hot went from 200 to 10 self samples, -190 (x0.05), far
+ * beyond noise: blue, and the only coloured change, so at full
+ * intensity; helper 50 -> 52 (p = 0.9212), tail 30 -> 29 and main 20 ->
+ * 21 (p = 1) are within noise (their shares grew as the total shrank):
+ * grey. */
 START_TEST(differential_svg_by_hand)
 {
     char *a = tu_build_path("fixtures/diff-opt-base.jcap");
@@ -610,18 +683,23 @@ START_TEST(differential_svg_by_hand)
     ck_assert_msg(o.status == 0, "%s", o.err);
     const char *svg = o.out;
     frame_has(svg, "<title>opt.hot: 10 samples (8.93%)", "fill=\"rgb(40,70,215)\"");
-    frame_has(svg, "<title>opt.hot: 10 samples", "data-before=\"66.67% self (200 samples)\"");
-    frame_has(svg, "<title>opt.hot: 10 samples", "data-after=\"8.93% self (10 samples)\"");
-    frame_has(svg, "<title>opt.hot: 10 samples", "data-change=\"-57.74 points, significant");
+    frame_has(svg, "<title>opt.hot: 10 samples", "data-before=\"200 self samples\"");
+    frame_has(svg, "<title>opt.hot: 10 samples", "data-after=\"10 self samples\"");
+    frame_has(svg, "<title>opt.hot: 10 samples",
+              "data-change=\"shrank: -190 self samples, x0.0500; significant (p &lt; 0.0001)\"");
     frame_has(svg, "<title>opt.hot: 10 samples", "data-p=\"src/opt.jett:3\"");
     frame_has(svg, "<title>opt.helper: 52 samples", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
-    frame_has(svg, "<title>opt.helper: 52 samples", "data-change=\"+29.76 points, within noise");
+    frame_has(svg, "<title>opt.helper: 52 samples",
+              "data-change=\"+2 self samples, x1.0400; within noise (p = 0.9212)\"");
+    frame_has(svg, "<title>opt.tail: 29 samples",
+              "data-change=\"-1 self sample, x0.9667; within noise (p = 1.0000)\"");
     frame_has(svg, "<title>opt.tail: 29 samples", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
     frame_has(svg, "<title>opt.main: 112 samples", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
     /* the root is the whole profile on both sides: neutral, not the
      * warm colour of a plain graph */
     frame_has(svg, "<title>all: 112 samples (100.00%)", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
     ck_assert_ptr_nonnull(strstr(svg, ">Differential flame graph: NEW against BASE, samples<"));
+    ck_assert_ptr_nonnull(strstr(svg, ">status: BASE complete, NEW complete<"));
     tu_output_free(&o);
     /* -o writes the same document */
     char *out = tu_build_path("diff-flame-test.svg");
@@ -642,7 +720,7 @@ END_TEST
 
 /* Memory: byte counts are exact.  diff-mem: f allocated 100 bytes on
  * both sides (neutral though its share fell from 100% to 66.67%); g is
- * new with 50 of 150 bytes, +33.33 points, the only change: full red. */
+ * new with 50 bytes, the only coloured change: full red. */
 START_TEST(differential_svg_memory)
 {
     char *a = tu_build_path("fixtures/diff-mem-base.jcap");
@@ -652,10 +730,12 @@ START_TEST(differential_svg_memory)
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_msg(o.status == 0, "%s", o.err);
     frame_has(o.out, "<title>m.f: 100 bytes", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
-    frame_has(o.out, "<title>m.f: 100 bytes", "data-change=\"-33.33 points, no change\"");
+    frame_has(o.out, "<title>m.f: 100 bytes", "data-change=\"no change\"");
+    frame_has(o.out, "<title>m.g: 50 bytes", "data-change=\"grew (appeared): +50 bytes\"");
     frame_has(o.out, "<title>m.g: 50 bytes", "fill=\"rgb(215,40,40)\"");
     frame_has(o.out, "<title>all: 150 bytes (100.00%)", "fill=\"" FLAME_DIFF_NEUTRAL "\"");
-    frame_has(o.out, "<title>m.g: 50 bytes", "data-before=\"0.00% of allocated (0 bytes)\"");
+    frame_has(o.out, "<title>m.g: 50 bytes", "data-before=\"0 bytes allocated (not in BASE)\"");
+    frame_has(o.out, "<title>m.g: 50 bytes", "data-after=\"50 bytes allocated\"");
     tu_output_free(&o);
     free(a), free(b);
 }
@@ -830,6 +910,374 @@ START_TEST(one_cpu_reads_in_turn)
 }
 END_TEST
 
+/* Different rates (fixtures/captures/diff-rate-*.jcap.txt): BASE at 1000
+ * Hz, NEW at 500 Hz, so a NEW sample stands for twice the time and
+ * pi = 500 / 1500 = 1/3.  Directions are the sign of x1 * 1000 - x0 * 500:
+ *   f self 100 -> 50:   50000 - 50000 = 0: none, p = 1, unchanged
+ *   g self 100 -> 100:  100000 - 50000 > 0: grew with a delta of 0;
+ *                       2 P(X >= 100 | n = 200, 1/3) = 1.68234e-06
+ *   main self 0 -> 0:   none (not noise with p = 1); inclusive 200 ->
+ *                       150: 150000 - 100000 > 0: grew;
+ *                       2 P(X >= 150 | n = 350, 1/3) = 0.000255617
+ * (p-values by tests/reference/binomial_p.py --verdict, in rational
+ * arithmetic).  Rows by |self change|: f 50, then main and g at 0, main
+ * first by |inclusive change| 50 > 0.  Shares: f 100/200 = 50% -> 50/150
+ * = 33.33%, g 50% -> 66.67%. */
+START_TEST(rate_pair_by_hand)
+{
+    char *out = run_diff("fixtures/diff-rate-base.jcap", "fixtures/diff-rate-new.jcap", true, 0);
+    ck_assert_msg(
+        strstr(out, "}:\n"
+                    "    rate,f,project,src/rate.jett,5,5,unchanged,100,50,-50,0.5,1,none,none,"
+                    "100,50,-50,0.5,1,none,none,50,33.33,-16.67\n"
+                    "    rate,main,project,src/rate.jett,1,1,changed,0,0,0,unavailable,1,none,none,"
+                    "200,150,-50,0.75,0.000256,significant,grew,100,100,0\n"
+                    "    rate,g,project,src/rate.jett,6,6,changed,100,100,0,1,0.000002,significant,"
+                    "grew,100,100,0,1,0.000002,significant,grew,50,66.67,16.67\n") != NULL,
+        "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "    recorded_samples,200,150,-50,0.75,0.000256,significant\n"
+                                      "    attributed_samples,200,150,-50,0.75,0.000256,"
+                                      "significant\n"
+                                      "    runtime_samples,0,0,0,unavailable,1,none\n"));
+    assert_canonical(out);
+    free(out);
+    out =
+        squeeze(run_diff("fixtures/diff-rate-base.jcap", "fixtures/diff-rate-new.jcap", false, 0));
+    ck_assert_msg(strstr(out, "\nBASE was sampled at 1000 Hz and NEW at 500 Hz: a count grew when "
+                              "NEW's count\nx 1000 / 500 is above BASE's, whatever the sign of its "
+                              "delta.\n") &&
+                      strstr(out, " 1. rate.f src/rate.jett:5 unchanged\n"
+                                  " self samples 100 -> 50 -50 x0.5000 none\n") &&
+                      strstr(out, " 2. rate.main src/rate.jett:1 changed\n"
+                                  " self samples 0 -> 0 +0 - none\n"
+                                  " inclusive samples 200 -> 150 -50 x0.7500 significant "
+                                  "(p = 0.0003), grew\n") &&
+                      strstr(out, " 3. rate.g src/rate.jett:6 changed\n"
+                                  " self samples 100 -> 100 +0 x1.0000 significant "
+                                  "(p < 0.0001), grew\n"),
+                  "%s", out);
+    ck_assert_ptr_null(strstr(out, "p = 1.0000"));
+    free(out);
+    /* at equal rates there is no such line, nor a direction word */
+    out = run_diff("fixtures/diff-opt-base.jcap", "fixtures/diff-opt-new.jcap", false, 0);
+    ck_assert_ptr_null(strstr(out, "was sampled at"));
+    ck_assert_ptr_null(strstr(out, ", grew"));
+    free(out);
+    double p;
+    ck_assert_int_eq(diff_samples_verdict(0, 0, 1000, 500, &p), DIFF_NONE);
+    ck_assert(p == 1);
+    ck_assert_int_eq(diff_samples_verdict(10, 5, 1000, 500, &p), DIFF_NONE);
+    ck_assert_int_eq(diff_samples_direction(100, 60, 1000, 500), DIFF_GREW);
+    ck_assert_int_eq(diff_samples_direction(100, 40, 1000, 500), DIFF_SHRANK);
+    /* a rate that is not stated counts as the other's */
+    ck_assert_int_eq(diff_samples_direction(100, 60, 0, 500), DIFF_SHRANK);
+    ck_assert_int_eq(diff_samples_verdict(7, 7, 1000, 0, &p), DIFF_NONE);
+}
+END_TEST
+
+/* The collapsed export of the fixture NAME is `want`. */
+static void assert_collapsed(const char *name, const char *want)
+{
+    char *cap = tu_capture_path(name);
+    struct tu_output o;
+    ck_assert_int_eq(tu_run_jett(&o, "profile", "export", cap, "--format", "collapsed", NULL), 0);
+    ck_assert_str_eq(o.out, want);
+    tu_output_free(&o);
+    free(cap);
+}
+
+/* The partial pair (fixtures/captures/diff-part-*.jcap.txt): BASE ran out
+ * of its CPU budget (288 bytes) before g's first sample, so its report
+ * has main (inclusive 5, self 0) and f (3, 3) but not g, whose 2 samples
+ * its collapsed export still shows; NEW, complete, has f 3, g 6, main
+ * inclusive 9.  f and main are held by BASE and counted exactly: compared.
+ * main 5 -> 9: 2 P(X >= 9 | n = 14) = 2 * 3473 / 16384 = 0.4239501953125
+ * -> 0.42395, noise, grew; f unchanged, shares 3/5 = 60% -> 3/9 = 33.33%.
+ * g is missing from a partial side: not comparable, never "appeared";
+ * its NEW figures stay (6 of 9: 66.67%), every change is unavailable.
+ * Compared rows first (main by |inclusive change| 4, then f), then g. */
+START_TEST(partial_base_by_hand)
+{
+    assert_collapsed("diff-part-base", "part.main;part.f 3\npart.main;part.g 2\n");
+    char *out = run_diff("fixtures/diff-part-base.jcap", "fixtures/diff-part-new.jcap", true, 0);
+    ck_assert_msg(strstr(out, "  base:\n    status: partial\n"
+                              "    partial_reason: cpu_metadata_limit\n"
+                              "    requested_rate_hz: 1000\n    attributed_samples: 5\n"
+                              "  new:\n    status: complete\n    requested_rate_hz: 1000\n"
+                              "    attributed_samples: 9\n") != NULL,
+                  "%s", out);
+    ck_assert_msg(
+        strstr(out, "}:\n"
+                    "    part,main,project,src/part.jett,1,1,changed,0,0,0,unavailable,1,none,none,"
+                    "5,9,4,1.8,0.42395,noise,grew,100,100,0\n"
+                    "    part,f,project,src/part.jett,5,5,unchanged,3,3,0,1,1,none,none,"
+                    "3,3,0,1,1,none,none,60,33.33,-26.67\n"
+                    "    part,g,project,src/part.jett,unavailable,6,not_comparable,unavailable,6,"
+                    "unavailable,unavailable,unavailable,not_comparable,unavailable,unavailable,6,"
+                    "unavailable,unavailable,unavailable,not_comparable,unavailable,unavailable,"
+                    "66.67,unavailable\n") != NULL,
+        "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "    recorded_samples,5,9,4,1.8,0.42395,noise\n"));
+    assert_canonical(out);
+    free(out);
+    out =
+        squeeze(run_diff("fixtures/diff-part-base.jcap", "fixtures/diff-part-new.jcap", false, 0));
+    ck_assert_msg(strstr(out, "otherwise it is within sampling noise.\n\n"
+                              "BASE is partial (cpu_metadata_limit): a function missing from it is "
+                              "not comparable.\n\nTotals:\n") &&
+                      strstr(out, " 3. part.g src/part.jett:6 not comparable\n"
+                                  " self samples unavailable -> 6 unavailable - not comparable\n"
+                                  " inclusive samples unavailable -> 6 unavailable - not "
+                                  "comparable\n"),
+                  "%s", out);
+    ck_assert_ptr_null(strstr(out, "appeared"));
+    free(out);
+    /* The other way round, the partial side is NEW: g is missing from it,
+     * not "disappeared"; main 9 -> 5 shrank. */
+    out = run_diff("fixtures/diff-part-new.jcap", "fixtures/diff-part-base.jcap", true, 0);
+    ck_assert_msg(
+        strstr(out, "  new:\n    status: partial\n    partial_reason: cpu_metadata_limit\n") &&
+            strstr(out, "    part,main,project,src/part.jett,1,1,changed,0,0,0,unavailable,1,none,"
+                        "none,9,5,-4,0.5556,0.42395,noise,shrank,100,100,0\n") &&
+            strstr(out, "    part,g,project,src/part.jett,6,unavailable,not_comparable,6,"
+                        "unavailable,unavailable,unavailable,unavailable,not_comparable,"
+                        "unavailable,6,unavailable,unavailable,unavailable,unavailable,"
+                        "not_comparable,unavailable,66.67,unavailable,unavailable\n"),
+        "%s", out);
+    ck_assert_ptr_null(strstr(out, "disappeared"));
+    free(out);
+}
+END_TEST
+
+/* mem-budget against diff-mem-part-new: mem-budget's retention budget ran
+ * out before main's site bucket was made, so it lacks main (30 bytes in
+ * its collapsed export) and its freed, peak, retained and live-at-peak
+ * bytes are unavailable.  make, which it holds: allocated 170 -> 340,
+ * +170, x2, significant; retained and live-at-peak unavailable -> 340.
+ * main: not comparable.  Totals: 4 -> 2 allocations, 200 -> 370 bytes
+ * (x1.85), freed, peak and retained unavailable -> 0, 370, 370. */
+START_TEST(partial_memory_by_hand)
+{
+    assert_collapsed("mem-budget", "app.main 30\napp.main;app.make 170\n");
+    char *out = run_diff("fixtures/mem-budget.jcap", "fixtures/diff-mem-part-new.jcap", true, 0);
+    ck_assert_msg(
+        strstr(out, "  base:\n    status: partial\n    partial_reason: retention_metadata_limit\n"
+                    "    attributed_allocated_bytes: 200\n") &&
+            strstr(out, "    allocation_count,4,2,-2,0.5,significant\n"
+                        "    allocated_bytes,200,370,170,1.85,significant\n"
+                        "    freed_bytes,unavailable,0,unavailable,unavailable,untested\n"
+                        "    peak_live_bytes,unavailable,370,unavailable,unavailable,untested\n"
+                        "    retained_bytes,unavailable,370,unavailable,unavailable,untested\n") &&
+            strstr(out, "}:\n"
+                        "    app,make,project,src/m.jett,4,4,changed,170,340,170,2,unavailable,340,"
+                        "unavailable,unavailable,340,unavailable,significant\n"
+                        "    app,main,project,src/m.jett,unavailable,1,not_comparable,unavailable,"
+                        "30,unavailable,unavailable,unavailable,30,unavailable,unavailable,30,"
+                        "unavailable,not_comparable\n"),
+        "%s", out);
+    assert_canonical(out);
+    free(out);
+    out =
+        squeeze(run_diff("fixtures/mem-budget.jcap", "fixtures/diff-mem-part-new.jcap", false, 0));
+    ck_assert_msg(strstr(out, "BASE is partial (retention_metadata_limit): a function missing from "
+                              "it is not comparable.\n") &&
+                      strstr(out,
+                             " 2. app.main src/m.jett:1 not comparable\n"
+                             " allocated bytes unavailable -> 30 unavailable - not comparable\n"),
+                  "%s", out);
+    free(out);
+}
+END_TEST
+
+/* A side partial for a reason that may count any function short (here
+ * interrupted) makes every row not comparable, and the table says so. */
+START_TEST(untrusted_side_compares_nothing)
+{
+    char *out =
+        squeeze(run_diff("fixtures/cpu-interrupted.jcap", "fixtures/cpu-simple.jcap", false, 0));
+    ck_assert_msg(strstr(out, "\nBASE is partial (interrupted): its counts may miss events; no "
+                              "function is comparable.\n"),
+                  "%s", out);
+    const char *rows = strstr(out, "\nFunctions, by change in self samples:\n");
+    ck_assert_ptr_nonnull(rows);
+    ck_assert_ptr_null(strstr(rows, "appeared"));
+    ck_assert_ptr_null(strstr(rows, "significant"));
+    ck_assert_ptr_null(strstr(rows, "noise"));
+    ck_assert_ptr_nonnull(strstr(rows, " not comparable\n"));
+    free(out);
+    out = run_diff("fixtures/cpu-simple.jcap", "fixtures/cpu-interrupted.jcap", true, 0);
+    ck_assert_ptr_nonnull(
+        strstr(out, "  new:\n    status: partial\n    partial_reason: interrupted\n"));
+    rows = strstr(strstr(out, "  functions["), "}:\n") + 3;
+    int n = 0;
+    for (const char *l = rows; *l && !strncmp(l, "    ", 4); l = strchr(l, '\n') + 1, n++)
+        ck_assert_msg(memmem(l, strcspn(l, "\n"), ",not_comparable,", 16) != NULL, "%s", out);
+    ck_assert_int_gt(n, 0);
+    free(out);
+}
+END_TEST
+
+/* Profiles `prog` into DIR/NAME.jcap with `var` (a budget test variable,
+ * or NULL) set to `value`; the capture's path. */
+static char *budget_run(const char *prog, const char *mode, const char *name, const char *var,
+                        const char *value)
+{
+    char *cap = tu_tmp_path(name);
+    if (var)
+        setenv(var, value, 1);
+    struct tu_output o;
+    int status = tu_run_jett(&o, "run", prog, mode, "--profile-capture", cap, NULL);
+    if (var)
+        unsetenv(var);
+    ck_assert_msg(status == 0, "%s", o.err);
+    tu_output_free(&o);
+    return cap;
+}
+
+/* Checks a diff of real runs where one side (`partial`: BASE when false
+ * is `neu_partial`) ran out of its budget: the document names the side's
+ * status and reason; every function of that side's collapsed export (its
+ * stacks, which the budget does not limit) has a row that is never
+ * "appeared" (BASE partial) or "disappeared" (NEW partial); and at least
+ * one of them is missing from the side's functions, so not comparable,
+ * or the check would prove nothing. */
+static void check_partial_side(const char *base, const char *neu, bool neu_partial,
+                               const char *reason)
+{
+    const char *side = neu_partial ? neu : base;
+    struct tu_output o;
+    ck_assert_int_eq(tu_run_jett(&o, "profile", "export", side, "--format", "collapsed", NULL), 0);
+    char *folded = o.out;
+    o.out = NULL;
+    tu_output_free(&o);
+    ck_assert_int_eq(tu_run_jett(&o, "profile", "diff", base, neu, "--agent", NULL), 0);
+    char want[200];
+    snprintf(want, sizeof want, "  %s:\n    status: partial\n    partial_reason: %s\n",
+             neu_partial ? "new" : "base", reason);
+    ck_assert_msg(strstr(o.out, want) != NULL, "%s", o.out);
+    int frames = 0, missing = 0;
+    for (char *line = strtok(folded, "\n"); line; line = strtok(NULL, "\n")) {
+        *strrchr(line, ' ') = '\0';
+        for (char *f = line, *next; f; f = next) {
+            next = strchr(f, ';');
+            if (next)
+                *next++ = '\0';
+            char *dot = strrchr(f, '.');
+            ck_assert_ptr_nonnull(dot);
+            *dot = '\0';
+            /* a leaf has its weight, so a row; a caller has one in CPU
+             * mode (its inclusive samples), not always in memory mode */
+            const char *row = row_in(o.out, f, dot + 1);
+            ck_assert_msg(row != NULL || next, "%s.%s: no row in %s", f, dot + 1, o.out);
+            *dot = '.';
+            if (!row)
+                continue;
+            char change[32], self[32];
+            column(row, 6, change, sizeof change);
+            column(row, neu_partial ? 8 : 7, self, sizeof self);
+            ck_assert_msg(strcmp(change, neu_partial ? "disappeared" : "appeared") != 0, "%s: %s",
+                          f, row);
+            if (strcmp(self, "unavailable") == 0) {
+                ck_assert_str_eq(change, "not_comparable");
+                missing++;
+            }
+            frames++;
+        }
+    }
+    ck_assert_msg(missing > 0, "no function is missing from the partial side: %s", o.out);
+    ck_assert_int_gt(frames, missing);
+    assert_canonical(o.out);
+    tu_output_free(&o);
+    /* the table and the flame graph's heading say so too */
+    char line[120];
+    snprintf(line, sizeof line, "%s is partial (%s): a function missing from it is not comparable.",
+             neu_partial ? "NEW" : "BASE", reason);
+    ck_assert_int_eq(tu_run_jett(&o, "profile", "diff", base, neu, NULL), 0);
+    ck_assert_msg(strstr(o.out, line) != NULL, "%s", o.out);
+    tu_output_free(&o);
+    snprintf(line, sizeof line, ">status: BASE %s%s%s, NEW %s%s%s<",
+             neu_partial ? "complete" : "partial (", neu_partial ? "" : reason,
+             neu_partial ? "" : ")", neu_partial ? "partial (" : "complete",
+             neu_partial ? reason : "", neu_partial ? ")" : "");
+    ck_assert_int_eq(tu_run_jett(&o, "profile", "diff", base, neu, "--format", "svg", NULL), 0);
+    ck_assert_msg(strstr(o.out, line) != NULL, "%s", line);
+    tu_output_free(&o);
+    free(folded);
+}
+
+/* Real runs, the partial side's CPU budget shrunk by the test variable
+ * to 288 bytes: the first function buckets fit, and the functions that
+ * run later (b, c, d, each 120 ms by its own clock) get none. */
+START_TEST(partial_cpu_runs)
+{
+    static const char prog[] = "namespace bud\n"
+                               "fn spin(ms: int) -> int {\n"
+                               "    let t0 = now_ms()\n"
+                               "    let x = 0\n"
+                               "    while now_ms() - t0 < ms {\n"
+                               "        x += 1\n"
+                               "    }\n"
+                               "    return x\n"
+                               "}\n"
+                               "fn a() -> int { return spin(120) }\n"
+                               "fn b() -> int { return spin(120) }\n"
+                               "fn c() -> int { return spin(120) }\n"
+                               "fn d() -> int { return spin(120) }\n"
+                               "fn main() {\n"
+                               "    print(a() + b() + c() + d() > 0)\n"
+                               "}\n";
+    char *p = tu_program("bud.jett", prog);
+    char *small = budget_run(p, "--profile", "small.jcap", "JETT_TEST_CPU_BUDGET", "288");
+    char *whole = budget_run(p, "--profile", "whole.jcap", NULL, NULL);
+    check_partial_side(small, whole, false, "cpu_metadata_limit");
+    check_partial_side(whole, small, true, "cpu_metadata_limit");
+    free(p), free(small), free(whole);
+}
+END_TEST
+
+/* Real runs, the partial side's retention budget shrunk to 4096 bytes:
+ * hold() keeps 3000 strings live, more than the window of recent ids
+ * holds and than the table of older ones can take, so the profile is
+ * partial and no site bucket is made after that, for later() and
+ * after(), which allocate afterwards. */
+START_TEST(partial_memory_runs)
+{
+    static const char prog[] = "namespace mem\n"
+                               "fn hold() -> list {\n"
+                               "    let out = []\n"
+                               "    for i in 0..3000 {\n"
+                               "        push(out, \"h\" + str(i))\n"
+                               "    }\n"
+                               "    return out\n"
+                               "}\n"
+                               "fn later() -> int {\n"
+                               "    let n = 0\n"
+                               "    for i in 0..300 {\n"
+                               "        n += len(\"l\" + str(i))\n"
+                               "    }\n"
+                               "    return n\n"
+                               "}\n"
+                               "fn after() -> int {\n"
+                               "    let n = 0\n"
+                               "    for i in 0..300 {\n"
+                               "        n += len(\"a\" + str(i))\n"
+                               "    }\n"
+                               "    return n\n"
+                               "}\n"
+                               "fn main() {\n"
+                               "    let kept = hold()\n"
+                               "    print(later() + after() + len(kept))\n"
+                               "}\n";
+    char *p = tu_program("mem.jett", prog);
+    char *small =
+        budget_run(p, "--profile-memory", "small.jcap", "JETT_TEST_RETENTION_BUDGET", "4096");
+    char *whole = budget_run(p, "--profile-memory", "whole.jcap", NULL, NULL);
+    check_partial_side(small, whole, false, "retention_metadata_limit");
+    check_partial_side(whole, small, true, "retention_metadata_limit");
+    free(p), free(small), free(whole);
+}
+END_TEST
+
 Suite *diff_suite(void)
 {
     Suite *s = suite_create("diff");
@@ -844,6 +1292,7 @@ Suite *diff_suite(void)
     tcase_add_test(t, same_name_pairs_in_declaration_order);
     tcase_add_test(t, self_diff_is_all_zeros);
     tcase_add_test(t, waiting_sites_by_hand);
+    tcase_add_test(t, waiting_sites_partial_by_hand);
     tcase_add_test(t, command_errors);
     tcase_add_test(t, diff_colour_by_hand);
     tcase_add_test(t, differential_svg_by_hand);
@@ -852,6 +1301,12 @@ Suite *diff_suite(void)
     tcase_add_test(t, one_cpu_reads_in_turn);
     tcase_add_test(t, pace_waits_when_tables_keep_growing);
     tcase_add_test(t, paced_feed_is_the_plain_feed);
+    tcase_add_test(t, rate_pair_by_hand);
+    tcase_add_test(t, partial_base_by_hand);
+    tcase_add_test(t, partial_memory_by_hand);
+    tcase_add_test(t, untrusted_side_compares_nothing);
+    tcase_add_test(t, partial_cpu_runs);
+    tcase_add_test(t, partial_memory_runs);
     suite_add_tcase(s, t);
     return s;
 }

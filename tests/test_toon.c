@@ -1,5 +1,5 @@
 /* test_toon: the TOON writer against hand-written cases and the official
- * encode fixtures (shared/toon-conformance). */
+ * encode fixtures (fixtures/toon-conformance). */
 #include <check.h>
 #include <dirent.h>
 #include <locale.h>

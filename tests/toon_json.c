@@ -82,7 +82,6 @@ const char *toon_json_fixture_dir(char *buf, size_t len)
     if (dir != NULL)
         snprintf(buf, len, "%s", dir);
     else
-        snprintf(buf, len, "%s/../shared/toon-conformance/tests/fixtures/encode",
-                 root != NULL ? root : ".");
+        snprintf(buf, len, "%s/fixtures/toon-conformance/encode", root != NULL ? root : ".");
     return buf;
 }

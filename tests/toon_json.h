@@ -21,7 +21,7 @@ json_t *toon_json_load(const char *path, char *err, size_t errlen);
 int toon_json_options(const json_t *test, struct toon_options *opt);
 
 /* The folder of the official encode fixtures: $JETT_TOON_FIXTURES, else
- * $JETT_SOURCE_ROOT/../shared/toon-conformance/tests/fixtures/encode. */
+ * $JETT_SOURCE_ROOT/fixtures/toon-conformance/encode. */
 const char *toon_json_fixture_dir(char *buf, size_t len);
 
 #endif

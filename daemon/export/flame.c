@@ -7,7 +7,8 @@
 #include "daemon/export/flame_assets.h"
 #include "proto/wire.h"
 
-#define FLAME_TOP 88      /* the heading's height */
+#define FLAME_TOP 88      /* the heading's height, without a legend */
+#define FLAME_LINE_H 16   /* a line of the heading */
 #define FLAME_BOTTOM 24   /* margin under the root */
 #define FLAME_CHAR_PX 7.3 /* a 12 px monospace character, generously */
 #define FLAME_EMPTY_H 160 /* height of an image without frames */
@@ -205,6 +206,26 @@ static void put_totals(FILE *out, const struct fold *f)
         fputs(", freed, peak live and retained: unavailable", out);
 }
 
+/* The heading's legend: the painter's, else what the blue frames of a
+ * wall-time graph are; NULL for none. */
+static const char *legend_of(const struct fold *f, const struct flame_paint *p)
+{
+    if (p && p->legend)
+        return p->legend;
+    return fold_weight(f) == FOLD_WEIGHT_WALL
+               ? "blue frames: &lt;runtime&gt;.&lt;waiting&gt;, the program was waiting"
+               : NULL;
+}
+
+/* The heading's height: FLAME_TOP and a line for each of the legend's. */
+static unsigned heading_height(const struct fold *f, const struct flame_paint *p)
+{
+    unsigned h = FLAME_TOP;
+    for (const char *l = legend_of(f, p); l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+        h += FLAME_LINE_H;
+    return h;
+}
+
 static void put_heading(FILE *out, const struct fold *f, const struct flame_paint *p)
 {
     const struct fold_totals *t = fold_totals(f);
@@ -212,8 +233,12 @@ static void put_heading(FILE *out, const struct fold *f, const struct flame_pain
     fprintf(out,
             "<text class=\"h\" x=\"%d\" y=\"22\" font-size=\"17\" font-weight=\"bold\">%s</text>\n",
             FLAME_PAD, p && p->title ? p->title : weight_title(fold_weight(f)));
-    fprintf(out, "<text class=\"h\" x=\"%d\" y=\"42\">status: %s%s%s</text>\n", FLAME_PAD,
-            reason ? "partial (" : "complete", reason ? reason : "", reason ? ")" : "");
+    if (p && p->status)
+        fprintf(out, "<text class=\"h\" x=\"%d\" y=\"42\">status: %s</text>\n", FLAME_PAD,
+                p->status);
+    else
+        fprintf(out, "<text class=\"h\" x=\"%d\" y=\"42\">status: %s%s%s</text>\n", FLAME_PAD,
+                reason ? "partial (" : "complete", reason ? reason : "", reason ? ")" : "");
     fprintf(out, "<text class=\"h\" x=\"%d\" y=\"58\">", FLAME_PAD);
     put_totals(out, f);
     fputs("</text>\n", out);
@@ -225,14 +250,12 @@ static void put_heading(FILE *out, const struct fold *f, const struct flame_pain
                 ? "the jett samples and the waiting ones with a Jett stack"
             : fold_mode(f) == WIRE_MODE_CPU ? "the jett samples"
                                             : "events with a Jett stack");
-    if (p && p->legend)
-        fprintf(out, "<text class=\"h\" x=\"%d\" y=\"74\" text-anchor=\"end\">%s</text>\n",
-                FLAME_WIDTH - FLAME_PAD, p->legend);
-    else if (fold_weight(f) == FOLD_WEIGHT_WALL)
-        fprintf(out,
-                "<text class=\"h\" x=\"%d\" y=\"74\" text-anchor=\"end\">blue frames: "
-                "&lt;runtime&gt;.&lt;waiting&gt;, the program was waiting</text>\n",
-                FLAME_WIDTH - FLAME_PAD);
+    unsigned y = 74;
+    for (const char *l = legend_of(f, p); l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        int len = (int)strcspn(l, "\n");
+        y += FLAME_LINE_H;
+        fprintf(out, "<text class=\"h lg\" x=\"%d\" y=\"%u\">%.*s</text>\n", FLAME_PAD, y, len, l);
+    }
 }
 
 /* ---- frames ---- */
@@ -243,6 +266,7 @@ struct flame_ctx {
     const struct flame_paint *paint;
     uint64_t root;
     uint32_t max_depth;
+    unsigned top; /* the heading's height */
 };
 
 /* What one drawn frame is: a node, or a run of `merged` narrow siblings
@@ -290,7 +314,7 @@ static void put_frame(const struct flame_ctx *c, const struct flame_item *it)
     const struct fold_node *n = fold_node(c->f, it->node);
     double x = FLAME_PAD + gw * ((double)it->offset / (double)c->root);
     double w = gw * ((double)it->value / (double)c->root);
-    unsigned y = FLAME_TOP + (c->max_depth - n->depth) * FLAME_FRAME_H;
+    unsigned y = c->top + (c->max_depth - n->depth) * FLAME_FRAME_H;
     uint64_t pct = pct_hundredths(it->value, c->root);
     char merged[48], fill[32] = "";
     size_t len;
@@ -389,16 +413,16 @@ static int put_frames(const struct flame_ctx *c)
     return 0;
 }
 
-static void put_empty(FILE *out, const struct fold *f)
+static void put_empty(FILE *out, const struct fold *f, unsigned top)
 {
     fprintf(out,
             "<text class=\"h\" x=\"%d\" y=\"%d\" font-size=\"17\" text-anchor=\"middle\">no "
             "samples</text>\n",
-            FLAME_WIDTH / 2, FLAME_TOP + 32);
+            FLAME_WIDTH / 2, top + 32);
     fprintf(out,
             "<text class=\"h\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">nothing to draw: no %s "
             "with a Jett stack</text>\n",
-            FLAME_WIDTH / 2, FLAME_TOP + 52,
+            FLAME_WIDTH / 2, top + 52,
             fold_mode(f) == WIRE_MODE_CPU ? "jett samples" : unit_name(f, 2));
 }
 
@@ -412,8 +436,9 @@ int flame_write_svg_painted(const struct fold *f, const struct flame_paint *p, F
     const struct fold_totals *t = fold_totals(f);
     uint32_t max_depth = fold_max_depth(f);
     bool empty = t->weight_attributed == 0;
-    unsigned height =
-        empty ? FLAME_EMPTY_H : FLAME_TOP + (max_depth + 1) * FLAME_FRAME_H + FLAME_BOTTOM;
+    unsigned top = heading_height(f, p);
+    unsigned height = empty ? FLAME_EMPTY_H + top - FLAME_TOP
+                            : top + (max_depth + 1) * FLAME_FRAME_H + FLAME_BOTTOM;
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n", out);
     fprintf(out,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
@@ -427,9 +452,9 @@ int flame_write_svg_painted(const struct fold *f, const struct flame_paint *p, F
             "fill=\"" FLAME_BACKGROUND "\"/>\n",
             FLAME_WIDTH, height);
     put_heading(out, f, p);
-    struct flame_ctx c = {out, f, p, t->weight_attributed, max_depth};
+    struct flame_ctx c = {out, f, p, t->weight_attributed, max_depth, top};
     if (empty)
-        put_empty(out, f);
+        put_empty(out, f, top);
     else if (put_frames(&c) != 0)
         return -1;
     if (!empty)

@@ -39,10 +39,14 @@ struct flame_paint {
     void (*frame)(void *ctx, const struct fold *f, const struct fold_node *n, char fill[32],
                   FILE *out);
     void *ctx;
-    const char *title;     /* the heading's first line, or NULL */
-    const char *legend;    /* shown at the heading's right, or NULL */
+    const char *title; /* the heading's first line, or NULL */
+    /* lines under the heading, separated by '\n', or NULL: SVG text
+     * content of the caller's own (tspans allowed), never a name from
+     * a capture, written as it is */
+    const char *legend;
     const char *root_fill; /* the root's fill, an rgb() colour, or NULL:
                             * its name's colour */
+    const char *status;    /* the status line's text, or NULL: the fold's */
 };
 /* The same with a paint (NULL: none). */
 int flame_write_svg_painted(const struct fold *f, const struct flame_paint *p, FILE *out);

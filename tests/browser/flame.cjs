@@ -1,21 +1,23 @@
 // flame: the exported flame graphs in a real browser (the meson test
 // 'flame-browser', run by run-flame).
 //
-//   node flame.cjs CPU.svg HOSTILE.svg DIFF.svg OUTDIR
+//   node flame.cjs CPU.svg HOSTILE.svg DIFF.svg SPEED.svg OUTDIR
 //
 // CPU.svg is diff-opt-base's export (300 samples: main 300, of which hot
 // 200, helper 50, tail 30 and main's own 20), HOSTILE.svg hostile-names'
 // (evil 3 of 9 samples, its child q"uote.a&b;c 2), DIFF.svg the diff of
 // diff-opt-base and diff-opt-new (hot 200 -> 10 self samples, the rest
-// within noise).  Any console error, page error or dialog but the search
-// prompt fails the test.  Screenshots go to OUTDIR.
+// within noise), SPEED.svg the diff of diff-speed-base and diff-speed-new
+// (slow 40 -> 80 self samples, fast 80 -> 40, same 60 -> 60, of 180).
+// Any console error, page error or dialog but the search prompt fails the
+// test.  Screenshots go to OUTDIR.
 "use strict";
 const fs = require("fs");
 const path = require("path");
 const { pathToFileURL } = require("url");
 const { launch } = require("./launch.cjs");
 
-const [cpuSvg, hostileSvg, diffSvg, outDir] = process.argv.slice(2);
+const [cpuSvg, hostileSvg, diffSvg, speedSvg, outDir] = process.argv.slice(2);
 let failures = 0;
 
 function check(ok, what) {
@@ -183,11 +185,49 @@ async function diffGraph(context) {
   check(tail[0] === tail[1] && tail[1] === tail[2] && helper[0] === helper[1] && helper[1] === helper[2],
     "diff: opt.tail and opt.helper (within noise) are neutral: " + byName(f, "opt.tail").fill);
   const tip = await tooltip(page, "opt.hot");
-  check(tip.includes("before: 66.67% self (200 samples)") && tip.includes("after: 8.93% self (10 samples)") &&
-    tip.some((l) => l.startsWith("change: -57.74 points, significant")),
+  check(tip.includes("before: 200 self samples") && tip.includes("after: 10 self samples") &&
+    tip.includes("change: shrank: -190 self samples, x0.0500; significant (p < 0.0001)"),
     "diff: tooltip shows before, after and change: " + tip.join(" | "));
   await page.screenshot({ path: path.join(outDir, "flame-diff.png") });
   check(problems.length === 0, "diff: no script error" + (problems.length ? ": " + problems.join("; ") : ""));
+  await page.close();
+}
+
+// The speed pair: slow twice as slow is red, fast twice as fast blue,
+// both at full intensity (equal changes of 40 samples); same is grey; the
+// legend says which is which, in those colours.
+async function speedGraph(context) {
+  const problems = [];
+  const page = await open(context, speedSvg, problems);
+  const f = await frames(page);
+  check(byName(f, "speed.slow").fill === "rgb(215, 40, 40)", "speed: slow is red: " + byName(f, "speed.slow").fill);
+  check(byName(f, "speed.fast").fill === "rgb(40, 70, 215)", "speed: fast is blue: " + byName(f, "speed.fast").fill);
+  check(byName(f, "speed.same").fill === "rgb(221, 221, 221)" && byName(f, "speed.main").fill === "rgb(221, 221, 221)",
+    "speed: same and main are grey: " + byName(f, "speed.same").fill);
+  const legend = await page.evaluate(() => Array.from(document.querySelectorAll("text.lg"), (t) => ({
+    text: t.textContent,
+    words: Array.from(t.querySelectorAll("tspan"), (s) => s.textContent + "=" + getComputedStyle(s).fill),
+  })));
+  check(legend.length === 2 && legend[0].text.startsWith("red: more self samples than in BASE, blue: fewer, beyond sampling noise") &&
+    legend[1].text.startsWith("grey: no change, within noise, or not comparable") &&
+    legend[0].words.join() === "red=rgb(215, 40, 40),blue=rgb(40, 70, 215)",
+    "speed: the legend says what the colours mean: " + legend.map((l) => l.text).join(" / "));
+  check(await page.textContent("text.h:nth-of-type(2)") === "status: BASE complete, NEW complete",
+    "speed: the heading gives both sides' status");
+  await page.screenshot({ path: path.join(outDir, "flame-diff-speed.png") });
+  let tip = await tooltip(page, "speed.slow");
+  check(tip.join("|") === "speed.slow|project  src/speed.jett:6|80 samples (44.44%)|before: 40 self samples|" +
+    "after: 80 self samples|change: grew: +40 self samples, x2.0000; significant (p = 0.0003)",
+    "speed: tooltip of slow: " + tip.join(" | "));
+  await page.screenshot({ path: path.join(outDir, "flame-diff-speed-slow-tip.png") });
+  tip = await tooltip(page, "speed.fast");
+  check(tip.includes("change: shrank: -40 self samples, x0.5000; significant (p = 0.0003)"),
+    "speed: tooltip of fast: " + tip.join(" | "));
+  await page.screenshot({ path: path.join(outDir, "flame-diff-speed-fast-tip.png") });
+  tip = await tooltip(page, "speed.same");
+  check(tip.includes("change: no change"), "speed: tooltip of same: " + tip.join(" | "));
+  await page.screenshot({ path: path.join(outDir, "flame-diff-speed-same-tip.png") });
+  check(problems.length === 0, "speed: no script error" + (problems.length ? ": " + problems.join("; ") : ""));
   await page.close();
 }
 
@@ -239,6 +279,7 @@ async function darkScheme(context) {
     await cpuGraph(browser.context);
     await hostileGraph(browser.context);
     await diffGraph(browser.context);
+    await speedGraph(browser.context);
     await asImage(browser.context);
     await darkScheme(browser.context);
   } finally {

@@ -8,8 +8,8 @@
  *   ninja -C build-fuzz tests/fuzz/fuzz_callgrind
  *   build-fuzz/tests/fuzz/fuzz_callgrind -jobs=1 -max_len=16384 CORPUS SEEDS
  *
- * Good seeds: the files in ../shared/callgrind-foreign/, fixtures/callgrind/
- * and the valgrind corpus the callgrind_corpus suite writes.
+ * Good seeds: the files in fixtures/callgrind/ and fixtures/callgrind/foreign/,
+ * and valgrind's own output (tests/fuzz/run-fuzzers writes two).
  */
 #include <stdint.h>
 #include <stdlib.h>
