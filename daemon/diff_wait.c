@@ -5,44 +5,29 @@
 
 #include "daemon/diff.h"
 
-static int str_cmp(struct rank_str a, struct rank_str b)
-{
-    if (!a.ptr || !b.ptr)
-        return (a.ptr == NULL) - (b.ptr == NULL); /* unavailable last */
-    size_t n = a.len < b.len ? a.len : b.len;
-    int c = memcmp(a.ptr, b.ptr, n);
-    return c ? c : (a.len > b.len) - (a.len < b.len);
-}
-
 static int u64_cmp(uint64_t a, uint64_t b)
 {
     return (a > b) - (a < b); /* RANK_NA is the largest: unknown last */
 }
 
-/* What identifies a site: function and position. */
+/* What identifies a site: its function as the functions' rows match it
+ * (diff_side_match_cmp), and its position. */
 struct site_key {
-    struct rank_str ns, fn, path;
-    int origin;
+    struct diff_side fn;
     uint64_t line, column;
 };
 
 static struct site_key key_of(const struct rank_wait *w)
 {
-    return (struct site_key){w->ns,     w->fn,         w->where.path,
-                             w->origin, w->where.line, w->where.column};
+    return (struct site_key){
+        {w->ns, w->fn, w->where.path, 0, w->origin, 0, 0, 0, 0}, w->where.line, w->where.column};
 }
 
 /* The identity order of sites: namespace, function, origin, path, line,
  * column. */
 static int key_cmp(const struct site_key *x, const struct site_key *y)
 {
-    int c = str_cmp(x->ns, y->ns);
-    if (!c)
-        c = str_cmp(x->fn, y->fn);
-    if (!c)
-        c = (x->origin < 0 ? 3 : x->origin) - (y->origin < 0 ? 3 : y->origin);
-    if (!c)
-        c = str_cmp(x->path, y->path);
+    int c = diff_side_match_cmp(&x->fn, &y->fn);
     if (!c)
         c = u64_cmp(x->line, y->line);
     return c ? c : u64_cmp(x->column, y->column);
@@ -83,8 +68,8 @@ static int row_cmp(const void *a, const void *b)
         return comparable(x) ? -1 : 1;
     if (key(x) != key(y))
         return key(x) > key(y) ? -1 : 1;
-    struct site_key p = {x->ns, x->fn, x->path, x->origin, x->line, x->column},
-                    q = {y->ns, y->fn, y->path, y->origin, y->line, y->column};
+    struct site_key p = {{x->ns, x->fn, x->path, 0, x->origin, 0, 0, 0, 0}, x->line, x->column},
+                    q = {{y->ns, y->fn, y->path, 0, y->origin, 0, 0, 0, 0}, y->line, y->column};
     return key_cmp(&p, &q);
 }
 
