@@ -9,6 +9,7 @@
 
 #include "proto/captext-internal.h"
 #include "proto/captext.h"
+#include "proto/wire_rules.h"
 
 /* Pushes the frame just appended (at `at`) through the checking decoder;
  * `lines` maps an EVENTS frame's entries to their text lines. */
@@ -143,6 +144,7 @@ static int spans_of(struct packer *p, int i, struct wire_source *s)
             break;
         q = comma + 1;
     }
+    wire_spans_order_ties(p->spans, s->n_spans);
     s->spans = p->spans;
     return 0;
 }

@@ -345,6 +345,30 @@ START_TEST(pack_calls)
 }
 END_TEST
 
+/* Spans that start together pack in the order the dump prints them
+ * (end descending: the secret 2-8 before the literal 2-4 it holds),
+ * whatever their order in the text, so that pack(dump(x)) is x; spans
+ * not sorted by start are still refused. */
+START_TEST(pack_span_ties_in_dump_order)
+{
+    static const char src[] = "SOURCE id=0 origin=project path=\"a.jett\" "
+                              "spans=literal:2-4,secret:2-8 text=\"abcdefghij\"\n";
+    char text[2048], err[400];
+    snprintf(text, sizeof text, "%s%s%s", hello_line, src, finish_line);
+    check_roundtrip_text("ties", text, strlen(text));
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    ck_assert_int_eq(captext_pack(text, strlen(text), &sb, err, sizeof err), 0);
+    char *d = dump_mem(sb.data, sb.size, err, sizeof err);
+    ck_assert_ptr_nonnull(strstr(d, " spans=secret:2-8,literal:2-4 "));
+    free(d);
+    msgpack_sbuffer_destroy(&sb);
+    expect_pack_error("SOURCE id=0 origin=project path=\"a.jett\" spans=comment:5-6,comment:1-2 "
+                      "text=\"abcdefghij\"\n",
+                      true, "2: SOURCE.spans: span 1 is not sorted by start");
+}
+END_TEST
+
 /* Loose entries form one frame per run; a record line ends the run. */
 START_TEST(pack_implicit_batches)
 {
@@ -395,6 +419,7 @@ Suite *captext_suite(void)
     tcase_add_test(t, pack_implicit_batches);
     tcase_add_test(t, pack_alloc_sizes);
     tcase_add_test(t, pack_calls);
+    tcase_add_test(t, pack_span_ties_in_dump_order);
     suite_add_tcase(s, t);
     return s;
 }
