@@ -532,6 +532,18 @@ static int take_result(const struct wire_result *r, struct collector_result *out
     return out->profile && out->human ? 0 : -1;
 }
 
+void collector_end_events(struct collector *c)
+{
+    stop_writer(c);
+}
+
+int collector_send_retained(struct collector *c, const struct wire_retained *r)
+{
+    if (collector_failed(c) || wire_encode_retained(&c->out, r) != 0)
+        return -1;
+    return flush_out(c);
+}
+
 void collector_set_calls(struct collector *c, const struct wire_fn_calls *fn, uint32_t n,
                          const struct wire_site_calls *site, uint32_t m)
 {

@@ -85,6 +85,15 @@ bool collector_put(struct collector *c, const uint8_t *entry, size_t n, bool wai
 struct evring *collector_ring(struct collector *c);
 const atomic_bool *collector_failed_flag(const struct collector *c);
 
+/* Main thread, once the runtime thread has ended: ships what the ring
+ * holds and stops the writer, so that the records sent next come after
+ * every EVENTS frame (collector_finish does it too). */
+void collector_end_events(struct collector *c);
+
+/* Main thread, after collector_end_events: sends one RETAINED record
+ * (the walk of retained holders).  0, or -1 when the collector failed. */
+int collector_send_retained(struct collector *c, const struct wire_retained *r);
+
 /* The daemon's answer at the end of a run. */
 struct collector_result {
     char *profile; /* canonical TOON "profile:" document */

@@ -26,12 +26,12 @@ static int heap_attempt(struct heap *h)
     return !(h->fail_at != 0 && h->attempts == h->fail_at);
 }
 
-static void heap_emit(struct heap *h, enum heap_op op, const struct heap_obj *o, uint64_t old_size,
+static void heap_emit(struct heap *h, enum heap_op op, struct heap_obj *o, uint64_t old_size,
                       uint64_t new_size)
 {
     if (h->observer == NULL || o->konst)
         return;
-    struct heap_event ev = {op, (enum heap_type)o->type, o->id, old_size, new_size};
+    struct heap_event ev = {op, (enum heap_type)o->type, o->id, old_size, new_size, o};
     h->observer(h->observer_ctx, &ev);
 }
 
@@ -40,7 +40,10 @@ static void heap_link(struct heap *h, struct heap_obj *o, enum heap_type type)
     o->rc = 1;
     o->type = (uint8_t)type;
     o->konst = 0;
+    o->mark = h->unmarked;
+    o->site = HEAP_SITE_NONE;
     o->id = h->next_id++;
+    h->n_live++;
     o->next = h->live.next;
     o->prev = &h->live;
     h->live.next->prev = o;
@@ -230,6 +233,7 @@ void heap_free_obj(struct heap *h, struct heap_obj *o)
             heap_emit(h, HEAP_OP_FREE, x, heap_size(x), 0);
         heap_drop_children(h->sp, &pending, x);
         free(x);
+        h->n_live--;
     }
 }
 
@@ -254,4 +258,5 @@ void heap_destroy(struct heap *h)
         o = next;
     }
     h->live.prev = h->live.next = &h->live;
+    h->n_live = 0;
 }

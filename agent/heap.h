@@ -63,20 +63,31 @@ struct heap_event {
     enum heap_op op;
     enum heap_type type;
     uint64_t id;
-    uint64_t old_size; /* 0 for allocate */
-    uint64_t new_size; /* 0 for free */
+    uint64_t old_size;    /* 0 for allocate */
+    uint64_t new_size;    /* 0 for free */
+    struct heap_obj *obj; /* the object; an allocate's observer may set its site */
 };
 
 /* Receives every event; ctx is what was given to heap_set_observer. */
 typedef void (*heap_observer_fn)(void *ctx, const struct heap_event *ev);
 
+/* An object's creation site: the profiler's stack node of its allocate
+ * event (memory mode), HEAP_SITE_NONE otherwise.  Node ids stay below
+ * 2^24 - 1: the agent's stack table charges 40 bytes a node against at
+ * most 16 MiB (stacktab.h). */
+#define HEAP_SITE_NONE 0xffffffu
+
 struct heap_obj {
     uint32_t rc;
-    uint8_t type;  /* enum heap_type */
-    uint8_t konst; /* 1: a program constant (no id, no events) */
+    uint32_t type : 2;  /* enum heap_type */
+    uint32_t konst : 1; /* 1: a program constant (no id, no events) */
+    uint32_t mark : 1;  /* heap.unmarked unless the retained walk reached it */
+    uint32_t site : 24; /* creation site, HEAP_SITE_NONE: unknown */
     uint64_t id;
     struct heap_obj *prev, *next; /* live list; unused for constants */
 };
+
+_Static_assert(sizeof(struct heap_obj) == 32, "the creation site and the mark take no room");
 
 struct heap_str {
     struct heap_obj h;
@@ -114,6 +125,8 @@ struct heap {
     heap_observer_fn observer;
     void *observer_ctx;
     struct heap_obj live; /* sentinel of the live list */
+    uint64_t n_live;      /* objects on it */
+    uint8_t unmarked;     /* the mark of an object the retained walk did not reach */
     /* Polled by long operations (freeing a large structure, rehashing,
      * copying a long string); &safepoint_idle unless a run set it. */
     struct safepoint *sp;

@@ -19,7 +19,10 @@ struct heap_list *heap_list_new(struct heap *h, uint32_t cap)
     l->h.rc = 1;
     l->h.type = HEAP_LIST;
     l->h.konst = 0;
+    l->h.mark = h->unmarked;
+    l->h.site = HEAP_SITE_NONE;
     l->h.id = h->next_id++;
+    h->n_live++;
     l->h.next = h->live.next;
     l->h.prev = &h->live;
     h->live.next->prev = &l->h;
@@ -29,7 +32,7 @@ struct heap_list *heap_list_new(struct heap *h, uint32_t cap)
     l->items = items;
     if (h->observer)
         h->observer(h->observer_ctx, &(struct heap_event){HEAP_OP_ALLOCATE, HEAP_LIST, l->h.id, 0,
-                                                          heap_list_size(l)});
+                                                          heap_list_size(l), &l->h});
     return l;
 }
 
@@ -50,7 +53,7 @@ static int heap_list_grow(struct heap *h, struct heap_list *l)
     l->cap = cap;
     if (h->observer)
         h->observer(h->observer_ctx, &(struct heap_event){HEAP_OP_RESIZE, HEAP_LIST, l->h.id, old,
-                                                          heap_list_size(l)});
+                                                          heap_list_size(l), &l->h});
     return 0;
 }
 

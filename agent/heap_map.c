@@ -61,14 +61,17 @@ struct heap_map *heap_map_new(struct heap *h, uint32_t n)
     }
     m->h.rc = 1;
     m->h.type = HEAP_MAP;
+    m->h.mark = h->unmarked;
+    m->h.site = HEAP_SITE_NONE;
     m->h.id = h->next_id++;
+    h->n_live++;
     m->h.next = h->live.next;
     m->h.prev = &h->live;
     h->live.next->prev = &m->h;
     h->live.next = &m->h;
     if (h->observer)
-        h->observer(h->observer_ctx,
-                    &(struct heap_event){HEAP_OP_ALLOCATE, HEAP_MAP, m->h.id, 0, heap_map_size(m)});
+        h->observer(h->observer_ctx, &(struct heap_event){HEAP_OP_ALLOCATE, HEAP_MAP, m->h.id, 0,
+                                                          heap_map_size(m), &m->h});
     return m;
 }
 
@@ -132,8 +135,8 @@ static int heap_map_make_room(struct heap *h, struct heap_map *m)
     heap_map_compact(h->sp, m);
     heap_map_install_index(h->sp, m, index);
     if (grow && h->observer)
-        h->observer(h->observer_ctx,
-                    &(struct heap_event){HEAP_OP_RESIZE, HEAP_MAP, m->h.id, old, heap_map_size(m)});
+        h->observer(h->observer_ctx, &(struct heap_event){HEAP_OP_RESIZE, HEAP_MAP, m->h.id, old,
+                                                          heap_map_size(m), &m->h});
     return 0;
 }
 

@@ -384,6 +384,8 @@ static void on_heap_event(void *ctx, const struct heap_event *ev)
                            {WIRE_NONE32, WIRE_NONE32, 0},
                            leaf,
                            span};
+    if (ev->op == HEAP_OP_ALLOCATE) /* where the retained walk finds its creation site */
+        ev->obj->site = leaf == WIRE_NONE32 ? HEAP_SITE_NONE : leaf;
     /* Built where it goes in the ring; a full or wrapping ring takes the
      * copy (and the wait) of collector_put. */
     uint8_t *dst = claim(p, WIRE_ALLOC_SIZE);
@@ -495,4 +497,9 @@ int profiler_calls(struct profiler *p, const struct wire_fn_calls **fn, uint32_t
 uint64_t profiler_timer_cpu_ns(const struct profiler *p)
 {
     return p->timer_cpu_ns;
+}
+
+const struct stacktab *profiler_stack_table(const struct profiler *p)
+{
+    return &p->tab;
 }

@@ -12,7 +12,8 @@
  * counted before its stack is interned, so a STACK entry is never lost.
  *
  * Memory mode: the heap observer turns every allocate/resize/free into an
- * ALLOC entry with the creation stack; memory events wait for room and
+ * ALLOC entry with the creation stack, whose leaf node it also keeps in
+ * the allocated object (heap_obj.site); memory events wait for room and
  * are never dropped.
  *
  * Counters: requested = recorded + coalesced + dropped, exactly.
@@ -53,6 +54,11 @@ int profiler_calls(struct profiler *p, const struct wire_fn_calls **fn, uint32_t
 /* CPU nanoseconds the timer thread used, exact once profiler_stop has
  * joined it (0 before, and in memory mode): the profiler's own cost. */
 uint64_t profiler_timer_cpu_ns(const struct profiler *p);
+
+/* The stack nodes interned so far (node id -> function): in memory mode
+ * each heap object's creation site is one of them (heap.h). */
+struct stacktab;
+const struct stacktab *profiler_stack_table(const struct profiler *p);
 
 /* The heap observer's own exact totals (memory mode), kept on the agent
  * side independently of the daemon's aggregation so that tests can check

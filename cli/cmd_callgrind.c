@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/outfile.h"
 #include "proto/callgrind/callgrind.h"
 
 static void callgrind_usage(FILE *f)
@@ -113,30 +114,6 @@ static int cmd_check(int argc, char **argv)
     return rc;
 }
 
-/* Writes all of buf to path (NULL: stdout) with as few writes as the
- * kernel allows; 0 or -1 with errno. */
-static int write_all(const char *path, const char *buf, size_t len)
-{
-    int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : STDOUT_FILENO;
-    if (fd < 0)
-        return -1;
-    int rc = 0;
-    while (len > 0 && rc == 0) {
-        ssize_t n = write(fd, buf, len);
-        if (n > 0)
-            buf += n, len -= (size_t)n;
-        else if (n == 0)
-            errno = EIO, rc = -1; /* no progress: do not spin */
-        else if (errno != EINTR)
-            rc = -1;
-    }
-    int saved = errno;
-    if (path && close(fd) != 0 && rc == 0)
-        return -1;
-    errno = saved;
-    return rc;
-}
-
 /* FILE [-o OUT], in any order, each once: a status, or -1 when the help
  * was printed. */
 static int normalize_args(int argc, char **argv, const char **in, const char **out)
@@ -176,8 +153,10 @@ static int cmd_normalize(int argc, char **argv)
     if (rc == CLI_EXIT_OK && cg_parse_normalize(text, len, true, NULL, &norm, &nlen, &err) < 0)
         rc = report(in, &err);
     free(text);
-    if (rc == CLI_EXIT_OK && write_all(out, norm, nlen) < 0)
-        rc = cli_usage_error("%s: %s", out ? out : "standard output", strerror(errno));
+    /* whole or not at all, so that normalizing a file in place (-o naming
+     * FILE, read whole before this) never leaves it cut short */
+    if (rc == CLI_EXIT_OK)
+        rc = cli_out_write_buffer(out, norm, nlen);
     free(norm);
     return rc;
 }

@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/diff_pace.h"
+#include "cli/outfile.h"
 #include "proto/util/readfile.h"
 #include "daemon/diff.h"
 #include "daemon/export/flame_diff.h"
@@ -156,26 +157,18 @@ static void load_both(struct side *s)
 }
 
 /* The differential flame graph, to standard output or written whole to
- * `out` (a failure leaves no partial file). */
+ * `out` (a failure leaves no partial file): a failed write exits 2, as
+ * an export's does. */
 static int write_flame(const struct fold *neu, const struct diff *d, const char *out)
 {
-    char *buf = NULL, err[256];
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    int rc = m ? flame_diff_write_svg(neu, d, m) : -1;
-    if (m && fclose(m) != 0)
-        rc = -1;
-    if (rc != 0) {
-        free(buf);
-        fprintf(stderr, "jett: profile diff: cannot render: out of memory\n");
-        return CLI_EXIT_BAD_INPUT;
-    }
-    if (out && cli_write_file_atomic(out, buf, len, err, sizeof err) != 0)
-        rc = cli_usage_error("%s: cannot write: %s", out, err);
-    else if (!out)
-        fwrite(buf, 1, len, stdout);
-    free(buf);
-    return rc;
+    struct cli_out o;
+    if (cli_out_open(&o, out) != 0)
+        return CLI_EXIT_USAGE;
+    int rc = cli_out_finish(&o, flame_diff_write_svg(neu, d, o.f));
+    if (rc >= 0)
+        return rc;
+    fprintf(stderr, "jett: profile diff: cannot render: out of memory\n");
+    return CLI_EXIT_BAD_INPUT;
 }
 
 static int print_diff(struct rank_report *b, struct diff_sides *bs, struct rank_report *n,
@@ -287,6 +280,10 @@ static int parse_diff(int argc, char **argv, struct diff_opts *o)
         return cli_usage_error("profile diff: -o applies to --format svg");
     if (strcmp(o->paths[0], "-") == 0 && strcmp(o->paths[1], "-") == 0)
         return cli_usage_error("profile diff: only one capture can come from standard input");
+    for (int k = 0; k < 2; k++)
+        if (o->out && cli_out_is_input(o->out, o->paths[k]))
+            return cli_usage_error("profile diff: -o '%s' is %s, a capture being compared", o->out,
+                                   k ? "NEW" : "BASE");
     return 0;
 }
 

@@ -1,15 +1,13 @@
 /* jett profile export: a capture as folded stacks, an SVG flame graph, a
  * Callgrind profile or a pprof profile. */
-#include <errno.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/outfile.h"
 #include "proto/util/readfile.h"
-#include "proto/util/stdfd.h"
 #include "daemon/export/cgexport.h"
 #include "daemon/export/flame.h"
 #include "daemon/export/fold.h"
@@ -141,6 +139,8 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
         return cli_usage_error("profile export: --weight applies to collapsed and svg; a "
                                "Callgrind profile carries every weight as an event"),
                -1;
+    if (o->out && cli_out_is_input(o->out, o->capture))
+        return cli_usage_error("profile export: -o '%s' is the capture being exported", o->out), -1;
     o->weight = FOLD_WEIGHT_DEFAULT;
     if (o->weight_arg && parse_weight(o->weight_arg, &o->weight) != 0)
         return cli_usage_error("profile export: --weight must be samples or wall (CPU), or "
@@ -193,76 +193,16 @@ static int report_damage(const struct export_opts *o, const struct fold *f, int 
     return CLI_EXIT_BAD_INPUT;
 }
 
-/* The output: standard output, or a temporary file renamed over the -o
- * PATH once complete, so that the file is written whole or not at all
- * (a device or FIFO is written directly: renaming would replace it).
- * Streaming keeps memory at the size of the fold, not of the text. */
-struct dest {
-    FILE *f;
-    char *tmp;
-};
-
-static int dest_open(const struct export_opts *o, struct dest *d)
-{
-    d->tmp = NULL;
-    if (!o->out) {
-        d->f = stdout;
-        return 0;
-    }
-    if (cli_output_is_special(o->out)) {
-        if (!(d->f = fopen(o->out, "wb")))
-            return cli_usage_error("%s: cannot write: %s", o->out, strerror(errno));
-        return 0;
-    }
-    size_t n = strlen(o->out) + 32;
-    d->tmp = malloc(n);
-    if (!d->tmp)
-        return cli_usage_error("profile export: out of memory");
-    snprintf(d->tmp, n, "%s.tmp%ld", o->out, (long)getpid());
-    d->f = fopen(d->tmp, "wb");
-    if (!d->f) {
-        int rc = cli_usage_error("%s: cannot write: %s", o->out, strerror(errno));
-        free(d->tmp);
-        return rc;
-    }
-    return 0;
-}
-
-/* Finishes the output; `ok` false discards a partial file. */
-static int dest_close(const struct export_opts *o, struct dest *d, bool ok)
-{
-    char werr[128];
-    if (d->f == stdout) {
-        if (stdfd_flush_stdout(werr, sizeof werr) != 0 && ok)
-            return cli_usage_error("cannot write standard output: %s", werr);
-        return ok ? CLI_EXIT_OK : CLI_EXIT_BAD_INPUT;
-    }
-    bool written = fflush(d->f) == 0 && !ferror(d->f);
-    written = fclose(d->f) == 0 && written;
-    if (d->tmp) {
-        if (ok && written && rename(d->tmp, o->out) != 0)
-            written = false;
-        if (!ok || !written)
-            unlink(d->tmp);
-        free(d->tmp);
-    }
-    if (ok && !written)
-        return cli_usage_error("%s: cannot write: %s", o->out, strerror(errno));
-    return ok ? CLI_EXIT_OK : CLI_EXIT_BAD_INPUT;
-}
-
-/* Renders the fold straight into the output. */
+/* Renders the fold straight into the output: streaming keeps memory at
+ * the size of the fold, not of the text. */
 static int write_output(const struct export_opts *o, const struct fold *f)
 {
-    struct dest d;
-    if (dest_open(o, &d) != 0)
+    struct cli_out out;
+    if (cli_out_open(&out, o->out) != 0)
         return CLI_EXIT_USAGE;
-    int rc = o->format == EXPORT_SVG ? flame_write_svg(f, d.f) : fold_write_collapsed(f, d.f);
-    if (rc != 0) {
-        dest_close(o, &d, false);
-        return cli_usage_error("profile export: out of memory");
-    }
-    return dest_close(o, &d, true);
+    int rc = cli_out_finish(&out, o->format == EXPORT_SVG ? flame_write_svg(f, out.f)
+                                                          : fold_write_collapsed(f, out.f));
+    return rc >= 0 ? rc : cli_usage_error("profile export: out of memory");
 }
 
 /* --format callgrind and pprof: the aggregation's stacks and lines. */
@@ -273,25 +213,18 @@ static int export_direct(const struct export_opts *o,
     struct cli_capture c;
     if (cli_capture_open(&c, o->capture, 0, err, sizeof err) != 0)
         return cli_usage_error("%s: %s", o->capture, err);
-    struct dest d;
-    if (!c.r || dest_open(o, &d) != 0) {
+    struct cli_out out;
+    if (!c.r || cli_out_open(&out, o->out) != 0) {
         bool nomem = !c.r;
         cli_capture_close(&c);
         return nomem ? cli_usage_error("profile export: out of memory") : CLI_EXIT_USAGE;
     }
-    int rc = write(c.r, d.f, err, sizeof err);
+    int rc = write(c.r, out.f, err, sizeof err);
     cli_capture_close(&c);
-    if (rc == -2) { /* the weight does not apply to the capture's mode */
-        dest_close(o, &d, false);
+    int closed = cli_out_finish(&out, rc < 0 ? -1 : 0);
+    if (rc == -2 && closed < 0) /* the weight does not apply to the capture's mode */
         return cli_usage_error("profile export: %s", err);
-    }
-    if (rc < 0) {
-        dest_close(o, &d, false);
-        fprintf(stderr, "jett: %s: %s\n", o->capture, err);
-        return CLI_EXIT_BAD_INPUT;
-    }
-    int closed = dest_close(o, &d, true);
-    if (closed != CLI_EXIT_OK || rc == 0)
+    if (closed >= 0 && (closed != CLI_EXIT_OK || rc == 0))
         return closed;
     fprintf(stderr, "jett: %s: %s\n", o->capture, err); /* damaged: exported as far as read */
     return CLI_EXIT_BAD_INPUT;
@@ -301,15 +234,11 @@ static int export_direct(const struct export_opts *o,
 static int write_with(const struct export_opts *o, int (*write)(const void *, FILE *),
                       const void *what)
 {
-    struct dest d;
-    int rc = dest_open(o, &d);
-    if (rc != 0)
-        return rc;
-    if (write(what, d.f) != 0) {
-        dest_close(o, &d, false);
-        return cli_usage_error("profile export: out of memory");
-    }
-    return dest_close(o, &d, true);
+    struct cli_out out;
+    if (cli_out_open(&out, o->out) != 0)
+        return CLI_EXIT_USAGE;
+    int rc = cli_out_finish(&out, write(what, out.f));
+    return rc >= 0 ? rc : cli_usage_error("profile export: out of memory");
 }
 
 static int write_timeline(const void *t, FILE *f)

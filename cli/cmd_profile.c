@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/outfile.h"
 #include "cli/profd.h"
 #include "proto/util/readfile.h"
 #include "proto/util/stdfd.h"
@@ -204,6 +205,8 @@ static int cmd_pack(int argc, char **argv)
     }
     if (!in || !out)
         return cli_usage_error("profile pack: usage: jett profile pack TEXT -o CAPTURE");
+    if (cli_out_is_input(out, in))
+        return cli_usage_error("profile pack: -o '%s' is the text being packed", out);
     char err[320];
     char *text;
     size_t len;
@@ -219,11 +222,9 @@ static int cmd_pack(int argc, char **argv)
         return CLI_EXIT_BAD_INPUT;
     }
     pack_warn_replay(in, &sb);
-    rc = cli_write_file_atomic(out, sb.data, sb.size, err, sizeof err);
+    rc = cli_out_write_buffer(out, sb.data, sb.size);
     msgpack_sbuffer_destroy(&sb);
-    if (rc != 0)
-        return cli_usage_error("%s: %s", out, err);
-    return CLI_EXIT_OK;
+    return rc;
 }
 
 /* CAPTURE|- and the options (daemon/replay_args.h); a usage error's status. */

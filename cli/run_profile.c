@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/retain.h"
 #include "cli/profd_spawn.h"
 #include "cli/run_capture.h"
 #include "cli/run_fallback.h"
@@ -147,6 +148,7 @@ int run_profile_start(struct run_profile *rp, struct interp_state *s)
     const struct interp_program *p = interp_state_program(s);
     uint8_t mode = rp->args->mode == RUN_MODE_CPU ? WIRE_MODE_CPU : WIRE_MODE_MEMORY;
     const struct run_testenv *t = rp->test;
+    rp->state = s;
     rp->profiler = profiler_new(
         rp->collector, s, mode, rp->args->rate_hz,
         run_testenv_budget(t ? t->agent_stack_budget : 0, WIRE_STACK_BUDGET), interp_func_count(p));
@@ -202,6 +204,30 @@ static void settle_capture(struct run_profile *rp)
     }
 }
 
+static int send_retained(void *ctx, const struct wire_retained *rec)
+{
+    return collector_send_retained(ctx, rec);
+}
+
+/* Memory mode, once the program has ended: the walk of retained holders,
+ * its records after the last EVENTS frame (a failed collector walks
+ * nothing: the profile is the launcher's then). */
+static void walk_retained(struct run_profile *rp)
+{
+    const struct run_testenv *t = rp->test;
+    if (rp->args->mode != RUN_MODE_MEMORY || (t && t->skip_walk) || collector_failed(rp->collector))
+        return;
+    collector_end_events(rp->collector);
+    size_t budget = run_testenv_budget(t ? t->walk_budget : 0, rp->config.retention_budget);
+    struct timespec a, b;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+    retain_walk(rp->state, profiler_stack_table(rp->profiler), budget, send_retained,
+                rp->collector);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+    rp->walk_ns =
+        (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u + (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec;
+}
+
 int run_profile_finish(struct run_profile *rp, enum interp_termination term,
                        struct collector_result *res)
 {
@@ -209,6 +235,7 @@ int run_profile_finish(struct run_profile *rp, enum interp_termination term,
     profiler_stop(rp->profiler, &fin);
     if (rp->args->mode == RUN_MODE_MEMORY)
         write_heap_totals(rp->profiler, rp->test ? rp->test->heap_totals : NULL);
+    walk_retained(rp);
     fin.termination = (uint8_t)term;
     if (!(rp->caps & WIRE_CAP_PROCESS_CPU_TIME))
         fin.cpu_ns = WIRE_NONE64; /* unavailable, never a number */
@@ -259,6 +286,7 @@ void run_profile_close(struct run_profile *rp)
     struct run_threadcpu cpu = {0};
     /* collector_finish stopped the writer: its CPU is final */
     cpu.writer_ns = rp->collector ? collector_writer_cpu_ns(rp->collector) : 0;
+    cpu.walk_ns = rp->walk_ns;
     collector_free(rp->collector);
     rp->collector = NULL;
     cpu.timer_ns = rp->profiler ? profiler_timer_cpu_ns(rp->profiler) : 0;

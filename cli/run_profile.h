@@ -28,6 +28,8 @@ struct run_profile {
     struct run_capture capture;
     struct collector *collector;
     struct profiler *profiler;
+    struct interp_state *state;     /* the run, for the walk of retained holders */
+    uint64_t walk_ns;               /* the walk's CPU time (JETT_TEST_THREAD_CPU) */
     const struct run_testenv *test; /* set by the caller after opening */
     uint32_t caps;                  /* probed before main */
     struct wire_config config;      /* as sent in HELLO */

@@ -36,6 +36,8 @@ void run_testenv_read(struct run_testenv *t)
     t->retention_budget = number("JETT_TEST_RETENTION_BUDGET");
     t->stack_budget = number("JETT_TEST_STACK_BUDGET");
     t->agent_stack_budget = number("JETT_TEST_AGENT_STACK_BUDGET");
+    t->walk_budget = number("JETT_TEST_WALK_BUDGET");
+    t->skip_walk = number("JETT_TEST_SKIP_WALK") != 0;
     t->heap_totals = getenv("JETT_TEST_HEAP_TOTALS");
     t->stack_walk = getenv("JETT_TEST_STACK_WALK");
     t->thread_cpu = getenv("JETT_TEST_THREAD_CPU");

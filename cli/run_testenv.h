@@ -10,6 +10,9 @@
  *   JETT_TEST_CPU_BUDGET, JETT_TEST_RETENTION_BUDGET, JETT_TEST_STACK_BUDGET
  *                                   smaller budgets in bytes
  *   JETT_TEST_AGENT_STACK_BUDGET   a smaller stack table in the agent (bytes)
+ *   JETT_TEST_WALK_BUDGET           a smaller budget for the walk of
+ *                                   retained holders (bytes)
+ *   JETT_TEST_SKIP_WALK=1           no walk of retained holders
  *   JETT_TEST_HEAP_TOTALS=PATH      the heap observer's own totals
  *   JETT_TEST_STACK_WALK=PATH       the frames at every heap event
  *                                   (see run_stackwalk.h)
@@ -31,10 +34,12 @@ struct run_testenv {
     uint32_t withdrawn;                                  /* enum wire_capability bits */
     uint64_t cpu_budget, retention_budget, stack_budget; /* 0: the real one */
     uint64_t agent_stack_budget;                         /* 0: the real one */
-    const char *heap_totals;                             /* NULL: none */
-    const char *stack_walk;                              /* NULL: none */
-    const char *thread_cpu;                              /* NULL: none */
-    uint64_t fail_alloc;                                 /* 0: never */
+    uint64_t walk_budget;                                /* 0: the retention budget */
+    bool skip_walk;
+    const char *heap_totals; /* NULL: none */
+    const char *stack_walk;  /* NULL: none */
+    const char *thread_cpu;  /* NULL: none */
+    uint64_t fail_alloc;     /* 0: never */
     bool fail_profiler_start;
     bool skew_finish;
 };

@@ -17,9 +17,11 @@ void run_threadcpu_write(const char *path, const struct run_threadcpu *t)
     FILE *f = path ? fopen(path, "w") : NULL;
     if (!f)
         return;
-    fprintf(f, "timer_ns %llu\nwriter_ns %llu\ndaemon_ns %llu\nprocess_ns %llu\nlauncher_ns %llu\n",
+    fprintf(f,
+            "timer_ns %llu\nwriter_ns %llu\ndaemon_ns %llu\nprocess_ns %llu\nlauncher_ns %llu\n"
+            "walk_ns %llu\n",
             (unsigned long long)t->timer_ns, (unsigned long long)t->writer_ns,
             (unsigned long long)t->daemon_ns, clock_ns(CLOCK_PROCESS_CPUTIME_ID),
-            clock_ns(CLOCK_THREAD_CPUTIME_ID));
+            clock_ns(CLOCK_THREAD_CPUTIME_ID), (unsigned long long)t->walk_ns);
     fclose(f);
 }

@@ -11,6 +11,7 @@
  *   process_ns N   this process, every thread (the runtime thread, the
  *                  launcher's own thread, timer and writer)
  *   launcher_ns N  the launcher's own (main) thread
+ *   walk_ns N      of which the walk of retained holders (memory mode)
  *
  * A run without profiling writes zeros for the first three, so that the
  * launcher's thread can be compared between plain and profiled runs.
@@ -22,7 +23,7 @@
 #include <stdint.h>
 
 struct run_threadcpu {
-    uint64_t timer_ns, writer_ns, daemon_ns;
+    uint64_t timer_ns, writer_ns, daemon_ns, walk_ns;
 };
 
 /* Adds this process's and the calling thread's CPU to `t` and writes the

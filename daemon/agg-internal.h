@@ -234,6 +234,14 @@ struct agg_mem {
     struct live_limit limit; /* their growth, under the retention budget */
 };
 
+/* The walk's RETAINED records (agg_retained.c): a list of blocks in the
+ * arena, and the sums of every record's rows, kept or not. */
+struct agg_retained {
+    uint32_t head, tail; /* block offsets, AGG_NONE: none */
+    bool seen, closed, cut, refused;
+    uint64_t bytes, objects;
+};
+
 struct agg_cpu_totals {
     uint64_t recorded, attributed, runtime, waiting, unavailable, truncated;
 };
@@ -278,6 +286,7 @@ struct agg {
     bool cpu_limited;
     struct agg_cpu_totals cpu;
     struct agg_mem mem;
+    struct agg_retained retained;
     /* per-node quantities for the exports; NULL unless agg_keep_detail */
     bool detail;
     agg_live_fn live_fn; /* agg_watch_live, without detail only */
@@ -411,6 +420,10 @@ void agg_mem_free(struct agg *a);
 void agg_mem_start(struct agg *a);
 /* A site's live bytes at the global peak (resolving the lazy capture). */
 uint64_t agg_mem_at_peak(const struct agg *a, const struct agg_live *h);
+
+/* ---- agg_retained.c ---- */
+/* At FINISH: a complete walk holds exactly the live allocations. */
+void agg_retained_finish(struct agg *a);
 
 /* ---- agg_cpu.c ---- */
 int agg_cpu_sample(struct agg *a, const struct wire_sample *s);

@@ -23,6 +23,7 @@ struct agg *agg_new(void)
     for (size_t i = 0; i < AGG_LINE_SEEN; i++)
         a->mem.line_seen[i].key = agg_line_key(AGG_NONE, 0);
     a->wait_head = a->wait_chain_head = a->call_head = AGG_NONE;
+    a->retained.head = a->retained.tail = AGG_NONE;
     return a;
 }
 
@@ -239,6 +240,7 @@ int agg_finish(struct agg *a, const struct wire_finish *f)
                        (unsigned long long)f->coalesced_ticks,
                        (unsigned long long)f->dropped_ticks);
     }
+    agg_retained_finish(a);
     return a->errors > before ? -1 : 0;
 }
 

@@ -54,6 +54,11 @@
  *     bytes stay exact, and frees or resizes of ids at or above the first
  *     untracked one are expected (below it, an unknown id is an error).
  *
+ *   The walk's RETAINED records are carved from the same arena
+ *   (AGG_COST_RETAINED bytes, the holder's names and AGG_COST_RETAINED_ROW
+ *   bytes a row, rounded up to 8); the first that does not fit, and every
+ *   later one, is dropped and the section is partial.
+ *
  * Allocation ids must increase at each allocate (the agent numbers them
  * in creation order), which is how a reused id is detected without
  * remembering every retired one.
@@ -81,6 +86,8 @@
 #define AGG_COST_LINE 32u
 #define AGG_COST_WINDOW 8u
 #define AGG_COST_LIVE 16u
+#define AGG_COST_RETAINED 32u
+#define AGG_COST_RETAINED_ROW 24u
 
 enum agg_status { AGG_COMPLETE = 0, AGG_PARTIAL = 1, AGG_UNAVAILABLE = 2 };
 
@@ -119,6 +126,8 @@ int agg_finish(struct agg *a, const struct wire_finish *f);
  * known.  A call site outside its function's source, or a count that
  * would pass 2^64 - 1 added up, is a collector error. */
 int agg_calls(struct agg *a, const struct wire_calls *c);
+/* The walk of retained holders (memory mode, agg_retained.c). */
+int agg_retained(struct agg *a, const struct wire_retained *r);
 
 /* Feeds `n` hot events in order (as agg_event would), prefetching the
  * stack nodes of the samples a few entries ahead so that cache misses

@@ -181,6 +181,37 @@ void attrib_mem_totals(const struct agg *a, struct attrib_mem_totals *out);
  * freed, live, peak, retained and live-at-peak values are unknown. */
 bool attrib_mem_exact(const struct agg *a);
 
+/* ---- the walk of retained holders (memory mode) ---- */
+
+/* Whether the stream held the walk (its closing RETAINED record), and
+ * whether a budget stopped it or refused some of its records. */
+enum attrib_walk { ATTRIB_WALK_NONE, ATTRIB_WALK_COMPLETE, ATTRIB_WALK_PARTIAL };
+enum attrib_walk attrib_retained_walk(const struct agg *a);
+
+/* A holder: a namespace-level binding (ns NULL: objects no binding
+ * reaches), its source (ATTRIB_NONE: unavailable) and declaration. */
+struct attrib_holder {
+    const char *ns, *name; /* not NUL-terminated */
+    uint32_t ns_len, name_len;
+    uint32_t source;
+    struct wire_span decl;
+};
+
+/* One row of a kept RETAINED record: objects of one creation-site
+ * function (ident ATTRIB_NONE: unknown) credited to a holder.  Rows of
+ * one holder and function may come more than once; they add up. */
+struct attrib_retained_row {
+    struct attrib_holder holder;
+    uint32_t ident;
+    uint64_t bytes, objects;
+};
+struct attrib_retained_iter {
+    uint32_t block, row;
+};
+void attrib_retained_begin(const struct agg *a, struct attrib_retained_iter *it);
+bool attrib_retained_next(const struct agg *a, struct attrib_retained_iter *it,
+                          struct attrib_retained_row *out);
+
 /* ---- per stack node, when the aggregation kept detail ---- */
 
 /* Stack node ids are the wire's STACK ids below this count. */

@@ -172,8 +172,9 @@ static void row_key(const struct diff *d, struct diff_row *row)
     }
     uint64_t p0 = b->primary, p1 = n->primary;
     if (d->base->mode == WIRE_MODE_CPU) {
-        row->key = abs_change(b->secondary, n->secondary);
-        row->key2 = abs_change(p0, p1);
+        uint32_t r0 = d->base->rate_hz, r1 = d->neu->rate_hz;
+        row->key = diff_samples_change(known(b->secondary), known(n->secondary), r0, r1);
+        row->key2 = diff_samples_change(known(p0), known(p1), r0, r1);
     } else {
         row->key = abs_change(p0, p1);
         row->key2 = abs_change(b->retained_bytes, n->retained_bytes);

@@ -74,9 +74,10 @@ struct diff_row {
     struct diff_side base, neu;
     bool has_base, has_neu; /* false on the side it is missing from */
     enum diff_change change;
-    /* ordering: |change| of self samples then of inclusive samples (cpu),
-     * of allocated bytes then of retained bytes (memory) */
-    uint64_t key, key2;
+    /* ordering: |change| of self samples then of inclusive samples at the
+     * ratio of the rates (cpu, diff_samples_change), of allocated bytes
+     * then of retained bytes (memory) */
+    unsigned __int128 key, key2;
     /* cpu: inclusive and self samples tested (diff_samples_verdict);
      * memory: verdict only, significant for any change; all
      * DIFF_INCOMPARABLE when change is DIFF_NOT_COMPARABLE */
@@ -202,6 +203,11 @@ double diff_binomial_p(uint64_t x0, uint64_t x1, uint32_t rate0, uint32_t rate1)
  * equal when either is 0, as diff_binomial_p takes them). */
 enum diff_direction diff_samples_direction(uint64_t x0, uint64_t x1, uint32_t rate0,
                                            uint32_t rate1);
+/* The size of a change of sample counts, |x1 r0 - x0 r1| (rates as
+ * diff_samples_direction takes them): what CPU rows are ordered by, so
+ * that at different rates a function whose time did not change does not
+ * come first because its count fell with the rate. */
+unsigned __int128 diff_samples_change(uint64_t x0, uint64_t x1, uint32_t rate0, uint32_t rate1);
 /* The verdict on a change of sample counts: DIFF_NONE when its
  * direction is DIFF_SAME (p = 1), else significant when
  * diff_binomial_p < DIFF_LEVEL; *p gets the p-value. */

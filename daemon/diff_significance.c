@@ -51,12 +51,27 @@ double diff_binomial_p(uint64_t x0, uint64_t x1, uint32_t rate0, uint32_t rate1)
     return t * 2 < 1 ? t * 2 : 1;
 }
 
-enum diff_direction diff_samples_direction(uint64_t x0, uint64_t x1, uint32_t rate0, uint32_t rate1)
+/* NEW's and BASE's counts at the ratio of the rates: x1 r0 and x0 r1. */
+static void at_rates(uint64_t x0, uint64_t x1, uint32_t rate0, uint32_t rate1, unsigned __int128 *a,
+                     unsigned __int128 *b)
 {
     if (!rate0 || !rate1)
         rate0 = rate1 = 1;
-    unsigned __int128 a = (unsigned __int128)x1 * rate0, b = (unsigned __int128)x0 * rate1;
+    *a = (unsigned __int128)x1 * rate0, *b = (unsigned __int128)x0 * rate1;
+}
+
+enum diff_direction diff_samples_direction(uint64_t x0, uint64_t x1, uint32_t rate0, uint32_t rate1)
+{
+    unsigned __int128 a, b;
+    at_rates(x0, x1, rate0, rate1, &a, &b);
     return a > b ? DIFF_GREW : a < b ? DIFF_SHRANK : DIFF_SAME;
+}
+
+unsigned __int128 diff_samples_change(uint64_t x0, uint64_t x1, uint32_t rate0, uint32_t rate1)
+{
+    unsigned __int128 a, b;
+    at_rates(x0, x1, rate0, rate1, &a, &b);
+    return a > b ? a - b : b - a;
 }
 
 enum diff_verdict diff_samples_verdict(uint64_t x0, uint64_t x1, uint32_t rate0, uint32_t rate1,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "daemon/attrib.h"
+#include "daemon/rank-internal.h"
 #include "daemon/rank.h"
 #include "daemon/redact.h"
 #include "daemon/suggest.h"
@@ -774,6 +775,8 @@ int rank_build(const struct agg *a, const struct rank_options *opt, struct rank_
         rc = waiting_sites(a, out);
     if (rc == 0 && out->mode == WIRE_MODE_CPU && opt && opt->all_waits)
         rc = all_waiting_sites(a, out);
+    if (rc == 0 && out->mode == WIRE_MODE_MEMORY && !(opt && opt->numbers_only))
+        rc = rank_retained(a, out);
     free(ids);
     return rc;
 }
@@ -842,4 +845,19 @@ int rank_parse_limit(const char *s, uint32_t *limit)
         return -1;
     *limit = (uint32_t)v;
     return 0;
+}
+
+int rank_bytes_cmp(const char *a, size_t an, const char *b, size_t bn)
+{
+    return bytes_cmp(a, an, b, bn);
+}
+
+int rank_source_cmp(const struct agg *a, uint32_t x, uint32_t y)
+{
+    return source_cmp(a, x, y);
+}
+
+int rank_ident_cmp(const struct agg *a, uint32_t x, uint32_t y)
+{
+    return ident_cmp(a, x, y);
 }

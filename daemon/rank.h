@@ -110,6 +110,25 @@ struct rank_wait {
     size_t chain_len, folded_len;
 };
 
+/* The retained section (memory mode): rows listed, and whether the
+ * profile holds the walk at all. */
+#define RANK_RETAINED 10
+enum rank_walk { RANK_WALK_UNAVAILABLE = 0, RANK_WALK_COMPLETE, RANK_WALK_PARTIAL };
+
+/* A retained row: a holder and a creation-site function, or (remainder)
+ * everything the listed rows leave out.  Strings are borrowed from the
+ * aggregator (rank_detach copies them). */
+struct rank_retained {
+    bool remainder;
+    struct rank_str holder_ns, holder_name; /* ptr NULL: no holder */
+    struct rank_str holder_path;            /* NULL: no source */
+    uint64_t holder_line;                   /* RANK_NA: unknown */
+    struct rank_str ns, fn, path;           /* the function; NULL: unavailable */
+    uint64_t line;
+    uint64_t bytes, objects;
+    bool numbers_unavailable; /* a remainder whose total is unknown */
+};
+
 struct rank_cpu_totals {
     uint64_t requested_ticks, recorded_samples, attributed_samples, runtime_samples,
         waiting_samples, unavailable_samples, coalesced_ticks, dropped_ticks, truncated_stacks;
@@ -159,6 +178,9 @@ struct rank_report {
     unsigned n_waits;
     struct rank_wait *all_waits; /* rank_options.all_waits: every site, in no order */
     size_t n_all_waits;
+    enum rank_walk walk; /* memory: the retained section */
+    struct rank_retained retained[RANK_RETAINED + 1];
+    unsigned n_retained;
     uint64_t collector_errors;
     const char *collector_error; /* first message, "" when none */
     char *arena;                 /* the strings, once detached */

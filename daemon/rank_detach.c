@@ -47,6 +47,11 @@ int rank_detach(struct rank_report *r)
     for (size_t k = 0; k < r->n_all_waits; k++)
         need += str_need(r->all_waits[k].ns) + str_need(r->all_waits[k].fn) +
                 str_need(r->all_waits[k].where.path);
+    for (unsigned k = 0; k < r->n_retained; k++) {
+        const struct rank_retained *t = &r->retained[k];
+        need += str_need(t->holder_ns) + str_need(t->holder_name) + str_need(t->holder_path);
+        need += str_need(t->ns) + str_need(t->fn) + str_need(t->path);
+    }
     char *arena = malloc(need), *at = arena;
     if (!arena)
         return -1;
@@ -79,6 +84,15 @@ int rank_detach(struct rank_report *r)
         w->ns = str_copy(&at, w->ns);
         w->fn = str_copy(&at, w->fn);
         w->where.path = str_copy(&at, w->where.path);
+    }
+    for (unsigned k = 0; k < r->n_retained; k++) {
+        struct rank_retained *t = &r->retained[k];
+        t->holder_ns = str_copy(&at, t->holder_ns);
+        t->holder_name = str_copy(&at, t->holder_name);
+        t->holder_path = str_copy(&at, t->holder_path);
+        t->ns = str_copy(&at, t->ns);
+        t->fn = str_copy(&at, t->fn);
+        t->path = str_copy(&at, t->path);
     }
     free(r->arena);
     r->arena = arena;

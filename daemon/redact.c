@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "daemon/escape.h"
 #include "daemon/redact.h"
 
 enum unit_kind { U_BLANK, U_COMMENT, U_TOKEN, U_CHAR, U_ESCAPE };
@@ -26,35 +27,12 @@ uint32_t redact_line_of(const struct redact_source *s, uint32_t pos)
     return wire_line_index(s->lines, s->n_lines, pos);
 }
 
-/* Length of the valid UTF-8 character at p[0..n), or 0 if invalid. */
-static uint32_t utf8_len(const unsigned char *p, uint32_t n)
-{
-    uint32_t len;
-    unsigned char lo = 0x80, hi = 0xbf;
-    if (p[0] >= 0xc2 && p[0] <= 0xdf)
-        len = 2;
-    else if (p[0] >= 0xe0 && p[0] <= 0xef)
-        len = 3, lo = p[0] == 0xe0 ? 0xa0 : 0x80, hi = p[0] == 0xed ? 0x9f : 0xbf;
-    else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-        len = 4, lo = p[0] == 0xf0 ? 0x90 : 0x80, hi = p[0] == 0xf4 ? 0x8f : 0xbf;
-    else
-        return 0;
-    if (n < len || p[1] < lo || p[1] > hi)
-        return 0;
-    for (uint32_t k = 2; k < len; k++)
-        if (p[k] < 0x80 || p[k] > 0xbf)
-            return 0;
-    return len;
-}
-
+/* A unit of at most 4 bytes as \xNN each (into the unit's 16 bytes). */
 static void unit_escape(struct unit *u, const unsigned char *p, uint32_t n)
 {
-    size_t k = 0;
-    for (uint32_t m = 0; m < n; m++)
-        k += (size_t)snprintf(u->buf + k, sizeof u->buf - k, "\\x%02x", p[m]);
     u->kind = U_ESCAPE;
     u->out = u->buf;
-    u->out_len = k;
+    u->out_len = escape_copy(u->buf, (const char *)p, n);
 }
 
 /* The unit at a byte that no span covers. */
@@ -64,9 +42,10 @@ static void unit_byte(const struct scan *c, struct unit *u)
     uint32_t limit = c->le - c->i;
     if (c->j < c->s->n_spans && c->s->spans[c->j].start - c->i < limit)
         limit = c->s->spans[c->j].start - c->i;
-    uint32_t n = p[0] < 0x80 ? 1 : utf8_len(p, limit);
+    bool esc;
+    uint32_t n = (uint32_t)escape_unit((const char *)p, limit, &esc);
     u->start = c->i;
-    u->end = c->i + (n ? n : 1);
+    u->end = c->i + n;
     u->out = (const char *)p;
     u->out_len = n;
     if (p[0] == ' ')
@@ -74,8 +53,8 @@ static void unit_byte(const struct scan *c, struct unit *u)
     else if (p[0] == '\t') {
         unit_escape(u, p, 1); /* a control character, but trimmed at the ends */
         u->kind = U_BLANK;
-    } else if (n == 0 || p[0] < 0x20 || p[0] == 0x7f || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0))
-        unit_escape(u, p, n ? n : 1);
+    } else if (esc)
+        unit_escape(u, p, n); /* the rule of escape.h */
     else
         u->kind = U_CHAR;
 }

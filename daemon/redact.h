@@ -5,8 +5,9 @@
  * The excerpt is the whole line with comments dropped, each string or
  * byte literal replaced by `<redacted-literal>`, each secret-typed
  * expression by `<secret-expression>`, leading and trailing blanks
- * (space, tab) trimmed, control characters (C0, DEL, C1) and bytes that
- * are not UTF-8 escaped as `\xNN` (lowercase hex), then cut to at most
+ * (space, tab) trimmed, the units escape.h escapes (control and format
+ * characters, bytes that are not UTF-8) written as `\xNN` (lowercase
+ * hex) for each of their bytes, then cut to at most
  * REDACT_MAX bytes at a character boundary (never inside a token or an
  * escape).  `redacted` is true when any rule changed the line: a comment,
  * literal or secret span touches it, a byte was escaped or the line was

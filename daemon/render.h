@@ -25,8 +25,9 @@ int render_toon(const struct rank_report *r, char **out, size_t *len, char *err,
 /* The human report, ending with a newline, malloc'd.  0 or -1 (memory). */
 int render_human(const struct rank_report *r, char **out, size_t *len);
 
-/* Writes `n` bytes of s to f with control characters (C0, DEL, C1) and
- * invalid UTF-8 escaped as \xNN, so names cannot drive a terminal. */
+/* Writes `n` bytes of s to f as escape.h shows text (control and format
+ * characters, invalid UTF-8 as \xNN), so names cannot drive a terminal
+ * or reorder a line. */
 void render_escaped(FILE *f, const char *s, size_t n);
 
 #endif

@@ -3,40 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/escape.h"
 #include "daemon/render.h"
 #include "proto/wire.h"
 
-/* Length of a valid UTF-8 character at p (n bytes left), 0 if invalid. */
-static size_t utf8_char(const unsigned char *p, size_t n)
-{
-    size_t len = p[0] < 0xc2 ? 0 : p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : p[0] < 0xf5 ? 4 : 0;
-    if (len == 0 || n < len)
-        return 0;
-    if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
-        (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
-        return 0;
-    for (size_t k = 1; k < len; k++)
-        if ((p[k] & 0xc0) != 0x80)
-            return 0;
-    return len;
-}
-
 void render_escaped(FILE *f, const char *s, size_t n)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    for (size_t i = 0; i < n;) {
-        size_t len = p[i] < 0x80 ? 1 : utf8_char(p + i, n - i);
-        bool ctl = len == 0 || p[i] < 0x20 || p[i] == 0x7f ||
-                   (len == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0);
-        if (!ctl) {
-            fwrite(p + i, 1, len, f);
-            i += len;
-            continue;
-        }
-        for (size_t k = 0; k < (len ? len : 1); k++)
-            fprintf(f, "\\x%02x", p[i + k]);
-        i += len ? len : 1;
-    }
+    escape_fwrite(f, s, n);
 }
 
 static void put_str(FILE *f, struct rank_str s)
@@ -61,17 +34,12 @@ static void put_count(FILE *f, uint64_t n, const char *noun)
     fprintf(f, "%llu %s%s", (unsigned long long)n, noun, n == 1 ? "" : "s");
 }
 
-/* A byte count as people read it, with the exact number beside it:
- * "760 bytes", "1.50 KiB (1536 bytes)": the largest binary unit whose
- * value, rounded half away from zero to hundredths, is at least 1.00
- * and below 1024.00.  Without `unit` the plain "bytes" is left out. */
-static void put_size(FILE *f, uint64_t v, bool unit)
+/* A byte count from 1024 up in the largest binary unit whose value,
+ * rounded half away from zero to hundredths, is at least 1.00 and below
+ * 1024.00: "1.50 KiB". */
+static void put_scaled(FILE *f, uint64_t v)
 {
     static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    if (v < 1024) {
-        fprintf(f, unit ? "%llu byte%s" : "%llu", (unsigned long long)v, v == 1 ? "" : "s");
-        return;
-    }
     unsigned u = 0;
     unsigned __int128 d = 1024, h;
     for (;;) {
@@ -80,8 +48,30 @@ static void put_size(FILE *f, uint64_t v, bool unit)
             break;
         d *= 1024, u++;
     }
-    fprintf(f, "%llu.%02llu %s (%llu%s)", (unsigned long long)(h / 100),
-            (unsigned long long)(h % 100), units[u], (unsigned long long)v, unit ? " bytes" : "");
+    fprintf(f, "%llu.%02llu %s", (unsigned long long)(h / 100), (unsigned long long)(h % 100),
+            units[u]);
+}
+
+/* A byte count as people read it, with the exact number beside it:
+ * "760 bytes", "1.50 KiB (1536 bytes)".  Without `unit` the plain
+ * "bytes" is left out. */
+static void put_size(FILE *f, uint64_t v, bool unit)
+{
+    if (v < 1024) {
+        fprintf(f, unit ? "%llu byte%s" : "%llu", (unsigned long long)v, v == 1 ? "" : "s");
+        return;
+    }
+    put_scaled(f, v);
+    fprintf(f, " (%llu%s)", (unsigned long long)v, unit ? " bytes" : "");
+}
+
+/* The same without the exact number: "760 bytes", "1.50 KiB". */
+static void put_short_size(FILE *f, uint64_t v)
+{
+    if (v < 1024)
+        fprintf(f, "%llu byte%s", (unsigned long long)v, v == 1 ? "" : "s");
+    else
+        put_scaled(f, v);
 }
 
 /* A byte count: exact whatever its value, or unavailable. */
@@ -246,6 +236,74 @@ static void put_location(FILE *f, struct rank_str path, uint64_t line, uint64_t 
     if (column != RANK_NA) {
         fputc(':', f);
         put_num(f, column);
+    }
+}
+
+/* " (PATH:LINE)", or " (no source)". */
+static void put_paren_location(FILE *f, struct rank_str path, uint64_t line)
+{
+    fputs(path.ptr ? " (" : " ", f);
+    put_location(f, path, line, RANK_NA);
+    if (path.ptr)
+        fputc(')', f);
+}
+
+/* One retained row: bytes, holder, objects, creation-site function. */
+static void retained_row(FILE *f, const struct rank_retained *t)
+{
+    if (t->remainder) {
+        if (t->numbers_unavailable) {
+            fputs("the rest unavailable\n", f);
+            return;
+        }
+        put_short_size(f, t->bytes);
+        fputs(" in ", f);
+        put_count(f, t->objects, "more object");
+        fputc('\n', f);
+        return;
+    }
+    put_short_size(f, t->bytes);
+    fputs(" held by ", f);
+    if (t->holder_ns.ptr == NULL) {
+        fputs("no binding", f);
+    } else {
+        put_str(f, t->holder_ns);
+        fputc('.', f);
+        put_str(f, t->holder_name);
+        put_paren_location(f, t->holder_path, t->holder_line);
+    }
+    fputs(": ", f);
+    put_count(f, t->objects, "object");
+    fputs(" created in ", f);
+    if (t->fn.ptr == NULL) {
+        fputs("an unknown function\n", f);
+        return;
+    }
+    put_str(f, t->ns);
+    fputc('.', f);
+    put_str(f, t->fn);
+    put_paren_location(f, t->path, t->line);
+    fputc('\n', f);
+}
+
+/* What holds the memory at exit, before the bottlenecks: the first row
+ * after "retained at exit:", the others indented under it. */
+static void retained_lines(FILE *f, const struct rank_report *r)
+{
+    if (r->walk == RANK_WALK_UNAVAILABLE) {
+        if (!r->mem.live_unavailable && r->mem.retained_bytes > 0) {
+            fputs("retained at exit: ", f);
+            put_short_size(f, r->mem.retained_bytes);
+            fputs("; holders unavailable\n", f);
+        }
+        return;
+    }
+    fputs(r->walk == RANK_WALK_PARTIAL ? "retained at exit (partial): " : "retained at exit: ", f);
+    if (r->n_retained == 0)
+        fputs("nothing\n", f);
+    for (unsigned k = 0; k < r->n_retained; k++) {
+        fputs(k ? "  " : "", f);
+        retained_row(f, &r->retained[k]);
     }
 }
 
@@ -484,6 +542,8 @@ int render_human(const struct rank_report *r, char **out, size_t *len)
     header(f, r);
     (r->mode == WIRE_MODE_CPU ? cpu_config_totals : mem_config_totals)(f, r);
     bool cpu = r->mode == WIRE_MODE_CPU;
+    if (!cpu)
+        retained_lines(f, r);
     if (cpu && waits_first(r))
         waiting(f, r);
     bottlenecks(f, r);

@@ -240,6 +240,46 @@ static struct toon_value *waiting(const struct rank_report *r)
     return a;
 }
 
+/* holder: ns.name, unavailable, or <remainder>. */
+static struct toon_value *holder(const struct rank_retained *t)
+{
+    if (t->remainder)
+        return toon_cstr("<remainder>");
+    if (t->holder_ns.ptr == NULL)
+        return toon_cstr("unavailable");
+    size_t n = t->holder_ns.len + 1 + t->holder_name.len;
+    char *s = malloc(n);
+    if (s == NULL)
+        return NULL;
+    memcpy(s, t->holder_ns.ptr, t->holder_ns.len);
+    s[t->holder_ns.len] = '.';
+    memcpy(s + t->holder_ns.len + 1, t->holder_name.ptr, t->holder_name.len);
+    struct toon_value *v = toon_string(s, n);
+    free(s);
+    return v;
+}
+
+/* What holds the memory at exit: holder and creation-site function. */
+static struct toon_value *retained(const struct rank_report *r)
+{
+    if (r->walk == RANK_WALK_UNAVAILABLE)
+        return toon_cstr("unavailable");
+    struct toon_value *a = toon_array();
+    for (unsigned k = 0; k < r->n_retained; k++) {
+        const struct rank_retained *t = &r->retained[k];
+        struct toon_value *o = toon_object();
+        toon_set(o, "holder", holder(t));
+        toon_set(o, "namespace", str(t->ns));
+        toon_set(o, "function", str(t->fn));
+        toon_set(o, "path", str(t->path));
+        toon_set(o, "line", num(t->line));
+        toon_set(o, "retained_bytes", bytes(t->bytes, t->numbers_unavailable));
+        toon_set(o, "objects", bytes(t->objects, t->numbers_unavailable));
+        toon_push(a, o);
+    }
+    return a;
+}
+
 static struct toon_value *capabilities(uint32_t bits)
 {
     struct toon_value *o = toon_object();
@@ -269,8 +309,13 @@ struct toon_value *render_profile_value(const struct rank_report *r)
     toon_set(p, "eligible_bottlenecks", num(r->eligible));
     toon_set(p, "emitted_bottlenecks", num(r->emitted));
     toon_set(p, "truncated_bottlenecks", num(r->truncated));
-    if (cpu)
+    static const char *const walks[] = {"unavailable", "complete", "partial"};
+    if (cpu) {
         toon_set(p, "waiting", waiting(r));
+    } else {
+        toon_set(p, "retained_status", toon_cstr(walks[r->walk]));
+        toon_set(p, "retained", retained(r));
+    }
     toon_set(p, "capabilities", capabilities(r->capabilities));
     return p;
 }

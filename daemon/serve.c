@@ -138,6 +138,9 @@ static bool serve_record(struct serve *s, const struct wire_record *rec)
     case WIRE_EVENTS:
     case WIRE_CALLS:
         return feed_record(s->agg, s->dec, rec) == 0;
+    case WIRE_RETAINED:
+        agg_retained(s->agg, &rec->u.retained);
+        return true;
     case WIRE_FINISH:
         agg_finish(s->agg, &rec->u.finish);
         return false;

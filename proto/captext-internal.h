@@ -50,6 +50,8 @@ struct packer {
     size_t fn_calls_cap;
     struct wire_site_calls *site_calls;
     size_t site_calls_cap;
+    uint8_t *rows; /* RETAINED rows being packed */
+    size_t rows_cap;
     bool finished;
 };
 
@@ -70,6 +72,8 @@ int pack_enum(struct packer *p, int i, const char *key, const char *const *names
               uint8_t *out);
 int pack_bool(struct packer *p, int i, const char *key, bool *out);
 int pack_str(struct packer *p, int i, const char *key, struct wire_str *out);
+/* A quoted string, or '-' (ptr NULL). */
+int pack_opt_str(struct packer *p, int i, const char *key, struct wire_str *out);
 int pack_span(struct packer *p, int i, const char *key, struct wire_span *out);
 int pack_span_text(struct packer *p, const char *key, const char *s, size_t n,
                    struct wire_span *out);

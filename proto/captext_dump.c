@@ -183,6 +183,37 @@ static void dump_finish(FILE *out, const struct wire_finish *f)
     fputc('\n', out);
 }
 
+static void put_opt_str(FILE *out, const char *key, struct wire_str s)
+{
+    if (s.ptr == NULL)
+        fprintf(out, " %s=-", key);
+    else
+        put_str(out, key, s);
+}
+
+static void dump_retained(FILE *out, const struct wire_retained *r)
+{
+    fputs("RETAINED", out);
+    put_opt_str(out, "namespace", r->ns);
+    put_opt_str(out, "name", r->name);
+    put_u32(out, "source", r->source_id);
+    put_span(out, "decl", r->decl);
+    fputs(" rows=", out);
+    if (r->n_rows == 0)
+        fputc('-', out);
+    for (uint32_t i = 0; i < r->n_rows; i++) {
+        struct wire_retained_row row = wire_retained_row_at(r, i);
+        fputs(i ? "," : "", out);
+        if (row.func_id == WIRE_NONE32)
+            fputc('-', out);
+        else
+            fprintf(out, "%" PRIu32, row.func_id);
+        fprintf(out, ":%" PRIu64 ":%" PRIu64, row.bytes, row.objects);
+    }
+    put_bool(out, "complete", r->complete);
+    fputc('\n', out);
+}
+
 int captext_dump_record(FILE *out, struct wire_decoder *d, const struct wire_record *rec)
 {
     switch (rec->type) {
@@ -210,6 +241,9 @@ int captext_dump_record(FILE *out, struct wire_decoder *d, const struct wire_rec
         break;
     case WIRE_CALLS:
         captext_dump_calls(out, &rec->u.calls);
+        break;
+    case WIRE_RETAINED:
+        dump_retained(out, &rec->u.retained);
         break;
     case WIRE_RESULT:
         fputs("RESULT", out);

@@ -253,6 +253,18 @@ int pack_str(struct packer *p, int i, const char *key, struct wire_str *out)
     return 0;
 }
 
+int pack_opt_str(struct packer *p, int i, const char *key, struct wire_str *out)
+{
+    const struct pack_field *f = pack_field(p, i, key);
+    if (!f)
+        return -1;
+    if (is_none(f)) {
+        *out = (struct wire_str){NULL, 0};
+        return 0;
+    }
+    return pack_str(p, i, key, out);
+}
+
 /* "A-B" or "-". */
 int pack_span_text(struct packer *p, const char *key, const char *s, size_t n,
                    struct wire_span *out)

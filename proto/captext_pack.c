@@ -205,6 +205,66 @@ static int rec_calls(struct packer *p)
     return emit(p, wire_encode_calls(p->out, p->fn_calls, n, p->site_calls, m), at);
 }
 
+/* One FUNC:BYTES:OBJECTS row (FUNC '-': unknown) into the row buffer. */
+static int row_of(struct packer *p, const char *s, size_t n, uint32_t k)
+{
+    const char *c1 = memchr(s, ':', n),
+               *c2 = c1 ? memchr(c1 + 1, ':', n - (size_t)(c1 + 1 - s)) : NULL;
+    uint64_t func = WIRE_NONE32, bytes, objects;
+    if (!c2 ||
+        (!(c1 - s == 1 && s[0] == '-') &&
+         (!pack_parse_u64(s, (size_t)(c1 - s), &func) || func >= WIRE_NONE32)) ||
+        !pack_parse_u64(c1 + 1, (size_t)(c2 - c1 - 1), &bytes) ||
+        !pack_parse_u64(c2 + 1, n - (size_t)(c2 + 1 - s), &objects))
+        return pack_err(p, "rows: expected FUNCTION:BYTES:OBJECTS, found '%.*s'", (int)n, s);
+    if ((size_t)(k + 1) * WIRE_RETAINED_ROW_SIZE > p->rows_cap) {
+        size_t cap = p->rows_cap ? p->rows_cap * 2 : 64 * WIRE_RETAINED_ROW_SIZE;
+        uint8_t *nr = realloc(p->rows, cap);
+        if (!nr)
+            return pack_err(p, "out of memory");
+        p->rows = nr, p->rows_cap = cap;
+    }
+    struct wire_retained_row row = {(uint32_t)func, bytes, objects};
+    wire_put_retained_row(p->rows + (size_t)k * WIRE_RETAINED_ROW_SIZE, &row);
+    return 0;
+}
+
+/* rows=-  or  FUNC:BYTES:OBJECTS,... */
+static int rows_of(struct packer *p, int i, struct wire_retained *r)
+{
+    const struct pack_field *f = pack_field(p, i, "rows");
+    if (!f)
+        return -1;
+    r->n_rows = 0;
+    r->rows = p->rows;
+    if (!f->quoted && f->val_len == 1 && f->val[0] == '-')
+        return 0;
+    for (const char *q = f->val, *end = f->val + f->val_len;;) {
+        const char *comma = memchr(q, ',', (size_t)(end - q)), *stop = comma ? comma : end;
+        if (r->n_rows > WIRE_MAX_FRAME / WIRE_RETAINED_ROW_SIZE)
+            return pack_err(p, "rows: more than a frame holds");
+        if (row_of(p, q, (size_t)(stop - q), r->n_rows) != 0)
+            return -1;
+        r->n_rows++;
+        if (!comma)
+            break;
+        q = comma + 1;
+    }
+    r->rows = p->rows;
+    return 0;
+}
+
+static int rec_retained(struct packer *p)
+{
+    struct wire_retained r = {0};
+    if (pack_opt_str(p, 0, "namespace", &r.ns) || pack_opt_str(p, 1, "name", &r.name) ||
+        pack_num32(p, 2, "source", true, &r.source_id) || pack_span(p, 3, "decl", &r.decl) ||
+        rows_of(p, 4, &r) || pack_bool(p, 5, "complete", &r.complete) || pack_no_more(p, 6))
+        return -1;
+    size_t at = p->out->size;
+    return emit(p, wire_encode_retained(p->out, &r), at);
+}
+
 static int exec_of(struct packer *p, int i, struct wire_exec *e)
 {
     return pack_num32(p, i, "task", true, &e->task) ||
@@ -320,6 +380,8 @@ static int pack_line(struct packer *p)
         return rec_finish(p);
     if (pack_kw_is(p, "CALLS"))
         return rec_calls(p);
+    if (pack_kw_is(p, "RETAINED"))
+        return rec_retained(p);
     return pack_err(p, "unknown record '%.*s'", (int)p->kw_len, p->kw);
 }
 
@@ -332,6 +394,7 @@ static void packer_free(struct packer *p)
     free(p->spans);
     free(p->fn_calls);
     free(p->site_calls);
+    free(p->rows);
 }
 
 static int pack_lines(struct packer *p, const char *text, size_t len)

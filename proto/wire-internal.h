@@ -37,6 +37,9 @@ struct wire_decoder {
     bool have_sample, have_alloc;
     uint64_t last_sample_seq, last_tick, last_alloc_seq;
     uint64_t next_alloc_id; /* an allocate's id is at least this (ids increase) */
+    /* The walk's RETAINED records: one seen, the closing one seen, the
+     * last one incomplete. */
+    bool retained_seen, retained_closed, retained_cut;
     /* Decoding scratch, owned by the decoder, valid until the next push. */
     msgpack_unpacked unp;
     struct wire_source_span *spans;

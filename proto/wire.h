@@ -54,8 +54,9 @@ enum wire_type {
     WIRE_FINISH = 7,      /* launcher -> daemon */
     WIRE_RESULT = 8,      /* daemon -> launcher */
     WIRE_CALLS = 9,       /* launcher -> daemon: exact call counts, after the last EVENTS */
+    WIRE_RETAINED = 10,   /* launcher -> daemon: the walk of retained holders */
 };
-#define WIRE_TYPE_MAX WIRE_CALLS
+#define WIRE_TYPE_MAX WIRE_RETAINED
 
 /* Kinds of the fixed-layout entries inside an EVENTS bin. */
 enum wire_entry_kind {
@@ -265,6 +266,28 @@ struct wire_site_calls wire_calls_site(const struct wire_calls *c, uint32_t i);
  * what fits a frame, with room to spare; more take several records. */
 #define WIRE_CALLS_MAX_ENTRIES (128u << 10)
 
+/* RETAINED: what the walk of the live heap credited to one holder, a
+ * namespace-level binding (ns.ptr NULL: the closing record, objects no
+ * binding reaches).  The rows are n_rows fixed entries of
+ * WIRE_RETAINED_ROW_SIZE bytes (wire_retained_row_at):
+ *   func_id u32 (WIRE_NONE32: creation stack unknown), bytes u64,
+ *   objects u64, little-endian.
+ * complete is false when the budget stopped the walk in this holder. */
+#define WIRE_RETAINED_ROW_SIZE 20
+struct wire_retained {
+    struct wire_str ns, name; /* both ptr NULL, or both 1..WIRE_MAX_NAME bytes */
+    uint32_t source_id;       /* WIRE_NONE32: none */
+    struct wire_span decl;    /* the binding's declaration */
+    const uint8_t *rows;
+    uint32_t n_rows;
+    bool complete;
+};
+
+struct wire_retained_row {
+    uint32_t func_id;
+    uint64_t bytes, objects;
+};
+
 /* One hot event, as the EVENTS iterator yields it. */
 struct wire_event {
     uint8_t kind; /* enum wire_entry_kind */
@@ -294,6 +317,7 @@ struct wire_record {
         struct wire_finish finish;
         struct wire_result result;
         struct wire_calls calls;
+        struct wire_retained retained;
     } u;
 };
 
@@ -341,6 +365,7 @@ int wire_encode_result(msgpack_sbuffer *buf, const struct wire_result *r);
  * sorted as the record requires. */
 int wire_encode_calls(msgpack_sbuffer *buf, const struct wire_fn_calls *fn, uint32_t n,
                       const struct wire_site_calls *site, uint32_t m);
+int wire_encode_retained(msgpack_sbuffer *buf, const struct wire_retained *r);
 int wire_encode_record(msgpack_sbuffer *buf, const struct wire_record *r);
 
 /* The bytes of an EVENTS frame that precede its bin of `bin_len` bytes
@@ -432,6 +457,15 @@ static inline size_t wire_put_alloc(uint8_t *dst, const struct wire_alloc *a)
     wire_put_exec_tail(p, &a->exec, a->stack_id, a->span);
     return WIRE_ALLOC_SIZE;
 }
+
+/* One RETAINED row written at dst (WIRE_RETAINED_ROW_SIZE bytes). */
+static inline void wire_put_retained_row(uint8_t *dst, const struct wire_retained_row *r)
+{
+    wire_le64(wire_le64(wire_le32(dst, r->func_id), r->bytes), r->objects);
+}
+
+/* Row i of a RETAINED record. */
+struct wire_retained_row wire_retained_row_at(const struct wire_retained *r, uint32_t i);
 
 /* A batch of entries being built for one EVENTS frame. */
 struct wire_batch {

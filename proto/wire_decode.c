@@ -171,14 +171,26 @@ int wire_decoder_end(struct wire_decoder *d)
     return 0;
 }
 
+/* The walk's records come after every EVENTS frame, and end with the
+ * closing one before FINISH (jett-capture(5)). */
+static int check_retained_order(struct wire_decoder *d, uint64_t type)
+{
+    if (type == WIRE_EVENTS && d->retained_seen)
+        return wire_fail(d, WIRE_E_ORDER, "EVENTS after RETAINED"), -1;
+    if (type == WIRE_FINISH && d->retained_seen && !d->retained_closed)
+        return wire_fail(d, WIRE_E_ORDER, "FINISH before the walk's closing RETAINED"), -1;
+    return 0;
+}
+
 /* Checks the record type against the direction and the protocol order. */
 static int check_order(struct wire_decoder *d, uint64_t type)
 {
-    if (type == 0 || type > WIRE_TYPE_MAX)
+    if (type == 0 || type > WIRE_TYPE_MAX || wire_type_names[type] == NULL)
         return wire_fail(d, WIRE_E_TYPE, "unknown record type %llu", (unsigned long long)type), -1;
     const char *name = wire_type_names[type];
     bool to_daemon = type == WIRE_HELLO || type == WIRE_SOURCE || type == WIRE_FUNC ||
-                     type == WIRE_EVENTS || type == WIRE_CALLS || type == WIRE_FINISH;
+                     type == WIRE_EVENTS || type == WIRE_CALLS || type == WIRE_FINISH ||
+                     type == WIRE_RETAINED;
     if (to_daemon != (d->dir == WIRE_TO_DAEMON))
         return wire_fail(d, WIRE_E_TYPE, "%s does not travel %s", name,
                          d->dir == WIRE_TO_DAEMON ? "to the daemon" : "to the launcher"),
@@ -194,7 +206,7 @@ static int check_order(struct wire_decoder *d, uint64_t type)
         return wire_fail(d, WIRE_E_ORDER, "%s repeated or after the stream began", name), -1;
     if (type == WIRE_EVENTS && d->calls_seen)
         return wire_fail(d, WIRE_E_ORDER, "EVENTS after CALLS: CALLS follows the last EVENTS"), -1;
-    return 0;
+    return check_retained_order(d, type);
 }
 
 int wire_decoder_next(struct wire_decoder *d, struct wire_record *rec)

@@ -287,6 +287,31 @@ static int encode_calls_record(msgpack_sbuffer *buf, const struct wire_calls *c)
     return frame_end(buf, at);
 }
 
+static void pack_opt_str(msgpack_packer *pk, struct wire_str s)
+{
+    if (s.ptr == NULL)
+        msgpack_pack_nil(pk);
+    else
+        pack_str(pk, s);
+}
+
+int wire_encode_retained(msgpack_sbuffer *buf, const struct wire_retained *r)
+{
+    if ((size_t)r->n_rows * WIRE_RETAINED_ROW_SIZE > WIRE_MAX_FRAME)
+        return -1;
+    msgpack_packer pk;
+    size_t at = frame_open(buf, &pk, WIRE_RETAINED, 7);
+    pack_opt_str(&pk, r->ns);
+    pack_opt_str(&pk, r->name);
+    pack_opt_u32(&pk, r->source_id);
+    pack_span(&pk, r->decl);
+    msgpack_pack_bin(&pk, (size_t)r->n_rows * WIRE_RETAINED_ROW_SIZE);
+    if (r->n_rows > 0)
+        msgpack_pack_bin_body(&pk, r->rows, (size_t)r->n_rows * WIRE_RETAINED_ROW_SIZE);
+    pack_bool(&pk, r->complete);
+    return frame_end(buf, at);
+}
+
 int wire_encode_record(msgpack_sbuffer *buf, const struct wire_record *r)
 {
     switch (r->type) {
@@ -308,6 +333,8 @@ int wire_encode_record(msgpack_sbuffer *buf, const struct wire_record *r)
         return wire_encode_result(buf, &r->u.result);
     case WIRE_CALLS:
         return encode_calls_record(buf, &r->u.calls);
+    case WIRE_RETAINED:
+        return wire_encode_retained(buf, &r->u.retained);
     }
     return -1;
 }

@@ -4,6 +4,7 @@
 
 #include "proto/util/utf8.h"
 #include "proto/wire-internal.h"
+#include "proto/wire_alloc_entry.h"
 #include "proto/wire_rules.h"
 
 static const char *kind_name(msgpack_object_type t)
@@ -409,31 +410,17 @@ static int decode_finish(struct wire_fields *f, struct wire_finish *r)
     return 0;
 }
 
-static uint32_t read_le32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return le32toh(v);
-}
-
-static uint64_t read_le64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return le64toh(v);
-}
-
 struct wire_fn_calls wire_calls_function(const struct wire_calls *c, uint32_t i)
 {
     const uint8_t *p = c->functions + (size_t)i * WIRE_CALLS_FN_SIZE;
-    return (struct wire_fn_calls){read_le32(p), read_le64(p + 4)};
+    return (struct wire_fn_calls){wire_get32(p), wire_get64(p + 4)};
 }
 
 struct wire_site_calls wire_calls_site(const struct wire_calls *c, uint32_t i)
 {
     const uint8_t *p = c->sites + (size_t)i * WIRE_CALLS_SITE_SIZE;
     return (struct wire_site_calls){
-        read_le32(p), {read_le32(p + 4), read_le32(p + 8)}, read_le64(p + 12)};
+        wire_get32(p), {wire_get32(p + 4), wire_get32(p + 8)}, wire_get64(p + 12)};
 }
 
 /* A CALLS bin of whole `size`-byte entries: their count, or -1. */
@@ -501,6 +488,93 @@ static int decode_calls(struct wire_fields *f, struct wire_calls *c)
     return 0;
 }
 
+struct wire_retained_row wire_retained_row_at(const struct wire_retained *r, uint32_t i)
+{
+    const uint8_t *p = r->rows + (size_t)i * WIRE_RETAINED_ROW_SIZE;
+    return (struct wire_retained_row){wire_get32(p), wire_get64(p + 4), wire_get64(p + 12)};
+}
+
+/* nil -> ptr NULL, else a name as FUNC's. */
+static int get_opt_name(struct wire_fields *f, uint32_t i, const char *field, struct wire_str *out)
+{
+    const char *why;
+    *out = (struct wire_str){NULL, 0};
+    if (f->f[i].type == MSGPACK_OBJECT_NIL)
+        return 0;
+    if (get_str(f, i, field, 1, WIRE_MAX_NAME, out) != 0)
+        return -1;
+    if (wire_rule_name(out->ptr, out->len, &why) != 0) {
+        wire_fail(f->d, WIRE_E_RANGE, "%s.%s: %s", f->rec, field, why);
+        return -1;
+    }
+    return 0;
+}
+
+/* The holder: both names or neither; a span needs a source and lies in
+ * its text; the closing record (no names) has neither. */
+static int retained_holder(struct wire_fields *f, struct wire_retained *r)
+{
+    struct wire_decoder *d = f->d;
+    if (get_opt_name(f, 1, "namespace", &r->ns) != 0 || get_opt_name(f, 2, "name", &r->name) != 0 ||
+        get_opt_u32(f, 3, "source_id", &r->source_id) != 0 || get_span(f, 4, "decl", &r->decl) != 0)
+        return -1;
+    bool holder = r->ns.ptr != NULL;
+    const char *bad = (r->name.ptr != NULL) != holder ? "a holder has both a namespace and a name"
+                      : !holder && (r->source_id != WIRE_NONE32 || wire_span_present(r->decl))
+                          ? "the closing record names no source and no span"
+                      : wire_span_present(r->decl) && r->source_id == WIRE_NONE32
+                          ? "a span without a source"
+                          : NULL;
+    if (bad) {
+        wire_fail(d, WIRE_E_RANGE, "RETAINED: %s", bad);
+        return -1;
+    }
+    if (r->source_id != WIRE_NONE32 && r->source_id >= d->n_sources) {
+        wire_fail(d, WIRE_E_REF, "RETAINED.source_id: the source is not defined");
+        return -1;
+    }
+    if (wire_span_present(r->decl) && r->decl.end > d->source_len[r->source_id]) {
+        wire_fail(d, WIRE_E_RANGE, "RETAINED.decl: span ends past its source text");
+        return -1;
+    }
+    return 0;
+}
+
+static int decode_retained(struct wire_fields *f, struct wire_retained *r)
+{
+    struct wire_decoder *d = f->d;
+    uint32_t len = 0;
+    if (arity(f, 7) != 0 || retained_holder(f, r) != 0 || get_bin(f, 5, "rows", &r->rows, &len) ||
+        get_bool(f, 6, "complete", &r->complete) != 0)
+        return -1;
+    if (len % WIRE_RETAINED_ROW_SIZE != 0) {
+        wire_fail(d, WIRE_E_LIMIT, "RETAINED.rows: %u bytes is not a whole number of rows", len);
+        return -1;
+    }
+    r->n_rows = len / WIRE_RETAINED_ROW_SIZE;
+    for (uint32_t i = 0; i < r->n_rows; i++) {
+        struct wire_retained_row row = wire_retained_row_at(r, i);
+        if (row.func_id != WIRE_NONE32 && row.func_id >= d->n_funcs) {
+            wire_fail(d, WIRE_E_REF, "RETAINED.rows: row %u names a function that is not defined",
+                      i + 1);
+            return -1;
+        }
+        if (row.objects == 0) {
+            wire_fail(d, WIRE_E_RANGE, "RETAINED.rows: row %u counts no object", i + 1);
+            return -1;
+        }
+    }
+    if ((d->retained_cut || d->retained_closed) && r->ns.ptr != NULL) {
+        wire_fail(d, WIRE_E_ORDER, "RETAINED: a holder after %s",
+                  d->retained_closed ? "the closing record" : "an incomplete record");
+        return -1;
+    }
+    d->retained_seen = true;
+    d->retained_closed = r->ns.ptr == NULL;
+    d->retained_cut = !r->complete;
+    return 0;
+}
+
 int wire_decode_fields(struct wire_fields *f, struct wire_record *rec)
 {
     switch (rec->type) {
@@ -529,6 +603,8 @@ int wire_decode_fields(struct wire_fields *f, struct wire_record *rec)
             get_str(f, 2, "human", 0, WIRE_MAX_RESULT, &rec->u.result.human) != 0)
             return -1;
         return 0;
+    case WIRE_RETAINED:
+        return decode_retained(f, &rec->u.retained);
     }
     return -1;
 }

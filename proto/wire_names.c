@@ -23,6 +23,7 @@ const char *const wire_type_names[WIRE_TYPE_MAX + 1] = {
     [WIRE_FINISH] = "FINISH",
     [WIRE_RESULT] = "RESULT",
     [WIRE_CALLS] = "CALLS",
+    [WIRE_RETAINED] = "RETAINED",
 };
 
 const char *wire_errcode_name(enum wire_errcode code)

@@ -373,6 +373,33 @@ START_TEST(cli_normalize)
 }
 END_TEST
 
+/* normalize's failed write reads `cannot write PATH: REASON`, exit 2; in
+ * place (-o naming FILE) the file is replaced whole. */
+START_TEST(cli_normalize_write_failures)
+{
+    char *out, *err;
+    ck_assert_int_eq(jett(&out, &err, "normalize", "example.callgrind", "-o", "/dev/full"), 2);
+    ck_assert_str_eq(out, "");
+    ck_assert_str_eq(err, "jett: cannot write /dev/full: No space left on device\n");
+    free(out), free(err);
+    char src[CGT_PATH], copy[CGT_PATH], want_path[CGT_PATH];
+    size_t len;
+    char *text = cgt_slurp(cgt_src(src, "fixtures/callgrind/example.callgrind"), &len);
+    cgt_build(copy, "tests/cg-in-place.callgrind");
+    FILE *f = fopen(copy, "wb");
+    ck_assert_ptr_nonnull(f);
+    fwrite(text, 1, len, f);
+    fclose(f);
+    ck_assert_int_eq(jett(&out, &err, "normalize", copy, "-o", copy), 0);
+    free(out), free(err);
+    char *got = cgt_slurp(copy, &len),
+         *want = cgt_slurp(cgt_src(want_path, "fixtures/callgrind/example.normalized"), &len);
+    ck_assert_str_eq(got, want);
+    free(got), free(want), free(text);
+    unlink(copy);
+}
+END_TEST
+
 START_TEST(cli_usage_and_unreadable)
 {
     static const char *const cases[][4] = {
@@ -440,6 +467,7 @@ Suite *callgrind_corpus_suite(void)
     t = tcase_create("cli");
     tcase_add_test(t, cli_check);
     tcase_add_test(t, cli_normalize);
+    tcase_add_test(t, cli_normalize_write_failures);
     tcase_add_test(t, cli_usage_and_unreadable);
     tcase_add_test(t, cli_oversize_file);
     suite_add_tcase(s, t);

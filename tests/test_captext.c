@@ -257,6 +257,40 @@ START_TEST(pack_validation_errors_name_line)
 }
 END_TEST
 
+/* RETAINED: rows are FUNCTION:BYTES:OBJECTS (or '-'), a missing holder
+ * is '-', and the decoder's rules name the line. */
+START_TEST(pack_retained)
+{
+    static const char fn[] = "FUNC id=0 namespace=\"n\" function=\"f\" source=- decl=-\n";
+    char body[1024];
+    snprintf(body, sizeof body,
+             "%sRETAINED namespace=- name=- source=- decl=- rows=0:5 "
+             "complete=true\n",
+             fn);
+    expect_pack_error(body, true, "3: rows: expected FUNCTION:BYTES:OBJECTS, found '0:5'");
+    snprintf(body, sizeof body,
+             "%sRETAINED namespace=- name=- source=- decl=- rows=x:5:1 "
+             "complete=true\n",
+             fn);
+    expect_pack_error(body, true, "3: rows: expected FUNCTION:BYTES:OBJECTS, found 'x:5:1'");
+    snprintf(body, sizeof body,
+             "%sRETAINED namespace=\"a\" name=\"b\" source=- decl=- "
+             "rows=-:5:1,3:1:1 complete=true\n",
+             fn);
+    expect_pack_error(body, true, "3: RETAINED.rows: row 2 names a function that is not defined");
+    snprintf(body, sizeof body,
+             "%sRETAINED namespace=a name=- source=- decl=- rows=- "
+             "complete=true\n",
+             fn);
+    expect_pack_error(body, true, "3: namespace: expected a double-quoted string");
+    snprintf(body, sizeof body,
+             "%sRETAINED namespace=\"a\" name=\"b\" source=- decl=- "
+             "rows=- complete=true\n",
+             fn);
+    expect_pack_error(body, true, "4: FINISH before the walk's closing RETAINED");
+}
+END_TEST
+
 /* Where the operation has a size, 0xff..ff is the size 2^64 - 1 and
  * dumps as that number; '-' there, or a number where the operation has
  * no size, is refused (either would read back as the other). */
@@ -420,6 +454,7 @@ Suite *captext_suite(void)
     tcase_add_test(t, pack_alloc_sizes);
     tcase_add_test(t, pack_calls);
     tcase_add_test(t, pack_span_ties_in_dump_order);
+    tcase_add_test(t, pack_retained);
     suite_add_tcase(s, t);
     return s;
 }

@@ -132,19 +132,21 @@ START_TEST(damaged_capture_names_the_byte)
 END_TEST
 
 /* cpu-recursion (main > f > g > f > g): every call edge carries the
- * samples below that call, as Callgrind records a call's inclusive cost
- * (issue 19 item 5: the edges out of inner frames used to be missing).
- *   seq 1, 2: main>f>g>f, leaf f at line 5: edges main->f (line 2),
- *             f->g (5), g->f (8)
- *   seq 3: main>f>g, leaf g at line 8: main->f, f->g
+ * samples below that call, as Callgrind records a call's inclusive cost,
+ * and recursion levels are named apart (jett-export(1)): the inner f is
+ * rec.f'2, the inner g rec.g'2.
+ *   seq 1, 2: main>f>g>f'2, leaf f'2 at line 5
+ *   seq 3: main>f>g, leaf g at line 8
  *   seq 4: main, at line 2: self only
- *   seq 5: main>f>g>f>g, leaf g at line 8: main->f, f->g, g->f, f->g
- * Self: f 5:2, g 8:2, main 2:1.  Edges: main->f 4 (seq 1 2 3 5); f->g
- * at line 5: 4 from the outer f (seq 1 2 3 5) and 1 from the inner
- * (seq 5), one edge of 5; g->f 3 (seq 1 2 5).
- * Inclusive in callgrind_annotate: main 1 + 4 = 5 as the profile; the
- * recursive f 2 + 5 = 7 and g 2 + 3 = 5, once per frame on the stack.
- * Order: f, g, main (by name); declarations at lines 4, 7, 1. */
+ *   seq 5: main>f>g>f'2>g'2, leaf g'2 at line 8
+ * Self: f'2 5:2, g 8:1, g'2 8:1, main 2:1.  Edges: main->f at line 2
+ * 4 (seq 1 2 3 5); f->g at line 5 4 (seq 1 2 3 5); g->f'2 at line 8 3
+ * (seq 1 2 5); f'2->g'2 at line 5 1 (seq 5).
+ * Inclusive in callgrind_annotate (the calls into a function; main,
+ * called by none, self + calls): main 1 + 4 = 5, f 4 and g 4 as the
+ * profile; f'2 3 (the samples with two f frames), g'2 1.
+ * Order: f, f'2, g, g'2, main (identities by name, each with its deeper
+ * levels); declarations at lines 4, 7, 1. */
 START_TEST(recursion_fixture_by_hand)
 {
     char *text = export_fixture("cpu-recursion");
@@ -156,18 +158,26 @@ START_TEST(recursion_fixture_by_hand)
                            "\n"
                            "fl=(1) src/rec.jett\n"
                            "fn=(1) rec.f\n"
-                           "5 2\n"
                            "cfn=(2) rec.g\n"
-                           "calls=5 7\n"
-                           "5 5\n"
+                           "calls=4 7\n"
+                           "5 4\n"
+                           "\n"
+                           "fn=(3) rec.f'2\n"
+                           "5 2\n"
+                           "cfn=(4) rec.g'2\n"
+                           "calls=1 7\n"
+                           "5 1\n"
                            "\n"
                            "fn=(2)\n"
-                           "8 2\n"
-                           "cfn=(1)\n"
+                           "8 1\n"
+                           "cfn=(3)\n"
                            "calls=3 4\n"
                            "8 3\n"
                            "\n"
-                           "fn=(3) rec.main\n"
+                           "fn=(4)\n"
+                           "8 1\n"
+                           "\n"
+                           "fn=(5) rec.main\n"
                            "2 1\n"
                            "cfn=(1)\n"
                            "calls=4 4\n"
@@ -224,12 +234,40 @@ static long annotate_value(const char *out, const char *fn)
     return -1;
 }
 
+/* callgrind_annotate's listing of `file` with or without --inclusive. */
+static char *annotate(const char *file, bool inclusive)
+{
+    struct tu_output a;
+    const char *argv[] = {"/usr/bin/callgrind_annotate",
+                          inclusive ? "--inclusive=yes" : "--inclusive=no", "--threshold=100", file,
+                          NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &a), 0);
+    ck_assert_msg(a.status == 0, "%s", a.err);
+    free(a.err);
+    return a.out;
+}
+
+/* Every function's value in an annotate listing: none above `total`. */
+static void none_above(const char *out, long total)
+{
+    const char *p = strstr(out, "file:function\n");
+    ck_assert_ptr_nonnull(p);
+    for (p = strstr(p, "\n") + 1; (p = strchr(p, '\n')) && p[1] != '\n' && p[1]; p++) {
+        long v = 0;
+        const char *q = p + 1;
+        for (; *q == ' ' || *q == ',' || (*q >= '0' && *q <= '9'); q++)
+            if (*q != ' ' && *q != ',')
+                v = v * 10 + (*q - '0');
+        ck_assert_msg(v <= total, "%ld above the total %ld:\n%s", v, total, out);
+    }
+}
+
 /* A recursive program: for every function of the profile, the export's
- * self totals in callgrind_annotate equal the profile's, and so do the
- * inclusive totals of spin and main, which do not recurse.  fib's calls
- * nest (each call's cost holds the calls below it), so its inclusive
- * counts a sample once per fib frame on the stack: at least the
- * profile's, and above it since fib(20) and fib(24) recurse. */
+ * self samples in callgrind_annotate, summed over the function's
+ * recursion levels (r.fib, r.fib'2 .. r.fib'4), equal the profile's, and
+ * the inclusive samples of each function's first level equal the
+ * profile's inclusive samples: fib's recursion no longer counts a sample
+ * once per frame.  No function's inclusive exceeds the total. */
 START_TEST(annotate_totals_equal_the_profile)
 {
     char *dir = tu_tmpdir(), prog[600], cap[600], cg[600];
@@ -276,31 +314,38 @@ START_TEST(annotate_totals_equal_the_profile)
     char *text = export_file(cap, err, sizeof err);
     ck_assert_msg(text != NULL, "%s", err);
     ck_assert_int_eq(tu_write_file(cg, text, strlen(text)), 0);
+    const char *at = strstr(o.out, "attributed_samples: ");
+    ck_assert_ptr_nonnull(at);
+    long total = atol(at + 20);
     static const char *const fns[] = {"fib", "spin", "main"};
     for (int incl = 0; incl < 2; incl++) {
-        struct tu_output a;
-        const char *aargv[] = {"/usr/bin/callgrind_annotate",
-                               incl ? "--inclusive=yes" : "--inclusive=no", "--threshold=100", cg,
-                               NULL};
-        ck_assert_int_eq(tu_run(aargv, NULL, 0, &a), 0);
-        ck_assert_msg(a.status == 0, "%s", a.err);
+        char *a = annotate(cg, incl);
         for (int k = 0; k < 3; k++) {
-            char name[64], key[64];
-            snprintf(name, sizeof name, "r.%s", fns[k]);
+            char key[64];
             snprintf(key, sizeof key, "      function: %s\n", fns[k]);
             const char *e = strstr(o.out, key);
             ck_assert_msg(e != NULL, "%s not in the profile", fns[k]);
             const char *v = strstr(e, incl ? "inclusive_samples: " : "self_samples: ");
-            long want = atol(strchr(v, ':') + 2), got = annotate_value(a.out, name);
-            /* A function with no self samples is absent from the
-             * exclusive table. */
-            bool nested = incl && k == 0;
-            ck_assert_msg(nested ? got > want : got == want || (want == 0 && got == -1),
-                          "%s %s: annotate %ld, profile %ld", name, incl ? "inclusive" : "self",
-                          got, want);
+            long want = atol(strchr(v, ':') + 2), got = 0;
+            /* self over every level; a level without self samples is
+             * absent from the exclusive table */
+            for (int level = 1; level <= (incl ? 1 : 4); level++) {
+                char name[64];
+                snprintf(name, sizeof name, level == 1 ? "r.%s" : "r.%s'%d", fns[k], level);
+                long n = annotate_value(a, name);
+                got += n > 0 ? n : 0;
+            }
+            ck_assert_msg(got == want, "r.%s %s: annotate %ld, profile %ld", fns[k],
+                          incl ? "inclusive" : "self", got, want);
         }
-        tu_output_free(&a);
+        if (incl)
+            none_above(a, total);
+        free(a);
     }
+    /* fib(24) recurses 24 deep: its last level holds frames 4 and below */
+    char *a = annotate(cg, true);
+    ck_assert_int_gt(annotate_value(a, "r.fib'4"), 0);
+    free(a);
     free(text), free(jett);
     tu_output_free(&o);
     unlink(prog), unlink(cap), unlink(cg), rmdir(dir);
@@ -310,19 +355,19 @@ END_TEST
 
 /* Mutual (to_json > kind > to_json > quote) and self (fact > fact >
  * fact) recursion through the real callgrind_annotate.  Stacks: 0 main,
- * 1 main>to_json, 2 ..>kind, 3 ..>kind>to_json, 4 ..>to_json>quote,
- * 5 main>fact, 6 main>fact>fact, 7 main>fact>fact>fact.  Samples: 3 on
- * 4, 1 on 2, 2 on 3, 2 on 7, 1 on 6, 1 on 0 (10 in all).
+ * 1 main>to_json, 2 ..>kind, 3 ..>kind>to_json (to_json'2), 4
+ * ..>to_json'2>quote, 5 main>fact, 6 main>fact>fact (fact'2), 7
+ * main>fact>fact'2>fact (fact'3).  Samples: 3 on 4, 1 on 2, 2 on 3, 2 on
+ * 7, 1 on 6, 1 on 0 (10 in all).
  * Subtrees (the edge into each node): 4: 3, 3: 2 + 3 = 5, 2: 1 + 5 = 6,
- * 1: 6, 7: 2, 6: 1 + 2 = 3, 5: 3; the two fact->fact calls share a line:
- * one edge of 5.
- * Self: main 1, to_json 2, kind 1, quote 3, fact 1 + 2 = 3.
- * Inclusive (self + outgoing edges): main 1 + 6 + 3 = 10 and kind
- * 1 + 5 = 6 and quote 3, as the profile (they do not recurse); to_json
- * 2 + 6 + 3 = 11 (its 6 samples, 5 of them with two to_json frames);
- * fact 3 + 5 = 8 (1 sample with two frames, 2 with three).  Never below
- * self.  Callers: to_json <- main, kind; kind <- to_json; quote <-
- * to_json; fact <- main, fact. */
+ * 1: 6, 7: 2, 6: 1 + 2 = 3, 5: 3.
+ * Self: main 1, kind 1, to_json'2 2, quote 3, fact'2 1, fact'3 2.
+ * Inclusive (the calls into a function; main, called by none, self +
+ * calls): main 1 + 6 + 3 = 10, to_json 6, kind 6, quote 3 and fact 3, as
+ * the profile; to_json'2 5 (the samples with two to_json frames),
+ * fact'2 3, fact'3 2.  Callers: to_json <- main; kind <- to_json;
+ * to_json'2 <- kind; quote <- to_json'2; fact <- main; fact'2 <- fact;
+ * fact'3 <- fact'2. */
 static const char recursion_capture[] =
     "HELLO version=1 mode=cpu rate_hz=1000 threshold_bp=0 limit=100 cpu_budget=33554432 "
     "retention_budget=67108864 stack_budget=16777216 backend=\"interpreter_safe_point\" "
@@ -361,11 +406,12 @@ static const char recursion_capture[] =
 /* Whether callgrind_annotate --tree=caller lists `caller` among the
  * callers of `fn` (its block: "< file:caller (Nx)" lines ending in
  * "*  file:fn"). */
-static bool annotate_has_caller(const char *out, const char *fn, const char *caller)
+static bool annotate_has_caller(const char *out, const char *file, const char *fn,
+                                const char *caller)
 {
-    char star[100], from[100];
-    snprintf(star, sizeof star, "*  src/j.jett:%s\n", fn);
-    snprintf(from, sizeof from, "< src/j.jett:%s (", caller);
+    char star[200], from[200];
+    snprintf(star, sizeof star, "*  %s:%s\n", file, fn);
+    snprintf(from, sizeof from, "< %s:%s (", file, caller);
     const char *end = strstr(out, star);
     if (!end)
         return false;
@@ -376,61 +422,186 @@ static bool annotate_has_caller(const char *out, const char *fn, const char *cal
     return hit != NULL && hit < end;
 }
 
-START_TEST(recursion_annotated_by_hand)
+static char *annotate_tree(const char *file)
+{
+    struct tu_output t;
+    const char *argv[] = {"/usr/bin/callgrind_annotate", "--tree=caller", "--threshold=100", file,
+                          NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &t), 0);
+    ck_assert_msg(t.status == 0, "%s", t.err);
+    free(t.err);
+    return t.out;
+}
+
+/* A function's self and inclusive samples, computed by hand. */
+struct annotated {
+    const char *fn;
+    long self, inclusive;
+};
+
+/* callgrind_annotate, with and without --inclusive=yes, prints exactly
+ * the hand-computed values (a function without self samples is absent
+ * from the exclusive table), and none above the total. */
+static void expect_annotated(const char *cg, const struct annotated *want, size_t n, long total)
+{
+    for (int incl = 0; incl < 2; incl++) {
+        char *a = annotate(cg, incl);
+        for (size_t k = 0; k < n; k++) {
+            long got = annotate_value(a, want[k].fn);
+            long w = incl ? want[k].inclusive : want[k].self;
+            ck_assert_msg(got == w || (w == 0 && got == -1), "%s %s: annotate %ld, expected %ld",
+                          want[k].fn, incl ? "inclusive" : "self", got, w);
+        }
+        none_above(a, total);
+        free(a);
+    }
+}
+
+static void expect_callers(const char *cg, const char *file, const char *const (*callers)[2],
+                           size_t n)
+{
+    char *t = annotate_tree(cg);
+    for (size_t k = 0; k < n; k++)
+        ck_assert_msg(annotate_has_caller(t, file, callers[k][0], callers[k][1]),
+                      "%s has no caller %s:\n%s", callers[k][0], callers[k][1], t);
+    free(t);
+}
+
+/* Packs capture text and exports it to a Callgrind file in a fresh
+ * folder (its path, malloc'd; the folder is *dir). */
+static char *export_text(const char *text, char **dir)
 {
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
     char err[320] = "";
-    ck_assert_msg(
-        captext_pack(recursion_capture, strlen(recursion_capture), &sb, err, sizeof err) == 0, "%s",
-        err);
-    char *dir = tu_tmpdir(), cg[600];
-    snprintf(cg, sizeof cg, "%s/j.callgrind", dir);
+    ck_assert_msg(captext_pack(text, strlen(text), &sb, err, sizeof err) == 0, "%s", err);
+    *dir = tu_tmpdir();
+    size_t n = strlen(*dir) + 16;
+    char *cg = malloc(n);
+    snprintf(cg, n, "%s/x.callgrind", *dir);
     FILE *out = fopen(cg, "w");
     ck_assert_ptr_nonnull(out);
     struct capture_reader *r = capture_reader_mem(sb.data, sb.size);
     ck_assert_msg(cgexport_write(r, out, err, sizeof err) == 0, "%s", err);
     capture_reader_free(r);
     fclose(out);
-    static const struct {
-        const char *fn;
-        long self, inclusive;
-    } want[] = {{"j.main", 1, 10},
-                {"j.to_json", 2, 11},
-                {"j.kind", 1, 6},
-                {"j.quote", 3, 3},
-                {"j.fact", 3, 8}};
-    for (int incl = 0; incl < 2; incl++) {
-        struct tu_output a;
-        const char *argv[] = {"/usr/bin/callgrind_annotate",
-                              incl ? "--inclusive=yes" : "--inclusive=no", "--threshold=100", cg,
-                              NULL};
-        ck_assert_int_eq(tu_run(argv, NULL, 0, &a), 0);
-        ck_assert_msg(a.status == 0, "%s", a.err);
-        for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
-            long got = annotate_value(a.out, want[k].fn);
-            long w = incl ? want[k].inclusive : want[k].self;
-            ck_assert_msg(got == w, "%s %s: annotate %ld, expected %ld", want[k].fn,
-                          incl ? "inclusive" : "self", got, w);
-        }
-        tu_output_free(&a);
-    }
-    struct tu_output t;
-    const char *targv[] = {"/usr/bin/callgrind_annotate", "--tree=caller", "--threshold=100", cg,
-                           NULL};
-    ck_assert_int_eq(tu_run(targv, NULL, 0, &t), 0);
-    ck_assert_msg(t.status == 0, "%s", t.err);
-    static const char *const callers[][2] = {{"j.to_json", "j.main"}, {"j.to_json", "j.kind"},
-                                             {"j.kind", "j.to_json"}, {"j.quote", "j.to_json"},
-                                             {"j.fact", "j.main"},    {"j.fact", "j.fact"}};
-    for (size_t k = 0; k < sizeof callers / sizeof callers[0]; k++)
-        ck_assert_msg(annotate_has_caller(t.out, callers[k][0], callers[k][1]),
-                      "%s has no caller %s:\n%s", callers[k][0], callers[k][1], t.out);
-    ck_assert(!annotate_has_caller(t.out, "j.main", "j.fact"));
-    tu_output_free(&t);
     msgpack_sbuffer_destroy(&sb);
+    return cg;
+}
+
+START_TEST(recursion_annotated_by_hand)
+{
+    char *dir, *cg = export_text(recursion_capture, &dir);
+    static const struct annotated want[] = {
+        {"j.main", 1, 10}, {"j.to_json", 0, 6}, {"j.kind", 1, 6},   {"j.to_json'2", 2, 5},
+        {"j.quote", 3, 3}, {"j.fact", 0, 3},    {"j.fact'2", 1, 3}, {"j.fact'3", 2, 2}};
+    expect_annotated(cg, want, sizeof want / sizeof want[0], 10);
+    static const char *const callers[][2] = {{"j.to_json", "j.main"},   {"j.kind", "j.to_json"},
+                                             {"j.to_json'2", "j.kind"}, {"j.quote", "j.to_json'2"},
+                                             {"j.fact", "j.main"},      {"j.fact'2", "j.fact"},
+                                             {"j.fact'3", "j.fact'2"}};
+    expect_callers(cg, "src/j.jett", callers, sizeof callers / sizeof callers[0]);
+    char *t = annotate_tree(cg);
+    ck_assert(!annotate_has_caller(t, "src/j.jett", "j.main", "j.fact"));
+    ck_assert(!annotate_has_caller(t, "src/j.jett", "j.to_json", "j.kind"));
+    free(t);
     unlink(cg), rmdir(dir);
-    free(dir);
+    free(cg), free(dir);
+}
+END_TEST
+
+/* Recursion deeper than the last level named apart (4), direct and
+ * mutual.  Source lines: main 1-4 (calls walk() at 2, ping() at 3),
+ * walk 5-7 (walk() at 6), ping 8-10 (pong() at 9), pong 11-13 (ping() at
+ * 12).  Stacks: 0 main; 1..6 walk six deep (w1..w6); 7..16 ping and pong
+ * alternating five deep each (p1 q1 p2 q2 .. p5 q5).  Samples: main 1;
+ * w2 1, w4 1, w5 2, w6 3; q2 1, p5 2, q5 1: 12 in all.
+ * Levels: w1 walk, w2 walk'2, w3 walk'3, w4..w6 walk'4; pk ping'k and qk
+ * pong'k, p5 ping'4 and q5 pong'4.
+ * Subtrees: w6 3, w5 5, w4 6, w3 6, w2 7, w1 7; q5 1, p5 3, q4 3, p4 3,
+ * q3 3, p3 3, q2 4, p2 4, q1 4, p1 4.
+ * A call into a frame past the last level carries nothing but its
+ * count: walk'4 (w4) -> w5 and (w5) -> w6, one edge walk'4 -> walk'4 of
+ * 0 (calls 5 + 3 = 8); pong'4 (q4) -> p5 0 (calls 3); ping'4 -> pong'4
+ * (p4) -> q4 3 and (p5) -> q5 0 (calls 1), one edge of 3 (calls 4).
+ * Self: main 1, walk'2 1, walk'4 1 + 2 + 3 = 6, pong'2 1, ping'4 2,
+ * pong'4 1.
+ * callgrind_annotate --inclusive=yes gives a called function the sum of
+ * the calls into it, main (called by none) self + calls: the samples
+ * with at least k frames of the name.  main 1 + 7 + 4 = 12; walk 7,
+ * walk'2 7, walk'3 6, walk'4 6 + 0 = 6; ping 4, pong 4, ping'2 4, pong'2
+ * 4, ping'3 3, pong'3 3, ping'4 3 + 0 = 3, pong'4 3 + 0 = 3.  Once per
+ * frame, as before levels, walk alone had 2 + 4 + 10 + 18 = 34 of 12. */
+static const char levels_capture[] =
+    "HELLO version=1 mode=cpu rate_hz=1000 threshold_bp=0 limit=100 cpu_budget=33554432 "
+    "retention_budget=67108864 stack_budget=16777216 backend=\"interpreter_safe_point\" "
+    "capabilities=cpu_tick_source,safe_stack_capture,source_spans colour=false\n"
+    "SOURCE id=0 origin=project path=\"src/d.jett\" spans=- text=\"fn main() {\\n  walk()\\n  "
+    "ping()\\n}\\nfn walk() {\\n  walk()\\n}\\nfn ping() {\\n  pong()\\n}\\nfn pong() "
+    "{\\n  ping()\\n}\\n\"\n"
+    "FUNC id=0 namespace=\"d\" function=\"main\" source=0 decl=0-32\n"
+    "FUNC id=1 namespace=\"d\" function=\"walk\" source=0 decl=32-55\n"
+    "FUNC id=2 namespace=\"d\" function=\"ping\" source=0 decl=55-78\n"
+    "FUNC id=3 namespace=\"d\" function=\"pong\" source=0 decl=78-101\n"
+    "EVENTS\n"
+    "  STACK id=0 parent=- func=0 site=-\n"
+    "  STACK id=1 parent=0 func=1 site=14-20\n"
+    "  STACK id=2 parent=1 func=1 site=46-52\n"
+    "  STACK id=3 parent=2 func=1 site=46-52\n"
+    "  STACK id=4 parent=3 func=1 site=46-52\n"
+    "  STACK id=5 parent=4 func=1 site=46-52\n"
+    "  STACK id=6 parent=5 func=1 site=46-52\n"
+    "  STACK id=7 parent=0 func=2 site=23-29\n"
+    "  STACK id=8 parent=7 func=3 site=69-75\n"
+    "  STACK id=9 parent=8 func=2 site=92-98\n"
+    "  STACK id=10 parent=9 func=3 site=69-75\n"
+    "  STACK id=11 parent=10 func=2 site=92-98\n"
+    "  STACK id=12 parent=11 func=3 site=69-75\n"
+    "  STACK id=13 parent=12 func=2 site=92-98\n"
+    "  STACK id=14 parent=13 func=3 site=69-75\n"
+    "  STACK id=15 parent=14 func=2 site=92-98\n"
+    "  STACK id=16 parent=15 func=3 site=69-75\n"
+    "  CPU_SAMPLE seq=1 tick=1 task=- actor=- thread=0 state=jett stack=0 span=14-20\n"
+    "  CPU_SAMPLE seq=2 tick=2 task=- actor=- thread=0 state=jett stack=2 span=46-52\n"
+    "  CPU_SAMPLE seq=3 tick=3 task=- actor=- thread=0 state=jett stack=4 span=46-52\n"
+    "  CPU_SAMPLE seq=4 tick=4 task=- actor=- thread=0 state=jett stack=5 span=46-52\n"
+    "  CPU_SAMPLE seq=5 tick=5 task=- actor=- thread=0 state=jett stack=5 span=46-52\n"
+    "  CPU_SAMPLE seq=6 tick=6 task=- actor=- thread=0 state=jett stack=6 span=46-52\n"
+    "  CPU_SAMPLE seq=7 tick=7 task=- actor=- thread=0 state=jett stack=6 span=46-52\n"
+    "  CPU_SAMPLE seq=8 tick=8 task=- actor=- thread=0 state=jett stack=6 span=46-52\n"
+    "  CPU_SAMPLE seq=9 tick=9 task=- actor=- thread=0 state=jett stack=10 span=92-98\n"
+    "  CPU_SAMPLE seq=10 tick=10 task=- actor=- thread=0 state=jett stack=15 span=69-75\n"
+    "  CPU_SAMPLE seq=11 tick=11 task=- actor=- thread=0 state=jett stack=15 span=69-75\n"
+    "  CPU_SAMPLE seq=12 tick=12 task=- actor=- thread=0 state=jett stack=16 span=92-98\n"
+    "END\n"
+    "FINISH termination=returned wall_ns=12000000 cpu_ns=- requested=12 coalesced=0 "
+    "dropped=0 collector_failure=false stack_limit=false\n";
+
+START_TEST(deep_recursion_annotated_by_hand)
+{
+    char *dir, *cg = export_text(levels_capture, &dir);
+    static const struct annotated want[] = {
+        {"d.main", 1, 12},  {"d.walk", 0, 7},   {"d.walk'2", 1, 7}, {"d.walk'3", 0, 6},
+        {"d.walk'4", 6, 6}, {"d.ping", 0, 4},   {"d.pong", 0, 4},   {"d.ping'2", 0, 4},
+        {"d.pong'2", 1, 4}, {"d.ping'3", 0, 3}, {"d.pong'3", 0, 3}, {"d.ping'4", 2, 3},
+        {"d.pong'4", 1, 3}};
+    expect_annotated(cg, want, sizeof want / sizeof want[0], 12);
+    /* the levels call each other, and the last ones form the cycle */
+    static const char *const callers[][2] = {
+        {"d.walk", "d.main"},     {"d.walk'2", "d.walk"},   {"d.walk'3", "d.walk'2"},
+        {"d.walk'4", "d.walk'3"}, {"d.walk'4", "d.walk'4"}, {"d.ping", "d.main"},
+        {"d.pong", "d.ping"},     {"d.ping'2", "d.pong"},   {"d.pong'2", "d.ping'2"},
+        {"d.ping'4", "d.pong'3"}, {"d.pong'4", "d.ping'4"}, {"d.ping'4", "d.pong'4"}};
+    expect_callers(cg, "src/d.jett", callers, sizeof callers / sizeof callers[0]);
+    /* our own reader accepts it */
+    char *jett = tu_build_path("cli/jett");
+    const char *chk[] = {jett, "callgrind", "check", cg, NULL};
+    struct tu_output o;
+    ck_assert_int_eq(tu_run(chk, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%s%s", o.out, o.err);
+    tu_output_free(&o);
+    unlink(cg), rmdir(dir);
+    free(cg), free(dir), free(jett);
 }
 END_TEST
 
@@ -487,6 +658,7 @@ Suite *cgexport_suite(void)
     tcase_add_test(t, damaged_capture_names_the_byte);
     tcase_add_test(t, annotate_totals_equal_the_profile);
     tcase_add_test(t, recursion_annotated_by_hand);
+    tcase_add_test(t, deep_recursion_annotated_by_hand);
     tcase_add_test(t, every_fixture_reads_back);
     suite_add_tcase(s, t);
     return s;

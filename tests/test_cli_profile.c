@@ -92,6 +92,33 @@ START_TEST(pack_dump_roundtrip)
 }
 END_TEST
 
+/* pack's failed write reads `cannot write PATH: REASON`, exit 2; -o naming
+ * the text being packed is refused and the text keeps its bytes. */
+START_TEST(pack_write_failures)
+{
+    char *txt = tu_source_path("fixtures/captures/tiny-cpu.jcap.txt");
+    struct tu_output o;
+    const char *full[] = {tu_jett, "profile", "pack", txt, "-o", "/dev/full", NULL};
+    ck_assert_int_eq(run(full, &o), 2);
+    ck_assert_str_eq(o.err, "jett: cannot write /dev/full: No space left on device\n");
+    tu_output_free(&o);
+    char *copy = tu_tmp_path("self.txt"), *link = tu_tmp_path("self-link.txt");
+    size_t len, after;
+    char *text = tu_read_file(txt, &len);
+    ck_assert_int_eq(tu_write_file(copy, text, len), 0);
+    ck_assert_int_eq(symlink(copy, link), 0);
+    const char *self[] = {tu_jett, "profile", "pack", copy, "-o", link, NULL};
+    ck_assert_int_eq(run(self, &o), 2);
+    ck_assert_ptr_nonnull(strstr(o.err, "is the text being packed"));
+    tu_output_free(&o);
+    char *kept = tu_read_file(copy, &after);
+    ck_assert_uint_eq(after, len);
+    ck_assert_int_eq(memcmp(kept, text, len), 0);
+    unlink(link), unlink(copy);
+    free(kept), free(text), free(copy), free(link), free(txt);
+}
+END_TEST
+
 /* pack -o a FIFO writes into it, as into a device: the FIFO stays. */
 START_TEST(pack_to_a_fifo)
 {
@@ -274,6 +301,7 @@ Suite *cli_profile_suite(void)
     tcase_add_test(t, help_and_version);
     tcase_add_test(t, pack_dump_roundtrip);
     tcase_add_test(t, pack_to_a_fifo);
+    tcase_add_test(t, pack_write_failures);
     tcase_add_test(t, dump_from_stdin);
     tcase_add_test(t, dump_bad_capture_exits_1);
     tcase_add_test(t, pack_bad_text_exits_1_with_line);

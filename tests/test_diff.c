@@ -923,17 +923,21 @@ END_TEST
  * arithmetic).  Rows by |self change|: f 50, then main and g at 0, main
  * first by |inclusive change| 50 > 0.  Shares: f 100/200 = 50% -> 50/150
  * = 33.33%, g 50% -> 66.67%. */
+/* At different rates a row is ordered by its change at the ratio of the
+ * rates: g doubled its time (100 -> 100 at half the rate: |100 x 1000 -
+ * 100 x 500| = 50000) and comes first; f kept its time (|50 x 1000 - 100 x
+ * 500| = 0) and comes last although its count fell by 50. */
 START_TEST(rate_pair_by_hand)
 {
     char *out = run_diff("fixtures/diff-rate-base.jcap", "fixtures/diff-rate-new.jcap", true, 0);
     ck_assert_msg(
         strstr(out, "}:\n"
-                    "    rate,f,project,src/rate.jett,5,5,unchanged,100,50,-50,0.5,1,none,none,"
-                    "100,50,-50,0.5,1,none,none,50,33.33,-16.67\n"
+                    "    rate,g,project,src/rate.jett,6,6,changed,100,100,0,1,0.000002,significant,"
+                    "grew,100,100,0,1,0.000002,significant,grew,50,66.67,16.67\n"
                     "    rate,main,project,src/rate.jett,1,1,changed,0,0,0,unavailable,1,none,none,"
                     "200,150,-50,0.75,0.000256,significant,grew,100,100,0\n"
-                    "    rate,g,project,src/rate.jett,6,6,changed,100,100,0,1,0.000002,significant,"
-                    "grew,100,100,0,1,0.000002,significant,grew,50,66.67,16.67\n") != NULL,
+                    "    rate,f,project,src/rate.jett,5,5,unchanged,100,50,-50,0.5,1,none,none,"
+                    "100,50,-50,0.5,1,none,none,50,33.33,-16.67\n") != NULL,
         "%s", out);
     ck_assert_ptr_nonnull(strstr(out, "    recorded_samples,200,150,-50,0.75,0.000256,significant\n"
                                       "    attributed_samples,200,150,-50,0.75,0.000256,"
@@ -946,15 +950,15 @@ START_TEST(rate_pair_by_hand)
     ck_assert_msg(strstr(out, "\nBASE was sampled at 1000 Hz and NEW at 500 Hz: a count grew when "
                               "NEW's count\nx 1000 / 500 is above BASE's, whatever the sign of its "
                               "delta.\n") &&
-                      strstr(out, " 1. rate.f src/rate.jett:5 unchanged\n"
-                                  " self samples 100 -> 50 -50 x0.5000 none\n") &&
+                      strstr(out, " 1. rate.g src/rate.jett:6 changed\n"
+                                  " self samples 100 -> 100 +0 x1.0000 significant "
+                                  "(p < 0.0001), grew\n") &&
                       strstr(out, " 2. rate.main src/rate.jett:1 changed\n"
                                   " self samples 0 -> 0 +0 - none\n"
                                   " inclusive samples 200 -> 150 -50 x0.7500 significant "
                                   "(p = 0.0003), grew\n") &&
-                      strstr(out, " 3. rate.g src/rate.jett:6 changed\n"
-                                  " self samples 100 -> 100 +0 x1.0000 significant "
-                                  "(p < 0.0001), grew\n"),
+                      strstr(out, " 3. rate.f src/rate.jett:5 unchanged\n"
+                                  " self samples 100 -> 50 -50 x0.5000 none\n"),
                   "%s", out);
     ck_assert_ptr_null(strstr(out, "p = 1.0000"));
     free(out);

@@ -59,7 +59,7 @@ START_TEST(collapsed_each_fixture)
         "app.main 1\n"
         "app.main;app.work 2\n"
         "app.main;app.work;app.a_very_long_function_name_that_will_not_fit_in_a_narrow_frame 1\n"
-        "app.main;ctl.tab?here??end 1\n"
+        "app.main;ctl.tab\\x09here\\x01\\x7fend 1\n"
         "app.main;evil.<script>alert('x')</script> 1\n"
         "app.main;evil.<script>alert('x')</script>;q\"uote.a&b:c 2\n"
         "app.main;\xe6\x97\xa5\xe6\x9c\xac.\xe9\x96\xa2\xe6\x95\xb0 1\n");

@@ -222,7 +222,7 @@ static const char hostile_collapsed[] =
     "app.main 1\n"
     "app.main;app.work 2\n"
     "app.main;app.work;app.a_very_long_function_name_that_will_not_fit_in_a_narrow_frame 1\n"
-    "app.main;ctl.tab?here??end 1\n"
+    "app.main;ctl.tab\\x09here\\x01\\x7fend 1\n"
     "app.main;evil.<script>alert('x')</script> 1\n"
     "app.main;evil.<script>alert('x')</script>;q\"uote.a&b:c 2\n"
     "app.main;\xe6\x97\xa5\xe6\x9c\xac.\xe9\x96\xa2\xe6\x95\xb0 1\n";
@@ -230,7 +230,8 @@ static const char hostile_collapsed[] =
 /* hostile-names: samples at stacks 2, 2, 1, 3, 4, 5, 6, 7, 0 (jett), one
  * runtime, one waiting.  Stacks 4 and 5 are two FUNCs both shown as
  * app.work, so one frame: main;work 1 + 1 = 2.  ';' in "a&b;c" becomes
- * ':' and the control bytes of "tab\there\x01\x7fend" become '?'.
+ * ':' and the control bytes of "tab\there\x01\x7fend" are shown as
+ * \x09, \x01 and \x7f (jett-profile(7), Escaped text).
  * Sorted bytewise: after "app.main;" come 'a' < 'c' < 'e' < 0xe6 (日). */
 START_TEST(hostile_names)
 {

@@ -397,6 +397,53 @@ START_TEST(hostile_source_stays_out)
 }
 END_TEST
 
+/* cpu-ties has a project, a dependency and a standard library source:
+ * their file names are paths from the project's root (a dependency's
+ * NAME/... under deps/, a standard library file as it lies under jett's
+ * data folder), so that go tool pprof -list finds them from there. */
+START_TEST(file_names_resolve_from_the_root)
+{
+    pp_profile *p = export_fixture("cpu-ties", 0);
+    static const char *const want[] = {"src/a.jett", "src/b.jett", "deps/textkit/x.jett",
+                                       "stdlib/std/x.jett"};
+    bool seen[4] = {false, false, false, false};
+    for (size_t i = 0; i < p->n_function; i++) {
+        const char *file = str(p, p->function[i]->filename);
+        size_t k = 0;
+        while (k < 4 && strcmp(file, want[k]) != 0)
+            k++;
+        ck_assert_msg(k < 4, "file name %s", file);
+        seen[k] = true;
+    }
+    for (size_t k = 0; k < 4; k++)
+        ck_assert_msg(seen[k], "no function in %s", want[k]);
+    perftools__profiles__profile__free_unpacked(p, NULL);
+}
+END_TEST
+
+/* names-escape: every name and path in the string table as
+ * jett-profile(7)'s Escaped text shows it. */
+START_TEST(names_escaped)
+{
+    pp_profile *p = export_fixture("names-escape", 0);
+    static const char *const want[] = {
+        "app.main",
+        "esc.red\\x1b[31mtext",
+        "nl.two\\x0alines\\x0dcr\\x09tab",
+        "bidi.user\\xe2\\x80\\xaetxt.exe\\xe2\\x81\\xa6",
+        "zw.a\\xe2\\x80\\x8bb\\xef\\xbb\\xbfc\\xc2\\xadd\\xd8\\x9ce\\xe2\\x80\\x8f",
+        "c1.del\\x7fnel\\xc2\\x85tag\\xf3\\xa0\\x81\\x81non\\xef\\xbf\\xbe"};
+    ck_assert_uint_eq(p->n_function, 6);
+    for (size_t i = 0; i < 6; i++) {
+        const Perftools__Profiles__Function *f = p->function[i];
+        ck_assert_str_eq(str(p, f->name), want[i]);
+        ck_assert_str_eq(str(p, f->system_name), want[i]);
+        ck_assert_str_eq(str(p, f->filename), i ? "" : "src/ma\\xe2\\x80\\xaein.jett");
+    }
+    perftools__profiles__profile__free_unpacked(p, NULL);
+}
+END_TEST
+
 /* A capture cut short: what was read is exported (a valid profile) and
  * the error names the byte where reading stopped. */
 START_TEST(damaged_capture_exports_what_was_read)
@@ -431,6 +478,8 @@ Suite *pprof_suite(void)
     tcase_add_test(t, memory_without_live_bytes);
     tcase_add_test(t, every_fixture_is_well_formed);
     tcase_add_test(t, hostile_source_stays_out);
+    tcase_add_test(t, file_names_resolve_from_the_root);
+    tcase_add_test(t, names_escaped);
     tcase_add_test(t, damaged_capture_exports_what_was_read);
     suite_add_tcase(s, t);
     return s;

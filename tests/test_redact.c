@@ -99,6 +99,25 @@ START_TEST(control_and_invalid_bytes)
 }
 END_TEST
 
+/* Bidirectional controls and invisible format characters are escaped as
+ * control characters are (jett-profile(7), Escaped text): a right-to-left
+ * override would show `if admin {` as something else on a terminal. */
+START_TEST(format_characters)
+{
+    expect("  ok(\xe2\x80\xae, x)\n", NULL, 0, 0, "ok(\\xe2\\x80\\xae, x)", true); /* RLO */
+    expect("a\xe2\x81\xa6"
+           "b\xe2\x81\xa9\n",
+           NULL, 0, 0, "a\\xe2\\x81\\xa6b\\xe2\\x81\\xa9", true); /* LRI, PDI */
+    expect("z\xe2\x80\x8bw\xef\xbb\xbfs\xc2\xad\n", NULL, 0, 0,
+           "z\\xe2\\x80\\x8bw\\xef\\xbb\\xbfs\\xc2\\xad", true); /* ZWSP, BOM, SHY */
+    /* a 4-byte tag character, 16 bytes escaped */
+    expect("t\xf3\xa0\x81\x81\n", NULL, 0, 0, "t\\xf3\\xa0\\x81\\x81", true);
+    /* other characters stay: no redaction */
+    expect("x \xe2\x80\x90 \xe2\x80\xa9 \xc2\xa0y\n", NULL, 0, 0,
+           "x \xe2\x80\x90 \xe2\x80\xa9 \xc2\xa0y", false);
+}
+END_TEST
+
 START_TEST(cut_at_160_bytes)
 {
     char line[400], want[200];
@@ -153,6 +172,7 @@ Suite *redact_suite(void)
     tcase_add_test(t, comments_dropped);
     tcase_add_test(t, literals_and_secrets);
     tcase_add_test(t, control_and_invalid_bytes);
+    tcase_add_test(t, format_characters);
     tcase_add_test(t, cut_at_160_bytes);
     tcase_add_test(t, line_lookup);
     suite_add_tcase(s, t);

@@ -44,6 +44,11 @@ static const struct {
     {"mem-budget", "mem-budget", NULL, NULL},
     {"mem-workers", "mem-workers", NULL, NULL},
     {"mem-empty", "mem-empty", NULL, NULL},
+    {"mem-holders", "mem-holders", NULL, NULL},
+    {"mem-holders-many", "mem-holders-many", NULL, NULL},
+    {"mem-holders-cut", "mem-holders-cut", NULL, NULL},
+    {"mem-holders-refused", "mem-holders-refused", NULL, NULL},
+    {"mem-holders-limit", "mem-holders-limit", NULL, NULL},
 };
 
 /* Replays fixture i with `jett-profd replay` or, when `jett` is set,

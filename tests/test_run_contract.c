@@ -220,7 +220,9 @@ START_TEST(fallback_profile_has_every_field)
                               "    retained_bytes: unavailable\n"
                               "    attributed_allocated_bytes: unavailable\n  bottlenecks: []\n"
                               "  eligible_bottlenecks: unavailable\n  emitted_bottlenecks: 0\n"
-                              "  truncated_bottlenecks: unavailable\n  capabilities:\n"),
+                              "  truncated_bottlenecks: unavailable\n"
+                              "  retained_status: unavailable\n  retained: unavailable\n"
+                              "  capabilities:\n"),
                   "%s", doc);
     free(doc), free(p);
 }

@@ -112,13 +112,14 @@ static void check_accounting(const struct run *r)
  * without them) and whether its profile has a process CPU figure. */
 static const struct mode_case {
     const char *flag; /* NULL: a plain run */
-    bool timer, profiled, process_cpu;
+    bool timer, profiled, process_cpu, walk;
 } mode_cases[] = {
     /* the timer ran for the whole program, about 0.4 s at 1000 Hz */
-    {"--profile", true, true, true},
-    {"--profile-memory", false, true, false},
+    {"--profile", true, true, true, false},
+    /* the walk of retained holders, on the launcher's thread */
+    {"--profile-memory", false, true, false, true},
     /* no profiler, no daemon: zeros for them, the process's own figures */
-    {NULL, false, false, false},
+    {NULL, false, false, false, false},
 };
 
 START_TEST(every_mode_reports_its_parties)
@@ -140,6 +141,11 @@ START_TEST(every_mode_reports_its_parties)
         ck_assert_int_eq(field(r.cpu, "writer_ns"), 0);
         ck_assert_int_eq(field(r.cpu, "daemon_ns"), 0);
     }
+    if (m->walk)
+        ck_assert_int_gt(field(r.cpu, "walk_ns"), 0);
+    else
+        ck_assert_int_eq(field(r.cpu, "walk_ns"), 0);
+    ck_assert_int_le(field(r.cpu, "walk_ns"), field(r.cpu, "launcher_ns"));
     run_free(&r);
 }
 END_TEST

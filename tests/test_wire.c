@@ -1304,6 +1304,183 @@ START_TEST(errors_carry_frame_offset)
 }
 END_TEST
 
+/* ---- RETAINED ---- */
+
+/* A RETAINED record of `n` rows (func, bytes, objects triples). */
+static void put_retained(msgpack_sbuffer *sb, struct wire_str ns, struct wire_str name,
+                         uint32_t src, struct wire_span decl, bool complete, uint32_t n,
+                         const struct wire_retained_row *rows)
+{
+    uint8_t bin[4 * WIRE_RETAINED_ROW_SIZE];
+    for (uint32_t i = 0; i < n; i++)
+        wire_put_retained_row(bin + (size_t)i * WIRE_RETAINED_ROW_SIZE, &rows[i]);
+    struct wire_retained r = {ns, name, src, decl, bin, n, complete};
+    ck_assert_int_eq(wire_encode_retained(sb, &r), 0);
+}
+
+static const struct wire_str no_name = {NULL, 0};
+
+START_TEST(retained_roundtrip)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    put_base(&sb);
+    const struct wire_retained_row rows[] = {{1, 120, 3}, {WIRE_NONE32, UINT64_MAX, UINT64_MAX}};
+    put_retained(&sb, S("a.b"), S("cache"), 0, (struct wire_span){13, 20}, true, 2, rows);
+    put_retained(&sb, no_name, no_name, WIRE_NONE32, WIRE_SPAN_NONE, false, 0, NULL);
+    struct wire_finish fin = {0};
+    wire_encode_finish(&sb, &fin);
+    struct wire_decoder *d = wire_decoder_new(WIRE_TO_DAEMON);
+    struct wire_record rec;
+    int seen = 0;
+    for (size_t off = 0; off < sb.size;) {
+        off += wire_decoder_push(d, sb.data + off, sb.size - off);
+        ck_assert_int_eq(wire_decoder_next(d, &rec), 1);
+        if (rec.type != WIRE_RETAINED)
+            continue;
+        const struct wire_retained *r = &rec.u.retained;
+        if (seen++ == 0) {
+            ck_assert(r->ns.len == 3 && memcmp(r->ns.ptr, "a.b", 3) == 0);
+            ck_assert(r->name.len == 5 && memcmp(r->name.ptr, "cache", 5) == 0);
+            ck_assert_uint_eq(r->source_id, 0);
+            ck_assert(r->decl.start == 13 && r->decl.end == 20);
+            ck_assert(r->complete);
+            ck_assert_uint_eq(r->n_rows, 2);
+            struct wire_retained_row a = wire_retained_row_at(r, 0), b = wire_retained_row_at(r, 1);
+            ck_assert(a.func_id == 1 && a.bytes == 120 && a.objects == 3);
+            ck_assert(b.func_id == WIRE_NONE32 && b.bytes == UINT64_MAX && b.objects == UINT64_MAX);
+        } else {
+            ck_assert(r->ns.ptr == NULL && r->name.ptr == NULL);
+            ck_assert_uint_eq(r->source_id, WIRE_NONE32);
+            ck_assert(!wire_span_present(r->decl) && !r->complete && r->n_rows == 0);
+        }
+    }
+    wire_decoder_free(d);
+    ck_assert_int_eq(seen, 2);
+    struct decoded all;
+    ck_assert_int_eq(decode_all(sb.data, sb.size, 3, WIRE_TO_DAEMON, &all), 0);
+    ck_assert_int_eq(all.records, 8);
+    msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
+/* put_base, then one RETAINED record, then expect the error. */
+static void retained_case(struct wire_str ns, struct wire_str name, uint32_t src,
+                          struct wire_span decl, struct wire_retained_row row,
+                          enum wire_errcode code, const char *needle)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    put_base(&sb);
+    put_retained(&sb, ns, name, src, decl, true, 1, &row);
+    expect_error(&sb, code, needle);
+    msgpack_sbuffer_destroy(&sb);
+}
+
+START_TEST(retained_rules)
+{
+    const struct wire_retained_row ok = {0, 10, 1};
+    const struct wire_span none = WIRE_SPAN_NONE, decl = {13, 20};
+    retained_case(S("a"), no_name, 0, decl, ok, WIRE_E_RANGE,
+                  "RETAINED: a holder has both a namespace and a name");
+    retained_case(no_name, no_name, 0, none, ok, WIRE_E_RANGE,
+                  "the closing record names no source and no span");
+    retained_case(S("a"), S("x"), WIRE_NONE32, decl, ok, WIRE_E_RANGE, "a span without a source");
+    retained_case(S("a"), S("x"), 1, none, ok, WIRE_E_REF,
+                  "RETAINED.source_id: the source is not defined");
+    retained_case(S("a"), S("x"), 0, (struct wire_span){13, 900}, ok, WIRE_E_RANGE,
+                  "RETAINED.decl: span ends past its source text");
+    retained_case(S("a"), (struct wire_str){"x\0y", 3}, 0, decl, ok, WIRE_E_RANGE,
+                  "RETAINED.name:");
+    retained_case(S("a"), S("x"), 0, decl, (struct wire_retained_row){2, 10, 1}, WIRE_E_REF,
+                  "RETAINED.rows: row 1 names a function that is not defined");
+    retained_case(S("a"), S("x"), 0, decl, (struct wire_retained_row){0, 10, 0}, WIRE_E_RANGE,
+                  "RETAINED.rows: row 1 counts no object");
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    put_base(&sb);
+    pack_raw(&sb, "unnnnub", (uint64_t)WIRE_RETAINED, (uint64_t)7, 1);
+    expect_error(&sb, WIRE_E_FIELD_TYPE, "RETAINED.rows: expected a bin");
+    msgpack_sbuffer_clear(&sb);
+    put_base(&sb);
+    pack_raw(&sb, "uu", (uint64_t)WIRE_RETAINED, (uint64_t)0);
+    expect_error(&sb, WIRE_E_ARITY, "RETAINED: expected 6 fields, got 1");
+    msgpack_sbuffer_clear(&sb);
+    pack_raw(&sb, "u", (uint64_t)11); /* the type after RETAINED is not defined here */
+    expect_error(&sb, WIRE_E_TYPE, "unknown record type 11");
+    msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
+START_TEST(retained_rows_whole)
+{
+    msgpack_sbuffer sb, body;
+    msgpack_sbuffer_init(&sb);
+    put_base(&sb);
+    msgpack_sbuffer_init(&body);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &body, msgpack_sbuffer_write);
+    msgpack_pack_array(&pk, 7);
+    msgpack_pack_uint8(&pk, WIRE_RETAINED);
+    for (int i = 0; i < 4; i++)
+        msgpack_pack_nil(&pk);
+    static const uint8_t odd[WIRE_RETAINED_ROW_SIZE + 1] = {0};
+    msgpack_pack_bin(&pk, sizeof odd);
+    msgpack_pack_bin_body(&pk, odd, sizeof odd);
+    msgpack_pack_true(&pk);
+    raw_frame(&sb, body.data, (uint32_t)body.size);
+    expect_error(&sb, WIRE_E_LIMIT, "RETAINED.rows: 21 bytes is not a whole number of rows");
+    msgpack_sbuffer_destroy(&body);
+    msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
+/* The walk comes after every EVENTS frame and closes before FINISH. */
+START_TEST(retained_order)
+{
+    const struct wire_retained_row row = {0, 10, 1};
+    const struct wire_span decl = {13, 20};
+    struct wire_finish fin = {0};
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    put_base(&sb);
+    put_retained(&sb, S("a"), S("x"), 0, decl, true, 1, &row);
+    uint8_t bin[WIRE_STACK_SIZE];
+    struct wire_stack st = {1, WIRE_NONE32, 0, WIRE_SPAN_NONE};
+    wire_put_stack(bin, &st);
+    wire_encode_events(&sb, 1, bin, sizeof bin);
+    expect_error(&sb, WIRE_E_ORDER, "EVENTS after RETAINED");
+    msgpack_sbuffer_clear(&sb);
+    put_base(&sb);
+    put_retained(&sb, no_name, no_name, WIRE_NONE32, WIRE_SPAN_NONE, true, 1, &row);
+    put_retained(&sb, no_name, no_name, WIRE_NONE32, WIRE_SPAN_NONE, true, 1, &row);
+    put_retained(&sb, S("a"), S("x"), 0, decl, true, 1, &row);
+    expect_error(&sb, WIRE_E_ORDER, "RETAINED: a holder after the closing record");
+    msgpack_sbuffer_clear(&sb);
+    put_base(&sb);
+    put_retained(&sb, S("a"), S("x"), 0, decl, false, 1, &row);
+    put_retained(&sb, S("a"), S("y"), 0, decl, true, 1, &row);
+    expect_error(&sb, WIRE_E_ORDER, "RETAINED: a holder after an incomplete record");
+    msgpack_sbuffer_clear(&sb);
+    put_base(&sb);
+    put_retained(&sb, S("a"), S("x"), 0, decl, true, 1, &row);
+    wire_encode_finish(&sb, &fin);
+    expect_error(&sb, WIRE_E_ORDER, "FINISH before the walk's closing RETAINED");
+    msgpack_sbuffer_clear(&sb);
+    put_base(&sb); /* a capture without a walk, and one cut short, are whole */
+    wire_encode_finish(&sb, &fin);
+    struct decoded r;
+    ck_assert_int_eq(decode_all(sb.data, sb.size, sb.size, WIRE_TO_DAEMON, &r), 0);
+    msgpack_sbuffer_clear(&sb);
+    put_base(&sb);
+    put_retained(&sb, S("a"), S("x"), 0, decl, false, 1, &row);
+    put_retained(&sb, no_name, no_name, WIRE_NONE32, WIRE_SPAN_NONE, false, 0, NULL);
+    wire_encode_finish(&sb, &fin);
+    ck_assert_int_eq(decode_all(sb.data, sb.size, sb.size, WIRE_TO_DAEMON, &r), 0);
+    msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
 Suite *wire_suite(void)
 {
     Suite *s = suite_create("wire");
@@ -1312,6 +1489,7 @@ Suite *wire_suite(void)
     tcase_add_test(t, roundtrip_to_launcher);
     tcase_add_test(t, split_at_every_boundary);
     tcase_add_test(t, batch_append_respects_capacity);
+    tcase_add_test(t, retained_roundtrip);
     suite_add_tcase(s, t);
     t = tcase_create("framing");
     tcase_add_test(t, frame_zero_length);
@@ -1347,6 +1525,9 @@ Suite *wire_suite(void)
     tcase_add_test(t, calls_roundtrip);
     tcase_add_test(t, calls_rules);
     tcase_add_test(t, calls_encoder_bound);
+    tcase_add_test(t, retained_rules);
+    tcase_add_test(t, retained_rows_whole);
+    tcase_add_test(t, retained_order);
     suite_add_tcase(s, t);
     return s;
 }

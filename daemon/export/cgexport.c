@@ -1,45 +1,68 @@
 /* cgexport: the aggregation's per-node and per-line costs -> Callgrind. */
+#include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon/attrib.h"
+#include "daemon/escape.h"
 #include "daemon/export/cgexport.h"
 #include "daemon/export/export_run.h"
 #include "proto/util/decimal.h"
 #include "proto/util/radix.h"
 #include "proto/wire-internal.h"
 
+/* A function identity: its namespace, name and display text `ns.name`
+ * as escape.h shows them, and the display text's id (identities of one
+ * display text share it: a recursion level counts frames of one text). */
 struct cg_func {
-    char *ns, *name;
-    uint32_t ns_len, name_len, source, line;
-    uint32_t rank; /* position in identity order, for output */
+    char *ns, *name, *disp;
+    uint32_t source, line, disp_id;
+    uint32_t levels; /* the deepest level (capped) of its frames, 1.. */
+    uint32_t deep;   /* the entry of its level 2, when levels > 1 */
+};
+
+/* A function of the output: an identity at one recursion level, named
+ * `ns.name` at level 1 and `ns.name'L` below. */
+struct cg_entry {
+    uint32_t ident, level;
+    uint32_t rank; /* position in output order */
+    char *name;
 };
 
 /* A source's line starts (the aggregation's), and for every 64-byte
  * block of its text up to the last line start the line holding the
  * block's first byte: a line is then a short scan away, not a binary
- * search. */
+ * search.  The path as escape.h shows it. */
 #define CG_BLOCK_SHIFT 6
 struct cg_source {
-    const char *path;
+    char *path;
     const uint32_t *lines;
     uint32_t n_lines;
     uint32_t *block, n_blocks;
 };
 
-/* A stack node: its parent, function and the line of the call that
+/* A stack node: its parent, function identity, entry (identity and
+ * level), recursion level before the cap, and the line of the call that
  * entered it (in the parent's source). */
 struct cg_node {
-    uint32_t parent, func, site_line;
+    uint32_t parent, func, entry, level, site_line;
 };
 
 /* Per-edge costs, `stride` values each: the weight (samples, or bytes),
- * then in memory captures the allocation count and the number of
- * observations (calls=).  In CPU captures the three are the same number.
- * A node the aggregation holds invalid has func CG_NONE and no edge. */
-#define CG_STRIDE_CPU 1
+ * in memory captures the allocation count, and the number of
+ * observations that crossed the call (calls=).  A node the aggregation
+ * holds invalid has func CG_NONE and no edge. */
+#define CG_STRIDE_CPU 2
 #define CG_STRIDE_MEMORY 3
+
+/* A self cost of a recursive identity's frames, while they are sorted
+ * by entry rank and line. */
+struct cg_self {
+    uint64_t key; /* entry rank << 32 | line */
+    uint64_t w[2];
+};
 
 struct cg {
     uint8_t mode;
@@ -49,12 +72,16 @@ struct cg {
     uint32_t n_src;
     struct cg_func *fn;
     uint32_t n_fn;
+    struct cg_entry *entry;
+    uint32_t n_entry;
     struct cg_node *node;
     uint32_t n_node;
     uint64_t *edge; /* charged to the edge into this node */
     /* the nodes that carry an edge cost, by caller rank: those of rank r
      * are edges[edge_start[r] .. edge_start[r + 1]), by line and callee */
     uint32_t *edges, *edge_start;
+    struct cg_self *self; /* recursive identities' self costs, sorted */
+    size_t n_self;
     uint64_t total[2];
 };
 
@@ -104,9 +131,23 @@ static int index_blocks(struct cg_source *d)
     return 0;
 }
 
+/* The nearest frame above node i of its display text, CG_NONE when
+ * there is none. */
+static uint32_t same_text_above(const struct cg *g, uint32_t i)
+{
+    uint32_t want = g->fn[g->node[i].func].disp_id, at = g->node[i].parent;
+    while (at != CG_NONE && g->fn[g->node[at].func].disp_id != want)
+        at = g->node[at].parent;
+    return at;
+}
+
 /* Charges every call edge with what was observed below it: the edge
  * into node k carries the observations of k's subtree (attrib.h), the
- * inclusive cost of that call as Callgrind records one. */
+ * inclusive cost of that call as Callgrind records one, and calls= their
+ * number.  A call into a frame past the last level carries nothing but
+ * its count: the call into the last level's outermost frame above it
+ * already holds everything observed there, and callgrind_annotate adds
+ * up a called function's inclusive cost from the calls into it. */
 static int charge_edges(struct cg *g)
 {
     g->edge = calloc((size_t)g->n_node * g->stride + 1, sizeof *g->edge);
@@ -118,9 +159,12 @@ static int charge_edges(struct cg *g)
         struct attrib_node_quantities q;
         attrib_node_below(g->agg, i, &q);
         uint64_t *e = &g->edge[(size_t)i * g->stride];
-        e[0] = q.self;
+        bool folded = g->node[i].level > CGEXPORT_LEVELS;
+        e[0] = folded ? 0 : q.self;
         if (g->stride == CG_STRIDE_MEMORY)
-            e[1] = q.count, e[2] = q.events;
+            e[1] = folded ? 0 : q.count, e[2] = q.events;
+        else
+            e[1] = q.self;
     }
     return 0;
 }
@@ -132,7 +176,7 @@ static bool has_edge(const struct cg *g, uint32_t node)
 
 static uint32_t caller_rank(const struct cg *g, uint32_t node)
 {
-    return g->fn[g->node[g->node[node].parent].func].rank;
+    return g->entry[g->node[g->node[node].parent].entry].rank;
 }
 
 /* An edge while its caller's edges are sorted: call line << 32 | callee
@@ -156,7 +200,8 @@ static int sort_caller_edges(const struct cg *g, uint32_t *edges, uint32_t n,
     *tmp = t;
     for (uint32_t i = 0; i < n; i++) {
         const struct cg_node *k = &g->node[edges[i]];
-        t[i] = (struct cg_edge_key){(uint64_t)k->site_line << 32 | g->fn[k->func].rank, edges[i]};
+        t[i] =
+            (struct cg_edge_key){(uint64_t)k->site_line << 32 | g->entry[k->entry].rank, edges[i]};
     }
     void *base = t, *scratch = t + n;
     radix_sort(&base, &scratch, n, sizeof *t, offsetof(struct cg_edge_key, key));
@@ -174,13 +219,13 @@ static int list_edges(struct cg *g)
     if (charge_edges(g) != 0)
         return -1;
     uint32_t n = 0;
-    g->edge_start = calloc((size_t)g->n_fn + 2, sizeof *g->edge_start);
+    g->edge_start = calloc((size_t)g->n_entry + 2, sizeof *g->edge_start);
     if (!g->edge_start)
         return -1;
     for (uint32_t i = 0; i < g->n_node; i++)
         if (has_edge(g, i))
             g->edge_start[caller_rank(g, i) + 2]++, n++;
-    for (uint32_t r = 0; r < g->n_fn; r++)
+    for (uint32_t r = 0; r < g->n_entry; r++)
         g->edge_start[r + 2] += g->edge_start[r + 1];
     g->edges = malloc(((size_t)n + 1) * sizeof *g->edges);
     if (!g->edges)
@@ -191,23 +236,144 @@ static int list_edges(struct cg *g)
     struct cg_edge_key *tmp = NULL;
     uint32_t tmp_cap = 0;
     int rc = 0;
-    for (uint32_t r = 0; rc == 0 && r < g->n_fn; r++)
+    for (uint32_t r = 0; rc == 0 && r < g->n_entry; r++)
         rc = sort_caller_edges(g, g->edges + g->edge_start[r],
                                g->edge_start[r + 1] - g->edge_start[r], &tmp, &tmp_cap);
     free(tmp);
     return rc;
 }
 
-static char *dupn(const char *s, uint32_t n)
+/* "ns.name": the display text, whose frames recursion levels count. */
+static char *display(const char *ns, const char *name)
 {
-    char *p = malloc((size_t)n + 1);
-    if (p)
-        memcpy(p, s, n), p[n] = 0;
-    return p;
+    size_t n = strlen(ns) + strlen(name) + 2;
+    char *d = malloc(n);
+    if (d)
+        snprintf(d, n, "%s.%s", ns, name);
+    return d;
 }
 
-/* The sources, functions and stack nodes of the aggregation, with each
- * node's observations: 0, or -1 when out of memory. */
+static int disp_cmp(const void *a, const void *b, void *ctx)
+{
+    const struct cg *g = ctx;
+    return strcmp(g->fn[*(const uint32_t *)a].disp, g->fn[*(const uint32_t *)b].disp);
+}
+
+/* Gives identities of one display text one id: 0, or -1. */
+static int number_texts(struct cg *g)
+{
+    uint32_t *by = malloc(((size_t)g->n_fn + 1) * sizeof *by);
+    if (!by)
+        return -1;
+    for (uint32_t i = 0; i < g->n_fn; i++)
+        by[i] = i;
+    qsort_r(by, g->n_fn, sizeof *by, disp_cmp, g);
+    for (uint32_t i = 0, id = 0; i < g->n_fn; i++) {
+        if (i && disp_cmp(&by[i - 1], &by[i], g) != 0)
+            id++;
+        g->fn[by[i]].disp_id = id;
+    }
+    free(by);
+    return 0;
+}
+
+/* The sources and identities, their names and paths as escape.h shows
+ * them: 0, or -1 when out of memory. */
+static int take_names(struct cg *g, const struct agg *a)
+{
+    for (uint32_t i = 0; i < g->n_src; i++) {
+        struct attrib_source s;
+        attrib_source(a, i, &s);
+        g->src[i] =
+            (struct cg_source){escape_dup(s.path, s.path_len, NULL), s.lines, s.n_lines, NULL, 0};
+        if (!g->src[i].path || index_blocks(&g->src[i]) != 0)
+            return -1;
+    }
+    for (uint32_t i = 0; i < g->n_fn; i++) {
+        struct attrib_ident d;
+        attrib_ident(a, i, &d);
+        uint32_t src = d.source == ATTRIB_NONE ? CG_NONE : d.source;
+        struct cg_func *f = &g->fn[i];
+        *f = (struct cg_func){escape_dup(d.ns, d.ns_len, NULL),
+                              escape_dup(d.name, d.name_len, NULL),
+                              NULL,
+                              src,
+                              line_of(g, src, d.decl.start),
+                              0,
+                              1,
+                              CG_NONE};
+        if (!f->ns || !f->name || !(f->disp = display(f->ns, f->name)))
+            return -1;
+    }
+    return number_texts(g);
+}
+
+/* The stack nodes: each node's caller, identity, call line and
+ * recursion level (one more than the nearest frame above it of its
+ * display text, 1 without one), and the totals. */
+static void take_nodes(struct cg *g, const struct agg *a)
+{
+    for (uint32_t i = 0; i < g->n_node; i++) {
+        uint32_t parent, ident;
+        g->node[i] = (struct cg_node){CG_NONE, CG_NONE, CG_NONE, 0, 0};
+        if (!attrib_node(a, i, &parent, &ident) || ident >= g->n_fn ||
+            (parent != ATTRIB_NONE && (parent >= i || g->node[parent].func == CG_NONE)))
+            continue;
+        struct attrib_node_quantities q;
+        attrib_node_quantities(a, i, &q);
+        uint32_t caller_src = parent == ATTRIB_NONE ? CG_NONE : g->fn[g->node[parent].func].source;
+        g->node[i] = (struct cg_node){parent == ATTRIB_NONE ? CG_NONE : parent, ident, CG_NONE, 1,
+                                      line_of(g, caller_src, q.site)};
+        uint32_t above = same_text_above(g, i);
+        if (above != CG_NONE)
+            g->node[i].level = g->node[above].level + 1;
+        struct cg_func *f = &g->fn[ident];
+        uint32_t level = g->node[i].level < CGEXPORT_LEVELS ? g->node[i].level : CGEXPORT_LEVELS;
+        if (level > f->levels)
+            f->levels = level;
+        if (parent != ATTRIB_NONE)
+            continue;
+        attrib_node_below(a, i, &q); /* the totals: every root's subtree */
+        g->total[0] += q.self;
+        g->total[1] += q.count;
+    }
+}
+
+/* The entries: an identity's level 1 is entry `ident`, its levels 2..
+ * follow all of those; each node's entry.  0, or -1. */
+static int take_entries(struct cg *g)
+{
+    uint32_t n = g->n_fn;
+    for (uint32_t i = 0; i < g->n_fn; i++)
+        if (g->fn[i].levels > 1)
+            g->fn[i].deep = n, n += g->fn[i].levels - 1;
+    g->n_entry = n;
+    g->entry = calloc((size_t)n + 1, sizeof *g->entry);
+    if (!g->entry)
+        return -1;
+    for (uint32_t i = 0; i < g->n_fn; i++) {
+        const struct cg_func *f = &g->fn[i];
+        for (uint32_t level = 1; level <= f->levels; level++) {
+            struct cg_entry *e = &g->entry[level == 1 ? i : f->deep + level - 2];
+            size_t len = strlen(f->disp) + 12;
+            *e = (struct cg_entry){i, level, 0, malloc(len)};
+            if (!e->name)
+                return -1;
+            snprintf(e->name, len, level == 1 ? "%s" : "%s'%" PRIu32, f->disp, level);
+        }
+    }
+    for (uint32_t i = 0; i < g->n_node; i++) {
+        struct cg_node *k = &g->node[i];
+        if (k->func == CG_NONE)
+            continue;
+        uint32_t level = k->level < CGEXPORT_LEVELS ? k->level : CGEXPORT_LEVELS;
+        k->entry = level == 1 ? k->func : g->fn[k->func].deep + level - 2;
+    }
+    return 0;
+}
+
+/* The sources, functions, entries and stack nodes of the aggregation:
+ * 0, or -1 when out of memory. */
 static int take_model(struct cg *g, const struct agg *a)
 {
     g->agg = a;
@@ -219,45 +385,45 @@ static int take_model(struct cg *g, const struct agg *a)
     g->src = calloc((size_t)g->n_src + 1, sizeof *g->src);
     g->fn = calloc((size_t)g->n_fn + 1, sizeof *g->fn);
     g->node = calloc((size_t)g->n_node + 1, sizeof *g->node);
-    if (!g->src || !g->fn || !g->node)
+    if (!g->src || !g->fn || !g->node || take_names(g, a) != 0)
         return -1;
-    for (uint32_t i = 0; i < g->n_src; i++) {
-        struct attrib_source s;
-        attrib_source(a, i, &s);
-        g->src[i] = (struct cg_source){s.path, s.lines, s.n_lines, NULL, 0};
-        if (index_blocks(&g->src[i]) != 0)
-            return -1;
-    }
-    for (uint32_t i = 0; i < g->n_fn; i++) {
-        struct attrib_ident d;
-        attrib_ident(a, i, &d);
-        uint32_t src = d.source == ATTRIB_NONE ? CG_NONE : d.source;
-        g->fn[i] = (struct cg_func){dupn(d.ns, d.ns_len),
-                                    dupn(d.name, d.name_len),
-                                    d.ns_len,
-                                    d.name_len,
-                                    src,
-                                    line_of(g, src, d.decl.start),
-                                    0};
-        if (!g->fn[i].ns || !g->fn[i].name)
-            return -1;
-    }
+    take_nodes(g, a);
+    return take_entries(g);
+}
+
+/* The self costs of the identities with frames at more than one level,
+ * by entry rank and line, from each frame's own costs by leaf span: the
+ * others' come from the aggregation's costs by function.  0, or -1. */
+static int take_deep_selves(struct cg *g)
+{
+    size_t cap = 0;
     for (uint32_t i = 0; i < g->n_node; i++) {
-        uint32_t parent, ident;
-        g->node[i] = (struct cg_node){CG_NONE, CG_NONE, 0};
-        if (!attrib_node(a, i, &parent, &ident))
+        const struct cg_node *k = &g->node[i];
+        if (k->func == CG_NONE || g->fn[k->func].levels == 1)
             continue;
-        struct attrib_node_quantities q;
-        attrib_node_quantities(a, i, &q);
-        uint32_t caller_src = parent == ATTRIB_NONE ? CG_NONE : g->fn[g->node[parent].func].source;
-        g->node[i] = (struct cg_node){parent == ATTRIB_NONE ? CG_NONE : parent, ident,
-                                      line_of(g, caller_src, q.site)};
-        if (parent != ATTRIB_NONE)
-            continue;
-        attrib_node_below(a, i, &q); /* the totals: every root's subtree */
-        g->total[0] += q.self;
-        g->total[1] += q.count;
+        struct attrib_node_self_iter it;
+        uint32_t start;
+        uint64_t w[2] = {0, 0};
+        bool more = attrib_node_self_begin(g->agg, i, &it);
+        while (more && attrib_node_self_next(g->agg, &it, &start, w)) {
+            if (g->n_self == cap) {
+                cap = cap ? 2 * cap : 256;
+                struct cg_self *p = realloc(g->self, 2 * cap * sizeof *p); /* and the scratch */
+                if (!p)
+                    return -1;
+                g->self = p;
+            }
+            uint64_t line = line_of(g, g->fn[k->func].source, start);
+            g->self[g->n_self++] =
+                (struct cg_self){(uint64_t)g->entry[k->entry].rank << 32 | line, {w[0], w[1]}};
+        }
     }
+    if (g->n_self < 2)
+        return 0;
+    void *base = g->self, *scratch = g->self + g->n_self;
+    radix_sort(&base, &scratch, g->n_self, sizeof *g->self, offsetof(struct cg_self, key));
+    if (base != g->self)
+        memcpy(g->self, base, g->n_self * sizeof *g->self);
     return 0;
 }
 
@@ -285,7 +451,6 @@ static int func_cmp(const void *a, const void *b, void *ctx)
 /* "fl=(N) path" the first time a file is named, "fl=(N)" later. */
 struct cg_names {
     uint32_t *file_id, *fn_id, next_file, next_fn;
-    char **display; /* "ns.name" per function */
 };
 
 static void name_ref(FILE *out, const char *key, uint32_t *ids, uint32_t *next, uint32_t slot,
@@ -338,6 +503,7 @@ struct cg_writer {
     const struct cg *g;
     struct cg_names nm;
     uint32_t cur_file;
+    size_t self_at; /* the next of g->self */
 };
 
 /* Whether adding c to sum would pass 2^64 - 1 in some column. */
@@ -365,61 +531,84 @@ static void write_edges(struct cg_writer *w, uint32_t rank)
                 __builtin_prefetch(&g->edge[(size_t)g->edges[i + 8] * g->stride]);
             }
             const struct cg_node *k = &g->node[g->edges[i]];
-            if (k->site_line != first->site_line || k->func != first->func)
+            if (k->site_line != first->site_line || k->entry != first->entry)
                 break;
             const uint64_t *c = &g->edge[(size_t)g->edges[i] * g->stride];
             if (k != first && sums_overflow(sum, c, g->stride))
-                break; /* under recursion edges can pass 2^64: another line */
+                break; /* not one sum: another line, which readers add up */
             for (unsigned v = 0; v < g->stride; v++)
                 sum[v] += c[v];
         }
-        uint32_t callee = first->func, cs = file_slot(g, callee);
+        const struct cg_entry *callee = &g->entry[first->entry];
+        uint32_t cs = file_slot(g, callee->ident);
         if (cs != w->cur_file)
-            name_ref(w->out, "cfl", w->nm.file_id, &w->nm.next_file, cs, file_of(g, callee));
-        name_ref(w->out, "cfn", w->nm.fn_id, &w->nm.next_fn, callee, w->nm.display[callee]);
-        uint64_t calls = g->stride == CG_STRIDE_CPU ? sum[0] : sum[2];
+            name_ref(w->out, "cfl", w->nm.file_id, &w->nm.next_file, cs, file_of(g, callee->ident));
+        name_ref(w->out, "cfn", w->nm.fn_id, &w->nm.next_fn, first->entry, callee->name);
         char buf[48] = "calls=";
-        size_t n = 6 + decimal_u64(buf + 6, calls);
+        size_t n = 6 + decimal_u64(buf + 6, sum[g->stride - 1]);
         buf[n++] = ' ';
-        n += decimal_u64(buf + n, g->fn[callee].line);
+        n += decimal_u64(buf + n, g->fn[callee->ident].line);
         buf[n++] = '\n';
         fwrite_unlocked(buf, 1, n, w->out);
         write_cost(w->out, g, first->site_line, sum);
     }
 }
 
-/* One function's block: its self lines ascending, then its call edges by
- * line and callee; nothing when it has neither. */
-static void write_func(struct cg_writer *w, uint32_t f)
+/* An entry's fl= (when its file changes) and fn= lines. */
+static void write_head(struct cg_writer *w, const struct cg_entry *e)
 {
     const struct cg *g = w->g;
-    struct attrib_self_iter it;
-    bool has_self = attrib_self_begin(g->agg, f, &it);
-    uint32_t rank = g->fn[f].rank;
-    bool has_edges = g->edge_start[rank] < g->edge_start[rank + 1];
-    if (!has_self && !has_edges)
-        return;
-    uint32_t fs = file_slot(g, f);
+    uint32_t fs = file_slot(g, e->ident);
     fputc('\n', w->out);
     if (fs != w->cur_file)
-        name_ref(w->out, "fl", w->nm.file_id, &w->nm.next_file, fs, file_of(g, f));
-    name_ref(w->out, "fn", w->nm.fn_id, &w->nm.next_fn, f, w->nm.display[f]);
+        name_ref(w->out, "fl", w->nm.file_id, &w->nm.next_file, fs, file_of(g, e->ident));
+    name_ref(w->out, "fn", w->nm.fn_id, &w->nm.next_fn, (uint32_t)(e - g->entry), e->name);
     w->cur_file = fs;
-    /* the costs come by leaf span, ascending: spans on one line are
-     * consecutive and summed into one cost line */
-    uint32_t start, line = 0;
-    uint64_t v[2] = {0, 0}, sum[2] = {0, 0};
-    bool open = false;
-    while (attrib_self_next(g->agg, &it, &start, v)) {
-        uint32_t l = line_of(g, g->fn[f].source, start);
-        if (open && l != line)
-            write_cost(w->out, g, line, sum), sum[0] = sum[1] = 0;
-        line = l, open = true;
-        sum[0] += v[0], sum[1] += v[1];
-    }
-    if (open)
-        write_cost(w->out, g, line, sum);
-    write_edges(w, rank);
+}
+
+/* Sums costs into one cost line per line: the lines come ascending. */
+struct cg_lines {
+    uint32_t line;
+    uint64_t sum[2];
+    bool open;
+};
+
+static void lines_add(struct cg_writer *w, struct cg_lines *l, uint32_t line, const uint64_t *v)
+{
+    if (l->open && line != l->line)
+        write_cost(w->out, w->g, l->line, l->sum), l->sum[0] = l->sum[1] = 0;
+    l->line = line, l->open = true;
+    l->sum[0] += v[0], l->sum[1] += v[1];
+}
+
+/* One entry's block: its self lines ascending, then its call edges by
+ * line and callee; nothing when it has neither.  An identity of one
+ * level has the aggregation's costs by function and leaf span (spans on
+ * one line are consecutive), a recursive one's levels the sorted costs
+ * of their frames. */
+static void write_func(struct cg_writer *w, const struct cg_entry *e)
+{
+    const struct cg *g = w->g;
+    const struct cg_func *f = &g->fn[e->ident];
+    struct attrib_self_iter it;
+    bool one_level = f->levels == 1;
+    bool has_self = one_level ? attrib_self_begin(g->agg, e->ident, &it)
+                              : w->self_at < g->n_self && g->self[w->self_at].key >> 32 == e->rank;
+    bool has_edges = g->edge_start[e->rank] < g->edge_start[e->rank + 1];
+    if (!has_self && !has_edges)
+        return;
+    write_head(w, e);
+    struct cg_lines l = {0, {0, 0}, false};
+    uint32_t start;
+    uint64_t v[2] = {0, 0};
+    while (one_level && has_self && attrib_self_next(g->agg, &it, &start, v))
+        lines_add(w, &l, line_of(g, f->source, start), v);
+    for (; !one_level && w->self_at < g->n_self && g->self[w->self_at].key >> 32 == e->rank;
+         w->self_at++)
+        lines_add(w, &l, (uint32_t)g->self[w->self_at].key, g->self[w->self_at].w);
+    if (l.open)
+        write_cost(w->out, g, l.line, l.sum);
+    write_edges(w, e->rank);
 }
 
 static int write_profile(FILE *out, struct cg *g, const uint32_t *order)
@@ -427,26 +616,20 @@ static int write_profile(FILE *out, struct cg *g, const uint32_t *order)
     struct cg_writer w = {out,
                           g,
                           {calloc((size_t)g->n_src + 1, sizeof(uint32_t)),
-                           calloc((size_t)g->n_fn + 1, sizeof(uint32_t)), 0, 0,
-                           calloc((size_t)g->n_fn + 1, sizeof(char *))},
-                          CG_NONE};
+                           calloc((size_t)g->n_entry + 1, sizeof(uint32_t)), 0, 0},
+                          CG_NONE,
+                          0};
     int rc = -1;
-    if (!w.nm.file_id || !w.nm.fn_id || !w.nm.display)
+    if (!w.nm.file_id || !w.nm.fn_id)
         goto out;
-    for (uint32_t i = 0; i < g->n_fn; i++) {
-        size_t n = (size_t)g->fn[i].ns_len + g->fn[i].name_len + 2;
-        if (!(w.nm.display[i] = malloc(n)))
-            goto out;
-        snprintf(w.nm.display[i], n, "%s.%s", g->fn[i].ns, g->fn[i].name);
-    }
     bool cpu = g->mode == WIRE_MODE_CPU;
     fprintf(out,
             "# jett profile export: a %s profile\nversion: 1\ncreator: jett\n"
             "positions: line\nevents: %s\n",
             cpu ? "CPU sampling" : "Jett heap allocation",
             cpu ? "Samples" : "AllocBytes AllocCount");
-    for (uint32_t i = 0; i < g->n_fn; i++)
-        write_func(&w, order[i]);
+    for (uint32_t i = 0; i < g->n_entry; i++)
+        write_func(&w, &g->entry[order[i]]);
     if (cpu)
         fprintf(out, "\ntotals: %llu\n", (unsigned long long)g->total[0]);
     else
@@ -454,33 +637,46 @@ static int write_profile(FILE *out, struct cg *g, const uint32_t *order)
                 (unsigned long long)g->total[1]);
     rc = ferror(out) ? -1 : 0;
 out:
-    for (uint32_t i = 0; w.nm.display && i < g->n_fn; i++)
-        free(w.nm.display[i]);
-    free(w.nm.display), free(w.nm.file_id), free(w.nm.fn_id);
+    free(w.nm.file_id), free(w.nm.fn_id);
     return rc;
 }
 
-/* Ranks the functions in identity order; the order, or NULL. */
-static uint32_t *rank_funcs(struct cg *g)
+/* Ranks the entries: identities in identity order, each followed by its
+ * deeper levels.  The entries in output order, or NULL. */
+static uint32_t *rank_entries(struct cg *g)
 {
-    uint32_t *order = malloc(((size_t)g->n_fn + 1) * sizeof *order);
-    if (!order)
+    uint32_t *by = malloc(((size_t)g->n_fn + 1) * sizeof *by);
+    uint32_t *order = malloc(((size_t)g->n_entry + 1) * sizeof *order);
+    if (!by || !order) {
+        free(by), free(order);
         return NULL;
+    }
     for (uint32_t i = 0; i < g->n_fn; i++)
-        order[i] = i;
-    qsort_r(order, g->n_fn, sizeof *order, func_cmp, g);
-    for (uint32_t i = 0; i < g->n_fn; i++)
-        g->fn[order[i]].rank = i;
+        by[i] = i;
+    qsort_r(by, g->n_fn, sizeof *by, func_cmp, g);
+    uint32_t r = 0;
+    for (uint32_t i = 0; i < g->n_fn; i++) {
+        const struct cg_func *f = &g->fn[by[i]];
+        for (uint32_t level = 1; level <= f->levels; level++) {
+            uint32_t e = level == 1 ? by[i] : f->deep + level - 2;
+            g->entry[e].rank = r;
+            order[r++] = e;
+        }
+    }
+    free(by);
     return order;
 }
 
 static void cg_free(struct cg *g)
 {
     for (uint32_t i = 0; g->src && i < g->n_src; i++)
-        free(g->src[i].block);
+        free(g->src[i].block), free(g->src[i].path);
     for (uint32_t i = 0; g->fn && i < g->n_fn; i++)
-        free(g->fn[i].ns), free(g->fn[i].name);
-    free(g->src), free(g->fn), free(g->node), free(g->edge), free(g->edges), free(g->edge_start);
+        free(g->fn[i].ns), free(g->fn[i].name), free(g->fn[i].disp);
+    for (uint32_t i = 0; g->entry && i < g->n_entry; i++)
+        free(g->entry[i].name);
+    free(g->src), free(g->fn), free(g->entry), free(g->node), free(g->edge), free(g->edges);
+    free(g->edge_start), free(g->self);
 }
 
 /* Writes the profile of an aggregated capture: 0, or -1 with err. */
@@ -489,7 +685,8 @@ static int write_model(const struct agg *a, FILE *out, char *err, size_t errlen)
     struct cg g = {0};
     uint32_t *order = NULL;
     int rc = 0;
-    if (take_model(&g, a) != 0 || !(order = rank_funcs(&g)) || list_edges(&g) != 0) {
+    if (take_model(&g, a) != 0 || !(order = rank_entries(&g)) || list_edges(&g) != 0 ||
+        take_deep_selves(&g) != 0) {
         snprintf(err, errlen, "out of memory");
         rc = -1;
     }
@@ -504,5 +701,5 @@ static int write_model(const struct agg *a, FILE *out, char *err, size_t errlen)
 
 int cgexport_write(struct capture_reader *r, FILE *out, char *err, size_t errlen)
 {
-    return export_run(r, agg_keep_detail, write_model, out, err, errlen);
+    return export_run(r, agg_keep_node_lines, write_model, out, err, errlen);
 }

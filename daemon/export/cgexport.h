@@ -3,16 +3,26 @@
  * --format callgrind`), for KCachegrind and callgrind_annotate.
  *
  * CPU captures: `events: Samples`; each `jett` sample is one unit of self
- * cost at its leaf function and leaf statement line, and one unit on
- * every call edge of its stack (frame to called frame, at the call's
- * line): a call's cost is what was observed below it, as Callgrind
- * records a call's inclusive cost, so every called function has its
- * callers' edges.  A function's self cost plus its outgoing call costs
- * (what callgrind_annotate --inclusive=yes adds up) counts a sample once
- * per frame of the function on its stack: the profile's inclusive count
- * for a function that does not recurse, more for one that does, never
- * below its self cost.  `calls=` counts the samples that crossed the
- * edge (a sampling profile does not know call counts).
+ * cost at its leaf frame and leaf statement line, and one unit on every
+ * call edge of its stack (frame to called frame, at the call's line): a
+ * call's cost is what was observed below it, as Callgrind records a
+ * call's inclusive cost, so every called function has its callers'
+ * edges.  `calls=` counts the samples that crossed the edge (a sampling
+ * profile does not know call counts).
+ *
+ * Recursion levels are named apart, as valgrind --separate-recs does: a
+ * frame whose display text `ns.name` already stands k - 1 times above it
+ * on its stack is at level k and belongs to the function `ns.name'k`
+ * (`ns.name` at level 1); levels past CGEXPORT_LEVELS are folded into
+ * that last level, and a call into a frame past it carries nothing but
+ * its count.  callgrind_annotate --inclusive=yes takes a called
+ * function's inclusive cost as the sum of the calls into it (one never
+ * called, main, has its self cost plus its calls): each function then
+ * counts a sample once when it is on its stack.  `ns.name` has the
+ * profile's inclusive samples of its display text, `ns.name'k` those
+ * with k or more of its frames, and none exceeds the total.  Calls
+ * between the levels keep the recursion visible (f -> g -> f'2 -> g'2
+ * ...), and past the last level a cycle of zero-cost calls.
  *
  * Memory captures: `events: AllocBytes AllocCount`, weighted like the
  * profile: initial sizes (and one count) at the creating site, positive
@@ -23,9 +33,10 @@
  * quantities (agg_keep_detail, attrib.h); this file only derives the
  * call edges from the node tree and writes the text.
  *
- * Files are logical paths; a function without a source is in file `???`
- * at line 0.  Output is deterministic: functions in identity order,
- * lines ascending.
+ * Files are logical paths and names are `ns.name`, both as escape.h
+ * shows text; a function without a source is in file `???` at line 0.
+ * Output is deterministic: functions in identity order, each followed
+ * by its deeper levels, lines ascending.
  */
 #ifndef JETT_PROTO_CGEXPORT_H
 #define JETT_PROTO_CGEXPORT_H
@@ -34,6 +45,10 @@
 #include <stdio.h>
 
 #include "proto/capture.h"
+
+/* The deepest recursion level named apart (`ns.name'4`); deeper frames
+ * belong to it. */
+#define CGEXPORT_LEVELS 4
 
 /* 0; 1 when the capture was damaged after HELLO (what was read is
  * written, as the profile reports it; err says where it stopped); -1

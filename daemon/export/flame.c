@@ -3,8 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/escape.h"
 #include "daemon/export/flame.h"
 #include "daemon/export/flame_assets.h"
+#include "proto/util/utf8.h"
 #include "proto/wire.h"
 
 #define FLAME_TOP 88      /* the heading's height, without a legend */
@@ -20,22 +22,6 @@
 #define FLAME_ELLIPSIS "\xe2\x80\xa6" /* U+2026, one column */
 
 /* ---- text ---- */
-
-/* Length of the UTF-8 sequence at s[i], 0 when it is not one or is a
- * character XML cannot hold (U+FFFE, U+FFFF). */
-static size_t utf8_unit(const unsigned char *s, size_t len, size_t i)
-{
-    unsigned char c = s[i];
-    size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-    if (n == 0 || len - i < n)
-        return 0;
-    for (size_t k = 1; k < n; k++)
-        if ((s[i + k] & 0xc0) != 0x80)
-            return 0;
-    if (n == 3 && c == 0xef && s[i + 1] == 0xbf && s[i + 2] >= 0xbe)
-        return 0;
-    return n;
-}
 
 /* One visible unit of a name: its bytes in s and its width in characters. */
 struct flame_unit {
@@ -53,31 +39,24 @@ static bool wide(uint32_t cp)
            (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x20000 && cp <= 0x3fffd);
 }
 
-static uint32_t code_point(const unsigned char *p, size_t n)
-{
-    uint32_t cp = n == 2 ? p[0] & 0x1fu : n == 3 ? p[0] & 0x0fu : p[0] & 0x07u;
-    for (size_t k = 1; k < n; k++)
-        cp = cp << 6 | (p[k] & 0x3fu);
-    return cp;
-}
-
+/* A unit as escape.h shows it: escaped, 4 columns a byte; else one
+ * character. */
 static struct flame_unit next_unit(const unsigned char *s, size_t len, size_t i)
 {
-    unsigned char c = s[i];
-    if (c < 0x20 || c == 0x7f)
-        return (struct flame_unit){1, 4, true};
-    if (c < 0x80)
-        return (struct flame_unit){1, 1, false};
-    size_t n = utf8_unit(s, len, i);
-    if (n == 0)
-        return (struct flame_unit){1, 4, true};
-    return (struct flame_unit){n, wide(code_point(s + i, n)) ? 2 : 1, false};
+    bool esc;
+    size_t n = escape_unit((const char *)s + i, len - i, &esc);
+    if (esc)
+        return (struct flame_unit){n, 4 * n, true};
+    uint32_t cp = s[i];
+    if (n > 1)
+        utf8_char(s + i, n, &cp);
+    return (struct flame_unit){n, wide(cp) ? 2 : 1, false};
 }
 
 static void put_unit(FILE *out, const unsigned char *p, struct flame_unit u)
 {
     if (u.hex) {
-        fprintf(out, "\\x%02x", *p);
+        escape_fwrite(out, (const char *)p, u.bytes);
         return;
     }
     switch (*p) {

@@ -51,10 +51,11 @@ struct flame_paint {
 /* The same with a paint (NULL: none). */
 int flame_write_svg_painted(const struct fold *f, const struct flame_paint *p, FILE *out);
 
-/* Writes s[0..len) as XML character data: & < > " ' escaped, control
- * characters, U+FFFE, U+FFFF and bytes that are not UTF-8 shown as \xNN
- * (XML cannot hold them at all).  At most max_chars columns are written
- * (an East Asian wide character takes two, \xNN four); a longer text is
+/* Writes s[0..len) as XML character data: & < > " ' escaped, and the
+ * units escape.h escapes (control and format characters, U+FFFE, U+FFFF,
+ * bytes that are not UTF-8, which XML cannot hold or a reader would not
+ * see) shown as \xNN.  At most max_chars columns are written (an East
+ * Asian wide character takes two, \xNN four); a longer text is
  * cut from the start to max_chars - 1 columns after an ellipsis (U+2026),
  * so that the end, the function's own name, stays. */
 void flame_write_text(FILE *out, const char *s, size_t len, size_t max_chars);

@@ -2,8 +2,10 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "daemon/attrib.h"
+#include "daemon/escape.h"
 #include "daemon/export/fold.h"
 #include "daemon/feed.h"
 #include "daemon/redact.h"
@@ -157,20 +159,21 @@ static int arena_copy(struct fold *f, const char *s, size_t len)
 }
 
 /* Appends len bytes; in the collapsed name form a frame's text is made
- * safe for a folded line (the format has no escapes). */
+ * safe for a folded line: shown as escape.h shows text (the format has no
+ * escapes of its own), and ';', the frame separator, as ':'. */
 static int arena_put(struct fold *f, const char *s, size_t len)
 {
-    size_t at = f->arena_len;
-    if (arena_copy(f, s, len) != 0)
-        return -1;
-    if (f->name_form == FOLD_NAMES_COLLAPSED) {
-        char *d = f->arena + at;
-        for (size_t i = 0; i < len; i++) {
-            unsigned char c = (unsigned char)d[i];
-            d[i] = (char)(c == ';' ? ':' : c < 0x20 || c == 0x7f ? '?' : c);
-        }
-    }
-    return 0;
+    if (f->name_form != FOLD_NAMES_COLLAPSED || (!escape_needed(s, len) && !memchr(s, ';', len)))
+        return arena_copy(f, s, len);
+    char *e = escape_dup(s, len, &len);
+    if (!e)
+        return f->nomem = true, -1;
+    for (size_t i = 0; i < len; i++)
+        if (e[i] == ';')
+            e[i] = ':';
+    int rc = arena_copy(f, e, len);
+    free(e);
+    return rc;
 }
 
 /* Interns the text just appended at `off`; returns its name id or
@@ -196,11 +199,16 @@ static uint32_t intern_at(struct fold *f, size_t off)
     return f->n_names - 1;
 }
 
-/* Interns `ns.fn`; returns its name id or UINT32_MAX when out of memory. */
-static uint32_t intern(struct fold *f, struct wire_str ns, struct wire_str fn)
+/* Interns `ns.fn` as the name form keeps it, its namespace's length
+ * there in *ns_len; returns its name id or UINT32_MAX when out of
+ * memory. */
+static uint32_t intern(struct fold *f, struct wire_str ns, struct wire_str fn, uint32_t *ns_len)
 {
     size_t off = f->arena_len;
-    if (arena_put(f, ns.ptr, ns.len) || arena_put(f, ".", 1) || arena_put(f, fn.ptr, fn.len))
+    if (arena_put(f, ns.ptr, ns.len))
+        return UINT32_MAX;
+    *ns_len = (uint32_t)(f->arena_len - off);
+    if (arena_put(f, ".", 1) || arena_put(f, fn.ptr, fn.len))
         return UINT32_MAX;
     return intern_at(f, off);
 }
@@ -344,11 +352,11 @@ static int take_idents(struct fold *f, const struct agg *g)
         struct attrib_ident d;
         attrib_ident(g, i, &d);
         struct fold_ident *id = &f->idents[i];
-        id->name =
-            intern(f, (struct wire_str){d.ns, d.ns_len}, (struct wire_str){d.name, d.name_len});
+        id->name = intern(f, (struct wire_str){d.ns, d.ns_len},
+                          (struct wire_str){d.name, d.name_len}, &id->ns_len);
         if (id->name == UINT32_MAX)
             return -1;
-        id->ns_len = d.ns_len, id->source = d.source, id->line = 0;
+        id->source = d.source, id->line = 0;
         if (d.source != ATTRIB_NONE && wire_span_present(d.decl)) {
             struct attrib_source s;
             attrib_source(g, d.source, &s);

@@ -53,10 +53,10 @@ enum fold_status {
     FOLD_E_NOMEM,
 };
 
-/* How a frame's display text is kept.  A folded line has no escapes, so
- * in the collapsed form ';' becomes ':' and control characters become '?'
- * as the names are read: frames that the format cannot tell apart are one
- * frame of the tree. */
+/* How a frame's display text is kept.  A folded line has no escapes of
+ * its own, so in the collapsed form a name is kept as escape.h shows it
+ * and ';' becomes ':' as the names are read: frames that the format
+ * cannot tell apart are one frame of the tree. */
 enum fold_names {
     FOLD_NAMES_EXACT,     /* the text as it is (flame graphs escape it) */
     FOLD_NAMES_COLLAPSED, /* as fold_write_collapsed writes it */

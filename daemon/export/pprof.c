@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "daemon/attrib.h"
+#include "daemon/escape.h"
 #include "daemon/export/gzsink.h"
 #include "daemon/export/pprof.h"
 #include "daemon/export/export_run.h"
@@ -126,6 +127,37 @@ static uint32_t add_cstr(struct pp *p, const char *s)
     return add_string(p, s, strlen(s));
 }
 
+/* Adds `prefix` and s[0..len) as escape.h shows it; its index, 0 when
+ * out of memory. */
+static uint32_t add_escaped(struct pp *p, const char *prefix, const char *s, size_t len)
+{
+    size_t n = strlen(prefix), e = escape_len(s, len);
+    char *c = malloc(n + e + 1);
+    if (!c)
+        return p->nomem = true, 0;
+    memcpy(c, prefix, n);
+    escape_copy(c + n, s, len);
+    uint32_t id = add_string(p, c, n + e);
+    free(c);
+    return id;
+}
+
+/* A source's file name as it lies below the project root, so that
+ * `go tool pprof -list` run there finds it: a project file at its
+ * logical path, a dependency's NAME/... under deps/, and a standard
+ * library file stdlib/X.jett as stdlib/std/X.jett, its place below
+ * jett's data folder (the -source_path that jett-export(1) gives). */
+static uint32_t add_file(struct pp *p, const struct attrib_source *s)
+{
+    const char *path = s->path;
+    size_t len = s->path_len;
+    if (s->origin == WIRE_ORIGIN_DEPENDENCY)
+        return add_escaped(p, "deps/", path, len);
+    if (s->origin == WIRE_ORIGIN_STDLIB && len > 7 && memcmp(path, "stdlib/", 7) == 0)
+        return add_escaped(p, "stdlib/std/", path + 7, len - 7);
+    return add_escaped(p, "", path, len);
+}
+
 /* ---- lines and locations ---- */
 
 /* 1-based line of an offset in an identity's source; 0 when unknown. */
@@ -215,7 +247,7 @@ static int take_model(struct pp *p)
         attrib_ident(a, i, &d);
         p->fn_src[i] = d.source < p->n_src ? d.source : ATTRIB_NONE;
         if (d.source < p->n_src && !p->src_path[d.source])
-            p->src_path[d.source] = add_string(p, p->src[d.source].path, p->src[d.source].path_len);
+            p->src_path[d.source] = add_file(p, &p->src[d.source]);
         p->fn_decl[i] = wire_span_present(d.decl) ? line_in(p, i, d.decl.start) : 0;
         /* `namespace.function`, as the folded export names a frame */
         size_t n = (size_t)d.ns_len + 1 + d.name_len;
@@ -225,7 +257,7 @@ static int take_model(struct pp *p)
         memcpy(name, d.ns, d.ns_len);
         name[d.ns_len] = '.';
         memcpy(name + d.ns_len + 1, d.name, d.name_len);
-        p->fn_name[i] = add_string(p, name, n);
+        p->fn_name[i] = add_escaped(p, "", name, n);
         free(name);
     }
     for (uint32_t i = 0; i < p->n_node && !p->nomem; i++) {

@@ -4,10 +4,10 @@
 
 #include "daemon/attrib.h"
 #include "daemon/export/fold.h"
+#include "daemon/escape.h"
 #include "daemon/export/speedscope.h"
 #include "daemon/feed.h"
 #include "proto/util/decimal.h"
-#include "proto/util/utf8.h"
 
 /* Output is gathered in blocks this large: one write each. */
 #define OUT_CHUNK (1u << 20)
@@ -163,42 +163,27 @@ static void put_u64(struct out *o, uint64_t v)
     put(o, d, decimal_u64(d, v));
 }
 
-/* ASCII and valid UTF-8 as they are, with JSON's escapes. */
-static void put_valid(struct out *o, const char *s, size_t len)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t from = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
-            continue;
-        put(o, s + from, i - from);
-        from = i + 1;
-        if (c == '"' || c == '\\') {
-            char e[2] = {'\\', (char)c};
-            put(o, e, 2);
-        } else {
-            char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            put(o, e, 6);
-        }
-    }
-    put(o, s + from, len - from);
-}
-
-/* The body of a JSON string; a byte that is not UTF-8 is shown as the
- * text \xNN, as the other exports show it (JSON text must be UTF-8). */
+/* The body of a JSON string: the text as escape.h shows it (\xNN is
+ * the text of a backslash and three characters, so every control
+ * character is gone), with JSON's escapes of '"' and '\\'. */
 static void put_text(struct out *o, const char *s, size_t len)
 {
-    static const char hex[] = "0123456789abcdef";
-    size_t bad;
-    while (!utf8_valid(s, len, &bad)) {
-        put_valid(o, s, bad);
-        char e[5] = {'\\', '\\', 'x', hex[(unsigned char)s[bad] >> 4],
-                     hex[(unsigned char)s[bad] & 15]};
-        put(o, e, 5);
-        s += bad + 1, len -= bad + 1;
+    for (size_t i = 0; i < len;) {
+        bool esc;
+        size_t u = escape_unit(s + i, len - i, &esc);
+        if (esc) {
+            char e[16];
+            size_t n = escape_copy(e, s + i, u);
+            for (size_t k = 0; k < n; k++)
+                put(o, e[k] == '\\' ? "\\\\" : e + k, e[k] == '\\' ? 2 : 1);
+        } else if (s[i] == '"' || s[i] == '\\') {
+            char e[2] = {'\\', s[i]};
+            put(o, e, 2);
+        } else {
+            put(o, s + i, u);
+        }
+        i += u;
     }
-    put_valid(o, s, len);
 }
 
 static void put_frames(struct out *o, const struct agg *g, bool wall)

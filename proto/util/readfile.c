@@ -94,33 +94,3 @@ bool cli_output_is_special(const char *path)
     struct stat st;
     return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
-
-int cli_write_file_atomic(const char *path, const void *buf, size_t len, char *err, size_t errlen)
-{
-    if (cli_output_is_special(path)) {
-        int fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (fd < 0 || capture_write_all(fd, buf, len) != 0 || close(fd) != 0) {
-            snprintf(err, errlen, "cannot write: %s", strerror(errno));
-            return -1;
-        }
-        return 0;
-    }
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    snprintf(tmp, n + 16, "%s.tmp%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0 || capture_write_all(fd, buf, len) != 0 || close(fd) != 0 ||
-        rename(tmp, path) != 0) {
-        snprintf(err, errlen, "cannot write: %s", strerror(errno));
-        if (fd >= 0)
-            unlink(tmp);
-        free(tmp);
-        return -1;
-    }
-    free(tmp);
-    return 0;
-}

@@ -34,9 +34,5 @@ void cli_capture_close(struct cli_capture *c);
  * /dev/null, a FIFO): output goes straight to it, since renaming a
  * finished temporary file over it would replace it with a file. */
 bool cli_output_is_special(const char *path);
-/* Writes buf to `path` through a temporary file renamed into place, so a
- * failure never leaves a partial file (straight to a special file).  0,
- * or -1 with err set. */
-int cli_write_file_atomic(const char *path, const void *buf, size_t len, char *err, size_t errlen);
 
 #endif

@@ -35,6 +35,18 @@ static size_t utf8_seq_len(const unsigned char *p, size_t left)
     return n;
 }
 
+size_t utf8_char(const unsigned char *p, size_t left, uint32_t *cp)
+{
+    size_t n = utf8_seq_len(p, left);
+    if (n == 0)
+        return 0;
+    uint32_t c = n == 1 ? p[0] : n == 2 ? p[0] & 0x1fu : n == 3 ? p[0] & 0x0fu : p[0] & 0x07u;
+    for (size_t k = 1; k < n; k++)
+        c = c << 6 | (p[k] & 0x3fu);
+    *cp = c;
+    return n;
+}
+
 bool utf8_valid(const char *s, size_t len, size_t *bad)
 {
     const unsigned char *p = (const unsigned char *)s;

@@ -50,14 +50,20 @@ def unescape_human(s):
 
 
 def capture_info(path):
-    names, caps = [], []
+    """FUNC names, HELLO capabilities, and the exact byte counts a comment
+    pins for the retained rows the report shows in KiB or more
+    ("# retained row: HOLDER NS.FN BYTES OBJECTS")."""
+    names, caps, pins = [], [], {}
     for line in open(path, encoding="utf-8"):
         if line.startswith("HELLO"):
             caps = re.search(r"capabilities=(\S*)", line).group(1).split(",")
         if line.startswith("FUNC"):
             f = re.findall(r'(namespace|function)="((?:[^"\\]|\\.)*)"', line)
             names.append((unescape_text(f[0][1]), unescape_text(f[1][1])))
-    return names, caps
+        m = re.match(r"# retained row: (\S+) (\S+) (\d+) (\d+)$", line.rstrip("\n"))
+        if m:
+            pins[(m.group(1), m.group(2), int(m.group(4)))] = int(m.group(3))
+    return names, caps, pins
 
 
 def num(v):
@@ -99,6 +105,23 @@ def size(text):
     assert n >= 1024 and (h < 102400 or u == 5) and (u == 0 or below >= 102400), text
     assert h == int(m.group(1)) * 100 + int(m.group(2)), text
     return n
+
+
+SHORT = r"(?:\d+ bytes?|\d+\.\d\d [KMGTPE]iB)"
+
+
+def short_size(text, exact=None):
+    """A retained line's byte count, without the exact count beside it:
+    exact below 1024, else checked against the pinned `exact`."""
+    m = re.fullmatch(r"(\d+) bytes?", text)
+    if m:
+        n = int(m.group(1))
+        assert n < 1024 and (exact is None or exact == n), text
+        return n
+    assert exact is not None, "no pinned count for " + text
+    m = re.fullmatch(r"(\d+)\.(\d\d) ([KMGTPE]iB)", text)
+    assert m, text
+    return size("%s.%s %s (%d bytes)" % (m.group(1), m.group(2), m.group(3), exact))
 
 
 def count(text, noun):
@@ -275,6 +298,61 @@ def wait_row(line, names):
             "waiting_percent": num(m.group(4))}
 
 
+def retained_row(line, names, pins):
+    """One retained line (jett-profile(7), "Retained holders")."""
+    na = "unavailable"
+    if line == "the rest unavailable":
+        return {"holder": "<remainder>", "namespace": na, "function": na, "path": na,
+                "line": na, "retained_bytes": na, "objects": na}
+    m = re.fullmatch(r"(" + SHORT + r") in (\d+ more objects?)", line)
+    if m:
+        return {"holder": "<remainder>", "namespace": na, "function": na, "path": na,
+                "line": na, "retained_bytes": short_size(m.group(1)),
+                "objects": count(m.group(2), "more object")}
+    m = re.fullmatch(r"(" + SHORT + r") held by (no binding|(.*?) (?:\((.*)\)|\(no source\))): "
+                     r"(\d+ objects?) created in (an unknown function|(.*?) (?:\((.*)\)|"
+                     r"\(no source\)))", line)
+    assert m, line
+    holder = na if m.group(2) == "no binding" else unescape_human(m.group(3))
+    objects = count(m.group(5), "object")
+    row = {"holder": holder, "namespace": na, "function": na, "path": na, "line": na}
+    if m.group(6) != "an unknown function":
+        fname = unescape_human(m.group(7))
+        row["namespace"], row["function"] = split_name(fname, names)
+        if m.group(8) is not None:
+            row["path"], row["line"], _ = split_loc(unescape_human(m.group(8)))
+        pin = pins.get((holder, fname, objects))
+    else:
+        pin = pins.get((holder, "-", objects))
+    row["retained_bytes"] = short_size(m.group(1), pin)
+    row["objects"] = objects
+    return row
+
+
+def retained_section(lines, p, names, pins):
+    """The retained lines between the totals and the bottlenecks: the
+    status and rows; none means the walk is unavailable."""
+    rows, status = [], "unavailable"
+    for line in lines:
+        if line.startswith("retained at exit"):
+            m = re.fullmatch(r"retained at exit( \(partial\))?: (.*)", line)
+            rest = m.group(2)
+            hm = re.fullmatch(r"(" + SHORT + r"); holders unavailable", rest)
+            if hm:
+                t = p["totals"]["retained_bytes"]
+                assert t != "unavailable" and short_size(hm.group(1), t) == t, line
+                break
+            status = "partial" if m.group(1) else "complete"
+            if rest != "nothing":
+                rows.append(retained_row(rest, names, pins))
+        elif status != "unavailable" and line.startswith("  "):
+            rows.append(retained_row(line[2:], names, pins))
+        else:
+            break
+    p["retained_status"] = status
+    p["retained"] = rows if status != "unavailable" else "unavailable"
+
+
 def mem_header(lines, p):
     m = re.fullmatch(r"config: threshold ([\d.]+)%, limit (\d+), retention metadata budget "
                      r"(" + SIZE + ")", lines[2])
@@ -310,7 +388,7 @@ def header(lines, p):
 
 
 def profile(capture, human):
-    names, caps = capture_info(capture)
+    names, caps, pins = capture_info(capture)
     lines = open(human, encoding="utf-8").read().rstrip("\n").split("\n")
     cpu = lines[0] == "CPU profile"
     p = {"schema": "jett.profile.v1", "mode": "cpu" if cpu else "memory"}
@@ -321,7 +399,11 @@ def profile(capture, human):
     if cpu:
         time_line(lines[1], p["totals"])
     entries, counts, waits, section, waits_first = [], None, [], None, None
-    for line in lines[18 if cpu else 12:]:
+    body = lines[18 if cpu else 12:]
+    if not cpu:
+        retained_section(body, p, names, pins)
+        body = body[next(i for i, l in enumerate(body) if l.startswith("bottlenecks: ")):]
+    for line in body:
         if line.startswith("bottlenecks: "):
             counts = [int(x) for x in re.findall(r"\d+", line)]
             section = None
@@ -350,6 +432,9 @@ def profile(capture, human):
     p["eligible_bottlenecks"], p["emitted_bottlenecks"], p["truncated_bottlenecks"] = counts
     if cpu:
         p["waiting"] = "unavailable" if p["totals"]["waiting_samples"] == "unavailable" else waits
+    else:  # the retained section comes after the bottleneck counts
+        p["retained_status"] = p.pop("retained_status")
+        p["retained"] = p.pop("retained")
     p["capabilities"] = {c: c in caps for c in CAPS}
     return {"profile": p}
 

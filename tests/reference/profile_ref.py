@@ -13,7 +13,10 @@ budget is not (the random captures stay far below it).  Only valid
 captures are modelled: a collector error is out of scope, but for the
 one jett-profile(7) defines for valid events: a byte total past
 2^64 - 1 (Python's integers never wrap)."""
-import json, re, sys
+import json, os, re, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import escape_ref  # noqa: E402
 
 U64_MAX = 2**64 - 1
 # jett-profile(7): a live record holds sizes below 2^40 - 1; larger ones
@@ -128,21 +131,6 @@ class Source:
         return k
 
 
-def char_len(b, i, limit):
-    """Length of a valid UTF-8 character at b[i] within limit, else 0."""
-    c = b[i]
-    if c < 0x80:
-        return 1
-    for n in (2, 3, 4):
-        if i + n <= limit:
-            try:
-                b[i:i + n].decode("utf-8")
-                return n
-            except UnicodeDecodeError:
-                pass
-    return 0
-
-
 def excerpt(src, line):
     """DESIGN section 10 on one line: (code, redacted)."""
     t = src.text
@@ -163,17 +151,17 @@ def excerpt(src, line):
             i = max(sp[1], i)
             continue
         nxt = min([s[0] for s in spans if s[0] > i] + [le])
-        n = char_len(t, i, nxt)
-        raw = t[i:i + max(n, 1)]
+        n, shown_escaped = escape_ref.unit(t, i, nxt)
+        raw = t[i:i + n]
         if raw == b" ":
             units.append(("blank", raw))
         elif raw == b"\t":
             units.append(("blank", b"\\x09"))
-        elif n == 0 or raw[0] < 0x20 or raw[0] == 0x7f or (n == 2 and raw[0] == 0xc2 and raw[1] < 0xa0):
-            units.append(("escape", b"".join(b"\\x%02x" % c for c in raw)))
+        elif shown_escaped:  # jett-profile(7), Escaped text
+            units.append(("escape", escape_ref.escape(raw)))
         else:
             units.append(("char", raw))
-        i += max(n, 1)
+        i += n
     solid = [k for k, u in enumerate(units) if u[0] not in ("blank", "comment")]
     units = units[solid[0]:solid[-1] + 1] if solid else []
     out, redacted = b"", touched
@@ -229,6 +217,7 @@ class Model:
         self.wide_cap, self.wide = 0, set()  # ids whose size is kept whole
         self.overflow = False                # an event refused: total past 2^64 - 1
         self.max_id, self.watermark, self.peak_snapshot = None, None, {}
+        self.walk_rows, self.walk_closed, self.walk_cut, self.walk_refused = [], False, False, False
 
     def rec_source(self, f):
         self.sources.append(Source(f))
@@ -266,6 +255,37 @@ class Model:
 
     def rec_finish(self, f):
         self.finish = f
+
+    # ---- the walk of retained holders (jett-profile(7), "Retained holders") ----
+    def rec_retained(self, f):
+        """A RETAINED record: kept in the retention arena, 32 bytes plus
+        the holder's namespace and name plus 24 bytes a row, rounded up to
+        a multiple of 8; the first that does not fit and every later one
+        are dropped.  No holder: a closing record; complete false: a
+        budget stopped the walk."""
+        ns, name = f["namespace"], f["name"]
+        rows = []
+        if f["rows"]:
+            for r in f["rows"].split(","):
+                func, nbytes, objects = r.split(":")
+                rows.append((None if func == "-" else int(func), int(nbytes), int(objects)))
+        if ns is None:
+            self.walk_closed = True
+        if f["complete"] == "false":
+            self.walk_cut = True
+        size = (32 + len(ns or b"") + len(name or b"") + 24 * len(rows) + 7) // 8 * 8
+        if self.walk_refused or not self.mem_fits(size):
+            self.walk_refused = True
+            return
+        self.used += size
+        holder = None
+        if ns is not None:
+            src = None if f["source"] is None else self.sources[int(f["source"])]
+            holder = (ns, name, None if src is None else (src.origin, src.path),
+                      span(f["decl"]) if src is not None else None, src)
+        for func, nbytes, objects in rows:
+            ident = None if func is None else self.funcs[func][0]
+            self.walk_rows.append((holder, ident, nbytes, objects))
 
     # ---- cpu ----
     def fn_bucket(self, ident):
@@ -883,6 +903,54 @@ def mem_profile(m, p, st):
     return out, len(elig)
 
 
+def holder_key(h):
+    """Holders by namespace, name, source, declaration start and end,
+    unavailable after every value; no holder after every holder."""
+    if h is None:
+        return (1,)
+    ns, name, src, decl, _ = h
+    return (0, ns, name, (1,) if src is None else (0, src[0], src[1]),
+            (1,) if decl is None else (0, decl[0]), (1,) if decl is None else (0, decl[1]))
+
+
+def func_key(ident):
+    return (1,) if ident is None else (0, ident_key(ident))
+
+
+def retained_rows(m):
+    """The rows grouped by holder and creation-site function (rows of one
+    group add up), by retained bytes descending then holder then function;
+    at most ten; then the remainder row when the rows leave bytes or
+    objects out of the live allocations (always, with unavailable
+    numbers, when the total is unavailable)."""
+    groups = {}
+    for holder, ident, nbytes, objects in m.walk_rows:
+        key = (None if holder is None else holder[:4], ident)
+        g = groups.setdefault(key, [holder, ident, 0, 0])
+        g[2] += nbytes
+        g[3] += objects
+    rows = sorted(groups.values(), key=lambda g: (-g[2], holder_key(g[0]), func_key(g[1])))[:10]
+    na, out = "unavailable", []
+    for holder, ident, nbytes, objects in rows:
+        row = {"holder": na if holder is None else (holder[0] + b"." + holder[1]).decode(),
+               "namespace": na, "function": na, "path": na, "line": na}
+        if ident is not None:
+            head = entry_head(m, 0, ident)
+            row.update({k: head[k] for k in ("namespace", "function", "path", "line")})
+        row.update({"retained_bytes": nbytes, "objects": objects})
+        out.append(row)
+    rest = {"holder": "<remainder>", "namespace": na, "function": na, "path": na, "line": na,
+            "retained_bytes": na, "objects": na}
+    if m.mem_limited:
+        return out + [rest]
+    left_bytes = m.mem["live"] - sum(r["retained_bytes"] for r in out)
+    left_objects = len(m.live) - sum(r["objects"] for r in out)
+    if left_bytes or left_objects:
+        rest.update({"retained_bytes": left_bytes, "objects": left_objects})
+        out.append(rest)
+    return out
+
+
 def profile(m):
     st, reason = status(m)
     p = {"schema": "jett.profile.v1", "mode": m.mode, "status": st}
@@ -897,6 +965,11 @@ def profile(m):
     p["truncated_bottlenecks"] = n - len(entries)
     if m.mode == "cpu":
         p["waiting"] = waiting_rows(m)
+    elif not m.walk_closed:  # no walk in the capture
+        p["retained_status"], p["retained"] = "unavailable", "unavailable"
+    else:
+        p["retained_status"] = "partial" if m.walk_cut or m.walk_refused else "complete"
+        p["retained"] = retained_rows(m)
     p["capabilities"] = {c: c in m.caps for c in CAPS}
     return {"profile": p}
 

@@ -3,17 +3,19 @@
 
     random_capture.py SEED > CAPTURE.jcap.txt
 
-Both modes; random sources (multibyte and control characters, long
-lines, literal/comment/secret spans), namespaces and names chosen from
-small sets so identities tie, runtime buckets without source, stack tries
-with recursion, sizes near 2^40 and 2^64 (totals past 2^64 - 1 too),
+Both modes; random sources (multibyte, control and bidirectional
+characters, long lines, literal/comment/secret spans), namespaces and
+names chosen from small sets so identities tie (one name holds controls
+to escape), runtime buckets without source, stack tries with recursion, sizes near 2^40 and 2^64 (totals past 2^64 - 1 too),
 samples in every state (waiting ones on stacks, truncated
 ones too), source-less functions in partial (interrupted) profiles, allocation churn with zero sizes
 and frees on several workers, id gaps that slide the daemon's window of
 recent ids, thresholds, limits and budgets small enough to run out; CPU
 stacks with call sites (repeated, so that call lines recur and one site
 reaches several callees; some outside the caller's source) and CALLS
-records (one or two, adding up) after the last EVENTS."""
+records (one or two, adding up) after the last EVENTS; memory captures
+mostly end with a walk of retained holders (RETAINED), cut short now and
+then."""
 import random, sys
 
 T, TOP = 2**40, 2**64 - 1
@@ -21,7 +23,10 @@ T, TOP = 2**40, 2**64 - 1
 NEAR40, NEAR64 = [T - 2, T - 1, T, T + 1], [2**63, TOP - 1, TOP]
 HUGE = NEAR40 + NEAR64
 
-CHARS = list("abcdefgh xyz(){}=+-*/;,.:") + ["\u00e9", "\u00fc", "\u4e2d", "\t", "\x01"]
+# a right-to-left override and a zero-width space too, which reports and
+# exports show escaped (jett-profile(7), Escaped text)
+CHARS = list("abcdefgh xyz(){}=+-*/;,.:") + ["\u00e9", "\u00fc", "\u4e2d", "\t", "\x01",
+                                             "\u202e", "\u200b"]
 
 
 def esc(s):
@@ -96,6 +101,58 @@ def calls_record(r, funcs, used_sites, text_len):
     return "CALLS functions=%s sites=%s" % (",".join(fn_items) or "-", ",".join(site_items) or "-")
 
 
+def walk(r, srcs, live, creator):
+    """RETAINED records of a walk over the live allocations: each live
+    object credited to one random holder (names from small sets, so that
+    identities tie; a holder may come in several records) or to none;
+    rows per creation-site function (a live object's allocate's stack
+    leaf).  Now and then the budget cuts it: the records end early, the
+    last one incomplete and only part of its objects in it."""
+    holders = []
+    for _ in range(r.randint(0, 5)):
+        src = r.choice([None] + list(range(len(srcs))))
+        decl = "-"
+        if src is not None and r.random() < 0.8:
+            n = len(srcs[src][2].encode("utf-8"))
+            a = r.randint(0, n)
+            decl = "%d-%d" % (a, r.randint(a, n))
+        holders.append((r.choice(["a", "b", "\u00fc"]), r.choice(["cache", "rows", "x"]),
+                        src, decl))
+    owned = {h: [] for h in range(len(holders))}
+    unowned = []
+    for aid in sorted(live):
+        h = r.randrange(len(holders) + 1) if holders else len(holders)
+        (owned[h] if h < len(holders) else unowned).append(aid)
+
+    def rows(ids):
+        by = {}
+        for aid in ids:
+            g = by.setdefault(creator[aid], [0, 0])
+            g[0] += live[aid]
+            g[1] += 1
+        return ",".join("%s:%d:%d" % ("-" if f is None else f, b, n)
+                        for f, (b, n) in sorted(by.items(), key=lambda kv: (kv[0] is None,
+                                                                            kv[0] or 0))) or "-"
+
+    out, cut = [], r.random() < 0.25
+    order = [h for h in range(len(holders)) if owned[h]]
+    for k, h in enumerate(order):
+        ns, name, src, decl = holders[h]
+        ids = owned[h]
+        last = cut and k == len(order) - 1
+        if last:
+            ids = ids[:r.randint(1, len(ids))]
+        parts = [ids] if len(ids) < 2 or r.random() < 0.7 else [ids[:1], ids[1:]]
+        for i, part in enumerate(parts):
+            out.append("RETAINED namespace=%s name=%s source=%s decl=%s rows=%s complete=%s"
+                       % (esc(ns), esc(name), "-" if src is None else src, decl, rows(part),
+                          "false" if last and i == len(parts) - 1 else "true"))
+    cut = cut and bool(order)
+    out.append("RETAINED namespace=- name=- source=- decl=- rows=%s complete=%s"
+               % ("-" if cut else rows(unowned), "false" if cut else "true"))
+    return out
+
+
 def capture(seed):
     """The text form of the capture for `seed`."""
     r = random.Random(seed)
@@ -119,7 +176,8 @@ def capture(seed):
         if r.random() < 0.2:
             ns, name, src = "<runtime>", r.choice(["<unavailable-symbol>", "<truncated-stack>"]), None
         else:
-            ns, name = r.choice(["a", "b", "a.b", "Z", "\u00fc"]), r.choice(["f", "g", "dup", "<init>"])
+            ns = r.choice(["a", "b", "a.b", "Z", "\u00fc"])
+            name = r.choice(["f", "g", "dup", "<init>", "e\u202ev\x1b[1m"])
             src = r.randrange(len(srcs))
         decl = "-"
         if src is not None and r.random() < 0.8:
@@ -178,7 +236,7 @@ def capture(seed):
             out.append("  CPU_SAMPLE seq=%d tick=%d task=- actor=- thread=0 state=%s stack=%s span=%s"
                        % (seq, seq, state, "-" if stack is None else stack, sp))
     else:
-        live, next_id, total = {}, 1, 0
+        live, next_id, total, creator = {}, 1, 0, {}
         huge = r.random() < 0.5  # this capture has sizes near 2^40 and 2^64
         for _ in range(r.randint(0, 150)):
             seq += 1
@@ -199,6 +257,7 @@ def capture(seed):
                 # nothing refers to the id again
                 if total + size <= TOP:
                     live[next_id] = size
+                    creator[next_id] = None if stack is None else stack_funcs[stack]
                     total += size
                 out.append("  ALLOC seq=%d op=allocate id=%d old=- new=%d task=- actor=- thread=%d stack=%s span=%s"
                            % (seq, next_id, size, r.randint(0, 2), st, sp))
@@ -227,6 +286,8 @@ def capture(seed):
     if mode == "cpu":
         for _ in range(r.choice([0, 1, 1, 2])):
             out.append(calls_record(r, funcs, used_sites, text_len))
+    if mode == "memory" and r.random() < 0.75:
+        out += walk(r, srcs, live, creator)
     coal, drop = r.randint(0, 5), r.randint(0, 5)
     req = (seq + coal + drop) if mode == "cpu" else 0
     if mode == "memory":

@@ -1,0 +1,288 @@
+/*
+ * End-to-end tests of the retained section through the real binaries
+ * (`jett run --profile-memory`): programs whose holders, creation sites
+ * and sizes are known by construction (sizes from jett(1): a string
+ * 24 + its length, a list 32 + 16 a slot, grown by push to twice its
+ * capacity and at least 4, a map 48 + 40 a slot, 8 at its first insert),
+ * the budget cut, a walk skipped, a runtime error, the capture's RETAINED
+ * records and their replay.
+ */
+#include <check.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+Suite *retained_e2e_suite(void);
+
+/* A global keeps N = 1000 strings of repeat("x", 100): 24 + 100 = 124
+ * bytes each, made in leak.row (line 6): 124000 bytes.  The list: [] (32)
+ * grown by pushes to 4, 8, ..., 1024 slots: 32 + 16 * 1024 = 16416 bytes,
+ * made in leak.<init> (line 1).  Retained 140416 in 1001 objects. */
+static const char leak[] = "namespace leak\n"
+                           "\n"
+                           "let cache = []\n"
+                           "let other = 0\n"
+                           "\n"
+                           "fn row(i: int) -> string {\n"
+                           "    return repeat(\"x\", 100)\n"
+                           "}\n"
+                           "\n"
+                           "fn main() {\n"
+                           "    for i in 0..1000 {\n"
+                           "        push(cache, row(i))\n"
+                           "    }\n"
+                           "}\n";
+
+static void run_ok(const char *prog, bool agent, struct tu_output *o, const char *capture)
+{
+    const char *argv[8] = {tu_jett, "run", prog, "--profile-memory"};
+    int n = 4;
+    if (agent)
+        argv[n++] = "--agent";
+    if (capture)
+        argv[n++] = "--profile-capture", argv[n++] = capture;
+    argv[n] = NULL;
+    ck_assert_int_eq(tu_run(argv, NULL, 0, o), 0);
+}
+
+static void expect_in(const char *doc, const char *want)
+{
+    ck_assert_msg(strstr(doc, want) != NULL, "missing:\n%s\nin:\n%s", want, doc);
+}
+
+START_TEST(global_keeps_known_bytes)
+{
+    char *prog = tu_program("leak.jett", leak);
+    struct tu_output o;
+    run_ok(prog, true, &o, NULL);
+    ck_assert_int_eq(o.status, 0);
+    expect_in(o.out, "\n    retained_bytes: 140416\n");
+    expect_in(o.out, "\n  retained_status: complete\n"
+                     "  retained[2]{holder,namespace,function,path,line,retained_bytes,objects}:\n"
+                     "    leak.cache,leak,row,leak.jett,6,124000,1000\n"
+                     "    leak.cache,leak,<init>,leak.jett,1,16416,1\n"
+                     "  capabilities:\n");
+    expect_in(o.out, "\n  status: complete\n");
+    tu_output_free(&o);
+    /* the human report opens its findings with the holder */
+    run_ok(prog, false, &o, NULL);
+    expect_in(o.err, "\n  attributed bytes      137.13 KiB (140416)\n"
+                     "retained at exit: 121.09 KiB held by leak.cache (leak.jett:3): 1000 objects "
+                     "created in leak.row (leak.jett:6)\n"
+                     "  16.03 KiB held by leak.cache (leak.jett:3): 1 object created in "
+                     "leak.<init> (leak.jett:1)\n"
+                     "bottlenecks: ");
+    tu_output_free(&o);
+    free(prog);
+}
+END_TEST
+
+/* x (24 + 10 = 34 bytes, made in make) is reached by lib.store first in
+ * time, then by app.b and app.a: app loads first and declares a first,
+ * so a holds it.  Each list: [] and one push, 96 bytes, made in its
+ * namespace's <init>.  g holds itself (96, <init>) and a map that holds
+ * itself ({} then an insert: 368, main); c = [1] then itself (48 grown
+ * to 96, main) is reached by no binding. */
+START_TEST(holders_cycles_and_nothing)
+{
+    char *prog = tu_program("app.jett", "namespace app\nimport lib\nlet a = []\nlet b = []\n"
+                                        "let g = []\n"
+                                        "fn make() -> string {\n    return repeat(\"y\", 10)\n}\n"
+                                        "fn main() {\n    let x = make()\n    lib.keep(x)\n"
+                                        "    push(b, x)\n    push(a, x)\n    push(g, g)\n"
+                                        "    let m = {}\n    m[\"self\"] = m\n    push(g, m)\n"
+                                        "    let c = [1]\n    push(c, c)\n}\n");
+    free(tu_program("lib.jett", "namespace lib\nlet store = []\n"
+                                "fn keep(v: string) {\n    push(store, v)\n}\n"));
+    struct tu_output o;
+    run_ok(prog, true, &o, NULL);
+    ck_assert_int_eq(o.status, 0);
+    /* 34 + 96 * 5 + 368 = 882 bytes in 7 objects */
+    expect_in(o.out, "\n    retained_bytes: 882\n");
+    expect_in(o.out, "  retained[7]{holder,namespace,function,path,line,retained_bytes,objects}:\n"
+                     "    app.g,app,main,app.jett,9,368,1\n"
+                     "    app.a,app,<init>,app.jett,1,96,1\n"
+                     "    app.b,app,<init>,app.jett,1,96,1\n"
+                     "    app.g,app,<init>,app.jett,1,96,1\n"
+                     "    lib.store,lib,<init>,lib.jett,1,96,1\n"
+                     "    unavailable,app,main,app.jett,9,96,1\n"
+                     "    app.a,app,make,app.jett,6,34,1\n");
+    tu_output_free(&o);
+    free(prog);
+}
+END_TEST
+
+static const char deep[] = "namespace app\nlet deep = []\n"
+                           "fn main() {\n    let cur = deep\n    for i in 0..100 {\n"
+                           "        let n = []\n        push(cur, n)\n        cur = n\n    }\n}\n";
+
+/* deep holds 100 nested lists made in main (99 of one child, 96 bytes;
+ * the last empty, 32): 9536, and itself (96, <init>): retained 9632 in
+ * 101 objects.  The walk's slots: main, <init>, <truncated-stack> and
+ * unknown, 4 * 40 = 160 bytes; with 3071 more the path holds 64 levels
+ * and cannot double: the root and 64 lists are credited (6144 + 96), the
+ * remainder is 9632 - 6240 = 3392 bytes in 101 - 65 = 36 objects. */
+START_TEST(walk_budget_cut)
+{
+    char *prog = tu_program("deep.jett", deep);
+    char *cap = tu_tmp_path("deep.jcap");
+    setenv("JETT_TEST_WALK_BUDGET", "3231", 1);
+    struct tu_output o;
+    run_ok(prog, true, &o, cap);
+    unsetenv("JETT_TEST_WALK_BUDGET");
+    ck_assert_int_eq(o.status, 0);
+    expect_in(o.out, "\n  status: complete\n");
+    expect_in(o.out, "\n  retained_status: partial\n"
+                     "  retained[3]{holder,namespace,function,path,line,retained_bytes,objects}:\n"
+                     "    app.deep,app,main,deep.jett,3,6144,64\n"
+                     "    app.deep,app,<init>,deep.jett,1,96,1\n"
+                     "    <remainder>,unavailable,unavailable,unavailable,unavailable,3392,36\n");
+    tu_output_free(&o);
+    /* the capture says where the walk stopped */
+    const char *dump[] = {tu_jett, "profile", "dump", cap, NULL};
+    ck_assert_int_eq(tu_run(dump, NULL, 0, &o), 0);
+    expect_in(o.out, "\nRETAINED namespace=\"app\" name=\"deep\" source=0 decl=14-27 "
+                     "rows=0:6144:64,1:96:1 complete=false\n"
+                     "RETAINED namespace=- name=- source=- decl=- rows=- complete=false\n"
+                     "FINISH ");
+    tu_output_free(&o);
+    /* with the whole budget: everything, no remainder */
+    run_ok(prog, true, &o, NULL);
+    expect_in(o.out, "\n  retained_status: complete\n"
+                     "  retained[2]{holder,namespace,function,path,line,retained_bytes,objects}:\n"
+                     "    app.deep,app,main,deep.jett,3,9536,100\n"
+                     "    app.deep,app,<init>,deep.jett,1,96,1\n");
+    tu_output_free(&o);
+    free(cap), free(prog);
+}
+END_TEST
+
+/* Without the walk the section is unavailable; the human report says
+ * that 140416 bytes (137.13 KiB: 137.125 rounds away from zero) are
+ * retained without holders. */
+START_TEST(walk_skipped_is_unavailable)
+{
+    char *prog = tu_program("leak.jett", leak);
+    setenv("JETT_TEST_SKIP_WALK", "1", 1);
+    struct tu_output o;
+    run_ok(prog, true, &o, NULL);
+    expect_in(o.out, "\n  retained_status: unavailable\n  retained: unavailable\n");
+    tu_output_free(&o);
+    run_ok(prog, false, &o, NULL);
+    unsetenv("JETT_TEST_SKIP_WALK");
+    expect_in(o.err, "\nretained at exit: 137.13 KiB; holders unavailable\nbottlenecks: ");
+    tu_output_free(&o);
+    free(prog);
+}
+END_TEST
+
+/* A runtime error ends the run; what the bindings hold is still walked:
+ * keep holds "abc" + "d" (24 + 4 = 28 bytes, made in main) and itself
+ * ([] and one push, 96, <init>).  The replay of the capture gives the
+ * same section. */
+START_TEST(runtime_error_still_walks)
+{
+    char *prog =
+        tu_program("err.jett", "namespace err\nlet keep = []\n"
+                               "fn main() {\n    let s = \"abc\"\n    push(keep, s + \"d\")\n"
+                               "    fail(\"stop\")\n}\n");
+    char *cap = tu_tmp_path("err.jcap");
+    struct tu_output o;
+    run_ok(prog, true, &o, cap);
+    ck_assert_int_eq(o.status, 1);
+    static const char rows[] =
+        "\n  retained_status: complete\n"
+        "  retained[2]{holder,namespace,function,path,line,retained_bytes,objects}:\n"
+        "    err.keep,err,<init>,err.jett,1,96,1\n"
+        "    err.keep,err,main,err.jett,3,28,1\n";
+    expect_in(o.out, "\n  termination: runtime_error\n");
+    expect_in(o.out, rows);
+    tu_output_free(&o);
+    const char *replay[] = {tu_jett, "profile", "replay", cap, "--agent", NULL};
+    ck_assert_int_eq(tu_run(replay, NULL, 0, &o), 0);
+    expect_in(o.out, rows);
+    tu_output_free(&o);
+    free(cap), free(prog);
+}
+END_TEST
+
+/* The walk changes no total: the daemon's equal the heap observer's,
+ * and its check of the walk against the live allocations passed (no
+ * collector error); a CPU profile has no retained section. */
+START_TEST(totals_unchanged_and_cpu_without)
+{
+    char *prog = tu_program("leak.jett", leak);
+    char *totals = tu_tmp_path("heap.txt");
+    setenv("JETT_TEST_HEAP_TOTALS", totals, 1);
+    struct tu_output o;
+    run_ok(prog, true, &o, NULL);
+    unsetenv("JETT_TEST_HEAP_TOTALS");
+    size_t len;
+    char *heap = tu_read_file(totals, &len);
+    ck_assert_ptr_nonnull(heap);
+    expect_in(heap, "retained_bytes 140416\n");
+    expect_in(o.out, "\n  status: complete\n");
+    tu_output_free(&o);
+    free(heap);
+    const char *cpu[] = {tu_jett, "run", prog, "--profile", "--agent", NULL};
+    ck_assert_int_eq(tu_run(cpu, NULL, 0, &o), 0);
+    ck_assert_ptr_null(strstr(o.out, "retained"));
+    tu_output_free(&o);
+    free(totals), free(prog);
+}
+END_TEST
+
+/* fixtures/programs/rowcache: report.render.row_cache (line 5) keeps
+ * every row report.render.row (line 11) renders, each under a key: 2000
+ * lines of 2+12+3+6+3+8+2 = 36 characters (24 + 36 = 60 bytes: 120000)
+ * and 2000 keys "item-ID|dddd|dddddd" (24 + 17 + the digits of ID, ID
+ * 0..1999: 82000 + 10 + 180 + 2700 + 4000 = 88890): 208890 bytes
+ * (203.99 KiB) in 4000 objects.  The report's first line after the
+ * totals names the holder and the creation site; once the cache is gone
+ * (after/) nothing is retained. */
+START_TEST(planted_cache_named_first)
+{
+    char *before = tu_source_path("fixtures/programs/rowcache/before/main.jett");
+    char *after = tu_source_path("fixtures/programs/rowcache/after/main.jett");
+    struct tu_output o;
+    run_ok(before, false, &o, NULL);
+    ck_assert_int_eq(o.status, 0);
+    static const char first[] = "\nretained at exit: 203.99 KiB held by report.render.row_cache "
+                                "(src/render.jett:5): 4000 objects created in report.render.row "
+                                "(src/render.jett:11)\n";
+    expect_in(o.err, first);
+    /* right after the totals, before the bottlenecks */
+    const char *at = strstr(o.err, first), *prev = at;
+    while (prev > o.err && prev[-1] != '\n')
+        prev--;
+    ck_assert_msg(strncmp(prev, "  attributed bytes ", 19) == 0, "%s", o.err);
+    expect_in(o.out, "pages: 40 rows: 2000 written bytes: 73960\n");
+    tu_output_free(&o);
+    run_ok(after, false, &o, NULL);
+    expect_in(o.err, "\n  retained bytes        0\n");
+    expect_in(o.err, "\nretained at exit: nothing\nbottlenecks: ");
+    expect_in(o.out, "pages: 40 rows: 2000 written bytes: 73960\n");
+    tu_output_free(&o);
+    free(before), free(after);
+}
+END_TEST
+
+Suite *retained_e2e_suite(void)
+{
+    Suite *s = suite_create("retained_e2e");
+    TCase *t = tcase_create("retained");
+    tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, global_keeps_known_bytes);
+    tcase_add_test(t, holders_cycles_and_nothing);
+    tcase_add_test(t, walk_budget_cut);
+    tcase_add_test(t, walk_skipped_is_unavailable);
+    tcase_add_test(t, runtime_error_still_walks);
+    tcase_add_test(t, totals_unchanged_and_cpu_without);
+    tcase_add_test(t, planted_cache_named_first);
+    suite_add_tcase(s, t);
+    return s;
+}
