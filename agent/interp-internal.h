@@ -53,6 +53,8 @@ struct interp_program {
     uint32_t n_fns;
     struct interp_global *globals;
     uint32_t n_globals;
+    struct interp_call_site *call_sites; /* every E_CALL, by its u.call.site */
+    uint32_t n_call_sites, cap_call_sites;
     uint32_t *init_order; /* namespace indices, dependencies first */
     uint32_t n_init;
     uint32_t main_fn;
@@ -82,6 +84,8 @@ struct interp_state {
     size_t n_args;
     interp_sampler_fn sampler;
     void *sampler_ctx;
+    /* interp_count_calls: calls by function id and by call site id */
+    uint64_t *fn_calls, *site_calls;
     int wake[2]; /* self-pipe: interp_interrupt writes, sleep polls */
     /* the error being propagated (EX_ERROR) */
     bool interrupted;

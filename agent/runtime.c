@@ -81,6 +81,8 @@ void interp_free(struct interp_state *s)
     free(s->args);
     free(s->frames);
     free(s->globals);
+    free(s->fn_calls);
+    free(s->site_calls);
     free(s->err_msg);
     free(s->err_loc);
     free(s->err_trace);
@@ -111,6 +113,30 @@ int interp_safe_point_slow(struct interp_state *s)
     if (p & PENDING_INTERRUPT)
         s->interrupted = true;
     return s->interrupted ? -1 : 0;
+}
+
+int interp_count_calls(struct interp_state *s)
+{
+    const struct interp_program *p = s->prog;
+    if (s->fn_calls)
+        return 0;
+    s->fn_calls = calloc((size_t)p->n_fns + 1, sizeof *s->fn_calls);
+    s->site_calls = calloc((size_t)p->n_call_sites + 1, sizeof *s->site_calls);
+    if (s->fn_calls && s->site_calls)
+        return 0;
+    free(s->fn_calls), free(s->site_calls);
+    s->fn_calls = s->site_calls = NULL;
+    return -1;
+}
+
+const uint64_t *interp_fn_calls(const struct interp_state *s)
+{
+    return s->fn_calls;
+}
+
+const uint64_t *interp_site_calls(const struct interp_state *s)
+{
+    return s->site_calls;
 }
 
 void interp_set_sampler(struct interp_state *s, interp_sampler_fn fn, void *ctx)
