@@ -114,6 +114,7 @@ struct ast {
             struct ast **args;
             uint32_t n;
             uint32_t target; /* function or builtin id */
+            uint32_t site;   /* checker: the call site's id (interp_call_site_get) */
             uint8_t ckind;   /* enum ast_call_kind */
         } call;
         struct {

@@ -241,6 +241,13 @@ int eval_call_fn(struct interp_state *s, uint32_t fn_id, struct value *slots,
     f->stmt_start = fn->body->start;
     f->stmt_end = fn->body->end;
     f->slots = s->slots = slots;
+    /* Counting, once asked to: no clock, no allocation (site is always
+     * the E_CALL that made the call, a builtin's for its callbacks). */
+    if (s->fn_calls) {
+        s->fn_calls[fn_id]++;
+        if (site)
+            s->site_calls[site->u.call.site]++;
+    }
     int r = call_body(s, fn, out);
     s->depth--;
     s->slots = caller_slots;

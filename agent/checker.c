@@ -321,9 +321,25 @@ static void check_task_call(struct checker *C, const char *name, const struct as
     }
 }
 
+/* Numbers the call site e, in the function being checked. */
+static void check_site(struct checker *C, struct ast *e)
+{
+    struct interp_program *p = C->p;
+    if (p->n_call_sites == p->cap_call_sites) {
+        p->cap_call_sites = p->cap_call_sites ? p->cap_call_sites * 2 : 64;
+        p->call_sites = realloc(p->call_sites, sizeof *p->call_sites * p->cap_call_sites);
+        if (p->call_sites == NULL)
+            abort();
+    }
+    e->u.call.site = p->n_call_sites;
+    p->call_sites[p->n_call_sites++] =
+        (struct interp_call_site){(uint32_t)(C->fn - p->fns), {e->start, e->end}};
+}
+
 /* Checks a call's arity and argument annotations; picks its dispatch. */
 static void check_call(struct checker *C, struct ast *e)
 {
+    check_site(C, e);
     struct ast *callee = e->u.call.callee;
     check_expr(C, callee);
     bool secret = false;

@@ -35,6 +35,10 @@ struct collector {
     char error[160];
     bool capture_finished;   /* FINISH reached the capture */
     char capture_error[160]; /* why the capture was given up, or "" */
+    /* collector_set_calls: what CALLS sends before FINISH */
+    const struct wire_fn_calls *fn_calls;
+    const struct wire_site_calls *site_calls;
+    uint32_t n_fn_calls, n_site_calls;
 };
 
 static uint64_t mono_ns(void)
@@ -540,11 +544,36 @@ int collector_send_retained(struct collector *c, const struct wire_retained *r)
     return flush_out(c);
 }
 
+void collector_set_calls(struct collector *c, const struct wire_fn_calls *fn, uint32_t n,
+                         const struct wire_site_calls *site, uint32_t m)
+{
+    c->fn_calls = fn, c->site_calls = site;
+    c->n_fn_calls = n, c->n_site_calls = m;
+}
+
+/* The CALLS entries, WIRE_CALLS_MAX_ENTRIES a record: functions first,
+ * then sites, each record's share still sorted. */
+static void send_calls(struct collector *c)
+{
+    uint32_t fi = 0, si = 0;
+    while (fi < c->n_fn_calls || si < c->n_site_calls) {
+        uint32_t room = WIRE_CALLS_MAX_ENTRIES;
+        uint32_t n = c->n_fn_calls - fi < room ? c->n_fn_calls - fi : room;
+        room -= n;
+        uint32_t m = c->n_site_calls - si < room ? c->n_site_calls - si : room;
+        if (wire_encode_calls(&c->out, c->fn_calls + fi, n, c->site_calls + si, m) != 0 ||
+            flush_out(c) != 0)
+            return;
+        fi += n, si += m;
+    }
+}
+
 int collector_finish(struct collector *c, struct wire_finish *fin, int timeout_ms,
                      struct collector_result *out)
 {
     memset(out, 0, sizeof *out);
     stop_writer(c);
+    send_calls(c);
     fin->collector_failure = fin->collector_failure || collector_failed(c);
     if (wire_encode_finish(&c->out, fin) == 0) {
         bool to_capture = c->capture_fd >= 0;

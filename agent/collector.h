@@ -102,6 +102,12 @@ struct collector_result {
     size_t human_len;
 };
 
+/* The CALLS entries collector_finish sends after the last EVENTS frame
+ * and before FINISH (in as many CALLS records as they take); the arrays
+ * must stay until then.  None unless set. */
+void collector_set_calls(struct collector *c, const struct wire_fn_calls *fn, uint32_t n,
+                         const struct wire_site_calls *site, uint32_t m);
+
 /* Drains the ring, stops the writer, sends FINISH (fin->collector_failure
  * is set when the collector failed before) and waits up to timeout_ms for
  * RESULT.  0 with *out filled, or -1 when the collector failed. */

@@ -53,6 +53,8 @@ struct interp_program {
     uint32_t n_fns;
     struct interp_global *globals;
     uint32_t n_globals;
+    struct interp_call_site *call_sites; /* every E_CALL, by its u.call.site */
+    uint32_t n_call_sites, cap_call_sites;
     uint32_t *init_order; /* namespace indices, dependencies first */
     uint32_t n_init;
     uint32_t main_fn;
@@ -91,6 +93,10 @@ struct interp_state {
     struct interp_run *run;
     struct interp_task *task;    /* the task it runs; NULL in a run without tasks */
     struct sched_worker *worker; /* the worker running it now */
+    /* interp_count_calls: calls by function id and by call site id; with
+     * tasks, the tables of the worker running the state (run_task sets
+     * them), owned by the worker */
+    uint64_t *fn_calls, *site_calls;
     /* the error being propagated (EX_ERROR) */
     bool interrupted;
     char *err_msg; /* "message" */

@@ -121,6 +121,17 @@ struct interp_func_info {
 uint32_t interp_func_count(const struct interp_program *p);
 const struct interp_func_info *interp_func_get(const struct interp_program *p, uint32_t id);
 
+/* A call site: a call expression, its span in the source of the
+ * function whose body holds it (a namespace's <init> for a global's
+ * initializer).  Ids are dense from 0, assigned by the checker. */
+struct interp_call_site {
+    uint32_t func_id;
+    struct interp_span span;
+};
+
+uint32_t interp_call_site_count(const struct interp_program *p);
+const struct interp_call_site *interp_call_site_get(const struct interp_program *p, uint32_t id);
+
 /* ---- running ---- */
 
 struct interp_state;
@@ -222,6 +233,17 @@ void interp_set_sampler(struct interp_state *s, interp_sampler_fn fn, void *ctx)
 void interp_request_sample(struct interp_state *s);
 /* True while the runtime thread is blocked (in sleep). */
 bool interp_is_blocked(struct interp_state *s);
+
+/* Counts every call from now on, in this state (one runtime thread):
+ * the calls of each function and the calls made from each call site
+ * (a builtin's calls of a Jett function count at the builtin's call).
+ * The tables are allocated here, once, so that counting a call is two
+ * increments.  Before interp_run; 0, or -1 when memory runs out. */
+int interp_count_calls(struct interp_state *s);
+/* The counts so far, by function id and by call site id; NULL when not
+ * counting.  Read them once the runtime thread has ended. */
+const uint64_t *interp_fn_calls(const struct interp_state *s);
+const uint64_t *interp_site_calls(const struct interp_state *s);
 
 /* The heap observer; the stack at the event is readable from the state. */
 void interp_set_heap_observer(struct interp_state *s, heap_observer_fn fn, void *ctx);

@@ -660,6 +660,7 @@ void interp_program_free(struct interp_program *p)
     free(p->fns);
     free(p->infos);
     free(p->globals);
+    free(p->call_sites);
     free(p->init_order);
     parse_consts_free(&p->consts);
     arena_free(&p->arena);
@@ -674,6 +675,16 @@ uint32_t interp_source_count(const struct interp_program *p)
 const struct interp_source *interp_source_get(const struct interp_program *p, uint32_t id)
 {
     return id < p->n_sources ? p->sources[id] : NULL;
+}
+
+uint32_t interp_call_site_count(const struct interp_program *p)
+{
+    return p->n_call_sites;
+}
+
+const struct interp_call_site *interp_call_site_get(const struct interp_program *p, uint32_t id)
+{
+    return id < p->n_call_sites ? &p->call_sites[id] : NULL;
 }
 
 uint32_t interp_func_count(const struct interp_program *p)

@@ -66,6 +66,9 @@ struct profiler {
     struct profiler_heap_totals heap;
     profiler_event_hook hook;
     void *hook_ctx;
+    /* profiler_calls' entries */
+    struct wire_fn_calls *fn_calls;
+    struct wire_site_calls *site_calls;
 };
 
 static uint64_t clock_ns(clockid_t id)
@@ -104,9 +107,9 @@ void profiler_free(struct profiler *p)
     if (!p)
         return;
     stacktab_destroy(&p->tab);
-    if (p->tasks) {
+    if (p->tasks)
         free(p->workers);
-    }
+    free(p->fn_calls), free(p->site_calls);
     free(p);
 }
 
@@ -625,6 +628,8 @@ int profiler_start(struct profiler *p)
         interp_set_sampler(p->s, on_safe_point, p);
     if (p->mode == WIRE_MODE_MEMORY)
         return 0;
+    if (interp_count_calls(p->s) != 0)
+        return -1;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = timer_wake;
@@ -661,6 +666,46 @@ void profiler_stop(struct profiler *p, struct wire_finish *fin)
         fin->dropped_ticks = p->dropped + left;
     }
     fin->stack_limit = p->stack_limit;
+}
+
+/* Call sites by function, start and end: the record's order. */
+static int site_order(const void *x, const void *y)
+{
+    const struct wire_site_calls *a = x, *b = y;
+    if (a->func_id != b->func_id)
+        return a->func_id < b->func_id ? -1 : 1;
+    if (a->site.start != b->site.start)
+        return a->site.start < b->site.start ? -1 : 1;
+    return (a->site.end > b->site.end) - (a->site.end < b->site.end);
+}
+
+int profiler_calls(struct profiler *p, const struct wire_fn_calls **fn, uint32_t *n,
+                   const struct wire_site_calls **site, uint32_t *m)
+{
+    const struct interp_program *prog = interp_state_program(p->s);
+    const uint64_t *fc = interp_fn_calls(p->s), *sc = interp_site_calls(p->s);
+    uint32_t n_fns = interp_func_count(prog), n_sites = interp_call_site_count(prog);
+    *n = *m = 0;
+    *fn = p->fn_calls, *site = p->site_calls;
+    if (!fc || !sc)
+        return 0;
+    free(p->fn_calls), free(p->site_calls);
+    p->fn_calls = malloc(((size_t)n_fns + 1) * sizeof *p->fn_calls);
+    p->site_calls = malloc(((size_t)n_sites + 1) * sizeof *p->site_calls);
+    if (!p->fn_calls || !p->site_calls)
+        return -1;
+    for (uint32_t i = 0; i < n_fns; i++)
+        if (fc[i])
+            p->fn_calls[(*n)++] = (struct wire_fn_calls){i, fc[i]};
+    for (uint32_t i = 0; i < n_sites; i++) {
+        const struct interp_call_site *cs = interp_call_site_get(prog, i);
+        if (sc[i])
+            p->site_calls[(*m)++] =
+                (struct wire_site_calls){cs->func_id, {cs->span.start, cs->span.end}, sc[i]};
+    }
+    qsort(p->site_calls, *m, sizeof *p->site_calls, site_order);
+    *fn = p->fn_calls, *site = p->site_calls;
+    return 0;
 }
 
 uint64_t profiler_timer_cpu_ns(const struct profiler *p)

@@ -41,6 +41,16 @@ int profiler_start(struct profiler *p);
  * caller's). */
 void profiler_stop(struct profiler *p, struct wire_finish *fin);
 
+/* CPU mode: the runtime's exact call counts (interp_count_calls, which
+ * profiler_start turns on) as CALLS entries, once the program has ended:
+ * the functions and call sites that made a call, sorted as the record
+ * wants them.  They stay the profiler's, valid until profiler_free.
+ * The counts are the runtime thread's own (its interp_state's); a
+ * runtime of several threads sums theirs here.  0, or -1 when memory
+ * runs out; none in memory mode. */
+int profiler_calls(struct profiler *p, const struct wire_fn_calls **fn, uint32_t *n,
+                   const struct wire_site_calls **site, uint32_t *m);
+
 /* CPU nanoseconds the timer thread used, exact once profiler_stop has
  * joined it (0 before, and in memory mode): the profiler's own cost. */
 uint64_t profiler_timer_cpu_ns(const struct profiler *p);

@@ -63,6 +63,9 @@ struct interp_run {
     /* What a state needs to report running out of memory, set aside
      * once: the first task that runs out takes it (under reg_lock). */
     char *oom_line, *oom_trace;
+    /* interp_count_calls with tasks: the run's call counts, the sums of
+     * the workers' once they ended (runtime_calls_sum) */
+    uint64_t *fn_calls, *site_calls;
 };
 
 /* Shared runtime objects start with this: a heap header (konst =
@@ -94,5 +97,8 @@ void run_host_stderr(struct interp_state *s, const char *text);
  * result it gives (runtime.c). */
 int runtime_program(struct interp_state *s, struct value *ret);
 void runtime_finish(struct interp_state *s, int rc, struct value ret, struct interp_result *r);
+/* With tasks and call counting: the workers' counts summed into the run's,
+ * once the workers ended. */
+void runtime_calls_sum(struct interp_run *run);
 
 #endif

@@ -182,6 +182,9 @@ void interp_free(struct interp_state *s)
     if (run->tasks)
         sched_destroy(&run->sched);
     free(s->frames);
+    if (!run->tasks) /* with tasks, the workers own the tables */
+        free(s->fn_calls), free(s->site_calls);
+    free(run->fn_calls), free(run->site_calls);
     free(s->oom_line);
     free(s->oom_trace);
     run_state_free(s);
@@ -235,6 +238,61 @@ void run_host_stderr(struct interp_state *s, const char *text)
         (void)n;
     }
     interp_host_unlock(s);
+}
+
+/* Two tables of call counts, by function id and by call site id: 0, or
+ * -1 when memory runs out (none then). */
+static int calls_tables(const struct interp_program *p, uint64_t **fn, uint64_t **site)
+{
+    *fn = calloc((size_t)p->n_fns + 1, sizeof **fn);
+    *site = calloc((size_t)p->n_call_sites + 1, sizeof **site);
+    if (*fn && *site)
+        return 0;
+    free(*fn), free(*site);
+    *fn = *site = NULL;
+    return -1;
+}
+
+int interp_count_calls(struct interp_state *s)
+{
+    struct interp_run *run = s->run;
+    if (!run->tasks)
+        return s->fn_calls ? 0 : calls_tables(s->prog, &s->fn_calls, &s->site_calls);
+    /* with tasks: each worker counts what runs on it (run_task points
+     * the task's state at them), and the run's sums are made once the
+     * workers ended (runtime_calls_sum) */
+    if (run->fn_calls)
+        return 0;
+    if (calls_tables(s->prog, &run->fn_calls, &run->site_calls) != 0)
+        return -1;
+    for (uint32_t i = 0; i < run->sched.n_workers; i++) {
+        struct sched_worker *w = &run->sched.workers[i];
+        if (calls_tables(s->prog, &w->fn_calls, &w->site_calls) != 0)
+            return -1; /* what was made is freed with the workers and the run */
+    }
+    return 0;
+}
+
+void runtime_calls_sum(struct interp_run *run)
+{
+    const struct interp_program *p = run->prog;
+    for (uint32_t i = 0; run->fn_calls && i < run->sched.n_workers; i++) {
+        const struct sched_worker *w = &run->sched.workers[i];
+        for (uint32_t f = 0; f < p->n_fns; f++)
+            run->fn_calls[f] += w->fn_calls[f];
+        for (uint32_t c = 0; c < p->n_call_sites; c++)
+            run->site_calls[c] += w->site_calls[c];
+    }
+}
+
+const uint64_t *interp_fn_calls(const struct interp_state *s)
+{
+    return s->run->tasks ? s->run->fn_calls : s->fn_calls;
+}
+
+const uint64_t *interp_site_calls(const struct interp_state *s)
+{
+    return s->run->tasks ? s->run->site_calls : s->site_calls;
 }
 
 void interp_set_sampler(struct interp_state *s, interp_sampler_fn fn, void *ctx)
@@ -524,6 +582,7 @@ static int runtime_run_tasks(struct interp_state *s, struct interp_result *out)
     if (t == NULL)
         return -1;
     int rc = sched_run(&run->sched, t);
+    runtime_calls_sum(run); /* the workers have ended */
     if (rc == 0)
         runtime_gather(run);
     return rc;

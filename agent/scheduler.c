@@ -106,9 +106,11 @@ void sched_destroy(struct sched *sc)
     free(sc->pool);
     free(sc->sleepers);
     if (sc->workers) {
-        for (uint32_t i = 0; i < sc->n_workers; i++)
+        for (uint32_t i = 0; i < sc->n_workers; i++) {
             if (sc->workers[i].idle)
                 run_state_free(sc->workers[i].idle);
+            free(sc->workers[i].fn_calls), free(sc->workers[i].site_calls);
+        }
         pthread_mutex_destroy(&sc->lock);
         pthread_cond_destroy(&sc->work);
         pthread_mutex_destroy(&sc->pool_lock);
@@ -363,6 +365,7 @@ static bool run_task(struct sched_worker *w, struct interp_task *t)
     s->worker = w;
     s->sp = &w->sp;
     s->heap.sp = &w->sp;
+    s->fn_calls = w->fn_calls, s->site_calls = w->site_calls; /* the worker counts its calls */
     w->task = t;
     atomic_store(&w->current, s);
     fiber_switch(&w->self, &t->fiber);

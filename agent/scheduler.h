@@ -60,6 +60,9 @@ struct sched_worker {
     bool started;
     struct sched *sched;
     uint64_t cpu_ns; /* the thread's CPU time, once it ended */
+    /* interp_count_calls: the calls made on this worker, by function id
+     * and by call site id (only it writes them) */
+    uint64_t *fn_calls, *site_calls;
 };
 
 /* A FIFO of tasks through their `next` links. */

@@ -26,7 +26,9 @@ static const char export_usage_text[] =
     "                      summary on standard error)\n"
     "  --format speedscope the samples in time order, a speedscope JSON file\n"
     "  --weight W          memory captures: allocated (default), count, retained\n"
-    "                      or live-at-peak\n"
+    "                      or live-at-peak; CPU captures: samples (default) or\n"
+    "                      wall, the waiting samples too (collapsed, svg, pprof,\n"
+    "                      speedscope)\n"
     "  --by-task           collapsed and svg: a frame per task at the top\n"
     "  -o PATH             write to PATH instead of standard output\n"
     "  -h, --help          print this help\n";
@@ -62,7 +64,8 @@ struct export_opts {
 static int parse_weight(const char *s, enum fold_weight *w)
 {
     static const enum fold_weight all[] = {FOLD_WEIGHT_ALLOCATED, FOLD_WEIGHT_COUNT,
-                                           FOLD_WEIGHT_RETAINED, FOLD_WEIGHT_LIVE_AT_PEAK};
+                                           FOLD_WEIGHT_RETAINED,  FOLD_WEIGHT_LIVE_AT_PEAK,
+                                           FOLD_WEIGHT_SAMPLES,   FOLD_WEIGHT_WALL};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (strcmp(s, fold_weight_name(all[i])) == 0)
             return *w = all[i], 0;
@@ -136,16 +139,14 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
                                "pprof, timeline or speedscope, not '%s'",
                                o->format_arg),
                -1;
-    if ((o->format == EXPORT_TIMELINE || o->format == EXPORT_SPEEDSCOPE) && o->weight_arg)
+    if (o->format == EXPORT_TIMELINE && o->weight_arg)
         return cli_usage_error("profile export: --weight applies to collapsed and svg, not to "
                                "--format %s",
                                o->format_arg),
                -1;
-    if ((o->format == EXPORT_CALLGRIND || o->format == EXPORT_PPROF) && o->weight_arg)
-        return cli_usage_error("profile export: --weight applies to collapsed and svg; a %s",
-                               o->format == EXPORT_PPROF
-                                   ? "pprof profile carries every weight as a sample type"
-                                   : "Callgrind profile carries every weight as an event"),
+    if (o->format == EXPORT_CALLGRIND && o->weight_arg)
+        return cli_usage_error("profile export: --weight applies to collapsed and svg; a "
+                               "Callgrind profile carries every weight as an event"),
                -1;
     if (o->by_task && (o->format == EXPORT_PPROF || o->format == EXPORT_SPEEDSCOPE))
         return cli_usage_error("profile export: --by-task applies to collapsed and svg; %s",
@@ -163,9 +164,19 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
         return cli_usage_error("profile export: -o '%s' is the capture being exported", o->out), -1;
     o->weight = FOLD_WEIGHT_DEFAULT;
     if (o->weight_arg && parse_weight(o->weight_arg, &o->weight) != 0)
-        return cli_usage_error("profile export: --weight must be allocated, count, retained or "
-                               "live-at-peak, not '%s'",
+        return cli_usage_error("profile export: --weight must be samples or wall (CPU), or "
+                               "allocated, count, retained or live-at-peak (memory), not '%s'",
                                o->weight_arg),
+               -1;
+    bool cpu_weight = o->weight == FOLD_WEIGHT_SAMPLES || o->weight == FOLD_WEIGHT_WALL;
+    if ((o->format == EXPORT_PPROF || o->format == EXPORT_SPEEDSCOPE) && o->weight_arg &&
+        !cpu_weight)
+        return cli_usage_error("profile export: --format %s takes --weight samples or wall (CPU "
+                               "captures); %s",
+                               o->format_arg,
+                               o->format == EXPORT_PPROF
+                                   ? "a pprof profile carries every memory weight as a sample type"
+                                   : "a memory capture's samples are its allocated bytes"),
                -1;
     return 0;
 }
@@ -232,6 +243,8 @@ static int export_direct(const struct export_opts *o,
     int rc = write(c.r, out.f, err, sizeof err);
     cli_capture_close(&c);
     int closed = cli_out_finish(&out, rc < 0 ? -1 : 0);
+    if (rc == -2 && closed < 0) /* the weight does not apply to the capture's mode */
+        return cli_usage_error("profile export: %s", err);
     if (closed >= 0 && (closed != CLI_EXIT_OK || rc == 0))
         return closed;
     fprintf(stderr, "jett: %s: %s\n", o->capture, err); /* damaged: exported as far as read */
@@ -299,10 +312,13 @@ static int export_speedscope(const struct export_opts *o)
         return cli_usage_error("%s: %s", o->capture, err);
     struct speedscope *p = NULL;
     enum speedscope_status st =
-        c.r ? speedscope_read(c.r, &p, err, sizeof err) : SPEEDSCOPE_E_NOMEM;
+        c.r ? speedscope_read_weighted(c.r, o->weight == FOLD_WEIGHT_WALL, &p, err, sizeof err)
+            : SPEEDSCOPE_E_NOMEM;
     cli_capture_close(&c);
     if (st == SPEEDSCOPE_E_NOMEM)
         return cli_usage_error("profile export: out of memory");
+    if (st == SPEEDSCOPE_E_WEIGHT)
+        return cli_usage_error("profile export: %s", err);
     if (st != SPEEDSCOPE_OK) {
         fprintf(stderr, "jett: %s: %s\n", o->capture, err);
         return CLI_EXIT_BAD_INPUT;
@@ -332,7 +348,7 @@ int cli_profile_export(int argc, char **argv)
     if (o.format == EXPORT_CALLGRIND)
         return export_direct(&o, cgexport_write);
     if (o.format == EXPORT_PPROF)
-        return export_direct(&o, pprof_write);
+        return export_direct(&o, o.weight == FOLD_WEIGHT_WALL ? pprof_write_wall : pprof_write);
     if (o.format == EXPORT_TIMELINE)
         return export_timeline(&o);
     if (o.format == EXPORT_SPEEDSCOPE)

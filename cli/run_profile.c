@@ -245,6 +245,11 @@ int run_profile_finish(struct run_profile *rp, enum interp_termination term,
     if (rp->test && rp->test->skew_finish)
         fin.requested_ticks++;
     rp->fin = fin, rp->have_fin = true;
+    const struct wire_fn_calls *fn;
+    const struct wire_site_calls *site;
+    uint32_t n, m;
+    if (profiler_calls(rp->profiler, &fn, &n, &site, &m) == 0)
+        collector_set_calls(rp->collector, fn, n, site, m);
     int rc = collector_finish(rp->collector, &fin, RESULT_MS, res);
     settle_capture(rp);
     return rc;

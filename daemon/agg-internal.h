@@ -67,6 +67,10 @@ struct agg_ident {
 #define AGG_NODE_OUTERMOST 1u /* no ancestor has the same identity */
 #define AGG_NODE_INVALID 2u   /* defined by a bad record: samples are unavailable */
 #define AGG_NODE_SOURCED 4u   /* its identity has a source (a copy, for the event path) */
+/* The call that made this frame counts for a call line of its caller:
+ * its site lies in the caller's source and no frame further out is the
+ * caller's identity at the same call (jett-profile(7), call lines). */
+#define AGG_NODE_CALL_OUTERMOST 8u
 
 struct agg_node {
     uint32_t parent, ident, chain;
@@ -75,10 +79,16 @@ struct agg_node {
                             * table (buckets are never removed); in memory
                             * mode the chain to the outermost occurrence
                             * of the node's leaf identity */
-    uint32_t leaf_bucket;  /* likewise the leaf identity's site bucket in
-                            * memory mode: an allocation event reaches its
-                            * buckets from the node without the identity */
-    uint16_t depth;        /* 1 for a root frame */
+    union {
+        uint32_t leaf_bucket;   /* likewise the leaf identity's site bucket in
+                                 * memory mode: an allocation event reaches its
+                                 * buckets from the node without the identity */
+        uint32_t callee_bucket; /* CPU: the callee bucket of the call that made
+                                 * the frame (AGG_NODE_CALL_OUTERMOST) */
+    };
+    uint32_t site;  /* the STACK's call site: start offset in the caller's
+                     * source, AGG_NONE when it has none */
+    uint16_t depth; /* 1 for a root frame */
     uint16_t flags;
 };
 
@@ -92,6 +102,7 @@ struct agg_chain {
 /* CPU detail buckets, carved from the CPU arena. */
 struct agg_fnb {
     uint64_t inclusive, self;
+    uint64_t calls;    /* from CALLS */
     uint32_t hot_head; /* first hot-line bucket of this function */
     uint32_t pad;
 };
@@ -99,13 +110,34 @@ struct agg_chainb {
     uint64_t samples;
 };
 /* A hot line, or (ident with AGG_HOT_WAITING) a waiting call site: the
- * waiting samples at a leaf statement, listed from wait_head. */
+ * waiting samples at a leaf statement, listed from wait_head; or (key
+ * with AGG_HOT_SUB) a callee of a call line (ident: the callee, start:
+ * the call line's offset), listed from the call line's `callees`, or a
+ * chain of a waiting call site (ident: the chain, start: the site's
+ * offset), listed from wait_chain_head.  All are found through
+ * hot_index by (ident with its kind bits, start). */
 #define AGG_HOT_WAITING 0x80000000u
+#define AGG_HOT_CALL 0x40000000u /* agg_callb */
+#define AGG_HOT_SUB 0xc0000000u
+#define AGG_HOT_KIND 0xc0000000u
 struct agg_hotb {
     uint64_t self;
     uint32_t ident;
     uint32_t start, end; /* leaf statement span, AGG_NONE: unavailable */
     uint32_t next;
+};
+
+/* A call line (ident with AGG_HOT_CALL: the caller): the calls made from
+ * the call site starting at `start` (from CALLS), listed from call_head,
+ * with its callees' samples in the list from `callees`.  Laid out as a
+ * hot line up to `next`, so that one index finds both. */
+struct agg_callb {
+    uint64_t calls;
+    uint32_t ident;
+    uint32_t start, end;
+    uint32_t next;
+    uint32_t callees;
+    uint32_t pad;
 };
 
 /* Live bytes of the allocations one creation site (a function, or a
@@ -132,8 +164,8 @@ struct agg_siteb {
  * stacks. */
 struct agg_node_detail {
     uint64_t self, count, events;
+    uint64_t waiting; /* CPU: waiting samples with the node as leaf */
     struct agg_live held;
-    uint32_t site;
     /* with agg_keep_node_lines: the leaf span key (start + 1, 0: none)
      * of every event so far while `lines` is AGG_LINES_ONE; from the
      * second key on (AGG_LINES_MANY) the costs are in node_lines */
@@ -145,7 +177,7 @@ enum { AGG_LINES_NONE, AGG_LINES_ONE, AGG_LINES_MANY };
 /* A node's detail summed over its subtree (the node and all it called):
  * what a call edge into it carries. */
 struct agg_node_below {
-    uint64_t self, count, events, retained, live_at_peak;
+    uint64_t self, count, events, retained, live_at_peak, waiting;
 };
 struct agg_mchainb {
     uint64_t bytes;
@@ -231,6 +263,7 @@ struct agg_task {
 struct agg_task_node {
     uint32_t node, task; /* task: the row, AGG_NONE for events of no task */
     uint64_t self, count, events, live;
+    uint64_t waiting; /* CPU with keep_waiting: waiting samples with the node as leaf */
 };
 
 struct agg {
@@ -266,7 +299,10 @@ struct agg {
     size_t arena_size;
     size_t arena_used; /* arena bytes handed out */
     struct agg_index hot_index;
-    uint32_t wait_head; /* first waiting call site, AGG_NONE */
+    uint32_t wait_head;       /* first waiting call site, AGG_NONE */
+    uint32_t wait_chain_head; /* first chain of a waiting call site, AGG_NONE */
+    uint32_t call_head;       /* first call line, AGG_NONE */
+    bool have_calls;          /* a CALLS record was taken */
     bool cpu_limited;
     struct agg_cpu_totals cpu;
     struct agg_mem mem;
@@ -286,6 +322,9 @@ struct agg {
      * events had more than one leaf span (agg_keep_node_lines) */
     bool keep_node_lines;
     struct costrun *node_lines;
+    /* agg_keep_waiting: in CPU mode the self costs hold waiting samples
+     * as a second value */
+    bool keep_waiting;
     /* agg_keep_node_lines_only: neither self_lines nor node_below */
     bool node_lines_only;
     /* agg_keep_node_self: each node's self cost (room for node_self_cap
@@ -405,6 +444,14 @@ static inline struct agg_node_detail *agg_detail_at(const struct agg *a, const s
  * counted it (self, and count in memory mode); a collector error when
  * out of memory. */
 void agg_detail_self(struct agg *a, const struct agg_node *n, uint32_t start, const uint64_t *w);
+/* The same for a waiting sample at leaf node n (CPU): its waiting count
+ * and, with agg_keep_waiting, its cost as the second value. */
+void agg_detail_waiting(struct agg *a, const struct agg_node *n, uint32_t start);
+/* A node's second self value: waiting samples (CPU), or allocations. */
+static inline uint64_t agg_detail_second(const struct agg *a, const struct agg_node_detail *d)
+{
+    return a->mode == WIRE_MODE_CPU ? d->waiting : d->count;
+}
 /* Sums the detail over every node's subtree once the stream ended; a
  * collector error when out of memory. */
 void agg_detail_settle(struct agg *a);
@@ -426,6 +473,9 @@ void agg_retained_finish(struct agg *a);
 
 /* ---- agg_cpu.c ---- */
 int agg_cpu_sample(struct agg *a, const struct wire_sample *s);
+/* A CALLS record's counts into the function buckets and call lines there
+ * are (agg_calls checked the mode). */
+int agg_cpu_calls(struct agg *a, const struct wire_calls *c);
 void agg_cpu_free(struct agg *a);
 
 #endif

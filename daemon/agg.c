@@ -22,7 +22,7 @@ struct agg *agg_new(void)
     a->mem.warm_bytes = AGG_MEM_WARM_BYTES;
     for (size_t i = 0; i < AGG_LINE_SEEN; i++)
         a->mem.line_seen[i].key = agg_line_key(AGG_NONE, 0);
-    a->wait_head = AGG_NONE;
+    a->wait_head = a->wait_chain_head = a->call_head = AGG_NONE;
     a->retained.head = a->retained.tail = AGG_NONE;
     return a;
 }
@@ -103,7 +103,7 @@ int agg_hello(struct agg *a, const struct wire_hello *h)
     a->capabilities = h->capabilities & WIRE_CAP_ALL;
     a->colour = h->colour;
     agg_tasks_hello(a);
-    unsigned n_values = a->mode == WIRE_MODE_CPU ? 1 : 2;
+    unsigned n_values = a->mode == WIRE_MODE_CPU && !a->keep_waiting ? 1 : 2;
     if (a->detail && !a->node_lines_only && !(a->self_lines = costrun_new(n_values)))
         agg_errorf(a, "HELLO: out of memory");
     if (a->keep_node_lines && !(a->node_lines = costrun_new_dense(n_values)))
@@ -166,6 +166,17 @@ int agg_alloc(struct agg *a, const struct wire_alloc *e)
     if (rc == 0 && a->tasks_on)
         agg_tasks_alloc(a, e);
     return rc;
+}
+
+int agg_calls(struct agg *a, const struct wire_calls *c)
+{
+    if (!agg_in_stream(a, "CALLS"))
+        return -1;
+    if (a->mode != WIRE_MODE_CPU) {
+        agg_errorf(a, "CALLS in a memory profile");
+        return -1;
+    }
+    return agg_cpu_calls(a, c);
 }
 
 int agg_event(struct agg *a, const struct wire_event *ev)
@@ -265,7 +276,7 @@ static int node_line(struct agg *a, const struct agg_node *n, uint32_t key, cons
         return 0;
     }
     if (d->lines == AGG_LINES_ONE) {
-        const uint64_t before[2] = {d->self - w[0], a->mode == WIRE_MODE_CPU ? 0 : d->count - w[1]};
+        const uint64_t before[2] = {d->self - w[0], agg_detail_second(a, d) - w[1]};
         d->lines = AGG_LINES_MANY;
         if ((a->self_lines && costrun_add(a->self_lines, n->ident, d->leaf_key, before) != 0) ||
             (a->node_lines && costrun_add(a->node_lines, node, d->leaf_key, before) != 0))
@@ -284,13 +295,21 @@ void agg_detail_self(struct agg *a, const struct agg_node *n, uint32_t start, co
         agg_tasks_node_self(a, (uint32_t)(n - (const struct agg_node *)a->nodes.p), start + 1, w);
 }
 
+void agg_detail_waiting(struct agg *a, const struct agg_node *n, uint32_t start)
+{
+    static const uint64_t w[2] = {0, 1};
+    agg_detail_at(a, n)->waiting++;
+    if (a->keep_waiting)
+        agg_detail_self(a, n, start, w);
+}
+
 /* The self costs of the nodes that saw one leaf span, into self_lines. */
 static int one_line_selves(struct agg *a)
 {
     for (uint32_t i = 0; i < a->nodes.len; i++) {
         const struct agg_node_detail *d = &a->node_detail[i];
         const struct agg_node *n = agg_vec_at(&a->nodes, i);
-        const uint64_t w[2] = {d->self, d->count};
+        const uint64_t w[2] = {d->self, agg_detail_second(a, d)};
         if (d->lines == AGG_LINES_ONE && costrun_add(a->self_lines, n->ident, d->leaf_key, w) != 0)
             return -1;
     }
@@ -358,6 +377,11 @@ void agg_keep_node_lines(struct agg *a)
 void agg_keep_node_lines_only(struct agg *a)
 {
     a->detail = a->keep_node_lines = a->node_lines_only = true;
+}
+
+void agg_keep_waiting(struct agg *a)
+{
+    a->keep_waiting = true;
 }
 
 void agg_keep_node_self(struct agg *a)

@@ -20,10 +20,14 @@
  *     `partial` / `stack_capture_limit`.
  *   CPU detail buckets: carved from one arena of exactly the budget's
  *     size, so the bytes held are the bytes charged:
- *       function bucket  AGG_COST_FN    bytes (inclusive, self, hot list)
+ *       function bucket  AGG_COST_FN    bytes (inclusive, self, calls, hot list)
  *       call-chain bucket AGG_COST_CHAIN bytes (sample count)
- *       hot-line bucket  AGG_COST_HOT   bytes (function, span, count, link)
- *     plus the hot-line hash index, 8 bytes a slot, power-of-two capacity,
+ *       hot-line bucket  AGG_COST_HOT   bytes (function, span, count, link),
+ *                        also a waiting call site
+ *       call line        AGG_COST_CALL  bytes (caller, call site, calls, links)
+ *       sub-bucket       AGG_COST_SUB   bytes (a call line's callee, or a
+ *                        waiting call site's chain: samples, link)
+ *     plus the hash index of all but the first two, 8 bytes a slot, power-of-two capacity,
  *     at most half full, starting at 16 slots; a resize must fit with both
  *     the old and the new index held, then keeps only the new one.  The function and namespace
  *     strings are held once, by the FUNC table, and charged there.  The
@@ -72,9 +76,11 @@
 #define AGG_RETENTION_BUDGET_MAX WIRE_RETENTION_BUDGET
 #define AGG_STACK_BUDGET_MAX WIRE_STACK_BUDGET
 
-#define AGG_COST_FN 24u
+#define AGG_COST_FN 32u
 #define AGG_COST_CHAIN 8u
 #define AGG_COST_HOT 24u
+#define AGG_COST_CALL 32u
+#define AGG_COST_SUB 24u
 #define AGG_HOT_INDEX_MIN 16u
 #define AGG_COST_SITE 56u
 #define AGG_COST_LINE 32u
@@ -116,6 +122,11 @@ int agg_sample(struct agg *a, const struct wire_sample *s);
 int agg_alloc(struct agg *a, const struct wire_alloc *e);
 int agg_event(struct agg *a, const struct wire_event *ev);
 int agg_finish(struct agg *a, const struct wire_finish *f);
+/* A CALLS record: its counts go to the function buckets and call lines
+ * there are (CPU mode; it makes none), and the profile's calls become
+ * known.  A call site outside its function's source, or a count that
+ * would pass 2^64 - 1 added up, is a collector error. */
+int agg_calls(struct agg *a, const struct wire_calls *c);
 /* The walk of retained holders (memory mode, agg_retained.c). */
 int agg_retained(struct agg *a, const struct wire_retained *r);
 
@@ -176,6 +187,12 @@ void agg_keep_node_lines(struct agg *a);
  * (attrib_node_below) are not kept and read as empty.  Before any
  * record. */
 void agg_keep_node_lines_only(struct agg *a);
+
+/* With detail in CPU mode, each stack node's self costs by leaf span
+ * hold the waiting samples at that node as a second value
+ * (attrib_node_self_next's w[1]), for exports that draw where the
+ * program waited: before any record. */
+void agg_keep_waiting(struct agg *a);
 
 /* Each stack node's self cost only, 8 bytes a node instead of the
  * detail's: CPU samples with the node as leaf or allocated bytes (initial

@@ -381,6 +381,28 @@ static bool node_outermost(const struct agg *a, const struct agg_node *n)
     return true;
 }
 
+/* Whether the call that made node n (whose parent and site are set)
+ * counts for a call line of its caller: the site lies in the caller's
+ * source, and no frame further out is the caller's identity at the same
+ * call, so that a sample counts once for a call line however deep the
+ * caller recurses through it. */
+static bool call_outermost(const struct agg *a, const struct agg_node *n, struct wire_span site)
+{
+    if (n->parent == AGG_NONE || !wire_span_present(site))
+        return false;
+    const struct agg_node *p = agg_node_at(a, n->parent);
+    const struct agg_ident *d = agg_ident_at(a, p->ident);
+    if (d->source == AGG_NONE)
+        return false;
+    const struct agg_source *src = agg_vec_at(&a->sources, d->source);
+    if (site.start > site.end || site.end > src->text_len)
+        return false;
+    for (const struct agg_node *q = p; q->parent != AGG_NONE; q = agg_node_at(a, q->parent))
+        if (q->site == site.start && agg_node_at(a, q->parent)->ident == p->ident)
+            return false;
+    return true;
+}
+
 /* Room for one more node in a per-node table of the exports (*p holding
  * *cap entries of `elem` bytes), charged to no budget; 0, or -1 when
  * memory runs out.  The room is zeroed as nodes take it, so that the
@@ -423,7 +445,13 @@ int agg_stack(struct agg *a, const struct wire_stack *s)
     a->n_stacks++;
     if (a->nodes.len + 1 < a->n_stacks)
         return 0;
-    struct agg_node n = {AGG_NONE, AGG_NONE, AGG_NONE, AGG_NONE, AGG_NONE, 0, AGG_NODE_INVALID};
+    struct agg_node n = {.parent = AGG_NONE,
+                         .ident = AGG_NONE,
+                         .chain = AGG_NONE,
+                         .chain_bucket = AGG_NONE,
+                         .leaf_bucket = AGG_NONE,
+                         .site = wire_span_present(s->site) ? s->site.start : AGG_NONE,
+                         .flags = AGG_NODE_INVALID};
     size_t node_cost = agg_vec_growth(&a->nodes, 1);
     if (stack_refs_ok(a, s, &n)) {
         uint32_t pc = n.parent == AGG_NONE
@@ -435,7 +463,8 @@ int agg_stack(struct agg *a, const struct wire_stack *s)
             return 0;
         }
         n.flags = (node_outermost(a, &n) ? AGG_NODE_OUTERMOST : 0) |
-                  (agg_ident_at(a, n.ident)->source != AGG_NONE ? AGG_NODE_SOURCED : 0);
+                  (agg_ident_at(a, n.ident)->source != AGG_NONE ? AGG_NODE_SOURCED : 0) |
+                  (call_outermost(a, &n, s->site) ? AGG_NODE_CALL_OUTERMOST : 0);
     }
     if (!stack_fits(a, node_cost)) {
         a->stack_limited = true;
@@ -448,8 +477,7 @@ int agg_stack(struct agg *a, const struct wire_stack *s)
         return agg_errorf(a, "STACK record %u: out of memory", s->stack_id + 1), -1;
     *d = n;
     if (a->detail)
-        *agg_detail_at(a, d) = (struct agg_node_detail){
-            .site = wire_span_present(s->site) ? s->site.start : WIRE_NONE32};
+        *agg_detail_at(a, d) = (struct agg_node_detail){0};
     if (a->keep_node_self)
         a->node_self[a->nodes.len - 1] = 0;
     return a->errors > before ? -1 : 0;

@@ -21,8 +21,10 @@ void agg_tasks_hello(struct agg *a)
     a->task_nodes.elem = sizeof(struct agg_task_node);
     a->tasks_on = (a->capabilities & WIRE_CAP_TASK_ATTRIBUTION) != 0;
     a->cur_task = WIRE_NONE32;
+    /* the values of the node lines: CPU samples (and waiting samples
+     * with keep_waiting), or bytes and allocations */
     if (a->keep_task_nodes && a->tasks_on &&
-        !(a->task_lines = costrun_new_dense(a->mode == WIRE_MODE_CPU ? 1 : 2)))
+        !(a->task_lines = costrun_new_dense(a->mode == WIRE_MODE_CPU && !a->keep_waiting ? 1 : 2)))
         agg_errorf(a, "HELLO: out of memory");
 }
 
@@ -57,7 +59,7 @@ static uint32_t pair_of(struct agg *a, uint32_t node, uint32_t task)
         agg_errorf(a, "task detail: out of memory");
         return AGG_NONE;
     }
-    *p = (struct agg_task_node){node, task, 0, 0, 0, 0};
+    *p = (struct agg_task_node){.node = node, .task = task};
     return a->task_nodes.len - 1;
 }
 
@@ -76,9 +78,11 @@ void agg_tasks_node_self(struct agg *a, uint32_t node, uint32_t key, const uint6
     if (at == AGG_NONE)
         return;
     struct agg_task_node *p = agg_vec_at(&a->task_nodes, at);
+    bool cpu = a->mode == WIRE_MODE_CPU;
     p->self += w[0];
-    p->count += a->mode == WIRE_MODE_CPU ? 0 : w[1];
-    p->events++;
+    p->count += cpu ? 0 : w[1];
+    p->waiting += cpu && a->keep_waiting ? w[1] : 0; /* a waiting sample: {0, 1} */
+    p->events += !cpu || w[0] != 0;
     if (costrun_add(a->task_lines, at, key, w) != 0)
         agg_errorf(a, "task detail: out of memory");
 }

@@ -61,7 +61,7 @@ bool attrib_fn(const struct agg *a, uint32_t ident, struct attrib_fn *out)
 {
     const struct agg_fnb *f = a->mode == WIRE_MODE_CPU ? bucket_of(a, ident) : NULL;
     if (f)
-        *out = (struct attrib_fn){f->inclusive, f->self};
+        *out = (struct attrib_fn){f->inclusive, f->self, f->calls};
     return f != NULL;
 }
 
@@ -101,7 +101,63 @@ bool attrib_wait_next(const struct agg *a, struct attrib_hot_iter *it, struct at
     if (it->next == AGG_NONE)
         return false;
     const struct agg_hotb *h = agg_bucket_at(a, it->next);
-    *out = (struct attrib_wait){h->ident & ~AGG_HOT_WAITING, {h->self, h->start, h->end}};
+    *out = (struct attrib_wait){h->ident & ~AGG_HOT_KIND, {h->self, h->start, h->end}, it->next};
+    it->next = h->next;
+    return true;
+}
+
+void attrib_wait_chain_begin(const struct agg *a, struct attrib_hot_iter *it)
+{
+    it->next = a->mode == WIRE_MODE_CPU ? a->wait_chain_head : AGG_NONE;
+}
+
+bool attrib_wait_chain_next(const struct agg *a, struct attrib_hot_iter *it,
+                            struct attrib_wait_chain *out)
+{
+    if (it->next == AGG_NONE)
+        return false;
+    const struct agg_hotb *h = agg_bucket_at(a, it->next);
+    *out = (struct attrib_wait_chain){h->start, h->ident & ~AGG_HOT_KIND, h->self};
+    it->next = h->next;
+    return true;
+}
+
+bool attrib_calls_known(const struct agg *a)
+{
+    return a->have_calls;
+}
+
+void attrib_call_begin(const struct agg *a, struct attrib_hot_iter *it)
+{
+    it->next = a->mode == WIRE_MODE_CPU ? a->call_head : AGG_NONE;
+}
+
+bool attrib_call_next(const struct agg *a, struct attrib_hot_iter *it, struct attrib_call *out)
+{
+    if (it->next == AGG_NONE)
+        return false;
+    const struct agg_callb *c = agg_bucket_at(a, it->next);
+    *out = (struct attrib_call){c->ident & ~AGG_HOT_KIND, c->start, it->next, 0, c->calls};
+    for (uint32_t k = c->callees; k != AGG_NONE;) {
+        const struct agg_hotb *h = agg_bucket_at(a, k);
+        out->samples += h->self;
+        k = h->next;
+    }
+    it->next = c->next;
+    return true;
+}
+
+void attrib_callee_begin(const struct agg *a, uint32_t key, struct attrib_hot_iter *it)
+{
+    it->next = ((const struct agg_callb *)agg_bucket_at(a, key))->callees;
+}
+
+bool attrib_callee_next(const struct agg *a, struct attrib_hot_iter *it, struct attrib_callee *out)
+{
+    if (it->next == AGG_NONE)
+        return false;
+    const struct agg_hotb *h = agg_bucket_at(a, it->next);
+    *out = (struct attrib_callee){h->ident & ~AGG_HOT_KIND, h->self};
     it->next = h->next;
     return true;
 }
@@ -191,14 +247,19 @@ bool attrib_node(const struct agg *a, uint32_t node, uint32_t *parent, uint32_t 
 
 void attrib_node_quantities(const struct agg *a, uint32_t node, struct attrib_node_quantities *out)
 {
-    *out = (struct attrib_node_quantities){0, 0, 0, 0, 0, ATTRIB_NONE};
+    *out = (struct attrib_node_quantities){0, 0, 0, 0, 0, 0, ATTRIB_NONE};
     if (a->keep_node_self)
         out->self = a->node_self[node];
     if (!a->detail)
         return;
     const struct agg_node_detail *d = &a->node_detail[node];
-    *out = (struct attrib_node_quantities){
-        d->self, d->count, d->held.live, agg_mem_at_peak(a, &d->held), d->events, d->site};
+    *out = (struct attrib_node_quantities){d->self,
+                                           d->count,
+                                           d->held.live,
+                                           agg_mem_at_peak(a, &d->held),
+                                           d->events,
+                                           d->waiting,
+                                           agg_node_at(a, node)->site};
 }
 
 /* The node that node i's subtree sums add into once the stream ended
@@ -221,8 +282,8 @@ void agg_detail_settle(struct agg *a)
     }
     for (uint32_t i = 0; i < n; i++) {
         const struct agg_node_detail *d = &a->node_detail[i];
-        a->node_below[i] = (struct agg_node_below){d->self, d->count, d->events, d->held.live,
-                                                   agg_mem_at_peak(a, &d->held)};
+        a->node_below[i] = (struct agg_node_below){
+            d->self, d->count, d->events, d->held.live, agg_mem_at_peak(a, &d->held), d->waiting};
     }
     for (uint32_t i = n; i-- > 0;) {
         uint32_t parent = settle_parent(a, i);
@@ -230,7 +291,7 @@ void agg_detail_settle(struct agg *a)
             continue;
         struct agg_node_below *p = &a->node_below[parent], *c = &a->node_below[i];
         p->self += c->self, p->count += c->count, p->events += c->events;
-        p->retained += c->retained, p->live_at_peak += c->live_at_peak;
+        p->retained += c->retained, p->live_at_peak += c->live_at_peak, p->waiting += c->waiting;
     }
 }
 
@@ -253,14 +314,14 @@ void agg_node_self_settle(struct agg *a)
 
 void attrib_node_below(const struct agg *a, uint32_t node, struct attrib_node_quantities *out)
 {
-    *out = (struct attrib_node_quantities){0, 0, 0, 0, 0, ATTRIB_NONE};
+    *out = (struct attrib_node_quantities){0, 0, 0, 0, 0, 0, ATTRIB_NONE};
     if (a->node_self_below)
         out->self = a->node_self_below[node];
     if (a->node_below == NULL)
         return;
     const struct agg_node_below *b = &a->node_below[node];
-    *out = (struct attrib_node_quantities){b->self,         b->count,  b->retained,
-                                           b->live_at_peak, b->events, ATTRIB_NONE};
+    *out = (struct attrib_node_quantities){b->self,   b->count,   b->retained, b->live_at_peak,
+                                           b->events, b->waiting, ATTRIB_NONE};
 }
 
 bool attrib_self_begin(const struct agg *a, uint32_t ident, struct attrib_self_iter *it)
@@ -288,7 +349,7 @@ bool attrib_node_self_begin(const struct agg *a, uint32_t node, struct attrib_no
         return it->many = costrun_func(a->node_lines, node, &it->it);
     it->one = d->lines == AGG_LINES_ONE;
     it->key = d->leaf_key;
-    it->w[0] = d->self, it->w[1] = d->count;
+    it->w[0] = d->self, it->w[1] = agg_detail_second(a, d);
     return it->one;
 }
 
@@ -300,7 +361,7 @@ bool attrib_node_self_next(const struct agg *a, struct attrib_node_self_iter *it
         it->one = false;
         key = it->key;
         w[0] = it->w[0];
-        if (a->mode != WIRE_MODE_CPU)
+        if (a->mode != WIRE_MODE_CPU || a->keep_waiting)
             w[1] = it->w[1];
     } else if (!it->many || !costrun_next(a->node_lines, &it->it, &key, w)) {
         return false;
@@ -348,8 +409,12 @@ void attrib_task_node(const struct agg *a, uint32_t i, uint32_t *node, uint32_t 
     const struct agg_task_node *p = agg_vec_at(&a->task_nodes, a->task_node_order[i]);
     *node = p->node;
     *task = p->task == AGG_NONE ? ATTRIB_NONE : p->task + 1;
-    *q = (struct attrib_node_quantities){
-        p->self, p->count, attrib_tasks_live_exact(a) ? p->live : 0, 0, p->events, ATTRIB_NONE};
+    *q = (struct attrib_node_quantities){.self = p->self,
+                                         .count = p->count,
+                                         .retained = attrib_tasks_live_exact(a) ? p->live : 0,
+                                         .events = p->events,
+                                         .waiting = p->waiting,
+                                         .site = ATTRIB_NONE};
 }
 
 bool attrib_task_node_self_begin(const struct agg *a, uint32_t i, struct attrib_self_iter *it)

@@ -45,9 +45,10 @@ struct attrib_source {
     uint32_t n_lines;
 };
 
-/* A CPU function's samples. */
+/* A CPU function's samples, and its calls (what CALLS said; meaningful
+ * only while attrib_calls_known holds). */
 struct attrib_fn {
-    uint64_t inclusive, self;
+    uint64_t inclusive, self, calls;
 };
 
 /* One hot line of a CPU function: its self samples at a leaf statement
@@ -102,13 +103,51 @@ bool attrib_hot_next(const struct agg *a, struct attrib_hot_iter *it, struct att
 
 /* The waiting call sites (CPU mode): the waiting samples at the leaf
  * statement of function `ident`, in no order.  A waiting sample without
- * a kept stack is in no site; no site counts in a function's figures. */
+ * a kept stack is in no site; no site counts in a function's figures.
+ * `key` names the site among its chains (attrib_wait_chain). */
 struct attrib_wait {
     uint32_t ident;
     struct attrib_hot hot;
+    uint32_t key;
 };
 void attrib_wait_begin(const struct agg *a, struct attrib_hot_iter *it);
 bool attrib_wait_next(const struct agg *a, struct attrib_hot_iter *it, struct attrib_wait *out);
+
+/* The chains of the waiting samples, every site's, in no order: the
+ * samples of the site `key` whose stack (every frame, root to leaf) is
+ * the call chain `chain`. */
+struct attrib_wait_chain {
+    uint32_t key, chain;
+    uint64_t samples;
+};
+void attrib_wait_chain_begin(const struct agg *a, struct attrib_hot_iter *it);
+bool attrib_wait_chain_next(const struct agg *a, struct attrib_hot_iter *it,
+                            struct attrib_wait_chain *out);
+
+/* Whether a CALLS record was read: the calls of functions and call lines
+ * are known (else they are unavailable). */
+bool attrib_calls_known(const struct agg *a);
+
+/* Every call line (CPU mode), in no order: the Jett-state samples in
+ * which function `ident`'s frame was at the call starting at `start`
+ * with a deeper frame, once per sample (summed over its callees), and
+ * the calls made from it (while attrib_calls_known).  `key` names it
+ * among its callees. */
+struct attrib_call {
+    uint32_t ident, start, key;
+    uint64_t samples, calls;
+};
+void attrib_call_begin(const struct agg *a, struct attrib_hot_iter *it);
+bool attrib_call_next(const struct agg *a, struct attrib_hot_iter *it, struct attrib_call *out);
+/* The callees of the call line `key`: for each function that call made,
+ * the call line's samples in which it was the frame made (under
+ * recursion, by the outermost of the caller's frames at that call). */
+struct attrib_callee {
+    uint32_t ident;
+    uint64_t samples;
+};
+void attrib_callee_begin(const struct agg *a, uint32_t key, struct attrib_hot_iter *it);
+bool attrib_callee_next(const struct agg *a, struct attrib_hot_iter *it, struct attrib_callee *out);
 
 /* One allocation line (memory mode): the allocations created and the
  * bytes allocated (initial sizes, and growth at the resizing statement)
@@ -210,9 +249,10 @@ bool attrib_node(const struct agg *a, uint32_t node, uint32_t *parent, uint32_t 
  * All zero when detail was not kept. */
 struct attrib_node_quantities {
     uint64_t self, count, retained, live_at_peak;
-    uint64_t events; /* samples, or events with allocation pressure */
-    uint32_t site;   /* the STACK's call site: start offset in the caller's
-                      * source, ATTRIB_NONE when unknown */
+    uint64_t events;  /* samples, or events with allocation pressure */
+    uint64_t waiting; /* CPU: waiting samples with the node as leaf */
+    uint32_t site;    /* the STACK's call site: start offset in the caller's
+                       * source, ATTRIB_NONE when unknown */
 };
 void attrib_node_quantities(const struct agg *a, uint32_t node, struct attrib_node_quantities *out);
 
@@ -245,16 +285,18 @@ struct attrib_node_self_iter {
     uint64_t w[2];
 };
 bool attrib_node_self_begin(const struct agg *a, uint32_t node, struct attrib_node_self_iter *it);
-/* The next offset and its costs (w[0]; w[1] in memory mode). */
+/* The next offset and its costs (w[0]; w[1] in memory mode, and the
+ * waiting samples in CPU mode with agg_keep_waiting). */
 bool attrib_node_self_next(const struct agg *a, struct attrib_node_self_iter *it, uint32_t *start,
                            uint64_t *w);
 
 /* With agg_keep_task_nodes, once the stream ended: the (stack node,
  * task) pairs that had events, in node then task order (task ATTRIB_NONE,
  * events of no task, last): i from 0 to attrib_task_node_count.  q holds
- * self, count, events and retained as attrib_node_quantities does, for
- * the events of that task at that node (retained: of the allocations
- * the task created there; site ATTRIB_NONE, live_at_peak 0). */
+ * self, count, events, waiting (with agg_keep_waiting) and retained as
+ * attrib_node_quantities does, for the events of that task at that node
+ * (retained: of the allocations the task created there; site
+ * ATTRIB_NONE, live_at_peak 0). */
 uint32_t attrib_task_node_count(const struct agg *a);
 void attrib_task_node(const struct agg *a, uint32_t i, uint32_t *node, uint32_t *task,
                       struct attrib_node_quantities *q);

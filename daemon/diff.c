@@ -10,7 +10,7 @@ typedef __int128 i128;
 
 struct rank_options diff_rank_options(void)
 {
-    struct rank_options o = {true, true, 0, UINT32_MAX, true};
+    struct rank_options o = {true, true, 0, UINT32_MAX, true, true};
     return o;
 }
 
@@ -126,14 +126,11 @@ const char *diff_status_text(const struct rank_report *r, char buf[DIFF_STATUS_L
     return buf;
 }
 
-/* Whether both sides count the row's function exactly: neither side
- * untrusted, and a side it is missing from complete (a partial one may
- * have run it without a bucket). */
-static bool row_comparable(const struct diff *d, const struct diff_row *row)
+bool diff_comparable(const struct diff *d, bool has_base, bool has_neu)
 {
     enum diff_trust tb = diff_side_trust(d->base), tn = diff_side_trust(d->neu);
-    return tb != DIFF_TRUST_NONE && tn != DIFF_TRUST_NONE &&
-           (row->has_base || tb == DIFF_TRUST_ALL) && (row->has_neu || tn == DIFF_TRUST_ALL);
+    return tb != DIFF_TRUST_NONE && tn != DIFF_TRUST_NONE && (has_base || tb == DIFF_TRUST_ALL) &&
+           (has_neu || tn == DIFF_TRUST_ALL);
 }
 
 static uint64_t larger(uint64_t a, uint64_t b)
@@ -169,7 +166,7 @@ static void row_key(const struct diff *d, struct diff_row *row)
     static const struct diff_side none = {{NULL, 0}, {NULL, 0}, {NULL, 0}, 0, 0, 0, 0, 0, 0};
     const struct diff_side *b = row->has_base ? &row->base : &none;
     const struct diff_side *n = row->has_neu ? &row->neu : &none;
-    if (!row_comparable(d, row)) {
+    if (!diff_comparable(d, row->has_base, row->has_neu)) {
         incomparable(d, row, b, n);
         return;
     }
@@ -265,6 +262,11 @@ int diff_build(const struct rank_report *base, const struct diff_sides *bs,
         row_key(out, row);
     }
     qsort(out->rows, out->n, sizeof *out->rows, row_cmp);
+    if (diff_waits_build(out) != 0) {
+        diff_free(out);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     return 0;
 }
 
@@ -310,7 +312,10 @@ size_t diff_totals(const struct diff *d, struct diff_total out[DIFF_MAX_TOTALS])
 void diff_free(struct diff *d)
 {
     free(d->rows);
+    free(d->waits);
     d->rows = NULL;
+    d->waits = NULL;
+    d->n_waits = 0;
 }
 
 /* Rounds num / den half away from zero (den > 0). */

@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "daemon/rank.h"
 #include "proto/toon.h"
@@ -97,12 +98,31 @@ struct diff_total {
 
 #define DIFF_MAX_TOTALS 8
 
+/* A waiting call site compared (cpu): its function and position as the
+ * side that has it gives them, its waiting samples on each side (0 where
+ * it is missing, RANK_NA there when it is not comparable), and the
+ * binomial test and direction of the change (DIFF_INCOMPARABLE and
+ * DIFF_NO_DIRECTION when it is not comparable, by the functions' rule). */
+struct diff_wait {
+    struct rank_str ns, fn, path;
+    int origin;
+    uint64_t line, column; /* RANK_NA: unknown */
+    uint64_t base, neu;
+    enum diff_verdict verdict;
+    enum diff_direction direction;
+    double p;
+};
+
 struct diff {
     /* the reports' headers and totals; their entries are not used once
      * the diff is built (rank_free_entries) */
     const struct rank_report *base, *neu;
     struct diff_row *rows;
     size_t n;
+    /* cpu: every waiting call site of either side (the reports' all_waits,
+     * rank_options.all_waits), by |change| then identity and position */
+    struct diff_wait *waits;
+    size_t n_waits;
 };
 
 /* The names of enum diff_change, diff_verdict and diff_direction as
@@ -117,6 +137,12 @@ uint64_t diff_value(const struct diff_side *e, bool present, int which);
  * a function is missing from when the row is not comparable (the side
  * may have run it uncounted). */
 uint64_t diff_row_value(const struct diff_row *r, bool neu, int which);
+
+/* Whether both sides count a function (or a waiting call site) exactly,
+ * given which sides hold it: neither side untrusted, and a side it is
+ * missing from complete (a partial one may have run it without a
+ * bucket). */
+bool diff_comparable(const struct diff *d, bool has_base, bool has_neu);
 
 /* The totals both renderers show, in their order; returns how many. */
 size_t diff_totals(const struct diff *d, struct diff_total out[DIFF_MAX_TOTALS]);
@@ -153,6 +179,10 @@ int diff_build(const struct rank_report *base, const struct diff_sides *bs,
                const struct rank_report *neu, const struct diff_sides *ns, struct diff *out,
                char *err, size_t errlen);
 void diff_free(struct diff *d);
+
+/* The diff's waiting call sites from its reports' all_waits (diff_wait.c,
+ * called by diff_build): 0, or -1 when out of memory. */
+int diff_waits_build(struct diff *d);
 
 /* The jett.profile-diff.v1 document as a TOON tree ({"diff": ...}) that
  * holds copies of everything it shows: the diff and its reports can be

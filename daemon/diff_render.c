@@ -205,6 +205,29 @@ static struct toon_value *totals(const struct diff *d)
     return a;
 }
 
+static struct toon_value *diff_waits_toon(const struct diff *d)
+{
+    struct toon_value *a = toon_table();
+    for (size_t i = 0; i < d->n_waits; i++) {
+        const struct diff_wait *w = &d->waits[i];
+        struct toon_value *o = toon_object();
+        toon_set_literal(o, "namespace", str_or_na(w->ns));
+        toon_set_literal(o, "function", str_or_na(w->fn));
+        toon_set_literal(o, "origin", origin(w->origin));
+        toon_set_literal(o, "path", str_or_na(w->path));
+        toon_set_literal(o, "line", num_or_na(w->line));
+        toon_set_literal(o, "column", num_or_na(w->column));
+        static const char *const names[] = {"base_samples", "new_samples", "delta_samples",
+                                            "ratio"};
+        compared(o, names, w->base, w->neu, w->verdict != DIFF_INCOMPARABLE);
+        toon_set_literal(o, "p_value", p_value(w->p, w->verdict));
+        toon_set_literal(o, "significance", toon_cstr(diff_verdict_names[w->verdict]));
+        toon_set_literal(o, "direction", toon_cstr(diff_direction_names[w->direction]));
+        toon_table_push(a, o);
+    }
+    return a;
+}
+
 struct toon_value *diff_toon(const struct diff *d)
 {
     struct toon_value *root = toon_object(), *o = toon_object();
@@ -220,6 +243,8 @@ struct toon_value *diff_toon(const struct diff *d)
     toon_set(o, "new", n);
     toon_set(o, "totals", totals(d));
     toon_set(o, "functions", rows(d));
+    if (is_cpu(d))
+        toon_set(o, "waiting", diff_waits_toon(d));
     toon_set(root, "diff", o);
     return root;
 }

@@ -185,6 +185,41 @@ static void sides(FILE *f, const struct diff *d)
         fputc('\n', f);
 }
 
+/* "ns.fn  path:line:column", or "(no source)" without a path, and
+ * "not comparable" when it is not. */
+static void wait_head(FILE *f, size_t rank, const struct diff_wait *w)
+{
+    fprintf(f, "%3zu. ", rank);
+    put_str(f, w->ns);
+    fputc('.', f);
+    put_str(f, w->fn);
+    fputs("  ", f);
+    if (!w->path.ptr)
+        fputs("(no source)", f);
+    else
+        put_str(f, w->path);
+    if (w->path.ptr && w->line != RANK_NA)
+        fprintf(f, ":%llu", (unsigned long long)w->line);
+    if (w->path.ptr && w->line != RANK_NA && w->column != RANK_NA)
+        fprintf(f, ":%llu", (unsigned long long)w->column);
+    fputs(w->verdict == DIFF_INCOMPARABLE ? "  not comparable\n" : "\n", f);
+}
+
+static void diff_waits_human(FILE *f, const struct diff *d)
+{
+    fputs("\nWaiting call sites, by change in samples:\n", f);
+    if (d->n_waits == 0)
+        fputs("  no waiting call sites in either profile\n", f);
+    for (size_t i = 0; i < d->n_waits; i++) {
+        const struct diff_wait *w = &d->waits[i];
+        wait_head(f, i + 1, w);
+        fprintf(f, "       %-18s", "waiting samples");
+        put_compared(f, w->base, w->neu, w->verdict != DIFF_INCOMPARABLE);
+        put_tested(f, d, w->verdict, w->p, w->direction);
+        fputc('\n', f);
+    }
+}
+
 int diff_render_human(const struct diff *d, char **out, size_t *len)
 {
     FILE *f = open_memstream(out, len);
@@ -215,5 +250,7 @@ int diff_render_human(const struct diff *d, char **out, size_t *len)
         else
             mem_row(f, d, &d->rows[i]);
     }
+    if (is_cpu(d))
+        diff_waits_human(f, d);
     return fclose(f) == 0 ? 0 : -1;
 }

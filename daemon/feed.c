@@ -53,6 +53,8 @@ static int feed_one(struct agg *g, struct wire_decoder *d, const struct wire_rec
         return agg_func(g, &rec->u.func), 0;
     case WIRE_FINISH:
         return agg_finish(g, &rec->u.finish), 0;
+    case WIRE_CALLS:
+        return agg_calls(g, &rec->u.calls), 0;
     case WIRE_RETAINED:
         return agg_retained(g, &rec->u.retained), 0;
     case WIRE_EVENTS:

@@ -151,25 +151,35 @@ static bool hot_before(const struct attrib_hot *x, const struct attrib_hot *y)
             (arr)[_k] = (item);                                                                    \
     } while (0)
 
+/* A row's position: path, and line and column of `start` (unavailable
+ * without a source or a span); the 0-based line, or UINT32_MAX. */
+static uint32_t hot_where(const struct agg *a, const struct attrib_ident *d, uint32_t start,
+                          struct rank_hot *o, struct attrib_source *s)
+{
+    o->line = o->column = RANK_NA;
+    if (d->source == ATTRIB_NONE)
+        return UINT32_MAX;
+    attrib_source(a, d->source, s);
+    o->path = (struct rank_str){s->path, s->path_len};
+    if (start == ATTRIB_NONE)
+        return UINT32_MAX;
+    struct redact_source v = redact_view(s);
+    uint32_t line = redact_line_of(&v, start);
+    o->line = (uint64_t)line + 1;
+    o->column = (uint64_t)(start - s->lines[line]) + 1;
+    return line;
+}
+
 /* Fills one hot-line row, redacting its excerpt. */
 static int hot_fill(const struct agg *a, const struct attrib_ident *d, const struct attrib_hot *h,
                     struct rank_hot *o)
 {
     o->self_samples = h->self;
-    o->line = o->column = RANK_NA;
-    if (d->source == ATTRIB_NONE)
-        return 0;
     struct attrib_source s;
-    attrib_source(a, d->source, &s);
-    o->path = (struct rank_str){s.path, s.path_len};
-    if (h->start == ATTRIB_NONE)
+    uint32_t line = hot_where(a, d, h->start, o, &s);
+    if (line == UINT32_MAX || !s.spans_ok || !(agg_capabilities(a) & WIRE_CAP_SOURCE_SPANS))
         return 0;
     struct redact_source v = redact_view(&s);
-    uint32_t line = redact_line_of(&v, h->start);
-    o->line = (uint64_t)line + 1;
-    o->column = (uint64_t)(h->start - s.lines[line]) + 1;
-    if (!s.spans_ok || !(agg_capabilities(a) & WIRE_CAP_SOURCE_SPANS))
-        return 0;
     char buf[REDACT_MAX + 1];
     size_t len;
     if (redact_excerpt(&v, line, buf, &len, &o->source_redacted) < 0)
@@ -224,12 +234,10 @@ static uint64_t chain_weight(const struct agg *a, uint32_t chain)
     return w;
 }
 
-/* Chains: weight desc, then the identity sequences lexically. */
-static bool chain_before(const struct agg *a, uint32_t x, uint32_t y)
+/* Whether chain x's identity sequence comes before y's, lexically (a
+ * prefix first). */
+static bool chain_seq_before(const struct agg *a, uint32_t x, uint32_t y)
 {
-    uint64_t sx = chain_weight(a, x), sy = chain_weight(a, y);
-    if (sx != sy)
-        return sx > sy;
     uint32_t p[WIRE_MAX_STACK_DEPTH], q[WIRE_MAX_STACK_DEPTH];
     unsigned np = chain_seq(a, x, p), nq = chain_seq(a, y, q);
     for (unsigned i = 0; i < np && i < nq; i++) {
@@ -238,6 +246,15 @@ static bool chain_before(const struct agg *a, uint32_t x, uint32_t y)
             return c < 0;
     }
     return np < nq;
+}
+
+/* Chains: weight desc, then the identity sequences lexically. */
+static bool chain_before(const struct agg *a, uint32_t x, uint32_t y)
+{
+    uint64_t sx = chain_weight(a, x), sy = chain_weight(a, y);
+    if (sx != sy)
+        return sx > sy;
+    return chain_seq_before(a, x, y);
 }
 
 #define FOLD_MARK " \u00d7" /* " ×" before a run's length */
@@ -400,6 +417,71 @@ static int entries_chains(const struct agg *a, const uint32_t *slot, struct rank
     return rc;
 }
 
+/* Call lines: inclusive samples desc, then position. */
+static bool call_before(const struct attrib_call *x, const struct attrib_call *y)
+{
+    if (x->samples != y->samples)
+        return x->samples > y->samples;
+    return x->start < y->start;
+}
+
+#define call_before_v(x, y) call_before(&(x), &(y))
+
+/* The callee in most of a call line's samples (ties: identity order). */
+static uint32_t dominant_callee(const struct agg *a, uint32_t key)
+{
+    struct attrib_hot_iter it;
+    struct attrib_callee c;
+    uint32_t best = ATTRIB_NONE;
+    uint64_t most = 0;
+    attrib_callee_begin(a, key, &it);
+    while (attrib_callee_next(a, &it, &c))
+        if (c.samples > 0 && (best == ATTRIB_NONE || c.samples > most ||
+                              (c.samples == most && ident_cmp(a, c.ident, best) < 0)))
+            best = c.ident, most = c.samples;
+    return best;
+}
+
+/* Picks every emitted CPU entry's top call lines in one pass over the
+ * call lines, then fills them as hot lines are filled, with the calls,
+ * the share and the dominant callee. */
+static int entries_call_lines(const struct agg *a, const uint32_t *slot, struct rank_report *r)
+{
+    struct attrib_call(*top)[RANK_TOP] = calloc(r->n_entries + 1, sizeof *top);
+    if (top == NULL)
+        return -1;
+    struct attrib_hot_iter it;
+    struct attrib_call c;
+    attrib_call_begin(a, &it);
+    while (attrib_call_next(a, &it, &c))
+        if (c.samples > 0 && slot[c.ident] != NO_SLOT)
+            TOP_INSERT(top[slot[c.ident]], r->entries[slot[c.ident]].n_calls, c, call_before_v);
+    int rc = 0;
+    bool known = attrib_calls_known(a);
+    for (size_t i = 0; i < r->n_entries; i++) {
+        struct rank_entry *e = &r->entries[i];
+        for (unsigned k = 0; k < e->n_calls; k++) {
+            const struct attrib_call *t = &top[i][k];
+            struct rank_call *o = &e->call_lines[k];
+            struct attrib_ident d;
+            attrib_ident(a, t->ident, &d);
+            struct attrib_hot h = {t->samples, t->start, ATTRIB_NONE};
+            if (hot_fill(a, &d, &h, &o->where) < 0)
+                rc = -1;
+            o->calls = known ? t->calls : RANK_NA;
+            o->percent_hundredths = rank_percent_hundredths(t->samples, denominator(a));
+            uint32_t callee = dominant_callee(a, t->key);
+            if (callee != ATTRIB_NONE) {
+                attrib_ident(a, callee, &d);
+                o->callee_ns = (struct rank_str){d.ns, d.ns_len};
+                o->callee_fn = (struct rank_str){d.name, d.name_len};
+            }
+        }
+    }
+    free(top);
+    return rc;
+}
+
 /* Identity fields of an entry: names, source, declaration line. */
 static void entry_identity(const struct agg *a, uint32_t ident, struct rank_entry *e)
 {
@@ -421,15 +503,17 @@ static void entry_identity(const struct agg *a, uint32_t ident, struct rank_entr
     }
 }
 
-/* The CPU numbers of an entry: counts, percents, hot lines. */
+/* The CPU numbers of an entry: counts, percents, calls, hot lines. */
 static int cpu_entry(const struct agg *a, uint32_t ident, struct rank_entry *e, bool numbers_only)
 {
-    struct attrib_fn f = {0, 0};
+    struct attrib_fn f = {0, 0, 0};
     attrib_fn(a, ident, &f);
     e->primary = f.inclusive;
     e->secondary = f.self;
     e->percent_hundredths = rank_percent_hundredths(f.inclusive, denominator(a));
     e->self_percent_hundredths = rank_percent_hundredths(f.self, denominator(a));
+    /* a frame without a source is a runtime bucket, which nothing calls */
+    e->calls = attrib_calls_known(a) && e->path.ptr ? f.calls : RANK_NA;
     e->freed_bytes = e->retained_bytes = e->live_at_peak_bytes = e->resize_count = RANK_NA;
     e->live_unavailable = true;
     if (numbers_only)
@@ -452,6 +536,7 @@ static int mem_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
     e->secondary = s.allocation_count;
     e->percent_hundredths = rank_percent_hundredths(s.allocated_bytes, den);
     e->self_percent_hundredths = RANK_NA;
+    e->calls = RANK_NA;
     e->resize_count = s.resize_count;
     e->freed_bytes = exact ? s.freed_bytes : RANK_NA;
     e->retained_bytes = exact ? s.live : RANK_NA;
@@ -490,6 +575,8 @@ static int fill_entries(const struct agg *a, const uint32_t *ids, struct rank_re
         rc = entries_chains(a, slot, r);
     if (rc == 0 && !numbers_only && agg_mode(a) == WIRE_MODE_MEMORY)
         rc = entries_lines(a, slot, r);
+    if (rc == 0 && !numbers_only && agg_mode(a) == WIRE_MODE_CPU)
+        rc = entries_call_lines(a, slot, r);
     for (size_t i = 0; rc == 0 && !numbers_only && agg_mode(a) == WIRE_MODE_CPU &&
                        r->status == AGG_COMPLETE && i < r->n_entries;
          i++)
@@ -588,7 +675,50 @@ static bool wait_before(const struct agg *a, const struct attrib_wait *x,
 
 #define wait_before_v(x, y) wait_before(a, &(x), &(y))
 
-/* The top waiting call sites, with their share of waiting samples. */
+/* A waiting call site's function and position, and its samples. */
+static void wait_where(const struct agg *a, const struct attrib_wait *w, struct rank_wait *o)
+{
+    struct attrib_ident d;
+    struct attrib_source s;
+    attrib_ident(a, w->ident, &d);
+    o->ns = (struct rank_str){d.ns, d.ns_len};
+    o->fn = (struct rank_str){d.name, d.name_len};
+    hot_where(a, &d, w->hot.start, &o->where, &s);
+    o->origin = d.source == ATTRIB_NONE ? -1 : s.origin;
+    o->where.self_samples = w->hot.self;
+}
+
+/* The dominant chain of each top waiting call site: one pass over the
+ * sites' chains, the most samples first, then the identities in order. */
+static int waiting_chains(const struct agg *a, const struct attrib_wait *top, struct rank_report *r)
+{
+    uint32_t best[RANK_TOP];
+    uint64_t most[RANK_TOP] = {0};
+    for (unsigned k = 0; k < r->n_waits; k++)
+        best[k] = ATTRIB_NONE;
+    struct attrib_hot_iter it;
+    struct attrib_wait_chain c;
+    attrib_wait_chain_begin(a, &it);
+    while (attrib_wait_chain_next(a, &it, &c))
+        for (unsigned k = 0; k < r->n_waits; k++)
+            if (c.key == top[k].key && c.samples > 0 &&
+                (best[k] == ATTRIB_NONE || c.samples > most[k] ||
+                 (c.samples == most[k] && chain_seq_before(a, c.chain, best[k]))))
+                best[k] = c.chain, most[k] = c.samples;
+    for (unsigned k = 0; k < r->n_waits; k++) {
+        struct rank_wait *o = &r->waits[k];
+        if (best[k] == ATTRIB_NONE)
+            continue;
+        o->chain = chain_text(a, best[k], false, &o->chain_len);
+        o->folded = chain_text(a, best[k], true, &o->folded_len);
+        if (o->chain == NULL || o->folded == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+/* The top waiting call sites, with their share of waiting samples and
+ * their chains. */
 static int waiting_sites(const struct agg *a, struct rank_report *r)
 {
     struct attrib_wait top[RANK_TOP], w;
@@ -601,13 +731,30 @@ static int waiting_sites(const struct agg *a, struct rank_report *r)
         struct rank_wait *o = &r->waits[r->n_waits];
         struct attrib_ident d;
         attrib_ident(a, top[r->n_waits].ident, &d);
-        o->ns = (struct rank_str){d.ns, d.ns_len};
-        o->fn = (struct rank_str){d.name, d.name_len};
+        wait_where(a, &top[r->n_waits], o);
         if (hot_fill(a, &d, &top[r->n_waits].hot, &o->where) < 0)
             return -1;
         o->percent_hundredths =
             rank_percent_hundredths(o->where.self_samples, r->cpu.waiting_samples);
     }
+    return waiting_chains(a, top, r);
+}
+
+/* Every waiting call site, positions and samples only (a diff's). */
+static int all_waiting_sites(const struct agg *a, struct rank_report *r)
+{
+    struct attrib_hot_iter it;
+    struct attrib_wait w;
+    size_t n = 0;
+    attrib_wait_begin(a, &it);
+    while (attrib_wait_next(a, &it, &w))
+        n++;
+    r->all_waits = calloc(n + 1, sizeof *r->all_waits);
+    if (r->all_waits == NULL)
+        return -1;
+    attrib_wait_begin(a, &it);
+    while (attrib_wait_next(a, &it, &w))
+        wait_where(a, &w, &r->all_waits[r->n_all_waits++]);
     return 0;
 }
 
@@ -712,6 +859,8 @@ int rank_build(const struct agg *a, const struct rank_options *opt, struct rank_
     int rc = out->entries ? fill_entries(a, ids, out, opt && opt->numbers_only) : -1;
     if (rc == 0 && out->mode == WIRE_MODE_CPU && !(opt && opt->numbers_only))
         rc = waiting_sites(a, out);
+    if (rc == 0 && out->mode == WIRE_MODE_CPU && opt && opt->all_waits)
+        rc = all_waiting_sites(a, out);
     if (rc == 0 && out->mode == WIRE_MODE_MEMORY && !(opt && opt->numbers_only))
         rc = rank_retained(a, out);
     out->has_tasks = attrib_tasks_on(a);
@@ -724,6 +873,9 @@ int rank_build(const struct agg *a, const struct rank_options *opt, struct rank_
 void rank_free(struct rank_report *r)
 {
     rank_free_entries(r);
+    free(r->all_waits);
+    r->all_waits = NULL;
+    r->n_all_waits = 0;
     free(r->arena);
     r->arena = NULL;
 }
@@ -734,6 +886,8 @@ void rank_free_entries(struct rank_report *r)
         struct rank_entry *e = &r->entries[i];
         for (unsigned k = 0; k < e->n_hot; k++)
             free(e->hot[k].code);
+        for (unsigned k = 0; k < e->n_calls; k++)
+            free(e->call_lines[k].where.code);
         for (unsigned k = 0; k < e->n_chains; k++)
             free(e->chains[k].chain), free(e->chains[k].folded);
         suggest_clear(e);
@@ -742,7 +896,7 @@ void rank_free_entries(struct rank_report *r)
     r->entries = NULL;
     r->n_entries = 0;
     for (unsigned k = 0; k < r->n_waits; k++)
-        free(r->waits[k].where.code);
+        free(r->waits[k].where.code), free(r->waits[k].chain), free(r->waits[k].folded);
     r->n_waits = 0;
     free(r->tasks);
     r->tasks = NULL;

@@ -61,6 +61,16 @@ struct rank_suggestion {
     char *text;
 };
 
+/* A call line (cpu): where (path, line, column, code; self_samples: its
+ * inclusive samples), the calls made from it (RANK_NA: unavailable), its
+ * share of the attributed samples and the callee in most of its samples. */
+struct rank_call {
+    struct rank_hot where;
+    uint64_t calls;
+    uint64_t percent_hundredths;
+    struct rank_str callee_ns, callee_fn;
+};
+
 struct rank_entry {
     uint64_t rank;
     struct rank_str ns, fn, path;
@@ -69,12 +79,15 @@ struct rank_entry {
     uint64_t primary, secondary; /* cpu: inclusive, self; memory: allocated bytes, count */
     uint64_t percent_hundredths;
     uint64_t self_percent_hundredths; /* cpu: self samples of attributed samples */
+    uint64_t calls;                   /* cpu: exact calls, RANK_NA: unavailable */
     /* memory mode only; primary is exact, the three live values only
      * while live_unavailable is false (they are RANK_NA then) */
     uint64_t freed_bytes, retained_bytes, live_at_peak_bytes, resize_count;
     bool live_unavailable;
     struct rank_hot hot[RANK_TOP]; /* cpu hot lines, or memory allocation lines */
     unsigned n_hot;
+    struct rank_call call_lines[RANK_TOP]; /* cpu */
+    unsigned n_calls;
     struct rank_chain chains[RANK_TOP];
     unsigned n_chains;
     /* cpu: the callee taking most samples of the dominant call chain
@@ -86,11 +99,15 @@ struct rank_entry {
     bool suggestions_unavailable; /* no source: nothing to point at */
 };
 
-/* A waiting call site (cpu): the waiting samples at one leaf statement. */
+/* A waiting call site (cpu): the waiting samples at one leaf statement,
+ * and the dominant chain of its samples (chain NULL in all_waits). */
 struct rank_wait {
     struct rank_str ns, fn;
+    int origin;                  /* enum wire_origin, -1: unavailable */
     struct rank_hot where;       /* path, line, column; self_samples: the samples */
     uint64_t percent_hundredths; /* of waiting_samples */
+    char *chain, *folded;        /* as rank_chain's */
+    size_t chain_len, folded_len;
 };
 
 /* A task (DESIGN section 12): its number, entry function (namespace,
@@ -152,6 +169,9 @@ struct rank_options {
     /* only the numbers of each entry: no hot lines, call chains or
      * suggestions (what a diff compares) */
     bool numbers_only;
+    /* every waiting call site in all_waits, positions and samples only
+     * (what a diff compares) */
+    bool all_waits;
 };
 
 struct rank_report {
@@ -179,6 +199,8 @@ struct rank_report {
     size_t n_tasks;
     /* every task's count and sums (not only those listed), for shares */
     uint64_t task_count, task_samples, task_allocated;
+    struct rank_wait *all_waits; /* rank_options.all_waits: every site, in no order */
+    size_t n_all_waits;
     enum rank_walk walk; /* memory: the retained section */
     struct rank_retained retained[RANK_RETAINED + 1];
     unsigned n_retained;

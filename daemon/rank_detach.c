@@ -37,6 +37,9 @@ int rank_detach(struct rank_report *r)
         need += str_need(e->callee_ns) + str_need(e->callee_fn);
         for (unsigned k = 0; k < e->n_hot; k++)
             need += str_need(e->hot[k].path);
+        for (unsigned k = 0; k < e->n_calls; k++)
+            need += str_need(e->call_lines[k].where.path) + str_need(e->call_lines[k].callee_ns) +
+                    str_need(e->call_lines[k].callee_fn);
     }
     for (unsigned k = 0; k < r->n_waits; k++)
         need +=
@@ -45,6 +48,9 @@ int rank_detach(struct rank_report *r)
         const struct rank_task *t = &r->tasks[k];
         need += str_need(t->ns) + str_need(t->fn) + str_need(t->path) + str_need(t->spawn_path);
     }
+    for (size_t k = 0; k < r->n_all_waits; k++)
+        need += str_need(r->all_waits[k].ns) + str_need(r->all_waits[k].fn) +
+                str_need(r->all_waits[k].where.path);
     for (unsigned k = 0; k < r->n_retained; k++) {
         const struct rank_retained *t = &r->retained[k];
         need += str_need(t->holder_ns) + str_need(t->holder_name) + str_need(t->holder_path);
@@ -64,6 +70,12 @@ int rank_detach(struct rank_report *r)
         e->callee_fn = str_copy(&at, e->callee_fn);
         for (unsigned k = 0; k < e->n_hot; k++)
             e->hot[k].path = str_copy(&at, e->hot[k].path);
+        for (unsigned k = 0; k < e->n_calls; k++) {
+            struct rank_call *c = &e->call_lines[k];
+            c->where.path = str_copy(&at, c->where.path);
+            c->callee_ns = str_copy(&at, c->callee_ns);
+            c->callee_fn = str_copy(&at, c->callee_fn);
+        }
     }
     for (unsigned k = 0; k < r->n_waits; k++) {
         struct rank_wait *w = &r->waits[k];
@@ -77,6 +89,12 @@ int rank_detach(struct rank_report *r)
         t->fn = str_copy(&at, t->fn);
         t->path = str_copy(&at, t->path);
         t->spawn_path = str_copy(&at, t->spawn_path);
+    }
+    for (size_t k = 0; k < r->n_all_waits; k++) {
+        struct rank_wait *w = &r->all_waits[k];
+        w->ns = str_copy(&at, w->ns);
+        w->fn = str_copy(&at, w->fn);
+        w->where.path = str_copy(&at, w->where.path);
     }
     for (unsigned k = 0; k < r->n_retained; k++) {
         struct rank_retained *t = &r->retained[k];

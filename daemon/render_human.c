@@ -111,10 +111,57 @@ static void put_byte_line(FILE *f, const char *label, uint64_t v, bool unavailab
     fputc('\n', f);
 }
 
+/* n of d as a share with two decimals (d > 0). */
+static void put_share(FILE *f, uint64_t n, uint64_t d)
+{
+    put_hundredths(f, rank_percent_hundredths(n, d));
+    fputc('%', f);
+}
+
+/* Where the time went, first of all: the shares of the recorded samples
+ * and the coalesced ticks that ran Jett code (a coalesced tick found the
+ * program running: on a loaded machine it is what computing loses to
+ * the scheduler, while sleeping loses no tick), waited and were the
+ * runtime's (and unavailable samples, when there were any). */
+static void time_split(FILE *f, const struct rank_cpu_totals *t)
+{
+    if (t->recorded_samples == RANK_NA || t->attributed_samples == RANK_NA) {
+        fputs("time: unavailable\n", f);
+        return;
+    }
+    uint64_t coalesced = t->coalesced_ticks == RANK_NA ? 0 : t->coalesced_ticks;
+    uint64_t n = t->recorded_samples + coalesced;
+    if (n == 0) {
+        fputs("time: no samples\n", f);
+        return;
+    }
+    fputs("time: ", f);
+    put_share(f, t->attributed_samples + coalesced, n);
+    fputs(" running Jett code, ", f);
+    put_share(f, t->waiting_samples, n);
+    fputs(" waiting, ", f);
+    put_share(f, t->runtime_samples, n);
+    fputs(" runtime", f);
+    if (t->unavailable_samples > 0) {
+        fputs(", ", f);
+        put_share(f, t->unavailable_samples, n);
+        fputs(" unavailable", f);
+    }
+    fputs(" (", f);
+    put_count(f, t->recorded_samples, "sample");
+    if (coalesced > 0) {
+        fputs(", ", f);
+        put_count(f, coalesced, "coalesced tick");
+    }
+    fputs(")\n", f);
+}
+
 static void header(FILE *f, const struct rank_report *r)
 {
     const char *title = r->mode == WIRE_MODE_CPU ? "CPU profile" : "Memory profile";
     fprintf(f, r->colour ? "\033[1m%s\033[0m\n" : "%s\n", title);
+    if (r->mode == WIRE_MODE_CPU)
+        time_split(f, &r->cpu);
     fprintf(f, "status: %s", agg_status_name(r->status));
     if (r->status != AGG_COMPLETE)
         fprintf(f, " (%s)", agg_reason_name(r->reason));
@@ -318,16 +365,55 @@ static void hot_rows(FILE *f, const struct rank_entry *e, bool mem)
     }
 }
 
-/* One ranked CPU entry with its hot lines, chains and suggestions. */
+/* An entry's call lines: samples, their share, calls, the callee and
+ * the redacted excerpt. */
+static void call_rows(FILE *f, const struct rank_entry *e)
+{
+    for (unsigned k = 0; k < e->n_calls; k++) {
+        const struct rank_call *c = &e->call_lines[k];
+        fputs("    call line ", f);
+        put_location(f, c->where.path, c->where.line, c->where.column);
+        fputs("  ", f);
+        put_count(f, c->where.self_samples, "sample");
+        fputs(" (", f);
+        put_hundredths(f, c->percent_hundredths);
+        fputs("%)", f);
+        if (c->calls == RANK_NA) {
+            fputs(", calls unavailable", f);
+        } else {
+            fputs(" in ", f);
+            put_count(f, c->calls, "call");
+        }
+        if (c->callee_fn.ptr) {
+            fputs(" -> ", f);
+            put_str(f, c->callee_ns);
+            fputc('.', f);
+            put_str(f, c->callee_fn);
+        }
+        if (c->where.code)
+            fprintf(f, "  | %s%s\n", c->where.code, c->where.source_redacted ? "  (redacted)" : "");
+        else
+            fputs("  code unavailable\n", f);
+    }
+}
+
+/* One ranked CPU entry with its hot lines, call lines, chains and
+ * suggestions. */
 static void cpu_entry(FILE *f, const struct rank_entry *e)
 {
     fprintf(f, "#%llu  ", (unsigned long long)e->rank);
     put_hundredths(f, e->percent_hundredths);
     fprintf(f, "%%  self %llu (", (unsigned long long)e->secondary);
     put_hundredths(f, e->self_percent_hundredths);
-    fprintf(f, "%%) / inclusive %llu  ", (unsigned long long)e->primary);
+    fprintf(f, "%%) / inclusive %llu / ", (unsigned long long)e->primary);
+    if (e->calls == RANK_NA)
+        fputs("calls unavailable", f);
+    else
+        put_count(f, e->calls, "call");
+    fputs("  ", f);
     entry_name(f, e);
     hot_rows(f, e, false);
+    call_rows(f, e);
     entry_tail(f, e, false);
 }
 
@@ -432,6 +518,11 @@ static void waiting(FILE *f, const struct rank_report *r)
         fputs("  ", f);
         put_hundredths(f, w->percent_hundredths);
         fputs("% of waiting\n", f);
+        if (w->folded) {
+            fputs("    chain     ", f);
+            render_escaped(f, w->folded, w->folded_len);
+            fputc('\n', f);
+        }
     }
 }
 
@@ -480,6 +571,13 @@ static void tasks(FILE *f, const struct rank_report *r)
     }
 }
 
+/* A run that waited at least as much as it ran shows where it waited
+ * before what it ran. */
+static bool waits_first(const struct rank_report *r)
+{
+    return r->n_waits > 0 && r->cpu.waiting_samples >= r->cpu.attributed_samples;
+}
+
 int render_human(const struct rank_report *r, char **out, size_t *len)
 {
     *out = NULL;
@@ -488,12 +586,16 @@ int render_human(const struct rank_report *r, char **out, size_t *len)
         return -1;
     header(f, r);
     (r->mode == WIRE_MODE_CPU ? cpu_config_totals : mem_config_totals)(f, r);
-    if (r->mode == WIRE_MODE_MEMORY)
+    bool cpu = r->mode == WIRE_MODE_CPU;
+    if (!cpu)
         retained_lines(f, r);
-    bottlenecks(f, r);
-    if (r->mode == WIRE_MODE_CPU) {
-        top_self(f, r);
+    if (cpu && waits_first(r))
         waiting(f, r);
+    bottlenecks(f, r);
+    if (cpu) {
+        top_self(f, r);
+        if (!waits_first(r))
+            waiting(f, r);
     }
     if (r->has_tasks)
         tasks(f, r);

@@ -107,6 +107,45 @@ static struct toon_value *hot_lines(const struct rank_entry *e, bool mem)
     return a;
 }
 
+/* "ns.fn", or unavailable. */
+static struct toon_value *qualified(struct rank_str ns, struct rank_str fn)
+{
+    if (!ns.ptr || !fn.ptr)
+        return toon_cstr("unavailable");
+    char *s = malloc(ns.len + fn.len + 2);
+    if (!s)
+        return NULL;
+    memcpy(s, ns.ptr, ns.len);
+    s[ns.len] = '.';
+    memcpy(s + ns.len + 1, fn.ptr, fn.len);
+    struct toon_value *v = toon_string(s, ns.len + fn.len + 1);
+    free(s);
+    return v;
+}
+
+/* A CPU entry's call lines: where, inclusive samples, calls, code, and
+ * the callee in most of their samples. */
+static struct toon_value *call_lines(const struct rank_entry *e)
+{
+    struct toon_value *a = toon_array();
+    for (unsigned k = 0; k < e->n_calls; k++) {
+        const struct rank_call *c = &e->call_lines[k];
+        struct toon_value *o = toon_object();
+        toon_set(o, "path", str(c->where.path));
+        toon_set(o, "line", num(c->where.line));
+        toon_set(o, "column", num(c->where.column));
+        toon_set(o, "inclusive_samples", num(c->where.self_samples));
+        toon_set(o, "calls", num(c->calls));
+        toon_set(o, "code",
+                 c->where.code ? toon_string(c->where.code, c->where.code_len)
+                               : toon_cstr("unavailable"));
+        toon_set(o, "source_redacted", toon_bool(c->where.source_redacted));
+        toon_set(o, "callee", qualified(c->callee_ns, c->callee_fn));
+        toon_push(a, o);
+    }
+    return a;
+}
+
 static struct toon_value *chains(const struct rank_entry *e, const char *weight)
 {
     struct toon_value *a = toon_array();
@@ -152,8 +191,10 @@ static struct toon_value *cpu_entry(const struct rank_entry *e)
     toon_set(o, "self_samples", num(e->secondary));
     toon_set(o, "cpu_percent", hundredths(e->percent_hundredths));
     toon_set(o, "self_percent", hundredths(e->self_percent_hundredths));
+    toon_set(o, "calls", num(e->calls));
     toon_set(o, "origin", origin(e->origin));
     toon_set(o, "hot_lines", hot_lines(e, false));
+    toon_set(o, "call_lines", call_lines(e));
     toon_set(o, "call_chains", chains(e, "samples"));
     toon_set(o, "suggestions", suggestions(e));
     return o;
@@ -192,6 +233,8 @@ static struct toon_value *waiting(const struct rank_report *r)
         toon_set(o, "column", num(w->where.column));
         toon_set(o, "samples", num(w->where.self_samples));
         toon_set(o, "waiting_percent", hundredths(w->percent_hundredths));
+        toon_set(o, "chain",
+                 w->chain ? toon_string(w->chain, w->chain_len) : toon_cstr("unavailable"));
         toon_push(a, o);
     }
     return a;

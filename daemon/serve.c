@@ -136,6 +136,7 @@ static bool serve_record(struct serve *s, const struct wire_record *rec)
         agg_func(s->agg, &rec->u.func);
         return true;
     case WIRE_EVENTS:
+    case WIRE_CALLS:
         return feed_record(s->agg, s->dec, rec) == 0;
     case WIRE_RETAINED:
         agg_retained(s->agg, &rec->u.retained);

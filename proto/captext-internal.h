@@ -12,6 +12,7 @@ extern const char *const captext_terminations[3];
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "proto/wire.h"
 
@@ -44,6 +45,11 @@ struct packer {
     size_t entry_cap;
     struct wire_source_span *spans;
     size_t spans_cap;
+    /* a CALLS line's entries */
+    struct wire_fn_calls *fn_calls;
+    size_t fn_calls_cap;
+    struct wire_site_calls *site_calls;
+    size_t site_calls_cap;
     uint8_t *rows; /* RETAINED rows being packed */
     size_t rows_cap;
     bool finished;
@@ -72,5 +78,11 @@ int pack_span(struct packer *p, int i, const char *key, struct wire_span *out);
 int pack_span_text(struct packer *p, const char *key, const char *s, size_t n,
                    struct wire_span *out);
 bool pack_parse_u64(const char *s, size_t n, uint64_t *out);
+
+/* captext_calls.c: a CALLS line's entries, read into the packer's
+ * fn_calls[0..*n) and site_calls[0..*m) (0, or -1 reported), and a
+ * CALLS record written as one. */
+int captext_calls_of(struct packer *p, uint32_t *n, uint32_t *m);
+void captext_dump_calls(FILE *out, const struct wire_calls *c);
 
 #endif

@@ -245,6 +245,9 @@ int captext_dump_record(FILE *out, struct wire_decoder *d, const struct wire_rec
     case WIRE_FINISH:
         dump_finish(out, &rec->u.finish);
         break;
+    case WIRE_CALLS:
+        captext_dump_calls(out, &rec->u.calls);
+        break;
     case WIRE_RETAINED:
         dump_retained(out, &rec->u.retained);
         break;

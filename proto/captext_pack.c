@@ -9,6 +9,7 @@
 
 #include "proto/captext-internal.h"
 #include "proto/captext.h"
+#include "proto/wire_rules.h"
 
 /* Pushes the frame just appended (at `at`) through the checking decoder;
  * `lines` maps an EVENTS frame's entries to their text lines. */
@@ -143,6 +144,7 @@ static int spans_of(struct packer *p, int i, struct wire_source *s)
             break;
         q = comma + 1;
     }
+    wire_spans_order_ties(p->spans, s->n_spans);
     s->spans = p->spans;
     return 0;
 }
@@ -192,6 +194,15 @@ static int rec_finish(struct packer *p)
         return -1;
     size_t at = p->out->size;
     return emit(p, wire_encode_finish(p->out, &f), at);
+}
+
+static int rec_calls(struct packer *p)
+{
+    uint32_t n, m;
+    if (captext_calls_of(p, &n, &m) != 0)
+        return -1;
+    size_t at = p->out->size;
+    return emit(p, wire_encode_calls(p->out, p->fn_calls, n, p->site_calls, m), at);
 }
 
 /* One FUNC:BYTES:OBJECTS row (FUNC '-': unknown) into the row buffer. */
@@ -378,6 +389,8 @@ static int pack_line(struct packer *p)
         return rec_func(p);
     if (pack_kw_is(p, "FINISH"))
         return rec_finish(p);
+    if (pack_kw_is(p, "CALLS"))
+        return rec_calls(p);
     if (pack_kw_is(p, "RETAINED"))
         return rec_retained(p);
     return pack_err(p, "unknown record '%.*s'", (int)p->kw_len, p->kw);
@@ -390,6 +403,8 @@ static void packer_free(struct packer *p)
     free(p->b.buf);
     free(p->entry_lines);
     free(p->spans);
+    free(p->fn_calls);
+    free(p->site_calls);
     free(p->rows);
 }
 

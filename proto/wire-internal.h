@@ -26,6 +26,7 @@ struct wire_decoder {
     struct wire_error err;
     /* Protocol order and id density. */
     bool opened, finished;
+    bool calls_seen; /* a CALLS record: no EVENTS may follow */
     uint32_t n_sources, n_funcs, n_stacks, n_tasks;
     uint32_t *source_len; /* text length of each source, for FUNC spans */
     uint32_t source_cap;

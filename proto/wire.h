@@ -53,8 +53,8 @@ enum wire_type {
     WIRE_EVENTS = 6,      /* launcher -> daemon: batched STACK/CPU_SAMPLE/ALLOC */
     WIRE_FINISH = 7,      /* launcher -> daemon */
     WIRE_RESULT = 8,      /* daemon -> launcher */
-    /* 9 is reserved (CALLS) */
-    WIRE_RETAINED = 10, /* launcher -> daemon: the walk of retained holders */
+    WIRE_CALLS = 9,       /* launcher -> daemon: exact call counts, after the last EVENTS */
+    WIRE_RETAINED = 10,   /* launcher -> daemon: the walk of retained holders */
 };
 #define WIRE_TYPE_MAX WIRE_RETAINED
 
@@ -251,6 +251,35 @@ struct wire_result {
     struct wire_str human;
 };
 
+/* CALLS: how often each function was called and how many calls each
+ * call site (a call expression's span in the calling function's source)
+ * made.  On the wire two bins of fixed entries, little-endian:
+ *   function: func_id u32, calls u64
+ *   site:     func_id u32, start u32, end u32, calls u64
+ * sorted (functions by id, sites by function, start, end), each entry
+ * after the one before it.  Decoded, the bins point into the frame; read
+ * the entries with wire_calls_function and wire_calls_site. */
+#define WIRE_CALLS_FN_SIZE 12
+#define WIRE_CALLS_SITE_SIZE 20
+struct wire_fn_calls {
+    uint32_t func_id;
+    uint64_t calls;
+};
+struct wire_site_calls {
+    uint32_t func_id;
+    struct wire_span site;
+    uint64_t calls;
+};
+struct wire_calls {
+    const uint8_t *functions, *sites;
+    uint32_t n_functions, n_sites;
+};
+struct wire_fn_calls wire_calls_function(const struct wire_calls *c, uint32_t i);
+struct wire_site_calls wire_calls_site(const struct wire_calls *c, uint32_t i);
+/* The most entries (of both kinds together) one CALLS record carries:
+ * what fits a frame, with room to spare; more take several records. */
+#define WIRE_CALLS_MAX_ENTRIES (128u << 10)
+
 /* RETAINED: what the walk of the live heap credited to one holder, a
  * namespace-level binding (ns.ptr NULL: the closing record, objects no
  * binding reaches).  The rows are n_rows fixed entries of
@@ -302,6 +331,7 @@ struct wire_record {
         struct wire_events events;
         struct wire_finish finish;
         struct wire_result result;
+        struct wire_calls calls;
         struct wire_retained retained;
     } u;
 };
@@ -346,6 +376,10 @@ int wire_encode_func(msgpack_sbuffer *buf, const struct wire_func *r);
 int wire_encode_events(msgpack_sbuffer *buf, uint32_t count, const uint8_t *bin, size_t bin_len);
 int wire_encode_finish(msgpack_sbuffer *buf, const struct wire_finish *r);
 int wire_encode_result(msgpack_sbuffer *buf, const struct wire_result *r);
+/* One CALLS record of n + m entries (at most WIRE_CALLS_MAX_ENTRIES),
+ * sorted as the record requires. */
+int wire_encode_calls(msgpack_sbuffer *buf, const struct wire_fn_calls *fn, uint32_t n,
+                      const struct wire_site_calls *site, uint32_t m);
 int wire_encode_retained(msgpack_sbuffer *buf, const struct wire_retained *r);
 int wire_encode_record(msgpack_sbuffer *buf, const struct wire_record *r);
 
@@ -506,7 +540,7 @@ static inline bool wire_batch_task(struct wire_batch *b, const struct wire_task 
 /* ---- decoding ---- */
 
 enum wire_direction {
-    WIRE_TO_DAEMON,   /* HELLO, SOURCE, FUNC, EVENTS, FINISH */
+    WIRE_TO_DAEMON,   /* HELLO, SOURCE, FUNC, EVENTS, CALLS, FINISH */
     WIRE_TO_LAUNCHER, /* READY, UNSUPPORTED, RESULT */
 };
 

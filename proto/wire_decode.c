@@ -194,7 +194,8 @@ static int check_order(struct wire_decoder *d, uint64_t type)
         return wire_fail(d, WIRE_E_TYPE, "unknown record type %llu", (unsigned long long)type), -1;
     const char *name = wire_type_names[type];
     bool to_daemon = type == WIRE_HELLO || type == WIRE_SOURCE || type == WIRE_FUNC ||
-                     type == WIRE_EVENTS || type == WIRE_FINISH || type == WIRE_RETAINED;
+                     type == WIRE_EVENTS || type == WIRE_CALLS || type == WIRE_FINISH ||
+                     type == WIRE_RETAINED;
     if (to_daemon != (d->dir == WIRE_TO_DAEMON))
         return wire_fail(d, WIRE_E_TYPE, "%s does not travel %s", name,
                          d->dir == WIRE_TO_DAEMON ? "to the daemon" : "to the launcher"),
@@ -208,6 +209,8 @@ static int check_order(struct wire_decoder *d, uint64_t type)
                -1;
     if (d->opened && opener)
         return wire_fail(d, WIRE_E_ORDER, "%s repeated or after the stream began", name), -1;
+    if (type == WIRE_EVENTS && d->calls_seen)
+        return wire_fail(d, WIRE_E_ORDER, "EVENTS after CALLS: CALLS follows the last EVENTS"), -1;
     return check_retained_order(d, type);
 }
 

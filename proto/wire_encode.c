@@ -244,6 +244,49 @@ int wire_encode_result(msgpack_sbuffer *buf, const struct wire_result *r)
     return frame_end(buf, at);
 }
 
+/* CALLS entries as the record lays them out (wire.h). */
+static void pack_fn_calls(msgpack_packer *pk, const struct wire_fn_calls *e)
+{
+    uint8_t b[WIRE_CALLS_FN_SIZE];
+    wire_le64(wire_le32(b, e->func_id), e->calls);
+    msgpack_pack_bin_body(pk, b, sizeof b);
+}
+
+static void pack_site_calls(msgpack_packer *pk, const struct wire_site_calls *e)
+{
+    uint8_t b[WIRE_CALLS_SITE_SIZE];
+    wire_le64(wire_le32(wire_le32(wire_le32(b, e->func_id), e->site.start), e->site.end), e->calls);
+    msgpack_pack_bin_body(pk, b, sizeof b);
+}
+
+int wire_encode_calls(msgpack_sbuffer *buf, const struct wire_fn_calls *fn, uint32_t n,
+                      const struct wire_site_calls *site, uint32_t m)
+{
+    if ((uint64_t)n + m > WIRE_CALLS_MAX_ENTRIES)
+        return -1;
+    msgpack_packer pk;
+    size_t at = frame_open(buf, &pk, WIRE_CALLS, 3);
+    msgpack_pack_bin(&pk, n * WIRE_CALLS_FN_SIZE);
+    for (uint32_t i = 0; i < n; i++)
+        pack_fn_calls(&pk, &fn[i]);
+    msgpack_pack_bin(&pk, m * WIRE_CALLS_SITE_SIZE);
+    for (uint32_t i = 0; i < m; i++)
+        pack_site_calls(&pk, &site[i]);
+    return frame_end(buf, at);
+}
+
+/* A decoded CALLS record again, its bins as they are. */
+static int encode_calls_record(msgpack_sbuffer *buf, const struct wire_calls *c)
+{
+    msgpack_packer pk;
+    size_t at = frame_open(buf, &pk, WIRE_CALLS, 3);
+    msgpack_pack_bin(&pk, c->n_functions * WIRE_CALLS_FN_SIZE);
+    msgpack_pack_bin_body(&pk, c->functions, c->n_functions * WIRE_CALLS_FN_SIZE);
+    msgpack_pack_bin(&pk, c->n_sites * WIRE_CALLS_SITE_SIZE);
+    msgpack_pack_bin_body(&pk, c->sites, c->n_sites * WIRE_CALLS_SITE_SIZE);
+    return frame_end(buf, at);
+}
+
 static void pack_opt_str(msgpack_packer *pk, struct wire_str s)
 {
     if (s.ptr == NULL)
@@ -288,6 +331,8 @@ int wire_encode_record(msgpack_sbuffer *buf, const struct wire_record *r)
         return wire_encode_finish(buf, &r->u.finish);
     case WIRE_RESULT:
         return wire_encode_result(buf, &r->u.result);
+    case WIRE_CALLS:
+        return encode_calls_record(buf, &r->u.calls);
     case WIRE_RETAINED:
         return wire_encode_retained(buf, &r->u.retained);
     }

@@ -410,6 +410,84 @@ static int decode_finish(struct wire_fields *f, struct wire_finish *r)
     return 0;
 }
 
+struct wire_fn_calls wire_calls_function(const struct wire_calls *c, uint32_t i)
+{
+    const uint8_t *p = c->functions + (size_t)i * WIRE_CALLS_FN_SIZE;
+    return (struct wire_fn_calls){wire_get32(p), wire_get64(p + 4)};
+}
+
+struct wire_site_calls wire_calls_site(const struct wire_calls *c, uint32_t i)
+{
+    const uint8_t *p = c->sites + (size_t)i * WIRE_CALLS_SITE_SIZE;
+    return (struct wire_site_calls){
+        wire_get32(p), {wire_get32(p + 4), wire_get32(p + 8)}, wire_get64(p + 12)};
+}
+
+/* A CALLS bin of whole `size`-byte entries: their count, or -1. */
+static int calls_bin(struct wire_fields *f, uint32_t i, const char *field, uint32_t size,
+                     const uint8_t **p, uint32_t *n)
+{
+    uint32_t len = 0;
+    if (get_bin(f, i, field, p, &len) != 0)
+        return -1;
+    if (len % size != 0) {
+        wire_fail(f->d, WIRE_E_LIMIT, "CALLS.%s: %u bytes is not a whole number of %u-byte entries",
+                  field, len, size);
+        return -1;
+    }
+    *n = len / size;
+    return 0;
+}
+
+/* (function, start, end) of a site, compared as one key. */
+static int site_cmp(const struct wire_site_calls *a, const struct wire_site_calls *b)
+{
+    if (a->func_id != b->func_id)
+        return a->func_id < b->func_id ? -1 : 1;
+    if (a->site.start != b->site.start)
+        return a->site.start < b->site.start ? -1 : 1;
+    return (a->site.end > b->site.end) - (a->site.end < b->site.end);
+}
+
+/* Entries name defined functions, spans are ordered, and each entry
+ * comes after the one before it (so none repeats within a record). */
+static int decode_calls(struct wire_fields *f, struct wire_calls *c)
+{
+    struct wire_decoder *d = f->d;
+    if (arity(f, 3) != 0 ||
+        calls_bin(f, 1, "functions", WIRE_CALLS_FN_SIZE, &c->functions, &c->n_functions) != 0 ||
+        calls_bin(f, 2, "sites", WIRE_CALLS_SITE_SIZE, &c->sites, &c->n_sites) != 0)
+        return -1;
+    for (uint32_t i = 0; i < c->n_functions; i++) {
+        struct wire_fn_calls e = wire_calls_function(c, i);
+        if (e.func_id >= d->n_funcs)
+            return wire_fail(d, WIRE_E_REF, "CALLS.functions: entry %u names an undefined function",
+                             i),
+                   -1;
+        if (i && e.func_id <= wire_calls_function(c, i - 1).func_id)
+            return wire_fail(d, WIRE_E_RANGE,
+                             "CALLS.functions: entry %u does not come after the one before it", i),
+                   -1;
+    }
+    for (uint32_t i = 0; i < c->n_sites; i++) {
+        struct wire_site_calls e = wire_calls_site(c, i), prev;
+        if (e.func_id >= d->n_funcs)
+            return wire_fail(d, WIRE_E_REF, "CALLS.sites: entry %u names an undefined function", i),
+                   -1;
+        if (e.site.start > e.site.end)
+            return wire_fail(d, WIRE_E_RANGE,
+                             "CALLS.sites: entry %u: span start %u is after its end %u", i,
+                             e.site.start, e.site.end),
+                   -1;
+        if (i && site_cmp(&e, (prev = wire_calls_site(c, i - 1), &prev)) <= 0)
+            return wire_fail(d, WIRE_E_RANGE,
+                             "CALLS.sites: entry %u does not come after the one before it", i),
+                   -1;
+    }
+    d->calls_seen = true;
+    return 0;
+}
+
 struct wire_retained_row wire_retained_row_at(const struct wire_retained *r, uint32_t i)
 {
     const uint8_t *p = r->rows + (size_t)i * WIRE_RETAINED_ROW_SIZE;
@@ -517,6 +595,8 @@ int wire_decode_fields(struct wire_fields *f, struct wire_record *rec)
         return decode_events(f, &rec->u.events);
     case WIRE_FINISH:
         return decode_finish(f, &rec->u.finish);
+    case WIRE_CALLS:
+        return decode_calls(f, &rec->u.calls);
     case WIRE_RESULT:
         if (arity(f, 3) != 0 ||
             get_str(f, 1, "profile", 0, WIRE_MAX_RESULT, &rec->u.result.profile) != 0 ||

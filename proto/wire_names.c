@@ -22,6 +22,7 @@ const char *const wire_type_names[WIRE_TYPE_MAX + 1] = {
     [WIRE_EVENTS] = "EVENTS",
     [WIRE_FINISH] = "FINISH",
     [WIRE_RESULT] = "RESULT",
+    [WIRE_CALLS] = "CALLS",
     [WIRE_RETAINED] = "RETAINED",
 };
 

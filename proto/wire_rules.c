@@ -206,6 +206,15 @@ int wire_rule_spans(struct wire_source_span *sp, uint32_t n, uint32_t text_len, 
     return *why ? -1 : 0;
 }
 
+void wire_spans_order_ties(struct wire_source_span *sp, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++)
+        if (sp[i].start < sp[i - 1].start)
+            return;
+    if (n > 1)
+        qsort(sp, n, sizeof *sp, span_order);
+}
+
 uint32_t wire_spans_outermost(struct wire_source_span *sp, uint32_t n)
 {
     uint32_t k = 0;

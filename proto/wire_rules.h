@@ -49,6 +49,13 @@ int wire_rule_name(const char *s, uint32_t len, const char **why);
 int wire_rule_spans(struct wire_source_span *sp, uint32_t n, uint32_t text_len, uint32_t *at,
                     const char **why);
 
+/* Puts spans that are sorted by start into canonical order (as
+ * wire_rule_spans sorts them), which moves only spans of one start;
+ * spans not sorted by start stay as they are, for the decoder to refuse.
+ * A text capture's packer writes spans so, as the dump prints them: that
+ * pack(dump(x)) is x also when two spans start together. */
+void wire_spans_order_ties(struct wire_source_span *sp, uint32_t n);
+
 /* Keeps only the outermost of spans that wire_rule_spans accepted (an
  * outer span replaces everything it contains); returns the new count. */
 uint32_t wire_spans_outermost(struct wire_source_span *sp, uint32_t n);

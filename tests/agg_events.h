@@ -82,6 +82,32 @@ static inline int ev_stack(struct ev *e, uint32_t id, uint32_t parent, uint32_t 
     return agg_stack(e->a, &s);
 }
 
+/* STACK with the call site [start, end) in the parent's function. */
+static inline int ev_stack_at(struct ev *e, uint32_t id, uint32_t parent, uint32_t func,
+                              uint32_t start, uint32_t end)
+{
+    struct wire_stack s = {id, parent, func, {start, end}};
+    return agg_stack(e->a, &s);
+}
+
+/* A CALLS record of n function and m call-site entries, laid out as the
+ * wire lays them out. */
+static inline int ev_calls(struct ev *e, const struct wire_fn_calls *fn, uint32_t n,
+                           const struct wire_site_calls *site, uint32_t m)
+{
+    uint8_t fb[WIRE_CALLS_FN_SIZE * (size_t)n + 1], sb[WIRE_CALLS_SITE_SIZE * (size_t)m + 1];
+    for (uint32_t i = 0; i < n; i++)
+        wire_le64(wire_le32(fb + WIRE_CALLS_FN_SIZE * (size_t)i, fn[i].func_id), fn[i].calls);
+    for (uint32_t i = 0; i < m; i++) {
+        uint8_t *p = sb + WIRE_CALLS_SITE_SIZE * (size_t)i;
+        wire_le64(wire_le32(wire_le32(wire_le32(p, site[i].func_id), site[i].site.start),
+                            site[i].site.end),
+                  site[i].calls);
+    }
+    struct wire_calls c = {fb, sb, n, m};
+    return agg_calls(e->a, &c);
+}
+
 static inline int ev_sample(struct ev *e, uint8_t state, uint32_t stack, uint32_t start,
                             uint32_t end)
 {

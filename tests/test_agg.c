@@ -158,7 +158,7 @@ END_TEST
 START_TEST(numbers_only_report)
 {
     struct ev e = three_samples();
-    struct rank_options o = {false, false, 0, 0, true};
+    struct rank_options o = {false, false, 0, 0, true, false};
     struct rank_report r;
     ck_assert_int_eq(rank_build(e.a, &o, &r), 0);
     ck_assert_uint_eq(r.n_entries, 3);
@@ -179,8 +179,9 @@ END_TEST
  * no entry, no division; totals intact (4 recorded, 0 attributed).  The
  * two waiting samples (stacks 1 main>f and 2 main>f>g, no span) are
  * waiting call sites at f and g, one sample (50.00%) each, f first by
- * name; no function bucket: CPU bytes are the two sites (24 each) and
- * the index's 16 slots of 8 bytes, 48 + 128 = 176. */
+ * name, each with its stack as its chain; no function bucket: CPU bytes
+ * are the two sites and their two chains (24 each) and the index's 16
+ * slots of 8 bytes, 96 + 128 = 224. */
 START_TEST(states_never_charged)
 {
     struct ev e = rec_setup();
@@ -191,7 +192,8 @@ START_TEST(states_never_charged)
     ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
     agg_end(e.a);
     struct rank_report r;
-    struct rank_options o = {true, false, 0, 0, false}; /* threshold 0: anything would pass */
+    struct rank_options o = {true, false, 0,
+                             0,    false, false}; /* threshold 0: anything would pass */
     ck_assert_int_eq(rank_build(e.a, &o, &r), 0);
     ck_assert_int_eq(r.status, AGG_COMPLETE);
     ck_assert_uint_eq(r.cpu.recorded_samples, 4);
@@ -211,7 +213,9 @@ START_TEST(states_never_charged)
         ck_assert_uint_eq(r.waits[k].percent_hundredths, 5000);
         ck_assert_uint_eq(r.waits[k].where.line, RANK_NA);
     }
-    ck_assert_uint_eq(agg_cpu_bytes(e.a), 176); /* no function bucket was created */
+    ck_assert_str_eq(r.waits[0].chain, "app.main > app.f");
+    ck_assert_str_eq(r.waits[1].chain, "app.main > app.f > app.g");
+    ck_assert_uint_eq(agg_cpu_bytes(e.a), 224); /* no function bucket was created */
     rank_free(&r);
     agg_free(e.a);
 }
@@ -367,29 +371,30 @@ START_TEST(chain_ties_by_identity)
 }
 END_TEST
 
-/* CPU budget 215 bytes.  First sample (main>f, f's statement at 31):
- * f bucket 24 (0+24 <= 215), hot line 24 + index 16 slots x 8 = 128
- * (48+128 = 176), chain main>f 8 (184), main bucket 24 (208), chain main
- * 8 would make 216 > 215: refused, the profile is partial.  Second sample
- * (main alone at 14): main's new hot line is refused; main still counts.
- * By hand: main inclusive 2 self 1, no hot line, no chain; f inclusive 1
- * self 1 with one hot line and one chain; bytes held 80 + 128 = 208. */
+/* CPU budget 231 bytes.  First sample (main>f, f's statement at 31; the
+ * STACK has no call site, so no call line): f bucket 32 (0+32 <= 231),
+ * hot line 24 + index 16 slots x 8 = 128 (56+128 = 184), chain main>f 8
+ * (192), main bucket 32 (224), chain main 8 would make 232 > 231:
+ * refused, the profile is partial.  Second sample (main alone at 14):
+ * main's new hot line is refused; main still counts.  By hand: main
+ * inclusive 2 self 1, no hot line, no chain; f inclusive 1 self 1 with
+ * one hot line and one chain; bytes held 96 + 128 = 224. */
 START_TEST(cpu_budget_exhaustion)
 {
-    struct ev e = ev_start(215, AGG_STACK_BUDGET_MAX);
+    struct ev e = ev_start(231, AGG_STACK_BUDGET_MAX);
     ck_assert_int_eq(ev_source(&e, 0, "src/rec.jett", rec_text), 0);
     ck_assert_int_eq(ev_func(&e, 0, "app", "main", 0, 0, 20), 0);
     ck_assert_int_eq(ev_func(&e, 1, "app", "f", 0, 20, 37), 0);
     ck_assert_int_eq(ev_stack(&e, 0, WIRE_NONE32, 0), 0);
     ck_assert_int_eq(ev_stack(&e, 1, 0, 1), 0);
     ck_assert_int_eq(ev_jett(&e, 1, 31, 34), 0);
-    ck_assert_uint_eq(agg_cpu_bytes(e.a), 208);
+    ck_assert_uint_eq(agg_cpu_bytes(e.a), 224);
     ck_assert_int_eq(ev_jett(&e, 0, 14, 17), 0);
     ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
     enum agg_reason why;
     ck_assert_int_eq(agg_status(e.a, &why), AGG_PARTIAL);
     ck_assert_int_eq(why, AGG_REASON_CPU_METADATA_LIMIT);
-    ck_assert_uint_eq(agg_cpu_bytes(e.a), 208);
+    ck_assert_uint_eq(agg_cpu_bytes(e.a), 224);
     struct rank_report r;
     ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
     ck_assert_uint_eq(r.cpu.attributed_samples, 2);
@@ -411,11 +416,11 @@ START_TEST(cpu_budget_exhaustion)
 }
 END_TEST
 
-/* With 216 bytes the main chain fits exactly (216 held); the next new
+/* With 232 bytes the main chain fits exactly (232 held); the next new
  * bucket, main's hot line (24 more), does not. */
 START_TEST(cpu_budget_exact_fit)
 {
-    struct ev e = ev_start(216, AGG_STACK_BUDGET_MAX);
+    struct ev e = ev_start(232, AGG_STACK_BUDGET_MAX);
     ck_assert_int_eq(ev_source(&e, 0, "src/rec.jett", rec_text), 0);
     ck_assert_int_eq(ev_func(&e, 0, "app", "main", 0, 0, 20), 0);
     ck_assert_int_eq(ev_func(&e, 1, "app", "f", 0, 20, 37), 0);
@@ -423,10 +428,10 @@ START_TEST(cpu_budget_exact_fit)
     ck_assert_int_eq(ev_stack(&e, 1, 0, 1), 0);
     ck_assert_int_eq(ev_jett(&e, 1, 31, 34), 0);
     enum agg_reason why;
-    ck_assert_uint_eq(agg_cpu_bytes(e.a), 216);
+    ck_assert_uint_eq(agg_cpu_bytes(e.a), 232);
     ck_assert_int_eq(agg_status(e.a, &why), AGG_COMPLETE);
     ck_assert_int_eq(ev_jett(&e, 0, 14, 17), 0);
-    ck_assert_uint_eq(agg_cpu_bytes(e.a), 216);
+    ck_assert_uint_eq(agg_cpu_bytes(e.a), 232);
     ck_assert_int_eq(agg_status(e.a, &why), AGG_PARTIAL);
     ck_assert_int_eq(why, AGG_REASON_CPU_METADATA_LIMIT);
     agg_free(e.a);
@@ -447,8 +452,8 @@ static size_t stack_bytes_after_setup(uint64_t stack_budget, struct ev *out)
     return b;
 }
 
-/* The first STACK needs the node table (16 x 24 bytes), the chain table
- * (16 x 16) and the chain index (16 x 8): 768 bytes over what SOURCE and
+/* The first STACK needs the node table (16 x 28 bytes), the chain table
+ * (16 x 16) and the chain index (16 x 8): 832 bytes over what SOURCE and
  * FUNC hold.  One byte short: the node is refused, its sample counts as
  * unavailable and the profile is partial / stack_capture_limit; every
  * later STACK is refused too.  Exactly enough: both stacks are kept (the
@@ -457,7 +462,7 @@ START_TEST(stack_budget_cap)
 {
     size_t base = stack_bytes_after_setup(AGG_STACK_BUDGET_MAX, NULL);
     struct ev e;
-    stack_bytes_after_setup(base + 767, &e);
+    stack_bytes_after_setup(base + 831, &e);
     ck_assert_int_eq(ev_stack(&e, 0, WIRE_NONE32, 0), 0);
     ck_assert_int_eq(ev_stack(&e, 1, 0, 1), 0);
     ck_assert_int_eq(ev_jett(&e, 1, 31, 34), 0);
@@ -474,10 +479,10 @@ START_TEST(stack_budget_cap)
     rank_free(&r);
     agg_free(e.a);
 
-    stack_bytes_after_setup(base + 768, &e);
+    stack_bytes_after_setup(base + 832, &e);
     ck_assert_int_eq(ev_stack(&e, 0, WIRE_NONE32, 0), 0);
     ck_assert_int_eq(ev_stack(&e, 1, 0, 1), 0);
-    ck_assert_uint_eq(agg_stack_bytes(e.a), base + 768);
+    ck_assert_uint_eq(agg_stack_bytes(e.a), base + 832);
     ck_assert_int_eq(ev_jett(&e, 1, 31, 34), 0);
     ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
     enum agg_reason why;
@@ -665,7 +670,8 @@ START_TEST(random_hostile_records)
         }
         agg_end(e.a);
         struct rank_report r;
-        struct rank_options o = {true, true, (uint32_t)(x % 10001), 1 + (uint32_t)(x % 100), false};
+        struct rank_options o = {true,  true, (uint32_t)(x % 10001), 1 + (uint32_t)(x % 100),
+                                 false, false};
         ck_assert_int_eq(rank_build(e.a, &o, &r), 0);
         ck_assert(agg_error_count(e.a) > 0);
         if (round % 2 == 0) {
@@ -677,6 +683,287 @@ START_TEST(random_hostile_records)
         ck_assert_uint_le(agg_cpu_bytes(e.a), 64 + round * 13);
         ck_assert_uint_le(agg_retention_bytes(e.a), 4096 + (round * 97) % 2000);
         ck_assert_uint_le(agg_stack_bytes(e.a), AGG_STACK_BUDGET_MAX);
+        rank_free(&r);
+        agg_free(e.a);
+    }
+}
+END_TEST
+
+/* ---- calls, call lines and waiting chains ---- */
+
+/* rec_text's functions with the call sites of its calls: stacks 0 main,
+ * 1 main>f (main's f() at 14-17), 2 main>f>g (f's g() at 31-34),
+ * 3 main>f>g>f (g's f() at 48-51), 4 main>f>g>f>g (31-34). */
+static struct ev rec_sites(uint64_t cpu_budget)
+{
+    struct ev e = ev_start(cpu_budget, AGG_STACK_BUDGET_MAX);
+    ck_assert_int_eq(ev_source(&e, 0, "src/rec.jett", rec_text), 0);
+    ck_assert_int_eq(ev_func(&e, 0, "app", "main", 0, 0, 20), 0);
+    ck_assert_int_eq(ev_func(&e, 1, "app", "f", 0, 20, 37), 0);
+    ck_assert_int_eq(ev_func(&e, 2, "app", "g", 0, 37, 54), 0);
+    ck_assert_int_eq(ev_stack(&e, 0, WIRE_NONE32, 0), 0);
+    ck_assert_int_eq(ev_stack_at(&e, 1, 0, 1, 14, 17), 0);
+    ck_assert_int_eq(ev_stack_at(&e, 2, 1, 2, 31, 34), 0);
+    ck_assert_int_eq(ev_stack_at(&e, 3, 2, 1, 48, 51), 0);
+    ck_assert_int_eq(ev_stack_at(&e, 4, 3, 2, 31, 34), 0);
+    return e;
+}
+
+static void check_call_line(const struct rank_call *c, uint64_t line, uint64_t samples,
+                            uint64_t pct, uint64_t calls, const char *callee, const char *code)
+{
+    ck_assert_str_eq(c->where.path.ptr, "src/rec.jett");
+    ck_assert_uint_eq(c->where.line, line);
+    ck_assert_uint_eq(c->where.column, 3);
+    ck_assert_uint_eq(c->where.self_samples, samples);
+    ck_assert_uint_eq(c->percent_hundredths, pct);
+    ck_assert_uint_eq(c->calls, calls);
+    ck_assert_str_eq(c->callee_ns.ptr, "app");
+    ck_assert_str_eq(c->callee_fn.ptr, callee);
+    ck_assert_str_eq(c->where.code, code);
+}
+
+/* Samples: s1 main>f>g>f at 31, s2 main>f>g>f>g at 48, s3 main>f>g at
+ * 48, s4 main at 14, s5 main>f at 31.  By hand, a sample counts for a
+ * call line when the function's frame is at that call with a deeper
+ * frame, once however often the function recurses through it:
+ *   main at 14 (line 2): s1 s2 s3 s5 (s4 is main's own time) -> 4
+ *     (80.00% of 5), all through f;
+ *   f at 31 (line 5): s1 s2 (its two frames at 31, once) s3 -> 3
+ *     (60.00%), all through g (the frame the outermost f made);
+ *   g at 48 (line 8): s1 s2 -> 2 (40.00%), through f.
+ * CALLS: main 1, f 3, g 2 calls; main's site 1 call, f's 2, g's 2 (both
+ * of g's calls of f, in two records that add up: 1 + 1).  The calls
+ * entries follow: main 1, f 3, g 2. */
+START_TEST(call_lines_under_recursion)
+{
+    struct ev e = rec_sites(AGG_CPU_BUDGET_MAX);
+    ck_assert_int_eq(ev_jett(&e, 3, 31, 34), 0);
+    ck_assert_int_eq(ev_jett(&e, 4, 48, 51), 0);
+    ck_assert_int_eq(ev_jett(&e, 2, 48, 51), 0);
+    ck_assert_int_eq(ev_jett(&e, 0, 14, 17), 0);
+    ck_assert_int_eq(ev_jett(&e, 1, 31, 34), 0);
+    const struct wire_fn_calls fn[] = {{0, 1}, {1, 3}, {2, 2}};
+    const struct wire_site_calls site[] = {{0, {14, 17}, 1}, {1, {31, 34}, 2}, {2, {48, 51}, 1}};
+    ck_assert_int_eq(ev_calls(&e, fn, 3, site, 3), 0);
+    ck_assert_int_eq(ev_calls(&e, NULL, 0, &site[2], 1), 0);
+    ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
+    agg_end(e.a);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_int_eq(r.status, AGG_COMPLETE);
+    ck_assert_uint_eq(r.n_entries, 3);
+    check_entry(&r.entries[0], 1, "main", 1, 5, 1, 10000);
+    check_entry(&r.entries[1], 2, "f", 4, 4, 2, 8000);
+    check_entry(&r.entries[2], 3, "g", 7, 3, 2, 6000);
+    ck_assert_uint_eq(r.entries[0].calls, 1);
+    ck_assert_uint_eq(r.entries[1].calls, 3);
+    ck_assert_uint_eq(r.entries[2].calls, 2);
+    ck_assert_uint_eq(r.entries[0].n_calls, 1);
+    check_call_line(&r.entries[0].call_lines[0], 2, 4, 8000, 1, "f", "f()");
+    ck_assert_uint_eq(r.entries[1].n_calls, 1);
+    check_call_line(&r.entries[1].call_lines[0], 5, 3, 6000, 2, "g", "g()");
+    ck_assert_uint_eq(r.entries[2].n_calls, 1);
+    check_call_line(&r.entries[2].call_lines[0], 8, 2, 4000, 2, "f", "f()");
+    rank_free(&r);
+    agg_free(e.a);
+
+    /* Without CALLS the samples are the same and every count unavailable. */
+    e = rec_sites(AGG_CPU_BUDGET_MAX);
+    ck_assert_int_eq(ev_jett(&e, 3, 31, 34), 0);
+    ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
+    agg_end(e.a);
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_uint_eq(r.n_entries, 3);
+    for (size_t i = 0; i < r.n_entries; i++)
+        ck_assert_uint_eq(r.entries[i].calls, RANK_NA);
+    ck_assert_uint_eq(r.entries[0].n_calls, 1);
+    ck_assert_uint_eq(r.entries[0].call_lines[0].calls, RANK_NA);
+    ck_assert_uint_eq(r.entries[0].call_lines[0].where.self_samples, 1);
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
+/* One call site reached through two callees (a function value): a call
+ * line ranks by its samples over all callees and names the callee in
+ * most of them; ties go by identity.  main's f() at 14 makes f (stack
+ * 1) and g (stack 5, the same site); 2 samples on main>g, 1 on main>f:
+ * one call line of 3 samples, callee g.  Then a tie, 2 and 2: f, whose
+ * name comes first.  Call lines of one function rank by samples, then
+ * position: main's call at 14 (3 samples) before a second one, stack 6
+ * main>f made at 48-51 (one source holds main, f and g), 1 sample. */
+START_TEST(call_line_callee_and_order)
+{
+    struct ev e = rec_sites(AGG_CPU_BUDGET_MAX);
+    ck_assert_int_eq(ev_stack_at(&e, 5, 0, 2, 14, 17), 0);
+    ck_assert_int_eq(ev_stack_at(&e, 6, 0, 1, 48, 51), 0);
+    ck_assert_int_eq(ev_jett(&e, 5, 48, 51), 0);
+    ck_assert_int_eq(ev_jett(&e, 5, 48, 51), 0);
+    ck_assert_int_eq(ev_jett(&e, 1, 31, 34), 0);
+    ck_assert_int_eq(ev_jett(&e, 6, 31, 34), 0);
+    ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
+    agg_end(e.a);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_str_eq(r.entries[0].fn.ptr, "main");
+    ck_assert_uint_eq(r.entries[0].n_calls, 2);
+    ck_assert_uint_eq(r.entries[0].call_lines[0].where.line, 2);
+    ck_assert_uint_eq(r.entries[0].call_lines[0].where.self_samples, 3);
+    ck_assert_str_eq(r.entries[0].call_lines[0].callee_fn.ptr, "g");
+    ck_assert_uint_eq(r.entries[0].call_lines[1].where.line, 8);
+    ck_assert_uint_eq(r.entries[0].call_lines[1].where.self_samples, 1);
+    ck_assert_str_eq(r.entries[0].call_lines[1].callee_fn.ptr, "f");
+    rank_free(&r);
+    agg_free(e.a);
+
+    e = rec_sites(AGG_CPU_BUDGET_MAX);
+    ck_assert_int_eq(ev_stack_at(&e, 5, 0, 2, 14, 17), 0);
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(ev_jett(&e, 5, 48, 51), 0);
+        ck_assert_int_eq(ev_jett(&e, 1, 31, 34), 0);
+    }
+    ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
+    agg_end(e.a);
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_uint_eq(r.entries[0].call_lines[0].where.self_samples, 4);
+    ck_assert_str_eq(r.entries[0].call_lines[0].callee_fn.ptr, "f");
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
+/* The CALLS record's rules, each a collector error that changes no
+ * number: a memory capture's; a call site outside its function's source
+ * (rec_text is 54 bytes), or of a function without one; counts added past
+ * 2^64 - 1 (the first record's stay); before HELLO or after FINISH. */
+START_TEST(calls_record_rules)
+{
+    struct ev e = rec_sites(AGG_CPU_BUDGET_MAX);
+    ck_assert_int_eq(
+        ev_func(&e, 3, "<runtime>", "<truncated-stack>", WIRE_NONE32, WIRE_NONE32, WIRE_NONE32), 0);
+    ck_assert_int_eq(ev_jett(&e, 1, 31, 34), 0);
+    const struct wire_site_calls outside[] = {{0, {14, 55}, 1}}, sourceless[] = {{3, {0, 1}, 1}};
+    ck_assert_int_eq(ev_calls(&e, NULL, 0, outside, 1), -1);
+    ck_assert_str_eq(agg_error(e.a), "CALLS: call site [14, 55) outside the source of app.main");
+    ck_assert_int_eq(ev_calls(&e, NULL, 0, sourceless, 1), -1);
+    const struct wire_fn_calls big[] = {{1, UINT64_MAX}}, one[] = {{1, 1}};
+    ck_assert_int_eq(ev_calls(&e, big, 1, NULL, 0), 0);
+    ck_assert_int_eq(ev_calls(&e, one, 1, NULL, 0), -1);
+    ck_assert_uint_eq(agg_error_count(e.a), 3);
+    ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
+    ck_assert_int_eq(ev_calls(&e, one, 1, NULL, 0), -1);
+    agg_end(e.a);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_int_eq(r.status, AGG_PARTIAL);
+    ck_assert_int_eq(r.reason, AGG_REASON_COLLECTOR_FAILURE);
+    ck_assert_str_eq(r.entries[0].fn.ptr, "f"); /* self 1 before main's 0 */
+    ck_assert(r.entries[0].calls == UINT64_MAX);
+    rank_free(&r);
+    agg_free(e.a);
+
+    e = ev_mem_start(AGG_RETENTION_BUDGET_MAX);
+    ck_assert_int_eq(ev_func(&e, 0, "app", "main", WIRE_NONE32, WIRE_NONE32, WIRE_NONE32), 0);
+    ck_assert_int_eq(ev_calls(&e, one, 1, NULL, 0), -1);
+    ck_assert_str_eq(agg_error(e.a), "CALLS in a memory profile");
+    agg_free(e.a);
+
+    struct agg *a = agg_new();
+    struct ev none = {a, 0};
+    ck_assert_int_eq(ev_calls(&none, NULL, 0, NULL, 0), -1);
+    ck_assert_str_eq(agg_error(a), "CALLS before HELLO");
+    agg_free(a);
+}
+END_TEST
+
+/* Each waiting call site's dominant chain: the stack (every frame) with
+ * most of the site's samples.  At g's 48: 2 samples on main>f>g, 1 on
+ * main>f>g>f>g -> "app.main > app.f > app.g"; then one more on the long
+ * stack makes 2 and 2, a tie the identities in order break (the prefix
+ * first).  At f's 31: one sample on main>f>g>f, its own chain.  Waiting
+ * samples count in no function and no call line. */
+START_TEST(waiting_call_site_chains)
+{
+    struct ev e = rec_sites(AGG_CPU_BUDGET_MAX);
+    ck_assert_int_eq(ev_sample(&e, WIRE_STATE_WAITING, 2, 48, 51), 0);
+    ck_assert_int_eq(ev_sample(&e, WIRE_STATE_WAITING, 2, 48, 51), 0);
+    ck_assert_int_eq(ev_sample(&e, WIRE_STATE_WAITING, 4, 48, 51), 0);
+    ck_assert_int_eq(ev_sample(&e, WIRE_STATE_WAITING, 3, 31, 34), 0);
+    ck_assert_int_eq(ev_jett(&e, 0, 14, 17), 0);
+    ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
+    agg_end(e.a);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_uint_eq(r.n_waits, 2);
+    ck_assert_str_eq(r.waits[0].fn.ptr, "g");
+    ck_assert_uint_eq(r.waits[0].where.self_samples, 3);
+    ck_assert_str_eq(r.waits[0].chain, "app.main > app.f > app.g");
+    ck_assert_str_eq(r.waits[1].fn.ptr, "f");
+    ck_assert_str_eq(r.waits[1].chain, "app.main > app.f > app.g > app.f");
+    ck_assert_str_eq(r.waits[1].folded, "app.main > app.f > app.g > app.f");
+    ck_assert_uint_eq(r.n_entries, 1);
+    ck_assert_uint_eq(r.entries[0].n_calls, 0);
+    rank_free(&r);
+    agg_free(e.a);
+
+    e = rec_sites(AGG_CPU_BUDGET_MAX);
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(ev_sample(&e, WIRE_STATE_WAITING, 4, 48, 51), 0);
+        ck_assert_int_eq(ev_sample(&e, WIRE_STATE_WAITING, 2, 48, 51), 0);
+    }
+    ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
+    agg_end(e.a);
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_str_eq(r.waits[0].chain, "app.main > app.f > app.g");
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
+/* Budget cuts, by hand from the documented costs.  One sample on main>f
+ * (main's f() at 14) at f's 31: f bucket 32, f's hot line 24 + the
+ * index's 16 slots x 8 (184), chain main>f 8 (192), main bucket 32
+ * (224), chain main 8 (232), main's call line at 14 32 (264), its callee
+ * f 24 (288).  288 bytes: all of it, complete.  287: the callee does not
+ * fit: main's call line has no samples and is not listed, the profile is
+ * partial (cpu_metadata_limit), main is still an entry (rank 2, after f
+ * and its self sample).  263: the call
+ * line itself does not fit, the same profile.  A waiting sample on
+ * main>f at 31: its site 24 + 128 (152) and its chain 24 (176); with 175
+ * bytes the site counts but its chain is unavailable. */
+START_TEST(call_line_and_chain_budget)
+{
+    static const uint64_t budgets[] = {288, 287, 263};
+    for (int k = 0; k < 3; k++) {
+        struct ev e = rec_sites(budgets[k]);
+        ck_assert_int_eq(ev_jett(&e, 1, 31, 34), 0);
+        ck_assert_uint_eq(agg_cpu_bytes(e.a), k == 0 ? 288 : k == 1 ? 264 : 232);
+        ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
+        agg_end(e.a);
+        struct rank_report r;
+        ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+        ck_assert_int_eq(r.status, k == 0 ? AGG_COMPLETE : AGG_PARTIAL);
+        ck_assert_uint_eq(r.n_entries, 2);
+        ck_assert_str_eq(r.entries[1].fn.ptr, "main"); /* f first: its self sample */
+        ck_assert_uint_eq(r.entries[1].n_calls, k == 0 ? 1 : 0);
+        rank_free(&r);
+        agg_free(e.a);
+    }
+    for (int k = 0; k < 2; k++) {
+        struct ev e = rec_sites(k == 0 ? 176 : 175);
+        ck_assert_int_eq(ev_sample(&e, WIRE_STATE_WAITING, 1, 31, 34), 0);
+        ck_assert_int_eq(ev_finish(&e, WIRE_TERM_RETURNED, 0, 0), 0);
+        agg_end(e.a);
+        struct rank_report r;
+        ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+        ck_assert_uint_eq(agg_cpu_bytes(e.a), k == 0 ? 176 : 152);
+        ck_assert_uint_eq(r.n_waits, 1);
+        ck_assert_uint_eq(r.waits[0].where.self_samples, 1);
+        if (k == 0)
+            ck_assert_str_eq(r.waits[0].chain, "app.main > app.f");
+        else
+            ck_assert_ptr_null(r.waits[0].chain);
         rank_free(&r);
         agg_free(e.a);
     }
@@ -706,6 +993,13 @@ Suite *agg_suite(void)
     tcase_add_test(t, path_normalization);
     tcase_add_test(t, hello_budgets_capped);
     tcase_add_loop_test(t, random_hostile_records, 0, 8);
+    suite_add_tcase(s, t);
+    t = tcase_create("calls");
+    tcase_add_test(t, call_lines_under_recursion);
+    tcase_add_test(t, call_line_callee_and_order);
+    tcase_add_test(t, calls_record_rules);
+    tcase_add_test(t, waiting_call_site_chains);
+    tcase_add_test(t, call_line_and_chain_budget);
     suite_add_tcase(s, t);
     return s;
 }

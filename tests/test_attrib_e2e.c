@@ -173,6 +173,128 @@ START_TEST(five_workers_get_their_measured_share)
 }
 END_TEST
 
+/* The value of `key=` in the dump line of record `kw` (malloc'd). */
+static char *dump_field(const char *dump, const char *kw, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\n%s ", kw);
+    const char *line = strstr(dump, pat);
+    ck_assert_msg(line != NULL, "no %s in\n%s", kw, dump);
+    snprintf(pat, sizeof pat, " %s=", key);
+    const char *v = strstr(line, pat);
+    ck_assert_ptr_nonnull(v);
+    v += strlen(pat);
+    return strndup(v, strcspn(v, " \n"));
+}
+
+/* The id of FUNC `name` in a dump. */
+static long func_id(const char *dump, const char *name)
+{
+    char pat[160];
+    snprintf(pat, sizeof pat, "\" function=\"%s\" ", name);
+    const char *at = strstr(dump, pat);
+    ck_assert_msg(at != NULL, "no FUNC %s", name);
+    while (at > dump && strncmp(at, "\nFUNC id=", 9) != 0)
+        at--;
+    return atol(at + 9);
+}
+
+/* tests/attrib/loopcalls makes every count known by construction: step
+ * is called 300 times from its loop, fact(20) 50 times from main and 950
+ * times from itself (19 a call).  The profile gives step 300 calls and
+ * main's call line of step(i) 300 calls; the capture's CALLS record has
+ * fact's 1000 and both of its call sites' counts, and main and <init>
+ * called once. */
+START_TEST(loop_calls_are_exact)
+{
+    char *path = attrib_program("loopcalls"), cap[800];
+    snprintf(cap, sizeof cap, "%s/lc.jcap", tu_dir);
+    const char *argv[] = {tu_jett,
+                          "run",
+                          path,
+                          "--profile",
+                          "--profile-threshold",
+                          "0",
+                          "--agent",
+                          "--profile-capture",
+                          cap,
+                          NULL};
+    struct tu_output o;
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%s\n%s", o.out, o.err);
+    size_t len;
+    const char *b = block(o.out, "step", &len);
+    ck_assert_int_eq(number(b, len, "calls"), 300);
+    b = block(o.out, "main", &len);
+    ck_assert_int_eq(number(b, len, "calls"), 1);
+    char row[200];
+    snprintf(row, sizeof row, ",%ld,18,", line_of(path, "s = (s + step(i))"));
+    const char *lines = strstr(b, "call_lines[");
+    ck_assert_msg(lines && (size_t)(lines - b) < len, "%s", o.out);
+    const char *r = strstr(lines, row);
+    ck_assert_msg(r != NULL, "no call line %s in\n%.*s", row, (int)len, b);
+    long samples, calls;
+    ck_assert_int_eq(sscanf(r + strlen(row), "%ld,%ld,", &samples, &calls), 2);
+    ck_assert_int_eq(calls, 300);
+    ck_assert_int_gt(samples, 0);
+    tu_output_free(&o);
+
+    const char *dump[] = {tu_jett, "profile", "dump", cap, NULL};
+    ck_assert_int_eq(tu_run(dump, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 0);
+    char *fns = dump_field(o.out, "CALLS", "functions"),
+         *sites = dump_field(o.out, "CALLS", "sites");
+    char want[200];
+    snprintf(want, sizeof want, "%ld:1000", func_id(o.out, "fact"));
+    ck_assert_msg(strstr(fns, want), "%s not in %s", want, fns);
+    snprintf(want, sizeof want, "%ld:300", func_id(o.out, "step"));
+    ck_assert_msg(strstr(fns, want), "%s not in %s", want, fns);
+    snprintf(want, sizeof want, "%ld:1", func_id(o.out, "main"));
+    ck_assert_msg(strstr(fns, want), "%s not in %s", want, fns);
+    size_t src_len;
+    char *src = tu_read_file(path, &src_len);
+    long rec = strstr(src, "fact(n - 1)") - src, outer = strstr(src, "f = fact(20)") - src + 4;
+    snprintf(want, sizeof want, "%ld:%ld-%ld:950", func_id(o.out, "fact"), rec, rec + 11);
+    ck_assert_msg(strstr(sites, want), "%s not in %s", want, sites);
+    snprintf(want, sizeof want, "%ld:%ld-%ld:50", func_id(o.out, "main"), outer, outer + 8);
+    ck_assert_msg(strstr(sites, want), "%s not in %s", want, sites);
+    free(src), free(fns), free(sites), free(path);
+    tu_output_free(&o);
+}
+END_TEST
+
+/* tests/attrib/sleepwork sleeps 30 ms and computes 20 ms in turns and
+ * prints what each took by its own clock; the report's time split is
+ * within 8 points of it: waiting for the sleep, running Jett code for
+ * the rest (the samples of this many ticks are about 1.6 points apart at
+ * 95%, and a loaded machine adds its own). */
+START_TEST(time_split_follows_the_program_clock)
+{
+    char *path = attrib_program("sleepwork");
+    const char *argv[] = {tu_jett, "run", path, "--profile", NULL};
+    struct tu_output o;
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    long slept, worked;
+    ck_assert_int_eq(sscanf(o.out, "%ld %ld", &slept, &worked), 2);
+    double running, waiting, runtime;
+    const char *t = strstr(o.err, "\ntime: ");
+    ck_assert_ptr_nonnull(t);
+    ck_assert_int_eq(sscanf(t, "\ntime: %lf%% running Jett code, %lf%% waiting, %lf%% runtime",
+                            &running, &waiting, &runtime),
+                     3);
+    double slept_pct = 100.0 * (double)slept / (double)(slept + worked);
+    ck_assert_msg(waiting > slept_pct - 8 && waiting < slept_pct + 8 &&
+                      running > 100 - slept_pct - 8 && running < 100 - slept_pct + 8,
+                  "time split %.2f%% running, %.2f%% waiting; the program slept %ld ms and "
+                  "computed %ld ms (%.2f%% asleep)\n%s",
+                  running, waiting, slept, worked, slept_pct, o.err);
+    ck_assert_msg(runtime < 1, "%s", o.err);
+    free(path);
+    tu_output_free(&o);
+}
+END_TEST
+
 /* CPU time of `pid`'s thread named `comm`, in clock ticks; -1 if none. */
 static long thread_cpu_ticks(pid_t pid, const char *comm)
 {
@@ -259,6 +381,8 @@ Suite *attrib_e2e_suite(void)
     tcase_add_test(tc, skid_jett_call);
     tcase_add_test(tc, five_workers_get_their_measured_share);
     tcase_add_test(tc, sigint_during_long_sort);
+    tcase_add_test(tc, loop_calls_are_exact);
+    tcase_add_test(tc, time_split_follows_the_program_clock);
     suite_add_tcase(s, tc);
     return s;
 }

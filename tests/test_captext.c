@@ -329,6 +329,80 @@ START_TEST(pack_alloc_sizes)
 }
 END_TEST
 
+/* CALLS lines: both lists, empty lists, the largest count; errors name
+ * the line and the item. */
+START_TEST(pack_calls)
+{
+    static const char body[] =
+        "FUNC id=0 namespace=\"n\" function=\"f\" source=- decl=-\n"
+        "FUNC id=1 namespace=\"n\" function=\"g\" source=- decl=-\n"
+        "CALLS functions=0:1,1:18446744073709551615 sites=0:3-9:300,1:0-0:0\n"
+        "CALLS functions=- sites=-\n";
+    char text[2048], err[400];
+    snprintf(text, sizeof text, "%s%s%s", hello_line, body, finish_line);
+    check_roundtrip_text("calls", text, strlen(text));
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    ck_assert_int_eq(captext_pack(text, strlen(text), &sb, err, sizeof err), 0);
+    char *d = dump_mem(sb.data, sb.size, err, sizeof err);
+    ck_assert_ptr_nonnull(
+        strstr(d, "\nCALLS functions=0:1,1:18446744073709551615 sites=0:3-9:300,1:0-0:0\n"
+                  "CALLS functions=- sites=-\n"));
+    free(d);
+    msgpack_sbuffer_destroy(&sb);
+    static const char f0[] = "FUNC id=0 namespace=\"n\" function=\"f\" source=- decl=-\n";
+    static const struct {
+        const char *line, *want;
+    } bad[] = {
+        {"CALLS functions=0 sites=-\n", "3: functions: expected FUNC:CALLS, found '0'"},
+        {"CALLS functions=0:x sites=-\n", "3: functions: expected FUNC:CALLS, found '0:x'"},
+        {"CALLS functions=0:1, sites=-\n", "3: functions: the list ends with a comma"},
+        {"CALLS functions=- sites=0:3-4\n",
+         "3: sites: expected FUNC:START-END:CALLS, found '0:3-4'"},
+        {"CALLS functions=- sites=0:3:1\n", "3: sites: '3' is not START-END or '-'"},
+        {"CALLS functions=- sites=0:-:1\n", "3: sites: a call site needs a span, found '0:-:1'"},
+        {"CALLS functions=- sites=0:3-x:1\n", "3: sites: '3-x' is not START-END or '-'"},
+        {"CALLS functions=\"0:1\" sites=-\n", "3: functions: expected a list, not a string"},
+        {"CALLS functions=-\n", "3: CALLS: missing field 'sites'"},
+        {"CALLS functions=1:1 sites=-\n",
+         "3: CALLS.functions: entry 0 names an undefined function"},
+        {"CALLS functions=- sites=0:5-1:1\n",
+         "3: CALLS.sites: entry 0: span start 5 is after its end 1"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char b[256];
+        snprintf(b, sizeof b, "%s%s", f0, bad[i].line);
+        expect_pack_error(b, true, bad[i].want);
+    }
+    expect_pack_error("CALLS functions=- sites=-\nEVENTS\nSTACK id=0 parent=- func=0 site=-\nEND\n",
+                      true, "5: EVENTS after CALLS: CALLS follows the last EVENTS");
+}
+END_TEST
+
+/* Spans that start together pack in the order the dump prints them
+ * (end descending: the secret 2-8 before the literal 2-4 it holds),
+ * whatever their order in the text, so that pack(dump(x)) is x; spans
+ * not sorted by start are still refused. */
+START_TEST(pack_span_ties_in_dump_order)
+{
+    static const char src[] = "SOURCE id=0 origin=project path=\"a.jett\" "
+                              "spans=literal:2-4,secret:2-8 text=\"abcdefghij\"\n";
+    char text[2048], err[400];
+    snprintf(text, sizeof text, "%s%s%s", hello_line, src, finish_line);
+    check_roundtrip_text("ties", text, strlen(text));
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    ck_assert_int_eq(captext_pack(text, strlen(text), &sb, err, sizeof err), 0);
+    char *d = dump_mem(sb.data, sb.size, err, sizeof err);
+    ck_assert_ptr_nonnull(strstr(d, " spans=secret:2-8,literal:2-4 "));
+    free(d);
+    msgpack_sbuffer_destroy(&sb);
+    expect_pack_error("SOURCE id=0 origin=project path=\"a.jett\" spans=comment:5-6,comment:1-2 "
+                      "text=\"abcdefghij\"\n",
+                      true, "2: SOURCE.spans: span 1 is not sorted by start");
+}
+END_TEST
+
 /* Loose entries form one frame per run; a record line ends the run. */
 START_TEST(pack_implicit_batches)
 {
@@ -378,6 +452,8 @@ Suite *captext_suite(void)
     tcase_add_test(t, pack_validation_errors_name_line);
     tcase_add_test(t, pack_implicit_batches);
     tcase_add_test(t, pack_alloc_sizes);
+    tcase_add_test(t, pack_calls);
+    tcase_add_test(t, pack_span_ties_in_dump_order);
     tcase_add_test(t, pack_retained);
     suite_add_tcase(s, t);
     return s;

@@ -234,6 +234,72 @@ START_TEST(stopped_daemon_back_pressure_times_out)
 }
 END_TEST
 
+/* CALLS goes after the last EVENTS frame and before FINISH, in as many
+ * records as its entries take: WIRE_CALLS_MAX_ENTRIES + 3 entries are
+ * two records, the first full, the sites still in order. */
+START_TEST(calls_sent_before_finish)
+{
+    char *dir = tu_tmpdir(), path[512];
+    snprintf(path, sizeof path, "%s/run.jcap", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ck_assert_int_eq(capture_write_all(fd, CAPTURE_MAGIC, CAPTURE_MAGIC_LEN), 0);
+    pid_t pid;
+    struct collector *c = connect_daemon(tu_profd, &pid, fd, COLLECTOR_RING, COLLECTOR_STALL_NS);
+    struct wire_hello h = cpu_hello(WIRE_CAP_ALL);
+    char missing[64];
+    ck_assert_int_eq(collector_handshake(c, &h, 5000, missing, sizeof missing), COLLECTOR_READY);
+    stream_two_samples(c);
+    uint32_t m = WIRE_CALLS_MAX_ENTRIES + 2;
+    struct wire_site_calls *site = calloc(m, sizeof *site);
+    for (uint32_t i = 0; i < m; i++)
+        site[i] = (struct wire_site_calls){0, {i, i + 1}, i + 1};
+    struct wire_fn_calls fn = {0, 7};
+    collector_set_calls(c, &fn, 1, site, m);
+    struct wire_finish fin = {WIRE_TERM_RETURNED, 2000000, 1500000, 3, 1, 0, false, false};
+    struct collector_result res;
+    ck_assert_int_eq(collector_finish(c, &fin, 10000, &res), 0);
+    collector_result_free(&res);
+    collector_free(c);
+    close(fd);
+    reap(pid);
+    size_t len;
+    char *bytes = tu_read_file(path, &len);
+    struct capture_reader *r = capture_reader_mem(bytes, len);
+    struct wire_record rec;
+    char order[16] = "";
+    uint64_t entries = 0, next = 1;
+    while (capture_reader_next(r, &rec) > 0 && strlen(order) < sizeof order - 1) {
+        strcat(order, rec.type == WIRE_CALLS ? "C" : rec.type == WIRE_FINISH ? "F" : "-");
+        if (rec.type == WIRE_EVENTS) {
+            struct wire_events_iter it;
+            struct wire_event ev;
+            wire_events_begin(&it, &rec.u.events);
+            while (wire_events_next(capture_reader_decoder(r), &it, &ev) > 0)
+                ;
+        }
+        if (rec.type != WIRE_CALLS)
+            continue;
+        entries += rec.u.calls.n_functions + rec.u.calls.n_sites;
+        for (uint32_t i = 0; i < rec.u.calls.n_sites; i++)
+            ck_assert_uint_eq(wire_calls_site(&rec.u.calls, i).calls, next++);
+        if (order[strlen(order) - 2] != 'C') /* the first CALLS record */
+            ck_assert_uint_eq(rec.u.calls.n_functions + rec.u.calls.n_sites,
+                              WIRE_CALLS_MAX_ENTRIES);
+    }
+    /* HELLO, FUNC, the EVENTS frames, then the two CALLS and FINISH */
+    size_t k = strlen(order);
+    ck_assert_msg(k >= 6 && strcmp(order + k - 3, "CCF") == 0 &&
+                      strchr(order, 'C') == order + k - 3,
+                  "%s", order);
+    ck_assert_uint_eq(entries, 1 + (uint64_t)m);
+    capture_reader_free(r);
+    free(bytes), free(site);
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
 /* The capture file gets every frame the daemon got, and replays. */
 START_TEST(capture_copy_is_a_valid_capture)
 {
@@ -283,6 +349,7 @@ Suite *collector_suite(void)
     tcase_add_test(t, killed_daemon_fails_collector);
     tcase_add_test(t, stopped_daemon_back_pressure_times_out);
     tcase_add_test(t, capture_copy_is_a_valid_capture);
+    tcase_add_test(t, calls_sent_before_finish);
     suite_add_tcase(s, t);
     return s;
 }

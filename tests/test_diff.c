@@ -120,7 +120,8 @@ START_TEST(cpu_pair_by_hand)
                      "    a,g,project,src/a.jett,3,3,changed,1,3,2,3,0.625,noise,grew,"
                      "1,3,2,3,0.625,noise,grew,25,60,35\n"
                      "    a,main,project,src/a.jett,1,1,changed,0,1,1,unavailable,1,noise,grew,"
-                     "4,5,1,1.25,1,noise,grew,100,100,0\n");
+                     "4,5,1,1.25,1,noise,grew,100,100,0\n"
+                     "  waiting: []\n");
     assert_canonical(out);
     free(out);
     out = squeeze(run_diff("fixtures/diff-base.jcap", "fixtures/diff-new.jcap", false, 0));
@@ -432,6 +433,87 @@ START_TEST(same_name_pairs_in_declaration_order)
 }
 END_TEST
 
+/* Where the programs waited, compared site by site: cpu-waiting (base)
+ * waited at w.main 3:3 (3 samples), w.poll 7:3 (3) and 8:3 (2) and at
+ * w.main with no span (1); cpu-states (new) at st.main with no span (1).
+ * No site is on both sides.  Order by |change|: w.main 3:3 and w.poll
+ * 7:3 at 3 (main before poll), w.poll 8:3 at 2, then st.main and w.main
+ * (unknown line) at 1, "st" before "w".  Exact binomial p-values (pi =
+ * 1/2): 3 vs 0: 2 * P(X <= 0 | n=3) = 2/8 = 0.25; 2 vs 0: 2/4 = 0.5;
+ * 1 vs 0 and 0 vs 1: min(1, 2 * 1/2) = 1.  Ratios new/base: 0 / 3 = 0,
+ * none for a base of 0. */
+START_TEST(waiting_sites_by_hand)
+{
+    char *out = run_diff("fixtures/cpu-waiting.jcap", "fixtures/cpu-states.jcap", true, 0);
+    const char *want =
+        "  waiting[5]{namespace,function,origin,path,line,column,base_samples,new_samples,"
+        "delta_samples,ratio,p_value,significance,direction}:\n"
+        "    w,main,project,src/w.jett,3,3,3,0,-3,0,0.25,noise,shrank\n"
+        "    w,poll,project,src/w.jett,7,3,3,0,-3,0,0.25,noise,shrank\n"
+        "    w,poll,project,src/w.jett,8,3,2,0,-2,0,0.5,noise,shrank\n"
+        "    st,main,project,src/st.jett,unavailable,unavailable,0,1,1,unavailable,1,noise,grew\n"
+        "    w,main,project,src/w.jett,unavailable,unavailable,1,0,-1,0,1,noise,shrank\n";
+    ck_assert_msg(strstr(out, want) != NULL, "%s", out);
+    assert_canonical(out);
+    free(out);
+    out = squeeze(run_diff("fixtures/cpu-waiting.jcap", "fixtures/cpu-states.jcap", false, 0));
+    const char *first = strstr(out, "\nWaiting call sites, by change in samples:\n"
+                                    " 1. w.main src/w.jett:3:3\n"
+                                    " waiting samples 3 -> 0 -3 x0.0000 noise (p = 0.2500)\n"
+                                    " 2. w.poll src/w.jett:7:3\n");
+    const char *last = strstr(out, " 4. st.main src/st.jett\n"
+                                   " waiting samples 0 -> 1 +1 - noise (p = 1.0000)\n"
+                                   " 5. w.main src/w.jett\n");
+    ck_assert_msg(first && last && first < last, "%s", out);
+    free(out);
+    /* a diff without waiting says so */
+    out = run_diff("fixtures/diff-base.jcap", "fixtures/diff-new.jcap", false, 0);
+    ck_assert_ptr_nonnull(strstr(out, "\nWaiting call sites, by change in samples:\n"
+                                      "  no waiting call sites in either profile\n"));
+    free(out);
+}
+END_TEST
+
+/* Waiting call sites against a partial side (fixtures/captures/
+ * diff-wait-part-*.jcap.txt): BASE ran out of its CPU budget before the
+ * site wait(2) (main 4:3) had a bucket, so it holds main 3:3 only (2
+ * samples); NEW, complete, has 3:3 once and 4:3 three times.  3:3 is
+ * held by both: compared, 2 -> 1, ratio 0.5, 2 P(X <= 1 | n = 3) =
+ * 2 * 4/8 = 1: noise, shrank.  4:3 is missing from a partial side: not
+ * comparable, its BASE count unavailable, whatever its NEW count; it
+ * comes after the compared site although its count (3) is larger.  The
+ * other way round, 3:3 grew 1 -> 2 and 4:3 has NEW unavailable. */
+START_TEST(waiting_sites_partial_by_hand)
+{
+    char *out =
+        run_diff("fixtures/diff-wait-part-base.jcap", "fixtures/diff-wait-part-new.jcap", true, 0);
+    ck_assert_msg(strstr(out, "}:\n    wp,main,project,src/wp.jett,3,3,2,1,-1,0.5,1,noise,shrank\n"
+                              "    wp,main,project,src/wp.jett,4,3,unavailable,3,unavailable,"
+                              "unavailable,unavailable,not_comparable,unavailable\n") != NULL,
+                  "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "    waiting_samples,3,4,1,1.3333,1,noise\n"));
+    assert_canonical(out);
+    free(out);
+    out = squeeze(run_diff("fixtures/diff-wait-part-base.jcap", "fixtures/diff-wait-part-new.jcap",
+                           false, 0));
+    ck_assert_msg(strstr(out, "\nWaiting call sites, by change in samples:\n"
+                              " 1. wp.main src/wp.jett:3:3\n"
+                              " waiting samples 2 -> 1 -1 x0.5000 noise (p = 1.0000)\n"
+                              " 2. wp.main src/wp.jett:4:3 not comparable\n"
+                              " waiting samples unavailable -> 3 unavailable - not comparable\n") !=
+                      NULL,
+                  "%s", out);
+    free(out);
+    out =
+        run_diff("fixtures/diff-wait-part-new.jcap", "fixtures/diff-wait-part-base.jcap", true, 0);
+    ck_assert_msg(strstr(out, "}:\n    wp,main,project,src/wp.jett,3,3,1,2,1,2,1,noise,grew\n"
+                              "    wp,main,project,src/wp.jett,4,3,3,unavailable,unavailable,"
+                              "unavailable,unavailable,not_comparable,unavailable\n") != NULL,
+                  "%s", out);
+    free(out);
+}
+END_TEST
+
 /* A capture against itself: every function unchanged, every delta 0;
  * or, when the capture is partial for a reason that may count any
  * function short (jett-profile(7), "Partial sides"), every function not
@@ -458,7 +540,7 @@ START_TEST(self_diff_is_all_zeros)
         const char *change = trusted ? ",unchanged," : ",not_comparable,";
         const char *fns = strstr(out, "  functions[");
         const char *rows = fns ? strstr(fns, "}:\n") : NULL;
-        for (const char *line = rows ? rows + 3 : ""; *line;) {
+        for (const char *line = rows ? rows + 3 : ""; *line && !strncmp(line, "    ", 4);) {
             const char *end = strchr(line, '\n');
             size_t len = end ? (size_t)(end - line) : strlen(line);
             ck_assert_msg(memmem(line, len, change, strlen(change)) != NULL, "%s: %.*s", rel,
@@ -474,6 +556,21 @@ START_TEST(self_diff_is_all_zeros)
                          (tail == 11 && memcmp(last + 1, "unavailable", 11) == 0) ||
                          (!trusted && tail == 14 && memcmp(last + 1, "not_comparable", 14) == 0)),
                 "%s: %.*s", rel, (int)len, line);
+            line += len + (end ? 1 : 0);
+        }
+        /* every waiting call site the same on both sides, or not
+         * comparable on an untrusted side */
+        const char *same = trusted ? ",0,1,1,none,none"
+                                   : ",unavailable,unavailable,unavailable,not_comparable,"
+                                     "unavailable";
+        const char *waits = strstr(out, "\n  waiting[");
+        waits = waits ? strstr(waits, "}:\n") : NULL;
+        for (const char *line = waits ? waits + 3 : ""; *line && !strncmp(line, "    ", 4);) {
+            const char *end = strchr(line, '\n');
+            size_t len = end ? (size_t)(end - line) : strlen(line);
+            ck_assert_msg(len > strlen(same) &&
+                              !memcmp(line + len - strlen(same), same, strlen(same)),
+                          "%s: %.*s", rel, (int)len, line);
             line += len + (end ? 1 : 0);
         }
         untrusted += !trusted && rows && rows[3];
@@ -894,7 +991,7 @@ static void assert_collapsed(const char *name, const char *want)
 }
 
 /* The partial pair (fixtures/captures/diff-part-*.jcap.txt): BASE ran out
- * of its CPU budget (216 bytes) before g's first sample, so its report
+ * of its CPU budget (288 bytes) before g's first sample, so its report
  * has main (inclusive 5, self 0) and f (3, 3) but not g, whose 2 samples
  * its collapsed export still shows; NEW, complete, has f 3, g 6, main
  * inclusive 9.  f and main are held by BASE and counted exactly: compared.
@@ -1017,7 +1114,7 @@ START_TEST(untrusted_side_compares_nothing)
         strstr(out, "  new:\n    status: partial\n    partial_reason: interrupted\n"));
     rows = strstr(strstr(out, "  functions["), "}:\n") + 3;
     int n = 0;
-    for (const char *l = rows; *l; l = strchr(l, '\n') + 1, n++)
+    for (const char *l = rows; *l && !strncmp(l, "    ", 4); l = strchr(l, '\n') + 1, n++)
         ck_assert_msg(memmem(l, strcspn(l, "\n"), ",not_comparable,", 16) != NULL, "%s", out);
     ck_assert_int_gt(n, 0);
     free(out);
@@ -1113,7 +1210,7 @@ static void check_partial_side(const char *base, const char *neu, bool neu_parti
 }
 
 /* Real runs, the partial side's CPU budget shrunk by the test variable
- * to 216 bytes: the first function buckets fit, and the functions that
+ * to 288 bytes: the first function buckets fit, and the functions that
  * run later (b, c, d, each 120 ms by its own clock) get none. */
 START_TEST(partial_cpu_runs)
 {
@@ -1134,7 +1231,7 @@ START_TEST(partial_cpu_runs)
                                "    print(a() + b() + c() + d() > 0)\n"
                                "}\n";
     char *p = tu_program("bud.jett", prog);
-    char *small = budget_run(p, "--profile", "small.jcap", "JETT_TEST_CPU_BUDGET", "216");
+    char *small = budget_run(p, "--profile", "small.jcap", "JETT_TEST_CPU_BUDGET", "288");
     char *whole = budget_run(p, "--profile", "whole.jcap", NULL, NULL);
     check_partial_side(small, whole, false, "cpu_metadata_limit");
     check_partial_side(whole, small, true, "cpu_metadata_limit");
@@ -1198,6 +1295,8 @@ Suite *diff_suite(void)
     tcase_add_test(t, binomial_matches_exact);
     tcase_add_test(t, same_name_pairs_in_declaration_order);
     tcase_add_test(t, self_diff_is_all_zeros);
+    tcase_add_test(t, waiting_sites_by_hand);
+    tcase_add_test(t, waiting_sites_partial_by_hand);
     tcase_add_test(t, command_errors);
     tcase_add_test(t, diff_colour_by_hand);
     tcase_add_test(t, differential_svg_by_hand);

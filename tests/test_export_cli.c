@@ -66,6 +66,20 @@ START_TEST(collapsed_each_fixture)
 }
 END_TEST
 
+/* cpu-waiting through the command: --weight samples is the default
+ * (main 1, main;poll 1); --weight wall adds the 9 waiting samples that
+ * have a stack, 4 above main (3 at 3:3, 1 without a span) and 5 above
+ * main;poll (3 + 2). */
+START_TEST(collapsed_cpu_weights)
+{
+    expect_export("cpu-waiting", NULL, "w.main 1\nw.main;w.poll 1\n");
+    expect_export("cpu-waiting", "samples", "w.main 1\nw.main;w.poll 1\n");
+    expect_export("cpu-waiting", "wall",
+                  "w.main 1\nw.main;<runtime>.<waiting> 4\nw.main;w.poll 1\n"
+                  "w.main;w.poll;<runtime>.<waiting> 5\n");
+}
+END_TEST
+
 /* tiny-memory: allocated <init> 64, main 80 + 32 + 25 + 31, main;put 64;
  * count 1 and 3; retained 128 and 112 + 25; live at peak 128 and 168. */
 START_TEST(collapsed_memory_weights)
@@ -194,8 +208,26 @@ START_TEST(usage_errors)
                            "Callgrind profile carries every weight as an event\n");
     const char *ppweight[] = {tu_jett, "profile",  "export", mem, "--format",
                               "pprof", "--weight", "count",  NULL};
-    expect_usage(ppweight, "jett: profile export: --weight applies to collapsed and svg; a "
-                           "pprof profile carries every weight as a sample type\n");
+    expect_usage(ppweight, "jett: profile export: --format pprof takes --weight samples or wall "
+                           "(CPU captures); a pprof profile carries every memory weight as a "
+                           "sample type\n");
+    const char *ssweight[] = {tu_jett,      "profile",  "export", mem, "--format",
+                              "speedscope", "--weight", "count",  NULL};
+    expect_usage(ssweight, "jett: profile export: --format speedscope takes --weight samples or "
+                           "wall (CPU captures); a memory capture's samples are its allocated "
+                           "bytes\n");
+    const char *tlweight[] = {tu_jett,    "profile",  "export", mem, "--format",
+                              "timeline", "--weight", "wall",   NULL};
+    expect_usage(tlweight, "jett: profile export: --weight applies to collapsed and svg, not to "
+                           "--format timeline\n");
+    const char *memwall[] = {tu_jett,     "profile",  "export", mem, "--format",
+                             "collapsed", "--weight", "wall",   NULL};
+    expect_usage(memwall, "jett: profile export: --weight wall does not apply to a memory "
+                          "capture\n");
+    const char *ppmemwall[] = {tu_jett, "profile",  "export", mem, "--format",
+                               "pprof", "--weight", "wall",   NULL};
+    expect_usage(ppmemwall, "jett: profile export: --weight wall does not apply to a memory "
+                            "capture\n");
     const char *unknown[] = {tu_jett, "profile", "export", cpu, "--format", "svg", "--zoom", NULL};
     expect_usage(unknown, "jett: profile export: unknown option '--zoom'\n");
     const char *twice[] = {tu_jett, "profile",  "export", cpu, "--format",
@@ -214,8 +246,8 @@ START_TEST(usage_errors)
     expect_usage(noout, "jett: profile export: -o needs a value\n");
     const char *badw[] = {tu_jett, "profile",  "export", mem, "--format",
                           "svg",   "--weight", "bytes",  NULL};
-    expect_usage(badw, "jett: profile export: --weight must be allocated, count, retained or "
-                       "live-at-peak, not 'bytes'\n");
+    expect_usage(badw, "jett: profile export: --weight must be samples or wall (CPU), or "
+                       "allocated, count, retained or live-at-peak (memory), not 'bytes'\n");
     const char *cpuw[] = {tu_jett,     "profile",  "export",   cpu, "--format",
                           "collapsed", "--weight", "retained", NULL};
     expect_usage(cpuw, "jett: profile export: --weight retained does not apply to a CPU "
@@ -537,6 +569,7 @@ Suite *export_cli_suite(void)
     tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_add_test(t, collapsed_each_fixture);
     tcase_add_test(t, collapsed_memory_weights);
+    tcase_add_test(t, collapsed_cpu_weights);
     tcase_add_test(t, output_file);
     tcase_add_test(t, output_to_a_fifo);
     tcase_add_test(t, pipe_equals_file);

@@ -112,6 +112,46 @@ START_TEST(tiny_cpu_geometry)
 }
 END_TEST
 
+/* --weight wall on cpu-calls: 25 drawn samples (12 jett, 13 waiting
+ * with a stack) of 27.  main's children by name: add 2, docs 1, pick 1,
+ * rank 6 (by 4), retry 8 (wait 8, its <runtime>.<waiting> 8), skip 1,
+ * wait 5 (<runtime>.<waiting> 5): 13 frames with the root.  retry
+ * starts after 2 + 1 + 1 + 6 = 10 samples: x = 10 + 1180 * 10 / 25 =
+ * 482; its waiting frame, 4 deep, the top (y 88 + 16 for the legend's
+ * line = 104), 1180 * 8 / 25 = 377.60 px, 32.00%; main's wait after 19:
+ * x = 906.80, width 236.00, 3 deep (y 104 + 17 = 121).  The waiting
+ * frames are blue, say what they are, and the heading has a legend, a
+ * line under "drawn" (y 74 + 16 = 90). */
+START_TEST(wall_waiting_frames_blue)
+{
+    char *svg = svg_of("cpu-calls", FOLD_WEIGHT_WALL);
+    check_svg(svg, "ok 13\n");
+    has(svg, ">CPU flame graph: wall time (running and waiting samples)<");
+    has(svg, ">drawn: 25 of 27 samples (the jett samples and the waiting ones with a Jett stack)<");
+    has(svg, "<text class=\"h lg\" x=\"10\" y=\"90\">blue frames: &lt;runtime&gt;.&lt;"
+             "waiting&gt;, the program was waiting</text>");
+    has(svg, "<g class=\"f\" data-o=\"waiting: blocked, not running\"><title>&lt;runtime&gt;.&lt;"
+             "waiting&gt;: 8 samples (32.00%)</title><rect x=\"482.00\" y=\"104\" "
+             "width=\"377.60\" height=\"16\" rx=\"2\" fill=\"rgb(140,180,235)\"/>");
+    has(svg, "<title>&lt;runtime&gt;.&lt;waiting&gt;: 5 samples (20.00%)</title><rect "
+             "x=\"906.80\" y=\"121\" width=\"236.00\" height=\"16\" rx=\"2\" "
+             "fill=\"rgb(140,180,235)\"/>");
+    /* running frames keep their warm colours */
+    const char *retry = strstr(svg, "<title>idx.retry: 8 samples (32.00%)</title>");
+    ck_assert_ptr_nonnull(retry);
+    const char *fill = strstr(retry, "fill=\"");
+    ck_assert_ptr_nonnull(fill);
+    ck_assert_int_ne(strncmp(fill, "fill=\"rgb(140,180,235)\"", 23), 0);
+    script_is_builtin(svg);
+    free(svg);
+    /* the default weight draws no waiting frame and no legend */
+    svg = svg_of("cpu-calls", FOLD_WEIGHT_DEFAULT);
+    ck_assert_ptr_null(strstr(svg, "waiting&gt;"));
+    ck_assert_ptr_null(strstr(svg, "blue frames"));
+    free(svg);
+}
+END_TEST
+
 /* hostile-names, 9 jett samples.  main's children by name: app.work 3
  * (2 + its child 1), ctl 1, evil 3, 日本 1.  evil starts after 3 + 1 = 4
  * samples: x = 10 + 1180 * 4 / 9 = 534.44, width 1180 * 3 / 9 = 393.33,
@@ -384,6 +424,7 @@ Suite *flame_suite(void)
     tcase_add_test(t, text_escapes_and_cuts);
     tcase_add_test(t, narrow_neighbours_drawn_as_one);
     tcase_add_test(t, frames_carry_origin_and_line);
+    tcase_add_test(t, wall_waiting_frames_blue);
     suite_add_tcase(s, t);
     return s;
 }

@@ -446,6 +446,49 @@ START_TEST(damaged_capture_uses_reader_message)
 }
 END_TEST
 
+/* --weight wall on cpu-calls (its comment has the samples): the jett
+ * samples fold as with the default weight, and the 13 waiting samples
+ * that have a stack under <runtime>.<waiting>: 8 above main;retry;wait,
+ * 5 above main;wait (the fourteenth has no stack).  Totals: 27 recorded
+ * (the weight's total), 12 + 13 = 25 drawn.  The waiting frames are no
+ * function: FOLD_WAITING; wait's own frame has no self value. */
+START_TEST(wall_weight)
+{
+    struct bytes b = fixture("cpu-calls");
+    static const char jett[] = "idx.main 1\nidx.main;idx.add 2\nidx.main;idx.docs 1\n"
+                               "idx.main;idx.pick 1\nidx.main;idx.rank 2\n"
+                               "idx.main;idx.rank;idx.by 4\n";
+    expect_collapsed(b, FOLD_WEIGHT_SAMPLES,
+                     "idx.main 1\nidx.main;idx.add 2\nidx.main;idx.docs 1\n"
+                     "idx.main;idx.pick 1\nidx.main;idx.rank 2\n"
+                     "idx.main;idx.rank;idx.by 4\nidx.main;idx.skip 1\n");
+    char want[512];
+    snprintf(want, sizeof want,
+             "%sidx.main;idx.retry;idx.wait;<runtime>.<waiting> 8\nidx.main;idx.skip 1\n"
+             "idx.main;idx.wait;<runtime>.<waiting> 5\n",
+             jett);
+    expect_collapsed(b, FOLD_WEIGHT_WALL, want);
+    struct fold *f = fold_ok(b, FOLD_WEIGHT_WALL);
+    ck_assert_int_eq(fold_weight(f), FOLD_WEIGHT_WALL);
+    const struct fold_totals *t = fold_totals(f);
+    ck_assert_uint_eq(t->weight_total, 27);
+    ck_assert_uint_eq(t->weight_attributed, 25);
+    const struct fold_node *main_ = child(f, fold_node(f, FOLD_ROOT), "idx.main");
+    ck_assert_uint_eq(main_->total, 25);
+    const struct fold_node *wait = child(f, main_, "idx.wait");
+    ck_assert_uint_eq(wait->self, 0);
+    ck_assert_uint_eq(wait->total, 5);
+    const struct fold_node *w = child(f, wait, "<runtime>.<waiting>");
+    ck_assert_uint_eq(w->self, 5);
+    ck_assert_uint_eq(w->func, FOLD_WAITING);
+    struct fold_func fn;
+    ck_assert(!fold_node_func(f, w, &fn));
+    ck_assert_str_eq(fold_weight_name(FOLD_WEIGHT_WALL), "wall");
+    fold_free(f);
+    free(b.data);
+}
+END_TEST
+
 START_TEST(weight_must_fit_the_mode)
 {
     struct fold *f = NULL;
@@ -455,6 +498,8 @@ START_TEST(weight_must_fit_the_mode)
     ck_assert_str_eq(err, "--weight count does not apply to a CPU capture");
     ck_assert_int_eq(fold_bytes(mem, FOLD_WEIGHT_SAMPLES, &f, err, sizeof err), FOLD_E_WEIGHT);
     ck_assert_str_eq(err, "--weight samples does not apply to a memory capture");
+    ck_assert_int_eq(fold_bytes(mem, FOLD_WEIGHT_WALL, &f, err, sizeof err), FOLD_E_WEIGHT);
+    ck_assert_str_eq(err, "--weight wall does not apply to a memory capture");
     free(cpu.data), free(mem.data);
 }
 END_TEST
@@ -754,6 +799,7 @@ Suite *fold_suite(void)
     tcase_add_test(t, inconsistent_allocations_are_collector_errors);
     tcase_add_test(t, damaged_capture_uses_reader_message);
     tcase_add_test(t, weight_must_fit_the_mode);
+    tcase_add_test(t, wall_weight);
     tcase_add_test(t, empty_profile);
     tcase_add_test(t, collapsed_byte_order_and_merged_names);
     tcase_add_test(t, too_deep_stack_is_refused);

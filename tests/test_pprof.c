@@ -14,14 +14,16 @@
 
 typedef Perftools__Profiles__Profile pp_profile;
 
-/* Exports a capture and decodes the result; *rc is pprof_write's. */
-static pp_profile *export_mem(const char *cap, size_t len, int *rc, char *err, size_t errlen)
+/* Exports a capture (with --weight wall when `wall`) and decodes the
+ * result; *rc is the writer's. */
+static pp_profile *export_weighted(const char *cap, size_t len, bool wall, int *rc, char *err,
+                                   size_t errlen)
 {
     char *gz = NULL;
     size_t gz_len = 0;
     FILE *f = open_memstream(&gz, &gz_len);
     struct capture_reader *r = capture_reader_mem(cap, len);
-    *rc = pprof_write(r, f, err, errlen);
+    *rc = (wall ? pprof_write_wall : pprof_write)(r, f, err, errlen);
     capture_reader_free(r);
     fclose(f);
     pp_profile *p = NULL;
@@ -33,7 +35,12 @@ static pp_profile *export_mem(const char *cap, size_t len, int *rc, char *err, s
     return p;
 }
 
-static pp_profile *export_fixture(const char *name, int want_rc)
+static pp_profile *export_mem(const char *cap, size_t len, int *rc, char *err, size_t errlen)
+{
+    return export_weighted(cap, len, false, rc, err, errlen);
+}
+
+static pp_profile *export_fixture_weighted(const char *name, bool wall, int want_rc)
 {
     char err[300] = "";
     char *path = tu_capture_path(name);
@@ -41,11 +48,16 @@ static pp_profile *export_fixture(const char *name, int want_rc)
     char *cap = tu_read_file(path, &len);
     ck_assert_ptr_nonnull(cap);
     int rc;
-    pp_profile *p = export_mem(cap, len, &rc, err, sizeof err);
+    pp_profile *p = export_weighted(cap, len, wall, &rc, err, sizeof err);
     ck_assert_msg(rc == want_rc, "%s: rc %d: %s", name, rc, err);
     ck_assert_msg(p != NULL, "%s: not a gzipped Profile", name);
     free(cap), free(path);
     return p;
+}
+
+static pp_profile *export_fixture(const char *name, int want_rc)
+{
+    return export_fixture_weighted(name, false, want_rc);
 }
 
 static const char *str(const pp_profile *p, int64_t i)
@@ -185,6 +197,56 @@ START_TEST(cpu_states_leave_out_stackless_samples)
                      "jett: 9 samples recorded, 3 on Jett stacks (this profile); 3 runtime, 2 "
                      "waiting and 1 unavailable samples are not");
     perftools__profiles__profile__free_unpacked(p, NULL);
+}
+END_TEST
+
+/* --weight wall on cpu-calls (its header has the lines): the 12 jett
+ * samples as without it, and the 13 waiting ones with a stack under the
+ * <runtime>.<waiting> function (no file, line 0) above wait at its
+ * sleep(5), line 33: 8 called from retry's line 30 (called from main's
+ * 8), 5 from main's line 9.  Sample types samples/count and
+ * wall/nanoseconds, the period type wall. */
+START_TEST(wall_weight_by_hand)
+{
+    pp_profile *p = export_fixture_weighted("cpu-calls", true, 0);
+    expect_type(p, 0, "samples", "count");
+    expect_type(p, 1, "wall", "nanoseconds");
+    ck_assert_str_eq(str(p, p->period_type->type), "wall");
+    ck_assert_str_eq(str(p, p->default_sample_type), "wall");
+    static const struct want_sample want[] = {
+        {"idx.by:27<idx.rank:24<idx.main:6", {4, 4000000}},
+        {"idx.rank:24<idx.main:6", {2, 2000000}},
+        {"idx.add:18<idx.main:5", {2, 2000000}},
+        {"idx.skip:21<idx.main:5", {1, 1000000}},
+        {"idx.pick:15<idx.main:4", {1, 1000000}},
+        {"idx.docs:12<idx.main:3", {1, 1000000}},
+        {"idx.main:5", {1, 1000000}},
+        {"<runtime>.<waiting>:0<idx.wait:33<idx.retry:30<idx.main:8", {8, 8000000}},
+        {"<runtime>.<waiting>:0<idx.wait:33<idx.main:9", {5, 5000000}},
+    };
+    expect_samples(p, want, 9);
+    ck_assert_uint_eq(p->n_function, 10);
+    ck_assert_str_eq(str(p, p->function[9]->name), "<runtime>.<waiting>");
+    ck_assert_int_eq(p->function[9]->filename, 0);
+    ck_assert_str_eq(str(p, p->comment[0]),
+                     "jett: 27 samples recorded, 12 on Jett stacks and the 14 waiting ones with a "
+                     "stack, under <runtime>.<waiting> (this profile); 1 runtime and 0 "
+                     "unavailable samples are not");
+    perftools__profiles__profile__free_unpacked(p, NULL);
+    /* the default leaves the waiting samples out */
+    p = export_fixture("cpu-calls", 0);
+    ck_assert_uint_eq(p->n_function, 9);
+    ck_assert_str_eq(str(p, p->default_sample_type), "cpu");
+    perftools__profiles__profile__free_unpacked(p, NULL);
+    /* a memory capture has no waiting samples: -2, nothing written */
+    char err[300] = "", *path = tu_capture_path("mem-churn");
+    size_t len;
+    char *cap = tu_read_file(path, &len);
+    int rc;
+    ck_assert_ptr_null(export_weighted(cap, len, true, &rc, err, sizeof err));
+    ck_assert_int_eq(rc, -2);
+    ck_assert_str_eq(err, "--weight wall does not apply to a memory capture");
+    free(cap), free(path);
 }
 END_TEST
 
@@ -458,6 +520,7 @@ Suite *pprof_suite(void)
     Suite *s = suite_create("pprof");
     TCase *t = tcase_create("pprof");
     tcase_add_test(t, cpu_fixture_by_hand);
+    tcase_add_test(t, wall_weight_by_hand);
     tcase_add_test(t, cpu_states_leave_out_stackless_samples);
     tcase_add_test(t, memory_fixture_by_hand);
     tcase_add_test(t, memory_frees_by_hand);

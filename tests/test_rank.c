@@ -31,7 +31,7 @@ static struct ev split(int on_f, int on_main)
 
 static uint64_t eligible_at(struct ev *e, uint32_t bp)
 {
-    struct rank_options o = {true, false, bp, 0, false};
+    struct rank_options o = {true, false, bp, 0, false, false};
     struct rank_report r;
     ck_assert_int_eq(rank_build(e->a, &o, &r), 0);
     uint64_t n = r.eligible;
@@ -148,7 +148,7 @@ START_TEST(ordering_keys_in_turn)
         {"\xc3\xa9t\xc3\xa9", "a", "src/a.jett", 1},
     };
     struct ev e = ties();
-    struct rank_options o = {false, true, 0, 100, false};
+    struct rank_options o = {false, true, 0, 100, false, false};
     struct rank_report r;
     ck_assert_int_eq(rank_build(e.a, &o, &r), 0);
     ck_assert_uint_eq(r.eligible, 11);
@@ -189,7 +189,7 @@ START_TEST(limit_truncates)
     ck_assert_uint_eq(r.n_entries, 10);
     ck_assert_str_eq(r.entries[9].ns.ptr, "b");
     rank_free(&r);
-    struct rank_options o = {false, true, 0, 2, false};
+    struct rank_options o = {false, true, 0, 2, false, false};
     ck_assert_int_eq(rank_build(e.a, &o, &r), 0);
     ck_assert_uint_eq(r.limit, 2);
     ck_assert_uint_eq(r.emitted, 2);

@@ -26,6 +26,7 @@ static const struct {
     {"cpu-states", "cpu-states", NULL, NULL},
     {"cpu-ties", "cpu-ties", NULL, NULL},
     {"cpu-waiting", "cpu-waiting", NULL, NULL},
+    {"cpu-calls", "cpu-calls", NULL, NULL},
     {"cpu-threshold", "cpu-threshold", NULL, NULL},
     {"cpu-threshold", "cpu-threshold-66.66", "--profile-threshold", "66.66"},
     {"cpu-limit", "cpu-limit", NULL, NULL},
@@ -199,9 +200,17 @@ START_TEST(human_toon_parity)
     }
     /* 4 samples in 4 ms: 1000 Hz; f (1/2, self 1) ranks after main (2/2);
      * each has 1 of the 2 attributed samples as self time: 50.00% */
-    ck_assert_ptr_nonnull(strstr(human, "\n#1  100.00%  self 1 (50.00%) / inclusive 2  p.main  "));
-    ck_assert_ptr_nonnull(strstr(human, "\n#2  50.00%  self 1 (50.00%) / inclusive 1  p.f  "));
-    ck_assert_ptr_nonnull(strstr(toon, "\n      self_percent: 50\n"));
+    ck_assert_ptr_nonnull(strstr(
+        human, "\n#1  100.00%  self 1 (50.00%) / inclusive 2 / calls unavailable  p.main  "));
+    ck_assert_ptr_nonnull(
+        strstr(human, "\n#2  50.00%  self 1 (50.00%) / inclusive 1 / calls unavailable  p.f  "));
+    ck_assert_ptr_nonnull(strstr(toon, "\n      self_percent: 50\n      calls: unavailable\n"));
+    /* the time split opens the report: of the 4 recorded samples and 2
+     * coalesced ticks, 2 + 2 ran Jett code, 1 waited, 1 was the
+     * runtime's */
+    ck_assert_ptr_nonnull(strstr(human, "CPU profile\ntime: 66.67% running Jett code, 16.67% "
+                                        "waiting, 16.67% runtime (4 samples, 2 coalesced "
+                                        "ticks)\nstatus: "));
     const char *m = strstr(toon, "namespace: p\n      function: main\n");
     const char *f = strstr(toon, "namespace: p\n      function: f\n");
     ck_assert(m && f && m < f);
@@ -211,7 +220,7 @@ START_TEST(human_toon_parity)
     free(human), free(toon);
     r.colour = true;
     ck_assert_int_eq(render_human(&r, &human, &hn), 0);
-    ck_assert_int_eq(strncmp(human, "\033[1mCPU profile\033[0m\nstatus: ", 28), 0);
+    ck_assert_int_eq(strncmp(human, "\033[1mCPU profile\033[0m\ntime: ", 26), 0);
     free(human);
     rank_free(&r);
     agg_free(e.a);

@@ -690,8 +690,9 @@ START_TEST(stdout_reader_gone)
     ck_assert_int_eq(wait_bounded(pid, 60000, NULL), 0);
     size_t len;
     char *text = tu_read_file(err, &len);
-    ck_assert_msg(strstr(text, "done\n") && strstr(text, "CPU profile\nstatus: complete"), "%s",
-                  text);
+    ck_assert_msg(strstr(text, "done\n") && strstr(text, "CPU profile\ntime: ") &&
+                      strstr(text, "\nstatus: complete"),
+                  "%s", text);
     free(text);
     free(p), free(err);
 }

@@ -191,6 +191,102 @@ START_TEST(fail_alloc_switch_from_env)
 }
 END_TEST
 
+/* The calls of the function named `name` (the first of that name). */
+static uint64_t calls_of(const struct rt *t, const char *name)
+{
+    for (uint32_t i = 0; i < interp_func_count(t->p); i++)
+        if (strcmp(interp_func_get(t->p, i)->name, name) == 0)
+            return interp_fn_calls(t->s)[i];
+    ck_abort_msg("no function %s", name);
+    return 0;
+}
+
+/* The calls made from the call site whose text starts with `call` (the
+ * first such site in the program's text). */
+static uint64_t calls_from(const struct rt *t, const char *text, const char *call)
+{
+    uint32_t at = (uint32_t)(strstr(text, call) - text);
+    for (uint32_t i = 0; i < interp_call_site_count(t->p); i++)
+        if (interp_call_site_get(t->p, i)->span.start == at)
+            return interp_site_calls(t->s)[i];
+    ck_abort_msg("no call site at %s", call);
+    return 0;
+}
+
+/* Exact counts, known by construction: a loop of 300 calls; fact(10)
+ * is 1 call from main and 9 from its own recursive call; the compare
+ * function sort calls counts at the sort call, as often as the program
+ * itself counted (its global `compared`); main and <init> once each; a
+ * global's initializer's call belongs to <init>. */
+START_TEST(call_counts_exact)
+{
+    static const char text[] =
+        "namespace t.main\n"
+        "let compared = 0\n"
+        "let start = twice(1)\n"
+        "fn twice(x) {\n  return x * 2\n}\n"
+        "fn fact(n) {\n  if n <= 1 {\n    return 1\n  }\n  return n * fact(n - 1)\n}\n"
+        "fn cmp(a, b) {\n  compared += 1\n  return a - b\n}\n"
+        "fn main() {\n"
+        "  let s = 0\n"
+        "  for i in 0..300 {\n    s += twice(i)\n  }\n"
+        "  print(fact(10))\n"
+        "  let xs = sort([5, 3, 9, 1, 7, 2, 8], cmp)\n"
+        "  print(compared)\n"
+        "}\n";
+    struct rt t;
+    rt_load(&t, text);
+    ck_assert_ptr_null(interp_fn_calls(t.s));
+    ck_assert_int_eq(interp_count_calls(t.s), 0);
+    struct interp_result r;
+    ck_assert_int_eq(interp_run(t.s, &r), 0);
+    ck_assert_int_eq(r.termination, INTERP_RETURNED);
+    unsigned long compared = strtoul(strchr(t.out, '\n') + 1, NULL, 10);
+    ck_assert_uint_gt(compared, 0);
+    ck_assert_uint_eq(calls_of(&t, "twice"), 301);
+    ck_assert_uint_eq(calls_from(&t, text, "twice(i)"), 300);
+    ck_assert_uint_eq(calls_from(&t, text, "twice(1)"), 1);
+    ck_assert_uint_eq(calls_of(&t, "fact"), 10);
+    ck_assert_uint_eq(calls_from(&t, text, "fact(10)"), 1);
+    ck_assert_uint_eq(calls_from(&t, text, "fact(n - 1)"), 9);
+    ck_assert_uint_eq(calls_of(&t, "cmp"), compared);
+    ck_assert_uint_eq(calls_from(&t, text, "sort("), compared);
+    ck_assert_uint_eq(calls_from(&t, text, "print(compared)"), 0);
+    ck_assert_uint_eq(calls_of(&t, "main"), 1);
+    ck_assert_uint_eq(calls_of(&t, "<init>"), 1);
+    /* each site belongs to the function whose body holds it */
+    for (uint32_t i = 0; i < interp_call_site_count(t.p); i++) {
+        const struct interp_call_site *cs = interp_call_site_get(t.p, i);
+        const char *fn = interp_func_get(t.p, cs->func_id)->name;
+        uint32_t line = 1;
+        for (uint32_t k = 0; k < cs->span.start; k++)
+            line += text[k] == '\n';
+        ck_assert_str_eq(fn, line <= 3    ? "<init>"
+                             : line <= 12 ? "fact"
+                             : line <= 16 ? "cmp"
+                                          : "main");
+    }
+    ck_assert_ptr_null(interp_call_site_get(t.p, interp_call_site_count(t.p)));
+    interp_result_free(&r);
+    rt_free(&t);
+}
+END_TEST
+
+/* Without interp_count_calls nothing is counted (and nothing is kept). */
+START_TEST(calls_not_counted_unless_asked)
+{
+    struct rt t;
+    rt_load(&t, "namespace t.main\nfn f() {\n}\nfn main() {\n  f()\n}\n");
+    struct interp_result r;
+    ck_assert_int_eq(interp_run(t.s, &r), 0);
+    ck_assert_ptr_null(interp_fn_calls(t.s));
+    ck_assert_ptr_null(interp_site_calls(t.s));
+    ck_assert_uint_eq(interp_call_site_count(t.p), 1);
+    interp_result_free(&r);
+    rt_free(&t);
+}
+END_TEST
+
 Suite *runtime_suite(void);
 Suite *runtime_suite(void)
 {
@@ -204,6 +300,8 @@ Suite *runtime_suite(void)
     tcase_add_test(tc, sleep_returns);
     tcase_add_test(tc, sampler_sees_stack_at_safe_point);
     tcase_add_test(tc, fail_alloc_switch_from_env);
+    tcase_add_test(tc, call_counts_exact);
+    tcase_add_test(tc, calls_not_counted_unless_asked);
     suite_add_tcase(s, tc);
     return s;
 }

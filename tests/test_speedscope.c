@@ -14,10 +14,14 @@
 
 #include "testutil.h"
 
-static json_t *export_json(const char *fixture)
+/* Exports a fixture (with `--weight W` when weight is not NULL). */
+static json_t *export_json_weighted(const char *fixture, const char *weight)
 {
     char *cap = tu_capture_path(fixture);
-    const char *argv[] = {tu_jett, "profile", "export", cap, "--format", "speedscope", NULL};
+    const char *argv[] = {tu_jett,      "profile",  "export", cap, "--format",
+                          "speedscope", "--weight", weight,   NULL};
+    if (!weight)
+        argv[6] = NULL;
     struct tu_output o;
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_msg(o.status == 0, "%s: %d %s", fixture, o.status, o.err);
@@ -127,6 +131,20 @@ static void expect_profile(json_t *doc, size_t which, const char *name, const ch
     char *got = describe_profile(doc, which);
     ck_assert_str_eq(got, want);
     free(got);
+}
+
+static json_t *export_json(const char *fixture)
+{
+    return export_json_weighted(fixture, NULL);
+}
+
+static void expect_weighted(const char *fixture, const char *weight, const char *want)
+{
+    json_t *doc = export_json_weighted(fixture, weight);
+    char *got = describe(doc);
+    ck_assert_str_eq(got, want);
+    free(got);
+    json_decref(doc);
 }
 
 static void expect(const char *fixture, const char *want)
@@ -270,6 +288,40 @@ START_TEST(samples_of_no_task)
 }
 END_TEST
 
+/* --weight wall on cpu-states: the jett samples 1, 3 and 6 and, in tick
+ * order between them, waiting sample 4 on main's stack, with the
+ * <runtime>.<waiting> frame (after the two functions') above main;
+ * waiting sample 5 has no stack and stays out.  --weight samples is the
+ * default. */
+START_TEST(wall_adds_waiting_samples)
+{
+    expect_weighted("cpu-states", "wall",
+                    "unit none\n"
+                    "st.main 1\n<runtime>.<unavailable-symbol> 1\n<runtime>.<waiting> 1\n"
+                    "st.main 1\n"
+                    "frame st.main src/st.jett:2 self 2 total 4\n"
+                    "frame <runtime>.<unavailable-symbol> -:0 self 1 total 1\n"
+                    "frame <runtime>.<waiting> -:0 self 1 total 1\n");
+    expect_weighted("cpu-states", "samples",
+                    "unit none\n"
+                    "st.main 1\n<runtime>.<unavailable-symbol> 1\nst.main 1\n"
+                    "frame st.main src/st.jett:2 self 2 total 3\n"
+                    "frame <runtime>.<unavailable-symbol> -:0 self 1 total 1\n");
+    /* a memory capture: a usage error */
+    char *cap = tu_capture_path("mem-churn");
+    const char *argv[] = {tu_jett,      "profile",  "export", cap, "--format",
+                          "speedscope", "--weight", "wall",   NULL};
+    struct tu_output o;
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 2);
+    ck_assert_str_eq(o.err, "jett: profile export: --weight wall does not apply to a memory "
+                            "capture\n");
+    ck_assert_uint_eq(o.out_len, 0);
+    tu_output_free(&o);
+    free(cap);
+}
+END_TEST
+
 /* hostile-names: markup, quotes and control bytes stay one JSON string
  * each; the control bytes are the text \xNN (jett-profile(7), Escaped
  * text), so the decoded name holds none. */
@@ -404,6 +456,7 @@ Suite *speedscope_suite(void)
     tcase_add_test(t, memory_in_event_order);
     tcase_add_test(t, recursion_counts_once);
     tcase_add_test(t, only_jett_samples);
+    tcase_add_test(t, wall_adds_waiting_samples);
     tcase_add_test(t, hostile_names);
     tcase_add_test(t, cpu_profile_per_task);
     tcase_add_test(t, memory_profile_per_task);

@@ -237,6 +237,49 @@ START_TEST(program_without_tasks_unchanged)
 }
 END_TEST
 
+/* Calls counted on three workers at once add up exactly: step is called
+ * 1000 + 2000 + 3000 times from its one call site (in work, at offset
+ * 139), work 3 times (each task's entry is a call, from no call site),
+ * main and <init> once.  Function ids: step 0, work 1, main 2, <init> 3. */
+START_TEST(calls_exact_across_workers)
+{
+    char *p = tu_program("calls.jett", "namespace calls.main\n"
+                                       "\n"
+                                       "fn step(i: int) -> int {\n"
+                                       "    return i % 7\n"
+                                       "}\n"
+                                       "\n"
+                                       "fn work(n: int) -> int {\n"
+                                       "    let s = 0\n"
+                                       "    for i in 0..n {\n"
+                                       "        s += step(i)\n"
+                                       "    }\n"
+                                       "    return s\n"
+                                       "}\n"
+                                       "\n"
+                                       "fn main() {\n"
+                                       "    let a = spawn(work, 1000)\n"
+                                       "    let b = spawn(work, 2000)\n"
+                                       "    let c = spawn(work, 3000)\n"
+                                       "    print(join(a) + join(b) + join(c))\n"
+                                       "}\n");
+    char *cap = tu_tmp_path("calls.jcap");
+    struct tu_output o;
+    const char *argv[] = {tu_jett, "run", "--workers", "3", p, "--profile", "--profile-capture",
+                          cap,     NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    ck_assert_str_eq(o.out, "17986\n"); /* i % 7 over 0..n: 2997 + 5995 + 8994 */
+    char *text = dump_of(cap);
+    ck_assert_msg(strstr(text, "\nCALLS functions=0:6000,1:3,2:1,3:1 sites=1:139-146:6000\n"), "%s",
+                  text);
+    free(text);
+    tu_output_free(&o);
+    tu_remove_in_tmpdir(cap);
+    free(p);
+}
+END_TEST
+
 /* Every task blocked or asleep: main sleeps in a loop, two tasks wait on
  * a channel no one sends to, one waits to join them. */
 static const char blocked[] = "namespace blocked\n"
@@ -355,6 +398,7 @@ Suite *tasks_e2e_suite(void)
     tcase_add_test(t, cpu_tasks_match_the_capture);
     tcase_add_test(t, memory_exact_with_several_workers);
     tcase_add_test(t, program_without_tasks_unchanged);
+    tcase_add_test(t, calls_exact_across_workers);
     tcase_add_test(t, sigint_with_tasks_blocked);
     tcase_add_test(t, daemon_death_with_tasks_blocked);
     tcase_add_test(t, retained_through_channels_and_tasks);

@@ -1090,6 +1090,184 @@ START_TEST(events_structure)
 }
 END_TEST
 
+/* ---- CALLS ---- */
+
+/* Decodes a stream whose last record is CALLS with a new decoder *d
+ * (the caller frees it); returns the record, its bins pointing into
+ * `sb`. */
+static struct wire_calls decode_calls(const msgpack_sbuffer *sb, struct wire_decoder **dp)
+{
+    struct wire_decoder *d = *dp = wire_decoder_new(WIRE_TO_DAEMON);
+    struct wire_record rec = {0};
+    size_t off = 0;
+    while (off < sb->size) {
+        off += wire_decoder_push(d, sb->data + off, sb->size - off);
+        int rc = wire_decoder_next(d, &rec);
+        ck_assert_msg(rc > 0, "%s", wire_decoder_error(d)->msg);
+        if (rec.type == WIRE_EVENTS) {
+            struct wire_events_iter it;
+            struct wire_event ev;
+            wire_events_begin(&it, &rec.u.events);
+            while (wire_events_next(d, &it, &ev) > 0)
+                ;
+        }
+    }
+    ck_assert_int_eq(rec.type, WIRE_CALLS);
+    return rec.u.calls;
+}
+
+/* Every field comes back, the largest count included, and a decoded
+ * record encodes to the same bytes. */
+START_TEST(calls_roundtrip)
+{
+    msgpack_sbuffer sb, again;
+    msgpack_sbuffer_init(&sb);
+    msgpack_sbuffer_init(&again);
+    put_base(&sb);
+    size_t at = sb.size;
+    const struct wire_fn_calls fn[] = {{0, 1}, {1, UINT64_MAX}};
+    const struct wire_site_calls site[] = {
+        {0, {14, 20}, 300}, {0, {14, 21}, 2}, {0, {15, 15}, 0}, {1, {3, 9}, 7}};
+    ck_assert_int_eq(wire_encode_calls(&sb, fn, 2, site, 4), 0);
+    /* header 4, array 0x93, type 9, bin8 24 bytes, bin8 80 bytes */
+    ck_assert_uint_eq(sb.size - at, 4 + 1 + 1 + 2 + 24 + 2 + 80);
+    struct wire_decoder *d;
+    struct wire_calls c = decode_calls(&sb, &d);
+    ck_assert_uint_eq(c.n_functions, 2);
+    ck_assert_uint_eq(c.n_sites, 4);
+    ck_assert_uint_eq(wire_calls_function(&c, 1).func_id, 1);
+    ck_assert(wire_calls_function(&c, 1).calls == UINT64_MAX);
+    struct wire_site_calls e = wire_calls_site(&c, 1);
+    ck_assert_uint_eq(e.func_id, 0);
+    ck_assert_uint_eq(e.site.start, 14);
+    ck_assert_uint_eq(e.site.end, 21);
+    ck_assert_uint_eq(e.calls, 2);
+    ck_assert_uint_eq(wire_calls_site(&c, 3).calls, 7);
+    struct wire_record rec = {.type = WIRE_CALLS, .u.calls = c};
+    ck_assert_int_eq(wire_encode_record(&again, &rec), 0);
+    ck_assert_uint_eq(again.size, sb.size - at);
+    ck_assert_int_eq(memcmp(again.data, sb.data + at, again.size), 0);
+    wire_decoder_free(d);
+    /* empty lists and several records are allowed, then FINISH */
+    ck_assert_int_eq(wire_encode_calls(&sb, NULL, 0, NULL, 0), 0);
+    c = decode_calls(&sb, &d);
+    ck_assert_uint_eq(c.n_functions + c.n_sites, 0);
+    wire_decoder_free(d);
+    struct wire_finish fin = {0};
+    wire_encode_finish(&sb, &fin);
+    struct decoded r;
+    ck_assert_int_eq(decode_all(sb.data, sb.size, 7, WIRE_TO_DAEMON, &r), 0);
+    ck_assert_int_eq(r.records, 8);
+    msgpack_sbuffer_destroy(&sb);
+    msgpack_sbuffer_destroy(&again);
+}
+END_TEST
+
+static void calls_case(const struct wire_fn_calls *fn, uint32_t n,
+                       const struct wire_site_calls *site, uint32_t m, enum wire_errcode code,
+                       const char *needle)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    put_base(&sb);
+    ck_assert_int_eq(wire_encode_calls(&sb, fn, n, site, m), 0);
+    expect_error(&sb, code, needle);
+    msgpack_sbuffer_destroy(&sb);
+}
+
+/* A CALLS bin of `n` bytes, as no encoder writes it. */
+static void calls_raw(msgpack_sbuffer *sb, uint32_t fn_bytes, uint32_t site_bytes)
+{
+    static const char zero[64];
+    msgpack_sbuffer body;
+    msgpack_sbuffer_init(&body);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &body, msgpack_sbuffer_write);
+    msgpack_pack_array(&pk, 3);
+    msgpack_pack_uint8(&pk, WIRE_CALLS);
+    msgpack_pack_bin(&pk, fn_bytes);
+    msgpack_pack_bin_body(&pk, zero, fn_bytes);
+    msgpack_pack_bin(&pk, site_bytes);
+    msgpack_pack_bin_body(&pk, zero, site_bytes);
+    raw_frame(sb, body.data, (uint32_t)body.size);
+    msgpack_sbuffer_destroy(&body);
+}
+
+START_TEST(calls_rules)
+{
+    const struct wire_fn_calls undefined[] = {{2, 1}}, unsorted[] = {{1, 1}, {0, 1}},
+                               twice[] = {{0, 1}, {0, 2}};
+    calls_case(undefined, 1, NULL, 0, WIRE_E_REF,
+               "CALLS.functions: entry 0 names an undefined function");
+    calls_case(unsorted, 2, NULL, 0, WIRE_E_RANGE,
+               "CALLS.functions: entry 1 does not come after the one before it");
+    calls_case(twice, 2, NULL, 0, WIRE_E_RANGE, "CALLS.functions: entry 1 does not come after");
+    const struct wire_site_calls s_undefined[] = {{5, {0, 1}, 1}}, backwards[] = {{0, {9, 3}, 1}},
+                                 s_unsorted[] = {{1, {0, 1}, 1}, {0, {4, 5}, 1}},
+                                 same[] = {{0, {4, 5}, 1}, {0, {4, 5}, 3}},
+                                 by_end[] = {{0, {4, 6}, 1}, {0, {4, 5}, 3}};
+    calls_case(NULL, 0, s_undefined, 1, WIRE_E_REF,
+               "CALLS.sites: entry 0 names an undefined function");
+    calls_case(NULL, 0, backwards, 1, WIRE_E_RANGE,
+               "CALLS.sites: entry 0: span start 9 is after its end 3");
+    calls_case(NULL, 0, s_unsorted, 2, WIRE_E_RANGE,
+               "CALLS.sites: entry 1 does not come after the one before it");
+    calls_case(NULL, 0, same, 2, WIRE_E_RANGE, "CALLS.sites: entry 1 does not come after");
+    calls_case(NULL, 0, by_end, 2, WIRE_E_RANGE, "CALLS.sites: entry 1 does not come after");
+
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    put_base(&sb);
+    calls_raw(&sb, 13, 0);
+    expect_error(&sb, WIRE_E_LIMIT,
+                 "CALLS.functions: 13 bytes is not a whole number of 12-byte entries");
+    msgpack_sbuffer_clear(&sb);
+    put_base(&sb);
+    calls_raw(&sb, 12, 19);
+    expect_error(&sb, WIRE_E_LIMIT, "CALLS.sites: 19 bytes is not a whole number of 20-byte");
+    msgpack_sbuffer_clear(&sb);
+    put_base(&sb);
+    pack_raw(&sb, "uu", (uint64_t)WIRE_CALLS, (uint64_t)1);
+    expect_error(&sb, WIRE_E_ARITY, "CALLS: expected 2 fields, got 1");
+    /* CALLS follows the last EVENTS */
+    msgpack_sbuffer_clear(&sb);
+    put_base(&sb);
+    ck_assert_int_eq(wire_encode_calls(&sb, NULL, 0, NULL, 0), 0);
+    uint8_t bin[WIRE_STACK_SIZE];
+    struct wire_stack st = {1, 0, 0, WIRE_SPAN_NONE};
+    wire_put_stack(bin, &st);
+    wire_encode_events(&sb, 1, bin, sizeof bin);
+    expect_error(&sb, WIRE_E_ORDER, "EVENTS after CALLS");
+    msgpack_sbuffer_clear(&sb);
+    ck_assert_int_eq(wire_encode_calls(&sb, NULL, 0, NULL, 0), 0);
+    expect_error(&sb, WIRE_E_ORDER, "CALLS before HELLO");
+    /* launchers only send it */
+    struct decoded r;
+    ck_assert_int_eq(decode_all(sb.data, sb.size, sb.size, WIRE_TO_LAUNCHER, &r), -1);
+    ck_assert_str_eq(r.err.msg, "CALLS does not travel to the launcher");
+    msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
+/* One record holds at most WIRE_CALLS_MAX_ENTRIES entries. */
+START_TEST(calls_encoder_bound)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    uint32_t n = WIRE_CALLS_MAX_ENTRIES;
+    struct wire_site_calls *site = calloc(n + 1, sizeof *site);
+    for (uint32_t i = 0; i <= n; i++)
+        site[i] = (struct wire_site_calls){0, {i, i}, 1};
+    struct wire_fn_calls fn = {0, 1};
+    ck_assert_int_eq(wire_encode_calls(&sb, &fn, 1, site, n), -1);
+    ck_assert_uint_eq(sb.size, 0);
+    ck_assert_int_eq(wire_encode_calls(&sb, NULL, 0, site, n), 0);
+    ck_assert_uint_le(sb.size, WIRE_MAX_FRAME + WIRE_FRAME_HEADER);
+    free(site);
+    msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
 START_TEST(encoder_refuses_oversize)
 {
     msgpack_sbuffer sb;
@@ -1269,8 +1447,8 @@ START_TEST(retained_rules)
     pack_raw(&sb, "uu", (uint64_t)WIRE_RETAINED, (uint64_t)0);
     expect_error(&sb, WIRE_E_ARITY, "RETAINED: expected 6 fields, got 1");
     msgpack_sbuffer_clear(&sb);
-    pack_raw(&sb, "u", (uint64_t)9);
-    expect_error(&sb, WIRE_E_TYPE, "unknown record type 9");
+    pack_raw(&sb, "u", (uint64_t)11); /* the type after RETAINED is not defined here */
+    expect_error(&sb, WIRE_E_TYPE, "unknown record type 11");
     msgpack_sbuffer_destroy(&sb);
 }
 END_TEST
@@ -1386,6 +1564,9 @@ Suite *wire_suite(void)
     tcase_add_test(t, alloc_runs_check_as_entries_do);
     tcase_add_test(t, alloc_runs_stop_where_they_should);
     tcase_add_test(t, alloc_sizes_full_range);
+    tcase_add_test(t, calls_roundtrip);
+    tcase_add_test(t, calls_rules);
+    tcase_add_test(t, calls_encoder_bound);
     tcase_add_test(t, retained_rules);
     tcase_add_test(t, retained_rows_whole);
     tcase_add_test(t, retained_order);

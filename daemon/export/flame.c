@@ -16,6 +16,9 @@
 #define FLAME_EMPTY_H 160 /* height of an image without frames */
 #define FLAME_BACKGROUND "rgb(253,250,245)"
 #define FLAME_MERGED_FILL "rgb(200,200,200)"
+/* The <runtime>.<waiting> frames of --weight wall: a cool blue, apart from the
+ * warm colours of running code. */
+#define FLAME_WAITING_FILL "rgb(140,180,235)"
 #define FLAME_ELLIPSIS "\xe2\x80\xa6" /* U+2026, one column */
 
 /* ---- text ---- */
@@ -118,6 +121,7 @@ static const char *unit_name(const struct fold *f, uint64_t v)
 {
     switch (fold_weight(f)) {
     case FOLD_WEIGHT_SAMPLES:
+    case FOLD_WEIGHT_WALL:
         return v == 1 ? "sample" : "samples";
     case FOLD_WEIGHT_COUNT:
         return v == 1 ? "allocation" : "allocations";
@@ -152,6 +156,8 @@ static const char *weight_title(enum fold_weight w)
         return "Memory flame graph: bytes live at peak";
     case FOLD_WEIGHT_SAMPLES:
         return "CPU flame graph: samples";
+    case FOLD_WEIGHT_WALL:
+        return "CPU flame graph: wall time (running and waiting samples)";
     default:
         return "Memory flame graph: allocated bytes";
     }
@@ -179,11 +185,22 @@ static void put_totals(FILE *out, const struct fold *f)
         fputs(", freed, peak live and retained: unavailable", out);
 }
 
+/* The heading's legend: the painter's, else what the blue frames of a
+ * wall-time graph are; NULL for none. */
+static const char *legend_of(const struct fold *f, const struct flame_paint *p)
+{
+    if (p && p->legend)
+        return p->legend;
+    return fold_weight(f) == FOLD_WEIGHT_WALL
+               ? "blue frames: &lt;runtime&gt;.&lt;waiting&gt;, the program was waiting"
+               : NULL;
+}
+
 /* The heading's height: FLAME_TOP and a line for each of the legend's. */
-static unsigned heading_height(const struct flame_paint *p)
+static unsigned heading_height(const struct fold *f, const struct flame_paint *p)
 {
     unsigned h = FLAME_TOP;
-    for (const char *l = p ? p->legend : NULL; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+    for (const char *l = legend_of(f, p); l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
         h += FLAME_LINE_H;
     return h;
 }
@@ -210,9 +227,12 @@ static void put_heading(FILE *out, const struct fold *f, const struct flame_pain
             "<text class=\"h\" x=\"%d\" y=\"74\">drawn: %" PRIu64 " of %" PRIu64
             " %s (%s)</text>\n",
             FLAME_PAD, t->weight_attributed, t->weight_total, unit_name(f, t->weight_total),
-            fold_mode(f) == WIRE_MODE_CPU ? "the jett samples" : "events with a Jett stack");
+            fold_weight(f) == FOLD_WEIGHT_WALL
+                ? "the jett samples and the waiting ones with a Jett stack"
+            : fold_mode(f) == WIRE_MODE_CPU ? "the jett samples"
+                                            : "events with a Jett stack");
     unsigned y = 74;
-    for (const char *l = p ? p->legend : NULL; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+    for (const char *l = legend_of(f, p); l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
         int len = (int)strcspn(l, "\n");
         y += FLAME_LINE_H;
         fprintf(out, "<text class=\"h lg\" x=\"%d\" y=\"%u\">%.*s</text>\n", FLAME_PAD, y, len, l);
@@ -253,6 +273,8 @@ static void put_func_attrs(const struct flame_ctx *c, const struct fold_node *n)
     if (!fold_node_func(c->f, n, &fn)) {
         if (n->func == FOLD_MANY_FUNCS)
             fputs(" data-o=\"several functions of this name\"", c->out);
+        if (n->func == FOLD_WAITING)
+            fputs(" data-o=\"waiting: blocked, not running\"", c->out);
         return;
     }
     const char *origin = origin_name(fn.origin);
@@ -290,6 +312,8 @@ static void put_frame(const struct flame_ctx *c, const struct flame_item *it)
             c->paint->frame(c->paint->ctx, c->f, n, fill, c->out);
         else if (c->paint && c->paint->root_fill)
             snprintf(fill, sizeof fill, "%s", c->paint->root_fill);
+        if (n->func == FOLD_WAITING)
+            strcpy(fill, FLAME_WAITING_FILL);
     }
     fputs("><title>", c->out);
     flame_write_text(c->out, name, len, SIZE_MAX);
@@ -393,7 +417,7 @@ int flame_write_svg_painted(const struct fold *f, const struct flame_paint *p, F
     const struct fold_totals *t = fold_totals(f);
     uint32_t max_depth = fold_max_depth(f);
     bool empty = t->weight_attributed == 0;
-    unsigned top = heading_height(p);
+    unsigned top = heading_height(f, p);
     unsigned height = empty ? FLAME_EMPTY_H + top - FLAME_TOP
                             : top + (max_depth + 1) * FLAME_FRAME_H + FLAME_BOTTOM;
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n", out);

@@ -177,24 +177,9 @@ static int arena_put(struct fold *f, const char *s, size_t len)
     return rc;
 }
 
-static uint32_t intern_from(struct fold *f, size_t off);
-
-/* Interns `ns.fn` as the name form keeps it, its namespace's length
- * there in *ns_len; returns its name id or UINT32_MAX when out of
- * memory. */
-static uint32_t intern(struct fold *f, struct wire_str ns, struct wire_str fn, uint32_t *ns_len)
-{
-    size_t off = f->arena_len;
-    if (arena_put(f, ns.ptr, ns.len))
-        return UINT32_MAX;
-    *ns_len = (uint32_t)(f->arena_len - off);
-    if (arena_put(f, ".", 1) || arena_put(f, fn.ptr, fn.len))
-        return UINT32_MAX;
-    return intern_from(f, off);
-}
-
-/* Interns the name the arena holds from `off` on (just appended). */
-static uint32_t intern_from(struct fold *f, size_t off)
+/* Interns the text just appended at `off`; returns its name id or
+ * UINT32_MAX when out of memory. */
+static uint32_t intern_at(struct fold *f, size_t off)
 {
     size_t len = f->arena_len - off;
     uint64_t h = hash_bytes(f->arena + off, len);
@@ -213,6 +198,27 @@ static uint32_t intern_from(struct fold *f, size_t off)
     if (index_add(f, &f->name_index, &f->name_index_cap, f->n_names, name_hash) != 0)
         return UINT32_MAX;
     return f->n_names - 1;
+}
+
+/* Interns `ns.fn` as the name form keeps it, its namespace's length
+ * there in *ns_len; returns its name id or UINT32_MAX when out of
+ * memory. */
+static uint32_t intern(struct fold *f, struct wire_str ns, struct wire_str fn, uint32_t *ns_len)
+{
+    size_t off = f->arena_len;
+    if (arena_put(f, ns.ptr, ns.len))
+        return UINT32_MAX;
+    *ns_len = (uint32_t)(f->arena_len - off);
+    if (arena_put(f, ".", 1) || arena_put(f, fn.ptr, fn.len))
+        return UINT32_MAX;
+    return intern_at(f, off);
+}
+
+/* Interns a frame text of the fold's own, such as <runtime>.<waiting>. */
+static uint32_t intern_text(struct fold *f, const char *text)
+{
+    size_t off = f->arena_len;
+    return arena_put(f, text, strlen(text)) ? UINT32_MAX : intern_at(f, off);
 }
 
 /* ---- the tree ---- */
@@ -262,7 +268,7 @@ static uint32_t child_node(struct fold *f, uint32_t parent, uint32_t name)
 
 static bool weight_fits(enum fold_weight w, uint8_t mode)
 {
-    return (w == FOLD_WEIGHT_SAMPLES) == (mode == WIRE_MODE_CPU);
+    return (w == FOLD_WEIGHT_SAMPLES || w == FOLD_WEIGHT_WALL) == (mode == WIRE_MODE_CPU);
 }
 
 static bool weight_live(enum fold_weight w)
@@ -270,7 +276,8 @@ static bool weight_live(enum fold_weight w)
     return w == FOLD_WEIGHT_RETAINED || w == FOLD_WEIGHT_LIVE_AT_PEAK;
 }
 
-/* The node's value under the fold's weight. */
+/* The node's value under the fold's weight (its own: with
+ * FOLD_WEIGHT_WALL its waiting samples are its <runtime>.<waiting> frame's). */
 static uint64_t node_weight(const struct fold *f, const struct attrib_node_quantities *q)
 {
     switch (f->weight) {
@@ -308,6 +315,7 @@ static void take_totals(struct fold *f, const struct agg *g)
     t->retained_bytes = m.live;
     static const size_t at[] = {
         [FOLD_WEIGHT_SAMPLES] = offsetof(struct fold_totals, samples),
+        [FOLD_WEIGHT_WALL] = offsetof(struct fold_totals, samples),
         [FOLD_WEIGHT_ALLOCATED] = offsetof(struct fold_totals, allocated_bytes),
         [FOLD_WEIGHT_COUNT] = offsetof(struct fold_totals, allocations),
         [FOLD_WEIGHT_RETAINED] = offsetof(struct fold_totals, retained_bytes),
@@ -376,6 +384,22 @@ static void note_func(struct fold *f, struct fold_node *n, uint32_t ident)
         n->func = FOLD_MANY_FUNCS;
 }
 
+/* With FOLD_WEIGHT_WALL, a frame's waiting samples in the <runtime>.<waiting>
+ * frame above it: 0, or -1 when out of memory. */
+static int take_waiting(struct fold *f, uint32_t frame, uint64_t waiting)
+{
+    if (f->weight != FOLD_WEIGHT_WALL || waiting == 0)
+        return 0;
+    uint32_t name = intern_text(f, FOLD_WAITING_NAME);
+    uint32_t node = name == UINT32_MAX ? FOLD_NO_NODE : child_node(f, frame, name);
+    if (node == FOLD_NO_NODE)
+        return -1;
+    f->nodes[node].func = FOLD_WAITING;
+    f->nodes[node].self += waiting;
+    f->nodes[node].total += waiting;
+    return 0;
+}
+
 /* The tree of the aggregation's valid stack nodes, each node's weight
  * added to its frame's self value: 0, or -1 when out of memory. */
 static int take_tree(struct fold *f, const struct agg *g)
@@ -400,9 +424,15 @@ static int take_tree(struct fold *f, const struct agg *g)
         attrib_node_below(g, i, &below);
         f->nodes[frame[i]].self += node_weight(f, &q);
         /* a frame's nodes are at one depth: their subtrees are disjoint */
-        f->nodes[frame[i]].total += node_weight(f, &below);
+        uint64_t subtree =
+            node_weight(f, &below) + (f->weight == FOLD_WEIGHT_WALL ? below.waiting : 0);
+        f->nodes[frame[i]].total += subtree;
         if (parent == ATTRIB_NONE)
-            f->nodes[FOLD_ROOT].total += node_weight(f, &below);
+            f->nodes[FOLD_ROOT].total += subtree;
+        if (take_waiting(f, frame[i], q.waiting) != 0) {
+            rc = -1;
+            break;
+        }
     }
     free(frame);
     if (rc != 0)
@@ -429,7 +459,7 @@ static uint32_t task_frame(struct fold *f, uint32_t task)
     size_t off = f->arena_len;
     if (arena_copy(f, text, (size_t)n) != 0)
         return FOLD_NO_NODE;
-    uint32_t name = intern_from(f, off);
+    uint32_t name = intern_at(f, off);
     return name == UINT32_MAX ? FOLD_NO_NODE : child_node(f, FOLD_ROOT, name);
 }
 
@@ -498,13 +528,25 @@ static int take_task_tree(struct fold *f, const struct agg *g)
             if ((top = task_frame(f, task)) == FOLD_NO_NODE)
                 rc = -1;
         }
-        if (rc != 0 || w == 0 || node >= n_nodes)
+        uint64_t waiting = f->weight == FOLD_WEIGHT_WALL ? q.waiting : 0;
+        if (rc != 0 || (w == 0 && waiting == 0) || node >= n_nodes)
             continue;
         uint32_t at = frame_in_task(f, g, node, top, frame, made, &n_made, chain);
-        if (at != FOLD_NO_NODE)
-            f->nodes[at].self += w;
-        else if (f->nomem)
-            rc = -1;
+        if (at == FOLD_NO_NODE) {
+            rc = f->nomem ? -1 : 0;
+            continue;
+        }
+        f->nodes[at].self += w;
+        if (waiting) { /* its <runtime>.<waiting> frame, as take_waiting makes it */
+            uint32_t name = intern_text(f, FOLD_WAITING_NAME);
+            uint32_t wn = name == UINT32_MAX ? FOLD_NO_NODE : child_node(f, at, name);
+            if (wn == FOLD_NO_NODE) {
+                rc = -1;
+                continue;
+            }
+            f->nodes[wn].func = FOLD_WAITING;
+            f->nodes[wn].self += waiting;
+        }
     }
     for (uint32_t i = f->n_nodes; rc == 0 && i-- > 1;) {
         f->nodes[i].total += f->nodes[i].self;
@@ -709,7 +751,7 @@ enum fold_weight fold_weight(const struct fold *f)
 
 const char *fold_weight_name(enum fold_weight w)
 {
-    static const char *const names[] = {"default", "samples",  "allocated",
+    static const char *const names[] = {"default", "samples",  "wall",        "allocated",
                                         "count",   "retained", "live-at-peak"};
     return (unsigned)w < sizeof names / sizeof names[0] ? names[w] : "?";
 }

@@ -12,7 +12,11 @@
  * profile replay` aggregates it (its rules, collector errors and
  * budgets), keeping each stack node's quantities (agg_keep_detail), and
  * the fold only names and sums them (attrib.h).  Weights: a CPU capture
- * counts its attributed `jett` samples at the sample's leaf stack.  A
+ * counts its attributed `jett` samples at the sample's leaf stack
+ * (FOLD_WEIGHT_SAMPLES) and, with FOLD_WEIGHT_WALL, its waiting samples
+ * that have a stack too, each under one more frame above its leaf,
+ * `<runtime>.<waiting>` (whose func is FOLD_WAITING), so that blocked time shows
+ * where it was spent and apart from running time.  A
  * memory capture is weighted by one of FOLD_WEIGHT_ALLOCATED (initial
  * size at the creating stack plus positive resize growth at the resizing
  * stack), _COUNT (allocations created), _RETAINED (bytes still live at
@@ -34,6 +38,7 @@
 enum fold_weight {
     FOLD_WEIGHT_DEFAULT,   /* samples for CPU, allocated bytes for memory */
     FOLD_WEIGHT_SAMPLES,   /* CPU captures only */
+    FOLD_WEIGHT_WALL,      /* CPU: jett and waiting samples */
     FOLD_WEIGHT_ALLOCATED, /* memory captures only, from here on */
     FOLD_WEIGHT_COUNT,
     FOLD_WEIGHT_RETAINED,
@@ -88,6 +93,8 @@ struct fold_node {
 #define FOLD_NO_NODE UINT32_MAX
 #define FOLD_NO_FUNC UINT32_MAX
 #define FOLD_MANY_FUNCS (UINT32_MAX - 1)
+#define FOLD_WAITING (UINT32_MAX - 2) /* the <runtime>.<waiting> frame of FOLD_WEIGHT_WALL */
+#define FOLD_WAITING_NAME "<runtime>.<waiting>"
 #define FOLD_ROOT 0
 
 struct fold;

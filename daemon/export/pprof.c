@@ -10,6 +10,7 @@
 #include "daemon/export/gzsink.h"
 #include "daemon/export/pprof.h"
 #include "daemon/export/export_run.h"
+#include "daemon/export/fold.h"
 #include "profile.pb-c.h"
 #include "proto/util/mix64.h"
 
@@ -32,6 +33,7 @@ typedef Perftools__Profiles__Label pp_label;
  * in its node's function); task: its `task` label, 0 for none. */
 struct pp_pending {
     uint32_t node, line, task;
+    bool waiting; /* under a <runtime>.<waiting> leaf (--weight wall) */
     int64_t v[PP_MAX_VALUES];
 };
 /* How far ahead a sample's index slot is fetched: the index of a large
@@ -45,6 +47,7 @@ enum { PP_OBJECTS, PP_SPACE, PP_INUSE };
 struct pp {
     const struct agg *a;
     bool cpu, inuse; /* inuse: memory mode, and live bytes are known */
+    bool wall;       /* cpu: the waiting samples too, under <runtime>.<waiting> */
     unsigned n_values;
     int64_t period; /* CPU: ns a sample stands for, 0 when the rate is unknown */
     bool nomem;
@@ -387,13 +390,15 @@ static int take_callers(struct pp *p, uint32_t node)
     return 0;
 }
 
-/* One sample of a node: the leaf location, then the callers'; a task
- * label when task is not 0. */
-static int add_sample(struct pp *p, uint32_t node, uint32_t leaf, uint32_t task, const int64_t *v)
+/* One sample of a node: the leaf location (below `pre`, the <runtime>.<waiting>
+ * location, when not 0), then the callers'; a task label when task is
+ * not 0. */
+static int add_sample(struct pp *p, uint32_t node, uint32_t pre, uint32_t leaf, uint32_t task,
+                      const int64_t *v)
 {
     if (p->callers_of != node && take_callers(p, node) != 0)
         return -1;
-    size_t n = p->n_callers + 1;
+    size_t n = p->n_callers + 1 + (pre != 0);
     if (p->n_part == PP_PART || p->n_pool + n > p->cap_pool)
         flush_part(p);
     if (n > p->cap_pool) { /* the part is empty: the pool can move */
@@ -406,9 +411,12 @@ static int add_sample(struct pp *p, uint32_t node, uint32_t leaf, uint32_t task,
         p->pool = pool, p->cap_pool = cap;
     }
     uint64_t *ids = p->pool + p->n_pool;
+    if (pre)
+        *ids++ = pre;
     ids[0] = leaf;
     if (p->n_callers) /* a root has none (and may have no array yet) */
         memcpy(ids + 1, p->callers, p->n_callers * sizeof *ids);
+    ids -= pre != 0;
     p->n_pool += n;
     pp_sample *s = &p->samples[p->n_part];
     *s = (pp_sample)PERFTOOLS__PROFILES__SAMPLE__INIT;
@@ -486,12 +494,17 @@ static int add_queued(struct pp *p)
     struct pp_pending *q = &p->queue[p->queued];
     p->queued = (p->queued + 1) % PP_AHEAD, p->n_queued--;
     uint32_t leaf = location(p, p->ident[q->node], q->line);
-    return leaf && add_sample(p, q->node, leaf, q->task, q->v) == 0 ? 0 : -1;
+    /* the <runtime>.<waiting> function is the one after every identity */
+    uint32_t pre = q->waiting ? location(p, p->n_fn, 0) : 0;
+    return leaf && (pre || !q->waiting) && add_sample(p, q->node, pre, leaf, q->task, q->v) == 0
+               ? 0
+               : -1;
 }
 
 /* A sample of `node` at `line`: queued, its index slot fetched, while
  * the oldest one is added; 0, or -1 when out of memory. */
-static int queue_sample(struct pp *p, uint32_t node, uint32_t line, uint32_t task, const int64_t *v)
+static int queue_sample(struct pp *p, uint32_t node, uint32_t line, bool waiting, uint32_t task,
+                        const int64_t *v)
 {
     if (p->n_queued == PP_AHEAD && add_queued(p) != 0)
         return -1;
@@ -500,12 +513,23 @@ static int queue_sample(struct pp *p, uint32_t node, uint32_t line, uint32_t tas
         __builtin_prefetch(&p->loc_index[mix64(key) & (p->index_cap - 1)]);
     }
     struct pp_pending *q = &p->queue[(p->queued + p->n_queued++) % PP_AHEAD];
-    q->node = node, q->line = line, q->task = task;
+    q->node = node, q->line = line, q->waiting = waiting, q->task = task;
     memcpy(q->v, v, sizeof q->v);
     return 0;
 }
 
-/* A node's samples (pair: of one task, as lines_begin). */
+/* n samples as the values of a CPU sample: the count and, when the
+ * rate is known, the nanoseconds they stand for. */
+static void cpu_values(const struct pp *p, uint64_t n, int64_t v[PP_MAX_VALUES])
+{
+    v[0] = clamp64(n);
+    if (p->period)
+        v[1] = n > (uint64_t)INT64_MAX / (uint64_t)p->period ? INT64_MAX : clamp64(n * p->period);
+}
+
+/* A node's jett samples by leaf line and, with --weight wall, its
+ * waiting samples (the second value) under <runtime>.<waiting> at their
+ * line (pair: of one task, as lines_begin). */
 static int cpu_node(struct pp *p, uint32_t node, uint32_t pair, uint32_t task)
 {
     struct pp_lines l;
@@ -513,14 +537,14 @@ static int cpu_node(struct pp *p, uint32_t node, uint32_t pair, uint32_t task)
     uint64_t w[2];
     lines_begin(p, node, pair, &l);
     while (lines_next(p, node, &l, &line, w)) {
-        if (w[0] == 0)
-            continue;
-        int64_t v[PP_MAX_VALUES] = {clamp64(w[0])};
-        if (p->period)
-            v[1] = w[0] > (uint64_t)INT64_MAX / (uint64_t)p->period ? INT64_MAX
-                                                                    : clamp64(w[0] * p->period);
-        if (queue_sample(p, node, line, task, v) != 0)
-            return -1;
+        for (int k = 0; k < (p->wall ? 2 : 1); k++) {
+            int64_t v[PP_MAX_VALUES] = {0};
+            if (w[k] == 0)
+                continue;
+            cpu_values(p, w[k], v);
+            if (queue_sample(p, node, line, k == 1, task, v) != 0)
+                return -1;
+        }
     }
     return 0;
 }
@@ -549,12 +573,12 @@ static int memory_node(struct pp *p, uint32_t node, uint32_t pair, uint32_t task
             v[PP_INUSE] = clamp64(inuse), inuse = 0;
         if (!v[0] && !v[1] && !v[2])
             continue;
-        if (queue_sample(p, node, line, task, v) != 0)
+        if (queue_sample(p, node, line, false, task, v) != 0)
             return -1;
     }
     if (inuse) {
         int64_t v[PP_MAX_VALUES] = {0, 0, clamp64(inuse)};
-        if (queue_sample(p, node, 0, task, v) != 0)
+        if (queue_sample(p, node, 0, false, task, v) != 0)
             return -1;
     }
     return 0;
@@ -615,7 +639,18 @@ static size_t write_comments(struct pp *p, int64_t *c)
 {
     size_t n = 0;
     enum agg_reason reason;
-    if (p->cpu) {
+    if (p->cpu && p->wall) {
+        struct attrib_cpu_totals t;
+        attrib_cpu_totals(p->a, &t);
+        comment(
+            p, c, &n,
+            "jett: %llu samples recorded, %llu on Jett stacks and the %llu waiting ones with "
+            "a stack, under <runtime>.<waiting> (this profile); %llu runtime and %llu unavailable "
+            "samples are not",
+            (unsigned long long)t.recorded, (unsigned long long)t.attributed,
+            (unsigned long long)t.waiting, (unsigned long long)t.runtime,
+            (unsigned long long)t.unavailable);
+    } else if (p->cpu) {
         struct attrib_cpu_totals t;
         attrib_cpu_totals(p->a, &t);
         comment(p, c, &n,
@@ -647,12 +682,13 @@ static size_t write_comments(struct pp *p, int64_t *c)
 static int write_tables(struct pp *p)
 {
     static const char *const cpu_types[][2] = {{"samples", "count"}, {"cpu", "nanoseconds"}};
+    static const char *const wall_types[][2] = {{"samples", "count"}, {"wall", "nanoseconds"}};
     static const char *const mem_types[][2] = {
         {"alloc_objects", "count"}, {"alloc_space", "bytes"}, {"inuse_space", "bytes"}};
     pp_profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
     pp_value_type vt[PP_MAX_VALUES], *vt_ptr[PP_MAX_VALUES], period_type;
     for (unsigned i = 0; i < p->n_values; i++) {
-        const char *const *t = p->cpu ? cpu_types[i] : mem_types[i];
+        const char *const *t = p->wall ? wall_types[i] : p->cpu ? cpu_types[i] : mem_types[i];
         vt[i] = (pp_value_type)PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
         vt[i].type = add_cstr(p, t[0]);
         vt[i].unit = add_cstr(p, t[1]);
@@ -681,21 +717,28 @@ static int write_tables(struct pp *p)
     prof.n_mapping = 1;
     prof.mapping = &map_ptr;
 
-    pp_function *fn = calloc((size_t)p->n_fn + 1, sizeof *fn);
-    pp_function **fn_ptr = calloc((size_t)p->n_fn + 1, sizeof *fn_ptr);
+    /* with --weight wall, the <runtime>.<waiting> function comes after the others */
+    uint32_t n_fn = p->n_fn + p->wall;
+    pp_function *fn = calloc((size_t)n_fn + 1, sizeof *fn);
+    pp_function **fn_ptr = calloc((size_t)n_fn + 1, sizeof *fn_ptr);
+    uint32_t waiting_name = p->wall ? add_cstr(p, FOLD_WAITING_NAME) : 0;
     int rc = -1;
     if (!fn || !fn_ptr || p->nomem)
         goto out;
-    for (uint32_t i = 0; i < p->n_fn; i++) {
+    for (uint32_t i = 0; i < n_fn; i++) {
         fn[i] = (pp_function)PERFTOOLS__PROFILES__FUNCTION__INIT;
         fn[i].id = i + 1;
+        fn_ptr[i] = &fn[i];
+        if (i == p->n_fn) {
+            fn[i].name = fn[i].system_name = waiting_name;
+            continue;
+        }
         fn[i].name = fn[i].system_name = p->fn_name[i];
         fn[i].filename = p->fn_src[i] == ATTRIB_NONE ? 0 : p->src_path[p->fn_src[i]];
         fn[i].start_line = p->fn_decl[i];
-        fn_ptr[i] = &fn[i];
     }
     write_locations(p);
-    prof.n_function = p->n_fn;
+    prof.n_function = n_fn;
     prof.function = fn_ptr;
     prof.n_string_table = p->n_str;
     prof.string_table = p->str;
@@ -720,15 +763,20 @@ static void pp_free(struct pp *p)
     free(p);
 }
 
-/* Writes the profile of an aggregated capture: 0, or -1 with err. */
-static int write_model(const struct agg *a, FILE *out, char *err, size_t errlen)
+/* Writes the profile of an aggregated capture (with the waiting samples
+ * when `wall`): 0, -1 with err, or -2 when the weight does not apply. */
+static int write_weighted(const struct agg *a, bool wall, FILE *out, char *err, size_t errlen)
 {
+    if (wall && agg_mode(a) != WIRE_MODE_CPU)
+        return snprintf(err, errlen, "--weight wall does not apply to a memory capture"), -2;
     struct pp *p = calloc(1, sizeof *p);
     if (!p || gzsink_open(&p->sink, out, Z_BEST_SPEED) != 0) {
         free(p);
         return snprintf(err, errlen, "out of memory"), -1;
     }
     p->a = a;
+    p->wall = wall;
+    p->by_task = attrib_tasks_on(a);
     p->cpu = agg_mode(a) == WIRE_MODE_CPU;
     p->inuse = !p->cpu && attrib_mem_exact(a);
     p->n_values = p->cpu ? 2 : p->inuse ? 3 : 2;
@@ -738,7 +786,6 @@ static int write_model(const struct agg *a, FILE *out, char *err, size_t errlen)
     if (p->cpu && !p->period)
         p->n_values = 1;
     p->str = NULL;
-    p->by_task = attrib_tasks_on(a);
     if (add_string(p, "", 0) != 0 || p->nomem || take_model(p) != 0 || write_samples(p) != 0)
         p->nomem = true;
     if (!p->nomem)
@@ -753,14 +800,36 @@ static int write_model(const struct agg *a, FILE *out, char *err, size_t errlen)
     return rc;
 }
 
+static int write_model(const struct agg *a, FILE *out, char *err, size_t errlen)
+{
+    return write_weighted(a, false, out, err, errlen);
+}
+
+static int write_wall(const struct agg *a, FILE *out, char *err, size_t errlen)
+{
+    return write_weighted(a, true, out, err, errlen);
+}
+
+/* Samples by node and line (and task): no sums by function or subtree. */
 static void keep_lines(struct agg *a)
 {
     agg_keep_node_lines_only(a);
     agg_keep_task_nodes(a);
 }
 
+/* The same, and the waiting ones as a second value. */
+static void keep_wall(struct agg *a)
+{
+    keep_lines(a);
+    agg_keep_waiting(a);
+}
+
 int pprof_write(struct capture_reader *r, FILE *out, char *err, size_t errlen)
 {
-    /* samples by node and line (and task): no sums by function or subtree */
     return export_run(r, keep_lines, write_model, out, err, errlen);
+}
+
+int pprof_write_wall(struct capture_reader *r, FILE *out, char *err, size_t errlen)
+{
+    return export_run(r, keep_wall, write_wall, out, err, errlen);
 }

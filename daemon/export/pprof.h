@@ -48,5 +48,11 @@
  * with a message in err when nothing usable was written (not a capture,
  * out of memory, a write error). */
 int pprof_write(struct capture_reader *r, FILE *out, char *err, size_t errlen);
+/* The same with --weight wall (CPU captures): sample types samples/count
+ * and wall/nanoseconds, the waiting samples with a stack included, each
+ * under a leaf Location of the function <runtime>.<waiting> (no file, line 0)
+ * above its waiting function at its line.  -2 (nothing written, err
+ * says why) for a memory capture. */
+int pprof_write_wall(struct capture_reader *r, FILE *out, char *err, size_t errlen);
 
 #endif

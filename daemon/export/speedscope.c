@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "daemon/attrib.h"
+#include "daemon/export/fold.h"
 #include "daemon/escape.h"
 #include "daemon/export/speedscope.h"
 #include "daemon/feed.h"
@@ -12,10 +13,15 @@
 #define OUT_CHUNK (1u << 20)
 #define MAX_DEPTH 4096 /* deeper than any stack the capture format allows */
 
+/* A waiting sample's node (--weight wall) is kept with this bit: node
+ * ids are below 2^24. */
+#define WAITING_NODE 0x80000000u
+
 struct speedscope {
     struct agg *g; /* kept for the names and the stack nodes */
     char *damage;
     bool nomem;
+    bool wall;        /* the waiting samples too, under a <runtime>.<waiting> frame */
     uint32_t *stack;  /* each sample's leaf stack node, in order */
     uint64_t *weight; /* memory: each sample's bytes; CPU: NULL (1 each) */
     uint32_t *task;   /* with task attribution: each sample's task, else NULL */
@@ -61,9 +67,11 @@ static void on_event(void *ctx, const struct wire_event *ev, bool accepted)
     if (ev->kind == WIRE_ENTRY_SAMPLE) {
         const struct wire_sample *s = &ev->u.sample;
         /* a stack the budget refused was not stored: unattributed */
-        if (accepted && s->state == WIRE_STATE_JETT && s->stack_id < attrib_node_count(p->g) &&
+        bool drawn = s->state == WIRE_STATE_JETT || (p->wall && s->state == WIRE_STATE_WAITING);
+        if (accepted && drawn && s->stack_id < attrib_node_count(p->g) &&
             attrib_node(p->g, s->stack_id, &parent, &ident))
-            take(p, s->stack_id, 1, s->exec.task);
+            take(p, s->stack_id | (s->state == WIRE_STATE_WAITING ? WAITING_NODE : 0), 1,
+                 s->exec.task);
     } else if (ev->kind == WIRE_ENTRY_ALLOC) {
         /* the attributed bytes rise exactly by the event's pressure */
         struct attrib_mem_totals m;
@@ -78,17 +86,27 @@ static void on_event(void *ctx, const struct wire_event *ev, bool accepted)
 enum speedscope_status speedscope_read(struct capture_reader *r, struct speedscope **out, char *err,
                                        size_t errlen)
 {
+    return speedscope_read_weighted(r, false, out, err, errlen);
+}
+
+enum speedscope_status speedscope_read_weighted(struct capture_reader *r, bool wall,
+                                                struct speedscope **out, char *err, size_t errlen)
+{
     struct speedscope *p = calloc(1, sizeof *p);
     if (!p || !(p->g = agg_new())) {
         free(p);
         return snprintf(err, errlen, "out of memory"), SPEEDSCOPE_E_NOMEM;
     }
+    p->wall = wall;
     int damaged = feed_capture_watched(p->g, r, on_event, p, err, errlen);
     agg_end(p->g);
     agg_release_records(p->g);
     enum speedscope_status st = SPEEDSCOPE_OK;
     if (damaged && !agg_has_hello(p->g))
         st = SPEEDSCOPE_E_CAPTURE;
+    else if (wall && agg_mode(p->g) != WIRE_MODE_CPU)
+        st = SPEEDSCOPE_E_WEIGHT,
+        snprintf(err, errlen, "--weight wall does not apply to a memory capture");
     else if (p->nomem || (damaged && !(p->damage = strdup(err))))
         st = SPEEDSCOPE_E_NOMEM, snprintf(err, errlen, "out of memory");
     if (st != SPEEDSCOPE_OK) {
@@ -174,7 +192,7 @@ static void put_text(struct out *o, const char *s, size_t len)
     }
 }
 
-static void put_frames(struct out *o, const struct agg *g)
+static void put_frames(struct out *o, const struct agg *g, bool wall)
 {
     puts_(o, "\"shared\":{\"frames\":[");
     for (uint32_t i = 0; i < attrib_ident_count(g); i++) {
@@ -199,6 +217,9 @@ static void put_frames(struct out *o, const struct agg *g)
         }
         puts_(o, "}");
     }
+    if (wall) /* frame ident_count: above a waiting sample's leaf */
+        puts_(o, attrib_ident_count(g) ? ",\n{\"name\":\"" FOLD_WAITING_NAME "\"}"
+                                       : "\n{\"name\":\"" FOLD_WAITING_NAME "\"}");
     puts_(o, "]},\n");
 }
 
@@ -233,14 +254,18 @@ struct walks {
 };
 
 /* Walks the stacks of the nodes whose `walk` is set among nodes[0..n)
- * (n <= LANES) together; the others get depth 0. */
+ * (n <= LANES) together; the others get depth 0.  A waiting sample's
+ * stack starts with the <runtime>.<waiting> frame, `waiting`. */
 static void walk_lanes(struct walks *w, const struct node_link *links, uint32_t n_links,
-                       const uint32_t *nodes, const bool *walk, unsigned n)
+                       const uint32_t *nodes, const bool *walk, unsigned n, uint32_t waiting)
 {
     uint32_t at[LANES];
     bool on[LANES];
-    for (unsigned k = 0; k < n; k++)
-        at[k] = nodes[k], on[k] = walk[k], w->depth[k] = 0;
+    for (unsigned k = 0; k < n; k++) {
+        at[k] = nodes[k] & ~WAITING_NODE, on[k] = walk[k], w->depth[k] = 0;
+        if (walk[k] && (nodes[k] & WAITING_NODE))
+            w->path[k][w->depth[k]++] = waiting;
+    }
     for (bool more = true; more;) {
         more = false;
         for (unsigned k = 0; k < n; k++) {
@@ -277,14 +302,14 @@ static size_t stack_text(char *at, const uint32_t *path, uint32_t depth)
 static void put_samples(struct out *o, const struct speedscope *p, const uint32_t *stack,
                         size_t n_samples, const struct node_link *links, struct walks *w)
 {
-    uint32_t n_links = attrib_node_count(p->g);
+    uint32_t n_links = attrib_node_count(p->g), waiting = attrib_ident_count(p->g);
     size_t last = 0; /* the previous sample's text: its length, at the end of buf */
     for (size_t i = 0; i < n_samples; i += LANES) {
         unsigned n = n_samples - i < LANES ? (unsigned)(n_samples - i) : LANES;
         bool walk[LANES];
         for (unsigned k = 0; k < n; k++)
             walk[k] = i + k == 0 || stack[i + k] != stack[i + k - 1];
-        walk_lanes(w, links, n_links, stack + i, walk, n);
+        walk_lanes(w, links, n_links, stack + i, walk, n, waiting);
         for (unsigned k = 0; k < n; k++) {
             if (o->len + 2 + STACK_TEXT > sizeof o->buf)
                 flush(o), last = 0;
@@ -293,7 +318,7 @@ static void put_samples(struct out *o, const struct speedscope *p, const uint32_
             char *at = o->buf + o->len;
             if (!walk[k] && !last) { /* a repeat whose text was just written out */
                 walk[k] = true;
-                walk_lanes(w, links, n_links, stack + i + k, &walk[k], 1);
+                walk_lanes(w, links, n_links, stack + i + k, &walk[k], 1, waiting);
                 last = stack_text(at, w->path[0], w->depth[0]);
             } else if (!walk[k]) {
                 memcpy(at, at - 2 - last, last);
@@ -341,7 +366,9 @@ static void put_name(struct out *o, const struct speedscope *p, bool tasks, uint
         }
         puts_(o, ", ");
     }
-    puts_(o, memory ? "allocated bytes, in event order" : "jett samples, in tick order");
+    puts_(o, memory    ? "allocated bytes, in event order"
+             : p->wall ? "jett and waiting samples, in tick order"
+                       : "jett samples, in tick order");
 }
 
 /* One sampled profile of samples[0..n) (weight NULL: 1 each). */
@@ -424,7 +451,7 @@ int speedscope_write(const struct speedscope *p, FILE *f)
     puts_(o, "\"exporter\":\"jett profile export\",\"name\":\"");
     puts_(o, memory ? "jett memory profile" : "jett CPU profile");
     puts_(o, "\",\"activeProfileIndex\":0,\n");
-    put_frames(o, p->g);
+    put_frames(o, p->g, p->wall);
     puts_(o, "\"profiles\":[");
     int rc = 0;
     if (attrib_tasks_on(p->g))

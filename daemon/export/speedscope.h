@@ -10,7 +10,9 @@
  * the aggregation took and attributed to a Jett stack:
  *   CPU: each `jett` sample, weight 1 (unit "none": the profile's sample
  *     counts), in tick order; runtime, waiting and unavailable samples
- *     have no Jett stack and are left out, as in the flame graph.
+ *     have no Jett stack and are left out, as in the flame graph (with
+ *     --weight wall the waiting ones with a stack are in, under a
+ *     <runtime>.<waiting> frame).
  *   memory: each allocation or growing resize with a Jett stack, in event
  *     order, weighted by its allocated bytes (unit "bytes": the initial
  *     size, or the growth), so a frame's total is its allocated bytes;
@@ -22,6 +24,7 @@
 #ifndef JETT_DAEMON_EXPORT_SPEEDSCOPE_H
 #define JETT_DAEMON_EXPORT_SPEEDSCOPE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -31,6 +34,7 @@ enum speedscope_status {
     SPEEDSCOPE_OK = 0,
     SPEEDSCOPE_E_CAPTURE, /* not a capture: not even HELLO could be read */
     SPEEDSCOPE_E_NOMEM,
+    SPEEDSCOPE_E_WEIGHT, /* --weight wall with a memory capture */
 };
 
 struct speedscope;
@@ -44,6 +48,12 @@ enum speedscope_status speedscope_read(struct capture_reader *r, struct speedsco
 /* Writes the JSON document.  0, or -1 on a write error. */
 int speedscope_write(const struct speedscope *p, FILE *out);
 const char *speedscope_damage(const struct speedscope *p);
+/* The same as speedscope_read with `wall` (--weight wall, CPU captures):
+ * the waiting samples that have a stack are samples too, in tick order,
+ * each with the frame <runtime>.<waiting> above its leaf (the frame after every
+ * function's); SPEEDSCOPE_E_WEIGHT for a memory capture. */
+enum speedscope_status speedscope_read_weighted(struct capture_reader *r, bool wall,
+                                                struct speedscope **out, char *err, size_t errlen);
 void speedscope_free(struct speedscope *p);
 
 #endif

@@ -145,6 +145,8 @@ def split_loc(loc):
     """PATH:LINE[:COLUMN] with PATH possibly holding colons."""
     if loc == "(no source)":
         return "unavailable", "unavailable", "unavailable"
+    if loc.endswith(" (line unavailable)"):
+        return loc[:-19], "unavailable", "unavailable"
     m = re.fullmatch(r"(.*):(\d+):(\d+)", loc)
     if m:
         return m.group(1), int(m.group(2)), int(m.group(3))
@@ -163,13 +165,20 @@ def name_loc(text, names):
     return split_name(unescape_human(m.group(1)), names), (path, ln), m.group(3)
 
 
+def calls(text):
+    """"N calls" / "1 call", or "calls unavailable"."""
+    return "unavailable" if text == "calls unavailable" else count(text, "call")
+
+
 def entry(line, names):
-    m = re.fullmatch(r"#(\d+)  ([\d.]+)%  self (\d+) \(([\d.]+)%\) / inclusive (\d+)  (.*)", line)
-    (ns, fn), (path, ln), origin = name_loc(m.group(6), names)
+    m = re.fullmatch(r"#(\d+)  ([\d.]+)%  self (\d+) \(([\d.]+)%\) / inclusive (\d+) / "
+                     r"(\d+ calls?|calls unavailable)  (.*)", line)
+    (ns, fn), (path, ln), origin = name_loc(m.group(7), names)
     return {"rank": int(m.group(1)), "namespace": ns, "function": fn, "path": path,
             "line": ln, "inclusive_samples": int(m.group(5)), "self_samples": int(m.group(3)),
-            "cpu_percent": num(m.group(2)), "self_percent": num(m.group(4)), "origin": origin,
-            "hot_lines": [], "call_chains": [], "suggestions": []}
+            "cpu_percent": num(m.group(2)), "self_percent": num(m.group(4)),
+            "calls": calls(m.group(6)), "origin": origin,
+            "hot_lines": [], "call_lines": [], "call_chains": [], "suggestions": []}
 
 
 def mem_entry(line, names):
@@ -181,6 +190,23 @@ def mem_entry(line, names):
             "allocation_percent": num(m.group(2)), "freed_bytes": None, "retained_bytes": None,
             "live_at_peak_bytes": None, "resize_count": None, "origin": origin,
             "hot_lines": [], "call_chains": [], "suggestions": []}
+
+
+def call_line(e, line, attributed):
+    """"call line LOC  N samples (P%) in C calls -> ns.fn  | code": the
+    share is checked against the attributed samples, not kept."""
+    m = re.fullmatch(r"    call line (.*?)  (\d+ samples?) \(([\d.]+)%\)(?: in (\d+ calls?)|, "
+                     r"(calls unavailable))(?: -> (.*?))?  (?:\| (.*?)(  \(redacted\))?|code "
+                     r"unavailable)", line)
+    path, ln, col = split_loc(unescape_human(m.group(1)))
+    n = count(m.group(2), "sample")
+    assert "%d.%02d" % divmod((n * 20000 + attributed) // (2 * attributed), 100) == m.group(3), line
+    e["call_lines"].append({
+        "path": path, "line": ln, "column": col if col else "unavailable", "inclusive_samples": n,
+        "calls": calls(m.group(4) or m.group(5)),
+        "code": m.group(7) if m.group(7) is not None else "unavailable",
+        "source_redacted": m.group(8) is not None,
+        "callee": unescape_human(m.group(6)) if m.group(6) else "unavailable"})
 
 
 def detail(e, line):
@@ -234,9 +260,37 @@ def top_self(line, entries, names):
     assert e["self_percent"] == num(m.group(3)), line
 
 
+def time_line(line, totals):
+    """The time split repeats the totals as shares of the recorded
+    samples and the coalesced ticks (jett-profile(7)): checked, not
+    kept."""
+    n = totals["recorded_samples"]
+    if n == "unavailable":
+        assert line == "time: unavailable", line
+        return
+    coalesced = 0 if totals["coalesced_ticks"] == "unavailable" else totals["coalesced_ticks"]
+    d = n + coalesced
+    if d == 0:
+        assert line == "time: no samples", line
+        return
+
+    def share(v):
+        return "%d.%02d%%" % divmod((v * 20000 + d) // (2 * d), 100)
+    want = "time: %s running Jett code, %s waiting, %s runtime" % (
+        share(totals["attributed_samples"] + coalesced), share(totals["waiting_samples"]),
+        share(totals["runtime_samples"]))
+    if totals["unavailable_samples"]:
+        want += ", %s unavailable" % share(totals["unavailable_samples"])
+    want += " (%d sample%s" % (n, "" if n == 1 else "s")
+    if coalesced:
+        want += ", %d coalesced tick%s" % (coalesced, "" if coalesced == 1 else "s")
+    want += ")"
+    assert line == want, (line, want)
+
+
 def wait_row(line, names):
-    m = re.fullmatch(r"  (.*?)  ((?:\(no source\)|\S+))  (\d+ samples?)  ([\d.]+)% of waiting",
-                     line)
+    m = re.fullmatch(r"  (.*?)  (\(no source\)|\S+(?: \(line unavailable\))?)  (\d+ samples?)  "
+                     r"([\d.]+)% of waiting", line)
     ns, fn = split_name(unescape_human(m.group(1)), names)
     path, ln, col = split_loc(unescape_human(m.group(2)))
     return {"namespace": ns, "function": fn, "path": path, "line": ln,
@@ -301,7 +355,7 @@ def retained_section(lines, p, names, pins):
 
 def mem_header(lines, p):
     m = re.fullmatch(r"config: threshold ([\d.]+)%, limit (\d+), retention metadata budget "
-                     r"(" + SIZE + ")", lines[3])
+                     r"(" + SIZE + ")", lines[2])
     p["config"] = {"threshold_basis_points": round(float(m.group(1)) * 100),
                    "limit": int(m.group(2)), "retention_metadata_budget_bytes": size(m.group(3))}
     p["totals"] = {}
@@ -311,18 +365,18 @@ def mem_header(lines, p):
 
 
 def status_lines(lines, p):
-    m = re.fullmatch(r"status: (\w+)(?: \((\w+)\))?, termination: (\w+)", lines[1])
+    m = re.fullmatch(r"status: (\w+)(?: \((\w+)\))?, termination: (\w+)", lines[0])
     p["status"] = m.group(1)
     if m.group(2):
         p["partial_reason"] = m.group(2)
     p["termination"] = m.group(3)
-    m = re.fullmatch(r"backend: (.*), coverage: (\w+)", lines[2])
+    m = re.fullmatch(r"backend: (.*), coverage: (\w+)", lines[1])
     p["backend"], p["coverage"] = m.group(1), m.group(2)
 
 
 def header(lines, p):
     m = re.fullmatch(r"config: rate (\d+) Hz, threshold ([\d.]+)%, limit (\d+), "
-                     r"CPU metadata budget (" + SIZE + ")", lines[3])
+                     r"CPU metadata budget (" + SIZE + ")", lines[2])
     p["config"] = {"requested_rate_hz": int(m.group(1)),
                    "threshold_basis_points": round(float(m.group(2)) * 100),
                    "limit": int(m.group(3)), "cpu_metadata_budget_bytes": size(m.group(4))}
@@ -338,26 +392,42 @@ def profile(capture, human):
     lines = open(human, encoding="utf-8").read().rstrip("\n").split("\n")
     cpu = lines[0] == "CPU profile"
     p = {"schema": "jett.profile.v1", "mode": "cpu" if cpu else "memory"}
-    status_lines(lines, p)
-    (header if cpu else mem_header)(lines, p)
-    entries, counts, waits, section = [], None, [], None
-    body = lines[17 if cpu else 12:]
+    # a CPU report's second line is the time split, checked below
+    head = lines[2:] if cpu else lines[1:]
+    status_lines(head, p)
+    (header if cpu else mem_header)(head, p)
+    if cpu:
+        time_line(lines[1], p["totals"])
+    entries, counts, waits, section, waits_first = [], None, [], None, None
+    body = lines[18 if cpu else 12:]
     if not cpu:
         retained_section(body, p, names, pins)
         body = body[next(i for i, l in enumerate(body) if l.startswith("bottlenecks: ")):]
     for line in body:
         if line.startswith("bottlenecks: "):
             counts = [int(x) for x in re.findall(r"\d+", line)]
+            section = None
+            waits_first = bool(waits)
         elif line.startswith("#"):
             entries.append((entry if cpu else mem_entry)(line, names))
         elif line in ("top self time:", "waiting call sites:"):
             section = line
         elif section == "top self time:":
             top_self(line, entries, names)
+        elif section == "waiting call sites:" and line.startswith("    chain     "):
+            waits[-1]["chain"] = unfold(unescape_human(line[14:]))
         elif section == "waiting call sites:":
             waits.append(wait_row(line, names))
+            waits[-1]["chain"] = "unavailable"
+        elif line.startswith("    call line "):
+            call_line(entries[-1], line, p["totals"]["attributed_samples"])
         else:
             detail(entries[-1], line)
+    if waits:
+        # jett-profile(7): before the bottlenecks exactly when waiting
+        # samples are at least the attributed ones
+        t = p["totals"]
+        assert waits_first == (t["waiting_samples"] >= t["attributed_samples"]), waits_first
     p["bottlenecks"] = entries
     p["eligible_bottlenecks"], p["emitted_bottlenecks"], p["truncated_bottlenecks"] = counts
     if cpu:

@@ -253,6 +253,13 @@ class Model:
         self.hot = {}      # (ident, start) -> [self, end]
         self.chain = {}    # chain tuple -> count (cpu) or bytes (memory)
         self.used, self.hot_cap, self.limited = 0, 0, False
+        # jett-profile(7), issue 35: call lines (caller, site start) ->
+        # {callee: samples}, the chains of waiting call sites (the site's
+        # hot key) -> {chain: samples}; one index holds them with the hot
+        # lines and waiting sites (index_n entries)
+        self.calls_line, self.wait_chain, self.index_n = {}, {}, 0
+        # the CALLS records: calls by identity and by (identity, site start)
+        self.have_calls, self.fn_calls, self.site_calls = False, {}, {}
         self.mem = dict(count=0, resizes=0, allocated=0, freed=0, attributed=0, live=0, peak=0)
         self.sites, self.live, self.mem_limited = {}, {}, False
         # jett-profile(7): allocation lines, (ident, start) -> [bytes,
@@ -289,7 +296,25 @@ class Model:
         parent = None if f["parent"] is None else int(f["parent"])
         ident = self.funcs[int(f["func"])][0]
         chain = (self.nodes[parent][1] if parent is not None else ()) + (ident,)
-        self.nodes.append((parent, chain, int(f["func"])))
+        # each frame's call site: the call in the frame before it
+        sites = (self.nodes[parent][3] if parent is not None else ()) + (span(f["site"]),)
+        self.nodes.append((parent, chain, int(f["func"]), sites))
+
+    def rec_calls(self, f):
+        """jett-capture(5): several CALLS records add up; the counts of
+        FUNC records of one identity add up too."""
+        self.have_calls = True
+        for item in (f["functions"] or "-").split(","):
+            if item != "-":
+                fid, n = item.split(":")
+                ident = self.funcs[int(fid)][0]
+                self.fn_calls[ident] = self.fn_calls.get(ident, 0) + int(n)
+        for item in (f["sites"] or "-").split(","):
+            if item != "-":
+                fid, sp, n = item.split(":")
+                ident = self.funcs[int(fid)][0]
+                key = (ident, int(sp.split("-")[0]))
+                self.site_calls[key] = self.site_calls.get(key, 0) + int(n)
 
     def rec_finish(self, f):
         self.finish = f
@@ -342,13 +367,30 @@ class Model:
 
     # ---- cpu ----
     def fn_bucket(self, ident):
+        # jett-profile(7): a function bucket costs 32 bytes
         if ident not in self.fn:
-            if self.limited or self.used + 24 + self.hot_cap * 8 > self.budget_cpu:
+            if self.limited or self.used + 32 + self.hot_cap * 8 > self.budget_cpu:
                 self.limited = True
                 return None
-            self.used += 24
+            self.used += 32
             self.fn[ident] = [0, 0]
         return self.fn[ident]
+
+    def index_take(self, cost):
+        """Room for one more bucket of `cost` bytes in the index of hot
+        lines, waiting sites, call lines, callees and waiting chains (16
+        slots, doubling at half full, both tables held while it grows)."""
+        n = self.index_n
+        after = 16 if self.hot_cap == 0 else (self.hot_cap * 2 if (n + 1) * 2 > self.hot_cap
+                                               else self.hot_cap)
+        peak = after if after == self.hot_cap else after + self.hot_cap
+        if self.limited or self.used + cost + peak * 8 > self.budget_cpu:
+            self.limited = True
+            return False
+        self.used += cost
+        self.hot_cap = after
+        self.index_n += 1
+        return True
 
     def chain_bucket(self, chain):
         if chain not in self.chain:
@@ -362,17 +404,42 @@ class Model:
     def hot_line(self, ident, sp):
         key = (ident, None if sp is None else sp[0])
         if key not in self.hot:
-            n = len(self.hot)
-            after = 16 if self.hot_cap == 0 else (self.hot_cap * 2 if (n + 1) * 2 > self.hot_cap
-                                                   else self.hot_cap)
-            peak = after if after == self.hot_cap else after + self.hot_cap
-            if self.limited or self.used + 24 + peak * 8 > self.budget_cpu:
-                self.limited = True
-                return
-            self.used += 24
-            self.hot_cap = after
+            if not self.index_take(24):
+                return None
             self.hot[key] = [0, None if sp is None else sp[1]]
         self.hot[key][0] += 1
+        return key
+
+    def call_line(self, caller, start, callee):
+        """A sample for the call line (caller, start), through callee: the
+        call line (32 bytes), then its callee (24)."""
+        line = (caller, start)
+        if line not in self.calls_line:
+            if not self.index_take(32):
+                return
+            self.calls_line[line] = {}
+        callees = self.calls_line[line]
+        if callee not in callees:
+            if not self.index_take(24):
+                return
+            callees[callee] = 0
+        callees[callee] += 1
+
+    def call_sites(self, node):
+        """jett-profile(7): for each frame k of the stack that is the
+        outermost frame of its function at its call into frame k + 1 (the
+        call site lying in its source), (k, caller, start, callee)."""
+        chain, sites = self.nodes[node][1], self.nodes[node][3]
+        seen, out = set(), {}
+        for k in range(len(chain) - 1):
+            caller, site = chain[k], sites[k + 1]
+            src = source_of(self, caller)
+            if site is None or src is None or not site[0] <= site[1] <= len(src.text):
+                continue
+            if (caller, site[0]) not in seen:
+                seen.add((caller, site[0]))
+                out[k] = (caller, site[0], chain[k + 1])
+        return out
 
     def rec_cpu_sample(self, f):
         c = self.cpu
@@ -394,9 +461,19 @@ class Model:
             if state == "waiting" and f["stack"] is not None:
                 # issue 21: a waiting call site, the leaf statement of the
                 # waiting sample's stack, kept as a hot line is (24 bytes
-                # in the same index) but charged to no function
-                leaf = self.nodes[int(f["stack"])][1][-1]
-                self.hot_line(("waiting", leaf), span(f["span"]) if leaf[2] is not None else None)
+                # in the same index) but charged to no function; issue 35:
+                # then its chain, the whole stack (24 bytes)
+                chain = self.nodes[int(f["stack"])][1]
+                leaf = chain[-1]
+                site = self.hot_line(("waiting", leaf),
+                                     span(f["span"]) if leaf[2] is not None else None)
+                if site is not None:
+                    chains = self.wait_chain.setdefault(site, {})
+                    if chain not in chains:
+                        if not self.index_take(24):
+                            return
+                        chains[chain] = 0
+                    chains[chain] += 1
             return
         c["attributed"] += 1
         node = int(f["stack"])
@@ -408,19 +485,22 @@ class Model:
             sp = span(f["span"]) if leaf[2] is not None else None
             self.hot_line(leaf, sp)
         seen = set()
-        outer = []
+        outer = set()
         for k, ident in enumerate(chain):       # root first: outermost occurrences
             if ident not in seen:
                 seen.add(ident)
-                outer.append(k)
-        for k in reversed(outer):                # buckets are created leaf first
-            ident = chain[k]
-            b = self.fn_bucket(ident)
-            if b is None:
-                continue
-            b[0] += 1
-            if self.chain_bucket(chain[:k + 1]):
-                self.chain[chain[:k + 1]] += 1
+                outer.add(k)
+        calls = self.call_sites(node)
+        for k in range(len(chain) - 1, -1, -1):  # buckets are created leaf first
+            if k in outer:
+                ident = chain[k]
+                b = self.fn_bucket(ident)
+                if b is not None:
+                    b[0] += 1
+                    if self.chain_bucket(chain[:k + 1]):
+                        self.chain[chain[:k + 1]] += 1
+            if k in calls:
+                self.call_line(*calls[k])
 
     # ---- memory ----
     def mem_fits(self, n):
@@ -709,6 +789,39 @@ def hot_rows(m, ident):
     return out
 
 
+def call_rows(m, ident, den):
+    """Issue 35: the function's call lines with samples, by inclusive
+    samples then position, at most three; calls exact from CALLS; code as
+    the hot lines'; the callee in most of the line's samples (ties by
+    identity)."""
+    src = source_of(m, ident)
+    rows = [(k[1], sum(v.values()), v) for k, v in m.calls_line.items()
+            if k[0] == ident and sum(v.values()) > 0]
+    rows.sort(key=lambda r: (-r[1], r[0]))
+    out = []
+    for start, n, callees in rows[:3]:
+        row = location(src, start)
+        row.update({"inclusive_samples": n,
+                    "calls": m.site_calls.get((ident, start), 0) if m.have_calls else
+                    "unavailable",
+                    "code": "unavailable", "source_redacted": False})
+        if "source_spans" in m.caps:
+            row["code"], row["source_redacted"] = excerpt(src, src.line_of(start))
+        callee = min((c for c, w in callees.items() if w > 0),
+                     key=lambda c: (-callees[c], ident_key(c)))
+        row["callee"] = (callee[0] + b"." + callee[1]).decode()
+        out.append(row)
+    return out
+
+
+def calls_of(m, ident):
+    """Issue 35: exact calls from CALLS; unavailable without it, and for
+    a function without a source."""
+    if not m.have_calls or ident[2] is None:
+        return "unavailable"
+    return m.fn_calls.get(ident, 0)
+
+
 def cpu_sugg(m, e, ident):
     """The contract's rules, with issue 21's naming: CPU_HIGH_SELF names
     the hottest reported line and its share of the self samples;
@@ -783,7 +896,9 @@ def cpu_profile(m, p, st):
         e.update({"inclusive_samples": m.fn[ident][0], "self_samples": m.fn[ident][1],
                   "cpu_percent": pct_value(hundredths(m.fn[ident][0], den)),
                   "self_percent": pct_value(hundredths(m.fn[ident][1], den)),
+                  "calls": calls_of(m, ident),
                   "origin": origin_name(m, ident), "hot_lines": hot_rows(m, ident),
+                  "call_lines": call_rows(m, ident, den),
                   "call_chains": top_chains(m, ident, "samples")})
         e["suggestions"] = suggestions(st, ident, lambda: cpu_sugg(m, e, ident))
         out.append(e)
@@ -805,15 +920,20 @@ def waiting_rows(m):
     """Issue 21: the top three call sites of waiting samples, by samples,
     then function identity, then position (unknown last), each with its
     share of the waiting samples."""
-    rows = [(k[0][1], k[1], v[0]) for k, v in m.hot.items()
+    rows = [(k[0][1], k[1], v[0], k) for k, v in m.hot.items()
             if isinstance(k[0], tuple) and len(k[0]) == 2 and k[0][0] == "waiting"]
     rows.sort(key=lambda r: (-r[2], ident_key(r[0]), (1,) if r[1] is None else (0, r[1])))
     out = []
-    for ident, start, n in rows[:3]:
+    for ident, start, n, key in rows[:3]:
         row = {"namespace": ident[0].decode(), "function": ident[1].decode()}
         row.update(location(source_of(m, ident), start))
         row["samples"] = n
         row["waiting_percent"] = pct_value(hundredths(n, m.cpu["waiting"]))
+        # issue 35: the dominant chain of its samples, ties by the
+        # identities in order; unavailable when no chain found room
+        chains = m.wait_chain.get(key, {})
+        row["chain"] = chain_text(min(chains, key=lambda c: (-chains[c], [ident_key(i) for i in c])))\
+            if chains else "unavailable"
         out.append(row)
     return out
 

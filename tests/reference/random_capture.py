@@ -11,9 +11,12 @@ samples in every state (waiting ones on stacks, truncated
 ones too), runs with tasks (TASK records, events of several tasks, frees
 by another task than the creator's), source-less functions in partial (interrupted) profiles, allocation churn with zero sizes
 and frees on several workers, id gaps that slide the daemon's window of
-recent ids, thresholds, limits and budgets small enough to run out;
-memory captures mostly end with a walk of retained holders (RETAINED),
-cut short now and then."""
+recent ids, thresholds, limits and budgets small enough to run out; CPU
+stacks with call sites (repeated, so that call lines recur and one site
+reaches several callees; some outside the caller's source) and CALLS
+records (one or two, adding up) after the last EVENTS; memory captures
+mostly end with a walk of retained holders (RETAINED), cut short now and
+then."""
 import random, sys
 
 T, TOP = 2**40, 2**64 - 1
@@ -80,6 +83,23 @@ def source(r, sid):
     path = {"project": "src/f%d.jett", "dependency": "dep/lib/f%d.jett",
             "stdlib": "stdlib/f%d.jett"}[origin] % sid
     return origin, path, text, spans
+
+
+def calls_record(r, funcs, used_sites, text_len):
+    """A CALLS line: some functions and some of the call sites the stacks
+    used (with others in the callers' sources), sorted, counts that add
+    up to less than 2^64 - 1 over the records of one capture."""
+    fns = sorted(r.sample(range(len(funcs)), r.randint(0, len(funcs))))
+    fn_items = ["%d:%d" % (f, r.choice([0, 1, 7, 300, r.randint(0, 2**40), 2**61])) for f in fns]
+    sites = set(s for s in used_sites if r.random() < 0.7)
+    for f in range(len(funcs)):
+        n = text_len(f)
+        if n is not None and r.random() < 0.2:
+            a = r.randint(0, n)
+            sites.add((f, (a, r.randint(a, n))))
+    site_items = ["%d:%d-%d:%d" % (f, a, b, r.choice([1, 2, 300, r.randint(0, 2**40), 2**61]))
+                  for f, (a, b) in sorted(sites)]
+    return "CALLS functions=%s sites=%s" % (",".join(fn_items) or "-", ",".join(site_items) or "-")
 
 
 def walk(r, srcs, live, creator):
@@ -152,10 +172,10 @@ def capture(seed):
     if tasks:
         caps = caps.replace("safe_stack_capture,", "safe_stack_capture,task_attribution,") \
             if mode == "cpu" else "task_attribution," + caps
-    out.append("HELLO version=%d mode=%s rate_hz=%d threshold_bp=%d limit=%d cpu_budget=%d "
+    out.append("HELLO version=2 mode=%s rate_hz=%d threshold_bp=%d limit=%d cpu_budget=%d "
                "retention_budget=%d stack_budget=16777216 backend=\"random\" capabilities=%s "
-               "colour=false" % (2 if tasks else 1, mode, 1000 if mode == "cpu" else 0, thr,
-                                 r.randint(1, 10), cpu_budget, ret_budget, caps))
+               "colour=false" % (mode, 1000 if mode == "cpu" else 0, thr, r.randint(1, 10),
+                                 cpu_budget, ret_budget, caps))
     for i, (origin, path, text, spans) in enumerate(srcs):
         out.append("SOURCE id=%d origin=%s path=%s spans=%s text=%s"
                    % (i, origin, esc(path), ",".join(spans) or "-", esc(text)))
@@ -192,7 +212,22 @@ def capture(seed):
         if r.random() < 0.15:
             return "-"
         return str(r.randint(1, n_tasks)) if tasks else str(r.randint(1, 3))
-    depth, stack_path_funcs = [], []
+    depth, stack_path_funcs, used_sites = [], [], set()
+
+    def text_len(func):
+        return None if funcs[func] is None else len(srcs[funcs[func]][2].encode("utf-8"))
+
+    def call_site(caller):
+        """A call in the caller's source, mostly one of a few so that sites
+        recur; now and then none, or one past the end of the source."""
+        n = text_len(caller)
+        if n is None or r.random() < 0.2:
+            return None
+        if r.random() < 0.1:
+            return (n + 1, n + 3)
+        a = r.choice([0, 1, 2, min(n, 5)]) if r.random() < 0.7 else r.randint(0, n)
+        a = min(a, n)
+        return (a, r.randint(a, n))
     for i in range(r.randint(1, 30)):
         parent = r.choice([None, None] + list(range(i)) + [i - 1] * 3) if i else None
         if parent is not None and depth[parent] >= 128:
@@ -202,8 +237,12 @@ def capture(seed):
         if parent is not None and r.random() < 0.25:  # self or mutual recursion
             func = r.choice(stack_path_funcs[parent])
         stack_path_funcs.append((stack_path_funcs[parent] if parent is not None else []) + [func])
-        out.append("  STACK id=%d parent=%s func=%d site=-"
-                   % (i, "-" if parent is None else parent, func))
+        site = None if parent is None or mode != "cpu" else call_site(stack_path_funcs[parent][-1])
+        if site and site[1] <= (text_len(stack_path_funcs[parent][-1]) or 0):
+            used_sites.add((stack_path_funcs[parent][-1], site))
+        out.append("  STACK id=%d parent=%s func=%d site=%s"
+                   % (i, "-" if parent is None else parent, func,
+                      "-" if site is None else "%d-%d" % site))
     stack_funcs = [int(l.split("func=")[1].split()[0]) for l in out if l.startswith("  STACK")]
     seq = 0
     if mode == "cpu":
@@ -272,6 +311,9 @@ def capture(seed):
                                "thread=%d stack=%s span=%s"
                                % (seq, aid, old, new, task(), r.randint(0, 2), st, sp))
     out.append("END")
+    if mode == "cpu":
+        for _ in range(r.choice([0, 1, 1, 2])):
+            out.append(calls_record(r, funcs, used_sites, text_len))
     if mode == "memory" and r.random() < 0.75:
         out += walk(r, srcs, live, creator)
     coal, drop = r.randint(0, 5), r.randint(0, 5)
