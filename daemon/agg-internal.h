@@ -263,7 +263,7 @@ struct agg_task {
 struct agg_task_node {
     uint32_t node, task; /* task: the row, AGG_NONE for events of no task */
     uint64_t self, count, events, live;
-    uint64_t waiting; /* CPU with keep_waiting: waiting samples with the node as leaf */
+    uint64_t waiting; /* CPU: waiting samples with the node as leaf */
 };
 
 struct agg {
@@ -428,6 +428,8 @@ void agg_tasks_free(struct agg *a);
 /* The self cost w (key: leaf span start + 1) of an event at node, for
  * its task's pair (agg_keep_task_nodes). */
 void agg_tasks_node_self(struct agg *a, uint32_t node, uint32_t key, const uint64_t *w);
+/* A waiting sample at node, for its task's pair. */
+void agg_tasks_node_waiting(struct agg *a, uint32_t node);
 /* Ends the pairs' runs and puts the pairs in (node, task) order. */
 void agg_tasks_end(struct agg *a);
 /* True when `id` names a stored, valid stack node. */

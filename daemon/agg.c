@@ -299,6 +299,8 @@ void agg_detail_waiting(struct agg *a, const struct agg_node *n, uint32_t start)
 {
     static const uint64_t w[2] = {0, 1};
     agg_detail_at(a, n)->waiting++;
+    if (a->task_lines)
+        agg_tasks_node_waiting(a, (uint32_t)(n - (const struct agg_node *)a->nodes.p));
     if (a->keep_waiting)
         agg_detail_self(a, n, start, w);
 }

@@ -81,10 +81,18 @@ void agg_tasks_node_self(struct agg *a, uint32_t node, uint32_t key, const uint6
     bool cpu = a->mode == WIRE_MODE_CPU;
     p->self += w[0];
     p->count += cpu ? 0 : w[1];
-    p->waiting += cpu && a->keep_waiting ? w[1] : 0; /* a waiting sample: {0, 1} */
-    p->events += !cpu || w[0] != 0;
+    p->events += !cpu || w[0] != 0; /* not a waiting sample's {0, 1} (keep_waiting) */
     if (costrun_add(a->task_lines, at, key, w) != 0)
         agg_errorf(a, "task detail: out of memory");
+}
+
+void agg_tasks_node_waiting(struct agg *a, uint32_t node)
+{
+    if (!a->task_lines)
+        return;
+    uint32_t at = pair_of(a, node, cur_row(a));
+    if (at != AGG_NONE)
+        ((struct agg_task_node *)agg_vec_at(&a->task_nodes, at))->waiting++;
 }
 
 static int pair_cmp(const void *x, const void *y, void *ctx)

@@ -293,7 +293,7 @@ bool attrib_node_self_next(const struct agg *a, struct attrib_node_self_iter *it
 /* With agg_keep_task_nodes, once the stream ended: the (stack node,
  * task) pairs that had events, in node then task order (task ATTRIB_NONE,
  * events of no task, last): i from 0 to attrib_task_node_count.  q holds
- * self, count, events, waiting (with agg_keep_waiting) and retained as
+ * self, count, events, waiting and retained as
  * attrib_node_quantities does, for the events of that task at that node
  * (retained: of the allocations the task created there; site
  * ATTRIB_NONE, live_at_peak 0). */

@@ -668,6 +668,14 @@ START_TEST(by_task)
                    "task 2;app.work;app.crunch 3\n"
                    "task 3;app.work 1\n"
                    "task 3;app.work;app.crunch 2\n");
+    /* --weight wall: task 1's waiting samples above its main */
+    expect_by_task(cpu, FOLD_WEIGHT_WALL,
+                   "task 1;app.main 1\n"
+                   "task 1;app.main;<runtime>.<waiting> 2\n"
+                   "task 2;app.work 1\n"
+                   "task 2;app.work;app.crunch 3\n"
+                   "task 3;app.work 1\n"
+                   "task 3;app.work;app.crunch 2\n");
     expect_by_task(mem, FOLD_WEIGHT_ALLOCATED,
                    "task 1;app.main 32\n"
                    "task 2;app.work 16\n"

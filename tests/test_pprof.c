@@ -309,6 +309,18 @@ START_TEST(cpu_tasks_labelled)
     expect_samples(p, want, 5);
     ck_assert_uint_eq(p->n_sample, 5); /* one per (stack, line, task) */
     perftools__profiles__profile__free_unpacked(p, NULL);
+    /* --weight wall: task 1's two waiting samples at its join(a), line 5 */
+    p = export_fixture_weighted("cpu-tasks", true, 0);
+    static const struct want_sample wall[] = {
+        {"app.main:3 task=1", {1, 1000000}},
+        {"<runtime>.<waiting>:0<app.main:5 task=1", {2, 2000000}},
+        {"app.work:9 task=2", {1, 1000000}},
+        {"app.work:9 task=3", {1, 1000000}},
+        {"app.crunch:12<app.work:9 task=2", {3, 3000000}},
+        {"app.crunch:12<app.work:9 task=3", {2, 2000000}},
+    };
+    expect_samples(p, wall, 6);
+    perftools__profiles__profile__free_unpacked(p, NULL);
 }
 END_TEST
 

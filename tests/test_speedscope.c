@@ -235,6 +235,17 @@ START_TEST(cpu_profile_per_task)
                    "frame app.work src/main.jett:8 self 1 total 3\n"
                    "frame app.crunch src/main.jett:11 self 2 total 2\n");
     json_decref(doc);
+    /* --weight wall: task 1's waiting samples at ticks 7 and 8, under
+     * the <runtime>.<waiting> frame above main */
+    doc = export_json_weighted("cpu-tasks", "wall");
+    ck_assert_uint_eq(json_array_size(json_object_get(doc, "profiles")), 3);
+    expect_profile(doc, 0, "task 1 (app.main), jett and waiting samples, in tick order",
+                   "unit none\napp.main 1\n<runtime>.<waiting> 1\n<runtime>.<waiting> 1\n"
+                   "frame app.main src/main.jett:2 self 1 total 3\n"
+                   "frame app.work src/main.jett:8 self 0 total 0\n"
+                   "frame app.crunch src/main.jett:11 self 0 total 0\n"
+                   "frame <runtime>.<waiting> -:0 self 2 total 2\n");
+    json_decref(doc);
 }
 END_TEST
 
