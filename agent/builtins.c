@@ -148,11 +148,11 @@ int bi_now_ms(struct interp_state *s, struct value *args, uint32_t n, const stru
     return 0;
 }
 
-static int64_t bi_monotonic_ms(void)
+static int64_t bi_monotonic_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* Blocks (marked as blocked) until the time is up or an interrupt arrives. */
@@ -171,16 +171,24 @@ int bi_sleep(struct interp_state *s, struct value *args, uint32_t n, const struc
         s->interrupted = true;
         return -1;
     }
-    int64_t deadline = bi_monotonic_ms() + args[0].u.i;
+    /* a deadline in nanoseconds, saturated: the clock plus a duration
+     * near INT64_MAX milliseconds would overflow */
+    const int64_t ms_ns = 1000000;
+    int64_t now = bi_monotonic_ns();
+    int64_t deadline =
+        args[0].u.i > (INT64_MAX - now) / ms_ns ? INT64_MAX : now + args[0].u.i * ms_ns;
     atomic_store(&s->blocked, 1);
     for (;;) {
         if (atomic_load(&s->sp->pending) & PENDING_INTERRUPT)
             break;
-        int64_t left = deadline - bi_monotonic_ms();
+        int64_t left = deadline - bi_monotonic_ns();
         if (left <= 0)
             break;
+        if (left > 1000 * ms_ns)
+            left = 1000 * ms_ns;
+        struct timespec ts = {(time_t)(left / 1000000000), (long)(left % 1000000000)};
         struct pollfd p = {.fd = s->run->wake[0], .events = POLLIN};
-        poll(&p, 1, left > 1000 ? 1000 : (int)left);
+        ppoll(&p, 1, &ts, NULL);
     }
     atomic_store(&s->blocked, 0);
     *out = VAL_NIL;

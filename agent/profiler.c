@@ -12,6 +12,7 @@
 #include "agent/profiler.h"
 #include "agent/run.h"
 #include "agent/stacktab.h"
+#include "proto/util/mix64.h"
 
 #define PROFILER_MAX_FRAMES WIRE_MAX_STACK_DEPTH
 
@@ -321,13 +322,27 @@ static void timer_wake(int sig)
     (void)sig;
 }
 
+/* The time to the next tick: uniform in [period / 2, 3 period / 2), the
+ * period on average.  Ticks a fixed period apart lock onto a program whose
+ * own period is a multiple of it, such as a loop that computes for a
+ * millisecond and then sleeps to a whole millisecond: every tick then falls
+ * in the same phase of the loop, and that phase takes all the samples
+ * (measured: 2% of the samples running where the program's own clock said
+ * 25%).  A gap drawn anew each time samples every phase alike. */
+static uint64_t next_gap(uint64_t period, uint64_t *rng)
+{
+    *rng += 0x9e3779b97f4a7c15ull; /* splitmix64's sequence */
+    return period / 2 + mix64(*rng) % period;
+}
+
 static void *timer_main(void *arg)
 {
     struct profiler *p = arg;
     /* Named from inside, so the name covers exactly this loop. */
     pthread_setname_np(pthread_self(), "jett-timer");
     uint64_t period = 1000000000ull / p->rate_hz;
-    uint64_t next = clock_ns(CLOCK_MONOTONIC) + period;
+    uint64_t start = clock_ns(CLOCK_MONOTONIC), rng = start;
+    uint64_t next = start + next_gap(period, &rng);
     while (!atomic_load(&p->stop)) {
         struct timespec ts = {(time_t)(next / 1000000000ull), (long)(next % 1000000000ull)};
         if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0)
@@ -338,7 +353,7 @@ static void *timer_main(void *arg)
         uint64_t now = clock_ns(CLOCK_MONOTONIC);
         while (next <= now) {
             timer_tick(p, atomic_fetch_add(&p->ticks, 1) + 1);
-            next += period;
+            next += next_gap(period, &rng);
         }
     }
     p->timer_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID); /* read by the join's caller */

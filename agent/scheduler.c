@@ -264,7 +264,10 @@ enum sched_wake sched_sleep(struct interp_state *s, int64_t ms)
         pthread_mutex_unlock(&sc->lock);
         return SCHED_STOP;
     }
-    t->wake_at_ms = mono_ms() + ms;
+    /* the clock rounded up and the sum saturated: a task sleeps at least
+     * ms milliseconds, as the runtime thread's sleep does */
+    int64_t from = mono_ms() + 1;
+    t->wake_at_ms = ms > INT64_MAX - from ? INT64_MAX : from + ms;
     if (sleepers_push(sc, t) < 0) { /* no room to wait: the time passes running */
         pthread_mutex_unlock(&sc->lock);
         return SCHED_OK;

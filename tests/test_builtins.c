@@ -45,6 +45,17 @@ START_TEST(output)
 }
 END_TEST
 
+/* sleep(ms) lasts at least ms milliseconds: 100 sleeps of 3 ms take at
+ * least 300 ms by now_ms. */
+START_TEST(sleep_lasts_its_milliseconds)
+{
+    expect_out("let t0 = now_ms()\nfor i in 0..100 {\n  sleep(3)\n}\nlet t = now_ms() - t0\n"
+               "print(t >= 300, t < 3000)",
+               "true true\n");
+    expect_error("sleep(-1)", "main.jett:3:1: runtime error: sleep: negative duration -1");
+}
+END_TEST
+
 START_TEST(lists)
 {
     /* the list is printed after pop ran: arguments share the one list */
@@ -271,6 +282,7 @@ Suite *builtins_suite(void)
     TCase *tc = tcase_create("builtins");
     tcase_add_test(tc, output);
     tcase_add_test(tc, lists);
+    tcase_add_test(tc, sleep_lasts_its_milliseconds);
     tcase_add_test(tc, sorting);
     tcase_add_test(tc, maps);
     tcase_add_test(tc, strings);
