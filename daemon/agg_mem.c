@@ -6,6 +6,7 @@
 
 #include "daemon/agg-internal.h"
 #include "proto/wire_alloc_entry.h"
+#include "proto/wire_compact.h"
 
 #define SIZE_MASK AGG_MEM_WIDE
 
@@ -486,33 +487,115 @@ static void untrack(struct agg_mem *m, uint64_t id)
     m->limited = true;
 }
 
-HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node *node, bool detail,
-                      bool watched)
+/* The checks an allocate and a fold share: the id is new and its bytes
+ * fit; true when the event may be counted (the id is then the last). */
+HOT bool new_id(struct agg *a, const struct wire_alloc *e)
 {
     struct agg_mem *m = &a->mem;
     if ((m->have_id && e->allocation_id <= m->max_id) || e->allocation_id == LIVE_EMPTY) {
         agg_errorf(a, "ALLOC sequence %llu: allocation id reused or out of order",
                    (unsigned long long)e->sequence);
-        return;
+        return false;
     }
     if (!bytes_fit(a, e, e->new_size))
-        return;
+        return false;
     m->have_id = true;
     m->max_id = e->allocation_id;
     m->allocation_count++;
-    struct agg_siteb *s = pressure(a, node, e->new_size, true, e->span, detail);
+    return true;
+}
+
+/* The live record of a new allocation created at site s (node, with
+ * detail kept) and its live bytes. */
+HOT void keep_record(struct agg *a, uint64_t id, uint64_t size, struct agg_siteb *s,
+                     struct agg_node *node, bool detail, bool watched)
+{
+    struct agg_mem *m = &a->mem;
     uint32_t ref = creator_ref(a, s, node, detail);
     uint64_t site = (uint64_t)ref << AGG_MEM_SIZE_BITS;
-    bool kept = !m->limited &&
-                (__builtin_expect(e->new_size < SIZE_MASK, 1)
-                     ? live_track_add(&m->track, e->allocation_id, e->new_size | site, &m->limit)
-                     : add_wide(m, e->allocation_id, e->new_size, SIZE_MASK | site));
+    bool kept = !m->limited && (__builtin_expect(size < SIZE_MASK, 1)
+                                    ? live_track_add(&m->track, id, size | site, &m->limit)
+                                    : add_wide(m, id, size, SIZE_MASK | site));
     if (!kept) {
-        untrack(m, e->allocation_id);
+        untrack(m, id);
         return;
     }
     struct creator c = {s, detail && node ? agg_detail_at(a, node) : NULL};
-    live_change(a, c, ref, e->new_size, false, detail, watched);
+    live_change(a, c, ref, size, false, detail, watched);
+}
+
+HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node *node, bool detail,
+                      bool watched)
+{
+    if (!new_id(a, e))
+        return;
+    struct agg_siteb *s = pressure(a, node, e->new_size, true, e->span, detail);
+    keep_record(a, e->allocation_id, e->new_size, s, node, detail, watched);
+}
+
+static inline bool fold_before(const struct agg_fold_pending *x, const struct agg_fold_pending *y)
+{
+    return x->free_seq != y->free_seq ? x->free_seq < y->free_seq : x->order < y->order;
+}
+
+void agg_mem_folds_passed(struct agg *a, uint64_t sequence)
+{
+    struct agg_mem *m = &a->mem;
+    while (m->n_folds > 0 && m->folds[0].free_seq <= sequence) {
+        struct agg_fold_pending top = m->folds[0], last = m->folds[--m->n_folds];
+        uint32_t i = 0;
+        for (;;) {
+            uint32_t k = 2 * i + 1;
+            if (k >= m->n_folds)
+                break;
+            if (k + 1 < m->n_folds && fold_before(&m->folds[k + 1], &m->folds[k]))
+                k++;
+            if (!fold_before(&m->folds[k], &last))
+                break;
+            m->folds[i] = m->folds[k];
+            i = k;
+        }
+        if (m->n_folds > 0)
+            m->folds[i] = last;
+        a->live_fn(a->live_ctx, top.key, 0 - top.size, m->allocated_bytes);
+    }
+}
+
+/* A fold, where a memory timeline watches: its bytes are live from now
+ * until the stream passes its free's sequence (agg_mem_folds_passed), as
+ * they were in the events it folds, so that the timeline draws what they
+ * would have drawn. */
+static void fold_watch(struct agg *a, const struct agg_siteb *s, const struct wire_alloc *e)
+{
+    struct agg_mem *m = &a->mem;
+    uint32_t ref = site_ref(a, s);
+    uint32_t key = ref == AGG_MEM_NO_SITE ? UINT32_MAX : ref;
+    a->live_fn(a->live_ctx, key, e->new_size, m->allocated_bytes);
+    if (m->n_folds == AGG_FOLDS_PENDING) /* only a stream that breaks the fold rule */
+        agg_mem_folds_passed(a, m->folds[0].free_seq);
+    /* a binary heap by free sequence, then fold order */
+    struct agg_fold_pending f = {wire_fold_free_seq(e), m->fold_order++, e->new_size, key};
+    uint32_t i = m->n_folds++;
+    while (i > 0 && fold_before(&f, &m->folds[(i - 1) / 2])) {
+        m->folds[i] = m->folds[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    m->folds[i] = f;
+}
+
+HOT void mem_fold(struct agg *a, const struct wire_alloc *e, struct agg_node *node, bool detail,
+                  bool watched)
+{
+    struct agg_mem *m = &a->mem;
+    if (!new_id(a, e))
+        return;
+    struct agg_siteb *s = pressure(a, node, e->new_size, true, e->span, detail);
+    m->free_count++;
+    m->freed_bytes += e->new_size;
+    if (s)
+        s->freed_bytes += e->new_size;
+    if (watched)
+        fold_watch(a, s, e);
 }
 
 /* mem_lookup of an id with no record: untracked ids at or above the
@@ -627,8 +710,18 @@ HOT void mem_apply(struct agg *a, const struct wire_alloc *e, struct agg_node *n
         mem_allocate(a, e, node, detail, watched);
     else if (e->op == WIRE_OP_RESIZE)
         mem_resize(a, e, node, detail, watched);
-    else
+    else if (e->op == WIRE_OP_FREE)
         mem_free(a, e, detail, watched);
+    else
+        mem_fold(a, e, node, detail, watched);
+}
+
+/* Whether an event's operation and sizes are what the wire allows. */
+static inline bool event_shape_ok(const struct wire_alloc *e)
+{
+    if (e->op == WIRE_OP_FOLD)
+        return e->old_size > e->sequence && e->old_size - e->sequence <= WIRE_FOLD_MAX;
+    return (e->op <= WIRE_OP_FREE) & wire_alloc_sizes_ok(e->op, e->old_size, e->new_size);
 }
 
 /* One event whose order and sequence were checked: the one path of
@@ -641,12 +734,13 @@ HOT int mem_event(struct agg *a, const struct wire_alloc *e, bool decoded, bool 
 {
     uint64_t before = a->errors;
     struct agg_node *node;
-    if (!decoded &&
-        !((e->op <= WIRE_OP_FREE) & wire_alloc_sizes_ok(e->op, e->old_size, e->new_size))) {
+    if (!decoded && !event_shape_ok(e)) {
         agg_errorf(a, "ALLOC sequence %llu: operation %u with the wrong sizes",
                    (unsigned long long)e->sequence, e->op);
         return -1;
     }
+    if (watched && a->mem.n_folds > 0)
+        agg_mem_folds_passed(a, e->sequence);
     if (!event_node(a, e, &node))
         return -1;
     mem_apply(a, e, node, detail, watched);
@@ -766,6 +860,302 @@ HOT size_t mem_run_cached(struct agg *a, const uint8_t *run, size_t room,
     if (n > stale)
         run_passed(a, r.last);
     *rule_io = r;
+    return n;
+}
+
+/* ---- runs of compact entries ---- */
+
+/* What a run of compact entries knows of one of the two sites the
+ * decoder remembers (wire_compact.h), so that an allocate or a fold
+ * there reaches its buckets without the node, identity, chain and line
+ * tables: derived at the site's first allocate or fold in the run,
+ * forgotten when an event makes buckets.  `fast` when every bucket the
+ * event's pressure reaches exists (or the site has none: no stack, or
+ * no line).  What the short way adds there is summed here first and
+ * added to the buckets and totals at once (run_site_flush): sums are
+ * all it adds, and nothing reads them before the run ends or an event
+ * goes the general way. */
+struct run_site {
+    bool known, fast;
+    struct agg_node *node; /* NULL: unattributed */
+    struct agg_siteb *site;
+    struct agg_mchainb *chain;
+    struct agg_lineb *line;               /* NULL: no allocation line */
+    uint64_t count, bytes, folds, folded; /* not yet added */
+};
+
+/* The allocation line that pressure at (node, span) charges, when it
+ * exists; *none when no line applies there (as line_pressure decides). */
+static struct agg_lineb *existing_line(struct agg *a, const struct agg_node *n,
+                                       struct wire_span span, bool *none)
+{
+    *none = true;
+    if (!wire_span_present(span))
+        return NULL;
+    const struct agg_ident *d = agg_ident_at(a, n->ident);
+    if (d->source == AGG_NONE || span.start > span.end ||
+        span.end > ((const struct agg_source *)agg_vec_at(&a->sources, d->source))->text_len)
+        return NULL;
+    *none = false;
+    struct line_key k = {n->ident, span.start};
+    uint32_t h = agg_hash_u32(agg_hash_u32(0x5bd1e995u, n->ident), span.start);
+    uint32_t off = agg_index_find(&a->hot_index, h, line_eq, a, &k);
+    return off == AGG_NONE ? NULL : agg_bucket_at(a, off);
+}
+
+static void run_site_derive(struct agg *a, struct run_site *rs, struct wire_site ws)
+{
+    *rs = (struct run_site){.known = true};
+    if (a->keep_node_self) /* its per-node costs go the general way */
+        return;
+    struct agg_node *n = ws.stack < a->nodes.len ? agg_node_at(a, ws.stack) : NULL;
+    rs->node = n && !(n->flags & AGG_NODE_INVALID) ? n : NULL;
+    if (!rs->node) {
+        rs->fast = true;
+        return;
+    }
+    bool none;
+    rs->line = existing_line(a, n, ws.span, &none);
+    if (n->leaf_bucket == AGG_NONE || n->chain_bucket == AGG_NONE || (!rs->line && !none))
+        return;
+    rs->site = agg_bucket_at(a, n->leaf_bucket);
+    rs->chain = agg_bucket_at(a, n->chain_bucket);
+    rs->fast = true;
+}
+
+/* Adds what the short way summed at a site: pressure() of its allocates
+ * and folds, and the folds' frees. */
+static void run_site_flush(struct agg *a, struct run_site *rs)
+{
+    if (rs->count == 0)
+        return;
+    struct agg_mem *m = &a->mem;
+    m->allocation_count += rs->count;
+    m->allocated_bytes += rs->bytes;
+    m->free_count += rs->folds;
+    m->freed_bytes += rs->folded;
+    if (rs->node) {
+        m->attributed += rs->bytes;
+        rs->site->allocation_count += rs->count;
+        rs->site->allocated_bytes += rs->bytes;
+        rs->site->freed_bytes += rs->folded;
+        rs->chain->bytes += rs->bytes;
+        if (rs->line) {
+            rs->line->bytes += rs->bytes;
+            rs->line->count += rs->count;
+        }
+    }
+    rs->count = rs->bytes = rs->folds = rs->folded = 0;
+}
+
+/* Whether the short way may read a run's entries: the stream's totals,
+ * sequence and ids are far enough from 2^64 - 1 that its steps cannot
+ * pass it (a run holds fewer than 2^22 entries, each adding less than
+ * 2^7 bytes and a sequence or id step of at most 3), and the next id is
+ * past the aggregation's (only events fed beside the decoder make it
+ * otherwise). */
+struct run_quick {
+    bool on;
+};
+
+static void run_quick_check(const struct agg *a, const struct wire_compact_rule *r,
+                            struct run_quick *q)
+{
+    const struct agg_mem *m = &a->mem;
+    const uint64_t far = UINT64_MAX - (UINT64_C(1) << 32);
+    q->on = r->r.have && r->r.last < far && r->r.next_id < far && m->allocated_bytes < far &&
+            !(m->have_id && r->r.next_id <= m->max_id);
+}
+
+/* Before an event the general way reads the totals: the sums go where
+ * they belong. */
+static void run_flush(struct agg *a, struct run_site rs[2])
+{
+    run_site_flush(a, &rs[0]);
+    run_site_flush(a, &rs[1]);
+}
+
+/* An entry of a run the general way; what the run knows of its sites is
+ * forgotten when the event made buckets (the arena only grows, and
+ * nothing else moves what the run points at). */
+static void general_event(struct agg *a, const struct wire_alloc *e, struct run_site rs[2])
+{
+    run_flush(a, rs);
+    size_t used = a->arena_used;
+    mem_event(a, e, true, false, false);
+    if (a->arena_used != used)
+        rs[0].known = rs[1].known = false;
+}
+
+/* The sites of a compact entry that names the one before the last: the
+ * two remembered swap (and so do the run's, `cur` naming the last's). */
+HOT void swap_sites(struct wire_compact_rule *r, unsigned *cur)
+{
+    struct wire_site t = r->s.site[0];
+    r->s.site[0] = r->s.site[1], r->s.site[1] = t;
+    *cur ^= 1;
+}
+
+/* A quick allocate's record and live bytes (mem_allocate after the
+ * pressure, which the run sums); out of line, to keep the quick loop's
+ * state in registers. */
+static __attribute__((noinline)) void quick_allocate(struct agg *a, uint64_t id, uint64_t size,
+                                                     const struct run_site *at)
+{
+    a->mem.events++;
+    keep_record(a, id, size, at->site, at->node, false, false);
+}
+
+/* A quick free: mem_free, out of line as quick_allocate. */
+static __attribute__((noinline)) void quick_free(struct agg *a, uint64_t seq, uint64_t id,
+                                                 uint64_t old)
+{
+    struct wire_alloc e = {seq, WIRE_OP_FREE, id, old, WIRE_NONE64, {0, 0, 0}, 0, {0, 0}};
+    a->mem.events++;
+    mem_free(a, &e, false, false);
+}
+
+/* The two common shapes of compact entries, four bytes each, read here
+ * while they last (with run_quick_check's leave): an allocate (or fold)
+ * or a free whose sequence is 1 to 3 past the last, naming one of the
+ * two remembered sites and the execution context unchanged, an
+ * allocate's id the floor and size one byte (at a site the run knows
+ * fast), a free's id and old size one byte each.  Every rule of the
+ * decoder holds of them.  Returns where it stopped; *n counts them. */
+static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end,
+                                    uint32_t room, uint32_t *n_io, struct wire_compact_rule *r,
+                                    struct run_site rs[2], unsigned *cur_io)
+{
+    uint64_t last = r->r.last, next = r->r.next_id;
+    unsigned cur = *cur_io;
+    uint32_t n = *n_io;
+    struct agg_mem *m = &a->mem;
+    while (n < room && end - p >= 4) {
+        bool create = p[0] == WIRE_ENTRY_ALLOCATE;
+        if (!create && p[0] != WIRE_ENTRY_FREE)
+            break;
+        uint8_t h = p[create ? 2 : 1], size = p[3];
+        if (((h & 0xf8) | (size & 0x80) | (create ? 0 : p[2] & 0x80)) != 0 ||
+            (h & WIRE_CH_SEQ) == WIRE_CH_SEQ_VARINT)
+            break;
+        unsigned other = (h >> WIRE_CH_SITE_SHIFT) & 1, c = cur ^ other;
+        struct run_site *at = &rs[c];
+        if (create && !(at->known && at->fast))
+            break; /* the outer loop derives it, or goes the general way */
+        if (other) {
+            struct wire_site t = r->s.site[0];
+            r->s.site[0] = r->s.site[1], r->s.site[1] = t;
+            cur = c;
+        }
+        last += (h & WIRE_CH_SEQ) + 1u;
+        if (create) {
+            uint64_t id = next++;
+            at->count++, at->bytes += size;
+            m->have_id = true, m->max_id = id;
+            if (p[1]) {
+                at->folds++, at->folded += size;
+            } else {
+                quick_allocate(a, id, size, at);
+            }
+        } else {
+            quick_free(a, last, next - 1 - p[2], size);
+        }
+        p += 4, n++;
+    }
+    r->r.last = last, r->r.next_id = next;
+    *cur_io = cur;
+    *n_io = n;
+    return p;
+}
+
+/* A run for an export (detail kept) or a memory timeline (a watcher):
+ * each entry the general way, as agg_mem_event takes it. */
+static size_t compact_run_each(struct agg *a, const uint8_t *run, const uint8_t *end, uint32_t room,
+                               struct wire_compact_rule *rule, const uint8_t **stop)
+{
+    struct wire_compact_rule r = *rule;
+    const uint8_t *p = run;
+    uint32_t n = 0;
+    bool fresh = false;
+    struct wire_alloc e;
+    unsigned how, why;
+    size_t size;
+    for (; n < room && (size = wire_compact_take(p, end, &r, &e, &how, &why)) > 0; n++) {
+        p += size;
+        if (!fresh && run_entry_stale(a, e.sequence)) {
+            agg_alloc(a, &e);
+            continue;
+        }
+        fresh = true;
+        agg_mem_event(a, &e);
+    }
+    if (fresh)
+        run_passed(a, r.r.last);
+    *rule = r;
+    *stop = p;
+    return n;
+}
+
+size_t agg_mem_compact_run(struct agg *a, const uint8_t *run, const uint8_t *end, uint32_t room,
+                           struct wire_compact_rule *rule, const uint8_t **stop)
+{
+    if (a->detail || a->live_fn)
+        return compact_run_each(a, run, end, room, rule, stop);
+    struct wire_compact_rule r = *rule;
+    /* rs[cur] is what the run knows of the last site, rs[cur ^ 1] of the
+     * one before */
+    struct run_site rs[2] = {{0}, {0}};
+    unsigned cur = 0;
+    struct run_quick q = {0};
+    const uint8_t *p = run;
+    uint32_t n = 0;
+    bool fresh = false;
+    struct wire_alloc e;
+    while (n < room) {
+        if (q.on) {
+            p = quick_entries(a, p, end, room, &n, &r, rs, &cur);
+            if (n == room)
+                break;
+        }
+        unsigned how, why;
+        size_t size = wire_compact_take(p, end, &r, &e, &how, &why);
+        if (size == 0)
+            break;
+        p += size, n++;
+        if (how != WIRE_SITE_LAST)
+            cur ^= 1;
+        if (how == WIRE_SITE_NEW) {
+            run_site_flush(a, &rs[cur]);
+            rs[cur].known = false;
+        }
+        /* the aggregation's own sequence check, as run_stale */
+        if (!fresh && run_entry_stale(a, e.sequence)) {
+            agg_alloc(a, &e);
+            continue;
+        }
+        fresh = true;
+        bool create = e.op == WIRE_OP_ALLOCATE || e.op == WIRE_OP_FOLD;
+        if (create && !rs[cur].known)
+            run_site_derive(a, &rs[cur], r.s.site[0]);
+        if (create && rs[cur].fast && !(a->mem.have_id && e.allocation_id <= a->mem.max_id) &&
+            q.on) {
+            struct run_site *at = &rs[cur];
+            at->count++, at->bytes += e.new_size;
+            a->mem.have_id = true, a->mem.max_id = e.allocation_id;
+            if (e.op == WIRE_OP_FOLD)
+                at->folds++, at->folded += e.new_size;
+            else
+                quick_allocate(a, e.allocation_id, e.new_size, at);
+        } else {
+            general_event(a, &e, rs);
+        }
+        run_quick_check(a, &r, &q);
+    }
+    run_flush(a, rs);
+    if (fresh)
+        run_passed(a, r.r.last);
+    *rule = r;
+    *stop = p;
     return n;
 }
 
