@@ -10,7 +10,9 @@ with recursion, sizes near 2^40 and 2^64 (totals past 2^64 - 1 too),
 samples in every state (waiting ones on stacks, truncated
 ones too), source-less functions in partial (interrupted) profiles, allocation churn with zero sizes
 and frees on several workers, id gaps that slide the daemon's window of
-recent ids, thresholds, limits and budgets small enough to run out."""
+recent ids, thresholds, limits and budgets small enough to run out;
+versions 1 and 3 (compact ALLOC entries), and in version 3 folds of
+allocations freed before the next new peak."""
 import random, sys
 
 T, TOP = 2**40, 2**64 - 1
@@ -76,6 +78,56 @@ def source(r, sid):
     return origin, path, text, spans
 
 
+def folds(events, r):
+    """jett-capture(5), Folds: an allocation may fold when no event from
+    its allocate (included) to its free raised the live bytes above their
+    peak so far, the free is at most 255 sequences after the allocate and
+    the allocation was not resized.  Live bytes are those the events hold
+    (an event refused for passing 2^64 - 1 holds none).  Returns {index of
+    the allocate: index of its free} for a random part of those that may."""
+    live, peak, peak_at = 0, 0, []  # peak_at[i]: event i made a new peak
+    sizes, start = {}, {}
+    for k, (op, seq, aid, old, new, _, _, _, ok) in enumerate(events):
+        if op == "allocate" and ok:
+            sizes[aid], start[aid] = new, k
+            live += new
+        elif op == "resize" and ok and aid in sizes:
+            live += new - sizes[aid]
+            sizes[aid] = new
+            start.pop(aid, None)  # resized: it stays an allocate
+        elif op == "free" and aid in sizes:
+            live -= sizes.pop(aid)
+        peak_at.append(live > peak)
+        peak = max(peak, live)
+    out = {}
+    for k, (op, seq, aid, *_rest) in enumerate(events):
+        if op != "free" or aid not in start:
+            continue
+        i = start.pop(aid)
+        if seq - events[i][1] <= 255 and not any(peak_at[i:k]) and r.random() < 0.7:
+            out[i] = k
+    return out
+
+
+def alloc_lines(events, fold, r):
+    """The events as ALLOC lines, with some allocations as FOLD lines when
+    `fold`."""
+    folded = folds(events, r) if fold else {}
+    dropped = set(folded.values())
+    lines = []
+    for k, (op, seq, aid, old, new, thread, st, sp, _) in enumerate(events):
+        if k in dropped:
+            continue
+        if k in folded:
+            lines.append("  FOLD seq=%d id=%d size=%d free_seq=%d task=- actor=- thread=%d "
+                         "stack=%s span=%s" % (seq, aid, new, events[folded[k]][1], thread, st, sp))
+        else:
+            lines.append("  ALLOC seq=%d op=%s id=%d old=%s new=%s task=- actor=- thread=%d "
+                         "stack=%s span=%s" % (seq, op, aid, "-" if old is None else old,
+                                               "-" if new is None else new, thread, st, sp))
+    return lines
+
+
 def capture(seed):
     """The text form of the capture for `seed`."""
     r = random.Random(seed)
@@ -87,9 +139,12 @@ def capture(seed):
     ret_budget = r.choice([67108864, 67108864, r.randint(4096, 4400)])
     caps = "cpu_tick_source,safe_stack_capture,source_spans" if mode == "cpu" else \
         "source_spans,jett_heap_allocation_hooks,free_and_resize_events"
-    out.append("HELLO version=1 mode=%s rate_hz=%d threshold_bp=%d limit=%d cpu_budget=%d "
+    # jett-capture(5): version 3 packs ALLOC lines as compact entries and
+    # has folds; versions 1 and 2 the 58-byte entries
+    version = r.choice([1, 3, 3]) if mode == "memory" else r.choice([1, 3])
+    out.append("HELLO version=%d mode=%s rate_hz=%d threshold_bp=%d limit=%d cpu_budget=%d "
                "retention_budget=%d stack_budget=16777216 backend=\"random\" capabilities=%s "
-               "colour=false" % (mode, 1000 if mode == "cpu" else 0, thr, r.randint(1, 10),
+               "colour=false" % (version, mode, 1000 if mode == "cpu" else 0, thr, r.randint(1, 10),
                                  cpu_budget, ret_budget, caps))
     for i, (origin, path, text, spans) in enumerate(srcs):
         out.append("SOURCE id=%d origin=%s path=%s spans=%s text=%s"
@@ -139,8 +194,10 @@ def capture(seed):
             out.append("  CPU_SAMPLE seq=%d tick=%d task=- actor=- thread=0 state=%s stack=%s span=%s"
                        % (seq, seq, state, "-" if stack is None else stack, sp))
     else:
+        events = []
         live, next_id, total = {}, 1, 0
         huge = r.random() < 0.5  # this capture has sizes near 2^40 and 2^64
+        level = r.random() < 0.5
         for _ in range(r.randint(0, 150)):
             seq += 1
             stack = r.randrange(len(depth)) if r.random() < 0.9 else None
@@ -151,18 +208,23 @@ def capture(seed):
                 n = len(srcs[funcs[stack_funcs[stack]]][2].encode("utf-8"))
                 a = r.randint(0, min(n, 6))
                 sp = "%d-%d" % (a, r.randint(a, n))
-            op = r.choice(["allocate"] * 3 + ["resize", "free"]) if live else "allocate"
+            # churn, or (now and then) a level where frees keep up with
+            # allocations, so that the live bytes stay below their peak and
+            # allocations can fold
+            ops = ["allocate"] * 2 + ["resize", "free", "free"] if level and len(events) > 20 \
+                else ["allocate"] * 3 + ["resize", "free"]
+            op = r.choice(ops) if live else "allocate"
             if op == "allocate":
                 size = r.choice([0, 1, 8, 64, 100, 4096])
                 if huge and r.random() < 0.15:
                     size = r.choice(NEAR40 * 6 + NEAR64)
                 # past 2^64 - 1 bytes in all the daemon refuses the event:
                 # nothing refers to the id again
-                if total + size <= TOP:
+                fits = total + size <= TOP
+                if fits:
                     live[next_id] = size
                     total += size
-                out.append("  ALLOC seq=%d op=allocate id=%d old=- new=%d task=- actor=- thread=%d stack=%s span=%s"
-                           % (seq, next_id, size, r.randint(0, 2), st, sp))
+                events.append(("allocate", seq, next_id, None, size, r.randint(0, 2), st, sp, fits))
                 # mostly consecutive ids; a gap past the 256-id window moves
                 # the live records it passes to the table of older ids
                 next_id += r.choice([1] * 12 + [3, 100, 300])
@@ -171,19 +233,19 @@ def capture(seed):
                 old = live[aid]
                 if op == "free":
                     del live[aid]
-                    out.append("  ALLOC seq=%d op=free id=%d old=%d new=- task=- actor=- thread=%d stack=%s span=%s"
-                               % (seq, aid, old, r.randint(0, 2), st, sp))
+                    events.append(("free", seq, aid, old, None, r.randint(0, 2), st, sp, True))
                 else:
                     new = r.choice([0, 2, 50, old + 10, max(0, old - 5)])
                     if huge and r.random() < 0.3:
                         new = r.choice(NEAR40 * 3 + NEAR64 + [T - 1 - old % 3, old + T,
                                                               max(0, old - T)])
                     new = min(new, TOP)
-                    if total + max(new - old, 0) <= TOP:  # else refused: the size stays
+                    fits = total + max(new - old, 0) <= TOP  # else refused: the size stays
+                    if fits:
                         live[aid] = new
                         total += max(new - old, 0)
-                    out.append("  ALLOC seq=%d op=resize id=%d old=%d new=%d task=- actor=- thread=%d stack=%s span=%s"
-                               % (seq, aid, old, new, r.randint(0, 2), st, sp))
+                    events.append(("resize", seq, aid, old, new, r.randint(0, 2), st, sp, fits))
+        out.extend(alloc_lines(events, version == 3 and r.random() < 0.8, r))
     out.append("END")
     coal, drop = r.randint(0, 5), r.randint(0, 5)
     req = (seq + coal + drop) if mode == "cpu" else 0
