@@ -200,7 +200,7 @@ MEMWIRE_HOT void memwire_change(struct memwire *w, uint64_t seq, uint64_t id, ui
     q = wire_varint_put(q, w->enc.floor - 1 - id);
     q = wire_varint_put(q, old);
     if (resize)
-        q = wire_varint_put(q, neu);
+        q = wire_varint_put(q, wire_zigzag(old, neu));
     q = memwire_tail(w, q, stack, span, &hv);
     p[1] = (uint8_t)hv;
     memwire_wrote(w, (size_t)(q - p));

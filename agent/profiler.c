@@ -347,8 +347,7 @@ void profiler_heap_totals(const struct profiler *p, struct profiler_heap_totals 
 /* The node of leaf frame f (depth <= PROFILER_MAX_FRAMES) that has none
  * yet: when its caller has one (a frame entered since the last event,
  * the common case), one level interned from it; else stack_node. */
-static __attribute__((noinline)) uint32_t leaf_node(struct profiler *p, struct interp_frame *f,
-                                                    uint32_t depth)
+static uint32_t leaf_node(struct profiler *p, struct interp_frame *f, uint32_t depth)
 {
     if (depth > 1 && f[-1].stack_node == WIRE_NONE32)
         return stack_node(p, depth, true);

@@ -880,8 +880,8 @@ struct run_site {
     struct agg_node *node; /* NULL: unattributed */
     struct agg_siteb *site;
     struct agg_mchainb *chain;
-    struct agg_lineb *line;               /* NULL: no allocation line */
-    uint64_t count, bytes, folds, folded; /* not yet added */
+    struct agg_lineb *line;                        /* NULL: no allocation line */
+    uint64_t count, bytes, folds, folded, resizes; /* not yet added */
 };
 
 /* The allocation line that pressure at (node, span) charges, when it
@@ -903,8 +903,11 @@ static struct agg_lineb *existing_line(struct agg *a, const struct agg_node *n,
     return off == AGG_NONE ? NULL : agg_bucket_at(a, off);
 }
 
+static void run_site_flush(struct agg *a, struct run_site *rs);
+
 static void run_site_derive(struct agg *a, struct run_site *rs, struct wire_site ws)
 {
+    run_site_flush(a, rs); /* what it summed for the site it knew before */
     *rs = (struct run_site){.known = true};
     if (a->keep_node_self) /* its per-node costs go the general way */
         return;
@@ -927,16 +930,18 @@ static void run_site_derive(struct agg *a, struct run_site *rs, struct wire_site
  * and folds, and the folds' frees. */
 static void run_site_flush(struct agg *a, struct run_site *rs)
 {
-    if (rs->count == 0)
+    if (rs->count == 0 && rs->resizes == 0)
         return;
     struct agg_mem *m = &a->mem;
     m->allocation_count += rs->count;
+    m->resize_count += rs->resizes;
     m->allocated_bytes += rs->bytes;
     m->free_count += rs->folds;
     m->freed_bytes += rs->folded;
     if (rs->node) {
         m->attributed += rs->bytes;
         rs->site->allocation_count += rs->count;
+        rs->site->resize_count += rs->resizes;
         rs->site->allocated_bytes += rs->bytes;
         rs->site->freed_bytes += rs->folded;
         rs->chain->bytes += rs->bytes;
@@ -945,14 +950,14 @@ static void run_site_flush(struct agg *a, struct run_site *rs)
             rs->line->count += rs->count;
         }
     }
-    rs->count = rs->bytes = rs->folds = rs->folded = 0;
+    rs->count = rs->bytes = rs->folds = rs->folded = rs->resizes = 0;
 }
 
 /* Whether the short way may read a run's entries: the stream's totals,
- * sequence and ids are far enough from 2^64 - 1 that its steps cannot
- * pass it (a run holds fewer than 2^22 entries, each adding less than
- * 2^7 bytes and a sequence or id step of at most 3), and the next id is
- * past the aggregation's (only events fed beside the decoder make it
+ * sequence and ids are below 2^62, so that its steps cannot pass 2^64 - 1
+ * (a run holds fewer than 2^22 entries, each adding less than 2^40
+ * bytes and a sequence or id step of at most 2^40 + 4), and the next id
+ * is past the aggregation's (only events fed beside the decoder make it
  * otherwise). */
 struct run_quick {
     bool on;
@@ -962,7 +967,7 @@ static void run_quick_check(const struct agg *a, const struct wire_compact_rule 
                             struct run_quick *q)
 {
     const struct agg_mem *m = &a->mem;
-    const uint64_t far = UINT64_MAX - (UINT64_C(1) << 32);
+    const uint64_t far = UINT64_C(1) << 62;
     q->on = r->r.have && r->r.last < far && r->r.next_id < far && m->allocated_bytes < far &&
             !(m->have_id && r->r.next_id <= m->max_id);
 }
@@ -975,16 +980,23 @@ static void run_flush(struct agg *a, struct run_site rs[2])
     run_site_flush(a, &rs[1]);
 }
 
-/* An entry of a run the general way; what the run knows of its sites is
- * forgotten when the event made buckets (the arena only grows, and
- * nothing else moves what the run points at). */
+/* Forgets what the run knows of its sites, once what it summed there is
+ * added: an event made buckets (the arena only grows, and nothing else
+ * moves what the run points at). */
+static void run_forget(struct agg *a, struct run_site rs[2])
+{
+    run_flush(a, rs);
+    rs[0].known = rs[1].known = false;
+}
+
+/* An entry of a run the general way. */
 static void general_event(struct agg *a, const struct wire_alloc *e, struct run_site rs[2])
 {
     run_flush(a, rs);
     size_t used = a->arena_used;
     mem_event(a, e, true, false, false);
     if (a->arena_used != used)
-        rs[0].known = rs[1].known = false;
+        run_forget(a, rs);
 }
 
 /* The sites of a compact entry that names the one before the last: the
@@ -1015,13 +1027,60 @@ static __attribute__((noinline)) void quick_free(struct agg *a, uint64_t seq, ui
     mem_free(a, &e, false, false);
 }
 
-/* The two common shapes of compact entries, four bytes each, read here
- * while they last (with run_quick_check's leave): an allocate (or fold)
- * or a free whose sequence is 1 to 3 past the last, naming one of the
- * two remembered sites and the execution context unchanged, an
- * allocate's id the floor and size one byte (at a site the run knows
- * fast), a free's id and old size one byte each.  Every rule of the
- * decoder holds of them.  Returns where it stopped; *n counts them. */
+/* A quick resize's record (mem_resize after the pressure, which the run
+ * sums): false, with nothing changed, when it is not the common case (a
+ * tracked record of the old size, neither size kept whole), which the
+ * general way then takes. */
+static __attribute__((noinline)) bool quick_resize(struct agg *a, uint64_t id, uint64_t old,
+                                                   uint64_t neu)
+{
+    uint64_t *r = live_track_find(&a->mem.track, id);
+    if (!r || (*r & SIZE_MASK) != old || old >= SIZE_MASK || neu >= SIZE_MASK)
+        return false;
+    a->mem.events++;
+    uint64_t site = *r & ~SIZE_MASK, shrink = pick(neu < old, old - neu, 0);
+    uint32_t ref = (uint32_t)(site >> AGG_MEM_SIZE_BITS);
+    struct creator c = creator_at(a, ref, false);
+    a->mem.freed_bytes += shrink;
+    if (c.site)
+        c.site->freed_bytes += shrink;
+    *r = neu | site;
+    live_change(a, c, ref, neu - old, false, false, false);
+    return true;
+}
+
+/* The varint at p, as wire_varint_get but without the bound's second
+ * look for a one-byte varint. */
+HOT const uint8_t *quick_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+    return wire_varint_get(p, end, v);
+}
+
+/* An allocate, fold or resize of a quick run at a site the run does not
+ * know fast: the general way (mem_event); out of line as quick_allocate.
+ * What the run summed may wait: in a quick run these events only add to
+ * the sums (their checks of 2^64 - 1 cannot fail, run_quick_check) and
+ * read the ids, which are kept as they go. */
+static __attribute__((noinline)) void quick_general(struct agg *a, struct run_site rs[2],
+                                                    const struct wire_alloc *e)
+{
+    size_t used = a->arena_used;
+    mem_event(a, e, true, false, false);
+    if (a->arena_used != used)
+        run_forget(a, rs);
+}
+
+/* The compact entries a run reads without wire_compact_take, while they
+ * last: an allocate, fold, resize or free with the execution context
+ * unchanged (an allocate's id may be anything past the floor, a site
+ * new or one of the two remembered, every varint any length).  Every
+ * rule of the decoder is checked here but what cannot fail in a run that
+ * run_quick_check let through (sizes and steps here are below 2^40).  An
+ * allocate, fold or resize at a site the run knows fast is summed there
+ * (its record and live bytes at once); at any other site it goes the
+ * general way.  A resize of no tracked record of its old size, or
+ * anything else, stops it (the outer loop then takes the entry).
+ * Returns where it stopped; *n counts the entries. */
 static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end,
                                     uint32_t room, uint32_t *n_io, struct wire_compact_rule *r,
                                     struct run_site rs[2], unsigned *cur_io)
@@ -1030,37 +1089,99 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
     unsigned cur = *cur_io;
     uint32_t n = *n_io;
     struct agg_mem *m = &a->mem;
-    while (n < room && end - p >= 4) {
-        bool create = p[0] == WIRE_ENTRY_ALLOCATE;
-        if (!create && p[0] != WIRE_ENTRY_FREE)
+    const uint64_t big = UINT64_C(1) << 40;
+    while (n < room && end - p >= 2) {
+        uint8_t kind = p[0];
+        if (kind < WIRE_ENTRY_ALLOCATE || kind > WIRE_ENTRY_FREE)
             break;
-        uint8_t h = p[create ? 2 : 1], size = p[3];
-        if (((h & 0xf8) | (size & 0x80) | (create ? 0 : p[2] & 0x80)) != 0 ||
-            (h & WIRE_CH_SEQ) == WIRE_CH_SEQ_VARINT)
+        bool create = kind == WIRE_ENTRY_ALLOCATE;
+        const uint8_t *q = p + (create ? 3 : 2);
+        uint8_t h = q[-1];
+        unsigned site = (h & WIRE_CH_SITE) >> WIRE_CH_SITE_SHIFT;
+        /* reserved bits, a new context, site field 3; an id bit is an
+         * allocate's only */
+        if ((h & 0xd0) || site > WIRE_SITE_NEW || (!create && (h & WIRE_CH_ID)) || q > end)
             break;
-        unsigned other = (h >> WIRE_CH_SITE_SHIFT) & 1, c = cur ^ other;
+        uint64_t delta = (h & WIRE_CH_SEQ) + 1u, v, id, old = 0, neu = 0;
+        if ((h & WIRE_CH_SEQ) == WIRE_CH_SEQ_VARINT) {
+            if (!(q = wire_varint_get(q, end, &v)) || v > big)
+                break;
+            delta = v + 4;
+        }
+        if (create) {
+            id = next;
+            if ((h & WIRE_CH_ID) && (!(q = wire_varint_get(q, end, &v)) || v > big))
+                break;
+            id += (h & WIRE_CH_ID) ? v + 1 : 0;
+            if (!(q = wire_varint_get(q, end, &neu)) || neu >= SIZE_MASK)
+                break;
+        } else {
+            if (!(q = wire_varint_get(q, end, &v)) || v >= next ||
+                !(q = wire_varint_get(q, end, &old)) || old >= SIZE_MASK)
+                break;
+            id = next - 1 - v;
+            if (kind == WIRE_ENTRY_RESIZE) {
+                if (!(q = wire_varint_get(q, end, &v)))
+                    break;
+                neu = wire_unzigzag(old, v);
+                if (neu >= SIZE_MASK)
+                    break;
+            }
+        }
+        struct wire_site fresh_site;
+        unsigned why;
+        if (site == WIRE_SITE_NEW &&
+            !(q = wire_compact_get_site(q, end, r->r.n_stacks, &fresh_site, &why)))
+            break;
+        /* taken: the rule moves past it */
+        uint8_t d = create ? p[1] : 0;
+        unsigned c = site == WIRE_SITE_LAST ? cur : cur ^ 1;
         struct run_site *at = &rs[c];
-        if (create && !(at->known && at->fast))
-            break; /* the outer loop derives it, or goes the general way */
-        if (other) {
+        if (site == WIRE_SITE_OTHER) {
             struct wire_site t = r->s.site[0];
             r->s.site[0] = r->s.site[1], r->s.site[1] = t;
-            cur = c;
+        } else if (site == WIRE_SITE_NEW) {
+            r->s.site[1] = r->s.site[0];
+            r->s.site[0] = fresh_site;
+            run_site_flush(a, at);
+            at->known = false;
         }
-        last += (h & WIRE_CH_SEQ) + 1u;
-        if (create) {
-            uint64_t id = next++;
-            at->count++, at->bytes += size;
+        cur = c;
+        last += delta;
+        p = q, n++;
+        const struct wire_site *ws = &r->s.site[0];
+        if (kind == WIRE_ENTRY_FREE) {
+            quick_free(a, last, id, old);
+            continue;
+        }
+        /* a site named again is derived once; a new one goes the
+         * general way (its pressure finds the buckets through the node
+         * and the recent lines) */
+        if (site != WIRE_SITE_NEW && !at->known)
+            run_site_derive(a, at, *ws);
+        bool fast = at->known && at->fast;
+        if (create && fast) {
+            next = id + 1;
+            at->count++, at->bytes += neu;
             m->have_id = true, m->max_id = id;
-            if (p[1]) {
-                at->folds++, at->folded += size;
-            } else {
-                quick_allocate(a, id, size, at);
-            }
-        } else {
-            quick_free(a, last, next - 1 - p[2], size);
+            if (d)
+                at->folds++, at->folded += neu;
+            else
+                quick_allocate(a, id, neu, at);
+            continue;
         }
-        p += 4, n++;
+        if (!create && fast && quick_resize(a, id, old, neu)) {
+            at->resizes++, at->bytes += pick(neu > old, neu - old, 0);
+            continue;
+        }
+        if (create)
+            next = id + 1;
+        struct wire_alloc e = {
+            last,      create ? (d ? WIRE_OP_FOLD : WIRE_OP_ALLOCATE) : WIRE_OP_RESIZE,
+            id,        create ? (d ? last + d : WIRE_NONE64) : old,
+            neu,       r->s.exec,
+            ws->stack, ws->span};
+        quick_general(a, rs, &e);
     }
     r->r.last = last, r->r.next_id = next;
     *cur_io = cur;
@@ -1135,10 +1256,11 @@ size_t agg_mem_compact_run(struct agg *a, const uint8_t *run, const uint8_t *end
         }
         fresh = true;
         bool create = e.op == WIRE_OP_ALLOCATE || e.op == WIRE_OP_FOLD;
-        if (create && !rs[cur].known)
+        if (e.op != WIRE_OP_FREE && !rs[cur].known)
             run_site_derive(a, &rs[cur], r.s.site[0]);
+        /* summed as in quick_entries, with its bounds (run_quick_check) */
         if (create && rs[cur].fast && !(a->mem.have_id && e.allocation_id <= a->mem.max_id) &&
-            q.on) {
+            q.on && e.new_size < SIZE_MASK) {
             struct run_site *at = &rs[cur];
             at->count++, at->bytes += e.new_size;
             a->mem.have_id = true, a->mem.max_id = e.allocation_id;

@@ -14,8 +14,8 @@
  *   kind 4 ALLOCATE: kind, free distance d, header, [sequence], [id], size,
  *                    [site], [execution]; d > 0 makes it a FOLD freed at
  *                    sequence + d
- *   kind 5 RESIZE:   kind, header, [sequence], id, old size, new size,
- *                    [site], [execution]
+ *   kind 5 RESIZE:   kind, header, [sequence], id, old size, new size as
+ *                    its zigzag distance from the old, [site], [execution]
  *   kind 6 FREE:     kind, header, [sequence], id, old size, [site],
  *                    [execution]
  *
@@ -79,8 +79,35 @@ static inline __attribute__((always_inline)) bool wire_site_eq(struct wire_site 
     return a.stack == stack && a.span.start == span.start && a.span.end == span.end;
 }
 
+/* A resize's new size as its distance from the old (modulo 2^64, read
+ * as signed), zigzagged so that a small growth or shrink is one byte. */
+static inline uint64_t wire_zigzag(uint64_t old, uint64_t neu)
+{
+    uint64_t d = neu - old;
+    return (d << 1) ^ (uint64_t) - (int64_t)(d >> 63);
+}
+
+static inline uint64_t wire_unzigzag(uint64_t old, uint64_t z)
+{
+    return old + ((z >> 1) ^ (uint64_t) - (int64_t)(z & 1));
+}
+
+/* Writes v as a varint at p; past it.  One to three bytes without the
+ * loop, as wire_varint_get reads them. */
 static inline uint8_t *wire_varint_put(uint8_t *p, uint64_t v)
 {
+    if (__builtin_expect(v < 0x80, 1)) {
+        p[0] = (uint8_t)v;
+        return p + 1;
+    }
+    if (v < 0x4000) {
+        p[0] = (uint8_t)(v | 0x80), p[1] = (uint8_t)(v >> 7);
+        return p + 2;
+    }
+    if (v < 0x200000) {
+        p[0] = (uint8_t)(v | 0x80), p[1] = (uint8_t)(v >> 7 | 0x80), p[2] = (uint8_t)(v >> 14);
+        return p + 3;
+    }
     while (v >= 0x80) {
         *p++ = (uint8_t)(v | 0x80);
         v >>= 7;
@@ -90,12 +117,23 @@ static inline uint8_t *wire_varint_put(uint8_t *p, uint64_t v)
 }
 
 /* The varint at p (before end): past it, or NULL when it is cut short,
- * longer than 10 bytes or past 2^64 - 1. */
+ * longer than 10 bytes or past 2^64 - 1.  Sizes and distances are mostly
+ * one to three bytes: those are read without the loop. */
 static inline const uint8_t *wire_varint_get(const uint8_t *p, const uint8_t *end, uint64_t *v)
 {
-    if (__builtin_expect(p < end && p[0] < 0x80, 1)) {
-        *v = p[0];
-        return p + 1;
+    if (__builtin_expect(end - p >= 3, 1)) {
+        if (p[0] < 0x80) {
+            *v = p[0];
+            return p + 1;
+        }
+        if (p[1] < 0x80) {
+            *v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+            return p + 2;
+        }
+        if (p[2] < 0x80) {
+            *v = (uint64_t)(p[0] & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7 | (uint64_t)p[2] << 14;
+            return p + 3;
+        }
     }
     uint64_t x = 0;
     for (unsigned shift = 0; shift < 70; shift += 7) {
@@ -192,7 +230,7 @@ static inline size_t wire_compact_put(struct wire_compact_enc *e, uint8_t *dst,
         p = wire_varint_put(p, e->floor - 1 - a->allocation_id);
         p = wire_varint_put(p, a->old_size);
         if (a->op == WIRE_OP_RESIZE)
-            p = wire_varint_put(p, a->new_size);
+            p = wire_varint_put(p, wire_zigzag(a->old_size, a->new_size));
     }
     unsigned site = wire_compact_site(&e->s, a->stack_id, a->span);
     hv |= site << WIRE_CH_SITE_SHIFT;
@@ -322,6 +360,8 @@ static inline size_t wire_compact_take(const uint8_t *p0, const uint8_t *end,
         return *why = WIRE_CW_VARINT, 0;
     if (kind != WIRE_ENTRY_FREE && !(p = wire_varint_get(p, end, &neu)))
         return *why = WIRE_CW_VARINT, 0;
+    if (kind == WIRE_ENTRY_RESIZE)
+        neu = wire_unzigzag(old, neu);
     if (d && __builtin_add_overflow(seq, d, &old)) /* a fold's free sequence */
         return *why = WIRE_CW_FREE_SEQ, 0;
     struct wire_site s;

@@ -3,7 +3,9 @@
  * instead, the same random streams must give the same document, byte
  * for byte: with every kind of collector error, stacks defined between
  * allocations, gaps in ids that slide the window, and retention and
- * stack budgets that run out. */
+ * stack budgets that run out; in the 58-byte entries of version 2 and in
+ * the compact entries of version 3, with folds, and sites named again
+ * (which the compact runs sum without the tables). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include "daemon/rank.h"
 #include "daemon/render.h"
 #include "proto/wire.h"
+#include "proto/wire_compact.h"
 #include "tests/feed_entries.h"
 
 Suite *feed_runs_suite(void);
@@ -26,14 +29,17 @@ static const char text[] = "fn a() {}\nfn b() {}\nfn c() {}\n";
 struct gen {
     unsigned seed;
     msgpack_sbuffer sb;
-    uint8_t bin[1600 * WIRE_ALLOC_SIZE];
+    uint8_t bin[1600 * WIRE_COMPACT_MAX];
     size_t len;
     uint32_t count, n_stacks;
     uint64_t seq, next_id;
     uint64_t live_id[MAX_LIVE], live_size[MAX_LIVE];
     size_t n_live;
-    bool dirty; /* collector errors now and then */
-    bool spans; /* leaf spans on the allocations (else none) */
+    bool dirty;   /* collector errors now and then */
+    bool spans;   /* leaf spans on the allocations (else none) */
+    bool compact; /* version 3: compact entries, folds */
+    struct wire_compact_enc enc;
+    struct wire_alloc last; /* the last entry's site, to name it again */
 };
 
 static unsigned rnd(struct gen *g, unsigned n)
@@ -44,7 +50,7 @@ static unsigned rnd(struct gen *g, unsigned n)
 static void header(struct gen *g)
 {
     struct wire_hello h = {0};
-    h.version = WIRE_PROTOCOL_VERSION;
+    h.version = g->compact ? WIRE_COMPACT_VERSION : 2;
     h.mode = WIRE_MODE_MEMORY;
     /* budgets small enough to run out now and then */
     uint64_t retention = rnd(g, 3) ? AGG_RETENTION_BUDGET_MAX : 2048 + rnd(g, 16384);
@@ -110,6 +116,8 @@ static void put_alloc(struct gen *g)
         uint32_t at = rnd(g, 3) * 10;
         a.span = (struct wire_span){at, at + 5};
     }
+    if (g->compact && g->seq > 1 && rnd(g, 3)) /* the last site again, as loops do */
+        a.stack_id = g->last.stack_id, a.span = g->last.span;
     unsigned what = rnd(g, 100);
     if (g->n_live == 0 || g->n_live == MAX_LIVE || what < 40) {
         a.op = WIRE_OP_ALLOCATE;
@@ -139,7 +147,17 @@ static void put_alloc(struct gen *g)
             g->live_size[k] = g->live_size[g->n_live];
         }
     }
-    g->len += wire_put_alloc(g->bin + g->len, &a);
+    if (g->compact && a.op == WIRE_OP_ALLOCATE && rnd(g, 3) == 0) {
+        /* a fold: its free comes 1 to 4 sequences on, and takes one */
+        a.op = WIRE_OP_FOLD;
+        a.old_size = a.sequence + 1 + rnd(g, 4);
+        if (g->n_live > 0 && g->live_id[g->n_live - 1] == a.allocation_id)
+            g->n_live--;
+        g->seq++;
+    }
+    g->last = a;
+    g->len += g->compact ? wire_compact_put(&g->enc, g->bin + g->len, &a)
+                         : wire_put_alloc(g->bin + g->len, &a);
     g->count++;
 }
 
@@ -149,6 +167,8 @@ static void generate(struct gen *g, unsigned seed, bool spans)
     memset(g, 0, sizeof *g);
     g->seed = seed;
     g->spans = spans;
+    g->compact = seed % 2;
+    wire_compact_enc_init(&g->enc);
     msgpack_sbuffer_init(&g->sb);
     g->dirty = rnd(g, 2);
     g->next_id = 1;
