@@ -429,9 +429,9 @@ static void wake_writer(struct collector *c)
 
 /* Ships frames until stopped.  A full batch's worth (COLLECTOR_BATCH_FRAMES
  * frames, or a quarter of a small ring) goes at once; less waits until
- * COLLECTOR_FLUSH_NS after the last frame, so that a CPU profile (a
- * sample a millisecond) wakes the writer and the daemon fifty times a
- * second, not a thousand.  Between batches the writer naps until the
+ * the flush interval after the last frame, so that a CPU profile (a
+ * sample a millisecond) wakes the writer and the daemon once a second
+ * (COLLECTOR_FLUSH_CPU_NS), not a thousand times.  Between batches the writer naps until the
  * ring should hold a full batch at the rate it has been filling, or
  * until the flush is due: a heap profile's writer wakes about once per
  * full batch, and the ring (4 MiB, four batches) absorbs an estimate

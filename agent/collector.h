@@ -36,10 +36,13 @@
 #define COLLECTOR_BATCH_FRAMES 16
 #define COLLECTOR_RING (4u << 20)
 #define COLLECTOR_STALL_NS (5000000000ull)
-/* Entries short of a full frame wait at most this long for the next: in
- * CPU mode each wake of the writer (and so of the daemon) costs 20-45 us
- * of CPU on a VM, so 20 ms rather than 10 halves what they cost. */
+/* Entries short of a full frame wait at most this long for the next.
+ * Each wake of the writer (and so of the daemon) costs 20 to 150 us of
+ * CPU on a VM: a CPU profile's samples (42 KB a second at 1000 Hz, a
+ * full batch in 25 s) wait up to COLLECTOR_FLUSH_CPU_NS, one wake a
+ * second, a hundredth of a percent of a core. */
 #define COLLECTOR_FLUSH_NS (20000000ull)
+#define COLLECTOR_FLUSH_CPU_NS (1000000000ull)
 #define COLLECTOR_MIN_NAP_NS (50000ull)
 /* an EVENTS frame: header, and the run in 1-2 pieces; a batch of them */
 #define COLLECTOR_IOV (3 * COLLECTOR_BATCH_FRAMES)
@@ -112,7 +115,8 @@ void collector_result_free(struct collector_result *r);
 uint64_t collector_frames_sent(const struct collector *c);
 
 /* Before collector_start: the longest entries short of a full frame wait
- * (COLLECTOR_FLUSH_NS unless a test sets another). */
+ * (COLLECTOR_FLUSH_NS unless set: COLLECTOR_FLUSH_CPU_NS in CPU mode, or
+ * what a test needs). */
 void collector_set_flush_ns(struct collector *c, uint64_t ns);
 
 /* CPU nanoseconds the writer thread used, exact once it has been

@@ -195,12 +195,19 @@ MEMWIRE_HOT void memwire_change(struct memwire *w, uint64_t seq, uint64_t id, ui
         return;
     }
     unsigned hv;
-    p[0] = resize ? WIRE_ENTRY_RESIZE : WIRE_ENTRY_FREE;
+    struct wire_compact_state *st = &w->enc.s;
+    /* a resize of what the last resize resized, from the size it left */
+    bool again = resize && st->resized && id == st->resized_id && old == st->resized_size;
+    p[0] = again ? WIRE_ENTRY_RESIZE_AGAIN : resize ? WIRE_ENTRY_RESIZE : WIRE_ENTRY_FREE;
     uint8_t *q = memwire_seq(w, p + 2, seq, &hv);
-    q = wire_varint_put(q, w->enc.floor - 1 - id);
-    q = wire_varint_put(q, old);
-    if (resize)
+    if (!again) {
+        q = wire_varint_put(q, w->enc.floor - 1 - id);
+        q = wire_varint_put(q, old);
+    }
+    if (resize) {
         q = wire_varint_put(q, wire_zigzag(old, neu));
+        st->resized = true, st->resized_id = id, st->resized_size = neu;
+    }
     q = memwire_tail(w, q, stack, span, &hv);
     p[1] = (uint8_t)hv;
     memwire_wrote(w, (size_t)(q - p));

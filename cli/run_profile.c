@@ -109,6 +109,8 @@ enum run_profile_setup run_profile_setup(struct run_profile *rp, const struct in
     if (rc != 0)
         return setup_failed(rp, err);
     rp->collector = collector_new(sock, rp->capture.fd, COLLECTOR_RING, COLLECTOR_STALL_NS);
+    if (rp->collector && rp->args->mode == RUN_MODE_CPU)
+        collector_set_flush_ns(rp->collector, COLLECTOR_FLUSH_CPU_NS);
     if (!rp->collector)
         return setup_failed(rp, "out of memory");
     const char *backend = backend_name(a->mode);

@@ -1092,9 +1092,11 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
     const uint64_t big = UINT64_C(1) << 40;
     while (n < room && end - p >= 2) {
         uint8_t kind = p[0];
-        if (kind < WIRE_ENTRY_ALLOCATE || kind > WIRE_ENTRY_FREE)
+        if (kind < WIRE_ENTRY_ALLOCATE || kind > WIRE_ENTRY_RESIZE_AGAIN)
             break;
-        bool create = kind == WIRE_ENTRY_ALLOCATE;
+        bool create = kind == WIRE_ENTRY_ALLOCATE, again = kind == WIRE_ENTRY_RESIZE_AGAIN;
+        if (again && !r->s.resized)
+            break; /* refused: the general way reports it */
         const uint8_t *q = p + (create ? 3 : 2);
         uint8_t h = q[-1];
         unsigned site = (h & WIRE_CH_SITE) >> WIRE_CH_SITE_SHIFT;
@@ -1116,11 +1118,17 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
             if (!(q = wire_varint_get(q, end, &neu)) || neu >= SIZE_MASK)
                 break;
         } else {
-            if (!(q = wire_varint_get(q, end, &v)) || v >= next ||
-                !(q = wire_varint_get(q, end, &old)) || old >= SIZE_MASK)
+            if (again) {
+                id = r->s.resized_id, old = r->s.resized_size;
+                if (old >= SIZE_MASK)
+                    break;
+            } else if (!(q = wire_varint_get(q, end, &v)) || v >= next ||
+                       !(q = wire_varint_get(q, end, &old)) || old >= SIZE_MASK) {
                 break;
-            id = next - 1 - v;
-            if (kind == WIRE_ENTRY_RESIZE) {
+            } else {
+                id = next - 1 - v;
+            }
+            if (kind != WIRE_ENTRY_FREE) {
                 if (!(q = wire_varint_get(q, end, &v)))
                     break;
                 neu = wire_unzigzag(old, v);
@@ -1170,6 +1178,8 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
                 quick_allocate(a, id, neu, at);
             continue;
         }
+        if (!create) /* a resize: what a RESIZE_AGAIN refers to from now on */
+            r->s.resized = true, r->s.resized_id = id, r->s.resized_size = neu;
         if (!create && fast && quick_resize(a, id, old, neu)) {
             at->resizes++, at->bytes += pick(neu > old, neu - old, 0);
             continue;

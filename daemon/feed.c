@@ -13,7 +13,8 @@ static int feed_alloc_runs(struct agg *g, struct wire_decoder *d, struct wire_ev
 {
     enum { PIECE = 512 };
     for (;;) {
-        if (it->p < it->end && it->p[0] >= WIRE_ENTRY_ALLOCATE && it->p[0] <= WIRE_ENTRY_FREE) {
+        if (it->p < it->end && it->p[0] >= WIRE_ENTRY_ALLOCATE &&
+            it->p[0] <= WIRE_ENTRY_RESIZE_AGAIN) {
             struct wire_compact_rule rule;
             uint32_t room;
             const uint8_t *run = wire_events_compact_open(d, it, &room, &rule), *to = run;

@@ -70,6 +70,7 @@ enum wire_entry_kind {
     WIRE_ENTRY_ALLOCATE = 4, /* an allocate, or a fold */
     WIRE_ENTRY_RESIZE = 5,
     WIRE_ENTRY_FREE = 6,
+    WIRE_ENTRY_RESIZE_AGAIN = 7, /* a resize of what the last resize resized */
 };
 
 /* Entry sizes in bytes, kind byte included.  Layouts (little-endian):

@@ -18,6 +18,10 @@
  *                    its zigzag distance from the old, [site], [execution]
  *   kind 6 FREE:     kind, header, [sequence], id, old size, [site],
  *                    [execution]
+ *   kind 7 RESIZE_AGAIN: kind, header, [sequence], new size as its zigzag
+ *                    distance from the old, [site], [execution]: a resize
+ *                    of what the last resize resized, from the size it
+ *                    left (a string built by appending, mostly)
  *
  * Header bits: 0-1 the sequence (0..2: the last + 1..3; 3: the last + 4
  * + a varint), 2-3 the site (0: the last; 1: the one before, which
@@ -42,7 +46,7 @@
 
 #include "proto/wire.h"
 
-#define WIRE_COMPACT_MIN 4  /* the smallest compact entry */
+#define WIRE_COMPACT_MIN 3  /* the smallest compact entry (a RESIZE_AGAIN) */
 #define WIRE_COMPACT_MAX 72 /* the largest: a resize with every field */
 
 #define WIRE_CH_SEQ 0x03u
@@ -61,16 +65,21 @@ struct wire_site {
     struct wire_span span;
 };
 
-/* The sites and execution context the next compact entry refers to. */
+/* The sites, execution context and last resize the next compact entry
+ * refers to. */
 struct wire_compact_state {
     struct wire_site site[2]; /* the last first */
     struct wire_exec exec;
+    bool resized;                      /* a compact resize came before */
+    uint64_t resized_id, resized_size; /* its id, and the size it left */
 };
 
 static inline void wire_compact_state_init(struct wire_compact_state *s)
 {
     s->site[0] = s->site[1] = (struct wire_site){WIRE_NONE32, WIRE_SPAN_NONE};
     s->exec = (struct wire_exec){WIRE_NONE32, WIRE_NONE32, WIRE_NONE32};
+    s->resized = false;
+    s->resized_id = s->resized_size = 0;
 }
 
 static inline __attribute__((always_inline)) bool wire_site_eq(struct wire_site a, uint32_t stack,
@@ -208,7 +217,10 @@ static inline size_t wire_compact_put(struct wire_compact_enc *e, uint8_t *dst,
 {
     uint8_t *p = dst;
     bool create = a->op == WIRE_OP_ALLOCATE || a->op == WIRE_OP_FOLD;
+    bool again = a->op == WIRE_OP_RESIZE && e->s.resized && a->allocation_id == e->s.resized_id &&
+                 a->old_size == e->s.resized_size;
     *p++ = create                    ? WIRE_ENTRY_ALLOCATE
+           : again                   ? WIRE_ENTRY_RESIZE_AGAIN
            : a->op == WIRE_OP_RESIZE ? WIRE_ENTRY_RESIZE
                                      : WIRE_ENTRY_FREE;
     if (create)
@@ -226,12 +238,16 @@ static inline size_t wire_compact_put(struct wire_compact_enc *e, uint8_t *dst,
         }
         e->floor = a->allocation_id + 1;
         p = wire_varint_put(p, a->new_size);
+    } else if (again) {
+        p = wire_varint_put(p, wire_zigzag(a->old_size, a->new_size));
     } else {
         p = wire_varint_put(p, e->floor - 1 - a->allocation_id);
         p = wire_varint_put(p, a->old_size);
         if (a->op == WIRE_OP_RESIZE)
             p = wire_varint_put(p, wire_zigzag(a->old_size, a->new_size));
     }
+    if (a->op == WIRE_OP_RESIZE)
+        e->s.resized = true, e->s.resized_id = a->allocation_id, e->s.resized_size = a->new_size;
     unsigned site = wire_compact_site(&e->s, a->stack_id, a->span);
     hv |= site << WIRE_CH_SITE_SHIFT;
     if (site == WIRE_SITE_NEW)
@@ -271,6 +287,7 @@ enum wire_compact_why {
     WIRE_CW_SPAN,       /* a span start or end out of range */
     WIRE_CW_SPAN_STACK, /* a span without a stack */
     WIRE_CW_EXEC,       /* an execution id past 2^32 - 2 */
+    WIRE_CW_AGAIN,      /* a RESIZE_AGAIN with no compact resize before it */
 };
 
 static inline const uint8_t *wire_compact_get32(const uint8_t *p, const uint8_t *end, uint32_t *v,
@@ -321,8 +338,11 @@ static inline size_t wire_compact_take(const uint8_t *p0, const uint8_t *end,
 {
     const uint8_t *p = p0;
     uint8_t kind = p[0];
-    if (kind < WIRE_ENTRY_ALLOCATE || kind > WIRE_ENTRY_FREE)
+    if (kind < WIRE_ENTRY_ALLOCATE || kind > WIRE_ENTRY_RESIZE_AGAIN)
         return *why = WIRE_CW_KIND, 0;
+    bool again = kind == WIRE_ENTRY_RESIZE_AGAIN;
+    if (again && !cr->s.resized)
+        return *why = WIRE_CW_AGAIN, 0;
     bool create = kind == WIRE_ENTRY_ALLOCATE;
     if (end - p < (create ? 3 : 2))
         return *why = WIRE_CW_CUT, 0;
@@ -348,6 +368,8 @@ static inline size_t wire_compact_take(const uint8_t *p0, const uint8_t *end,
             return *why = WIRE_CW_VARINT, 0;
         if (__builtin_add_overflow(id, v, &id) || __builtin_add_overflow(id, 1, &id))
             return *why = WIRE_CW_ID, 0;
+    } else if (again) {
+        id = cr->s.resized_id;
     } else if (!create) {
         if (!(p = wire_varint_get(p, end, &v)))
             return *why = WIRE_CW_VARINT, 0;
@@ -355,12 +377,12 @@ static inline size_t wire_compact_take(const uint8_t *p0, const uint8_t *end,
     }
     if (id == WIRE_NONE64)
         return *why = WIRE_CW_ID, 0;
-    uint64_t old = WIRE_NONE64, neu = WIRE_NONE64;
-    if (!create && !(p = wire_varint_get(p, end, &old)))
+    uint64_t old = again ? cr->s.resized_size : WIRE_NONE64, neu = WIRE_NONE64;
+    if (!create && !again && !(p = wire_varint_get(p, end, &old)))
         return *why = WIRE_CW_VARINT, 0;
     if (kind != WIRE_ENTRY_FREE && !(p = wire_varint_get(p, end, &neu)))
         return *why = WIRE_CW_VARINT, 0;
-    if (kind == WIRE_ENTRY_RESIZE)
+    if (kind == WIRE_ENTRY_RESIZE || again)
         neu = wire_unzigzag(old, neu);
     if (d && __builtin_add_overflow(seq, d, &old)) /* a fold's free sequence */
         return *why = WIRE_CW_FREE_SEQ, 0;
@@ -386,16 +408,18 @@ static inline size_t wire_compact_take(const uint8_t *p0, const uint8_t *end,
     r->last = seq;
     if (create)
         r->next_id = id + 1;
-    *a = (struct wire_alloc){seq,
-                             create                      ? (d ? WIRE_OP_FOLD : WIRE_OP_ALLOCATE)
-                             : kind == WIRE_ENTRY_RESIZE ? WIRE_OP_RESIZE
-                                                         : WIRE_OP_FREE,
-                             id,
-                             old,
-                             neu,
-                             x,
-                             s.stack,
-                             s.span};
+    bool resize = kind == WIRE_ENTRY_RESIZE || again;
+    if (resize)
+        cr->s.resized = true, cr->s.resized_id = id, cr->s.resized_size = neu;
+    *a = (struct wire_alloc){
+        seq,
+        create ? (d ? WIRE_OP_FOLD : WIRE_OP_ALLOCATE) : resize ? WIRE_OP_RESIZE : WIRE_OP_FREE,
+        id,
+        old,
+        neu,
+        x,
+        s.stack,
+        s.span};
     *how = site;
     return (size_t)(p - p0);
 }

@@ -193,6 +193,7 @@ static int compact_rejection(struct wire_decoder *d, unsigned why, uint32_t inde
         [WIRE_CW_SPAN] = {WIRE_E_RANGE, "ALLOC.span: span is neither absent nor start <= end"},
         [WIRE_CW_SPAN_STACK] = {WIRE_E_RANGE, "ALLOC.span: a span needs a stack"},
         [WIRE_CW_EXEC] = {WIRE_E_RANGE, "ALLOC.exec: a task, actor or thread past 2^32 - 2"},
+        [WIRE_CW_AGAIN] = {WIRE_E_ORDER, "ALLOC: a RESIZE_AGAIN before any compact resize"},
     };
     if (why >= sizeof whys / sizeof whys[0])
         why = WIRE_CW_KIND;
@@ -203,7 +204,7 @@ static int compact_rejection(struct wire_decoder *d, unsigned why, uint32_t inde
 size_t wire_compact_size(const uint8_t *p, const uint8_t *end)
 {
     uint8_t kind = p < end ? p[0] : 0;
-    if (kind < WIRE_ENTRY_ALLOCATE || kind > WIRE_ENTRY_FREE)
+    if (kind < WIRE_ENTRY_ALLOCATE || kind > WIRE_ENTRY_RESIZE_AGAIN)
         return 0;
     bool create = kind == WIRE_ENTRY_ALLOCATE;
     const uint8_t *q = p + (create ? 3 : 2);
@@ -212,8 +213,11 @@ size_t wire_compact_size(const uint8_t *p, const uint8_t *end)
     uint8_t h = q[-1];
     uint64_t v;
     /* sequence, id, sizes */
-    unsigned n = ((h & WIRE_CH_SEQ) == WIRE_CH_SEQ_VARINT) + (create ? (h & WIRE_CH_ID) != 0 : 1) +
-                 (kind == WIRE_ENTRY_RESIZE ? 2 : 1);
+    unsigned n =
+        ((h & WIRE_CH_SEQ) == WIRE_CH_SEQ_VARINT) + (kind == WIRE_ENTRY_RESIZE_AGAIN ? 1
+                                                     : create ? ((h & WIRE_CH_ID) != 0) + 1u
+                                                     : kind == WIRE_ENTRY_RESIZE ? 3u
+                                                                                 : 2u);
     while (n-- > 0)
         if (!(q = wire_varint_get(q, end, &v)))
             return 0;
@@ -259,7 +263,7 @@ static inline size_t read_compact(struct wire_decoder *d, const uint8_t *p, cons
 {
     struct wire_compact_rule r;
     compact_rule_get(d, &r);
-    unsigned how, why;
+    unsigned how, why = WIRE_CW_KIND;
     size_t n = wire_compact_take(p, end, &r, a, &how, &why);
     if (n == 0)
         return compact_rejection(d, why, index), 0;
@@ -299,7 +303,8 @@ int wire_events_next(struct wire_decoder *d, struct wire_events_iter *it, struct
      * Never faults, even past the end. */
     __builtin_prefetch(p + 2048);
     ev->kind = p[0];
-    if (ev->kind >= WIRE_ENTRY_ALLOCATE && ev->kind <= WIRE_ENTRY_FREE && compact_stream(d)) {
+    if (ev->kind >= WIRE_ENTRY_ALLOCATE && ev->kind <= WIRE_ENTRY_RESIZE_AGAIN &&
+        compact_stream(d)) {
         size_t n = read_compact(d, p, it->end, index, &ev->u.alloc);
         ev->kind = WIRE_ENTRY_ALLOC;
         it->p = p + n;

@@ -134,6 +134,11 @@ static void put_alloc(struct gen *g)
     } else {
         size_t k = rnd(g, (unsigned)g->n_live);
         a.op = what < 70 ? WIRE_OP_RESIZE : WIRE_OP_FREE;
+        /* the last resized allocation resized again, as a string built
+         * by appending is (a RESIZE_AGAIN entry) */
+        for (size_t j = 0; g->compact && a.op == WIRE_OP_RESIZE && rnd(g, 2) && j < g->n_live; j++)
+            if (g->last.op == WIRE_OP_RESIZE && g->live_id[j] == g->last.allocation_id)
+                k = j;
         a.allocation_id = g->live_id[k];
         bool wrong = g->dirty && rnd(g, 40) == 0;
         a.old_size = g->live_size[k] + wrong;

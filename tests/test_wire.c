@@ -1023,10 +1023,10 @@ START_TEST(events_structure)
     uint8_t bin[2 * WIRE_STACK_SIZE + 9] = {0};
     struct wire_stack st = {1, 0, 0, WIRE_SPAN_NONE};
     wire_put_stack(bin, &st);
-    /* version 3's smallest entry is a 4-byte compact ALLOC */
+    /* version 3's smallest entry is a 3-byte RESIZE_AGAIN */
     put_base(&sb);
-    wire_encode_events(&sb, 6, bin, WIRE_STACK_SIZE);
-    expect_error(&sb, WIRE_E_ARITY, "EVENTS.count: 6 entries cannot fit in 21 bytes");
+    wire_encode_events(&sb, 8, bin, WIRE_STACK_SIZE);
+    expect_error(&sb, WIRE_E_ARITY, "EVENTS.count: 8 entries cannot fit in 21 bytes");
     msgpack_sbuffer_clear(&sb);
     put_base(&sb);
     wire_encode_events(&sb, 1, bin, WIRE_STACK_SIZE + 3);

@@ -198,6 +198,7 @@ def capture(seed):
         live, next_id, total = {}, 1, 0
         huge = r.random() < 0.5  # this capture has sizes near 2^40 and 2^64
         level = r.random() < 0.5
+        last_resized = None
         for _ in range(r.randint(0, 150)):
             seq += 1
             stack = r.randrange(len(depth)) if r.random() < 0.9 else None
@@ -230,6 +231,10 @@ def capture(seed):
                 next_id += r.choice([1] * 12 + [3, 100, 300])
             else:
                 aid = r.choice(sorted(live))
+                # now and then the allocation resized last, again (a string
+                # built by appending: RESIZE_AGAIN entries in version 3)
+                if op == "resize" and last_resized in live and r.random() < 0.5:
+                    aid = last_resized
                 old = live[aid]
                 if op == "free":
                     del live[aid]
@@ -245,6 +250,7 @@ def capture(seed):
                         live[aid] = new
                         total += max(new - old, 0)
                     events.append(("resize", seq, aid, old, new, r.randint(0, 2), st, sp, fits))
+                    last_resized = aid
         out.extend(alloc_lines(events, version == 3 and r.random() < 0.8, r))
     out.append("END")
     coal, drop = r.randint(0, 5), r.randint(0, 5)
