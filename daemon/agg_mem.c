@@ -204,13 +204,6 @@ HOT void prefetch_site(const struct agg *a, uint32_t off)
     __builtin_prefetch((const void *)(p + sizeof(struct agg_siteb) - 1), 1);
 }
 
-/* The stored node an entry names, for prefetching only. */
-static const struct agg_node *warm_node(const struct agg *a, const uint8_t *p)
-{
-    uint32_t stack = wire_alloc_entry_stack(p);
-    return stack < a->nodes.len ? agg_node_at(a, stack) : NULL;
-}
-
 /* Starts loading what an export keeps of node i (both lines it may
  * straddle); nothing without detail. */
 HOT void prefetch_detail(const struct agg *a, uint32_t i, bool detail)
@@ -240,16 +233,16 @@ HOT void warm_far(const struct agg *a, const struct wire_alloc *e, bool detail)
  * branch on something random in a real stream (mispredicted more often
  * than not), so a free's leaf buckets are loaded too, and an allocate's
  * new id, which has no record, loads the start of the arena. */
-HOT void warm_near(const struct agg *a, const uint8_t *p, bool detail)
+HOT void warm_near_at(const struct agg *a, uint32_t stack, uint64_t id, bool detail)
 {
-    const struct agg_node *n = warm_node(a, p);
+    const struct agg_node *n = stack < a->nodes.len ? agg_node_at(a, stack) : NULL;
     if (n) {
         if (n->leaf_bucket != AGG_NONE)
             prefetch_site(a, n->leaf_bucket);
         if (n->chain_bucket != AGG_NONE)
             __builtin_prefetch(a->arena + n->chain_bucket, 1);
     }
-    uint64_t rec = live_track_peek(&a->mem.track, wire_alloc_entry_id(p));
+    uint64_t rec = live_track_peek(&a->mem.track, id);
     uint32_t ref = (uint32_t)(rec >> AGG_MEM_SIZE_BITS);
     /* LIVE_EMPTY gives a ref above AGG_MEM_NO_SITE; with detail kept the
      * ref is a node, not a bucket */
@@ -263,6 +256,11 @@ HOT void warm_near(const struct agg *a, const uint8_t *p, bool detail)
         __builtin_prefetch((const char *)agg_node_at(a, ref) +
                            offsetof(struct agg_node, leaf_bucket));
     prefetch_detail(a, ref, detail);
+}
+
+HOT void warm_near(const struct agg *a, const uint8_t *p, bool detail)
+{
+    warm_near_at(a, wire_alloc_entry_stack(p), wire_alloc_entry_id(p), detail);
 }
 
 /* Step 2, with detail kept: the creation site of a live record, named
@@ -1018,9 +1016,10 @@ static __attribute__((noinline)) void quick_allocate(struct agg *a, uint64_t id,
     keep_record(a, id, size, at->site, at->node, false, false);
 }
 
-/* A quick free: mem_free, out of line as quick_allocate. */
-static __attribute__((noinline)) void quick_free(struct agg *a, uint64_t seq, uint64_t id,
-                                                 uint64_t old)
+/* A quick free: mem_free.  In line: a free's few steps cost less than
+ * the call's saved registers. */
+static inline __attribute__((always_inline)) void quick_free(struct agg *a, uint64_t seq,
+                                                             uint64_t id, uint64_t old)
 {
     struct wire_alloc e = {seq, WIRE_OP_FREE, id, old, WIRE_NONE64, {0, 0, 0}, 0, {0, 0}};
     a->mem.events++;
@@ -1068,6 +1067,66 @@ static __attribute__((noinline)) void quick_general(struct agg *a, struct run_si
     mem_event(a, e, true, false, false);
     if (a->arena_used != used)
         run_forget(a, rs);
+}
+
+/* An allocate of a quick run at a site the run does not know fast
+ * (recursive code names a new site at nearly every allocation):
+ * mem_allocate without what the run checked (the id is new, the bytes
+ * fit: run_quick_check); in line, as quick_free. */
+static inline __attribute__((always_inline)) void quick_allocate_at(struct agg *a,
+                                                                    struct run_site rs[2],
+                                                                    uint64_t id, uint64_t size,
+                                                                    struct wire_site ws)
+{
+    struct agg_mem *m = &a->mem;
+    struct agg_node *node = NULL;
+    /* stored nodes are defined stacks (the rule checked the stack) */
+    if (__builtin_expect(ws.stack < a->nodes.len, 1)) {
+        struct agg_node *n = agg_node_at(a, ws.stack);
+        node = n->flags & AGG_NODE_INVALID ? NULL : n;
+    }
+    size_t used = a->arena_used;
+    m->events++;
+    m->have_id = true, m->max_id = id;
+    m->allocation_count++;
+    struct agg_siteb *s = pressure(a, node, size, true, ws.span, false);
+    keep_record(a, id, size, s, node, false, false);
+    if (a->arena_used != used)
+        run_forget(a, rs);
+}
+
+/* A resize of a quick run at a site the run does not know fast, in the
+ * common case quick_resize takes (else false, with nothing changed):
+ * mem_resize without what the run checked. */
+static inline __attribute__((always_inline)) bool quick_resize_at(struct agg *a,
+                                                                  struct run_site rs[2],
+                                                                  uint64_t id, uint64_t old,
+                                                                  uint64_t neu, struct wire_site ws)
+{
+    struct agg_mem *m = &a->mem;
+    uint64_t *r = live_track_find(&m->track, id);
+    if (!r || (*r & SIZE_MASK) != old || old >= SIZE_MASK || neu >= SIZE_MASK)
+        return false;
+    struct agg_node *node = NULL;
+    if (__builtin_expect(ws.stack < a->nodes.len, 1)) {
+        struct agg_node *n = agg_node_at(a, ws.stack);
+        node = n->flags & AGG_NODE_INVALID ? NULL : n;
+    }
+    size_t used = a->arena_used;
+    m->events++;
+    m->resize_count++;
+    pressure(a, node, pick(neu > old, neu - old, 0), false, ws.span, false);
+    uint64_t site = *r & ~SIZE_MASK, shrink = pick(neu < old, old - neu, 0);
+    uint32_t ref = (uint32_t)(site >> AGG_MEM_SIZE_BITS);
+    struct creator c = creator_at(a, ref, false);
+    m->freed_bytes += shrink;
+    if (c.site)
+        c.site->freed_bytes += shrink;
+    *r = neu | site;
+    live_change(a, c, ref, neu - old, false, false, false);
+    if (a->arena_used != used)
+        run_forget(a, rs);
+    return true;
 }
 
 /* The compact entries a run reads without wire_compact_take, while they
@@ -1178,12 +1237,19 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
                 quick_allocate(a, id, neu, at);
             continue;
         }
+        if (create && !d) {
+            next = id + 1;
+            quick_allocate_at(a, rs, id, neu, *ws);
+            continue;
+        }
         if (!create) /* a resize: what a RESIZE_AGAIN refers to from now on */
             r->s.resized = true, r->s.resized_id = id, r->s.resized_size = neu;
         if (!create && fast && quick_resize(a, id, old, neu)) {
             at->resizes++, at->bytes += pick(neu > old, neu - old, 0);
             continue;
         }
+        if (!create && !fast && quick_resize_at(a, rs, id, old, neu, *ws))
+            continue;
         if (create)
             next = id + 1;
         struct wire_alloc e = {
@@ -1227,11 +1293,62 @@ static size_t compact_run_each(struct agg *a, const uint8_t *run, const uint8_t 
     return n;
 }
 
+static bool tables_large(const struct agg *a);
+
+/* A run when the tables outgrow the caches: as mem_run, its entries read
+ * a chunk at a time, each as it is taken starting the loads of its live
+ * record and stack node, then aggregated the general way while the loads
+ * of the buckets they name run WARM entries ahead.  Summing by site
+ * saves little here, where each event waits on memory. */
+enum { COMPACT_CHUNK = 64 };
+
+static size_t compact_run_warm(struct agg *a, const uint8_t *run, const uint8_t *end, uint32_t room,
+                               struct wire_compact_rule *rule, const uint8_t **stop)
+{
+    struct wire_compact_rule r = *rule;
+    const uint8_t *p = run;
+    uint32_t n = 0;
+    bool fresh = false, more = true;
+    struct wire_alloc e[COMPACT_CHUNK];
+    while (more && n < room) {
+        uint32_t k = 0;
+        unsigned how, why;
+        size_t size;
+        while (k < COMPACT_CHUNK && n + k < room &&
+               (size = wire_compact_take(p, end, &r, &e[k], &how, &why)) > 0) {
+            p += size;
+            warm_far(a, &e[k], false);
+            k++;
+        }
+        more = k == COMPACT_CHUNK;
+        for (uint32_t j = 0; j < k && j < WARM; j++)
+            warm_near_at(a, e[j].stack_id, e[j].allocation_id, false);
+        for (uint32_t i = 0; i < k; i++) {
+            if (i + WARM < k)
+                warm_near_at(a, e[i + WARM].stack_id, e[i + WARM].allocation_id, false);
+            if (!fresh && run_entry_stale(a, e[i].sequence)) {
+                agg_alloc(a, &e[i]);
+                continue;
+            }
+            fresh = true;
+            mem_event(a, &e[i], true, false, false);
+        }
+        n += k;
+    }
+    if (fresh)
+        run_passed(a, r.r.last);
+    *rule = r;
+    *stop = p;
+    return n;
+}
+
 size_t agg_mem_compact_run(struct agg *a, const uint8_t *run, const uint8_t *end, uint32_t room,
                            struct wire_compact_rule *rule, const uint8_t **stop)
 {
     if (a->detail || a->live_fn)
         return compact_run_each(a, run, end, room, rule, stop);
+    if (tables_large(a))
+        return compact_run_warm(a, run, end, room, rule, stop);
     struct wire_compact_rule r = *rule;
     /* rs[cur] is what the run knows of the last site, rs[cur ^ 1] of the
      * one before */
