@@ -361,8 +361,8 @@ static uint32_t leaf_node(struct profiler *p, struct interp_frame *f, uint32_t d
 }
 
 /* The entry of a heap event that did not fold, with its leaf stack and
- * statement; out of line, so that a fold's path stays short. */
-static __attribute__((noinline)) void
+ * statement. */
+static inline __attribute__((always_inline)) void
 put_heap_event(struct profiler *p, const struct heap_event *ev, uint64_t seq, bool peak)
 {
     uint32_t leaf = WIRE_NONE32, depth = *p->depth;

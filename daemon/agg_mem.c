@@ -1007,17 +1007,16 @@ HOT void swap_sites(struct wire_compact_rule *r, unsigned *cur)
 }
 
 /* A quick allocate's record and live bytes (mem_allocate after the
- * pressure, which the run sums); out of line, to keep the quick loop's
- * state in registers. */
-static __attribute__((noinline)) void quick_allocate(struct agg *a, uint64_t id, uint64_t size,
-                                                     const struct run_site *at)
+ * pressure, which the run sums).  This and the other quick steps are in
+ * line: a call's saved registers cost more than the spills they save. */
+static inline __attribute__((always_inline)) void
+quick_allocate(struct agg *a, uint64_t id, uint64_t size, const struct run_site *at)
 {
     a->mem.events++;
     keep_record(a, id, size, at->site, at->node, false, false);
 }
 
-/* A quick free: mem_free.  In line: a free's few steps cost less than
- * the call's saved registers. */
+/* A quick free: mem_free. */
 static inline __attribute__((always_inline)) void quick_free(struct agg *a, uint64_t seq,
                                                              uint64_t id, uint64_t old)
 {
@@ -1029,11 +1028,13 @@ static inline __attribute__((always_inline)) void quick_free(struct agg *a, uint
 /* A quick resize's record (mem_resize after the pressure, which the run
  * sums): false, with nothing changed, when it is not the common case (a
  * tracked record of the old size, neither size kept whole), which the
- * general way then takes. */
-static __attribute__((noinline)) bool quick_resize(struct agg *a, uint64_t id, uint64_t old,
-                                                   uint64_t neu)
+ * general way then takes.  *found is the record when the run knows it
+ * (NULL: looked up, and set). */
+static inline __attribute__((always_inline)) bool
+quick_resize(struct agg *a, uint64_t id, uint64_t old, uint64_t neu, uint64_t **found)
 {
-    uint64_t *r = live_track_find(&a->mem.track, id);
+    uint64_t *r = *found ? *found : live_track_find(&a->mem.track, id);
+    *found = r;
     if (!r || (*r & SIZE_MASK) != old || old >= SIZE_MASK || neu >= SIZE_MASK)
         return false;
     a->mem.events++;
@@ -1056,7 +1057,7 @@ HOT const uint8_t *quick_varint(const uint8_t *p, const uint8_t *end, uint64_t *
 }
 
 /* An allocate, fold or resize of a quick run at a site the run does not
- * know fast: the general way (mem_event); out of line as quick_allocate.
+ * know fast: the general way (mem_event); out of line, as it is rare.
  * What the run summed may wait: in a quick run these events only add to
  * the sums (their checks of 2^64 - 1 cannot fail, run_quick_check) and
  * read the ids, which are kept as they go. */
@@ -1072,7 +1073,7 @@ static __attribute__((noinline)) void quick_general(struct agg *a, struct run_si
 /* An allocate of a quick run at a site the run does not know fast
  * (recursive code names a new site at nearly every allocation):
  * mem_allocate without what the run checked (the id is new, the bytes
- * fit: run_quick_check); in line, as quick_free. */
+ * fit: run_quick_check). */
 static inline __attribute__((always_inline)) void quick_allocate_at(struct agg *a,
                                                                     struct run_site rs[2],
                                                                     uint64_t id, uint64_t size,
@@ -1145,6 +1146,7 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
                                     struct run_site rs[2], unsigned *cur_io)
 {
     uint64_t last = r->r.last, next = r->r.next_id;
+    uint64_t *resized = NULL; /* the live record of the last resize's allocation */
     unsigned cur = *cur_io;
     uint32_t n = *n_io;
     struct agg_mem *m = &a->mem;
@@ -1219,6 +1221,7 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
         const struct wire_site *ws = &r->s.site[0];
         if (kind == WIRE_ENTRY_FREE) {
             quick_free(a, last, id, old);
+            resized = NULL;
             continue;
         }
         /* a site named again is derived once; a new one goes the
@@ -1231,23 +1234,32 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
             next = id + 1;
             at->count++, at->bytes += neu;
             m->have_id = true, m->max_id = id;
-            if (d)
+            if (d) {
                 at->folds++, at->folded += neu;
-            else
+            } else {
                 quick_allocate(a, id, neu, at);
+                resized = NULL;
+            }
             continue;
         }
         if (create && !d) {
             next = id + 1;
             quick_allocate_at(a, rs, id, neu, *ws);
+            resized = NULL;
             continue;
         }
-        if (!create) /* a resize: what a RESIZE_AGAIN refers to from now on */
+        if (!create) { /* a resize: what a RESIZE_AGAIN refers to from now on */
+            /* the record of the last resize's allocation while only folds
+             * and resizes came since (nothing moved the records) */
+            if (!again)
+                resized = NULL;
             r->s.resized = true, r->s.resized_id = id, r->s.resized_size = neu;
-        if (!create && fast && quick_resize(a, id, old, neu)) {
+        }
+        if (!create && fast && quick_resize(a, id, old, neu, &resized)) {
             at->resizes++, at->bytes += pick(neu > old, neu - old, 0);
             continue;
         }
+        resized = NULL;
         if (!create && !fast && quick_resize_at(a, rs, id, old, neu, *ws))
             continue;
         if (create)
