@@ -1153,6 +1153,31 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
     const uint64_t big = UINT64_C(1) << 40;
     while (n < room && end - p >= 2) {
         uint8_t kind = p[0];
+        /* the commonest entry of a string built by appending, first: a
+         * RESIZE_AGAIN at one of the two sites, the sequence inline, the
+         * run knowing the site fast and the allocation's record */
+        uint8_t h0 = p[1];
+        if (kind == WIRE_ENTRY_RESIZE_AGAIN && resized && (h0 & 0xf8) == 0 &&
+            (h0 & WIRE_CH_SEQ) != WIRE_CH_SEQ_VARINT) {
+            unsigned c = h0 & 0x04 ? cur ^ 1 : cur;
+            struct run_site *at = &rs[c];
+            uint64_t z, old = r->s.resized_size, neu;
+            const uint8_t *q = wire_varint_get(p + 2, end, &z);
+            if (q && at->known && at->fast && (neu = wire_unzigzag(old, z)) < SIZE_MASK &&
+                old < SIZE_MASK && (*resized & SIZE_MASK) == old) {
+                if (c != cur) {
+                    struct wire_site t = r->s.site[0];
+                    r->s.site[0] = r->s.site[1], r->s.site[1] = t;
+                }
+                cur = c;
+                last += (h0 & WIRE_CH_SEQ) + 1u;
+                p = q, n++;
+                r->s.resized_size = neu;
+                quick_resize(a, r->s.resized_id, old, neu, &resized);
+                at->resizes++, at->bytes += pick(neu > old, neu - old, 0);
+                continue;
+            }
+        }
         if (kind < WIRE_ENTRY_ALLOCATE || kind > WIRE_ENTRY_RESIZE_AGAIN)
             break;
         bool create = kind == WIRE_ENTRY_ALLOCATE, again = kind == WIRE_ENTRY_RESIZE_AGAIN;
