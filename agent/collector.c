@@ -376,22 +376,32 @@ int collector_send_func(struct collector *c, const struct wire_func *f)
     return flush_out(c);
 }
 
-/* Sends whole entries from the ring, where they lie, as one EVENTS
- * frame (its header, then the run in one or two pieces), then gives
- * their space back. */
+/* Sends whole entries from the ring, where they lie, as EVENTS frames
+ * (each its header, then its run in one or two pieces), at most
+ * COLLECTOR_BATCH_FRAMES in one write, then gives their space back. */
 static void ship_batch(struct collector *c)
 {
+    uint8_t head[COLLECTOR_BATCH_FRAMES][WIRE_EVENTS_HEADER_MAX];
+    struct iovec iov[COLLECTOR_IOV];
     struct evring_run run;
-    size_t n = evring_peek(&c->ring, COLLECTOR_FRAME - WIRE_EVENTS_HEADER_MAX, &run);
-    if (n == 0)
+    int n_iov = 0, frames = 0;
+    uint64_t at = atomic_load_explicit(&c->ring.tail, memory_order_relaxed);
+    while (frames < COLLECTOR_BATCH_FRAMES) {
+        size_t n = evring_peek_at(&c->ring, at, COLLECTOR_FRAME - WIRE_EVENTS_HEADER_MAX, &run);
+        if (n == 0)
+            break;
+        iov[n_iov++] =
+            (struct iovec){head[frames], wire_encode_events_header(head[frames], run.count, n)};
+        iov[n_iov++] = (struct iovec){(void *)run.piece[0], run.len[0]};
+        if (run.len[1])
+            iov[n_iov++] = (struct iovec){(void *)run.piece[1], run.len[1]};
+        at = run.end, frames++;
+    }
+    if (frames == 0)
         return;
-    uint8_t head[WIRE_EVENTS_HEADER_MAX];
-    struct iovec iov[COLLECTOR_IOV] = {{head, wire_encode_events_header(head, run.count, n)},
-                                       {(void *)run.piece[0], run.len[0]},
-                                       {(void *)run.piece[1], run.len[1]}};
-    send_vector(c, iov, run.len[1] ? 3 : 2);
+    send_vector(c, iov, n_iov);
     evring_release(&c->ring, &run);
-    atomic_fetch_add(&c->frames, 1);
+    atomic_fetch_add(&c->frames, (uint_fast64_t)frames);
 }
 
 /* Naps up to ns, or until the collector is stopped or the producer
@@ -421,21 +431,23 @@ static void wake_writer(struct collector *c)
     pthread_mutex_unlock(&c->nap_lock);
 }
 
-/* Ships frames until stopped.  A full frame's worth goes at once; less
- * waits until COLLECTOR_FLUSH_NS after the last frame, so that a CPU
- * profile (a sample a millisecond) wakes the writer and the daemon fifty
- * times a second, not a thousand.  Between frames the writer
- * naps until the ring should hold a full frame at the rate it has been
- * filling, or until the flush is due: a heap profile's writer wakes about
- * once per full frame, and the ring (4 MiB, 64 frames) absorbs an
- * estimate that is short.  A producer that fills the ring waits for the
+/* Ships frames until stopped.  A full batch's worth (COLLECTOR_BATCH_FRAMES
+ * frames, or a quarter of a small ring) goes at once; less waits until
+ * the flush interval after the last frame, so that a CPU profile (a
+ * sample a millisecond) wakes the writer and the daemon once a second
+ * (COLLECTOR_FLUSH_CPU_NS), not a thousand times.  Between batches the writer naps until the
+ * ring should hold a full batch at the rate it has been filling, or
+ * until the flush is due: a heap profile's writer wakes about once per
+ * full batch, and the ring (4 MiB, four batches) absorbs an estimate
+ * that is short.  A producer that fills the ring waits for the
  * writer, waking it (memory events), or drops (CPU samples).  Stopping
  * ships everything left. */
 static void *writer_main(void *arg)
 {
     struct collector *c = arg;
     pthread_setname_np(pthread_self(), "jett-writer");
-    size_t cap4 = c->ring.cap / 4, full = COLLECTOR_FRAME - WIRE_EVENTS_HEADER_MAX;
+    size_t cap4 = c->ring.cap / 4,
+           full = COLLECTOR_BATCH_FRAMES * (COLLECTOR_FRAME - WIRE_EVENTS_HEADER_MAX);
     if (cap4 < full)
         full = cap4; /* a small ring must not wait for more than it holds */
     uint64_t last_flush = mono_ns(), seen_at = last_flush;
@@ -455,7 +467,7 @@ static void *writer_main(void *arg)
         uint64_t wait =
             last_flush + c->flush_ns > now ? last_flush + c->flush_ns - now : c->flush_ns;
         if (used > seen && now > seen_at) {
-            /* ns until a full frame at the rate since the last look */
+            /* ns until a full batch at the rate since the last look */
             double fill = (double)(full - used) * (double)(now - seen_at) / (double)(used - seen);
             if (fill < (double)wait)
                 wait = fill > (double)COLLECTOR_MIN_NAP_NS ? (uint64_t)fill : COLLECTOR_MIN_NAP_NS;
@@ -488,7 +500,9 @@ bool collector_put(struct collector *c, const uint8_t *entry, size_t n, bool wai
     if (!wait)
         return false;
     /* Back-pressure: wait for the writer, never longer than the stall
-     * limit without the ring draining. */
+     * limit without the ring draining; what is held is the writer's
+     * from now on, or it would have nothing to drain. */
+    evring_publish(&c->ring);
     wake_writer(c);
     uint64_t last = mono_ns();
     size_t used = evring_used(&c->ring);

@@ -30,14 +30,22 @@
 #include "proto/wire.h"
 
 #define COLLECTOR_FRAME (64u << 10)
+/* Frames the writer sends in one write when that many wait: each wake of
+ * the writer and of the daemon costs tens of microseconds on a VM, as
+ * much as the compact entries of a thousand heap events. */
+#define COLLECTOR_BATCH_FRAMES 16
 #define COLLECTOR_RING (4u << 20)
 #define COLLECTOR_STALL_NS (5000000000ull)
-/* Entries short of a full frame wait at most this long for the next: in
- * CPU mode each wake of the writer (and so of the daemon) costs 20-45 us
- * of CPU on a VM, so 20 ms rather than 10 halves what they cost. */
+/* Entries short of a full frame wait at most this long for the next.
+ * Each wake of the writer (and so of the daemon) costs 20 to 150 us of
+ * CPU on a VM: a CPU profile's samples (42 KB a second at 1000 Hz, a
+ * full batch in 25 s) wait up to COLLECTOR_FLUSH_CPU_NS, one wake a
+ * second, a hundredth of a percent of a core. */
 #define COLLECTOR_FLUSH_NS (20000000ull)
+#define COLLECTOR_FLUSH_CPU_NS (1000000000ull)
 #define COLLECTOR_MIN_NAP_NS (50000ull)
-#define COLLECTOR_IOV 3 /* an EVENTS frame: header, and the run in 1-2 pieces */
+/* an EVENTS frame: header, and the run in 1-2 pieces; a batch of them */
+#define COLLECTOR_IOV (3 * COLLECTOR_BATCH_FRAMES)
 
 struct collector;
 
@@ -73,15 +81,17 @@ bool collector_failed(const struct collector *c);
  * fail, so a record of several entries goes in whole or not at all. */
 bool collector_reserve(struct collector *c, size_t n);
 
-/* Runtime thread: appends one entry.  Without `wait` a full ring drops it
+/* Runtime thread: appends one entry and publishes it with everything
+ * held before it (evring.h).  Without `wait` a full ring drops it
  * (false); with `wait` it waits for the writer (memory events are never
  * dropped) until the collector fails. */
 bool collector_put(struct collector *c, const uint8_t *entry, size_t n, bool wait);
 
 /* Runtime thread: the ring and the failed flag, for a producer that
- * writes entries in place (evring_claim, evring_commit) after checking
- * the flag (relaxed), falling back to collector_put when the ring has no
- * room in one piece.  Both live as long as the collector. */
+ * writes entries in place (evring_claim, evring_commit or evring_hold)
+ * after checking the flag (relaxed), falling back to collector_put when
+ * the ring has no room in one piece.  Both live as long as the
+ * collector. */
 struct evring *collector_ring(struct collector *c);
 const atomic_bool *collector_failed_flag(const struct collector *c);
 
@@ -120,7 +130,8 @@ void collector_result_free(struct collector_result *r);
 uint64_t collector_frames_sent(const struct collector *c);
 
 /* Before collector_start: the longest entries short of a full frame wait
- * (COLLECTOR_FLUSH_NS unless a test sets another). */
+ * (COLLECTOR_FLUSH_NS unless set: COLLECTOR_FLUSH_CPU_NS in CPU mode, or
+ * what a test needs). */
 void collector_set_flush_ns(struct collector *c, uint64_t ns);
 
 /* CPU nanoseconds the writer thread used, exact once it has been

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "agent/interp_frame.h"
+#include "agent/memwire.h"
 #include "agent/profiler.h"
 #include "agent/run.h"
 #include "agent/stacktab.h"
@@ -70,6 +71,7 @@ struct profiler {
     /* profiler_calls' entries */
     struct wire_fn_calls *fn_calls;
     struct wire_site_calls *site_calls;
+    struct memwire mw; /* memory mode: the entries, and folds */
 };
 
 static uint64_t clock_ns(clockid_t id)
@@ -100,6 +102,7 @@ struct profiler *profiler_new(struct collector *c, struct interp_state *s, uint8
         }
     }
     stacktab_init(&p->tab, stack_budget);
+    memwire_init(&p->mw, c, true);
     return p;
 }
 
@@ -181,9 +184,15 @@ static inline uint8_t *claim(struct profiler *p, size_t n)
     return evring_claim(p->ring, n);
 }
 
-/* Appends the STACK entry of a node just created. */
+/* Appends the STACK entry of a node just created: in memory mode (wait)
+ * held with the events (memwire.h), else published at once. */
 static void put_stack(struct profiler *p, const struct wire_stack *st, bool wait)
 {
+    if (wait) {
+        if (!atomic_load_explicit(p->failed, memory_order_relaxed))
+            memwire_stack(&p->mw, st);
+        return;
+    }
     uint8_t *dst = claim(p, WIRE_STACK_SIZE);
     if (dst) {
         evring_commit(p->ring, wire_put_stack(dst, st));
@@ -212,7 +221,7 @@ static inline uint32_t intern_level(struct profiler *p, uint32_t parent, uint32_
 /* The leaf node of a stack of `depth` > 0 frames, interning the levels
  * not known yet; WIRE_NONE32 when the table is full (the frames that got
  * no node are tried again at the next event). */
-static uint32_t stack_node(struct profiler *p, uint32_t depth, bool wait)
+static __attribute__((noinline)) uint32_t stack_node(struct profiler *p, uint32_t depth, bool wait)
 {
     uint32_t real = real_levels(depth), k = known_levels(p, real);
     uint32_t parent = k ? p->frames[k - 1].stack_node : WIRE_NONE32;
@@ -362,8 +371,9 @@ static void *timer_main(void *arg)
 
 /* ---- memory ---- */
 
-/* Exact totals of the contract's counters, whatever happens downstream. */
-static void count_heap(struct profiler_heap_totals *t, const struct heap_event *ev)
+/* Exact totals of the contract's counters, whatever happens downstream;
+ * true when the event makes a new peak of live bytes. */
+static bool count_heap(struct profiler_heap_totals *t, const struct heap_event *ev)
 {
     if (ev->op == HEAP_OP_ALLOCATE) {
         t->allocation_count++;
@@ -381,8 +391,10 @@ static void count_heap(struct profiler_heap_totals *t, const struct heap_event *
         t->freed_bytes += ev->old_size;
         t->live_bytes -= ev->old_size;
     }
-    if (t->live_bytes > t->peak_live_bytes)
-        t->peak_live_bytes = t->live_bytes;
+    if (t->live_bytes <= t->peak_live_bytes)
+        return false;
+    t->peak_live_bytes = t->live_bytes;
+    return true;
 }
 
 void profiler_heap_totals(const struct profiler *p, struct profiler_heap_totals *out)
@@ -406,14 +418,11 @@ static uint32_t leaf_node(struct profiler *p, struct interp_frame *f, uint32_t d
     return id;
 }
 
-static void on_heap_event(void *ctx, const struct heap_event *ev)
+/* The entry of a heap event that did not fold, with its leaf stack and
+ * statement. */
+static inline __attribute__((always_inline)) void
+put_heap_event(struct profiler *p, const struct heap_event *ev, uint64_t seq, bool peak)
 {
-    struct profiler *p = ctx;
-    count_heap(&p->heap, ev);
-    if (atomic_load_explicit(p->failed, memory_order_relaxed))
-        return;
-    if (p->hook)
-        p->hook(p->hook_ctx, p->at);
     uint32_t leaf = WIRE_NONE32, depth = *p->depth;
     struct wire_span span = WIRE_SPAN_NONE;
     if (depth > PROFILER_MAX_FRAMES) {
@@ -427,28 +436,29 @@ static void on_heap_event(void *ctx, const struct heap_event *ev)
         if (leaf != WIRE_NONE32)
             span = (struct wire_span){f->stmt_start, f->stmt_end};
     }
-    static const uint8_t ops[] = {[HEAP_OP_ALLOCATE] = WIRE_OP_ALLOCATE,
-                                  [HEAP_OP_RESIZE] = WIRE_OP_RESIZE,
-                                  [HEAP_OP_FREE] = WIRE_OP_FREE};
-    struct wire_alloc a = {++p->alloc_seq,
-                           ops[ev->op],
-                           ev->id,
-                           ev->op == HEAP_OP_ALLOCATE ? WIRE_NONE64 : ev->old_size,
-                           ev->op == HEAP_OP_FREE ? WIRE_NONE64 : ev->new_size,
-                           p->exec,
-                           leaf,
-                           span};
-    if (ev->op == HEAP_OP_ALLOCATE) /* where the retained walk finds its creation site */
-        ev->obj->site = leaf == WIRE_NONE32 ? HEAP_SITE_NONE : leaf;
-    /* Built where it goes in the ring; a full or wrapping ring takes the
-     * copy (and the wait) of collector_put. */
-    uint8_t *dst = claim(p, WIRE_ALLOC_SIZE);
-    if (dst) {
-        evring_commit(p->ring, wire_put_alloc(dst, &a));
+    if (ev->op == HEAP_OP_ALLOCATE) {
+        ev->obj->site = leaf == WIRE_NONE32 ? HEAP_SITE_NONE : leaf; /* for the retained walk */
+        memwire_allocate(&p->mw, seq, ev->id, ev->new_size, leaf, span);
+    } else
+        memwire_change(&p->mw, seq, ev->id, ev->old_size,
+                       ev->op == HEAP_OP_FREE ? WIRE_NONE64 : ev->new_size, leaf, span);
+    memwire_settle(&p->mw, peak);
+}
+
+/* One heap event: a free may fold into its allocate (memwire.h), and
+ * needs no stack then. */
+static void on_heap_event(void *ctx, const struct heap_event *ev)
+{
+    struct profiler *p = ctx;
+    bool peak = count_heap(&p->heap, ev);
+    if (atomic_load_explicit(p->failed, memory_order_relaxed))
         return;
-    }
-    uint8_t e[WIRE_ALLOC_SIZE];
-    collector_put(p->c, e, wire_put_alloc(e, &a), true);
+    if (p->hook)
+        p->hook(p->hook_ctx, p->at);
+    uint64_t seq = ++p->alloc_seq;
+    if (ev->op == HEAP_OP_FREE && memwire_fold(&p->mw, ev->id, seq))
+        return; /* a free never makes a peak */
+    put_heap_event(p, ev, seq, peak);
 }
 
 /* ---- tasks ---- */
@@ -503,6 +513,8 @@ static void attach(struct profiler *p, struct interp_state *s)
     p->depth = interp_depth_at(s);
     uint32_t task = interp_task_number(s);
     p->exec = (struct wire_exec){task ? task : WIRE_NONE32, WIRE_NONE32, interp_thread_id(s)};
+    if (p->mode == WIRE_MODE_MEMORY)
+        memwire_set_exec(&p->mw, p->exec);
 }
 
 static void detach(struct profiler *p)
@@ -586,8 +598,12 @@ static void on_spawned(void *ctx, struct interp_state *s, uint32_t number, uint3
                           depth ? interp_stack_frame(s, depth - 1).func_id : WIRE_NONE32,
                           depth ? (struct wire_span){site.start, site.end} : WIRE_SPAN_NONE};
     uint8_t e[WIRE_TASK_SIZE];
+    size_t len = wire_put_task(e, &t);
     plock(p);
-    collector_put(p->c, e, wire_put_task(e, &t), true);
+    if (p->mode == WIRE_MODE_MEMORY)
+        memwire_put_entry(&p->mw, e, len); /* after the heap events it holds */
+    else
+        collector_put(p->c, e, len, true);
     punlock(p);
 }
 
@@ -628,6 +644,16 @@ void profiler_set_event_hook(struct profiler *p, profiler_event_hook fn, void *c
     p->hook = fn, p->hook_ctx = ctx;
 }
 
+void profiler_set_folds(struct profiler *p, bool on)
+{
+    p->mw.fold = on;
+}
+
+uint64_t profiler_folds(const struct profiler *p)
+{
+    return p->mw.folds;
+}
+
 int profiler_start(struct profiler *p)
 {
     /* Frames entered before now may hold another table's nodes. */
@@ -635,6 +661,8 @@ int profiler_start(struct profiler *p)
         interp_set_stack_node(p->s, i, INTERP_NODE_UNKNOWN);
     p->wall_start = clock_ns(CLOCK_MONOTONIC);
     p->cpu_start = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+    if (p->mode == WIRE_MODE_MEMORY)
+        memwire_set_exec(&p->mw, p->exec); /* thread 0 until a worker attaches */
     if (p->tasks)
         profiler_start_tasks(p);
     else if (p->mode == WIRE_MODE_MEMORY)
@@ -669,6 +697,9 @@ void profiler_stop(struct profiler *p, struct wire_finish *fin)
         }
         p->timer_started = false;
     }
+    /* the runtime thread has ended: what it held is the writer's */
+    if (p->mode == WIRE_MODE_MEMORY)
+        memwire_publish(&p->mw);
     fin->wall_ns = clock_ns(CLOCK_MONOTONIC) - p->wall_start;
     fin->cpu_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - p->cpu_start;
     if (p->mode == WIRE_MODE_CPU) {

@@ -11,10 +11,11 @@
  * sample.  A sample whose entries do not fit in the ring is dropped and
  * counted before its stack is interned, so a STACK entry is never lost.
  *
- * Memory mode: the heap observer turns every allocate/resize/free into an
- * ALLOC entry with the creation stack, whose leaf node it also keeps in
- * the allocated object (heap_obj.site); memory events wait for room and
- * are never dropped.
+ * Memory mode: the heap observer turns every allocate/resize/free into a
+ * compact ALLOC entry with the event's leaf stack, whose leaf node it also
+ * keeps in the allocated object (heap_obj.site), and an allocation freed
+ * before the next new peak of live bytes into one FOLD entry (memwire.h);
+ * memory events wait for room and are never dropped.
  *
  * Counters: requested = recorded + coalesced + dropped, exactly.
  */
@@ -73,5 +74,13 @@ void profiler_heap_totals(const struct profiler *p, struct profiler_heap_totals 
  * runtime thread, with the Jett stack as the event records it. */
 typedef void (*profiler_event_hook)(void *ctx, const struct interp_state *s);
 void profiler_set_event_hook(struct profiler *p, profiler_event_hook fn, void *ctx);
+
+/* Test-only: memory mode folds allocations freed before the next new
+ * peak unless this turns it off (JETT_TEST_NO_FOLD), so that a test can
+ * replay the same run's events folded and unfolded.  Before
+ * profiler_start. */
+void profiler_set_folds(struct profiler *p, bool on);
+/* Folds made so far (memory mode). */
+uint64_t profiler_folds(const struct profiler *p);
 
 #endif

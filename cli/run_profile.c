@@ -113,6 +113,8 @@ enum run_profile_setup run_profile_setup(struct run_profile *rp, const struct in
     if (rc != 0)
         return setup_failed(rp, err);
     rp->collector = collector_new(sock, rp->capture.fd, COLLECTOR_RING, COLLECTOR_STALL_NS);
+    if (rp->collector && rp->args->mode == RUN_MODE_CPU)
+        collector_set_flush_ns(rp->collector, COLLECTOR_FLUSH_CPU_NS);
     if (!rp->collector)
         return setup_failed(rp, "out of memory");
     const char *backend = backend_name(a->mode);
@@ -155,6 +157,8 @@ int run_profile_start(struct run_profile *rp, struct interp_state *s)
     rp->profiler = profiler_new(
         rp->collector, s, mode, rp->args->rate_hz,
         run_testenv_budget(t ? t->agent_stack_budget : 0, WIRE_STACK_BUDGET), interp_func_count(p));
+    if (rp->profiler && t && t->no_fold)
+        profiler_set_folds(rp->profiler, false);
     if (rp->profiler && t && t->stack_walk && mode == WIRE_MODE_MEMORY &&
         (rp->stack_walk = calloc(1, sizeof *rp->stack_walk)) != NULL) {
         if ((rp->stack_walk->f = fopen(t->stack_walk, "w")) != NULL)

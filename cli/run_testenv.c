@@ -44,6 +44,7 @@ void run_testenv_read(struct run_testenv *t)
     t->fail_alloc = interp_fail_alloc_from_env(); /* the one parser jett-interp-run uses too */
     t->fail_profiler_start = number("JETT_TEST_FAIL_PROFILER_START") != 0;
     t->skew_finish = number("JETT_TEST_SKEW_FINISH") != 0;
+    t->no_fold = number("JETT_TEST_NO_FOLD") != 0;
 }
 
 uint64_t run_testenv_budget(uint64_t test, uint64_t real)

@@ -23,6 +23,9 @@
  *   JETT_TEST_SKEW_FINISH=1         FINISH claims one requested tick more
  *                                   than happened (a record the daemon
  *                                   refuses, after the program ran)
+ *   JETT_TEST_NO_FOLD=1             memory mode sends every free as its
+ *                                   own entry (no FOLD), so that a test
+ *                                   can compare a run folded and unfolded
  */
 #ifndef JETT_CLI_RUN_TESTENV_H
 #define JETT_CLI_RUN_TESTENV_H
@@ -42,6 +45,7 @@ struct run_testenv {
     uint64_t fail_alloc;     /* 0: never */
     bool fail_profiler_start;
     bool skew_finish;
+    bool no_fold;
 };
 
 /* Reads the knobs from the environment. */

@@ -214,6 +214,16 @@ struct agg_lineb {
 
 #define AGG_LINE_SEEN 64
 
+/* A fold's free that a memory timeline has yet to see (agg_watch_live):
+ * its bytes leave the live total once the stream passes its sequence.
+ * A fold's free is at most WIRE_FOLD_MAX sequences past the fold, and
+ * sequences increase, so at most that many wait. */
+struct agg_fold_pending {
+    uint64_t free_seq, order, size;
+    uint32_t key; /* the creation site's, as agg_live_fn reports it */
+};
+#define AGG_FOLDS_PENDING (WIRE_FOLD_MAX + 1)
+
 struct agg_mem {
     uint64_t allocation_count, resize_count, free_count, allocated_bytes, freed_bytes, attributed;
     uint64_t live, peak, events, peak_event;
@@ -232,6 +242,11 @@ struct agg_mem {
     } line_seen[AGG_LINE_SEEN];
     struct live_track track; /* the live records */
     struct live_limit limit; /* their growth, under the retention budget */
+    /* the folds' frees still to come, for a watcher: a heap by free
+     * sequence, then the folds' order */
+    struct agg_fold_pending folds[AGG_FOLDS_PENDING];
+    uint32_t n_folds;
+    uint64_t fold_order;
 };
 
 /* The walk's RETAINED records (agg_retained.c): a list of blocks in the
@@ -466,6 +481,9 @@ size_t agg_mem_bytes(const struct agg *a);
 void agg_mem_free(struct agg *a);
 /* Sets the live records' limit once HELLO has set the budget. */
 void agg_mem_start(struct agg *a);
+/* With a watcher: reports the frees of the folds whose free sequence is
+ * at most `sequence` (UINT64_MAX: every one, at the end). */
+void agg_mem_folds_passed(struct agg *a, uint64_t sequence);
 /* A site's live bytes at the global peak (resolving the lazy capture). */
 uint64_t agg_mem_at_peak(const struct agg *a, const struct agg_live *h);
 

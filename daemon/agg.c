@@ -327,6 +327,8 @@ void agg_end(struct agg *a)
         agg_errorf(a, "stream ended without HELLO");
     else if (!a->have_finish)
         agg_errorf(a, "stream ended without FINISH");
+    if (a->live_fn && !a->detail)
+        agg_mem_folds_passed(a, UINT64_MAX);
     if (a->self_lines &&
         (one_line_selves(a) != 0 || costrun_finish(a->self_lines, a->idents.len) != 0))
         agg_errorf(a, "self costs: out of memory");

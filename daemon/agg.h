@@ -152,6 +152,16 @@ bool agg_takes_alloc_runs(const struct agg *a);
  * buckets outgrow the caches, it prefetches the live-allocation slots,
  * stack nodes and site buckets of the entries a few ahead. */
 size_t agg_mem_run(struct agg *a, const uint8_t *run, size_t room, struct wire_alloc_rule *rule);
+/* The same for a run of compact ALLOC entries (wire_compact.h) from `run`
+ * to `end` (at most `room` of them) that wire_events_compact_open
+ * opened, each taken with the decoder's rule; stops before the first
+ * the rule refuses (another kind, a bad entry), sets *stop to where it
+ * stopped and returns how many it took, for wire_events_compact_close.
+ * Allocates and folds at a site whose buckets exist reach them without
+ * the tables (the same numbers agg_alloc would give). */
+struct wire_compact_rule;
+size_t agg_mem_compact_run(struct agg *a, const uint8_t *run, const uint8_t *end, uint32_t room,
+                           struct wire_compact_rule *rule, const uint8_t **stop);
 /* The size (in bytes of live records, nodes and buckets) past which
  * agg_mem_run prefetches; 0: always, SIZE_MAX: never.  For the tests,
  * which check that both ways give the same aggregation. */

@@ -6,6 +6,7 @@
 
 #include "daemon/agg-internal.h"
 #include "proto/wire_alloc_entry.h"
+#include "proto/wire_compact.h"
 
 #define SIZE_MASK AGG_MEM_WIDE
 
@@ -204,13 +205,6 @@ HOT void prefetch_site(const struct agg *a, uint32_t off)
     __builtin_prefetch((const void *)(p + sizeof(struct agg_siteb) - 1), 1);
 }
 
-/* The stored node an entry names, for prefetching only. */
-static const struct agg_node *warm_node(const struct agg *a, const uint8_t *p)
-{
-    uint32_t stack = wire_alloc_entry_stack(p);
-    return stack < a->nodes.len ? agg_node_at(a, stack) : NULL;
-}
-
 /* Starts loading what an export keeps of node i (both lines it may
  * straddle); nothing without detail. */
 HOT void prefetch_detail(const struct agg *a, uint32_t i, bool detail)
@@ -240,16 +234,16 @@ HOT void warm_far(const struct agg *a, const struct wire_alloc *e, bool detail)
  * branch on something random in a real stream (mispredicted more often
  * than not), so a free's leaf buckets are loaded too, and an allocate's
  * new id, which has no record, loads the start of the arena. */
-HOT void warm_near(const struct agg *a, const uint8_t *p, bool detail)
+HOT void warm_near_at(const struct agg *a, uint32_t stack, uint64_t id, bool detail)
 {
-    const struct agg_node *n = warm_node(a, p);
+    const struct agg_node *n = stack < a->nodes.len ? agg_node_at(a, stack) : NULL;
     if (n) {
         if (n->leaf_bucket != AGG_NONE)
             prefetch_site(a, n->leaf_bucket);
         if (n->chain_bucket != AGG_NONE)
             __builtin_prefetch(a->arena + n->chain_bucket, 1);
     }
-    uint64_t rec = live_track_peek(&a->mem.track, wire_alloc_entry_id(p));
+    uint64_t rec = live_track_peek(&a->mem.track, id);
     uint32_t ref = (uint32_t)(rec >> AGG_MEM_SIZE_BITS);
     /* LIVE_EMPTY gives a ref above AGG_MEM_NO_SITE; with detail kept the
      * ref is a node, not a bucket */
@@ -263,6 +257,11 @@ HOT void warm_near(const struct agg *a, const uint8_t *p, bool detail)
         __builtin_prefetch((const char *)agg_node_at(a, ref) +
                            offsetof(struct agg_node, leaf_bucket));
     prefetch_detail(a, ref, detail);
+}
+
+HOT void warm_near(const struct agg *a, const uint8_t *p, bool detail)
+{
+    warm_near_at(a, wire_alloc_entry_stack(p), wire_alloc_entry_id(p), detail);
 }
 
 /* Step 2, with detail kept: the creation site of a live record, named
@@ -487,33 +486,115 @@ static void untrack(struct agg_mem *m, uint64_t id)
     m->limited = true;
 }
 
-HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node *node, bool detail,
-                      bool watched)
+/* The checks an allocate and a fold share: the id is new and its bytes
+ * fit; true when the event may be counted (the id is then the last). */
+HOT bool new_id(struct agg *a, const struct wire_alloc *e)
 {
     struct agg_mem *m = &a->mem;
     if ((m->have_id && e->allocation_id <= m->max_id) || e->allocation_id == LIVE_EMPTY) {
         agg_errorf(a, "ALLOC sequence %llu: allocation id reused or out of order",
                    (unsigned long long)e->sequence);
-        return;
+        return false;
     }
     if (!bytes_fit(a, e, e->new_size))
-        return;
+        return false;
     m->have_id = true;
     m->max_id = e->allocation_id;
     m->allocation_count++;
-    struct agg_siteb *s = pressure(a, node, e->new_size, true, e->span, detail);
+    return true;
+}
+
+/* The live record of a new allocation created at site s (node, with
+ * detail kept) and its live bytes. */
+HOT void keep_record(struct agg *a, uint64_t id, uint64_t size, struct agg_siteb *s,
+                     struct agg_node *node, bool detail, bool watched)
+{
+    struct agg_mem *m = &a->mem;
     uint32_t ref = creator_ref(a, s, node, detail);
     uint64_t site = (uint64_t)ref << AGG_MEM_SIZE_BITS;
-    bool kept = !m->limited &&
-                (__builtin_expect(e->new_size < SIZE_MASK, 1)
-                     ? live_track_add(&m->track, e->allocation_id, e->new_size | site, &m->limit)
-                     : add_wide(m, e->allocation_id, e->new_size, SIZE_MASK | site));
+    bool kept = !m->limited && (__builtin_expect(size < SIZE_MASK, 1)
+                                    ? live_track_add(&m->track, id, size | site, &m->limit)
+                                    : add_wide(m, id, size, SIZE_MASK | site));
     if (!kept) {
-        untrack(m, e->allocation_id);
+        untrack(m, id);
         return;
     }
     struct creator c = {s, detail && node ? agg_detail_at(a, node) : NULL};
-    live_change(a, c, ref, e->new_size, false, detail, watched);
+    live_change(a, c, ref, size, false, detail, watched);
+}
+
+HOT void mem_allocate(struct agg *a, const struct wire_alloc *e, struct agg_node *node, bool detail,
+                      bool watched)
+{
+    if (!new_id(a, e))
+        return;
+    struct agg_siteb *s = pressure(a, node, e->new_size, true, e->span, detail);
+    keep_record(a, e->allocation_id, e->new_size, s, node, detail, watched);
+}
+
+static inline bool fold_before(const struct agg_fold_pending *x, const struct agg_fold_pending *y)
+{
+    return x->free_seq != y->free_seq ? x->free_seq < y->free_seq : x->order < y->order;
+}
+
+void agg_mem_folds_passed(struct agg *a, uint64_t sequence)
+{
+    struct agg_mem *m = &a->mem;
+    while (m->n_folds > 0 && m->folds[0].free_seq <= sequence) {
+        struct agg_fold_pending top = m->folds[0], last = m->folds[--m->n_folds];
+        uint32_t i = 0;
+        for (;;) {
+            uint32_t k = 2 * i + 1;
+            if (k >= m->n_folds)
+                break;
+            if (k + 1 < m->n_folds && fold_before(&m->folds[k + 1], &m->folds[k]))
+                k++;
+            if (!fold_before(&m->folds[k], &last))
+                break;
+            m->folds[i] = m->folds[k];
+            i = k;
+        }
+        if (m->n_folds > 0)
+            m->folds[i] = last;
+        a->live_fn(a->live_ctx, top.key, 0 - top.size, m->allocated_bytes);
+    }
+}
+
+/* A fold, where a memory timeline watches: its bytes are live from now
+ * until the stream passes its free's sequence (agg_mem_folds_passed), as
+ * they were in the events it folds, so that the timeline draws what they
+ * would have drawn. */
+static void fold_watch(struct agg *a, const struct agg_siteb *s, const struct wire_alloc *e)
+{
+    struct agg_mem *m = &a->mem;
+    uint32_t ref = site_ref(a, s);
+    uint32_t key = ref == AGG_MEM_NO_SITE ? UINT32_MAX : ref;
+    a->live_fn(a->live_ctx, key, e->new_size, m->allocated_bytes);
+    if (m->n_folds == AGG_FOLDS_PENDING) /* only a stream that breaks the fold rule */
+        agg_mem_folds_passed(a, m->folds[0].free_seq);
+    /* a binary heap by free sequence, then fold order */
+    struct agg_fold_pending f = {wire_fold_free_seq(e), m->fold_order++, e->new_size, key};
+    uint32_t i = m->n_folds++;
+    while (i > 0 && fold_before(&f, &m->folds[(i - 1) / 2])) {
+        m->folds[i] = m->folds[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    m->folds[i] = f;
+}
+
+HOT void mem_fold(struct agg *a, const struct wire_alloc *e, struct agg_node *node, bool detail,
+                  bool watched)
+{
+    struct agg_mem *m = &a->mem;
+    if (!new_id(a, e))
+        return;
+    struct agg_siteb *s = pressure(a, node, e->new_size, true, e->span, detail);
+    m->free_count++;
+    m->freed_bytes += e->new_size;
+    if (s)
+        s->freed_bytes += e->new_size;
+    if (watched)
+        fold_watch(a, s, e);
 }
 
 /* mem_lookup of an id with no record: untracked ids at or above the
@@ -628,8 +709,18 @@ HOT void mem_apply(struct agg *a, const struct wire_alloc *e, struct agg_node *n
         mem_allocate(a, e, node, detail, watched);
     else if (e->op == WIRE_OP_RESIZE)
         mem_resize(a, e, node, detail, watched);
-    else
+    else if (e->op == WIRE_OP_FREE)
         mem_free(a, e, detail, watched);
+    else
+        mem_fold(a, e, node, detail, watched);
+}
+
+/* Whether an event's operation and sizes are what the wire allows. */
+static inline bool event_shape_ok(const struct wire_alloc *e)
+{
+    if (e->op == WIRE_OP_FOLD)
+        return e->old_size > e->sequence && e->old_size - e->sequence <= WIRE_FOLD_MAX;
+    return (e->op <= WIRE_OP_FREE) & wire_alloc_sizes_ok(e->op, e->old_size, e->new_size);
 }
 
 /* One event whose order and sequence were checked: the one path of
@@ -642,12 +733,13 @@ HOT int mem_event(struct agg *a, const struct wire_alloc *e, bool decoded, bool 
 {
     uint64_t before = a->errors;
     struct agg_node *node;
-    if (!decoded &&
-        !((e->op <= WIRE_OP_FREE) & wire_alloc_sizes_ok(e->op, e->old_size, e->new_size))) {
+    if (!decoded && !event_shape_ok(e)) {
         agg_errorf(a, "ALLOC sequence %llu: operation %u with the wrong sizes",
                    (unsigned long long)e->sequence, e->op);
         return -1;
     }
+    if (watched && a->mem.n_folds > 0)
+        agg_mem_folds_passed(a, e->sequence);
     if (!event_node(a, e, &node))
         return -1;
     mem_apply(a, e, node, detail, watched);
@@ -767,6 +859,590 @@ HOT size_t mem_run_cached(struct agg *a, const uint8_t *run, size_t room,
     if (n > stale)
         run_passed(a, r.last);
     *rule_io = r;
+    return n;
+}
+
+/* ---- runs of compact entries ---- */
+
+/* What a run of compact entries knows of one of the two sites the
+ * decoder remembers (wire_compact.h), so that an allocate or a fold
+ * there reaches its buckets without the node, identity, chain and line
+ * tables: derived at the site's first allocate or fold in the run,
+ * forgotten when an event makes buckets.  `fast` when every bucket the
+ * event's pressure reaches exists (or the site has none: no stack, or
+ * no line).  What the short way adds there is summed here first and
+ * added to the buckets and totals at once (run_site_flush): sums are
+ * all it adds, and nothing reads them before the run ends or an event
+ * goes the general way. */
+struct run_site {
+    bool known, fast;
+    struct agg_node *node; /* NULL: unattributed */
+    struct agg_siteb *site;
+    struct agg_mchainb *chain;
+    struct agg_lineb *line;                        /* NULL: no allocation line */
+    uint64_t count, bytes, folds, folded, resizes; /* not yet added */
+};
+
+/* The allocation line that pressure at (node, span) charges, when it
+ * exists; *none when no line applies there (as line_pressure decides). */
+static struct agg_lineb *existing_line(struct agg *a, const struct agg_node *n,
+                                       struct wire_span span, bool *none)
+{
+    *none = true;
+    if (!wire_span_present(span))
+        return NULL;
+    const struct agg_ident *d = agg_ident_at(a, n->ident);
+    if (d->source == AGG_NONE || span.start > span.end ||
+        span.end > ((const struct agg_source *)agg_vec_at(&a->sources, d->source))->text_len)
+        return NULL;
+    *none = false;
+    struct line_key k = {n->ident, span.start};
+    uint32_t h = agg_hash_u32(agg_hash_u32(0x5bd1e995u, n->ident), span.start);
+    uint32_t off = agg_index_find(&a->hot_index, h, line_eq, a, &k);
+    return off == AGG_NONE ? NULL : agg_bucket_at(a, off);
+}
+
+static void run_site_flush(struct agg *a, struct run_site *rs);
+
+static void run_site_derive(struct agg *a, struct run_site *rs, struct wire_site ws)
+{
+    run_site_flush(a, rs); /* what it summed for the site it knew before */
+    *rs = (struct run_site){.known = true};
+    if (a->keep_node_self) /* its per-node costs go the general way */
+        return;
+    struct agg_node *n = ws.stack < a->nodes.len ? agg_node_at(a, ws.stack) : NULL;
+    rs->node = n && !(n->flags & AGG_NODE_INVALID) ? n : NULL;
+    if (!rs->node) {
+        rs->fast = true;
+        return;
+    }
+    bool none;
+    rs->line = existing_line(a, n, ws.span, &none);
+    if (n->leaf_bucket == AGG_NONE || n->chain_bucket == AGG_NONE || (!rs->line && !none))
+        return;
+    rs->site = agg_bucket_at(a, n->leaf_bucket);
+    rs->chain = agg_bucket_at(a, n->chain_bucket);
+    rs->fast = true;
+}
+
+/* Adds what the short way summed at a site: pressure() of its allocates
+ * and folds, and the folds' frees. */
+static void run_site_flush(struct agg *a, struct run_site *rs)
+{
+    if (rs->count == 0 && rs->resizes == 0)
+        return;
+    struct agg_mem *m = &a->mem;
+    m->allocation_count += rs->count;
+    m->resize_count += rs->resizes;
+    m->allocated_bytes += rs->bytes;
+    m->free_count += rs->folds;
+    m->freed_bytes += rs->folded;
+    if (rs->node) {
+        m->attributed += rs->bytes;
+        rs->site->allocation_count += rs->count;
+        rs->site->resize_count += rs->resizes;
+        rs->site->allocated_bytes += rs->bytes;
+        rs->site->freed_bytes += rs->folded;
+        rs->chain->bytes += rs->bytes;
+        if (rs->line) {
+            rs->line->bytes += rs->bytes;
+            rs->line->count += rs->count;
+        }
+    }
+    rs->count = rs->bytes = rs->folds = rs->folded = rs->resizes = 0;
+}
+
+/* Whether the short way may read a run's entries: the stream's totals,
+ * sequence and ids are below 2^62, so that its steps cannot pass 2^64 - 1
+ * (a run holds fewer than 2^22 entries, each adding less than 2^40
+ * bytes and a sequence or id step of at most 2^40 + 4), and the next id
+ * is past the aggregation's (only events fed beside the decoder make it
+ * otherwise). */
+struct run_quick {
+    bool on;
+};
+
+static void run_quick_check(const struct agg *a, const struct wire_compact_rule *r,
+                            struct run_quick *q)
+{
+    const struct agg_mem *m = &a->mem;
+    const uint64_t far = UINT64_C(1) << 62;
+    q->on = r->r.have && r->r.last < far && r->r.next_id < far && m->allocated_bytes < far &&
+            !(m->have_id && r->r.next_id <= m->max_id);
+}
+
+/* Before an event the general way reads the totals: the sums go where
+ * they belong. */
+static void run_flush(struct agg *a, struct run_site rs[2])
+{
+    run_site_flush(a, &rs[0]);
+    run_site_flush(a, &rs[1]);
+}
+
+/* Forgets what the run knows of its sites, once what it summed there is
+ * added: an event made buckets (the arena only grows, and nothing else
+ * moves what the run points at). */
+static void run_forget(struct agg *a, struct run_site rs[2])
+{
+    run_flush(a, rs);
+    rs[0].known = rs[1].known = false;
+}
+
+/* An entry of a run the general way. */
+static void general_event(struct agg *a, const struct wire_alloc *e, struct run_site rs[2])
+{
+    run_flush(a, rs);
+    size_t used = a->arena_used;
+    mem_event(a, e, true, false, false);
+    if (a->arena_used != used)
+        run_forget(a, rs);
+}
+
+/* The sites of a compact entry that names the one before the last: the
+ * two remembered swap (and so do the run's, `cur` naming the last's). */
+HOT void swap_sites(struct wire_compact_rule *r, unsigned *cur)
+{
+    struct wire_site t = r->s.site[0];
+    r->s.site[0] = r->s.site[1], r->s.site[1] = t;
+    *cur ^= 1;
+}
+
+/* A quick allocate's record and live bytes (mem_allocate after the
+ * pressure, which the run sums).  This and the other quick steps are in
+ * line: a call's saved registers cost more than the spills they save. */
+static inline __attribute__((always_inline)) void
+quick_allocate(struct agg *a, uint64_t id, uint64_t size, const struct run_site *at)
+{
+    a->mem.events++;
+    keep_record(a, id, size, at->site, at->node, false, false);
+}
+
+/* A quick free: mem_free. */
+static inline __attribute__((always_inline)) void quick_free(struct agg *a, uint64_t seq,
+                                                             uint64_t id, uint64_t old)
+{
+    struct wire_alloc e = {seq, WIRE_OP_FREE, id, old, WIRE_NONE64, {0, 0, 0}, 0, {0, 0}};
+    a->mem.events++;
+    mem_free(a, &e, false, false);
+}
+
+/* A quick resize's record (mem_resize after the pressure, which the run
+ * sums): false, with nothing changed, when it is not the common case (a
+ * tracked record of the old size, neither size kept whole), which the
+ * general way then takes.  *found is the record when the run knows it
+ * (NULL: looked up, and set). */
+static inline __attribute__((always_inline)) bool
+quick_resize(struct agg *a, uint64_t id, uint64_t old, uint64_t neu, uint64_t **found)
+{
+    uint64_t *r = *found ? *found : live_track_find(&a->mem.track, id);
+    *found = r;
+    if (!r || (*r & SIZE_MASK) != old || old >= SIZE_MASK || neu >= SIZE_MASK)
+        return false;
+    a->mem.events++;
+    uint64_t site = *r & ~SIZE_MASK, shrink = pick(neu < old, old - neu, 0);
+    uint32_t ref = (uint32_t)(site >> AGG_MEM_SIZE_BITS);
+    struct creator c = creator_at(a, ref, false);
+    a->mem.freed_bytes += shrink;
+    if (c.site)
+        c.site->freed_bytes += shrink;
+    *r = neu | site;
+    live_change(a, c, ref, neu - old, false, false, false);
+    return true;
+}
+
+/* The varint at p, as wire_varint_get but without the bound's second
+ * look for a one-byte varint. */
+HOT const uint8_t *quick_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+    return wire_varint_get(p, end, v);
+}
+
+/* An allocate, fold or resize of a quick run at a site the run does not
+ * know fast: the general way (mem_event); out of line, as it is rare.
+ * What the run summed may wait: in a quick run these events only add to
+ * the sums (their checks of 2^64 - 1 cannot fail, run_quick_check) and
+ * read the ids, which are kept as they go. */
+static __attribute__((noinline)) void quick_general(struct agg *a, struct run_site rs[2],
+                                                    const struct wire_alloc *e)
+{
+    size_t used = a->arena_used;
+    mem_event(a, e, true, false, false);
+    if (a->arena_used != used)
+        run_forget(a, rs);
+}
+
+/* An allocate of a quick run at a site the run does not know fast
+ * (recursive code names a new site at nearly every allocation):
+ * mem_allocate without what the run checked (the id is new, the bytes
+ * fit: run_quick_check). */
+static inline __attribute__((always_inline)) void quick_allocate_at(struct agg *a,
+                                                                    struct run_site rs[2],
+                                                                    uint64_t id, uint64_t size,
+                                                                    struct wire_site ws)
+{
+    struct agg_mem *m = &a->mem;
+    struct agg_node *node = NULL;
+    /* stored nodes are defined stacks (the rule checked the stack) */
+    if (__builtin_expect(ws.stack < a->nodes.len, 1)) {
+        struct agg_node *n = agg_node_at(a, ws.stack);
+        node = n->flags & AGG_NODE_INVALID ? NULL : n;
+    }
+    size_t used = a->arena_used;
+    m->events++;
+    m->have_id = true, m->max_id = id;
+    m->allocation_count++;
+    struct agg_siteb *s = pressure(a, node, size, true, ws.span, false);
+    keep_record(a, id, size, s, node, false, false);
+    if (a->arena_used != used)
+        run_forget(a, rs);
+}
+
+/* A resize of a quick run at a site the run does not know fast, in the
+ * common case quick_resize takes (else false, with nothing changed):
+ * mem_resize without what the run checked. */
+static inline __attribute__((always_inline)) bool quick_resize_at(struct agg *a,
+                                                                  struct run_site rs[2],
+                                                                  uint64_t id, uint64_t old,
+                                                                  uint64_t neu, struct wire_site ws)
+{
+    struct agg_mem *m = &a->mem;
+    uint64_t *r = live_track_find(&m->track, id);
+    if (!r || (*r & SIZE_MASK) != old || old >= SIZE_MASK || neu >= SIZE_MASK)
+        return false;
+    struct agg_node *node = NULL;
+    if (__builtin_expect(ws.stack < a->nodes.len, 1)) {
+        struct agg_node *n = agg_node_at(a, ws.stack);
+        node = n->flags & AGG_NODE_INVALID ? NULL : n;
+    }
+    size_t used = a->arena_used;
+    m->events++;
+    m->resize_count++;
+    pressure(a, node, pick(neu > old, neu - old, 0), false, ws.span, false);
+    uint64_t site = *r & ~SIZE_MASK, shrink = pick(neu < old, old - neu, 0);
+    uint32_t ref = (uint32_t)(site >> AGG_MEM_SIZE_BITS);
+    struct creator c = creator_at(a, ref, false);
+    m->freed_bytes += shrink;
+    if (c.site)
+        c.site->freed_bytes += shrink;
+    *r = neu | site;
+    live_change(a, c, ref, neu - old, false, false, false);
+    if (a->arena_used != used)
+        run_forget(a, rs);
+    return true;
+}
+
+/* The compact entries a run reads without wire_compact_take, while they
+ * last: an allocate, fold, resize or free with the execution context
+ * unchanged (an allocate's id may be anything past the floor, a site
+ * new or one of the two remembered, every varint any length).  Every
+ * rule of the decoder is checked here but what cannot fail in a run that
+ * run_quick_check let through (sizes and steps here are below 2^40).  An
+ * allocate, fold or resize at a site the run knows fast is summed there
+ * (its record and live bytes at once); at any other site it goes the
+ * general way.  A resize of no tracked record of its old size, or
+ * anything else, stops it (the outer loop then takes the entry).
+ * Returns where it stopped; *n counts the entries. */
+static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end,
+                                    uint32_t room, uint32_t *n_io, struct wire_compact_rule *r,
+                                    struct run_site rs[2], unsigned *cur_io)
+{
+    uint64_t last = r->r.last, next = r->r.next_id;
+    uint64_t *resized = NULL; /* the live record of the last resize's allocation */
+    unsigned cur = *cur_io;
+    uint32_t n = *n_io;
+    struct agg_mem *m = &a->mem;
+    const uint64_t big = UINT64_C(1) << 40;
+    while (n < room && end - p >= 2) {
+        uint8_t kind = p[0];
+        /* the commonest entry of a string built by appending, first: a
+         * RESIZE_AGAIN at one of the two sites, the sequence inline, the
+         * run knowing the site fast and the allocation's record */
+        uint8_t h0 = p[1];
+        if (kind == WIRE_ENTRY_RESIZE_AGAIN && resized && (h0 & 0xf8) == 0 &&
+            (h0 & WIRE_CH_SEQ) != WIRE_CH_SEQ_VARINT) {
+            unsigned c = h0 & 0x04 ? cur ^ 1 : cur;
+            struct run_site *at = &rs[c];
+            uint64_t z, old = r->s.resized_size, neu;
+            const uint8_t *q = wire_varint_get(p + 2, end, &z);
+            if (q && at->known && at->fast && (neu = wire_unzigzag(old, z)) < SIZE_MASK &&
+                old < SIZE_MASK && (*resized & SIZE_MASK) == old) {
+                if (c != cur) {
+                    struct wire_site t = r->s.site[0];
+                    r->s.site[0] = r->s.site[1], r->s.site[1] = t;
+                }
+                cur = c;
+                last += (h0 & WIRE_CH_SEQ) + 1u;
+                p = q, n++;
+                r->s.resized_size = neu;
+                quick_resize(a, r->s.resized_id, old, neu, &resized);
+                at->resizes++, at->bytes += pick(neu > old, neu - old, 0);
+                continue;
+            }
+        }
+        if (kind < WIRE_ENTRY_ALLOCATE || kind > WIRE_ENTRY_RESIZE_AGAIN)
+            break;
+        bool create = kind == WIRE_ENTRY_ALLOCATE, again = kind == WIRE_ENTRY_RESIZE_AGAIN;
+        if (again && !r->s.resized)
+            break; /* refused: the general way reports it */
+        const uint8_t *q = p + (create ? 3 : 2);
+        uint8_t h = q[-1];
+        unsigned site = (h & WIRE_CH_SITE) >> WIRE_CH_SITE_SHIFT;
+        /* reserved bits, a new context, site field 3; an id bit is an
+         * allocate's only */
+        if ((h & 0xd0) || site > WIRE_SITE_NEW || (!create && (h & WIRE_CH_ID)) || q > end)
+            break;
+        uint64_t delta = (h & WIRE_CH_SEQ) + 1u, v, id, old = 0, neu = 0;
+        if ((h & WIRE_CH_SEQ) == WIRE_CH_SEQ_VARINT) {
+            if (!(q = wire_varint_get(q, end, &v)) || v > big)
+                break;
+            delta = v + 4;
+        }
+        if (create) {
+            id = next;
+            if ((h & WIRE_CH_ID) && (!(q = wire_varint_get(q, end, &v)) || v > big))
+                break;
+            id += (h & WIRE_CH_ID) ? v + 1 : 0;
+            if (!(q = wire_varint_get(q, end, &neu)) || neu >= SIZE_MASK)
+                break;
+        } else {
+            if (again) {
+                id = r->s.resized_id, old = r->s.resized_size;
+                if (old >= SIZE_MASK)
+                    break;
+            } else if (!(q = wire_varint_get(q, end, &v)) || v >= next ||
+                       !(q = wire_varint_get(q, end, &old)) || old >= SIZE_MASK) {
+                break;
+            } else {
+                id = next - 1 - v;
+            }
+            if (kind != WIRE_ENTRY_FREE) {
+                if (!(q = wire_varint_get(q, end, &v)))
+                    break;
+                neu = wire_unzigzag(old, v);
+                if (neu >= SIZE_MASK)
+                    break;
+            }
+        }
+        struct wire_site fresh_site;
+        unsigned why;
+        if (site == WIRE_SITE_NEW &&
+            !(q = wire_compact_get_site(q, end, r->r.n_stacks, &fresh_site, &why)))
+            break;
+        /* taken: the rule moves past it */
+        uint8_t d = create ? p[1] : 0;
+        unsigned c = site == WIRE_SITE_LAST ? cur : cur ^ 1;
+        struct run_site *at = &rs[c];
+        if (site == WIRE_SITE_OTHER) {
+            struct wire_site t = r->s.site[0];
+            r->s.site[0] = r->s.site[1], r->s.site[1] = t;
+        } else if (site == WIRE_SITE_NEW) {
+            r->s.site[1] = r->s.site[0];
+            r->s.site[0] = fresh_site;
+            run_site_flush(a, at);
+            at->known = false;
+        }
+        cur = c;
+        last += delta;
+        p = q, n++;
+        const struct wire_site *ws = &r->s.site[0];
+        if (kind == WIRE_ENTRY_FREE) {
+            quick_free(a, last, id, old);
+            resized = NULL;
+            continue;
+        }
+        /* a site named again is derived once; a new one goes the
+         * general way (its pressure finds the buckets through the node
+         * and the recent lines) */
+        if (site != WIRE_SITE_NEW && !at->known)
+            run_site_derive(a, at, *ws);
+        bool fast = at->known && at->fast;
+        if (create && fast) {
+            next = id + 1;
+            at->count++, at->bytes += neu;
+            m->have_id = true, m->max_id = id;
+            if (d) {
+                at->folds++, at->folded += neu;
+            } else {
+                quick_allocate(a, id, neu, at);
+                resized = NULL;
+            }
+            continue;
+        }
+        if (create && !d) {
+            next = id + 1;
+            quick_allocate_at(a, rs, id, neu, *ws);
+            resized = NULL;
+            continue;
+        }
+        if (!create) { /* a resize: what a RESIZE_AGAIN refers to from now on */
+            /* the record of the last resize's allocation while only folds
+             * and resizes came since (nothing moved the records) */
+            if (!again)
+                resized = NULL;
+            r->s.resized = true, r->s.resized_id = id, r->s.resized_size = neu;
+        }
+        if (!create && fast && quick_resize(a, id, old, neu, &resized)) {
+            at->resizes++, at->bytes += pick(neu > old, neu - old, 0);
+            continue;
+        }
+        resized = NULL;
+        if (!create && !fast && quick_resize_at(a, rs, id, old, neu, *ws))
+            continue;
+        if (create)
+            next = id + 1;
+        struct wire_alloc e = {
+            last,      create ? (d ? WIRE_OP_FOLD : WIRE_OP_ALLOCATE) : WIRE_OP_RESIZE,
+            id,        create ? (d ? last + d : WIRE_NONE64) : old,
+            neu,       r->s.exec,
+            ws->stack, ws->span};
+        quick_general(a, rs, &e);
+    }
+    r->r.last = last, r->r.next_id = next;
+    *cur_io = cur;
+    *n_io = n;
+    return p;
+}
+
+/* A run for an export (detail kept) or a memory timeline (a watcher):
+ * each entry the general way, as agg_mem_event takes it. */
+static size_t compact_run_each(struct agg *a, const uint8_t *run, const uint8_t *end, uint32_t room,
+                               struct wire_compact_rule *rule, const uint8_t **stop)
+{
+    struct wire_compact_rule r = *rule;
+    const uint8_t *p = run;
+    uint32_t n = 0;
+    bool fresh = false;
+    struct wire_alloc e;
+    unsigned how, why;
+    size_t size;
+    for (; n < room && (size = wire_compact_take(p, end, &r, &e, &how, &why)) > 0; n++) {
+        p += size;
+        if (!fresh && run_entry_stale(a, e.sequence)) {
+            agg_alloc(a, &e);
+            continue;
+        }
+        fresh = true;
+        agg_mem_event(a, &e);
+    }
+    if (fresh)
+        run_passed(a, r.r.last);
+    *rule = r;
+    *stop = p;
+    return n;
+}
+
+static bool tables_large(const struct agg *a);
+
+/* A run when the tables outgrow the caches: as mem_run, its entries read
+ * a chunk at a time, each as it is taken starting the loads of its live
+ * record and stack node, then aggregated the general way while the loads
+ * of the buckets they name run WARM entries ahead.  Summing by site
+ * saves little here, where each event waits on memory. */
+enum { COMPACT_CHUNK = 64 };
+
+static size_t compact_run_warm(struct agg *a, const uint8_t *run, const uint8_t *end, uint32_t room,
+                               struct wire_compact_rule *rule, const uint8_t **stop)
+{
+    struct wire_compact_rule r = *rule;
+    const uint8_t *p = run;
+    uint32_t n = 0;
+    bool fresh = false, more = true;
+    struct wire_alloc e[COMPACT_CHUNK];
+    while (more && n < room) {
+        uint32_t k = 0;
+        unsigned how, why;
+        size_t size;
+        while (k < COMPACT_CHUNK && n + k < room &&
+               (size = wire_compact_take(p, end, &r, &e[k], &how, &why)) > 0) {
+            p += size;
+            warm_far(a, &e[k], false);
+            k++;
+        }
+        more = k == COMPACT_CHUNK;
+        for (uint32_t j = 0; j < k && j < WARM; j++)
+            warm_near_at(a, e[j].stack_id, e[j].allocation_id, false);
+        for (uint32_t i = 0; i < k; i++) {
+            if (i + WARM < k)
+                warm_near_at(a, e[i + WARM].stack_id, e[i + WARM].allocation_id, false);
+            if (!fresh && run_entry_stale(a, e[i].sequence)) {
+                agg_alloc(a, &e[i]);
+                continue;
+            }
+            fresh = true;
+            mem_event(a, &e[i], true, false, false);
+        }
+        n += k;
+    }
+    if (fresh)
+        run_passed(a, r.r.last);
+    *rule = r;
+    *stop = p;
+    return n;
+}
+
+size_t agg_mem_compact_run(struct agg *a, const uint8_t *run, const uint8_t *end, uint32_t room,
+                           struct wire_compact_rule *rule, const uint8_t **stop)
+{
+    if (a->detail || a->live_fn)
+        return compact_run_each(a, run, end, room, rule, stop);
+    if (tables_large(a))
+        return compact_run_warm(a, run, end, room, rule, stop);
+    struct wire_compact_rule r = *rule;
+    /* rs[cur] is what the run knows of the last site, rs[cur ^ 1] of the
+     * one before */
+    struct run_site rs[2] = {{0}, {0}};
+    unsigned cur = 0;
+    struct run_quick q = {0};
+    const uint8_t *p = run;
+    uint32_t n = 0;
+    bool fresh = false;
+    struct wire_alloc e;
+    while (n < room) {
+        if (q.on) {
+            p = quick_entries(a, p, end, room, &n, &r, rs, &cur);
+            if (n == room)
+                break;
+        }
+        unsigned how, why;
+        size_t size = wire_compact_take(p, end, &r, &e, &how, &why);
+        if (size == 0)
+            break;
+        p += size, n++;
+        if (how != WIRE_SITE_LAST)
+            cur ^= 1;
+        if (how == WIRE_SITE_NEW) {
+            run_site_flush(a, &rs[cur]);
+            rs[cur].known = false;
+        }
+        /* the aggregation's own sequence check, as run_stale */
+        if (!fresh && run_entry_stale(a, e.sequence)) {
+            agg_alloc(a, &e);
+            continue;
+        }
+        fresh = true;
+        bool create = e.op == WIRE_OP_ALLOCATE || e.op == WIRE_OP_FOLD;
+        if (e.op != WIRE_OP_FREE && !rs[cur].known)
+            run_site_derive(a, &rs[cur], r.s.site[0]);
+        /* summed as in quick_entries, with its bounds (run_quick_check) */
+        if (create && rs[cur].fast && !(a->mem.have_id && e.allocation_id <= a->mem.max_id) &&
+            q.on && e.new_size < SIZE_MASK) {
+            struct run_site *at = &rs[cur];
+            at->count++, at->bytes += e.new_size;
+            a->mem.have_id = true, a->mem.max_id = e.allocation_id;
+            if (e.op == WIRE_OP_FOLD)
+                at->folds++, at->folded += e.new_size;
+            else
+                quick_allocate(a, e.allocation_id, e.new_size, at);
+        } else {
+            general_event(a, &e, rs);
+        }
+        run_quick_check(a, &r, &q);
+    }
+    run_flush(a, rs);
+    if (fresh)
+        run_passed(a, r.r.last);
+    *rule = r;
+    *stop = p;
     return n;
 }
 

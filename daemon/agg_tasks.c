@@ -217,6 +217,11 @@ void agg_tasks_alloc(struct agg *a, const struct wire_alloc *e)
 {
     struct agg_task *row = task_row(a, e->exec.task);
     uint64_t *rec;
+    if (e->op == WIRE_OP_FOLD) { /* its allocate and free: allocated, never live at the end */
+        if (row)
+            row->allocated += e->new_size;
+        return;
+    }
     if (e->op == WIRE_OP_ALLOCATE) {
         if (row == NULL && !a->task_lines)
             return;

@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "daemon/feed.h"
+#include "proto/wire_compact.h"
 
 /* A memory profile's entries: runs of ALLOC entries are read in place
  * (within L1-sized pieces, checked by the decoder's rule as the
@@ -12,13 +13,22 @@ static int feed_alloc_runs(struct agg *g, struct wire_decoder *d, struct wire_ev
 {
     enum { PIECE = 512 };
     for (;;) {
-        struct wire_alloc_rule rule;
-        size_t room;
-        const uint8_t *run = wire_events_alloc_open(d, it, PIECE, &room, &rule);
-        size_t n = room > 0 ? agg_mem_run(g, run, room, &rule) : 0;
-        wire_events_alloc_close(d, it, &rule, n);
-        if (n == PIECE)
-            continue;
+        if (it->p < it->end && it->p[0] >= WIRE_ENTRY_ALLOCATE &&
+            it->p[0] <= WIRE_ENTRY_RESIZE_AGAIN) {
+            struct wire_compact_rule rule;
+            uint32_t room;
+            const uint8_t *run = wire_events_compact_open(d, it, &room, &rule), *to = run;
+            size_t n = room > 0 ? agg_mem_compact_run(g, run, it->end, room, &rule, &to) : 0;
+            wire_events_compact_close(d, it, &rule, to, (uint32_t)n);
+        } else {
+            struct wire_alloc_rule rule;
+            size_t room;
+            const uint8_t *run = wire_events_alloc_open(d, it, PIECE, &room, &rule);
+            size_t n = room > 0 ? agg_mem_run(g, run, room, &rule) : 0;
+            wire_events_alloc_close(d, it, &rule, n);
+            if (n == PIECE)
+                continue;
+        }
         struct wire_event ev;
         int rc = wire_events_next(d, it, &ev);
         if (rc <= 0)

@@ -15,6 +15,7 @@ extern const char *const captext_terminations[3];
 #include <stdio.h>
 
 #include "proto/wire.h"
+#include "proto/wire_compact.h"
 
 #define PACK_MAX_FIELDS 16
 
@@ -38,6 +39,8 @@ struct packer {
     int nf;
     char *strbuf; /* decoded quoted values of the current line */
     size_t strcap;
+    uint32_t version;            /* HELLO's */
+    struct wire_compact_enc enc; /* the compact entries written so far */
     /* The EVENTS frame being built. */
     enum batch_mode batch;
     struct wire_batch b;

@@ -148,6 +148,13 @@ static void dump_entry(FILE *out, const struct wire_event *ev)
         fprintf(out, " state=%s", captext_states[s->state]);
         put_u32(out, "stack", s->stack_id);
         put_span(out, "span", s->span);
+    } else if (ev->u.alloc.op == WIRE_OP_FOLD) {
+        const struct wire_alloc *a = &ev->u.alloc;
+        fprintf(out, "  FOLD seq=%" PRIu64 " id=%" PRIu64 " size=%" PRIu64 " free_seq=%" PRIu64,
+                a->sequence, a->allocation_id, a->new_size, wire_fold_free_seq(a));
+        dump_exec(out, &a->exec);
+        put_u32(out, "stack", a->stack_id);
+        put_span(out, "span", a->span);
     } else {
         const struct wire_alloc *a = &ev->u.alloc;
         fprintf(out, "  ALLOC seq=%" PRIu64 " op=%s id=%" PRIu64, a->sequence, captext_ops[a->op],

@@ -11,6 +11,9 @@
 #include "proto/captext.h"
 #include "proto/wire_rules.h"
 
+/* The largest entry a batch takes. */
+#define ENTRY_MAX (WIRE_COMPACT_MAX > WIRE_ALLOC_SIZE ? WIRE_COMPACT_MAX : WIRE_ALLOC_SIZE)
+
 /* Pushes the frame just appended (at `at`) through the checking decoder;
  * `lines` maps an EVENTS frame's entries to their text lines. */
 static int check_frame(struct packer *p, size_t at, const uint32_t *lines)
@@ -104,6 +107,7 @@ static int rec_hello(struct packer *p)
         pack_str(p, 8, "backend", &h.backend) || caps_of(p, 9, &h.capabilities) ||
         pack_bool(p, 10, "colour", &h.colour) || pack_no_more(p, 11))
         return -1;
+    p->version = h.version;
     size_t at = p->out->size;
     return emit(p, wire_encode_hello(p->out, &h), at);
 }
@@ -284,12 +288,12 @@ static int batch_put(struct packer *p, const struct wire_event *ev)
             return pack_err(p, "out of memory");
         p->entry_lines = nl, p->entry_cap = cap;
     }
-    if (p->b.cap - p->b.len < WIRE_ALLOC_SIZE) {
-        if (p->batch == BATCH_IMPLICIT && p->b.len + WIRE_ALLOC_SIZE > WIRE_MAX_FRAME - 16) {
+    if (p->b.cap - p->b.len < ENTRY_MAX) {
+        if (p->batch == BATCH_IMPLICIT && p->b.len + ENTRY_MAX > WIRE_MAX_FRAME - 16) {
             if (flush_batch(p) != 0)
                 return -1;
             p->batch = BATCH_IMPLICIT;
-        } else if (p->b.len + WIRE_ALLOC_SIZE > WIRE_MAX_FRAME - 16)
+        } else if (p->b.len + ENTRY_MAX > WIRE_MAX_FRAME - 16)
             return pack_err(p, "EVENTS block is larger than a 4 MiB frame");
         else {
             size_t cap = p->b.cap ? p->b.cap * 2 : 65536;
@@ -306,8 +310,43 @@ static int batch_put(struct packer *p, const struct wire_event *ev)
         wire_batch_task(&p->b, &ev->u.task);
     else if (ev->kind == WIRE_ENTRY_SAMPLE)
         wire_batch_sample(&p->b, &ev->u.sample);
-    else
+    else if (p->version < WIRE_COMPACT_VERSION)
         wire_batch_alloc(&p->b, &ev->u.alloc);
+    else {
+        p->b.len += wire_compact_put(&p->enc, p->b.buf + p->b.len, &ev->u.alloc);
+        p->b.count++;
+    }
+    return 0;
+}
+
+/* What the compact layout cannot say, refused with the decoder's words
+ * (its own checks follow once the frame is built). */
+static int compact_sayable(struct packer *p, const struct wire_alloc *a)
+{
+    if (a->sequence <= p->enc.last)
+        return pack_err(p, "ALLOC.sequence: does not increase");
+    if ((a->op == WIRE_OP_ALLOCATE || a->op == WIRE_OP_FOLD) && a->allocation_id < p->enc.floor)
+        return pack_err(p, "ALLOC.allocation_id: an allocate's id does not increase (ids are "
+                           "never reused)");
+    return 0;
+}
+
+/* FOLD seq=S id=I size=N free_seq=F task actor thread stack span */
+static int rec_fold(struct packer *p, struct wire_alloc *a)
+{
+    a->op = WIRE_OP_FOLD;
+    if (pack_u64(p, 0, "seq", &a->sequence) || pack_num64(p, 1, "id", false, &a->allocation_id) ||
+        pack_u64(p, 2, "size", &a->new_size) || pack_u64(p, 3, "free_seq", &a->old_size) ||
+        exec_of(p, 4, &a->exec) || pack_num32(p, 7, "stack", true, &a->stack_id) ||
+        pack_span(p, 8, "span", &a->span) || pack_no_more(p, 9))
+        return -1;
+    if (p->version < WIRE_COMPACT_VERSION)
+        return pack_err(p, "FOLD: protocol %u has no folds (version %d and later do)", p->version,
+                        WIRE_COMPACT_VERSION);
+    if (a->old_size <= a->sequence || a->old_size - a->sequence > WIRE_FOLD_MAX)
+        return pack_err(p, "FOLD.free_seq: %llu is not 1 to %d past the sequence %llu",
+                        (unsigned long long)a->old_size, WIRE_FOLD_MAX,
+                        (unsigned long long)a->sequence);
     return 0;
 }
 
@@ -338,6 +377,10 @@ static int rec_entry(struct packer *p)
             pack_num32(p, 6, "stack", true, &s->stack_id) || pack_span(p, 7, "span", &s->span) ||
             pack_no_more(p, 8))
             return -1;
+    } else if (pack_kw_is(p, "FOLD")) {
+        ev.kind = WIRE_ENTRY_ALLOC;
+        if (rec_fold(p, &ev.u.alloc) != 0 || compact_sayable(p, &ev.u.alloc) != 0)
+            return -1;
     } else {
         struct wire_alloc *a = &ev.u.alloc;
         ev.kind = WIRE_ENTRY_ALLOC;
@@ -349,6 +392,8 @@ static int rec_entry(struct packer *p)
             exec_of(p, 5, &a->exec) || pack_num32(p, 8, "stack", true, &a->stack_id) ||
             pack_span(p, 9, "span", &a->span) || pack_no_more(p, 10))
             return -1;
+        if (p->version >= WIRE_COMPACT_VERSION && compact_sayable(p, a) != 0)
+            return -1;
     }
     if (p->batch == BATCH_NONE)
         p->batch = BATCH_IMPLICIT;
@@ -358,7 +403,7 @@ static int rec_entry(struct packer *p)
 static bool is_entry(const struct packer *p)
 {
     return pack_kw_is(p, "STACK") || pack_kw_is(p, "CPU_SAMPLE") || pack_kw_is(p, "ALLOC") ||
-           pack_kw_is(p, "TASK");
+           pack_kw_is(p, "TASK") || pack_kw_is(p, "FOLD");
 }
 
 /* Dispatches one tokenised line. */
@@ -438,6 +483,7 @@ static int pack_lines(struct packer *p, const char *text, size_t len)
 int captext_pack(const char *text, size_t len, msgpack_sbuffer *out, char *err, size_t errlen)
 {
     struct packer p = {.out = out, .err = err, .errlen = errlen};
+    wire_compact_enc_init(&p.enc);
     p.check = wire_decoder_new(WIRE_TO_DAEMON);
     if (!p.check) {
         snprintf(err, errlen, "0: out of memory");

@@ -3,6 +3,7 @@
 #define JETT_PROTO_WIRE_INTERNAL_H
 
 #include "proto/wire.h"
+#include "proto/wire_compact.h"
 #include "proto/wire_rules.h"
 
 #define WIRE_MAX_SOURCES 100000u
@@ -33,10 +34,12 @@ struct wire_decoder {
     struct wire_path_set paths; /* (origin, path) of every SOURCE */
     uint8_t *stack_depth;       /* frames of each stack, root 1, at most 128 */
     uint32_t depth_cap;
+    uint32_t version; /* HELLO's protocol version, 0 before it */
     /* Sequences must increase per event kind. */
     bool have_sample, have_alloc;
     uint64_t last_sample_seq, last_tick, last_alloc_seq;
-    uint64_t next_alloc_id; /* an allocate's id is at least this (ids increase) */
+    uint64_t next_alloc_id;            /* an allocate's id is at least this (ids increase) */
+    struct wire_compact_state compact; /* what compact ALLOC entries refer to */
     /* The walk's RETAINED records: one seen, the closing one seen, the
      * last one incomplete. */
     bool retained_seen, retained_closed, retained_cut;

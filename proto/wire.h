@@ -23,11 +23,15 @@
 
 #include <msgpack.h>
 
-#define WIRE_PROTOCOL_VERSION 2
+#define WIRE_PROTOCOL_VERSION 3
 /* The oldest version a capture may carry and still be read: version 2
  * only adds records, so a version 1 stream is a version 2 stream without
- * them (what they would have said reads as unavailable). */
+ * them (what they would have said reads as unavailable); version 3 adds
+ * the compact ALLOC entries and folds (wire_compact.h), which a stream
+ * of an older version never holds. */
 #define WIRE_PROTOCOL_MIN_VERSION 1
+/* The first version whose ALLOC entries are compact. */
+#define WIRE_COMPACT_VERSION 3
 #define WIRE_MAX_FRAME (4u << 20) /* payload bytes, length prefix excluded */
 #define WIRE_FRAME_HEADER 4
 #define WIRE_MAX_NAME 4096         /* namespace, function, backend, path */
@@ -63,7 +67,13 @@ enum wire_entry_kind {
     WIRE_ENTRY_STACK = 1,
     WIRE_ENTRY_SAMPLE = 2,
     WIRE_ENTRY_ALLOC = 3,
-    WIRE_ENTRY_TASK = 8, /* 4..7 are the memory event path's */
+    /* version 3: compact ALLOC entries (wire_compact.h), decoded as
+     * WIRE_ENTRY_ALLOC events */
+    WIRE_ENTRY_ALLOCATE = 4, /* an allocate, or a fold */
+    WIRE_ENTRY_RESIZE = 5,
+    WIRE_ENTRY_FREE = 6,
+    WIRE_ENTRY_RESIZE_AGAIN = 7, /* a resize of what the last resize resized */
+    WIRE_ENTRY_TASK = 8,         /* after the memory event path's */
 };
 
 /* Entry sizes in bytes, kind byte included.  Layouts (little-endian):
@@ -91,7 +101,10 @@ enum wire_state {
     WIRE_STATE_WAITING = 2,
     WIRE_STATE_UNAVAILABLE = 3,
 };
-enum wire_op { WIRE_OP_ALLOCATE = 0, WIRE_OP_RESIZE = 1, WIRE_OP_FREE = 2 };
+/* WIRE_OP_FOLD (compact entries only): an allocate whose free came
+ * before the next new peak of live bytes, at `free_seq`; its free has no
+ * entry of its own (jett-capture(5)). */
+enum wire_op { WIRE_OP_ALLOCATE = 0, WIRE_OP_RESIZE = 1, WIRE_OP_FREE = 2, WIRE_OP_FOLD = 3 };
 enum wire_termination {
     WIRE_TERM_RETURNED = 0,
     WIRE_TERM_RUNTIME_ERROR = 1,
@@ -214,21 +227,30 @@ struct wire_sample {
 
 /* The operation says which sizes an event has: an allocate no old size,
  * a free no new size.  A size the operation has may be any u64 (2^64 - 1
- * included); one it has not is WIRE_NONE64. */
+ * included); one it has not is WIRE_NONE64.  A fold has a new size and
+ * no old size: where the old size would be it carries the sequence of
+ * its free (wire_fold_free_seq), 1 to WIRE_FOLD_MAX past its own. */
 struct wire_alloc {
     uint64_t sequence;
     uint8_t op; /* enum wire_op */
     uint64_t allocation_id;
-    uint64_t old_size; /* WIRE_NONE64 for allocate */
+    uint64_t old_size; /* WIRE_NONE64 for allocate; a fold's free sequence */
     uint64_t new_size; /* WIRE_NONE64 for free */
     struct wire_exec exec;
     uint32_t stack_id;
     struct wire_span span;
 };
+#define WIRE_FOLD_MAX 255
+
+static inline uint64_t wire_fold_free_seq(const struct wire_alloc *a)
+{
+    return a->old_size;
+}
 
 /* Whether the sizes are absent exactly where the operation has none (a
  * known operation assumed), without a branch: what the decoder and the
- * aggregation both require. */
+ * aggregation both require.  A fold's free sequence is checked where it
+ * is read (it is 1 to WIRE_FOLD_MAX past the fold's own). */
 static inline bool wire_alloc_sizes_ok(uint8_t op, uint64_t old_size, uint64_t new_size)
 {
     return ((op != WIRE_OP_ALLOCATE) | (old_size == WIRE_NONE64)) &
@@ -616,6 +638,17 @@ const uint8_t *wire_events_alloc_open(struct wire_decoder *d, struct wire_events
                                       size_t max, size_t *room, struct wire_alloc_rule *r);
 void wire_events_alloc_close(struct wire_decoder *d, struct wire_events_iter *it,
                              const struct wire_alloc_rule *r, size_t n);
+/* The same for runs of compact ALLOC entries (wire_compact.h), which the
+ * consumer reads with wire_compact_take up to the iterator's end: open
+ * gives where the run starts, how many entries it may hold (*room; 0
+ * once the decoder failed or before a version 3 HELLO) and the rule;
+ * close moves the decoder and the iterator to `to`, past the n entries
+ * taken. */
+struct wire_compact_rule;
+const uint8_t *wire_events_compact_open(struct wire_decoder *d, const struct wire_events_iter *it,
+                                        uint32_t *room, struct wire_compact_rule *r);
+void wire_events_compact_close(struct wire_decoder *d, struct wire_events_iter *it,
+                               const struct wire_compact_rule *r, const uint8_t *to, uint32_t n);
 /* The stack an entry names: a sample's or an allocation's, else
  * WIRE_NONE32. */
 uint32_t wire_event_stack(const struct wire_event *ev);

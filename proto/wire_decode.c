@@ -33,6 +33,7 @@ struct wire_decoder *wire_decoder_new(enum wire_direction dir)
     if (!d)
         return NULL;
     d->dir = dir;
+    wire_compact_state_init(&d->compact);
     msgpack_unpacked_init(&d->unp);
     return d;
 }

@@ -13,6 +13,12 @@ static inline uint32_t entry_size(uint8_t kind)
                                        : 0;
 }
 
+/* Whether the stream's version has compact ALLOC entries. */
+static inline bool compact_stream(const struct wire_decoder *d)
+{
+    return d->version >= WIRE_COMPACT_VERSION;
+}
+
 /* The count must be non-zero; the entries' kinds and sizes are checked as
  * the iterator reaches them, so each byte is read once while it is hot. */
 int wire_check_events(struct wire_decoder *d, const struct wire_events *ev)
@@ -21,7 +27,7 @@ int wire_check_events(struct wire_decoder *d, const struct wire_events *ev)
         wire_fail(d, WIRE_E_RANGE, "EVENTS.count: a batch holds at least one entry");
         return -1;
     }
-    if (ev->bin_len / WIRE_STACK_SIZE < ev->count) {
+    if (ev->bin_len / (compact_stream(d) ? WIRE_COMPACT_MIN : WIRE_STACK_SIZE) < ev->count) {
         wire_fail(d, WIRE_E_ARITY, "EVENTS.count: %u entries cannot fit in %u bytes", ev->count,
                   ev->bin_len);
         return -1;
@@ -196,6 +202,65 @@ static int alloc_rejection(struct wire_decoder *d, const struct wire_alloc *a)
     return bad(d, WIRE_E_RANGE, "ALLOC", "entry refused"); /* not reached */
 }
 
+/* The message of each wire_compact_why, by the field it concerns. */
+static int compact_rejection(struct wire_decoder *d, unsigned why, uint32_t index)
+{
+    static const struct {
+        enum wire_errcode code;
+        const char *what;
+    } whys[] = {
+        [WIRE_CW_KIND] = {WIRE_E_TYPE, "ALLOC: not a compact ALLOC entry"},
+        [WIRE_CW_CUT] = {WIRE_E_TRUNCATED, "ALLOC: the entry is cut short"},
+        [WIRE_CW_HEADER] = {WIRE_E_RANGE, "ALLOC.header: reserved bits or site field 3"},
+        [WIRE_CW_VARINT] = {WIRE_E_RANGE,
+                            "ALLOC: a varint is cut short, longer than 10 bytes or past 2^64 - 1"},
+        [WIRE_CW_SEQUENCE] = {WIRE_E_SEQUENCE, "ALLOC.sequence: does not increase"},
+        [WIRE_CW_ID] = {WIRE_E_RANGE, "ALLOC.allocation_id: the id is absent or past 2^64 - 1"},
+        [WIRE_CW_FREE_SEQ] = {WIRE_E_RANGE, "FOLD.free_seq: past 2^64 - 1"},
+        [WIRE_CW_STACK] = {WIRE_E_REF, "ALLOC.stack_id: the stack is not defined"},
+        [WIRE_CW_SPAN] = {WIRE_E_RANGE, "ALLOC.span: span is neither absent nor start <= end"},
+        [WIRE_CW_SPAN_STACK] = {WIRE_E_RANGE, "ALLOC.span: a span needs a stack"},
+        [WIRE_CW_EXEC] = {WIRE_E_RANGE, "ALLOC.exec: a task, actor or thread past 2^32 - 2"},
+        [WIRE_CW_AGAIN] = {WIRE_E_ORDER, "ALLOC: a RESIZE_AGAIN before any compact resize"},
+    };
+    if (why >= sizeof whys / sizeof whys[0])
+        why = WIRE_CW_KIND;
+    wire_fail(d, whys[why].code, "%s (entry %u)", whys[why].what, index);
+    return -1;
+}
+
+size_t wire_compact_size(const uint8_t *p, const uint8_t *end)
+{
+    uint8_t kind = p < end ? p[0] : 0;
+    if (kind < WIRE_ENTRY_ALLOCATE || kind > WIRE_ENTRY_RESIZE_AGAIN)
+        return 0;
+    bool create = kind == WIRE_ENTRY_ALLOCATE;
+    const uint8_t *q = p + (create ? 3 : 2);
+    if (q > end)
+        return 0;
+    uint8_t h = q[-1];
+    uint64_t v;
+    /* sequence, id, sizes */
+    unsigned n =
+        ((h & WIRE_CH_SEQ) == WIRE_CH_SEQ_VARINT) + (kind == WIRE_ENTRY_RESIZE_AGAIN ? 1
+                                                     : create ? ((h & WIRE_CH_ID) != 0) + 1u
+                                                     : kind == WIRE_ENTRY_RESIZE ? 3u
+                                                                                 : 2u);
+    while (n-- > 0)
+        if (!(q = wire_varint_get(q, end, &v)))
+            return 0;
+    if (((h & WIRE_CH_SITE) >> WIRE_CH_SITE_SHIFT) == WIRE_SITE_NEW) {
+        uint64_t start;
+        if (!(q = wire_varint_get(q, end, &v)) || !(q = wire_varint_get(q, end, &start)) ||
+            (start != 0 && !(q = wire_varint_get(q, end, &v))))
+            return 0;
+    }
+    for (n = (h & WIRE_CH_EXEC) ? 3 : 0; n-- > 0;)
+        if (!(q = wire_varint_get(q, end, &v)))
+            return 0;
+    return (size_t)(q - p);
+}
+
 static inline void alloc_rule_get(const struct wire_decoder *d, struct wire_alloc_rule *r)
 {
     *r = (struct wire_alloc_rule){d->last_alloc_seq, d->next_alloc_id, d->n_stacks, d->have_alloc};
@@ -206,6 +271,32 @@ static inline void alloc_rule_put(struct wire_decoder *d, const struct wire_allo
     d->have_alloc = r->have;
     d->last_alloc_seq = r->last;
     d->next_alloc_id = r->next_id;
+}
+
+static inline void compact_rule_get(const struct wire_decoder *d, struct wire_compact_rule *r)
+{
+    alloc_rule_get(d, &r->r);
+    r->s = d->compact;
+}
+
+static inline void compact_rule_put(struct wire_decoder *d, const struct wire_compact_rule *r)
+{
+    alloc_rule_put(d, &r->r);
+    d->compact = r->s;
+}
+
+/* A compact ALLOC entry: its size, or 0 (and the decoder failed). */
+static inline size_t read_compact(struct wire_decoder *d, const uint8_t *p, const uint8_t *end,
+                                  uint32_t index, struct wire_alloc *a)
+{
+    struct wire_compact_rule r;
+    compact_rule_get(d, &r);
+    unsigned how, why = WIRE_CW_KIND;
+    size_t n = wire_compact_take(p, end, &r, a, &how, &why);
+    if (n == 0)
+        return compact_rejection(d, why, index), 0;
+    compact_rule_put(d, &r);
+    return n;
 }
 
 static inline int read_alloc(struct wire_decoder *d, const uint8_t *p, struct wire_alloc *a)
@@ -240,6 +331,14 @@ int wire_events_next(struct wire_decoder *d, struct wire_events_iter *it, struct
      * Never faults, even past the end. */
     __builtin_prefetch(p + 2048);
     ev->kind = p[0];
+    if (ev->kind >= WIRE_ENTRY_ALLOCATE && ev->kind <= WIRE_ENTRY_RESIZE_AGAIN &&
+        compact_stream(d)) {
+        size_t n = read_compact(d, p, it->end, index, &ev->u.alloc);
+        ev->kind = WIRE_ENTRY_ALLOC;
+        it->p = p + n;
+        it->left--;
+        return n > 0 ? 1 : -1;
+    }
     uint32_t size = entry_size(ev->kind);
     if (size == 0) {
         wire_fail(d, WIRE_E_TYPE, "EVENTS.entries: entry %u has unknown kind %u", index, p[0]);
@@ -282,6 +381,22 @@ void wire_events_alloc_close(struct wire_decoder *d, struct wire_events_iter *it
     alloc_rule_put(d, r);
     it->p += n * WIRE_ALLOC_SIZE;
     it->left -= (uint32_t)n;
+}
+
+const uint8_t *wire_events_compact_open(struct wire_decoder *d, const struct wire_events_iter *it,
+                                        uint32_t *room, struct wire_compact_rule *r)
+{
+    *room = d->failed || !compact_stream(d) ? 0 : it->left;
+    compact_rule_get(d, r);
+    return it->p;
+}
+
+void wire_events_compact_close(struct wire_decoder *d, struct wire_events_iter *it,
+                               const struct wire_compact_rule *r, const uint8_t *to, uint32_t n)
+{
+    compact_rule_put(d, r);
+    it->p = to;
+    it->left -= n;
 }
 
 int wire_events_batch(struct wire_decoder *d, struct wire_events_iter *it, struct wire_event *ev,

@@ -194,6 +194,7 @@ static int decode_hello(struct wire_fields *f, struct wire_hello *h)
                   WIRE_PROTOCOL_MIN_VERSION, WIRE_PROTOCOL_VERSION);
         return -1;
     }
+    f->d->version = h->version;
     if (get_u8(f, 2, "mode", WIRE_MODE_MEMORY, &h->mode) != 0 ||
         decode_config(f, h->mode, &h->config) != 0 ||
         get_str(f, 4, "backend", 1, WIRE_MAX_BACKEND, &h->backend) != 0 ||

@@ -3,6 +3,7 @@
 
 #include "agent/evring.h"
 #include "proto/wire.h"
+#include "proto/wire_compact.h"
 
 /* What the writer sends of a peeked run: its pieces, back to back, and
  * then releases them. */
@@ -183,8 +184,7 @@ static void put_allocs_then_scribble(struct evring *r, uint64_t seq, int n)
 }
 
 /* The count of whole entries comes with the positions: a peek of all
- * that waits, of mixed sizes, reads none of them, and a run of ALLOC
- * entries (the largest) cut by the limit is cut by their size alone. */
+ * that waits, of mixed sizes, reads none of them. */
 START_TEST(a_peek_counts_entries_without_reading_them)
 {
     struct evring r;
@@ -196,15 +196,63 @@ START_TEST(a_peek_counts_entries_without_reading_them)
     /* 21 + 10 * 58 bytes, 11 entries, however their kind bytes read */
     ck_assert_uint_eq(take(&r, out, sizeof out, &count), 601);
     ck_assert_uint_eq(count, 11);
-    put_allocs_then_scribble(&r, 11, 20);
-    /* 20 ALLOC entries, a limit of 5.5 of them: 5 */
-    ck_assert_uint_eq(take(&r, out, 5 * WIRE_ALLOC_SIZE + 29, &count), 5 * WIRE_ALLOC_SIZE);
-    ck_assert_uint_eq(count, 5);
-    ck_assert_uint_eq(take(&r, out, sizeof out, &count), 15 * WIRE_ALLOC_SIZE);
-    ck_assert_uint_eq(count, 15);
+    evring_destroy(&r);
+}
+END_TEST
+
+/* A run longer than the limit is cut at the mark of the last whole chunk
+ * within it, without reading the entries: every 58-byte entry published
+ * on its own leaves a mark in each 16 KiB chunk, the last in chunk 1
+ * being 564 entries (32712 bytes) in; with every kind byte scribbled, a
+ * walk would have cut elsewhere.  Then the rest comes out whole. */
+START_TEST(a_long_run_is_cut_at_a_mark)
+{
+    struct evring r;
+    ck_assert_int_eq(evring_init(&r, 64 << 10), 0);
+    ck_assert_uint_eq(r.n_marks, 4);
+    static uint8_t out[64 << 10];
+    put_allocs_then_scribble(&r, 1, 860); /* 49880 bytes */
+    uint32_t count;
+    ck_assert_uint_eq(take(&r, out, 40000, &count), 32712);
+    ck_assert_uint_eq(count, 564);
+    ck_assert_uint_eq(take(&r, out, 40000, &count), 860 * 58 - 32712);
+    ck_assert_uint_eq(count, 860 - 564);
     uint64_t seq;
     memcpy(&seq, out + 2, 8);
-    ck_assert_uint_eq(seq, 16);
+    ck_assert_uint_eq(seq, 565);
+    evring_destroy(&r);
+}
+END_TEST
+
+/* Without a mark in the chunk (one publish after more than a chunk was
+ * written), the consumer cuts by the entries' sizes, compact ones too:
+ * 9000 compact allocates (9 bytes for the first, which names its site
+ * and context, then 4 each), a 21-byte STACK, one of 5 bytes (its id
+ * skips the one the STACK took the place of) and then 4 each: 40000
+ * bytes hold 9 + 35996 + 21 + 5 + 992 * 4 = 39999 bytes, 9994 entries. */
+START_TEST(without_a_mark_a_cut_reads_entry_sizes)
+{
+    struct evring r;
+    ck_assert_int_eq(evring_init(&r, 64 << 10), 0);
+    static uint8_t out[64 << 10];
+    struct wire_compact_enc enc;
+    wire_compact_enc_init(&enc);
+    for (uint64_t i = 0; i < 12000; i++) {
+        uint8_t e[WIRE_COMPACT_MAX];
+        if (i == 9000) {
+            struct wire_stack st = {0, WIRE_NONE32, 7, WIRE_SPAN_NONE};
+            ck_assert(evring_put_held(&r, e, wire_put_stack(e, &st)));
+            continue;
+        }
+        struct wire_alloc a = {i + 1, WIRE_OP_ALLOCATE, i, WIRE_NONE64,
+                               9,     {0, 0, 0},        0, WIRE_SPAN_NONE};
+        ck_assert(evring_put_held(&r, e, wire_compact_put(&enc, e, &a)));
+    }
+    ck_assert_uint_eq(evring_used(&r), 0); /* held: nothing published */
+    evring_publish(&r);
+    uint32_t count;
+    ck_assert_uint_eq(take(&r, out, 40000, &count), 39999);
+    ck_assert_uint_eq(count, 9994);
     evring_destroy(&r);
 }
 END_TEST
@@ -238,7 +286,8 @@ START_TEST(positions_wrap_their_fields)
     struct evring r;
     ck_assert_int_eq(evring_init(&r, 1024), 0);
     uint64_t start = ((EVRING_BYTES_MASK - 100) << EVRING_COUNT_BITS) | (EVRING_COUNT_MASK - 2);
-    atomic_store(&r.head, start), atomic_store(&r.tail, start), r.tail_seen = start;
+    atomic_store(&r.head, start), atomic_store(&r.tail, start);
+    r.tail_seen = r.written = r.published = start;
     uint8_t out[1024];
     uint32_t count;
     uint64_t seq = 1;
@@ -276,6 +325,8 @@ Suite *evring_suite(void)
     tcase_add_test(t, a_full_ring_sees_what_the_consumer_took);
     tcase_add_test(t, claim_writes_in_place_without_wrapping);
     tcase_add_test(t, a_peek_counts_entries_without_reading_them);
+    tcase_add_test(t, a_long_run_is_cut_at_a_mark);
+    tcase_add_test(t, without_a_mark_a_cut_reads_entry_sizes);
     tcase_add_test(t, a_mixed_run_is_cut_between_entries);
     tcase_add_test(t, positions_wrap_their_fields);
     tcase_add_test(t, a_ring_too_large_to_count_is_refused);

@@ -3,7 +3,9 @@
  * instead, the same random streams must give the same document, byte
  * for byte: with every kind of collector error, stacks defined between
  * allocations, gaps in ids that slide the window, and retention and
- * stack budgets that run out. */
+ * stack budgets that run out; in the 58-byte entries of version 2 and in
+ * the compact entries of version 3, with folds, and sites named again
+ * (which the compact runs sum without the tables). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include "daemon/rank.h"
 #include "daemon/render.h"
 #include "proto/wire.h"
+#include "proto/wire_compact.h"
 #include "tests/feed_entries.h"
 
 Suite *feed_runs_suite(void);
@@ -26,14 +29,19 @@ static const char text[] = "fn a() {}\nfn b() {}\nfn c() {}\n";
 struct gen {
     unsigned seed;
     msgpack_sbuffer sb;
-    uint8_t bin[1600 * WIRE_ALLOC_SIZE];
+    uint8_t bin[1600 * WIRE_COMPACT_MAX];
     size_t len;
     uint32_t count, n_stacks;
     uint64_t seq, next_id;
     uint64_t live_id[MAX_LIVE], live_size[MAX_LIVE];
     size_t n_live;
-    bool dirty; /* collector errors now and then */
-    bool spans; /* leaf spans on the allocations (else none) */
+    bool dirty;   /* collector errors now and then */
+    bool spans;   /* leaf spans on the allocations (else none) */
+    bool compact; /* version 3: compact entries, folds */
+    struct wire_compact_enc enc;
+    struct wire_alloc last; /* the last entry's site, to name it again */
+    bool resized;           /* a resize came: */
+    uint64_t last_resized;  /* the allocation it resized */
 };
 
 static unsigned rnd(struct gen *g, unsigned n)
@@ -44,7 +52,7 @@ static unsigned rnd(struct gen *g, unsigned n)
 static void header(struct gen *g)
 {
     struct wire_hello h = {0};
-    h.version = WIRE_PROTOCOL_VERSION;
+    h.version = g->compact ? WIRE_COMPACT_VERSION : 2;
     h.mode = WIRE_MODE_MEMORY;
     /* budgets small enough to run out now and then */
     uint64_t retention = rnd(g, 3) ? AGG_RETENTION_BUDGET_MAX : 2048 + rnd(g, 16384);
@@ -110,6 +118,8 @@ static void put_alloc(struct gen *g)
         uint32_t at = rnd(g, 3) * 10;
         a.span = (struct wire_span){at, at + 5};
     }
+    if (g->compact && g->seq > 1 && rnd(g, 3)) /* the last site again, as loops do */
+        a.stack_id = g->last.stack_id, a.span = g->last.span;
     unsigned what = rnd(g, 100);
     if (g->n_live == 0 || g->n_live == MAX_LIVE || what < 40) {
         a.op = WIRE_OP_ALLOCATE;
@@ -126,6 +136,12 @@ static void put_alloc(struct gen *g)
     } else {
         size_t k = rnd(g, (unsigned)g->n_live);
         a.op = what < 70 ? WIRE_OP_RESIZE : WIRE_OP_FREE;
+        /* the last resized allocation resized again, as a string built
+         * by appending is, with other events between (a RESIZE_AGAIN
+         * entry, whose live record the other events may move) */
+        for (size_t j = 0; g->compact && a.op == WIRE_OP_RESIZE && rnd(g, 3) && j < g->n_live; j++)
+            if (g->resized && g->live_id[j] == g->last_resized)
+                k = j;
         a.allocation_id = g->live_id[k];
         bool wrong = g->dirty && rnd(g, 40) == 0;
         a.old_size = g->live_size[k] + wrong;
@@ -134,12 +150,23 @@ static void put_alloc(struct gen *g)
         if (a.op == WIRE_OP_RESIZE) {
             a.new_size = size(g);
             g->live_size[k] = a.new_size;
+            g->resized = true, g->last_resized = a.allocation_id;
         } else if (!g->dirty || rnd(g, 30)) { /* else freed twice */
             g->live_id[k] = g->live_id[--g->n_live];
             g->live_size[k] = g->live_size[g->n_live];
         }
     }
-    g->len += wire_put_alloc(g->bin + g->len, &a);
+    if (g->compact && a.op == WIRE_OP_ALLOCATE && rnd(g, 3) == 0) {
+        /* a fold: its free comes 1 to 4 sequences on, and takes one */
+        a.op = WIRE_OP_FOLD;
+        a.old_size = a.sequence + 1 + rnd(g, 4);
+        if (g->n_live > 0 && g->live_id[g->n_live - 1] == a.allocation_id)
+            g->n_live--;
+        g->seq++;
+    }
+    g->last = a;
+    g->len += g->compact ? wire_compact_put(&g->enc, g->bin + g->len, &a)
+                         : wire_put_alloc(g->bin + g->len, &a);
     g->count++;
 }
 
@@ -149,6 +176,8 @@ static void generate(struct gen *g, unsigned seed, bool spans)
     memset(g, 0, sizeof *g);
     g->seed = seed;
     g->spans = spans;
+    g->compact = seed % 2;
+    wire_compact_enc_init(&g->enc);
     msgpack_sbuffer_init(&g->sb);
     g->dirty = rnd(g, 2);
     g->next_id = 1;
@@ -368,6 +397,76 @@ START_TEST(runs_give_the_profile_of_single_entries)
 }
 END_TEST
 
+/* A string built by appending at one statement (RESIZE_AGAIN entries)
+ * while allocations at the same statement come and go between its
+ * resizes: a run keeps the string's live record from one resize to the
+ * next while only folds come between, and the others move it (the
+ * window of recent ids slides past it, into the table of older ids,
+ * and the table grows): the profile is the one of single entries, and
+ * the string's free finds the size its last resize left. */
+START_TEST(a_string_resized_while_records_move)
+{
+    for (unsigned shape = 0; shape < 4; shape++) {
+        struct gen *g = calloc(1, sizeof *g);
+        ck_assert_ptr_nonnull(g);
+        g->seed = 6, g->compact = true, g->next_id = 1;
+        wire_compact_enc_init(&g->enc);
+        msgpack_sbuffer_init(&g->sb);
+        header(g);
+        struct wire_stack st = {0, WIRE_NONE32, 0, WIRE_SPAN_NONE};
+        g->len += wire_put_stack(g->bin + g->len, &st);
+        g->count++, g->n_stacks = 1;
+        uint64_t size = 10, next = 1, seq = 0;
+        struct wire_alloc e = {++seq, WIRE_OP_ALLOCATE, 0, WIRE_NONE64,
+                               size,  {0, 0, 0},        0, WIRE_SPAN_NONE};
+        g->len += wire_compact_put(&g->enc, g->bin + g->len, &e), g->count++;
+        for (unsigned i = 0; i < 1200; i++) {
+            /* the string grows (kind 5 once, then 7) */
+            e = (struct wire_alloc){++seq, WIRE_OP_RESIZE, 0, size, size + 1 + i % 7, {0, 0, 0},
+                                    0,     WIRE_SPAN_NONE};
+            size = e.new_size;
+            g->len += wire_compact_put(&g->enc, g->bin + g->len, &e), g->count++;
+            /* between its resizes: a fold, an allocate (far on now and
+             * then: the window slides), a free of an older one */
+            bool far = shape & 1 ? i % 50 == 0 : i % 300 == 0;
+            uint64_t id = next + (far ? 5000 : 1);
+            next = id;
+            e = (struct wire_alloc){++seq,     shape & 2 && i % 3 ? WIRE_OP_FOLD : WIRE_OP_ALLOCATE,
+                                    id,        shape & 2 && i % 3 ? seq + 1 : WIRE_NONE64,
+                                    8 + i % 5, {0, 0, 0},
+                                    0,         WIRE_SPAN_NONE};
+            if (e.op == WIRE_OP_FOLD)
+                seq++;
+            g->len += wire_compact_put(&g->enc, g->bin + g->len, &e), g->count++;
+            if (e.op == WIRE_OP_ALLOCATE && i % 4 == 3) {
+                e = (struct wire_alloc){++seq,       WIRE_OP_FREE, id, 8 + i % 5,
+                                        WIRE_NONE64, {0, 0, 0},    0,  WIRE_SPAN_NONE};
+                g->len += wire_compact_put(&g->enc, g->bin + g->len, &e), g->count++;
+            }
+            if (g->count >= 1500)
+                flush(g);
+        }
+        e = (struct wire_alloc){++seq,       WIRE_OP_FREE, 0, size,
+                                WIRE_NONE64, {0, 0, 0},    0, WIRE_SPAN_NONE};
+        g->len += wire_compact_put(&g->enc, g->bin + g->len, &e), g->count++;
+        flush(g);
+        struct wire_finish fin = {WIRE_TERM_RETURNED, 1000, WIRE_NONE64, 0, 0, 0, false, false};
+        ck_assert_int_eq(wire_encode_finish(&g->sb, &fin), 0);
+        char *one = profile(&g->sb, false, 0);
+        ck_assert_msg(strstr(one, "status: complete"), "%.400s", one);
+        for (int way = 0; way < 3; way++) {
+            char *run = profile(&g->sb, true, prefetch_ways[way]);
+            ck_assert_msg(strcmp(one, run) == 0, "shape %u, prefetch %d:\n%s\n-- by runs --\n%s",
+                          shape, way, one, run);
+            free(run);
+        }
+        free(one);
+        msgpack_sbuffer_destroy(&g->sb);
+        free(g);
+    }
+}
+END_TEST
+
 /* An aggregation fed an event beside the decoder (agg_alloc) has passed
  * sequences the decoder has not: the run's entries up to its sequence
  * are refused by the aggregation, as single entries are, and the rest
@@ -456,6 +555,7 @@ Suite *feed_runs_suite(void)
     tcase_add_test(t, runs_give_the_profile_of_single_entries);
     tcase_add_test(t, runs_give_the_export_detail_of_single_entries);
     tcase_add_test(t, runs_refuse_sequences_the_aggregation_passed);
+    tcase_add_test(t, a_string_resized_while_records_move);
     suite_add_tcase(s, t);
     return s;
 }

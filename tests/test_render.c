@@ -40,6 +40,8 @@ static const struct {
     {"mem-frees", "mem-frees", NULL, NULL},
     {"mem-lines", "mem-lines", NULL, NULL},
     {"mem-peak", "mem-peak", NULL, NULL},
+    {"mem-folds", "mem-folds", NULL, NULL},
+    {"mem-unfolded", "mem-folds", NULL, NULL}, /* the same events unfolded: the same bytes */
     {"mem-retained", "mem-retained", NULL, NULL},
     {"mem-budget", "mem-budget", NULL, NULL},
     {"mem-workers", "mem-workers", NULL, NULL},

@@ -169,7 +169,7 @@ static void assert_capture_whole(const char *path)
     struct tu_output o;
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_msg(o.status == 0, "dump: %s", o.err);
-    ck_assert_msg(strncmp(o.out, "HELLO version=2 ", 16) == 0, "%.100s", o.out);
+    ck_assert_msg(strncmp(o.out, "HELLO version=3 ", 16) == 0, "%.100s", o.out);
     ck_assert_ptr_nonnull(strstr(o.out, "\nFINISH termination="));
     tu_output_free(&o);
 }
@@ -190,13 +190,14 @@ static const char churn_src[] = "namespace churn\n"
                                 "    print(len(keep))\n"
                                 "}\n";
 
-/* A burst at the very end: some 100 KiB of capture, more than a pipe
- * holds and far less than the collector's ring, so that a stalled capture
- * holds the launcher only after the program has ended. */
+/* A burst at the very end: some 100 KiB of capture (three compact
+ * entries of 4 to 5 bytes an item), more than a pipe holds and far less
+ * than the collector's ring, so that a stalled capture holds the
+ * launcher only after the program has ended. */
 static const char burst_src[] = "namespace burst\n"
                                 "fn main() {\n"
                                 "    let keep = []\n"
-                                "    for i in 0..500 {\n"
+                                "    for i in 0..8000 {\n"
                                 "        push(keep, str(i) + \"-item\")\n"
                                 "    }\n"
                                 "    print(len(keep))\n"
@@ -653,7 +654,7 @@ START_TEST(capture_reader_stops_then_sigint)
 {
     struct stalled s;
     stalled_start(&s, burst_src);
-    WAIT_FOR(file_is(s.out, "500\n"), "the program's last line");
+    WAIT_FOR(file_is(s.out, "8000\n"), "the program's last line");
     WAIT_FOR(!has_thread(s.pid, "jett-runtime", 0), "the program ended");
     ck_assert_int_eq(kill(s.pid, SIGINT), 0);
     unsigned took;

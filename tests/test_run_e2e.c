@@ -994,7 +994,7 @@ START_TEST(capture_then_dump)
     run_jett(&o, "profile", "dump", cap, NULL);
     ck_assert_int_eq(o.status, 0);
     ck_assert_str_eq(o.err, "");
-    ck_assert_msg(has_prefix(o.out, o.out_len, "HELLO version=2 mode=cpu "), "%.200s", o.out);
+    ck_assert_msg(has_prefix(o.out, o.out_len, "HELLO version=3 mode=cpu "), "%.200s", o.out);
     ck_assert_ptr_nonnull(strstr(o.out, "\nSOURCE id=0 origin=project path=\"main.jett\" "));
     ck_assert_ptr_nonnull(strstr(o.out, " origin=project path=\"src/tokenize.jett\" "));
     ck_assert_ptr_nonnull(strstr(o.out, " origin=dependency path=\"strkit/text.jett\" "));

@@ -6,7 +6,9 @@
  * levels with <truncated-stack> as the last, nodes refused once the
  * table's budget is spent).  The frames come from JETT_TEST_STACK_WALK,
  * written before the profiler looks at the event; the profiler's own
- * per-frame nodes never enter the expectation.
+ * per-frame nodes never enter the expectation.  A free that folded into
+ * its allocate (a FOLD entry, jett-capture(5)) has no entry and needs no
+ * stack: its walk line is passed over, and must be one a FOLD named.
  */
 #include <check.h>
 #include <inttypes.h>
@@ -148,8 +150,36 @@ static uint32_t levels(const struct node *f, uint32_t depth, uint32_t trunc, str
 }
 
 struct tally {
-    uint64_t allocs, stacks, unavailable, truncated, deepest;
+    uint64_t allocs, stacks, unavailable, truncated, deepest, folds;
 };
+
+/* The sequence of the first ALLOC or FOLD line at or after `line`. */
+static uint64_t next_entry_seq(const char *line)
+{
+    for (; *line; line = strchr(line, '\n') + 1)
+        if (strncmp(line, "  ALLOC ", 8) == 0 || strncmp(line, "  FOLD ", 7) == 0)
+            return strtoull(in_line(line, "seq="), NULL, 10);
+    return UINT64_MAX;
+}
+
+/* The free sequences of the FOLD entries read so far whose frees the
+ * walk has not passed yet (at most WIRE_FOLD_MAX, 255, wait). */
+struct folded {
+    uint64_t seq[256];
+    unsigned n;
+};
+
+/* Passes over the walk line of event `seq` when a FOLD folded its free;
+ * false when none did. */
+static bool pass_folded(struct folded *f, uint64_t seq)
+{
+    for (unsigned i = 0; i < f->n; i++)
+        if (f->seq[i] == seq) {
+            f->seq[i] = f->seq[--f->n];
+            return true;
+        }
+    return false;
+}
 
 /* Checks every entry of the dump against the walk; counts what it saw. */
 static void check_capture(const char *dump, const char *walk, uint32_t limit, struct tally *t)
@@ -162,15 +192,29 @@ static void check_capture(const char *dump, const char *walk, uint32_t limit, st
     bool pending = false;               /* the walk line of the next ALLOC is interned */
     uint32_t want_stack = NONE, want_start = NONE, want_end = NONE;
     const char *w = walk;
+    uint64_t walked = 0; /* walk lines read: events walk line n is sequence n */
+    static struct folded folded;
+    folded.n = 0;
     memset(t, 0, sizeof *t);
     for (const char *line = dump; *line; line = strchr(line, '\n') + 1) {
         bool is_stack = strncmp(line, "  STACK ", 8) == 0,
-             is_alloc = strncmp(line, "  ALLOC ", 8) == 0;
+             is_fold = strncmp(line, "  FOLD ", 7) == 0,
+             is_alloc = is_fold || strncmp(line, "  ALLOC ", 8) == 0;
         if ((is_stack || is_alloc) && !pending) {
-            /* The next event's expected entries, from its walk line. */
+            /* The next event's expected entries, from its walk line;
+             * the walk lines of folded frees before it are passed (read
+             * still: each line says only what changed since the last). */
+            for (uint64_t seq = next_entry_seq(line); walked + 1 < seq; walked++) {
+                EXPECT(*w, "more ALLOC entries than walked events");
+                EXPECT(pass_folded(&folded, walked + 1),
+                       "event %" PRIu64 " has no entry, and no FOLD folded it", walked + 1);
+                parse_frames(w, frames);
+                w = strchr(w, '\n') + 1;
+            }
             EXPECT(*w, "more ALLOC entries than walked events");
             uint32_t depth = parse_frames(w, frames);
             w = strchr(w, '\n') + 1;
+            walked++;
             uint32_t n = levels(frames, depth, trunc, lv), parent = NONE;
             n_made = next_made = 0;
             for (uint32_t i = 0; i < n && (i == 0 || parent != NONE); i++) {
@@ -204,11 +248,19 @@ static void check_capture(const char *dump, const char *walk, uint32_t limit, st
             span_field(line, "span=", &a, &b);
             EXPECT(field(line, "stack=") == want_stack && a == want_start && b == want_end,
                    "%.120s: want stack %u span %u-%u", line, want_stack, want_start, want_end);
+            if (is_fold) {
+                EXPECT(folded.n < 256, "more than 255 folds wait for their frees");
+                folded.seq[folded.n++] = strtoull(in_line(line, "free_seq="), NULL, 10);
+                t->folds++;
+            }
             pending = false;
             t->allocs++;
         }
     }
-    ck_assert_msg(*w == '\0', "walked events without an ALLOC entry");
+    for (; *w; w = strchr(w, '\n') + 1, walked++)
+        EXPECT(pass_folded(&folded, walked + 1), "walked event %" PRIu64 " without an ALLOC entry",
+               walked + 1);
+    EXPECT(folded.n == 0, "%u folds name frees that were never walked", folded.n);
     model_free(&m);
 }
 
@@ -306,6 +358,7 @@ START_TEST(shapes_match_a_full_walk)
     ck_assert_uint_eq(t.deepest, 303); /* main > caught > boom(300), ..., boom(0) */
     ck_assert_uint_gt(t.truncated, 0);
     ck_assert_uint_eq(t.unavailable, 0);
+    ck_assert_uint_gt(t.folds, 0); /* and the walk lines of folded frees were passed */
     free(prog);
 }
 END_TEST

@@ -107,6 +107,34 @@ START_TEST(mem_churn)
 }
 END_TEST
 
+/* mem-folds, and mem-unfolded (its events with the folds written as an
+ * allocate and a free): allocated 100, 200, 200, 270, 300, 300, 360, 410,
+ * 410, 430, 430, 430, 435 after each event, live 100, 200, 100, 170, 200,
+ * 130, 190, 240, 210, 230, 210, 160, 165, the fold of 70 at make live
+ * from event 4 to 6 and that of 20 at grow from 10 to 11, as the unfolded
+ * events have them.  Columns end at 100 (make 100), 200 (grow 100), 270
+ * (make 70, grow 100), 300 (grow 130), 360 (grow 190), the peak 240 at
+ * 410 (make 50, grow 190), the column 410 at 210, 430 at 160, the end 165
+ * (grow, resized again).  grow held at most 190, make 100. */
+static const char folds_report[] = "ok peak=240 at=410 retained=165 allocated=435\n"
+                                   "x: 0 100 200 270 300 360 410 410 430 435\n"
+                                   "total: 0 100 100 170 130 190 240 210 160 165\n"
+                                   "app.grow: 0 0 100 100 130 190 190 160 160 165\n"
+                                   "app.make: 0 100 0 70 0 0 50 50 0 0\n"
+                                   "other: 0 0 0 0 0 0 0 0 0 0\n";
+static const char folds_summary[] =
+    "jett: timeline: peak 240 bytes live at 410 bytes allocated; retained at "
+    "exit 165 bytes of 435 allocated\n"
+    "jett: timeline: largest growing site: app.grow (src/m.jett:7), 165 bytes "
+    "retained at exit (at most 190 live)\n";
+
+START_TEST(a_fold_is_live_until_its_free)
+{
+    expect_timeline("mem-folds", folds_report, folds_summary);
+    expect_timeline("mem-unfolded", folds_report, folds_summary);
+}
+END_TEST
+
 /* The capture is read once (its changes kept in a temporary file for the
  * second pass): standard input may be a pipe, with the same result. */
 START_TEST(pipe_read_once)
@@ -353,6 +381,7 @@ Suite *timeline_suite(void)
     tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_add_test(t, mem_peak);
     tcase_add_test(t, mem_churn);
+    tcase_add_test(t, a_fold_is_live_until_its_free);
     tcase_add_test(t, pipe_read_once);
     tcase_add_test(t, no_temporary_file);
     tcase_add_test(t, mem_retained);

@@ -562,7 +562,7 @@ START_TEST(hello_ranges)
 {
     struct wire_hello h = sample_hello();
     h.version = WIRE_PROTOCOL_VERSION + 1;
-    hello_case(h, WIRE_E_RANGE, "HELLO.version: protocol 3 is not supported (this reads 1 to 2)");
+    hello_case(h, WIRE_E_RANGE, "HELLO.version: protocol 4 is not supported (this reads 1 to 3)");
     h.version = 0;
     hello_case(h, WIRE_E_RANGE, "HELLO.version: protocol 0 is not supported");
     h = sample_hello(), h.mode = 2;
@@ -1064,9 +1064,10 @@ START_TEST(events_structure)
     uint8_t bin[2 * WIRE_STACK_SIZE + 9] = {0};
     struct wire_stack st = {1, 0, 0, WIRE_SPAN_NONE};
     wire_put_stack(bin, &st);
+    /* version 3's smallest entry is a 3-byte RESIZE_AGAIN */
     put_base(&sb);
-    wire_encode_events(&sb, 2, bin, WIRE_STACK_SIZE);
-    expect_error(&sb, WIRE_E_ARITY, "EVENTS.count: 2 entries cannot fit in 21 bytes");
+    wire_encode_events(&sb, 8, bin, WIRE_STACK_SIZE);
+    expect_error(&sb, WIRE_E_ARITY, "EVENTS.count: 8 entries cannot fit in 21 bytes");
     msgpack_sbuffer_clear(&sb);
     put_base(&sb);
     wire_encode_events(&sb, 1, bin, WIRE_STACK_SIZE + 3);

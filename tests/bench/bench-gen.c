@@ -14,6 +14,7 @@ static void fail(const struct bench_gen *g, const char *what)
 void bench_gen_open(struct bench_gen *g, const char *prog, const char *path, const char *seed)
 {
     memset(g, 0, sizeof *g);
+    wire_compact_enc_init(&g->enc);
     g->prog = prog;
     g->out = strcmp(path, "-") ? fopen(path, "wb") : stdout;
     g->b = (struct wire_batch){malloc(BENCH_BATCH_BYTES), BENCH_BATCH_BYTES, 0, 0};
@@ -64,8 +65,15 @@ void bench_put_sample(struct bench_gen *g, const struct wire_sample *s)
 
 void bench_put_alloc(struct bench_gen *g, const struct wire_alloc *a)
 {
-    if (!wire_batch_alloc(&g->b, a))
-        bench_flush_batch(g), wire_batch_alloc(&g->b, a);
+    if (!g->compact) {
+        if (!wire_batch_alloc(&g->b, a))
+            bench_flush_batch(g), wire_batch_alloc(&g->b, a);
+        return;
+    }
+    if (g->b.cap - g->b.len < WIRE_COMPACT_MAX)
+        bench_flush_batch(g);
+    g->b.len += wire_compact_put(&g->enc, g->b.buf + g->b.len, a);
+    g->b.count++;
 }
 
 int bench_gen_close(struct bench_gen *g, const struct wire_finish *f)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "proto/wire.h"
+#include "proto/wire_compact.h"
 
 #define BENCH_BATCH_BYTES 65536
 
@@ -19,6 +20,8 @@ struct bench_gen {
     msgpack_sbuffer sb;
     struct wire_batch b;
     uint64_t state;
+    bool compact; /* ALLOC events as compact entries (version 3) */
+    struct wire_compact_enc enc;
 };
 
 /* Opens `path` ("-": standard output), writes the capture magic and seeds
@@ -32,6 +35,7 @@ void bench_flush_batch(struct bench_gen *g);
 /* Appends an entry to the batch, writing the batch first when it is full. */
 void bench_put_stack(struct bench_gen *g, const struct wire_stack *s);
 void bench_put_sample(struct bench_gen *g, const struct wire_sample *s);
+/* An ALLOC event: a 58-byte entry, or a compact one when g->compact. */
 void bench_put_alloc(struct bench_gen *g, const struct wire_alloc *a);
 /* Writes the last batch and FINISH, and closes the output: 0 or 1. */
 int bench_gen_close(struct bench_gen *g, const struct wire_finish *f);

@@ -4,12 +4,15 @@
  * allocation sites, first growing to NLIVE live ids, then churning
  * (allocate, resize, free of a random live id) around that level.
  *
- *   mem-bench-gen OUT|- [NEVENTS [NLIVE [NSITES [SEED]]]]
+ *   mem-bench-gen [--compact] OUT|- [NEVENTS [NLIVE [NSITES [SEED]]]]
  *
  * Defaults: 20000000 events, 1200000 live ids, 50000 sites, seed 1.
+ * The events are 58-byte ALLOC entries, which every version reads, or
+ * with --compact the compact entries of version 3 (jett-capture(5)).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench-gen.h"
 
@@ -55,8 +58,13 @@ static void put(struct bench_gen *g, uint8_t op, uint64_t id, uint64_t old, uint
 
 int main(int argc, char **argv)
 {
+    bool compact = argc > 1 && strcmp(argv[1], "--compact") == 0;
+    if (compact)
+        argv++, argc--;
     if (argc < 2)
-        return fputs("usage: mem-bench-gen OUT|- [NEVENTS [NLIVE [NSITES [SEED]]]]\n", stderr), 2;
+        return fputs("usage: mem-bench-gen [--compact] OUT|- [NEVENTS [NLIVE [NSITES [SEED]]]]\n",
+                     stderr),
+               2;
     uint64_t nevents = argc > 2 ? strtoull(argv[2], NULL, 10) : 20000000;
     uint64_t nlive = argc > 3 ? strtoull(argv[3], NULL, 10) : 1200000;
     uint32_t nsites = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : 50000;
@@ -65,6 +73,7 @@ int main(int argc, char **argv)
         return fputs("mem-bench-gen: bad arguments or no memory\n", stderr), 1;
     struct bench_gen g;
     bench_gen_open(&g, "mem-bench-gen", argv[1], argc > 5 ? argv[5] : NULL);
+    g.compact = compact;
     header(&g, nsites);
     uint64_t n = 0, next_id = 1;
     for (uint64_t e = 0; e < nevents; e++) {

@@ -10,6 +10,11 @@
 # A second capture holds 4 million live ids, more than the 64 MiB
 # retention budget tracks (2 million fit since live records of recent ids
 # take 8 bytes): its peak RSS must stay under 64 + 16 MiB.
+# Each capture is written twice, when the generator can: in the 58-byte
+# ALLOC entries every version reads (so that builds compare on the same
+# bytes), and as the same events in version 3's compact entries, which
+# the agent writes (to compare with the 58-byte figures of an older
+# build).  The second's size is printed beside it.
 #
 #   tests/bench/mem-bench.sh BUILD_DIR [NEVENTS]
 set -eu
@@ -40,11 +45,17 @@ def replay(source):
     return os.waitstatus_to_exitcode(status), st, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
 
 
+compact = subprocess.run([gen, "--compact", os.devnull, "1"], stderr=subprocess.DEVNULL).returncode == 0
 ok = True
 with tempfile.TemporaryDirectory() as tmp:
-    for live, label in ((1200000, "1.2M live"), (4000000, "4M live, budget exhausted")):
+    for live, label, form in ((1200000, "1.2M live", []), (1200000, "1.2M live, compact", ["--compact"]),
+                              (4000000, "4M live, budget exhausted", []),
+                              (4000000, "4M live, budget exhausted, compact", ["--compact"])):
+        if form and not compact:
+            continue
         cap = os.path.join(tmp, "mem.jcap")
-        subprocess.run([gen, cap, str(events), str(live)], check=True)
+        subprocess.run([gen] + form + [cap, str(events), str(live)], check=True)
+        size = os.path.getsize(cap)
         with open(cap, "rb") as f:
             while f.read(1 << 24):
                 pass
@@ -52,13 +63,14 @@ with tempfile.TemporaryDirectory() as tmp:
         code, st, _, _ = runs[0]
         cpu = statistics.median(r[2] for r in runs)
         rss = max(r[3] for r in runs)
-        print("%s: exit %d, %s" % (label, code, ", ".join(st)))
+        print("%s: exit %d, %s; capture %.1f MB (%.2f bytes per event)"
+              % (label, code, ", ".join(st), size / 1e6, size / events))
         best = min(r[2] for r in runs)
         print("  file: %d events in %.2f s of daemon CPU (median of 5, runs %s): "
               "%.2f million events/s (fastest %.2f); peak RSS %.1f MiB"
               % (events, cpu, " ".join("%.2f" % r[2] for r in runs), events / cpu / 1e6,
                  events / best / 1e6, rss / 1024))
-        code2, _, pcpu, prss = replay([gen, "-", str(events), str(live)])
+        code2, _, pcpu, prss = replay([gen] + form + ["-", str(events), str(live)])
         print("  pipe: %.2f s of daemon CPU: %.2f million events/s; peak RSS %.1f MiB"
               % (pcpu, events / pcpu / 1e6, prss / 1024))
         ok = ok and all(r[0] == 0 for r in runs) and code2 == 0

@@ -709,6 +709,35 @@ class Model:
         self.live[aid][0] = new
         self.live_change(creator, new - old)
 
+    def rec_fold(self, f):
+        """jett-capture(5), Folds: \"a FOLD counts as its allocate and its
+        free: one allocation of its size created at its site (count,
+        allocated bytes, call chain and allocation line as an allocate's),
+        and a free of the same size credited to the creation site (freed
+        bytes); it changes no live bytes [...]; it takes no
+        live-allocation record\".  Refused whole, as an allocate, when it
+        would take allocated_bytes past 2^64 - 1."""
+        node = None if f["stack"] is None else int(f["stack"])
+        chain = None if node is None else self.nodes[node][1]
+        ident = None if chain is None else chain[-1]
+        if chain is not None:
+            chain = chain[:chain.index(ident) + 1]
+        size = int(f["size"])
+        if not self.fits_total(size):
+            return
+        self.max_id = int(f["id"])
+        self.mem["count"] += 1
+        self.pressure(ident, chain, size, True, span(f["span"]))
+        self.mem["freed"] += size
+        if ident in self.sites:
+            self.sites[ident]["freed"] += size
+        # jett-profile(7), tasks: a task's allocated bytes are those its
+        # events allocate, and a fold is its allocate (of the fold's
+        # task); it is live at no peak nor at the end, so no task keeps it
+        row = self.task_row(f) if self.tasks_on else None
+        if row is not None:
+            row["allocated"] += size
+
     def mem_free(self, f, aid, ident, chain):
         if aid not in self.live:
             return

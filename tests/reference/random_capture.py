@@ -16,7 +16,8 @@ stacks with call sites (repeated, so that call lines recur and one site
 reaches several callees; some outside the caller's source) and CALLS
 records (one or two, adding up) after the last EVENTS; memory captures
 mostly end with a walk of retained holders (RETAINED), cut short now and
-then."""
+then; versions 1, 2 and 3 (compact ALLOC entries), and in version 3 folds of
+allocations freed before the next new peak."""
 import random, sys
 
 T, TOP = 2**40, 2**64 - 1
@@ -154,6 +155,57 @@ def walk(r, srcs, live, creator):
     return out
 
 
+def folds(events, r):
+    """jett-capture(5), Folds: an allocation may fold when no event from
+    its allocate (included) to its free raised the live bytes above their
+    peak so far, the free is at most 255 sequences after the allocate and
+    the allocation was not resized.  Live bytes are those the events hold
+    (an event refused for passing 2^64 - 1 holds none).  Returns {index of
+    the allocate: index of its free} for a random part of those that may."""
+    live, peak, peak_at = 0, 0, []  # peak_at[i]: event i made a new peak
+    sizes, start = {}, {}
+    for k, (op, seq, aid, old, new, _, _, _, _, ok) in enumerate(events):
+        if op == "allocate" and ok:
+            sizes[aid], start[aid] = new, k
+            live += new
+        elif op == "resize" and ok and aid in sizes:
+            live += new - sizes[aid]
+            sizes[aid] = new
+            start.pop(aid, None)  # resized: it stays an allocate
+        elif op == "free" and aid in sizes:
+            live -= sizes.pop(aid)
+        peak_at.append(live > peak)
+        peak = max(peak, live)
+    out = {}
+    for k, (op, seq, aid, *_rest) in enumerate(events):
+        if op != "free" or aid not in start:
+            continue
+        i = start.pop(aid)
+        if seq - events[i][1] <= 255 and not any(peak_at[i:k]) and r.random() < 0.7:
+            out[i] = k
+    return out
+
+
+def alloc_lines(events, fold, r):
+    """The events as ALLOC lines, with some allocations as FOLD lines when
+    `fold`."""
+    folded = folds(events, r) if fold else {}
+    dropped = set(folded.values())
+    lines = []
+    for k, (op, seq, aid, old, new, task, thread, st, sp, _) in enumerate(events):
+        if k in dropped:
+            continue
+        if k in folded:
+            lines.append("  FOLD seq=%d id=%d size=%d free_seq=%d task=%s actor=- thread=%d "
+                         "stack=%s span=%s" % (seq, aid, new, events[folded[k]][1], task, thread,
+                                               st, sp))
+        else:
+            lines.append("  ALLOC seq=%d op=%s id=%d old=%s new=%s task=%s actor=- thread=%d "
+                         "stack=%s span=%s" % (seq, op, aid, "-" if old is None else old,
+                                               "-" if new is None else new, task, thread, st, sp))
+    return lines
+
+
 def capture(seed):
     """The text form of the capture for `seed`."""
     r = random.Random(seed)
@@ -172,9 +224,16 @@ def capture(seed):
     if tasks:
         caps = caps.replace("safe_stack_capture,", "safe_stack_capture,task_attribution,") \
             if mode == "cpu" else "task_attribution," + caps
-    out.append("HELLO version=2 mode=%s rate_hz=%d threshold_bp=%d limit=%d cpu_budget=%d "
+    # jett-capture(5): version 3 packs ALLOC lines as compact entries and
+    # has folds; versions 1 and 2 the 58-byte entries, and TASK entries
+    # need version 2 or later
+    if tasks:
+        version = r.choice([2, 3, 3])
+    else:
+        version = r.choice([1, 2, 3, 3]) if mode == "memory" else r.choice([1, 2, 3])
+    out.append("HELLO version=%d mode=%s rate_hz=%d threshold_bp=%d limit=%d cpu_budget=%d "
                "retention_budget=%d stack_budget=16777216 backend=\"random\" capabilities=%s "
-               "colour=false" % (mode, 1000 if mode == "cpu" else 0, thr, r.randint(1, 10),
+               "colour=false" % (version, mode, 1000 if mode == "cpu" else 0, thr, r.randint(1, 10),
                                  cpu_budget, ret_budget, caps))
     for i, (origin, path, text, spans) in enumerate(srcs):
         out.append("SOURCE id=%d origin=%s path=%s spans=%s text=%s"
@@ -261,8 +320,11 @@ def capture(seed):
                        "span=%s" % (seq, seq, task(), r.randint(0, 3), state,
                                     "-" if stack is None else stack, sp))
     else:
+        events = []
         live, next_id, total, creator = {}, 1, 0, {}
         huge = r.random() < 0.5  # this capture has sizes near 2^40 and 2^64
+        level = r.random() < 0.5
+        last_resized = None
         for _ in range(r.randint(0, 150)):
             seq += 1
             stack = r.randrange(len(depth)) if r.random() < 0.9 else None
@@ -273,43 +335,53 @@ def capture(seed):
                 n = len(srcs[funcs[stack_funcs[stack]]][2].encode("utf-8"))
                 a = r.randint(0, min(n, 6))
                 sp = "%d-%d" % (a, r.randint(a, n))
-            op = r.choice(["allocate"] * 3 + ["resize", "free"]) if live else "allocate"
+            # churn, or (now and then) a level where frees keep up with
+            # allocations, so that the live bytes stay below their peak and
+            # allocations can fold
+            ops = ["allocate"] * 2 + ["resize", "free", "free"] if level and len(events) > 20 \
+                else ["allocate"] * 3 + ["resize", "free"]
+            op = r.choice(ops) if live else "allocate"
             if op == "allocate":
                 size = r.choice([0, 1, 8, 64, 100, 4096])
                 if huge and r.random() < 0.15:
                     size = r.choice(NEAR40 * 6 + NEAR64)
                 # past 2^64 - 1 bytes in all the daemon refuses the event:
                 # nothing refers to the id again
-                if total + size <= TOP:
+                fits = total + size <= TOP
+                if fits:
                     live[next_id] = size
                     creator[next_id] = None if stack is None else stack_funcs[stack]
                     total += size
-                out.append("  ALLOC seq=%d op=allocate id=%d old=- new=%d task=%s actor=- "
-                           "thread=%d stack=%s span=%s"
-                           % (seq, next_id, size, task(), r.randint(0, 2), st, sp))
+                events.append(("allocate", seq, next_id, None, size, task(), r.randint(0, 2), st,
+                               sp, fits))
                 # mostly consecutive ids; a gap past the 256-id window moves
                 # the live records it passes to the table of older ids
                 next_id += r.choice([1] * 12 + [3, 100, 300])
             else:
                 aid = r.choice(sorted(live))
+                # now and then the allocation resized last, again (a string
+                # built by appending: RESIZE_AGAIN entries in version 3)
+                if op == "resize" and last_resized in live and r.random() < 0.5:
+                    aid = last_resized
                 old = live[aid]
                 if op == "free":
                     del live[aid]
-                    out.append("  ALLOC seq=%d op=free id=%d old=%d new=- task=%s actor=- "
-                               "thread=%d stack=%s span=%s"
-                               % (seq, aid, old, task(), r.randint(0, 2), st, sp))
+                    events.append(("free", seq, aid, old, None, task(), r.randint(0, 2), st, sp,
+                                   True))
                 else:
                     new = r.choice([0, 2, 50, old + 10, max(0, old - 5)])
                     if huge and r.random() < 0.3:
                         new = r.choice(NEAR40 * 3 + NEAR64 + [T - 1 - old % 3, old + T,
                                                               max(0, old - T)])
                     new = min(new, TOP)
-                    if total + max(new - old, 0) <= TOP:  # else refused: the size stays
+                    fits = total + max(new - old, 0) <= TOP  # else refused: the size stays
+                    if fits:
                         live[aid] = new
                         total += max(new - old, 0)
-                    out.append("  ALLOC seq=%d op=resize id=%d old=%d new=%d task=%s actor=- "
-                               "thread=%d stack=%s span=%s"
-                               % (seq, aid, old, new, task(), r.randint(0, 2), st, sp))
+                    events.append(("resize", seq, aid, old, new, task(), r.randint(0, 2), st, sp,
+                                   fits))
+                    last_resized = aid
+        out.extend(alloc_lines(events, version == 3 and r.random() < 0.8, r))
     out.append("END")
     if mode == "cpu":
         for _ in range(r.choice([0, 1, 1, 2])):

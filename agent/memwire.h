@@ -1,0 +1,253 @@
+/*
+ * memwire: the memory event path on the producer's side: heap events as
+ * compact ALLOC entries in the event ring, and folds (wire_compact.h,
+ * jett-capture(5)).
+ *
+ * The fold rule: an allocation freed before the next new peak of live
+ * bytes can never be live at a peak, nor at the end, so its allocate and
+ * its free change nothing but the counts and byte sums, which one entry
+ * carries.  The producer sees every event in order and knows the live
+ * total and its peak: it writes each allocate as it happens and keeps it
+ * unpublished (evring.h) while it may still fold; when the object's
+ * free comes first, it writes the free's distance into the allocate
+ * (making it a FOLD) and writes nothing for the free.  A new peak
+ * publishes everything written, so that nothing allocated before it can
+ * fold; so does a ring lap (the entry would wrap) or waiting for room.
+ * Otherwise entries are published once MEMWIRE_HOLD bytes wait, which
+ * bounds what an object's allocate may be behind its free and keeps the
+ * writer's frames (64 KiB) cut at marks (at most EVRING_MARK_CHUNK
+ * bytes between two publishes).
+ *
+ * The allocates that may still fold are found by id in a direct-mapped
+ * table of MEMWIRE_PENDING slots: a newer id takes an older one's slot,
+ * which then frees unfolded.  A resize keeps its object's allocate as
+ * it is (the resize needs the live record the daemon keeps for it).
+ *
+ * The entries are the bytes wire_compact_put writes for the same events
+ * (so `jett profile pack` of the dump gives them back), by a path made
+ * for the producer: the execution context is written only when it
+ * changes (memwire_set_exec), the write position is counted here and
+ * given to the ring when it publishes, and one limit says when an entry
+ * needs the slow way: the ring's end or the consumer's tail ahead, or
+ * MEMWIRE_HOLD bytes held.
+ *
+ * State is per producer: with several producers (worker threads) each
+ * has its own memwire, ring and sequence of entries, and a fold is
+ * decided against what that producer knows (jett-capture(5), "Several
+ * producers").
+ */
+#ifndef JETT_AGENT_MEMWIRE_H
+#define JETT_AGENT_MEMWIRE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agent/collector.h"
+#include "agent/evring.h"
+#include "proto/wire_compact.h"
+
+/* The per-event path is inlined whole: its calls and spills were most
+ * of its instructions. */
+#define MEMWIRE_HOT static inline __attribute__((always_inline))
+
+#define MEMWIRE_PENDING 1024u
+#define MEMWIRE_HOLD ((size_t)12 << 10)
+
+_Static_assert(MEMWIRE_HOLD + 128 * WIRE_STACK_SIZE + WIRE_COMPACT_MAX <= EVRING_MARK_CHUNK,
+               "the entries of one event and what waits before them publish within a chunk");
+
+/* An allocate that may still fold: its id, the ring byte position
+ * (modulo 2^32) of its entry, and its sequence (modulo 2^32). */
+struct memwire_pending {
+    uint64_t id;
+    uint32_t at, seq;
+};
+
+struct memwire {
+    uint8_t *buf;
+    uint64_t mask; /* the ring's capacity - 1 */
+    /* bytes and entries written and bytes published, as the ring's
+     * positions count them but without their modulus (the ring's
+     * `written` is set from them at each publish, memwire_sync) */
+    uint64_t wbytes, wcount, pbytes;
+    uint64_t limit; /* wbytes may reach this before the slow way */
+    struct evring *ring;
+    struct wire_compact_enc enc;
+    struct wire_exec exec; /* of the events; enc.s.exec is the last written */
+    bool exec_new;         /* they differ: the next entry writes exec */
+    bool fold;             /* folds are on (JETT_TEST_NO_FOLD turns them off) */
+    uint64_t folds;
+    struct collector *c;
+    struct memwire_pending pending[MEMWIRE_PENDING];
+};
+
+void memwire_init(struct memwire *w, struct collector *c, bool fold);
+
+/* The execution context of the events from now on. */
+void memwire_set_exec(struct memwire *w, struct wire_exec exec);
+
+/* Room for one entry at the write position, or NULL: the entry goes
+ * through memwire_put_slow. */
+uint8_t *memwire_refill(struct memwire *w);
+/* An entry that does not fit in one piece (memwire_room gave NULL),
+ * written by wire_compact_put (a STACK entry as it is): collector_put
+ * publishes it with everything before it, so none of them folds any
+ * more.  The arguments are memwire_allocate's and memwire_change's (an
+ * allocate has old size WIRE_NONE64), so that the per-event path takes
+ * no address of a local. */
+void memwire_put_slow(struct memwire *w, uint64_t seq, uint64_t id, uint64_t old, uint64_t neu,
+                      uint32_t stack, struct wire_span span);
+void memwire_stack_slow(struct memwire *w, const struct wire_stack *st);
+/* Any other entry (a TASK entry), by collector_put: it publishes it with
+ * everything before it, copying it in two pieces or waiting for room. */
+void memwire_put_entry(struct memwire *w, const uint8_t *e, size_t n);
+
+/* The ring's `written` from the counts: before anything else touches
+ * the ring. */
+void memwire_sync(struct memwire *w);
+/* Publishes everything written. */
+void memwire_publish(struct memwire *w);
+
+/* Where the next entry (at most WIRE_COMPACT_MAX bytes) goes, or NULL:
+ * memwire_put_slow, which publishes what waits or copies. */
+MEMWIRE_HOT uint8_t *memwire_room(struct memwire *w)
+{
+    if (__builtin_expect(w->limit - w->wbytes < WIRE_COMPACT_MAX, 0))
+        return memwire_refill(w);
+    return w->buf + (w->wbytes & w->mask);
+}
+
+/* Appends the n bytes just written at memwire_room's pointer, held. */
+MEMWIRE_HOT void memwire_wrote(struct memwire *w, size_t n)
+{
+    w->wbytes += n;
+    w->wcount++;
+}
+
+/* The header's sequence bits, and the varint after it if any. */
+MEMWIRE_HOT uint8_t *memwire_seq(struct memwire *w, uint8_t *p, uint64_t seq, unsigned *hv)
+{
+    uint64_t delta = seq - w->enc.last;
+    w->enc.last = seq;
+    if (delta <= 3) {
+        *hv = (unsigned)(delta - 1);
+        return p;
+    }
+    *hv = WIRE_CH_SEQ_VARINT;
+    return wire_varint_put(p, delta - 4);
+}
+
+/* The site and execution fields that end an entry. */
+MEMWIRE_HOT uint8_t *memwire_tail(struct memwire *w, uint8_t *p, uint32_t stack,
+                                  struct wire_span span, unsigned *hv)
+{
+    unsigned site = wire_compact_site(&w->enc.s, stack, span);
+    *hv |= site << WIRE_CH_SITE_SHIFT;
+    if (__builtin_expect(site == WIRE_SITE_NEW, 0))
+        p = wire_compact_put_site(p, stack, span);
+    if (__builtin_expect(w->exec_new, 0)) {
+        const struct wire_exec *x = &w->exec;
+        *hv |= WIRE_CH_EXEC;
+        p = wire_varint_put(p, wire_compact_opt32(x->task));
+        p = wire_varint_put(p, wire_compact_opt32(x->actor));
+        p = wire_varint_put(p, wire_compact_opt32(x->thread));
+        w->enc.s.exec = *x;
+        w->exec_new = false;
+    }
+    return p;
+}
+
+/* An allocate, held so that its free may fold it. */
+MEMWIRE_HOT void memwire_allocate(struct memwire *w, uint64_t seq, uint64_t id, uint64_t size,
+                                  uint32_t stack, struct wire_span span)
+{
+    struct memwire_pending *k = &w->pending[id & (MEMWIRE_PENDING - 1)];
+    uint8_t *p = memwire_room(w);
+    if (__builtin_expect(p == NULL, 0)) {
+        k->id = 0; /* the older one's allocate is published with it */
+        memwire_put_slow(w, seq, id, WIRE_NONE64, size, stack, span);
+        return;
+    }
+    uint64_t at = w->wbytes;
+    unsigned hv;
+    p[0] = WIRE_ENTRY_ALLOCATE, p[1] = 0;
+    uint8_t *q = memwire_seq(w, p + 3, seq, &hv);
+    if (__builtin_expect(id != w->enc.floor, 0)) {
+        hv |= WIRE_CH_ID;
+        q = wire_varint_put(q, id - w->enc.floor - 1);
+    }
+    w->enc.floor = id + 1;
+    q = wire_varint_put(q, size);
+    q = memwire_tail(w, q, stack, span, &hv);
+    p[2] = (uint8_t)hv;
+    memwire_wrote(w, (size_t)(q - p));
+    *k = (struct memwire_pending){id, (uint32_t)at, (uint32_t)seq};
+}
+
+/* A resize (with both sizes) or a free (new size WIRE_NONE64). */
+MEMWIRE_HOT void memwire_change(struct memwire *w, uint64_t seq, uint64_t id, uint64_t old,
+                                uint64_t neu, uint32_t stack, struct wire_span span)
+{
+    bool resize = neu != WIRE_NONE64;
+    struct memwire_pending *k = &w->pending[id & (MEMWIRE_PENDING - 1)];
+    if (resize && k->id == id)
+        k->id = 0; /* resized: its allocate stays one */
+    uint8_t *p = memwire_room(w);
+    if (__builtin_expect(p == NULL, 0)) {
+        memwire_put_slow(w, seq, id, old, neu, stack, span);
+        return;
+    }
+    unsigned hv;
+    struct wire_compact_state *st = &w->enc.s;
+    /* a resize of what the last resize resized, from the size it left */
+    bool again = resize && st->resized && id == st->resized_id && old == st->resized_size;
+    p[0] = again ? WIRE_ENTRY_RESIZE_AGAIN : resize ? WIRE_ENTRY_RESIZE : WIRE_ENTRY_FREE;
+    uint8_t *q = memwire_seq(w, p + 2, seq, &hv);
+    if (!again) {
+        q = wire_varint_put(q, w->enc.floor - 1 - id);
+        q = wire_varint_put(q, old);
+    }
+    if (resize) {
+        q = wire_varint_put(q, wire_zigzag(old, neu));
+        st->resized = true, st->resized_id = id, st->resized_size = neu;
+    }
+    q = memwire_tail(w, q, stack, span, &hv);
+    p[1] = (uint8_t)hv;
+    memwire_wrote(w, (size_t)(q - p));
+}
+
+/* A STACK entry, held with the events. */
+MEMWIRE_HOT void memwire_stack(struct memwire *w, const struct wire_stack *st)
+{
+    uint8_t *p = memwire_room(w);
+    if (__builtin_expect(p == NULL, 0))
+        memwire_stack_slow(w, st);
+    else
+        memwire_wrote(w, wire_put_stack(p, st));
+}
+
+/* The free of `id` at `sequence` as a fold of its allocate: true when
+ * the allocate is still held, no new peak came since, and the free is at
+ * most WIRE_FOLD_MAX sequences after it (then nothing is written). */
+MEMWIRE_HOT bool memwire_fold(struct memwire *w, uint64_t id, uint64_t sequence)
+{
+    struct memwire_pending *q = &w->pending[id & (MEMWIRE_PENDING - 1)];
+    uint32_t written = (uint32_t)w->wbytes, held = (uint32_t)(w->wbytes - w->pbytes);
+    uint32_t distance = (uint32_t)sequence - q->seq;
+    if (q->id != id || written - q->at > held || distance - 1 >= WIRE_FOLD_MAX || !w->fold)
+        return false;
+    w->buf[(q->at + 1) & w->mask] = (uint8_t)distance;
+    q->id = 0;
+    w->folds++;
+    return true;
+}
+
+/* After an event's entries: a new peak publishes them all (otherwise
+ * they wait until MEMWIRE_HOLD bytes do, memwire_room). */
+MEMWIRE_HOT void memwire_settle(struct memwire *w, bool peak)
+{
+    if (__builtin_expect(peak, 0))
+        memwire_publish(w);
+}
+
+#endif
