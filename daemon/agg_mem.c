@@ -998,15 +998,6 @@ static void general_event(struct agg *a, const struct wire_alloc *e, struct run_
         run_forget(a, rs);
 }
 
-/* The sites of a compact entry that names the one before the last: the
- * two remembered swap (and so do the run's, `cur` naming the last's). */
-HOT void swap_sites(struct wire_compact_rule *r, unsigned *cur)
-{
-    struct wire_site t = r->s.site[0];
-    r->s.site[0] = r->s.site[1], r->s.site[1] = t;
-    *cur ^= 1;
-}
-
 /* A quick allocate's record and live bytes (mem_allocate after the
  * pressure, which the run sums).  This and the other quick steps are in
  * line: a call's saved registers cost more than the spills they save. */
@@ -1048,13 +1039,6 @@ quick_resize(struct agg *a, uint64_t id, uint64_t old, uint64_t neu, uint64_t **
     *r = neu | site;
     live_change(a, c, ref, neu - old, false, false, false);
     return true;
-}
-
-/* The varint at p, as wire_varint_get but without the bound's second
- * look for a one-byte varint. */
-HOT const uint8_t *quick_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
-{
-    return wire_varint_get(p, end, v);
 }
 
 /* An allocate, fold or resize of a quick run at a site the run does not

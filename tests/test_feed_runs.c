@@ -431,7 +431,8 @@ START_TEST(a_string_resized_while_records_move)
             bool far = shape & 1 ? i % 50 == 0 : i % 300 == 0;
             uint64_t id = next + (far ? 5000 : 1);
             next = id;
-            e = (struct wire_alloc){++seq,     shape & 2 && i % 3 ? WIRE_OP_FOLD : WIRE_OP_ALLOCATE,
+            seq++; /* before the initializer, which reads it twice */
+            e = (struct wire_alloc){seq,       shape & 2 && i % 3 ? WIRE_OP_FOLD : WIRE_OP_ALLOCATE,
                                     id,        shape & 2 && i % 3 ? seq + 1 : WIRE_NONE64,
                                     8 + i % 5, {0, 0, 0},
                                     0,         WIRE_SPAN_NONE};
