@@ -998,6 +998,17 @@ static void general_event(struct agg *a, const struct wire_alloc *e, struct run_
         run_forget(a, rs);
 }
 
+/* The stored node of a quick event's stack, or NULL: stored nodes are
+ * defined stacks (the run's rule checked the stack). */
+static inline __attribute__((always_inline)) struct agg_node *quick_node(struct agg *a,
+                                                                         uint32_t stack)
+{
+    if (__builtin_expect(stack >= a->nodes.len, 0))
+        return NULL;
+    struct agg_node *n = agg_node_at(a, stack);
+    return n->flags & AGG_NODE_INVALID ? NULL : n;
+}
+
 /* A quick allocate's record and live bytes (mem_allocate after the
  * pressure, which the run sums).  This and the other quick steps are in
  * line: a call's saved registers cost more than the spills they save. */
@@ -1065,12 +1076,7 @@ static inline __attribute__((always_inline)) void quick_allocate_at(struct agg *
                                                                     struct wire_site ws)
 {
     struct agg_mem *m = &a->mem;
-    struct agg_node *node = NULL;
-    /* stored nodes are defined stacks (the rule checked the stack) */
-    if (__builtin_expect(ws.stack < a->nodes.len, 1)) {
-        struct agg_node *n = agg_node_at(a, ws.stack);
-        node = n->flags & AGG_NODE_INVALID ? NULL : n;
-    }
+    struct agg_node *node = quick_node(a, ws.stack);
     size_t used = a->arena_used;
     m->events++;
     m->have_id = true, m->max_id = id;
@@ -1093,11 +1099,7 @@ static inline __attribute__((always_inline)) bool quick_resize_at(struct agg *a,
     uint64_t *r = live_track_find(&m->track, id);
     if (!r || (*r & SIZE_MASK) != old || old >= SIZE_MASK || neu >= SIZE_MASK)
         return false;
-    struct agg_node *node = NULL;
-    if (__builtin_expect(ws.stack < a->nodes.len, 1)) {
-        struct agg_node *n = agg_node_at(a, ws.stack);
-        node = n->flags & AGG_NODE_INVALID ? NULL : n;
-    }
+    struct agg_node *node = quick_node(a, ws.stack);
     size_t used = a->arena_used;
     m->events++;
     m->resize_count++;
