@@ -111,6 +111,8 @@ int channel_send(struct interp_state *s, struct interp_channel *ch, struct value
         return oom ? interp_oom(s, call) : -1;
     m.chain = heap_detach(&s->heap, mark);
     struct sched *sc = &s->run->sched;
+    if (s->run->hooks.publish)
+        s->run->hooks.publish(s->run->hooks_ctx, s); /* the copy's events before the receiver's */
     pthread_mutex_lock(&ch->lock);
     if (ch->closed) {
         pthread_mutex_unlock(&ch->lock);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "agent/interp_frame.h"
+#include "agent/memblock.h"
 #include "agent/memwire.h"
 #include "agent/profiler.h"
 #include "agent/run.h"
@@ -23,6 +24,18 @@ struct profiler_worker {
     atomic_bool pending;    /* a request for it is not acknowledged yet */
     _Atomic uint64_t tick;  /* that request's tick */
 };
+
+/* Memory mode with several workers: a worker's events not yet in the
+ * stream (memblock.h), of state s, whose frames and depth they read. */
+struct worker_events {
+    struct interp_state *s;
+    struct interp_frame *frames;
+    const uint32_t *depth;
+    struct memblock block;
+};
+
+/* The calling worker's, set as it starts (NULL on any other thread). */
+static _Thread_local struct worker_events *own_events;
 
 struct profiler {
     struct collector *c;
@@ -41,6 +54,7 @@ struct profiler {
     atomic_bool lock; /* tasks: the writers' lock (plock) */
     uint32_t n_workers;
     struct profiler_worker *workers; /* [1..n_workers] */
+    struct worker_events *events;    /* [1..n_workers]: memory mode, several workers */
     _Atomic uint64_t requested;      /* ticks requested of busy workers or waiting tasks */
     uint64_t next_id;                /* the run's allocation ids */
     /* The collector's ring and failed flag, for entries built in place. */
@@ -113,6 +127,7 @@ void profiler_free(struct profiler *p)
     stacktab_destroy(&p->tab);
     if (p->tasks)
         free(p->workers);
+    free(p->events);
     free(p->fn_calls), free(p->site_calls);
     free(p);
 }
@@ -420,11 +435,11 @@ static uint32_t leaf_node(struct profiler *p, struct interp_frame *f, uint32_t d
 
 /* The entry of a heap event that did not fold, with its leaf stack and
  * statement. */
-static inline __attribute__((always_inline)) void
-put_heap_event(struct profiler *p, const struct heap_event *ev, uint64_t seq, bool peak)
+static inline __attribute__((always_inline)) uint32_t event_leaf(struct profiler *p,
+                                                                 struct wire_span *span)
 {
     uint32_t leaf = WIRE_NONE32, depth = *p->depth;
-    struct wire_span span = WIRE_SPAN_NONE;
+    *span = WIRE_SPAN_NONE;
     if (depth > PROFILER_MAX_FRAMES) {
         leaf = stack_node(p, depth, true); /* truncated: no leaf statement */
     } else if (depth > 0) {
@@ -434,14 +449,32 @@ put_heap_event(struct profiler *p, const struct heap_event *ev, uint64_t seq, bo
         if (leaf == WIRE_NONE32)
             leaf = leaf_node(p, f, depth);
         if (leaf != WIRE_NONE32)
-            span = (struct wire_span){f->stmt_start, f->stmt_end};
+            *span = (struct wire_span){f->stmt_start, f->stmt_end};
     }
-    if (ev->op == HEAP_OP_ALLOCATE) {
-        ev->obj->site = leaf == WIRE_NONE32 ? HEAP_SITE_NONE : leaf; /* for the retained walk */
+    return leaf;
+}
+
+/* The entry of an event with its leaf node and statement. */
+static inline __attribute__((always_inline)) void put_heap_entry(struct profiler *p,
+                                                                 const struct heap_event *ev,
+                                                                 uint64_t seq, uint32_t leaf,
+                                                                 struct wire_span span)
+{
+    if (ev->op == HEAP_OP_ALLOCATE)
         memwire_allocate(&p->mw, seq, ev->id, ev->new_size, leaf, span);
-    } else
+    else
         memwire_change(&p->mw, seq, ev->id, ev->old_size,
                        ev->op == HEAP_OP_FREE ? WIRE_NONE64 : ev->new_size, leaf, span);
+}
+
+static inline __attribute__((always_inline)) void
+put_heap_event(struct profiler *p, const struct heap_event *ev, uint64_t seq, bool peak)
+{
+    struct wire_span span;
+    uint32_t leaf = event_leaf(p, &span);
+    if (ev->op == HEAP_OP_ALLOCATE)
+        ev->obj->site = leaf == WIRE_NONE32 ? HEAP_SITE_NONE : leaf; /* for the retained walk */
+    put_heap_entry(p, ev, seq, leaf, span);
     memwire_settle(&p->mw, peak);
 }
 
@@ -522,6 +555,77 @@ static void detach(struct profiler *p)
     punlock(p);
 }
 
+/* ---- several workers' heap events (memblock.h) ---- */
+
+/* Appends a worker's block to the stream, under the lock: sequences,
+ * ids, counts and folds as for one thread's events. */
+static void events_flush(struct profiler *p, struct worker_events *w)
+{
+    struct memblock *b = &w->block;
+    w->s = NULL; /* the next event reads its state's context again */
+    if (b->n == 0)
+        return;
+    plock(p);
+    p->exec = b->exec;
+    memwire_set_exec(&p->mw, b->exec);
+    for (uint32_t i = 0; i < b->n; i++) {
+        struct memblock_event *e = &b->ev[i];
+        struct heap_event ev = {(enum heap_op)e->op, HEAP_STR,    memblock_run_id(b, e),
+                                e->old_size,         e->new_size, NULL};
+        if (ev.op == HEAP_OP_ALLOCATE)
+            ev.id = e->run_id = ++p->next_id;
+        bool peak = count_heap(&p->heap, &ev);
+        if (atomic_load_explicit(p->failed, memory_order_relaxed))
+            continue;
+        uint64_t seq = ++p->alloc_seq;
+        if (ev.op == HEAP_OP_FREE && memwire_fold(&p->mw, ev.id, seq))
+            continue;
+        put_heap_entry(p, &ev, seq, e->leaf, e->span);
+        memwire_settle(&p->mw, peak);
+    }
+    punlock(p);
+    memblock_settle(b);
+}
+
+/* The calling worker's block appended (a task gives the worker up, sends,
+ * spawns or ends; the worker dropped what an ended task left). */
+static void flush_own(struct profiler *p)
+{
+    if (own_events)
+        events_flush(p, own_events);
+}
+
+/* A heap event on a worker: into its block, with its leaf node and
+ * statement as they are now. */
+static void block_heap_event(struct profiler *p, struct worker_events *w, struct interp_state *s,
+                             const struct heap_event *ev)
+{
+    struct memblock *b = &w->block;
+    struct heap_event e = *ev;
+    if (w->s != s || b->n == MEMBLOCK_EVENTS) {
+        events_flush(p, w);
+        if (e.op != HEAP_OP_ALLOCATE)
+            e.id = e.obj->id; /* its allocate's block may just have given it its id */
+        w->s = s, w->frames = interp_frames(s), w->depth = interp_depth_at(s);
+        uint32_t task = interp_task_number(s);
+        b->exec = (struct wire_exec){task ? task : WIRE_NONE32, WIRE_NONE32, interp_thread_id(s)};
+    }
+    uint32_t leaf = WIRE_NONE32, depth = *w->depth;
+    struct wire_span span = WIRE_SPAN_NONE;
+    struct interp_frame *f = depth ? &w->frames[depth - 1] : NULL;
+    if (f && depth <= PROFILER_MAX_FRAMES && f->stack_node != WIRE_NONE32) {
+        leaf = f->stack_node;
+        span = (struct wire_span){f->stmt_start, f->stmt_end};
+    } else if (f) { /* nodes to intern: the stack table is the run's */
+        attach(p, s);
+        leaf = event_leaf(p, &span);
+        detach(p);
+    }
+    if (e.op == HEAP_OP_ALLOCATE)
+        e.obj->site = leaf == WIRE_NONE32 ? HEAP_SITE_NONE : leaf; /* for the retained walk */
+    memblock_add(b, &e, leaf, span);
+}
+
 /* A worker's acknowledgment at a safe point of the task it runs (or of
  * its own work between tasks): that worker's pending request becomes a
  * jett or runtime sample of the task. */
@@ -559,8 +663,19 @@ static void timer_tick_tasks(struct profiler *p, uint64_t tick)
 static void on_worker(void *ctx, uint32_t index)
 {
     struct profiler *p = ctx;
-    if (index >= 1 && index <= p->n_workers)
-        atomic_store(&p->workers[index].registered, true);
+    if (index < 1 || index > p->n_workers)
+        return;
+    atomic_store(&p->workers[index].registered, true);
+    if (p->events)
+        own_events = &p->events[index];
+}
+
+/* Memory mode: the worker's events go into the stream before another
+ * thread may see what they did. */
+static void on_task_publish(void *ctx, struct interp_state *s)
+{
+    (void)s;
+    flush_own(ctx);
 }
 
 static void on_task_suspend(void *ctx, struct interp_state *s)
@@ -599,6 +714,7 @@ static void on_spawned(void *ctx, struct interp_state *s, uint32_t number, uint3
                           depth ? (struct wire_span){site.start, site.end} : WIRE_SPAN_NONE};
     uint8_t e[WIRE_TASK_SIZE];
     size_t len = wire_put_task(e, &t);
+    flush_own(p); /* the spawner's events, its copies of the arguments among them */
     plock(p);
     if (p->mode == WIRE_MODE_MEMORY)
         memwire_put_entry(&p->mw, e, len); /* after the heap events it holds */
@@ -614,6 +730,10 @@ static void on_task_heap_event(void *ctx, const struct heap_event *ev)
 {
     struct interp_state *s = ctx;
     struct profiler *p = interp_heap_observer_ctx(s);
+    if (own_events) {
+        block_heap_event(p, own_events, s, ev);
+        return;
+    }
     attach(p, s);
     struct heap_event e = *ev;
     if (e.op == HEAP_OP_ALLOCATE)
@@ -624,8 +744,16 @@ static void on_task_heap_event(void *ctx, const struct heap_event *ev)
 
 static int profiler_start_tasks(struct profiler *p)
 {
-    struct interp_task_hooks h = {on_worker, on_spawned, NULL, NULL};
+    struct interp_task_hooks h = {on_worker, on_spawned, NULL, NULL, NULL};
     if (p->mode == WIRE_MODE_MEMORY) {
+        /* Blocks with several workers; the test hook wants each event as
+         * it happens. */
+        if (p->n_workers > 1 && !p->hook) {
+            p->events = calloc(p->n_workers + 1, sizeof *p->events);
+            if (!p->events)
+                return -1;
+            h.suspend = h.publish = on_task_publish;
+        }
         interp_set_task_hooks(p->s, &h, p);
         interp_set_task_heap_observer(p->s, on_task_heap_event, p);
         return 0;
@@ -663,9 +791,10 @@ int profiler_start(struct profiler *p)
     p->cpu_start = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
     if (p->mode == WIRE_MODE_MEMORY)
         memwire_set_exec(&p->mw, p->exec); /* thread 0 until a worker attaches */
-    if (p->tasks)
-        profiler_start_tasks(p);
-    else if (p->mode == WIRE_MODE_MEMORY)
+    if (p->tasks) {
+        if (profiler_start_tasks(p) != 0)
+            return -1;
+    } else if (p->mode == WIRE_MODE_MEMORY)
         interp_set_heap_observer(p->s, on_heap_event, p);
     else
         interp_set_sampler(p->s, on_safe_point, p);
@@ -697,7 +826,9 @@ void profiler_stop(struct profiler *p, struct wire_finish *fin)
         }
         p->timer_started = false;
     }
-    /* the runtime thread has ended: what it held is the writer's */
+    /* the runtime's threads have ended: what they held is the writer's */
+    for (uint32_t k = 1; p->events && k <= p->n_workers; k++)
+        events_flush(p, &p->events[k]);
     if (p->mode == WIRE_MODE_MEMORY)
         memwire_publish(&p->mw);
     fin->wall_ns = clock_ns(CLOCK_MONOTONIC) - p->wall_start;

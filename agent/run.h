@@ -29,6 +29,10 @@ struct interp_task_hooks {
      * and `s` runs again. */
     void (*suspend)(void *ctx, struct interp_state *s);
     void (*resume)(void *ctx, struct interp_state *s);
+    /* What `s` did so far may be seen by other threads from now on: it
+     * sends a message, or ends; its worker dropped what an ended task
+     * left (s is the worker's own state then), or stops. */
+    void (*publish)(void *ctx, struct interp_state *s);
 };
 
 struct interp_run {

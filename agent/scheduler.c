@@ -425,8 +425,11 @@ static void *worker_main(void *arg)
         sc->n_running++;
         pthread_mutex_unlock(&sc->lock);
         bool ended = run_task(w, t);
-        if (ended)
+        if (ended) {
             task_reap(w, t);
+            if (run->hooks.publish)
+                run->hooks.publish(run->hooks_ctx, w->idle);
+        }
         ack_between(w);
         pthread_mutex_lock(&sc->lock);
         sc->n_running--;
@@ -444,6 +447,8 @@ static void *worker_main(void *arg)
         }
     }
     pthread_mutex_unlock(&sc->lock);
+    if (run->hooks.publish)
+        run->hooks.publish(run->hooks_ctx, w->idle);
     struct timespec ts;
     if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
         w->cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;

@@ -116,7 +116,10 @@ static void task_report(struct interp_state *s)
  * and the fiber ends for good (the worker reaps it). */
 static void task_end(struct interp_task *t, enum task_outcome outcome)
 {
-    struct sched *sc = &t->s->run->sched;
+    struct interp_run *run = t->s->run;
+    struct sched *sc = &run->sched;
+    if (run->hooks.publish) /* before a joiner or the worker touches what it left */
+        run->hooks.publish(run->hooks_ctx, t->s);
     pthread_mutex_lock(&t->lock);
     t->outcome = outcome;
     for (struct interp_task *j; (j = sched_queue_pop(&t->joiners)) != NULL;) {

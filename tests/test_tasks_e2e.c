@@ -203,6 +203,122 @@ START_TEST(memory_exact_with_several_workers)
 }
 END_TEST
 
+/* Each worker keeps its heap events and appends them to the stream a
+ * block at a time (agent/memblock.h): objects that live across blocks
+ * (a string appended to, and moved, and a list grown over more events
+ * than a block holds), values sent to a task that frees them on another
+ * worker while the sender goes on without a heap event, and a task's
+ * result dropped by its worker.  With four workers
+ * the stream has no collector error, matches the heap observer's own
+ * totals, and everything but the peak (which the interleaving decides)
+ * is what one worker, which keeps no blocks, gives. */
+static const char blocks[] = "namespace blocks\n"
+                             "fn grow(n: int) -> list {\n"
+                             "    let out = []\n"
+                             "    let s = \"\"\n"
+                             "    for i in 0..n {\n"
+                             "        s += \"ab\"\n"
+                             "        push(out, str(i))\n"
+                             "    }\n"
+                             "    push(out, s)\n"
+                             "    return out\n"
+                             "}\n"
+                             "fn burn(n: int) -> int {\n"
+                             "    let s = 0\n"
+                             "    for i in 0..n {\n"
+                             "        s += i % 7\n"
+                             "    }\n"
+                             "    return s\n"
+                             "}\n"
+                             "fn produce(out: channel, rounds: int) {\n"
+                             "    for r in 0..rounds {\n"
+                             "        send(out, grow(300))\n"
+                             "        send(out, [str(r)])\n"
+                             "        burn(20000)\n"
+                             "    }\n"
+                             "    close(out)\n"
+                             "}\n"
+                             "fn consume(inp: channel) -> int {\n"
+                             "    let n = 0\n"
+                             "    let v = recv(inp)\n"
+                             "    while v != nil {\n"
+                             "        n += len(v)\n"
+                             "        v = recv(inp)\n"
+                             "    }\n"
+                             "    return n\n"
+                             "}\n"
+                             "fn main() {\n"
+                             "    let c = channel(8)\n"
+                             "    spawn(produce, c, 20)\n"
+                             "    let t = spawn(consume, c)\n"
+                             "    let k = spawn(grow, 3000)\n"
+                             "    let kept = join(k)\n"
+                             "    print(join(t) + len(kept))\n"
+                             "}\n";
+
+/* The TOON line `\n    KEY: VALUE` of doc, as a number. */
+static long long toon_number(const char *doc, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\n    %s: ", key);
+    const char *at = strstr(doc, pat);
+    ck_assert_msg(at != NULL, "%s", key);
+    return atoll(at + strlen(pat));
+}
+
+/* The tasks table of doc, up to the next field. */
+static char *tasks_table(const char *doc)
+{
+    const char *at = strstr(doc, "\n  tasks[");
+    ck_assert_ptr_nonnull(at);
+    const char *end = strstr(at + 1, "\n  ");
+    while (end && end[3] == ' ')
+        end = strstr(end + 1, "\n  ");
+    return strndup(at, end ? (size_t)(end - at) : strlen(at));
+}
+
+START_TEST(memory_blocks_agree_with_one_worker)
+{
+    char *p = tu_program("blocks.jett", blocks);
+    char totals[600];
+    snprintf(totals, sizeof totals, "%s/heap.txt", tu_dir);
+    struct tu_output one, four;
+    const char *argv1[] = {tu_jett,     "run", p,         "--profile-memory",
+                           "--workers", "1",   "--agent", NULL};
+    ck_assert_int_eq(tu_run(argv1, NULL, 0, &one), 0);
+    ck_assert_msg(one.status == 0, "%s", one.out);
+    setenv("JETT_TEST_HEAP_TOTALS", totals, 1);
+    const char *argv4[] = {tu_jett,     "run", p,         "--profile-memory",
+                           "--workers", "4",   "--agent", NULL};
+    ck_assert_int_eq(tu_run(argv4, NULL, 0, &four), 0);
+    unsetenv("JETT_TEST_HEAP_TOTALS");
+    ck_assert_msg(four.status == 0, "%s", four.out);
+    ck_assert_msg(strstr(four.out, "\n  status: complete\n"), "%s", four.out);
+    ck_assert_ptr_nonnull(strstr(four.out, "\nstdout: \"9041\\n\"\n"));
+    size_t len;
+    char *heap = tu_read_file(totals, &len);
+    ck_assert_ptr_nonnull(heap);
+    static const char *const keys[] = {"allocation_count", "resize_count",    "allocated_bytes",
+                                       "freed_bytes",      "peak_live_bytes", "retained_bytes"};
+    for (size_t i = 0; i < 6; i++) {
+        char pat[64];
+        snprintf(pat, sizeof pat, "%s ", keys[i]);
+        const char *h = strstr(heap, pat);
+        ck_assert_ptr_nonnull(h);
+        ck_assert_int_eq(toon_number(four.out, keys[i]), atoll(h + strlen(pat)));
+        if (i != 4)
+            ck_assert_int_eq(toon_number(four.out, keys[i]), toon_number(one.out, keys[i]));
+    }
+    /* about 14,000 events: many blocks */
+    ck_assert_int_gt(toon_number(four.out, "allocation_count"), 10000);
+    char *t1 = tasks_table(one.out), *t4 = tasks_table(four.out);
+    ck_assert_str_eq(t4, t1);
+    free(t1), free(t4), free(heap);
+    tu_output_free(&one), tu_output_free(&four);
+    free(p);
+}
+END_TEST
+
 /* A program that never names spawn: no TASK in its capture, no task and
  * worker 0 on every event, no tasks field and no task attribution, and
  * one thread jett-runtime, whatever --workers says. */
@@ -397,6 +513,7 @@ Suite *tasks_e2e_suite(void)
     tcase_set_timeout(t, 300);
     tcase_add_test(t, cpu_tasks_match_the_capture);
     tcase_add_test(t, memory_exact_with_several_workers);
+    tcase_add_test(t, memory_blocks_agree_with_one_worker);
     tcase_add_test(t, program_without_tasks_unchanged);
     tcase_add_test(t, calls_exact_across_workers);
     tcase_add_test(t, sigint_with_tasks_blocked);
