@@ -31,10 +31,8 @@
  * needs the slow way: the ring's end or the consumer's tail ahead, or
  * MEMWIRE_HOLD bytes held.
  *
- * State is per producer: with several producers (worker threads) each
- * has its own memwire, ring and sequence of entries, and a fold is
- * decided against what that producer knows (jett-capture(5), "Several
- * producers").
+ * With several workers there is still one memwire, under the writers'
+ * lock; the workers' events come to it a block at a time (memblock.h).
  */
 #ifndef JETT_AGENT_MEMWIRE_H
 #define JETT_AGENT_MEMWIRE_H
