@@ -538,9 +538,8 @@ static inline void punlock(struct profiler *p)
 }
 
 /* Makes `s` the state whose events are recorded, under the lock. */
-static void attach(struct profiler *p, struct interp_state *s)
+static void set_state(struct profiler *p, struct interp_state *s)
 {
-    plock(p);
     p->at = s;
     p->frames = interp_frames(s);
     p->depth = interp_depth_at(s);
@@ -548,6 +547,12 @@ static void attach(struct profiler *p, struct interp_state *s)
     p->exec = (struct wire_exec){task ? task : WIRE_NONE32, WIRE_NONE32, interp_thread_id(s)};
     if (p->mode == WIRE_MODE_MEMORY)
         memwire_set_exec(&p->mw, p->exec);
+}
+
+static void attach(struct profiler *p, struct interp_state *s)
+{
+    plock(p);
+    set_state(p, s);
 }
 
 static void detach(struct profiler *p)
@@ -674,8 +679,11 @@ static void on_worker(void *ctx, uint32_t index)
  * thread may see what they did. */
 static void on_task_publish(void *ctx, struct interp_state *s)
 {
+    struct profiler *p = ctx;
     (void)s;
-    flush_own(ctx);
+    flush_own(p);
+    if (p->n_workers == 1)
+        p->at = NULL; /* the state may change its task, thread or address */
 }
 
 static void on_task_suspend(void *ctx, struct interp_state *s)
@@ -716,6 +724,8 @@ static void on_spawned(void *ctx, struct interp_state *s, uint32_t number, uint3
     size_t len = wire_put_task(e, &t);
     flush_own(p); /* the spawner's events, its copies of the arguments among them */
     plock(p);
+    if (p->mode == WIRE_MODE_MEMORY && p->n_workers == 1)
+        p->at = NULL; /* the new task's state took its number */
     if (p->mode == WIRE_MODE_MEMORY)
         memwire_put_entry(&p->mw, e, len); /* after the heap events it holds */
     else
@@ -734,12 +744,16 @@ static void on_task_heap_event(void *ctx, const struct heap_event *ev)
         block_heap_event(p, own_events, s, ev);
         return;
     }
-    attach(p, s);
+    plock(p);
+    /* One worker: the state read again only after a task switch, a spawn,
+     * a send or an end (on_task_publish), where its context may change. */
+    if (p->at != s || p->n_workers > 1)
+        set_state(p, s);
     struct heap_event e = *ev;
     if (e.op == HEAP_OP_ALLOCATE)
         e.id = e.obj->id = ++p->next_id;
     on_heap_event(p, &e);
-    detach(p);
+    punlock(p);
 }
 
 static int profiler_start_tasks(struct profiler *p)
@@ -752,8 +766,9 @@ static int profiler_start_tasks(struct profiler *p)
             p->events = calloc(p->n_workers + 1, sizeof *p->events);
             if (!p->events)
                 return -1;
-            h.suspend = h.publish = on_task_publish;
         }
+        h.suspend = h.publish = on_task_publish;
+        p->at = NULL; /* no state read yet */
         interp_set_task_hooks(p->s, &h, p);
         interp_set_task_heap_observer(p->s, on_task_heap_event, p);
         return 0;

@@ -207,8 +207,9 @@ END_TEST
  * block at a time (agent/memblock.h): objects that live across blocks
  * (a string appended to, and moved, and a list grown over more events
  * than a block holds), values sent to a task that frees them on another
- * worker while the sender goes on without a heap event, and a task's
- * result dropped by its worker.  With four workers
+ * worker while the sender goes on without a heap event, a task's
+ * result dropped by its worker, and a task spawned just after another
+ * ended, with no event between (its state may take the other's place).  With four workers
  * the stream has no collector error, matches the heap observer's own
  * totals, and everything but the peak (which the interleaving decides)
  * is what one worker, which keeps no blocks, gives. */
@@ -247,7 +248,17 @@ static const char blocks[] = "namespace blocks\n"
                              "    }\n"
                              "    return n\n"
                              "}\n"
+                             "fn label(n: int) -> int {\n"
+                             "    let out = []\n"
+                             "    for x in 0..n {\n"
+                             "        push(out, str(x))\n"
+                             "    }\n"
+                             "    return len(out)\n"
+                             "}\n"
                              "fn main() {\n"
+                             "    let l = join(spawn(label, 5))\n"
+                             "    let m = join(spawn(label, 7))\n"
+                             "    print(l + m)\n"
                              "    let c = channel(8)\n"
                              "    spawn(produce, c, 20)\n"
                              "    let t = spawn(consume, c)\n"
@@ -294,7 +305,7 @@ START_TEST(memory_blocks_agree_with_one_worker)
     unsetenv("JETT_TEST_HEAP_TOTALS");
     ck_assert_msg(four.status == 0, "%s", four.out);
     ck_assert_msg(strstr(four.out, "\n  status: complete\n"), "%s", four.out);
-    ck_assert_ptr_nonnull(strstr(four.out, "\nstdout: \"9041\\n\"\n"));
+    ck_assert_ptr_nonnull(strstr(four.out, "\nstdout: \"12\\n9041\\n\"\n"));
     size_t len;
     char *heap = tu_read_file(totals, &len);
     ck_assert_ptr_nonnull(heap);
