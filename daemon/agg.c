@@ -201,6 +201,11 @@ bool agg_takes_alloc_runs(const struct agg *a)
     return a->mode == WIRE_MODE_MEMORY && stream_open(a) && !a->tasks_on;
 }
 
+bool agg_takes_task_runs(const struct agg *a)
+{
+    return a->mode == WIRE_MODE_MEMORY && stream_open(a) && a->tasks_on;
+}
+
 /* agg_events with an optional watcher: fn is a constant where it is
  * inlined, so that replay's copy tests nothing. */
 static inline __attribute__((always_inline)) size_t

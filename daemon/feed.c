@@ -37,6 +37,44 @@ static int feed_alloc_runs(struct agg *g, struct wire_decoder *d, struct wire_ev
     }
 }
 
+/* With tasks: runs of compact entries read in place, each aggregated as
+ * agg_alloc does (its task credited too), without the general decoder's
+ * copy of every entry; any other entry goes the ordinary way. */
+static size_t compact_run_tasks(struct agg *g, const uint8_t *run, const uint8_t *end,
+                                uint32_t room, struct wire_compact_rule *r, const uint8_t **stop)
+{
+    const uint8_t *p = run;
+    uint32_t n = 0;
+    struct wire_alloc e;
+    unsigned how, why;
+    size_t size;
+    for (; n < room && (size = wire_compact_take(p, end, r, &e, &how, &why)) > 0; n++) {
+        p += size;
+        agg_alloc(g, &e);
+    }
+    *stop = p;
+    return n;
+}
+
+static int feed_task_runs(struct agg *g, struct wire_decoder *d, struct wire_events_iter *it)
+{
+    for (;;) {
+        if (it->p < it->end && it->p[0] >= WIRE_ENTRY_ALLOCATE &&
+            it->p[0] <= WIRE_ENTRY_RESIZE_AGAIN) {
+            struct wire_compact_rule rule;
+            uint32_t room;
+            const uint8_t *run = wire_events_compact_open(d, it, &room, &rule), *to = run;
+            size_t n = room > 0 ? compact_run_tasks(g, run, it->end, room, &rule, &to) : 0;
+            wire_events_compact_close(d, it, &rule, to, (uint32_t)n);
+        }
+        struct wire_event ev;
+        int rc = wire_events_next(d, it, &ev);
+        if (rc <= 0)
+            return rc;
+        agg_events(g, &ev, 1);
+    }
+}
+
 /* An EVENTS record's entries, each followed by fn, in batches as below. */
 static int feed_watched(struct agg *g, struct wire_decoder *d, struct wire_events_iter *it,
                         feed_event_fn fn, void *ctx)
@@ -78,6 +116,8 @@ static int feed_one(struct agg *g, struct wire_decoder *d, const struct wire_rec
         return feed_watched(g, d, &it, fn, ctx);
     if (agg_takes_alloc_runs(g))
         return feed_alloc_runs(g, d, &it);
+    if (agg_takes_task_runs(g))
+        return feed_task_runs(g, d, &it);
     /* Batches let the aggregation prefetch its tables. */
     struct wire_event ev[256];
     size_t n = 0;
