@@ -4,42 +4,9 @@
 #include "daemon/feed.h"
 #include "proto/wire_compact.h"
 
-/* A memory profile's entries: runs of ALLOC entries are read in place
- * (within L1-sized pieces, checked by the decoder's rule as the
- * aggregation reads them); the entry that ends a run (a STACK, a bad
- * entry, the end of the frame) goes the ordinary way, which takes or
- * reports it. */
-static int feed_alloc_runs(struct agg *g, struct wire_decoder *d, struct wire_events_iter *it)
-{
-    enum { PIECE = 512 };
-    for (;;) {
-        if (it->p < it->end && it->p[0] >= WIRE_ENTRY_ALLOCATE &&
-            it->p[0] <= WIRE_ENTRY_RESIZE_AGAIN) {
-            struct wire_compact_rule rule;
-            uint32_t room;
-            const uint8_t *run = wire_events_compact_open(d, it, &room, &rule), *to = run;
-            size_t n = room > 0 ? agg_mem_compact_run(g, run, it->end, room, &rule, &to) : 0;
-            wire_events_compact_close(d, it, &rule, to, (uint32_t)n);
-        } else {
-            struct wire_alloc_rule rule;
-            size_t room;
-            const uint8_t *run = wire_events_alloc_open(d, it, PIECE, &room, &rule);
-            size_t n = room > 0 ? agg_mem_run(g, run, room, &rule) : 0;
-            wire_events_alloc_close(d, it, &rule, n);
-            if (n == PIECE)
-                continue;
-        }
-        struct wire_event ev;
-        int rc = wire_events_next(d, it, &ev);
-        if (rc <= 0)
-            return rc;
-        agg_events(g, &ev, 1);
-    }
-}
-
-/* With tasks: runs of compact entries read in place, each aggregated as
- * agg_alloc does (its task credited too), without the general decoder's
- * copy of every entry; any other entry goes the ordinary way. */
+/* With tasks: a run of compact entries read in place, each aggregated
+ * as agg_alloc does (its task credited too), without the general
+ * decoder's copy of every entry. */
 static size_t compact_run_tasks(struct agg *g, const uint8_t *run, const uint8_t *end,
                                 uint32_t room, struct wire_compact_rule *r, const uint8_t **stop)
 {
@@ -56,16 +23,33 @@ static size_t compact_run_tasks(struct agg *g, const uint8_t *run, const uint8_t
     return n;
 }
 
-static int feed_task_runs(struct agg *g, struct wire_decoder *d, struct wire_events_iter *it)
+/* A memory profile's entries: runs of ALLOC entries are read in place
+ * (within L1-sized pieces, checked by the decoder's rule as the
+ * aggregation reads them; with tasks, compact ones only); the entry that
+ * ends a run (a STACK, a bad entry, the end of the frame) goes the
+ * ordinary way, which takes or reports it. */
+static int feed_alloc_runs(struct agg *g, struct wire_decoder *d, struct wire_events_iter *it,
+                           bool tasks)
 {
+    enum { PIECE = 512 };
     for (;;) {
         if (it->p < it->end && it->p[0] >= WIRE_ENTRY_ALLOCATE &&
             it->p[0] <= WIRE_ENTRY_RESIZE_AGAIN) {
             struct wire_compact_rule rule;
             uint32_t room;
             const uint8_t *run = wire_events_compact_open(d, it, &room, &rule), *to = run;
-            size_t n = room > 0 ? compact_run_tasks(g, run, it->end, room, &rule, &to) : 0;
+            size_t n = room == 0 ? 0
+                       : tasks   ? compact_run_tasks(g, run, it->end, room, &rule, &to)
+                                 : agg_mem_compact_run(g, run, it->end, room, &rule, &to);
             wire_events_compact_close(d, it, &rule, to, (uint32_t)n);
+        } else if (!tasks) {
+            struct wire_alloc_rule rule;
+            size_t room;
+            const uint8_t *run = wire_events_alloc_open(d, it, PIECE, &room, &rule);
+            size_t n = room > 0 ? agg_mem_run(g, run, room, &rule) : 0;
+            wire_events_alloc_close(d, it, &rule, n);
+            if (n == PIECE)
+                continue;
         }
         struct wire_event ev;
         int rc = wire_events_next(d, it, &ev);
@@ -114,10 +98,8 @@ static int feed_one(struct agg *g, struct wire_decoder *d, const struct wire_rec
     wire_events_begin(&it, &rec->u.events);
     if (fn)
         return feed_watched(g, d, &it, fn, ctx);
-    if (agg_takes_alloc_runs(g))
-        return feed_alloc_runs(g, d, &it);
-    if (agg_takes_task_runs(g))
-        return feed_task_runs(g, d, &it);
+    if (agg_takes_alloc_runs(g) || agg_takes_task_runs(g))
+        return feed_alloc_runs(g, d, &it, agg_takes_task_runs(g));
     /* Batches let the aggregation prefetch its tables. */
     struct wire_event ev[256];
     size_t n = 0;

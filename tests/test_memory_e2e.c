@@ -14,37 +14,12 @@
 
 #include "testutil.h"
 
-/* "    key: N" under totals (4 spaces); -1 when absent or unavailable. */
-static long long total(const char *doc, const char *key)
-{
-    char pat[128];
-    snprintf(pat, sizeof pat, "\n    %s: ", key);
-    const char *p = strstr(doc, pat);
-    if (!p || strncmp(p + strlen(pat), "unavailable", 11) == 0)
-        return -1;
-    return atoll(p + strlen(pat));
-}
-
 /* Every total of the profile `doc` against the heap observer's (the file
  * JETT_TEST_HEAP_TOTALS named). */
 static void compare_totals(const char *doc, const char *totals)
 {
-    size_t len;
-    char *heap = tu_read_file(totals, &len);
-    ck_assert_ptr_nonnull(heap);
-    static const char *const keys[] = {"allocation_count", "resize_count",    "allocated_bytes",
-                                       "freed_bytes",      "peak_live_bytes", "retained_bytes"};
-    for (size_t i = 0; i < 6; i++) {
-        char pat[64];
-        snprintf(pat, sizeof pat, "%s ", keys[i]);
-        const char *h = strstr(heap, pat);
-        ck_assert_ptr_nonnull(h);
-        long long want = atoll(h + strlen(pat));
-        ck_assert_msg(total(doc, keys[i]) == want, "%s: profile %lld, heap observer %lld\n%s",
-                      keys[i], total(doc, keys[i]), want, doc);
-    }
-    ck_assert_int_gt(total(doc, "allocation_count"), 0);
-    free(heap);
+    tu_expect_heap_totals(doc, totals);
+    ck_assert_int_gt(tu_profile_total(doc, "allocation_count"), 0);
 }
 
 /* Runs with JETT_TEST_HEAP_TOTALS and checks every total against the
@@ -176,12 +151,12 @@ START_TEST(retained_memory_is_credited_to_its_creator)
     const char *argv[] = {tu_jett, "run", p, "--profile-memory", "--agent", NULL};
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 0);
-    ck_assert_int_eq(total(o.out, "allocation_count"), 3);
-    ck_assert_int_eq(total(o.out, "resize_count"), 1);
-    ck_assert_int_eq(total(o.out, "allocated_bytes"), 1220);
-    ck_assert_int_eq(total(o.out, "freed_bytes"), 0);
-    ck_assert_int_eq(total(o.out, "retained_bytes"), 1220);
-    ck_assert_int_eq(total(o.out, "attributed_allocated_bytes"), 1220);
+    ck_assert_int_eq(tu_profile_total(o.out, "allocation_count"), 3);
+    ck_assert_int_eq(tu_profile_total(o.out, "resize_count"), 1);
+    ck_assert_int_eq(tu_profile_total(o.out, "allocated_bytes"), 1220);
+    ck_assert_int_eq(tu_profile_total(o.out, "freed_bytes"), 0);
+    ck_assert_int_eq(tu_profile_total(o.out, "retained_bytes"), 1220);
+    ck_assert_int_eq(tu_profile_total(o.out, "attributed_allocated_bytes"), 1220);
     const char *b =
         strstr(o.out, "    - rank: 1\n      namespace: keep\n      function: remember\n");
     ck_assert_msg(b != NULL, "%s", o.out);
@@ -217,8 +192,8 @@ START_TEST(out_of_memory_emits_no_event)
     ck_assert_ptr_nonnull(strstr(o.out, "\n  status: complete\n"));
     ck_assert_ptr_nonnull(strstr(o.out, "\n  termination: runtime_error\n"));
     /* Only the first string was made (34 bytes); it is freed as main unwinds. */
-    ck_assert_int_eq(total(o.out, "allocation_count"), 1);
-    ck_assert_int_eq(total(o.out, "allocated_bytes"), 34);
+    ck_assert_int_eq(tu_profile_total(o.out, "allocation_count"), 1);
+    ck_assert_int_eq(tu_profile_total(o.out, "allocated_bytes"), 34);
     tu_output_free(&o);
     free(p);
 }
@@ -238,7 +213,7 @@ START_TEST(retention_budget_exhaustion_is_partial)
         o.out);
     ck_assert_ptr_nonnull(strstr(o.out, "\n    freed_bytes: unavailable\n"));
     ck_assert_ptr_nonnull(strstr(o.out, "\n    retained_bytes: unavailable\n"));
-    ck_assert_int_gt(total(o.out, "allocated_bytes"), 0);
+    ck_assert_int_gt(tu_profile_total(o.out, "allocated_bytes"), 0);
     ck_assert_ptr_nonnull(strstr(o.out, "\n    retention_metadata_budget_bytes: 4096\n"));
     tu_output_free(&o);
     free(p);

@@ -141,6 +141,36 @@ char *tu_read_file(const char *path, size_t *len)
     return buf;
 }
 
+long long tu_profile_total(const char *doc, const char *key)
+{
+    char pat[128];
+    snprintf(pat, sizeof pat, "\n    %s: ", key);
+    const char *p = strstr(doc, pat);
+    if (!p || strncmp(p + strlen(pat), "unavailable", 11) == 0)
+        return -1;
+    return atoll(p + strlen(pat));
+}
+
+const char *const tu_heap_total_keys[6] = {"allocation_count", "resize_count",    "allocated_bytes",
+                                           "freed_bytes",      "peak_live_bytes", "retained_bytes"};
+
+void tu_expect_heap_totals(const char *doc, const char *path)
+{
+    size_t len;
+    char *heap = tu_read_file(path, &len);
+    ck_assert_msg(heap != NULL, "no heap totals at %s", path);
+    for (size_t i = 0; i < 6; i++) {
+        char pat[64];
+        snprintf(pat, sizeof pat, "%s ", tu_heap_total_keys[i]);
+        const char *h = strstr(heap, pat);
+        ck_assert_msg(h != NULL, "%s: not in the heap totals", tu_heap_total_keys[i]);
+        long long want = atoll(h + strlen(pat)), got = tu_profile_total(doc, tu_heap_total_keys[i]);
+        ck_assert_msg(got == want, "%s: profile %lld, heap observer %lld\n%s",
+                      tu_heap_total_keys[i], got, want, doc);
+    }
+    free(heap);
+}
+
 int tu_write_file(const char *path, const void *buf, size_t len)
 {
     FILE *f = fopen(path, "wb");

@@ -23,6 +23,15 @@ char *tu_build_path(const char *rel);
 
 /* Reads a whole file into a malloc'd buffer (NULL on error). */
 char *tu_read_file(const char *path, size_t *len);
+/* A memory profile's total `key` (the TOON line "    key: N" of doc);
+ * -1 when absent or unavailable. */
+long long tu_profile_total(const char *doc, const char *key);
+/* The six totals the heap observer wrote (JETT_TEST_HEAP_TOTALS, a file
+ * of "key N" lines), in its order. */
+extern const char *const tu_heap_total_keys[6];
+/* Asserts each of the six totals of doc equals the heap observer's, as
+ * the file at `path` gives them. */
+void tu_expect_heap_totals(const char *doc, const char *path);
 /* Writes a file; 0 or -1. */
 int tu_write_file(const char *path, const void *buf, size_t len);
 /* A fresh temporary directory (malloc'd path). */
