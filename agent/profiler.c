@@ -388,7 +388,8 @@ static void *timer_main(void *arg)
 
 /* Exact totals of the contract's counters, whatever happens downstream;
  * true when the event makes a new peak of live bytes. */
-static bool count_heap(struct profiler_heap_totals *t, const struct heap_event *ev)
+static inline __attribute__((always_inline)) bool count_heap(struct profiler_heap_totals *t,
+                                                             const struct heap_event *ev)
 {
     if (ev->op == HEAP_OP_ALLOCATE) {
         t->allocation_count++;
