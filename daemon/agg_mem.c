@@ -1133,6 +1133,11 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
                                     struct run_site rs[2], unsigned *cur_io)
 {
     uint64_t last = r->r.last, next = r->r.next_id;
+    /* the two remembered sites in locals, written back at the end: kept
+     * in the rule, each entry's copy of the site read back eight bytes
+     * that two smaller stores had written, which the processor cannot
+     * forward (a stall of a dozen cycles per new site) */
+    struct wire_site s0 = r->s.site[0], s1 = r->s.site[1];
     uint64_t *resized = NULL; /* the live record of the last resize's allocation */
     unsigned cur = *cur_io;
     uint32_t n = *n_io;
@@ -1153,8 +1158,8 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
             if (q && at->known && at->fast && (neu = wire_unzigzag(old, z)) < SIZE_MASK &&
                 old < SIZE_MASK && (*resized & SIZE_MASK) == old) {
                 if (c != cur) {
-                    struct wire_site t = r->s.site[0];
-                    r->s.site[0] = r->s.site[1], r->s.site[1] = t;
+                    struct wire_site t = s0;
+                    s0 = s1, s1 = t;
                 }
                 cur = c;
                 last += (h0 & WIRE_CH_SEQ) + 1u;
@@ -1209,7 +1214,7 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
                     break;
             }
         }
-        struct wire_site fresh_site;
+        struct wire_site fresh_site = s0;
         unsigned why;
         if (site == WIRE_SITE_NEW &&
             !(q = wire_compact_get_site(q, end, r->r.n_stacks, &fresh_site, &why)))
@@ -1219,18 +1224,17 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
         unsigned c = site == WIRE_SITE_LAST ? cur : cur ^ 1;
         struct run_site *at = &rs[c];
         if (site == WIRE_SITE_OTHER) {
-            struct wire_site t = r->s.site[0];
-            r->s.site[0] = r->s.site[1], r->s.site[1] = t;
+            struct wire_site t = s0;
+            s0 = s1, s1 = t;
         } else if (site == WIRE_SITE_NEW) {
-            r->s.site[1] = r->s.site[0];
-            r->s.site[0] = fresh_site;
+            s1 = s0;
+            s0 = fresh_site;
             run_site_flush(a, at);
             at->known = false;
         }
         cur = c;
         last += delta;
         p = q, n++;
-        const struct wire_site *ws = &r->s.site[0];
         if (kind == WIRE_ENTRY_FREE) {
             quick_free(a, last, id, old);
             resized = NULL;
@@ -1240,7 +1244,7 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
          * general way (its pressure finds the buckets through the node
          * and the recent lines) */
         if (site != WIRE_SITE_NEW && !at->known)
-            run_site_derive(a, at, *ws);
+            run_site_derive(a, at, s0);
         bool fast = at->known && at->fast;
         if (create && fast) {
             next = id + 1;
@@ -1256,7 +1260,7 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
         }
         if (create && !d) {
             next = id + 1;
-            quick_allocate_at(a, rs, id, neu, *ws);
+            quick_allocate_at(a, rs, id, neu, s0);
             resized = NULL;
             continue;
         }
@@ -1272,18 +1276,19 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
             continue;
         }
         resized = NULL;
-        if (!create && !fast && quick_resize_at(a, rs, id, old, neu, *ws))
+        if (!create && !fast && quick_resize_at(a, rs, id, old, neu, s0))
             continue;
         if (create)
             next = id + 1;
         struct wire_alloc e = {
-            last,      create ? (d ? WIRE_OP_FOLD : WIRE_OP_ALLOCATE) : WIRE_OP_RESIZE,
-            id,        create ? (d ? last + d : WIRE_NONE64) : old,
-            neu,       r->s.exec,
-            ws->stack, ws->span};
+            last,     create ? (d ? WIRE_OP_FOLD : WIRE_OP_ALLOCATE) : WIRE_OP_RESIZE,
+            id,       create ? (d ? last + d : WIRE_NONE64) : old,
+            neu,      r->s.exec,
+            s0.stack, s0.span};
         quick_general(a, rs, &e);
     }
     r->r.last = last, r->r.next_id = next;
+    r->s.site[0] = s0, r->s.site[1] = s1;
     *cur_io = cur;
     *n_io = n;
     return p;
