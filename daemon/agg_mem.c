@@ -1324,51 +1324,71 @@ static size_t compact_run_each(struct agg *a, const uint8_t *run, const uint8_t 
 
 static bool tables_large(const struct agg *a);
 
-/* A run when the tables outgrow the caches: as mem_run, its entries read
- * a chunk at a time, each as it is taken starting the loads of its live
- * record and stack node, then aggregated the general way while the loads
- * of the buckets they name run WARM entries ahead.  Summing by site
- * saves little here, where each event waits on memory. */
-enum { COMPACT_CHUNK = 64 };
+/* A run when the tables outgrow the caches: as mem_run, each entry as
+ * it is taken starts the loads of its live record and stack node, and
+ * the loads of the buckets they name run WARM entries ahead of the
+ * aggregation.  The entries are taken AHEAD entries before they are
+ * aggregated, one for one, in a ring: reading a compact entry costs as
+ * much as aggregating it, and interleaved the two overlap, the reading
+ * going on while the aggregation waits on memory (a chunk read first
+ * and then aggregated waited for each).  Summing by site saves little
+ * here, where each event waits on memory. */
+enum { COMPACT_RING = 32, COMPACT_AHEAD = 16 };
+
+_Static_assert(COMPACT_AHEAD + 1 <= COMPACT_RING && COMPACT_AHEAD > (int)WARM &&
+                   (COMPACT_RING & (COMPACT_RING - 1)) == 0,
+               "the ring holds the entries taken and not yet aggregated");
+
+/* Takes the next entry of a warm run into its ring slot, starting its
+ * loads; false when the run ends there. */
+static inline __attribute__((always_inline)) bool warm_take(struct agg *a, const uint8_t **p,
+                                                            const uint8_t *end,
+                                                            struct wire_compact_rule *r,
+                                                            struct wire_alloc *slot)
+{
+    unsigned how, why;
+    size_t size = wire_compact_take(*p, end, r, slot, &how, &why);
+    if (size == 0)
+        return false;
+    *p += size;
+    warm_far(a, slot, false);
+    return true;
+}
 
 static size_t compact_run_warm(struct agg *a, const uint8_t *run, const uint8_t *end, uint32_t room,
                                struct wire_compact_rule *rule, const uint8_t **stop)
 {
     struct wire_compact_rule r = *rule;
     const uint8_t *p = run;
-    uint32_t n = 0;
+    uint32_t taken = 0, done = 0;
     bool fresh = false, more = true;
-    struct wire_alloc e[COMPACT_CHUNK];
-    while (more && n < room) {
-        uint32_t k = 0;
-        unsigned how, why;
-        size_t size;
-        while (k < COMPACT_CHUNK && n + k < room &&
-               (size = wire_compact_take(p, end, &r, &e[k], &how, &why)) > 0) {
-            p += size;
-            warm_far(a, &e[k], false);
-            k++;
+    struct wire_alloc e[COMPACT_RING];
+    const uint32_t mask = COMPACT_RING - 1;
+    while (more && taken < room && taken < COMPACT_AHEAD)
+        if ((more = warm_take(a, &p, end, &r, &e[taken])))
+            taken++;
+    for (uint32_t j = 0; j < taken && j < WARM; j++)
+        warm_near_at(a, e[j].stack_id, e[j].allocation_id, false);
+    for (; done < taken; done++) {
+        if (more && taken < room && (more = warm_take(a, &p, end, &r, &e[taken & mask])))
+            taken++;
+        if (done + WARM < taken) {
+            const struct wire_alloc *w = &e[(done + WARM) & mask];
+            warm_near_at(a, w->stack_id, w->allocation_id, false);
         }
-        more = k == COMPACT_CHUNK;
-        for (uint32_t j = 0; j < k && j < WARM; j++)
-            warm_near_at(a, e[j].stack_id, e[j].allocation_id, false);
-        for (uint32_t i = 0; i < k; i++) {
-            if (i + WARM < k)
-                warm_near_at(a, e[i + WARM].stack_id, e[i + WARM].allocation_id, false);
-            if (!fresh && run_entry_stale(a, e[i].sequence)) {
-                agg_alloc(a, &e[i]);
-                continue;
-            }
-            fresh = true;
-            mem_event(a, &e[i], true, false, false);
+        const struct wire_alloc *x = &e[done & mask];
+        if (!fresh && run_entry_stale(a, x->sequence)) {
+            agg_alloc(a, x);
+            continue;
         }
-        n += k;
+        fresh = true;
+        mem_event(a, x, true, false, false);
     }
     if (fresh)
         run_passed(a, r.r.last);
     *rule = r;
     *stop = p;
-    return n;
+    return taken;
 }
 
 size_t agg_mem_compact_run(struct agg *a, const uint8_t *run, const uint8_t *end, uint32_t room,
