@@ -988,16 +988,6 @@ static void run_forget(struct agg *a, struct run_site rs[2])
     rs[0].known = rs[1].known = false;
 }
 
-/* An entry of a run the general way. */
-static void general_event(struct agg *a, const struct wire_alloc *e, struct run_site rs[2])
-{
-    run_flush(a, rs);
-    size_t used = a->arena_used;
-    mem_event(a, e, true, false, false);
-    if (a->arena_used != used)
-        run_forget(a, rs);
-}
-
 /* The stored node of a quick event's stack, or NULL: stored nodes are
  * defined stacks (the run's rule checked the stack). */
 static inline __attribute__((always_inline)) struct agg_node *quick_node(struct agg *a,
@@ -1064,6 +1054,15 @@ static __attribute__((noinline)) void quick_general(struct agg *a, struct run_si
     mem_event(a, e, true, false, false);
     if (a->arena_used != used)
         run_forget(a, rs);
+}
+
+/* An entry of a run the general way, once what the run summed is
+ * added: quick_general's copy of the per-event path, not one of its own
+ * (the daemon's code is resident whole, and each copy is 4 KiB of it). */
+static void general_event(struct agg *a, const struct wire_alloc *e, struct run_site rs[2])
+{
+    run_flush(a, rs);
+    quick_general(a, rs, e);
 }
 
 /* An allocate of a quick run at a site the run does not know fast
