@@ -1346,6 +1346,7 @@ static inline __attribute__((always_inline)) bool warm_take(struct agg *a, const
                                                             struct wire_alloc *slot)
 {
     unsigned how, why;
+    __builtin_prefetch(*p + 2048); /* as the decoder's runs */
     size_t size = wire_compact_take(*p, end, r, slot, &how, &why);
     if (size == 0)
         return false;
