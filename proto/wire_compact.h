@@ -128,27 +128,22 @@ static inline uint8_t *wire_varint_put(uint8_t *p, uint64_t v)
 }
 
 /* The varint at p (before end): past it, or NULL when it is cut short,
- * longer than 10 bytes or past 2^64 - 1.  With eight bytes to read, one
- * of up to eight bytes is read without a branch on its length: its end
- * is the first byte under 0x80, and its seven-bit groups are gathered in
- * three steps of pairs.  The lengths of a stream's ids, sizes and stacks
- * vary at random; the branches of a byte-by-byte reading mispredicted on
- * them at nearly every entry. */
+ * longer than 10 bytes or past 2^64 - 1.  Sizes and distances are mostly
+ * one to three bytes: those are read without the loop. */
 static inline const uint8_t *wire_varint_get(const uint8_t *p, const uint8_t *end, uint64_t *v)
 {
-    if (__builtin_expect(end - p >= 8, 1)) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        w = le64toh(w);
-        uint64_t stops = ~w & UINT64_C(0x8080808080808080);
-        if (__builtin_expect(stops != 0, 1)) {
-            unsigned bits = (unsigned)__builtin_ctzll(stops) + 1; /* 8 per byte */
-            uint64_t x = w & ((UINT64_C(2) << (bits - 1)) - 1) & UINT64_C(0x7f7f7f7f7f7f7f7f);
-            x = (x & UINT64_C(0x007f007f007f007f)) | (x & UINT64_C(0x7f007f007f007f00)) >> 1;
-            x = (x & UINT64_C(0x00003fff00003fff)) | (x & UINT64_C(0x3fff00003fff0000)) >> 2;
-            x = (x & UINT64_C(0x000000000fffffff)) | (x & UINT64_C(0x0fffffff00000000)) >> 4;
-            *v = x;
-            return p + bits / 8;
+    if (__builtin_expect(end - p >= 3, 1)) {
+        if (p[0] < 0x80) {
+            *v = p[0];
+            return p + 1;
+        }
+        if (p[1] < 0x80) {
+            *v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+            return p + 2;
+        }
+        if (p[2] < 0x80) {
+            *v = (uint64_t)(p[0] & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7 | (uint64_t)p[2] << 14;
+            return p + 3;
         }
     }
     uint64_t x = 0;
