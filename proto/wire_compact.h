@@ -40,11 +40,9 @@
 #ifndef JETT_PROTO_WIRE_COMPACT_H
 #define JETT_PROTO_WIRE_COMPACT_H
 
-#include <endian.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "proto/wire.h"
 
@@ -104,7 +102,7 @@ static inline uint64_t wire_unzigzag(uint64_t old, uint64_t z)
 }
 
 /* Writes v as a varint at p; past it.  One to three bytes without the
- * loop. */
+ * loop, as wire_varint_get reads them. */
 static inline uint8_t *wire_varint_put(uint8_t *p, uint64_t v)
 {
     if (__builtin_expect(v < 0x80, 1)) {
