@@ -1132,11 +1132,11 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
                                     struct run_site rs[2], unsigned *cur_io)
 {
     uint64_t last = r->r.last, next = r->r.next_id;
-    /* the two remembered sites in locals, written back at the end: kept
-     * in the rule, each entry's copy of the site read back eight bytes
-     * that two smaller stores had written, which the processor cannot
-     * forward (a stall of a dozen cycles per new site) */
-    struct wire_site s0 = r->s.site[0], s1 = r->s.site[1];
+    /* the last site in a local, beside the rule's two: read back from
+     * the rule, each entry's copy of a new site was eight bytes that two
+     * smaller stores had written, which the processor cannot forward (a
+     * stall of a dozen cycles at each allocate of recursive code) */
+    struct wire_site s0 = r->s.site[0];
     uint64_t *resized = NULL; /* the live record of the last resize's allocation */
     unsigned cur = *cur_io;
     uint32_t n = *n_io;
@@ -1157,8 +1157,9 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
             if (q && at->known && at->fast && (neu = wire_unzigzag(old, z)) < SIZE_MASK &&
                 old < SIZE_MASK && (*resized & SIZE_MASK) == old) {
                 if (c != cur) {
-                    struct wire_site t = s0;
-                    s0 = s1, s1 = t;
+                    struct wire_site t = r->s.site[0];
+                    r->s.site[0] = r->s.site[1], r->s.site[1] = t;
+                    s0 = r->s.site[0];
                 }
                 cur = c;
                 last += (h0 & WIRE_CH_SEQ) + 1u;
@@ -1223,11 +1224,12 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
         unsigned c = site == WIRE_SITE_LAST ? cur : cur ^ 1;
         struct run_site *at = &rs[c];
         if (site == WIRE_SITE_OTHER) {
-            struct wire_site t = s0;
-            s0 = s1, s1 = t;
+            struct wire_site t = r->s.site[0];
+            r->s.site[0] = r->s.site[1], r->s.site[1] = t;
+            s0 = r->s.site[0];
         } else if (site == WIRE_SITE_NEW) {
-            s1 = s0;
-            s0 = fresh_site;
+            r->s.site[1] = r->s.site[0];
+            r->s.site[0] = s0 = fresh_site;
             run_site_flush(a, at);
             at->known = false;
         }
@@ -1287,7 +1289,6 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
         quick_general(a, rs, &e);
     }
     r->r.last = last, r->r.next_id = next;
-    r->s.site[0] = s0, r->s.site[1] = s1;
     *cur_io = cur;
     *n_io = n;
     return p;
