@@ -29,6 +29,7 @@ uint32_t agg_arena_take(struct agg *a, size_t size, size_t n, const char *what)
     }
     uint32_t off = (uint32_t)a->arena_used;
     a->arena_used += n;
+    pages_in_use(a->arena, a->arena_size, off, a->arena_used);
     memset(a->arena + off, 0, n);
     return off;
 }

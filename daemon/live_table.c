@@ -57,6 +57,7 @@ int live_table_resize(struct live_table *t, uint64_t cap)
                             (unsigned)__builtin_clzll(cap) + 1};
     if (nt.slots == NULL)
         return -1;
+    pages_in_use(nt.slots, live_table_bytes(cap), 0, live_table_bytes(cap));
     for (uint64_t i = 0; i < cap; i++)
         nt.slots[i].id = LIVE_EMPTY;
     for (uint64_t i = 0; i < t->cap; i++)

@@ -13,6 +13,7 @@ int live_window_resize(struct live_window *w, uint64_t cap, uint64_t base, size_
     if (live_window_bytes(cap) > w->reserved)
         return -1;
     uint64_t old = w->cap;
+    pages_in_use(w->slots, w->reserved, live_window_bytes(old), live_window_bytes(cap));
     for (uint64_t i = old; i < cap; i++)
         w->slots[i] = LIVE_EMPTY;
     /* doubling: the ids whose `old` bit is set move up by `old` */

@@ -229,6 +229,97 @@ static int compact_rejection(struct wire_decoder *d, unsigned why, uint32_t inde
     return -1;
 }
 
+size_t wire_compact_take(const uint8_t *p0, const uint8_t *end, struct wire_compact_rule *cr,
+                         struct wire_alloc *a, unsigned *how, unsigned *why)
+{
+    const uint8_t *p = p0;
+    uint8_t kind = p[0];
+    if (kind < WIRE_ENTRY_ALLOCATE || kind > WIRE_ENTRY_RESIZE_AGAIN)
+        return *why = WIRE_CW_KIND, 0;
+    bool again = kind == WIRE_ENTRY_RESIZE_AGAIN;
+    if (again && !cr->s.resized)
+        return *why = WIRE_CW_AGAIN, 0;
+    bool create = kind == WIRE_ENTRY_ALLOCATE;
+    if (end - p < (create ? 3 : 2))
+        return *why = WIRE_CW_CUT, 0;
+    uint8_t d = create ? p[1] : 0, h = p[create ? 2 : 1];
+    p += create ? 3 : 2;
+    unsigned site = (h & WIRE_CH_SITE) >> WIRE_CH_SITE_SHIFT;
+    if ((h & WIRE_CH_RESERVED) || site > WIRE_SITE_NEW || (!create && (h & WIRE_CH_ID)))
+        return *why = WIRE_CW_HEADER, 0;
+    struct wire_alloc_rule *r = &cr->r;
+    uint64_t delta = (h & WIRE_CH_SEQ) + 1, v;
+    if ((h & WIRE_CH_SEQ) == WIRE_CH_SEQ_VARINT) {
+        if (!(p = wire_varint_get(p, end, &v)))
+            return *why = WIRE_CW_VARINT, 0;
+        if (__builtin_add_overflow(v, 4, &delta))
+            return *why = WIRE_CW_SEQUENCE, 0;
+    }
+    uint64_t prev = r->have ? r->last : 0, seq;
+    if (__builtin_add_overflow(prev, delta, &seq))
+        return *why = WIRE_CW_SEQUENCE, 0;
+    uint64_t id = r->next_id;
+    if (create && (h & WIRE_CH_ID)) {
+        if (!(p = wire_varint_get(p, end, &v)))
+            return *why = WIRE_CW_VARINT, 0;
+        if (__builtin_add_overflow(id, v, &id) || __builtin_add_overflow(id, 1, &id))
+            return *why = WIRE_CW_ID, 0;
+    } else if (again) {
+        id = cr->s.resized_id;
+    } else if (!create) {
+        if (!(p = wire_varint_get(p, end, &v)))
+            return *why = WIRE_CW_VARINT, 0;
+        id = r->next_id - 1 - v;
+    }
+    if (id == WIRE_NONE64)
+        return *why = WIRE_CW_ID, 0;
+    uint64_t old = again ? cr->s.resized_size : WIRE_NONE64, neu = WIRE_NONE64;
+    if (!create && !again && !(p = wire_varint_get(p, end, &old)))
+        return *why = WIRE_CW_VARINT, 0;
+    if (kind != WIRE_ENTRY_FREE && !(p = wire_varint_get(p, end, &neu)))
+        return *why = WIRE_CW_VARINT, 0;
+    if (kind == WIRE_ENTRY_RESIZE || again)
+        neu = wire_unzigzag(old, neu);
+    if (d && __builtin_add_overflow(seq, d, &old)) /* a fold's free sequence */
+        return *why = WIRE_CW_FREE_SEQ, 0;
+    struct wire_site s;
+    if (site == WIRE_SITE_NEW) {
+        if (!(p = wire_compact_get_site(p, end, r->n_stacks, &s, why)))
+            return 0;
+    } else {
+        s = cr->s.site[site];
+    }
+    struct wire_exec x = cr->s.exec;
+    if ((h & WIRE_CH_EXEC) && (!(p = wire_compact_get32(p, end, &x.task, why)) ||
+                               !(p = wire_compact_get32(p, end, &x.actor, why)) ||
+                               !(p = wire_compact_get32(p, end, &x.thread, why))))
+        return 0;
+    /* taken: the rule moves past it */
+    if (site != WIRE_SITE_LAST) {
+        cr->s.site[1] = cr->s.site[0];
+        cr->s.site[0] = s;
+    }
+    cr->s.exec = x;
+    r->have = true;
+    r->last = seq;
+    if (create)
+        r->next_id = id + 1;
+    bool resize = kind == WIRE_ENTRY_RESIZE || again;
+    if (resize)
+        cr->s.resized = true, cr->s.resized_id = id, cr->s.resized_size = neu;
+    *a = (struct wire_alloc){
+        seq,
+        create ? (d ? WIRE_OP_FOLD : WIRE_OP_ALLOCATE) : resize ? WIRE_OP_RESIZE : WIRE_OP_FREE,
+        id,
+        old,
+        neu,
+        x,
+        s.stack,
+        s.span};
+    *how = site;
+    return (size_t)(p - p0);
+}
+
 size_t wire_compact_size(const uint8_t *p, const uint8_t *end)
 {
     uint8_t kind = p < end ? p[0] : 0;

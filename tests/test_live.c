@@ -1,9 +1,14 @@
 /* The live-allocation table: growth, probing that wraps past the last
  * slot, removal that shifts a run back (and leaves members at their home
  * alone), and random operations checked against a plain array; the
- * window of recent ids: doubling in place. */
+ * window of recent ids: doubling in place, and huge pages only once
+ * 2 MiB of it are in use. */
 #include <check.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "daemon/live_table.h"
 #include "daemon/live_window.h"
@@ -175,6 +180,48 @@ START_TEST(window_doubles_in_place)
 }
 END_TEST
 
+/* Whether the mapping that holds p is advised as huge pages: "hg" among
+ * its VmFlags in /proc/self/smaps (whatever the system's THP mode). */
+static bool advised_huge(const void *p)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    ck_assert_ptr_nonnull(f);
+    char line[512];
+    bool in = false, hg = false, found = false;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, ':') > strchr(line, ' ')) {
+            in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+            found |= in;
+        } else if (in && strncmp(line, "VmFlags:", 8) == 0) {
+            hg = strstr(line, " hg") != NULL;
+        }
+    }
+    fclose(f);
+    ck_assert(found);
+    return hg;
+}
+
+/* The window's reserve is advised as huge pages only once 2 MiB of it
+ * are in use: advised from the start, its first touch made a whole
+ * 2 MiB page resident (jett-profd's peak RSS of a small profile). */
+START_TEST(window_takes_huge_pages_past_2_mib)
+{
+    struct live_window w = {0};
+    size_t reserve = (size_t)64 << 20;
+    ck_assert_int_eq(live_window_resize(&w, 256, 1, reserve), 0);
+    *live_window_slot(&w, 1) = 7;
+    ck_assert(!advised_huge(w.slots));
+    /* 2^18 slots of 8 bytes: 2 MiB */
+    ck_assert_int_eq(live_window_resize(&w, 1u << 17, 1, reserve), 0);
+    ck_assert(!advised_huge(w.slots));
+    ck_assert_int_eq(live_window_resize(&w, 1u << 18, 1, reserve), 0);
+    ck_assert(advised_huge(w.slots));
+    ck_assert_uint_eq(*live_window_slot(&w, 1), 7);
+    live_window_free(&w);
+}
+END_TEST
+
 Suite *live_suite(void)
 {
     Suite *s = suite_create("live");
@@ -184,6 +231,7 @@ Suite *live_suite(void)
     tcase_add_test(t, remove_keeps_homes);
     tcase_add_test(t, random_against_array);
     tcase_add_test(t, window_doubles_in_place);
+    tcase_add_test(t, window_takes_huge_pages_past_2_mib);
     suite_add_tcase(s, t);
     return s;
 }

@@ -72,6 +72,46 @@ static size_t round_trip(const struct wire_alloc *in, size_t n, uint8_t *buf)
  * (the free distance in its second byte), a free of the first (id back
  * 1 from the floor), a resize, and that allocation resized again from
  * the size the last resize left (3 bytes, no id or old size). */
+/* Varints of every length read back whether eight bytes follow (the
+ * reading without a loop) or the buffer ends with them, and a varint
+ * longer than 10 bytes, past 2^64 - 1 or cut short is refused.  The
+ * bytes of 2^7k - 1 and 2^7k are written out by hand. */
+START_TEST(varints_of_every_length)
+{
+    for (unsigned len = 1; len <= 10; len++) {
+        /* 2^7(len-1) is len bytes: len - 1 of 0x80, then 0x01; 2^7len - 1
+         * is len - 1 of 0xff, then 0x7f (2^64 - 1 is ten bytes, the last 0x01) */
+        uint64_t lo = len == 1 ? 0 : UINT64_C(1) << (7 * (len - 1));
+        uint64_t hi = len == 10 ? UINT64_MAX : (UINT64_C(1) << (7 * len)) - 1;
+        uint8_t blo[10], bhi[10];
+        for (unsigned i = 0; i + 1 < len; i++)
+            blo[i] = len == 1 ? 0 : 0x80, bhi[i] = 0xff;
+        blo[len - 1] = len == 1 ? 0 : 0x01, bhi[len - 1] = len == 10 ? 0x01 : 0x7f;
+        const uint64_t want[2] = {lo, hi};
+        const uint8_t *bytes[2] = {blo, bhi};
+        for (int k = 0; k < 2; k++) {
+            uint8_t buf[32];
+            memset(buf, 0xee, sizeof buf);
+            ck_assert_uint_eq((size_t)(wire_varint_put(buf, want[k]) - buf), len);
+            ck_assert_int_eq(memcmp(buf, bytes[k], len), 0);
+            for (size_t slack = 0; slack <= 9; slack++) {
+                uint64_t v = 0;
+                const uint8_t *q = wire_varint_get(buf, buf + len + slack, &v);
+                ck_assert_ptr_eq(q, buf + len);
+                ck_assert_uint_eq(v, want[k]);
+            }
+            uint64_t v;
+            ck_assert_ptr_null(wire_varint_get(buf, buf + len - 1, &v));
+        }
+    }
+    uint8_t eleven[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00};
+    uint8_t past[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02};
+    uint64_t v;
+    ck_assert_ptr_null(wire_varint_get(eleven, eleven + sizeof eleven, &v));
+    ck_assert_ptr_null(wire_varint_get(past, past + sizeof past, &v));
+}
+END_TEST
+
 START_TEST(typical_entries_are_a_few_bytes)
 {
     const struct wire_span sp = {10, 14};
@@ -283,6 +323,7 @@ Suite *wire_compact_suite(void)
 {
     Suite *s = suite_create("wire_compact");
     TCase *t = tcase_create("wire_compact");
+    tcase_add_test(t, varints_of_every_length);
     tcase_add_test(t, typical_entries_are_a_few_bytes);
     tcase_add_test(t, random_records_read_back);
     tcase_add_test(t, bad_entries_are_refused_with_their_reason);

@@ -29,11 +29,16 @@ void *pages_alloc(size_t n)
         munmap(p, head);
     if (extra - head)
         munmap(p + head + len, extra - head);
-    p += head;
+    return p + head;
+}
+
+void pages_in_use(void *p, size_t n, size_t before, size_t after)
+{
+    if (p == NULL || before >= HUGE_PAGE || after < HUGE_PAGE || page_round(n) < HUGE_PAGE)
+        return;
 #ifdef MADV_HUGEPAGE
-    madvise(p, len, MADV_HUGEPAGE); /* only advice: failure leaves 4 KiB pages */
+    madvise(p, page_round(n), MADV_HUGEPAGE); /* only advice: failure leaves 4 KiB pages */
 #endif
-    return p;
 }
 
 void pages_free(void *p, size_t n)
