@@ -40,13 +40,18 @@
 struct memblock_event {
     struct heap_obj *obj; /* an allocate's object, while it lives and where it is */
     uint64_t id;          /* provisional for an object of this block */
-    uint64_t old_size, new_size;
-    uint64_t run_id; /* an allocate's run-wide id, set as the block is appended */
+    union {
+        uint64_t old_size; /* a resize's or free's */
+        uint64_t run_id;   /* an allocate's run-wide id, set as the block is appended */
+    };
+    uint64_t new_size;
     struct wire_span span;
     uint32_t leaf;
     uint8_t op; /* enum heap_op */
     bool freed; /* an allocate freed in the block: its object is gone */
 };
+
+_Static_assert(sizeof(struct memblock_event) == 48, "an event in three quarters of a line");
 
 struct memblock {
     struct wire_exec exec; /* what the events carry of their task and thread */
@@ -70,8 +75,14 @@ static inline void memblock_add(struct memblock *b, const struct heap_event *ev,
         else
             a->obj = ev->obj; /* a string's resize may move it */
     }
-    b->ev[i] = (struct memblock_event){ev->obj, id,   ev->old_size,    ev->new_size, 0,
-                                       span,    leaf, (uint8_t)ev->op, false};
+    b->ev[i] = (struct memblock_event){.obj = ev->obj,
+                                       .id = id,
+                                       .old_size = ev->old_size,
+                                       .new_size = ev->new_size,
+                                       .span = span,
+                                       .leaf = leaf,
+                                       .op = (uint8_t)ev->op,
+                                       .freed = false};
 }
 
 /* The run-wide id of event e's object (its allocate's, when it is of
@@ -81,16 +92,13 @@ static inline uint64_t memblock_run_id(const struct memblock *b, const struct me
     return e->id & MEMBLOCK_PROVISIONAL ? b->ev[e->id & ~MEMBLOCK_PROVISIONAL].run_id : e->id;
 }
 
-/* After the block is appended: the objects still alive get their
- * run-wide ids, and the block is empty. */
-static inline void memblock_settle(struct memblock *b)
+/* An allocate's run-wide id, as its block is appended: its object's
+ * too, when it still lives. */
+static inline void memblock_set_run_id(struct memblock_event *e, uint64_t id)
 {
-    for (uint32_t i = 0; i < b->n; i++) {
-        struct memblock_event *e = &b->ev[i];
-        if (e->op == HEAP_OP_ALLOCATE && !e->freed)
-            e->obj->id = e->run_id;
-    }
-    b->n = 0;
+    e->run_id = id;
+    if (!e->freed)
+        e->obj->id = id;
 }
 
 #endif

@@ -576,10 +576,11 @@ static void events_flush(struct profiler *p, struct worker_events *w)
     memwire_set_exec(&p->mw, b->exec);
     for (uint32_t i = 0; i < b->n; i++) {
         struct memblock_event *e = &b->ev[i];
-        struct heap_event ev = {(enum heap_op)e->op, HEAP_STR,    memblock_run_id(b, e),
-                                e->old_size,         e->new_size, NULL};
+        struct heap_event ev = {(enum heap_op)e->op, HEAP_STR, 0, 0, e->new_size, NULL};
         if (ev.op == HEAP_OP_ALLOCATE)
-            ev.id = e->run_id = ++p->next_id;
+            memblock_set_run_id(e, ev.id = ++p->next_id);
+        else
+            ev.id = memblock_run_id(b, e), ev.old_size = e->old_size;
         bool peak = count_heap(&p->heap, &ev);
         if (atomic_load_explicit(p->failed, memory_order_relaxed))
             continue;
@@ -590,7 +591,7 @@ static void events_flush(struct profiler *p, struct worker_events *w)
         memwire_settle(&p->mw, peak);
     }
     punlock(p);
-    memblock_settle(b);
+    b->n = 0;
 }
 
 /* The calling worker's block appended (a task gives the worker up, sends,
