@@ -197,13 +197,7 @@ int agg_event(struct agg *a, const struct wire_event *ev)
 
 bool agg_takes_alloc_runs(const struct agg *a)
 {
-    /* with tasks, each event goes one at a time, its task read too */
-    return a->mode == WIRE_MODE_MEMORY && stream_open(a) && !a->tasks_on;
-}
-
-bool agg_takes_task_runs(const struct agg *a)
-{
-    return a->mode == WIRE_MODE_MEMORY && stream_open(a) && a->tasks_on;
+    return a->mode == WIRE_MODE_MEMORY && stream_open(a);
 }
 
 /* agg_events with an optional watcher: fn is a constant where it is

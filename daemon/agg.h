@@ -141,11 +141,9 @@ size_t agg_events_each(struct agg *a, const struct wire_event *ev, size_t n, agg
                        void *ctx);
 
 /* Whether the stream is at a point where ALLOC entries can go through
- * agg_mem_run: a memory profile between HELLO and FINISH. */
+ * agg_mem_run (without tasks) and agg_mem_compact_run: a memory profile
+ * between HELLO and FINISH. */
 bool agg_takes_alloc_runs(const struct agg *a);
-/* The same with tasks: compact entries may be read in place, each then
- * going through agg_alloc. */
-bool agg_takes_task_runs(const struct agg *a);
 /* Feeds the ALLOC entries read in place, every WIRE_ALLOC_SIZE bytes from
  * `run` (at most `room` of them), that the decoder's rule takes, as
  * agg_alloc would: the run wire_events_alloc_open opened, checked entry

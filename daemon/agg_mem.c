@@ -1313,7 +1313,13 @@ static size_t compact_run_each(struct agg *a, const uint8_t *run, const uint8_t 
             continue;
         }
         fresh = true;
-        agg_mem_event(a, &e);
+        if (!a->tasks_on) {
+            agg_mem_event(a, &e);
+            continue;
+        }
+        a->cur_task = e.exec.task; /* and its task credited, as agg_alloc does */
+        if (agg_mem_event(a, &e) == 0)
+            agg_tasks_alloc(a, &e);
     }
     if (fresh)
         run_passed(a, r.r.last);
@@ -1395,7 +1401,7 @@ static size_t compact_run_warm(struct agg *a, const uint8_t *run, const uint8_t 
 size_t agg_mem_compact_run(struct agg *a, const uint8_t *run, const uint8_t *end, uint32_t room,
                            struct wire_compact_rule *rule, const uint8_t **stop)
 {
-    if (a->detail || a->live_fn)
+    if (a->detail || a->live_fn || a->tasks_on)
         return compact_run_each(a, run, end, room, rule, stop);
     if (tables_large(a))
         return compact_run_warm(a, run, end, room, rule, stop);

@@ -1,27 +1,9 @@
 /* feed: records and captures -> agg. */
 #include <stdio.h>
 
+#include "daemon/attrib.h"
 #include "daemon/feed.h"
 #include "proto/wire_compact.h"
-
-/* With tasks: a run of compact entries read in place, each aggregated
- * as agg_alloc does (its task credited too), without the general
- * decoder's copy of every entry. */
-static size_t compact_run_tasks(struct agg *g, const uint8_t *run, const uint8_t *end,
-                                uint32_t room, struct wire_compact_rule *r, const uint8_t **stop)
-{
-    const uint8_t *p = run;
-    uint32_t n = 0;
-    struct wire_alloc e;
-    unsigned how, why;
-    size_t size;
-    for (; n < room && (size = wire_compact_take(p, end, r, &e, &how, &why)) > 0; n++) {
-        p += size;
-        agg_alloc(g, &e);
-    }
-    *stop = p;
-    return n;
-}
 
 /* A memory profile's entries: runs of ALLOC entries are read in place
  * (within L1-sized pieces, checked by the decoder's rule as the
@@ -38,9 +20,7 @@ static int feed_alloc_runs(struct agg *g, struct wire_decoder *d, struct wire_ev
             struct wire_compact_rule rule;
             uint32_t room;
             const uint8_t *run = wire_events_compact_open(d, it, &room, &rule), *to = run;
-            size_t n = room == 0 ? 0
-                       : tasks   ? compact_run_tasks(g, run, it->end, room, &rule, &to)
-                                 : agg_mem_compact_run(g, run, it->end, room, &rule, &to);
+            size_t n = room > 0 ? agg_mem_compact_run(g, run, it->end, room, &rule, &to) : 0;
             wire_events_compact_close(d, it, &rule, to, (uint32_t)n);
         } else if (!tasks) {
             struct wire_alloc_rule rule;
@@ -98,8 +78,8 @@ static int feed_one(struct agg *g, struct wire_decoder *d, const struct wire_rec
     wire_events_begin(&it, &rec->u.events);
     if (fn)
         return feed_watched(g, d, &it, fn, ctx);
-    if (agg_takes_alloc_runs(g) || agg_takes_task_runs(g))
-        return feed_alloc_runs(g, d, &it, agg_takes_task_runs(g));
+    if (agg_takes_alloc_runs(g))
+        return feed_alloc_runs(g, d, &it, attrib_tasks_on(g));
     /* Batches let the aggregation prefetch its tables. */
     struct wire_event ev[256];
     size_t n = 0;
