@@ -539,13 +539,19 @@ static inline void punlock(struct profiler *p)
 }
 
 /* Makes `s` the state whose events are recorded, under the lock. */
+/* What the events of `s` carry of its task and thread. */
+static struct wire_exec exec_of(const struct interp_state *s)
+{
+    uint32_t task = interp_task_number(s);
+    return (struct wire_exec){task ? task : WIRE_NONE32, WIRE_NONE32, interp_thread_id(s)};
+}
+
 static void set_state(struct profiler *p, struct interp_state *s)
 {
     p->at = s;
     p->frames = interp_frames(s);
     p->depth = interp_depth_at(s);
-    uint32_t task = interp_task_number(s);
-    p->exec = (struct wire_exec){task ? task : WIRE_NONE32, WIRE_NONE32, interp_thread_id(s)};
+    p->exec = exec_of(s);
     if (p->mode == WIRE_MODE_MEMORY)
         memwire_set_exec(&p->mw, p->exec);
 }
@@ -614,8 +620,7 @@ static void block_heap_event(struct profiler *p, struct worker_events *w, struct
         if (e.op != HEAP_OP_ALLOCATE)
             e.id = e.obj->id; /* its allocate's block may just have given it its id */
         w->s = s, w->frames = interp_frames(s), w->depth = interp_depth_at(s);
-        uint32_t task = interp_task_number(s);
-        b->exec = (struct wire_exec){task ? task : WIRE_NONE32, WIRE_NONE32, interp_thread_id(s)};
+        b->exec = exec_of(s);
     }
     uint32_t leaf = WIRE_NONE32, depth = *w->depth;
     struct wire_span span = WIRE_SPAN_NONE;
@@ -726,8 +731,6 @@ static void on_spawned(void *ctx, struct interp_state *s, uint32_t number, uint3
     size_t len = wire_put_task(e, &t);
     flush_own(p); /* the spawner's events, its copies of the arguments among them */
     plock(p);
-    if (p->mode == WIRE_MODE_MEMORY && p->n_workers == 1)
-        p->at = NULL; /* the new task's state took its number */
     if (p->mode == WIRE_MODE_MEMORY)
         memwire_put_entry(&p->mw, e, len); /* after the heap events it holds */
     else
