@@ -14,18 +14,20 @@
 
 #include "testutil.h"
 
+/* CPU work without a heap event: burn(n) sums n remainders. */
+#define BURN                                                                                       \
+    "fn burn(n: int) -> int {\n"                                                                   \
+    "    let s = 0\n"                                                                              \
+    "    for i in 0..n {\n"                                                                        \
+    "        s += i % 7\n"                                                                         \
+    "    }\n"                                                                                      \
+    "    return s\n"                                                                               \
+    "}\n"
+
 /* Four stages on a pipeline of channels: one burns CPU, the others pass
  * what it made along; lists cross every channel (copied, freed by the
  * receiver). */
-static const char pipeline[] = "namespace pipe\n"
-                               "fn burn(n: int) -> int {\n"
-                               "    let s = 0\n"
-                               "    for i in 0..n {\n"
-                               "        s += i % 7\n"
-                               "    }\n"
-                               "    return s\n"
-                               "}\n"
-                               "fn source(out: channel, n: int) {\n"
+static const char pipeline[] = "namespace pipe\n" BURN "fn source(out: channel, n: int) {\n"
                                "    for i in 0..n {\n"
                                "        send(out, [i, str(i)])\n"
                                "    }\n"
@@ -209,15 +211,7 @@ static const char blocks[] = "namespace blocks\n"
                              "    }\n"
                              "    push(out, s)\n"
                              "    return out\n"
-                             "}\n"
-                             "fn burn(n: int) -> int {\n"
-                             "    let s = 0\n"
-                             "    for i in 0..n {\n"
-                             "        s += i % 7\n"
-                             "    }\n"
-                             "    return s\n"
-                             "}\n"
-                             "fn produce(out: channel, rounds: int) {\n"
+                             "}\n" BURN "fn produce(out: channel, rounds: int) {\n"
                              "    for r in 0..rounds {\n"
                              "        send(out, grow(300))\n"
                              "        send(out, [str(r)])\n"
