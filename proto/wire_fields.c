@@ -480,6 +480,10 @@ static int decode_calls(struct wire_fields *f, struct wire_calls *c)
                              "CALLS.sites: entry %u: span start %u is after its end %u", i,
                              e.site.start, e.site.end),
                    -1;
+        if (e.site.end == WIRE_NONE32) /* the sentinel is no offset, as in every other span */
+            return wire_fail(d, WIRE_E_RANGE, "CALLS.sites: entry %u: span end %u is not an offset",
+                             i, e.site.end),
+                   -1;
         if (i && site_cmp(&e, (prev = wire_calls_site(c, i - 1), &prev)) <= 0)
             return wire_fail(d, WIRE_E_RANGE,
                              "CALLS.sites: entry %u does not come after the one before it", i),

@@ -1206,7 +1206,8 @@ START_TEST(calls_rules)
     const struct wire_site_calls s_undefined[] = {{5, {0, 1}, 1}}, backwards[] = {{0, {9, 3}, 1}},
                                  s_unsorted[] = {{1, {0, 1}, 1}, {0, {4, 5}, 1}},
                                  same[] = {{0, {4, 5}, 1}, {0, {4, 5}, 3}},
-                                 by_end[] = {{0, {4, 6}, 1}, {0, {4, 5}, 3}};
+                                 by_end[] = {{0, {4, 6}, 1}, {0, {4, 5}, 3}},
+                                 sentinel[] = {{0, {3, WIRE_NONE32}, 1}};
     calls_case(NULL, 0, s_undefined, 1, WIRE_E_REF,
                "CALLS.sites: entry 0 names an undefined function");
     calls_case(NULL, 0, backwards, 1, WIRE_E_RANGE,
@@ -1215,6 +1216,8 @@ START_TEST(calls_rules)
                "CALLS.sites: entry 1 does not come after the one before it");
     calls_case(NULL, 0, same, 2, WIRE_E_RANGE, "CALLS.sites: entry 1 does not come after");
     calls_case(NULL, 0, by_end, 2, WIRE_E_RANGE, "CALLS.sites: entry 1 does not come after");
+    calls_case(NULL, 0, sentinel, 1, WIRE_E_RANGE,
+               "CALLS.sites: entry 0: span end 4294967295 is not an offset");
 
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
