@@ -137,6 +137,7 @@ static int run_files(const char *const argv[], struct child_io io, struct tu_out
     o->out = fo >= 0 ? tu_read_file(out, &o->out_len) : strdup("");
     o->err = fe >= 0 ? tu_read_file(err, &o->err_len) : strdup("");
     ck_assert(o->out && o->err);
+    tu_drop_sanitizer_noise(o);
     free(out), free(err);
     return o->status;
 }

@@ -43,31 +43,6 @@ static void write_tmp(const char *rel, const char *text)
     free(p);
 }
 
-/* Drops LeakSanitizer's "==PID==Unable to get registers from thread TID."
- * lines from o->err: in sanitizer builds LSan sometimes prints it at exit
- * for a thread that has just been joined (a known LSan false alarm, made
- * a verbose-only report in LLVM's pull request 116555); it is not output
- * of jett. */
-static void drop_sanitizer_noise(struct tu_output *o)
-{
-    static const char noise[] = "==Unable to get registers from thread ";
-    char *w = o->err;
-    for (char *line = o->err; *line;) {
-        char *eol = strchr(line, '\n');
-        size_t n = eol ? (size_t)(eol - line + 1) : strlen(line);
-        char *mark = strstr(line, noise);
-        bool drop = line[0] == '=' && line[1] == '=' && mark && (!eol || mark < eol) &&
-                    strspn(line + 2, "0123456789") == (size_t)(mark - line - 2);
-        if (!drop) {
-            memmove(w, line, n);
-            w += n;
-        }
-        line += n;
-    }
-    *w = 0;
-    o->err_len = (size_t)(w - o->err);
-}
-
 /* Runs `jett ARGS...` (NULL-terminated); returns the exit status. */
 static int run_jett(struct tu_output *o, ...)
 {
@@ -75,7 +50,7 @@ static int run_jett(struct tu_output *o, ...)
     va_start(ap, o);
     tu_run_jettv(o, ap);
     va_end(ap);
-    drop_sanitizer_noise(o);
+    tu_drop_sanitizer_noise(o);
     return o->status;
 }
 
@@ -915,7 +890,7 @@ static void run_interrupted(const char *file, bool agent, int signo, struct tu_o
     o->out = tu_read_file(out, &o->out_len);
     o->err = tu_read_file(err, &o->err_len);
     ck_assert(o->out && o->err);
-    drop_sanitizer_noise(o);
+    tu_drop_sanitizer_noise(o);
     free(out), free(err);
 }
 

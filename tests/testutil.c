@@ -141,6 +141,26 @@ char *tu_read_file(const char *path, size_t *len)
     return buf;
 }
 
+void tu_drop_sanitizer_noise(struct tu_output *o)
+{
+    static const char noise[] = "==Unable to get registers from thread ";
+    char *w = o->err;
+    for (char *line = o->err; *line;) {
+        char *eol = strchr(line, '\n');
+        size_t n = eol ? (size_t)(eol - line + 1) : strlen(line);
+        char *mark = strstr(line, noise);
+        bool drop = line[0] == '=' && line[1] == '=' && mark && (!eol || mark < eol) &&
+                    strspn(line + 2, "0123456789") == (size_t)(mark - line - 2);
+        if (!drop) {
+            memmove(w, line, n);
+            w += n;
+        }
+        line += n;
+    }
+    *w = 0;
+    o->err_len = (size_t)(w - o->err);
+}
+
 long long tu_profile_total(const char *doc, const char *key)
 {
     char pat[128];
