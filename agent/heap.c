@@ -33,8 +33,7 @@ static void heap_emit(struct heap *h, enum heap_op op, struct heap_obj *o, uint6
 {
     if (h->observer == NULL || o->konst)
         return;
-    struct heap_event ev = {op, (enum heap_type)o->type, o->id, old_size, new_size, o};
-    h->observer(h->observer_ctx, &ev);
+    h->observer(h->observer_ctx, op, o, old_size, new_size);
 }
 
 static void heap_link(struct heap *h, struct heap_obj *o, enum heap_type type)

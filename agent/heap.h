@@ -47,7 +47,8 @@
  * belongs to no heap until the receiving heap adopts it; tasks and
  * channels are shared runtime objects whose reference counts are atomic.
  * A heap that shares its run with others may have its allocation ids set
- * by its observer (heap_event.obj), which numbers them across the run.
+ * by its observer (through the event's object), which numbers them
+ * across the run.
  */
 #ifndef JETT_AGENT_HEAP_H
 #define JETT_AGENT_HEAP_H
@@ -71,18 +72,14 @@ enum heap_op { HEAP_OP_ALLOCATE = 0, HEAP_OP_RESIZE = 1, HEAP_OP_FREE = 2 };
 #define HEAP_MAP_HEADER 48
 #define HEAP_MAP_SLOT 40
 
-struct heap_event {
-    enum heap_op op;
-    enum heap_type type;
-    uint64_t id;
-    uint64_t old_size;    /* 0 for allocate */
-    uint64_t new_size;    /* 0 for free */
-    struct heap_obj *obj; /* the object: an allocate's observer may set its site and, when
-                           * it numbers a run's allocations, its id */
-};
-
-/* Receives every event; ctx is what was given to heap_set_observer. */
-typedef void (*heap_observer_fn)(void *ctx, const struct heap_event *ev);
+/* Receives every event; ctx is what was given to heap_set_observer.  The
+ * object gives the id and type (an allocate's observer may set its site
+ * and, when it numbers a run's allocations, its id); old_size is 0 for an
+ * allocate, new_size 0 for a free.  The fields come in registers: an event
+ * built in memory for each call and copied by the observer stalled the
+ * copy (a wide load of two narrow stores just made cannot be forwarded). */
+typedef void (*heap_observer_fn)(void *ctx, enum heap_op op, struct heap_obj *obj,
+                                 uint64_t old_size, uint64_t new_size);
 
 /* An object's creation site: the profiler's stack node of its allocate
  * event (memory mode), HEAP_SITE_NONE otherwise.  Node ids stay below

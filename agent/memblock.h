@@ -61,27 +61,27 @@ struct memblock {
 
 /* The event's entry in the block (room was checked), the allocate's
  * object given its provisional id and a free's allocate marked gone. */
-static inline void memblock_add(struct memblock *b, const struct heap_event *ev, uint32_t leaf,
-                                struct wire_span span)
+static inline void memblock_add(struct memblock *b, enum heap_op op, struct heap_obj *o,
+                                uint64_t old, uint64_t neu, uint32_t leaf, struct wire_span span)
 {
     uint32_t i = b->n++;
-    uint64_t id = ev->id;
-    if (ev->op == HEAP_OP_ALLOCATE) {
-        id = ev->obj->id = MEMBLOCK_PROVISIONAL | i;
+    uint64_t id = o->id;
+    if (op == HEAP_OP_ALLOCATE) {
+        id = o->id = MEMBLOCK_PROVISIONAL | i;
     } else if (id & MEMBLOCK_PROVISIONAL) {
         struct memblock_event *a = &b->ev[id & ~MEMBLOCK_PROVISIONAL];
-        if (ev->op == HEAP_OP_FREE)
+        if (op == HEAP_OP_FREE)
             a->freed = true;
         else
-            a->obj = ev->obj; /* a string's resize may move it */
+            a->obj = o; /* a string's resize may move it */
     }
-    b->ev[i] = (struct memblock_event){.obj = ev->obj,
+    b->ev[i] = (struct memblock_event){.obj = o,
                                        .id = id,
-                                       .old_size = ev->old_size,
-                                       .new_size = ev->new_size,
+                                       .old_size = old,
+                                       .new_size = neu,
                                        .span = span,
                                        .leaf = leaf,
-                                       .op = (uint8_t)ev->op,
+                                       .op = (uint8_t)op,
                                        .freed = false};
 }
 

@@ -388,24 +388,22 @@ static void *timer_main(void *arg)
 
 /* Exact totals of the contract's counters, whatever happens downstream;
  * true when the event makes a new peak of live bytes. */
-static inline __attribute__((always_inline)) bool count_heap(struct profiler_heap_totals *t,
-                                                             const struct heap_event *ev)
+static inline __attribute__((always_inline)) bool
+count_heap(struct profiler_heap_totals *t, enum heap_op op, uint64_t old, uint64_t neu)
 {
-    if (ev->op == HEAP_OP_ALLOCATE) {
+    if (op == HEAP_OP_ALLOCATE) {
         t->allocation_count++;
-        t->allocated_bytes += ev->new_size;
-        t->live_bytes += ev->new_size;
-    } else if (ev->op == HEAP_OP_RESIZE) {
+        t->allocated_bytes += neu;
+        t->live_bytes += neu;
+    } else if (op == HEAP_OP_RESIZE) {
         t->resize_count++;
-        if (ev->new_size >= ev->old_size)
-            t->allocated_bytes += ev->new_size - ev->old_size,
-                t->live_bytes += ev->new_size - ev->old_size;
+        if (neu >= old)
+            t->allocated_bytes += neu - old, t->live_bytes += neu - old;
         else
-            t->freed_bytes += ev->old_size - ev->new_size,
-                t->live_bytes -= ev->old_size - ev->new_size;
+            t->freed_bytes += old - neu, t->live_bytes -= old - neu;
     } else {
-        t->freed_bytes += ev->old_size;
-        t->live_bytes -= ev->old_size;
+        t->freed_bytes += old;
+        t->live_bytes -= old;
     }
     if (t->live_bytes <= t->peak_live_bytes)
         return false;
@@ -456,43 +454,43 @@ static inline __attribute__((always_inline)) uint32_t event_leaf(struct profiler
 }
 
 /* The entry of an event with its leaf node and statement. */
-static inline __attribute__((always_inline)) void put_heap_entry(struct profiler *p,
-                                                                 const struct heap_event *ev,
-                                                                 uint64_t seq, uint32_t leaf,
-                                                                 struct wire_span span)
-{
-    if (ev->op == HEAP_OP_ALLOCATE)
-        memwire_allocate(&p->mw, seq, ev->id, ev->new_size, leaf, span);
-    else
-        memwire_change(&p->mw, seq, ev->id, ev->old_size,
-                       ev->op == HEAP_OP_FREE ? WIRE_NONE64 : ev->new_size, leaf, span);
-}
-
 static inline __attribute__((always_inline)) void
-put_heap_event(struct profiler *p, const struct heap_event *ev, uint64_t seq, bool peak)
+put_heap_entry(struct profiler *p, enum heap_op op, uint64_t id, uint64_t old, uint64_t neu,
+               uint64_t seq, uint32_t leaf, struct wire_span span)
 {
-    struct wire_span span;
-    uint32_t leaf = event_leaf(p, &span);
-    if (ev->op == HEAP_OP_ALLOCATE)
-        ev->obj->site = leaf == WIRE_NONE32 ? HEAP_SITE_NONE : leaf; /* for the retained walk */
-    put_heap_entry(p, ev, seq, leaf, span);
-    memwire_settle(&p->mw, peak);
+    if (op == HEAP_OP_ALLOCATE)
+        memwire_allocate(&p->mw, seq, id, neu, leaf, span);
+    else
+        memwire_change(&p->mw, seq, id, old, op == HEAP_OP_FREE ? WIRE_NONE64 : neu, leaf, span);
 }
 
-/* One heap event: a free may fold into its allocate (memwire.h), and
- * needs no stack then. */
-static void on_heap_event(void *ctx, const struct heap_event *ev)
+/* One heap event of object `o` whose run-wide id is `id`: a free may fold
+ * into its allocate (memwire.h), and needs no stack then. */
+static inline __attribute__((always_inline)) void heap_event(struct profiler *p, enum heap_op op,
+                                                             struct heap_obj *o, uint64_t id,
+                                                             uint64_t old, uint64_t neu)
 {
-    struct profiler *p = ctx;
-    bool peak = count_heap(&p->heap, ev);
+    bool peak = count_heap(&p->heap, op, old, neu);
     if (atomic_load_explicit(p->failed, memory_order_relaxed))
         return;
     if (p->hook)
         p->hook(p->hook_ctx, p->at);
     uint64_t seq = ++p->alloc_seq;
-    if (ev->op == HEAP_OP_FREE && memwire_fold(&p->mw, ev->id, seq))
+    if (op == HEAP_OP_FREE && memwire_fold(&p->mw, id, seq))
         return; /* a free never makes a peak */
-    put_heap_event(p, ev, seq, peak);
+    struct wire_span span;
+    uint32_t leaf = event_leaf(p, &span);
+    if (op == HEAP_OP_ALLOCATE)
+        o->site = leaf == WIRE_NONE32 ? HEAP_SITE_NONE : leaf; /* for the retained walk */
+    put_heap_entry(p, op, id, old, neu, seq, leaf, span);
+    memwire_settle(&p->mw, peak);
+}
+
+/* The observer of a run without tasks. */
+static void on_heap_event(void *ctx, enum heap_op op, struct heap_obj *o, uint64_t old,
+                          uint64_t neu)
+{
+    heap_event(ctx, op, o, o->id, old, neu);
 }
 
 /* ---- tasks ---- */
@@ -582,18 +580,19 @@ static void events_flush(struct profiler *p, struct worker_events *w)
     memwire_set_exec(&p->mw, b->exec);
     for (uint32_t i = 0; i < b->n; i++) {
         struct memblock_event *e = &b->ev[i];
-        struct heap_event ev = {(enum heap_op)e->op, HEAP_STR, 0, 0, e->new_size, NULL};
-        if (ev.op == HEAP_OP_ALLOCATE)
-            memblock_set_run_id(e, ev.id = ++p->next_id);
+        enum heap_op op = (enum heap_op)e->op;
+        uint64_t id, old = 0;
+        if (op == HEAP_OP_ALLOCATE)
+            memblock_set_run_id(e, id = ++p->next_id);
         else
-            ev.id = memblock_run_id(b, e), ev.old_size = e->old_size;
-        bool peak = count_heap(&p->heap, &ev);
+            id = memblock_run_id(b, e), old = e->old_size;
+        bool peak = count_heap(&p->heap, op, old, e->new_size);
         if (atomic_load_explicit(p->failed, memory_order_relaxed))
             continue;
         uint64_t seq = ++p->alloc_seq;
-        if (ev.op == HEAP_OP_FREE && memwire_fold(&p->mw, ev.id, seq))
+        if (op == HEAP_OP_FREE && memwire_fold(&p->mw, id, seq))
             continue;
-        put_heap_entry(p, &ev, seq, e->leaf, e->span);
+        put_heap_entry(p, op, id, old, e->new_size, seq, e->leaf, e->span);
         memwire_settle(&p->mw, peak);
     }
     punlock(p);
@@ -611,14 +610,11 @@ static void flush_own(struct profiler *p)
 /* A heap event on a worker: into its block, with its leaf node and
  * statement as they are now. */
 static void block_heap_event(struct profiler *p, struct worker_events *w, struct interp_state *s,
-                             const struct heap_event *ev)
+                             enum heap_op op, struct heap_obj *o, uint64_t old, uint64_t neu)
 {
     struct memblock *b = &w->block;
-    struct heap_event e = *ev;
     if (w->s != s || b->n == MEMBLOCK_EVENTS) {
-        events_flush(p, w);
-        if (e.op != HEAP_OP_ALLOCATE)
-            e.id = e.obj->id; /* its allocate's block may just have given it its id */
+        events_flush(p, w); /* may give the object of a resize or free its id */
         w->s = s, w->frames = interp_frames(s), w->depth = interp_depth_at(s);
         b->exec = exec_of(s);
     }
@@ -633,9 +629,9 @@ static void block_heap_event(struct profiler *p, struct worker_events *w, struct
         leaf = event_leaf(p, &span);
         detach(p);
     }
-    if (e.op == HEAP_OP_ALLOCATE)
-        e.obj->site = leaf == WIRE_NONE32 ? HEAP_SITE_NONE : leaf; /* for the retained walk */
-    memblock_add(b, &e, leaf, span);
+    if (op == HEAP_OP_ALLOCATE)
+        o->site = leaf == WIRE_NONE32 ? HEAP_SITE_NONE : leaf; /* for the retained walk */
+    memblock_add(b, op, o, old, neu, leaf, span);
 }
 
 /* A worker's acknowledgment at a safe point of the task it runs (or of
@@ -741,12 +737,13 @@ static void on_spawned(void *ctx, struct interp_state *s, uint32_t number, uint3
 /* A heap event of a task (ctx is its state): the run's next allocation
  * id is given here, under the lock, so that ids and sequences increase
  * in the stream's order. */
-static void on_task_heap_event(void *ctx, const struct heap_event *ev)
+static void on_task_heap_event(void *ctx, enum heap_op op, struct heap_obj *o, uint64_t old,
+                               uint64_t neu)
 {
     struct interp_state *s = ctx;
     struct profiler *p = interp_heap_observer_ctx(s);
     if (own_events) {
-        block_heap_event(p, own_events, s, ev);
+        block_heap_event(p, own_events, s, op, o, old, neu);
         return;
     }
     plock(p);
@@ -754,10 +751,9 @@ static void on_task_heap_event(void *ctx, const struct heap_event *ev)
      * a send or an end (on_task_publish), where its context may change. */
     if (p->at != s || p->n_workers > 1)
         set_state(p, s);
-    struct heap_event e = *ev;
-    if (e.op == HEAP_OP_ALLOCATE)
-        e.id = e.obj->id = ++p->next_id;
-    on_heap_event(p, &e);
+    if (op == HEAP_OP_ALLOCATE)
+        o->id = ++p->next_id;
+    heap_event(p, op, o, o->id, old, neu);
     punlock(p);
 }
 

@@ -14,7 +14,7 @@ struct recorder {
     struct interp_state *s; /* when set, each event names the leaf function */
 };
 
-static void record(void *ctx, const struct heap_event *ev)
+static void record(void *ctx, enum heap_op op, struct heap_obj *o, uint64_t old, uint64_t neu)
 {
     struct recorder *r = ctx;
     static const char ops[] = "ARF";
@@ -24,8 +24,8 @@ static void record(void *ctx, const struct heap_event *ev)
         struct interp_frame_info f = interp_stack_frame(r->s, interp_stack_depth(r->s) - 1);
         fn = interp_func_get(interp_state_program(r->s), f.func_id)->name;
     }
-    snprintf(line, sizeof line, "%c%llu %llu>%llu %s\n", ops[ev->op], (unsigned long long)ev->id,
-             (unsigned long long)ev->old_size, (unsigned long long)ev->new_size, fn);
+    snprintf(line, sizeof line, "%c%llu %llu>%llu %s\n", ops[op], (unsigned long long)o->id,
+             (unsigned long long)old, (unsigned long long)neu, fn);
     strncat(r->log, line, sizeof r->log - strlen(r->log) - 1);
 }
 

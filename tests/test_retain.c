@@ -33,17 +33,18 @@ struct run {
 };
 
 /* The creation site: a node per leaf function, as the profiler's leaf. */
-static void observe(void *ctx, const struct heap_event *ev)
+static void observe(void *ctx, enum heap_op op, struct heap_obj *o, uint64_t old, uint64_t neu)
 {
     struct run *r = ctx;
     r->events++;
     uint32_t depth = interp_stack_depth(r->s);
-    if (ev->op != HEAP_OP_ALLOCATE || depth == 0)
+    (void)old, (void)neu;
+    if (op != HEAP_OP_ALLOCATE || depth == 0)
         return;
     bool created;
     uint32_t func = interp_stack_frame(r->s, depth - 1).func_id;
     uint32_t node = stacktab_intern(&r->tab, WIRE_NONE32, func, WIRE_SPAN_NONE, &created);
-    ev->obj->site = node;
+    o->site = node;
 }
 
 /* "ns.name rows complete": rows as FUNCTION:BYTES:OBJECTS by name. */
