@@ -1116,6 +1116,21 @@ static inline __attribute__((always_inline)) bool quick_resize_at(struct agg *a,
     return true;
 }
 
+/* With tasks, an entry a run aggregated without an error is credited to
+ * its task (as agg_alloc credits one it aggregates), in the entries'
+ * order: the tasks' creator records share the retention budget with the
+ * live records. */
+static inline __attribute__((always_inline)) void
+run_credit(struct agg *a, bool tasks, uint64_t errors_before, uint8_t op, uint64_t seq, uint64_t id,
+           uint64_t old, uint64_t neu, struct wire_exec exec, uint32_t stack)
+{
+    if (!tasks || a->errors != errors_before)
+        return;
+    struct wire_alloc e = {seq, op, id, old, neu, exec, stack, WIRE_SPAN_NONE};
+    a->cur_task = exec.task;
+    agg_tasks_alloc(a, &e);
+}
+
 /* The compact entries a run reads without wire_compact_take, while they
  * last: an allocate, fold, resize or free with the execution context
  * unchanged (an allocate's id may be anything past the floor, a site
@@ -1142,7 +1157,9 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
     uint32_t n = *n_io;
     struct agg_mem *m = &a->mem;
     const uint64_t big = UINT64_C(1) << 40;
+    const bool tasks = a->tasks_on; /* the rule's context is the run's: a new one stops it */
     while (n < room && end - p >= 2) {
+        uint64_t errors = a->errors;
         uint8_t kind = p[0];
         /* the commonest entry of a string built by appending, first: a
          * RESIZE_AGAIN at one of the two sites, the sequence inline, the
@@ -1167,6 +1184,8 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
                 r->s.resized_size = neu;
                 quick_resize(a, r->s.resized_id, old, neu, &resized);
                 at->resizes++, at->bytes += pick(neu > old, neu - old, 0);
+                run_credit(a, tasks, errors, WIRE_OP_RESIZE, last, r->s.resized_id, old, neu,
+                           r->s.exec, s0.stack);
                 continue;
             }
         }
@@ -1239,6 +1258,8 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
         if (kind == WIRE_ENTRY_FREE) {
             quick_free(a, last, id, old);
             resized = NULL;
+            run_credit(a, tasks, errors, WIRE_OP_FREE, last, id, old, WIRE_NONE64, r->s.exec,
+                       s0.stack);
             continue;
         }
         /* a site named again is derived once; a new one goes the
@@ -1257,12 +1278,16 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
                 quick_allocate(a, id, neu, at);
                 resized = NULL;
             }
+            run_credit(a, tasks, errors, d ? WIRE_OP_FOLD : WIRE_OP_ALLOCATE, last, id,
+                       d ? last + d : WIRE_NONE64, neu, r->s.exec, s0.stack);
             continue;
         }
         if (create && !d) {
             next = id + 1;
             quick_allocate_at(a, rs, id, neu, s0);
             resized = NULL;
+            run_credit(a, tasks, errors, WIRE_OP_ALLOCATE, last, id, WIRE_NONE64, neu, r->s.exec,
+                       s0.stack);
             continue;
         }
         if (!create) { /* a resize: what a RESIZE_AGAIN refers to from now on */
@@ -1274,11 +1299,14 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
         }
         if (!create && fast && quick_resize(a, id, old, neu, &resized)) {
             at->resizes++, at->bytes += pick(neu > old, neu - old, 0);
+            run_credit(a, tasks, errors, WIRE_OP_RESIZE, last, id, old, neu, r->s.exec, s0.stack);
             continue;
         }
         resized = NULL;
-        if (!create && !fast && quick_resize_at(a, rs, id, old, neu, s0))
+        if (!create && !fast && quick_resize_at(a, rs, id, old, neu, s0)) {
+            run_credit(a, tasks, errors, WIRE_OP_RESIZE, last, id, old, neu, r->s.exec, s0.stack);
             continue;
+        }
         if (create)
             next = id + 1;
         struct wire_alloc e = {
@@ -1287,6 +1315,8 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
             neu,      r->s.exec,
             s0.stack, s0.span};
         quick_general(a, rs, &e);
+        run_credit(a, tasks, errors, e.op, e.sequence, e.allocation_id, e.old_size, e.new_size,
+                   e.exec, e.stack_id);
     }
     r->r.last = last, r->r.next_id = next;
     *cur_io = cur;
@@ -1294,8 +1324,9 @@ static const uint8_t *quick_entries(struct agg *a, const uint8_t *p, const uint8
     return p;
 }
 
-/* A run for an export (detail kept) or a memory timeline (a watcher):
- * each entry the general way, as agg_mem_event takes it. */
+/* A run for an export (detail kept, and the tasks' pairs of stack nodes)
+ * or a memory timeline (a watcher): each entry the general way, as
+ * agg_mem_event takes it. */
 static size_t compact_run_each(struct agg *a, const uint8_t *run, const uint8_t *end, uint32_t room,
                                struct wire_compact_rule *rule, const uint8_t **stop)
 {
@@ -1371,6 +1402,7 @@ static size_t compact_run_warm(struct agg *a, const uint8_t *run, const uint8_t 
     bool fresh = false, more = true;
     struct wire_alloc e[COMPACT_RING];
     const uint32_t mask = COMPACT_RING - 1;
+    const bool tasks = a->tasks_on;
     while (more && taken < room && taken < COMPACT_AHEAD)
         if ((more = warm_take(a, &p, end, &r, &e[taken])))
             taken++;
@@ -1389,7 +1421,10 @@ static size_t compact_run_warm(struct agg *a, const uint8_t *run, const uint8_t 
             continue;
         }
         fresh = true;
-        mem_event(a, x, true, false, false);
+        if (mem_event(a, x, true, false, false) == 0 && tasks) {
+            a->cur_task = x->exec.task;
+            agg_tasks_alloc(a, x);
+        }
     }
     if (fresh)
         run_passed(a, r.r.last);
@@ -1401,7 +1436,7 @@ static size_t compact_run_warm(struct agg *a, const uint8_t *run, const uint8_t 
 size_t agg_mem_compact_run(struct agg *a, const uint8_t *run, const uint8_t *end, uint32_t room,
                            struct wire_compact_rule *rule, const uint8_t **stop)
 {
-    if (a->detail || a->live_fn || a->tasks_on)
+    if (a->detail || a->live_fn || a->task_lines)
         return compact_run_each(a, run, end, room, rule, stop);
     if (tables_large(a))
         return compact_run_warm(a, run, end, room, rule, stop);
@@ -1413,7 +1448,7 @@ size_t agg_mem_compact_run(struct agg *a, const uint8_t *run, const uint8_t *end
     struct run_quick q = {0};
     const uint8_t *p = run;
     uint32_t n = 0;
-    bool fresh = false;
+    bool fresh = false, tasks = a->tasks_on;
     struct wire_alloc e;
     while (n < room) {
         if (q.on) {
@@ -1438,6 +1473,7 @@ size_t agg_mem_compact_run(struct agg *a, const uint8_t *run, const uint8_t *end
             continue;
         }
         fresh = true;
+        uint64_t errors = a->errors;
         bool create = e.op == WIRE_OP_ALLOCATE || e.op == WIRE_OP_FOLD;
         if (e.op != WIRE_OP_FREE && !rs[cur].known)
             run_site_derive(a, &rs[cur], r.s.site[0]);
@@ -1454,6 +1490,8 @@ size_t agg_mem_compact_run(struct agg *a, const uint8_t *run, const uint8_t *end
         } else {
             general_event(a, &e, rs);
         }
+        run_credit(a, tasks, errors, e.op, e.sequence, e.allocation_id, e.old_size, e.new_size,
+                   e.exec, e.stack_id);
         run_quick_check(a, &r, &q);
     }
     run_flush(a, rs);
