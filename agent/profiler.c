@@ -734,8 +734,9 @@ static void on_spawned(void *ctx, struct interp_state *s, uint32_t number, uint3
     punlock(p);
 }
 
-/* A heap event of a task (ctx is its state): the run's next allocation
- * id is given here, under the lock, so that ids and sequences increase
+/* A heap event of a task (ctx is its state) with several workers: into
+ * the worker's block, or (with the test hook) under the lock, where the
+ * run's next allocation id is given, so that ids and sequences increase
  * in the stream's order. */
 static void on_task_heap_event(void *ctx, enum heap_op op, struct heap_obj *o, uint64_t old,
                                uint64_t neu)
@@ -747,14 +748,26 @@ static void on_task_heap_event(void *ctx, enum heap_op op, struct heap_obj *o, u
         return;
     }
     plock(p);
-    /* One worker: the state read again only after a task switch, a spawn,
-     * a send or an end (on_task_publish), where its context may change. */
-    if (p->at != s || p->n_workers > 1)
-        set_state(p, s);
+    set_state(p, s);
     if (op == HEAP_OP_ALLOCATE)
         o->id = ++p->next_id;
     heap_event(p, op, o, o->id, old, neu);
     punlock(p);
+}
+
+/* A heap event of a task with one worker, which needs no lock: the state
+ * is read again only after a task switch, a spawn, a send or an end
+ * (on_task_publish), where its context may change. */
+static void on_solo_heap_event(void *ctx, enum heap_op op, struct heap_obj *o, uint64_t old,
+                               uint64_t neu)
+{
+    struct interp_state *s = ctx;
+    struct profiler *p = interp_heap_observer_ctx(s);
+    if (p->at != s)
+        set_state(p, s);
+    if (op == HEAP_OP_ALLOCATE)
+        o->id = ++p->next_id;
+    heap_event(p, op, o, o->id, old, neu);
 }
 
 static int profiler_start_tasks(struct profiler *p)
@@ -771,7 +784,8 @@ static int profiler_start_tasks(struct profiler *p)
         h.suspend = h.publish = on_task_publish;
         p->at = NULL; /* no state read yet */
         interp_set_task_hooks(p->s, &h, p);
-        interp_set_task_heap_observer(p->s, on_task_heap_event, p);
+        interp_set_task_heap_observer(
+            p->s, p->n_workers > 1 ? on_task_heap_event : on_solo_heap_event, p);
         return 0;
     }
     h.suspend = on_task_suspend;
