@@ -486,11 +486,36 @@ static inline __attribute__((always_inline)) void heap_event(struct profiler *p,
     memwire_settle(&p->mw, peak);
 }
 
-/* The observer of a run without tasks. */
+/* The observer of a run without tasks: a copy of the per-event path for
+ * each operation, reached by a jump.  One copy for all three saved and
+ * restored the registers of the longest at every event, a fold's free
+ * too, and tested the operation at each step: a sixth of its
+ * instructions. */
+static __attribute__((noinline)) void on_heap_allocate(void *ctx, struct heap_obj *o, uint64_t neu)
+{
+    heap_event(ctx, HEAP_OP_ALLOCATE, o, o->id, 0, neu);
+}
+
+static __attribute__((noinline)) void on_heap_resize(void *ctx, struct heap_obj *o, uint64_t old,
+                                                     uint64_t neu)
+{
+    heap_event(ctx, HEAP_OP_RESIZE, o, o->id, old, neu);
+}
+
+static __attribute__((noinline)) void on_heap_free(void *ctx, struct heap_obj *o, uint64_t old)
+{
+    heap_event(ctx, HEAP_OP_FREE, o, o->id, old, 0);
+}
+
 static void on_heap_event(void *ctx, enum heap_op op, struct heap_obj *o, uint64_t old,
                           uint64_t neu)
 {
-    heap_event(ctx, op, o, o->id, old, neu);
+    if (op == HEAP_OP_FREE)
+        on_heap_free(ctx, o, old);
+    else if (op == HEAP_OP_RESIZE)
+        on_heap_resize(ctx, o, old, neu);
+    else
+        on_heap_allocate(ctx, o, neu);
 }
 
 /* ---- tasks ---- */
