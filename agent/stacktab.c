@@ -90,11 +90,15 @@ static uint32_t make_node(struct stacktab *t, uint32_t *slot, uint32_t parent, u
     return id;
 }
 
-/* The parent's newest child is now id. */
+/* The parent's newest child is now id: a second child goes after the
+ * first, any later one first (see stacktab_intern). */
 static void note_kid(struct stacktab *t, uint32_t parent, uint32_t id)
 {
     uint32_t *kid = stacktab_kids(t, parent);
-    kid[1] = kid[0], kid[0] = id;
+    if (kid[0] != WIRE_NONE32 && kid[1] == WIRE_NONE32)
+        kid[1] = id;
+    else
+        kid[1] = kid[0], kid[0] = id;
 }
 
 uint32_t stacktab_add(struct stacktab *t, uint32_t parent, uint32_t func, struct wire_span site)

@@ -3,12 +3,17 @@
  * (parent node, function, call site) -> node id, ids dense from 0 in the
  * order nodes are created (the order their STACK entries are sent).
  *
- * Nodes are kept by id, each with its two most recently created or
- * probed children, so that a child is found by its parent's node in the
- * common case (a frame entered again from where it was entered before)
- * without hashing; the hash index of ids settles the rest.  Kept by id,
- * nodes lie in creation order, which is mostly the order later events
- * look them up again (recursion revisits its tree in the same order).
+ * Nodes are kept by id, each with two of its children (its first two,
+ * then the most recently created or probed), so that a child is found by
+ * its parent's node in the common case (a frame entered again from where
+ * it was entered before) without hashing; the hash index of ids settles
+ * the rest.  Kept by id, nodes lie in creation order, which is mostly the
+ * order later events look them up again (recursion revisits its tree in
+ * the same order).  So the first child, created right after its parent,
+ * is checked first, and finding it starts the load of the second, which
+ * lies past the first one's subtree: recursion with two calls visits the
+ * second next, once the first returns (a load that waited there was most
+ * of an allocation's cost in binary trees).
  *
  * The budget bounds the table's bytes: a node that would not fit is not
  * created and the caller reports the stack unavailable.  It is charged as
@@ -80,6 +85,8 @@ static inline uint32_t stacktab_intern(struct stacktab *t, uint32_t parent, uint
         const uint32_t *kid = stacktab_kids(t, parent);
         if (kid[0] != WIRE_NONE32 && stacktab_is(t, kid[0], func, site)) {
             *created = false;
+            if (kid[1] != WIRE_NONE32)
+                __builtin_prefetch(&t->nodes[kid[1]]);
             return kid[0];
         }
         if (kid[1] != WIRE_NONE32 && stacktab_is(t, kid[1], func, site)) {
