@@ -26,16 +26,21 @@ struct profiler_worker {
 };
 
 /* Memory mode with several workers: a worker's events not yet in the
- * stream (memblock.h), of state s, whose frames and depth they read. */
+ * stream (memblock.h). */
 struct worker_events {
-    struct interp_state *s;
-    struct interp_frame *frames;
-    const uint32_t *depth;
     struct memblock block;
 };
 
-/* The calling worker's, set as it starts (NULL on any other thread). */
-static _Thread_local struct worker_events *own_events;
+/* The calling worker's events, set as it starts (NULL on any other
+ * thread), and the state whose context its block's events carry (NULL:
+ * read it again at the next event), with that state's frames and depth.
+ * Initial-exec: each is one load at a fixed offset, where the block's
+ * copies of the three made a chain of loads that every event waited on. */
+#define OWN_TLS static _Thread_local __attribute__((tls_model("initial-exec")))
+OWN_TLS struct worker_events *own_events;
+OWN_TLS struct interp_state *own_state;
+OWN_TLS struct interp_frame *own_frames;
+OWN_TLS const uint32_t *own_depth;
 
 struct profiler {
     struct collector *c;
@@ -597,7 +602,8 @@ static void detach(struct profiler *p)
 static void events_flush(struct profiler *p, struct worker_events *w)
 {
     struct memblock *b = &w->block;
-    w->s = NULL; /* the next event reads its state's context again */
+    if (w == own_events)
+        own_state = NULL; /* the next event reads its state's context again */
     if (b->n == 0)
         return;
     plock(p);
@@ -634,22 +640,24 @@ static void flush_own(struct profiler *p)
 
 /* A heap event on a worker: into its block, with its leaf node and
  * statement as they are now. */
-static void block_heap_event(struct profiler *p, struct worker_events *w, struct interp_state *s,
-                             enum heap_op op, struct heap_obj *o, uint64_t old, uint64_t neu)
+static void block_heap_event(struct worker_events *w, struct interp_state *s, enum heap_op op,
+                             struct heap_obj *o, uint64_t old, uint64_t neu)
 {
     struct memblock *b = &w->block;
-    if (w->s != s || b->n == MEMBLOCK_EVENTS) {
-        events_flush(p, w); /* may give the object of a resize or free its id */
-        w->s = s, w->frames = interp_frames(s), w->depth = interp_depth_at(s);
+    if (own_state != s || b->n == MEMBLOCK_EVENTS) {
+        /* may give the object of a resize or free its id */
+        events_flush(interp_heap_observer_ctx(s), w);
+        own_state = s, own_frames = interp_frames(s), own_depth = interp_depth_at(s);
         b->exec = exec_of(s);
     }
-    uint32_t leaf = WIRE_NONE32, depth = *w->depth;
+    uint32_t leaf = WIRE_NONE32, depth = *own_depth;
     struct wire_span span = WIRE_SPAN_NONE;
-    struct interp_frame *f = depth ? &w->frames[depth - 1] : NULL;
+    struct interp_frame *f = depth ? &own_frames[depth - 1] : NULL;
     if (f && depth <= PROFILER_MAX_FRAMES && f->stack_node != WIRE_NONE32) {
         leaf = f->stack_node;
         span = (struct wire_span){f->stmt_start, f->stmt_end};
     } else if (f) { /* nodes to intern: the stack table is the run's */
+        struct profiler *p = interp_heap_observer_ctx(s);
         attach(p, s);
         leaf = event_leaf(p, &span);
         detach(p);
@@ -700,7 +708,7 @@ static void on_worker(void *ctx, uint32_t index)
         return;
     atomic_store(&p->workers[index].registered, true);
     if (p->events)
-        own_events = &p->events[index];
+        own_events = &p->events[index], own_state = NULL;
 }
 
 /* Memory mode: the worker's events go into the stream before another
@@ -767,11 +775,11 @@ static void on_task_heap_event(void *ctx, enum heap_op op, struct heap_obj *o, u
                                uint64_t neu)
 {
     struct interp_state *s = ctx;
-    struct profiler *p = interp_heap_observer_ctx(s);
     if (own_events) {
-        block_heap_event(p, own_events, s, op, o, old, neu);
+        block_heap_event(own_events, s, op, o, old, neu);
         return;
     }
+    struct profiler *p = interp_heap_observer_ctx(s);
     plock(p);
     set_state(p, s);
     if (op == HEAP_OP_ALLOCATE)
