@@ -439,6 +439,10 @@ void agg_tasks_hello(struct agg *a);
 /* An accepted sample or allocation event, for its task's row. */
 void agg_tasks_sample(struct agg *a, const struct wire_sample *s);
 void agg_tasks_alloc(struct agg *a, const struct wire_alloc *e);
+/* The same, of an event given by its fields (a run's quick ways read no
+ * event in memory). */
+void agg_tasks_credit(struct agg *a, uint8_t op, uint64_t id, uint64_t old, uint64_t neu,
+                      uint32_t task, uint32_t stack);
 void agg_tasks_free(struct agg *a);
 /* The self cost w (key: leaf span start + 1) of an event at node, for
  * its task's pair (agg_keep_task_nodes). */

@@ -1121,14 +1121,13 @@ static inline __attribute__((always_inline)) bool quick_resize_at(struct agg *a,
  * order: the tasks' creator records share the retention budget with the
  * live records. */
 static inline __attribute__((always_inline)) void
-run_credit(struct agg *a, bool tasks, uint64_t errors_before, uint8_t op, uint64_t seq, uint64_t id,
-           uint64_t old, uint64_t neu, struct wire_exec exec, uint32_t stack)
+run_credit(struct agg *a, bool tasks, uint64_t errors_before, uint8_t op, uint64_t id, uint64_t old,
+           uint64_t neu, uint32_t task, uint32_t stack)
 {
     if (!tasks || a->errors != errors_before)
         return;
-    struct wire_alloc e = {seq, op, id, old, neu, exec, stack, WIRE_SPAN_NONE};
-    a->cur_task = exec.task;
-    agg_tasks_alloc(a, &e);
+    a->cur_task = task;
+    agg_tasks_credit(a, op, id, old, neu, task, stack);
 }
 
 /* The compact entries a run reads without wire_compact_take, while they
@@ -1186,8 +1185,8 @@ quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end, uint32_t room
                 r->s.resized_size = neu;
                 quick_resize(a, r->s.resized_id, old, neu, &resized);
                 at->resizes++, at->bytes += pick(neu > old, neu - old, 0);
-                run_credit(a, tasks, errors, WIRE_OP_RESIZE, last, r->s.resized_id, old, neu,
-                           r->s.exec, s0.stack);
+                run_credit(a, tasks, errors, WIRE_OP_RESIZE, r->s.resized_id, old, neu,
+                           r->s.exec.task, s0.stack);
                 continue;
             }
         }
@@ -1260,7 +1259,7 @@ quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end, uint32_t room
         if (kind == WIRE_ENTRY_FREE) {
             quick_free(a, last, id, old);
             resized = NULL;
-            run_credit(a, tasks, errors, WIRE_OP_FREE, last, id, old, WIRE_NONE64, r->s.exec,
+            run_credit(a, tasks, errors, WIRE_OP_FREE, id, old, WIRE_NONE64, r->s.exec.task,
                        s0.stack);
             continue;
         }
@@ -1280,15 +1279,15 @@ quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end, uint32_t room
                 quick_allocate(a, id, neu, at);
                 resized = NULL;
             }
-            run_credit(a, tasks, errors, d ? WIRE_OP_FOLD : WIRE_OP_ALLOCATE, last, id,
-                       d ? last + d : WIRE_NONE64, neu, r->s.exec, s0.stack);
+            run_credit(a, tasks, errors, d ? WIRE_OP_FOLD : WIRE_OP_ALLOCATE, id,
+                       d ? last + d : WIRE_NONE64, neu, r->s.exec.task, s0.stack);
             continue;
         }
         if (create && !d) {
             next = id + 1;
             quick_allocate_at(a, rs, id, neu, s0);
             resized = NULL;
-            run_credit(a, tasks, errors, WIRE_OP_ALLOCATE, last, id, WIRE_NONE64, neu, r->s.exec,
+            run_credit(a, tasks, errors, WIRE_OP_ALLOCATE, id, WIRE_NONE64, neu, r->s.exec.task,
                        s0.stack);
             continue;
         }
@@ -1301,12 +1300,12 @@ quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end, uint32_t room
         }
         if (!create && fast && quick_resize(a, id, old, neu, &resized)) {
             at->resizes++, at->bytes += pick(neu > old, neu - old, 0);
-            run_credit(a, tasks, errors, WIRE_OP_RESIZE, last, id, old, neu, r->s.exec, s0.stack);
+            run_credit(a, tasks, errors, WIRE_OP_RESIZE, id, old, neu, r->s.exec.task, s0.stack);
             continue;
         }
         resized = NULL;
         if (!create && !fast && quick_resize_at(a, rs, id, old, neu, s0)) {
-            run_credit(a, tasks, errors, WIRE_OP_RESIZE, last, id, old, neu, r->s.exec, s0.stack);
+            run_credit(a, tasks, errors, WIRE_OP_RESIZE, id, old, neu, r->s.exec.task, s0.stack);
             continue;
         }
         if (create)
@@ -1317,8 +1316,8 @@ quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end, uint32_t room
             neu,      r->s.exec,
             s0.stack, s0.span};
         quick_general(a, rs, &e);
-        run_credit(a, tasks, errors, e.op, e.sequence, e.allocation_id, e.old_size, e.new_size,
-                   e.exec, e.stack_id);
+        run_credit(a, tasks, errors, e.op, e.allocation_id, e.old_size, e.new_size, e.exec.task,
+                   e.stack_id);
     }
     r->r.last = last, r->r.next_id = next;
     *cur_io = cur;
@@ -1508,8 +1507,8 @@ size_t agg_mem_compact_run(struct agg *a, const uint8_t *run, const uint8_t *end
         } else {
             general_event(a, &e, rs);
         }
-        run_credit(a, tasks, errors, e.op, e.sequence, e.allocation_id, e.old_size, e.new_size,
-                   e.exec, e.stack_id);
+        run_credit(a, tasks, errors, e.op, e.allocation_id, e.old_size, e.new_size, e.exec.task,
+                   e.stack_id);
         run_quick_check(a, &r, &q);
     }
     run_flush(a, rs);

@@ -169,7 +169,7 @@ static struct agg_task *task_row(struct agg *a, uint32_t task)
 {
     if (task == WIRE_NONE32 || task == 0 || task > a->tasks.len)
         return NULL;
-    return agg_vec_at(&a->tasks, task - 1);
+    return (struct agg_task *)a->tasks.p + (task - 1); /* a vector of rows */
 }
 
 void agg_tasks_sample(struct agg *a, const struct wire_sample *s)
@@ -203,62 +203,69 @@ static struct agg_task *creator_row(struct agg *a, uint64_t id, uint64_t **rec,
     return agg_vec_at(&a->tasks, (uint32_t)(**rec & TASK_ROW_MASK));
 }
 
-/* The creator record of an allocate: its row and, with pairs, the pair
- * of its stack node (when it has a stored one). */
-static uint64_t creator_record(struct agg *a, const struct wire_alloc *e, uint64_t index)
+/* The creator record of an allocate at node `stack`: its row and, with
+ * pairs, the pair of its stack node (when it has a stored one). */
+static uint64_t creator_record(struct agg *a, uint32_t stack, uint64_t index)
 {
-    if (!a->task_lines || e->stack_id >= a->nodes.len)
+    if (!a->task_lines || stack >= a->nodes.len)
         return index;
-    uint32_t at = pair_of(a, e->stack_id, index == TASK_ROW_MASK ? AGG_NONE : (uint32_t)index);
+    uint32_t at = pair_of(a, stack, index == TASK_ROW_MASK ? AGG_NONE : (uint32_t)index);
     return at == AGG_NONE ? index : index | (uint64_t)(at + 1) << TASK_ROW_BITS;
 }
 
-void agg_tasks_alloc(struct agg *a, const struct wire_alloc *e)
+void agg_tasks_credit(struct agg *a, uint8_t op, uint64_t id, uint64_t old, uint64_t neu,
+                      uint32_t task, uint32_t stack)
 {
-    struct agg_task *row = task_row(a, e->exec.task);
+    struct agg_task *row = task_row(a, task);
     uint64_t *rec;
-    if (e->op == WIRE_OP_FOLD) { /* its allocate and free: allocated, never live at the end */
+    if (op == WIRE_OP_FOLD) { /* its allocate and free: allocated, never live at the end */
         if (row)
-            row->allocated += e->new_size;
+            row->allocated += neu;
         return;
     }
-    if (e->op == WIRE_OP_ALLOCATE) {
+    if (op == WIRE_OP_ALLOCATE) {
         if (row == NULL && !a->task_lines)
             return;
         if (row)
-            row->allocated += e->new_size;
+            row->allocated += neu;
         if (a->tasks_untracked)
             return;
         struct live_limit lim = {task_track_fits, a, a->cfg.retention_budget};
         uint64_t index = row ? (uint64_t)(row - (struct agg_task *)a->tasks.p) : TASK_ROW_MASK;
-        uint64_t record = creator_record(a, e, index);
+        uint64_t record = creator_record(a, stack, index);
         if (record == TASK_ROW_MASK)
             return; /* of no task, and no pair */
-        if (!live_track_add(&a->task_track, e->allocation_id, record, &lim)) {
+        if (!live_track_add(&a->task_track, id, record, &lim)) {
             /* without room, no task's retained bytes are exact */
             a->tasks_untracked = true;
             a->mem.limited = true;
             return;
         }
         if (row)
-            row->live += e->new_size;
+            row->live += neu;
         if (record >> TASK_ROW_BITS)
             ((struct agg_task_node *)agg_vec_at(&a->task_nodes,
                                                 (uint32_t)(record >> TASK_ROW_BITS) - 1))
-                ->live += e->new_size;
+                ->live += neu;
         return;
     }
     struct agg_task_node *pair;
-    struct agg_task *creator = creator_row(a, e->allocation_id, &rec, &pair);
-    uint64_t delta = e->op == WIRE_OP_RESIZE ? e->new_size - e->old_size : 0 - e->old_size;
-    if (e->op == WIRE_OP_RESIZE && row && e->new_size > e->old_size)
-        row->allocated += e->new_size - e->old_size;
+    struct agg_task *creator = creator_row(a, id, &rec, &pair);
+    uint64_t delta = op == WIRE_OP_RESIZE ? neu - old : 0 - old;
+    if (op == WIRE_OP_RESIZE && row && neu > old)
+        row->allocated += neu - old;
     if (creator)
         creator->live += delta; /* modulo 2^64 */
     if (pair)
         pair->live += delta;
-    if (rec && e->op == WIRE_OP_FREE)
-        live_track_remove(&a->task_track, e->allocation_id, rec);
+    if (rec && op == WIRE_OP_FREE)
+        live_track_remove(&a->task_track, id, rec);
+}
+
+void agg_tasks_alloc(struct agg *a, const struct wire_alloc *e)
+{
+    agg_tasks_credit(a, e->op, e->allocation_id, e->old_size, e->new_size, e->exec.task,
+                     e->stack_id);
 }
 
 void agg_tasks_free(struct agg *a)
