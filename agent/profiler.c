@@ -566,7 +566,6 @@ static inline void punlock(struct profiler *p)
         atomic_store_explicit(&p->lock, false, memory_order_release);
 }
 
-/* Makes `s` the state whose events are recorded, under the lock. */
 /* What the events of `s` carry of its task and thread. */
 static struct wire_exec exec_of(const struct interp_state *s)
 {
@@ -574,6 +573,7 @@ static struct wire_exec exec_of(const struct interp_state *s)
     return (struct wire_exec){task ? task : WIRE_NONE32, WIRE_NONE32, interp_thread_id(s)};
 }
 
+/* Makes `s` the state whose events are recorded, under the lock. */
 static void set_state(struct profiler *p, struct interp_state *s)
 {
     p->at = s;

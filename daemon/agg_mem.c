@@ -1119,15 +1119,14 @@ static inline __attribute__((always_inline)) bool quick_resize_at(struct agg *a,
 /* With tasks, an entry a run aggregated without an error is credited to
  * its task (as agg_alloc credits one it aggregates), in the entries'
  * order: the tasks' creator records share the retention budget with the
- * live records. */
+ * live records.  (The runs that keep the tasks' pairs of stack nodes,
+ * which read the aggregation's current task, go entry by entry.) */
 static inline __attribute__((always_inline)) void
 run_credit(struct agg *a, bool tasks, uint64_t errors_before, uint8_t op, uint64_t id, uint64_t old,
            uint64_t neu, uint32_t task, uint32_t stack)
 {
-    if (!tasks || a->errors != errors_before)
-        return;
-    a->cur_task = task;
-    agg_tasks_credit(a, op, id, old, neu, task, stack);
+    if (tasks && a->errors == errors_before)
+        agg_tasks_credit(a, op, id, old, neu, task, stack);
 }
 
 /* The compact entries a run reads without wire_compact_take, while they
@@ -1437,10 +1436,8 @@ static size_t compact_run_warm(struct agg *a, const uint8_t *run, const uint8_t 
             continue;
         }
         fresh = true;
-        if (mem_event(a, x, true, false, false) == 0 && tasks) {
-            a->cur_task = x->exec.task;
+        if (mem_event(a, x, true, false, false) == 0 && tasks)
             agg_tasks_alloc(a, x);
-        }
     }
     if (fresh)
         run_passed(a, r.r.last);
@@ -1490,7 +1487,7 @@ size_t agg_mem_compact_run(struct agg *a, const uint8_t *run, const uint8_t *end
             continue;
         }
         fresh = true;
-        uint64_t errors = a->errors;
+        uint64_t errors = tasks ? a->errors : 0;
         bool create = e.op == WIRE_OP_ALLOCATE || e.op == WIRE_OP_FOLD;
         if (e.op != WIRE_OP_FREE && !rs[cur].known)
             run_site_derive(a, &rs[cur], r.s.site[0]);

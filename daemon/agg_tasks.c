@@ -164,12 +164,19 @@ int agg_task(struct agg *a, const struct wire_task *t)
     return 0;
 }
 
+/* Row i (below a->tasks.len): the vector holds rows, indexed without
+ * its element size. */
+static struct agg_task *row_at(struct agg *a, uint32_t i)
+{
+    return (struct agg_task *)a->tasks.p + i;
+}
+
 /* The row of an event's task, NULL when it has none. */
 static struct agg_task *task_row(struct agg *a, uint32_t task)
 {
     if (task == WIRE_NONE32 || task == 0 || task > a->tasks.len)
         return NULL;
-    return (struct agg_task *)a->tasks.p + (task - 1); /* a vector of rows */
+    return row_at(a, task - 1);
 }
 
 void agg_tasks_sample(struct agg *a, const struct wire_sample *s)
@@ -200,7 +207,7 @@ static struct agg_task *creator_row(struct agg *a, uint64_t id, uint64_t **rec,
     *pair = pair1 ? agg_vec_at(&a->task_nodes, (uint32_t)(pair1 - 1)) : NULL;
     if (!*rec || (**rec & TASK_ROW_MASK) == TASK_ROW_MASK)
         return NULL;
-    return agg_vec_at(&a->tasks, (uint32_t)(**rec & TASK_ROW_MASK));
+    return row_at(a, (uint32_t)(**rec & TASK_ROW_MASK));
 }
 
 /* The creator record of an allocate at node `stack`: its row and, with
@@ -231,7 +238,7 @@ void agg_tasks_credit(struct agg *a, uint8_t op, uint64_t id, uint64_t old, uint
         if (a->tasks_untracked)
             return;
         struct live_limit lim = {task_track_fits, a, a->cfg.retention_budget};
-        uint64_t index = row ? (uint64_t)(row - (struct agg_task *)a->tasks.p) : TASK_ROW_MASK;
+        uint64_t index = row ? (uint64_t)(row - row_at(a, 0)) : TASK_ROW_MASK;
         uint64_t record = creator_record(a, stack, index);
         if (record == TASK_ROW_MASK)
             return; /* of no task, and no pair */
