@@ -15,6 +15,7 @@
 #ifndef JETT_PROTO_LIVE_TABLE_H
 #define JETT_PROTO_LIVE_TABLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 
@@ -27,13 +28,22 @@ struct live_slot {
 
 struct live_table {
     struct live_slot *slots;
+    uint64_t *cre;   /* with creators: a word beside each slot, moving
+                      * with it, else NULL */
     uint64_t cap, n; /* cap: 0 or a power of two */
     unsigned shift;  /* 64 - log2(cap) */
+    bool creators;   /* set before the first resize */
 };
 
 static inline size_t live_table_bytes(uint64_t cap)
 {
     return (size_t)cap * sizeof(struct live_slot);
+}
+
+/* What `cap` slots cost, the creators' words included. */
+static inline size_t live_table_cost(const struct live_table *t, uint64_t cap)
+{
+    return live_table_bytes(cap) + (t->creators ? (size_t)cap * sizeof(uint64_t) : 0);
 }
 
 /* The first slot an id's probe looks at; the table must have slots. */
@@ -44,8 +54,9 @@ static inline uint64_t live_table_home(const struct live_table *t, uint64_t id)
 
 /* The slot holding id, or NULL. */
 struct live_slot *live_table_find(const struct live_table *t, uint64_t id);
-/* Adds an id that is not in the table; a free slot must exist. */
-void live_table_insert(struct live_table *t, uint64_t id, uint64_t size_site);
+/* Adds an id that is not in the table (with its creator's word, when
+ * the table keeps them); a free slot must exist. */
+void live_table_insert(struct live_table *t, uint64_t id, uint64_t size_site, uint64_t cre);
 /* Empties a slot found by live_table_find. */
 void live_table_remove(struct live_table *t, struct live_slot *slot);
 /* Rehashes into `cap` slots (a power of two above n); -1 when memory

@@ -5,8 +5,13 @@
 
 size_t live_track_bytes(const struct live_track *t)
 {
-    return live_window_bytes(t->window.cap) + live_table_bytes(t->table.cap) +
+    return live_window_cost(&t->window, t->window.cap) + live_table_cost(&t->table, t->table.cap) +
            live_table_bytes(t->wide.cap);
+}
+
+void live_track_use_creators(struct live_track *t)
+{
+    t->window.creators = t->table.creators = true;
 }
 
 uint64_t *live_track_find_old(const struct live_track *t, uint64_t id)
@@ -34,7 +39,7 @@ static bool table_room(struct live_table *tb, const struct live_limit *lim)
     if ((tb->n + 1) * 4 <= tb->cap * 3)
         return true;
     uint64_t cap = tb->cap ? tb->cap * 2 : LIVE_TABLE_MIN_CAP;
-    return fits(lim, live_table_bytes(cap)) && live_table_resize(tb, cap) == 0;
+    return fits(lim, live_table_cost(tb, cap)) && live_table_resize(tb, cap) == 0;
 }
 
 /* Slides the window to start at `target`, moving the live records it
@@ -53,7 +58,7 @@ static bool window_slide(struct live_track *t, uint64_t target, const struct liv
             continue;
         if (!table_room(&t->table, lim))
             return false;
-        live_table_insert(&t->table, w->base, *s);
+        live_table_insert(&t->table, w->base, *s, w->cre ? w->cre[w->base & (w->cap - 1)] : 0);
         *s = LIVE_EMPTY;
         w->n--;
     }
@@ -70,9 +75,9 @@ static bool window_room(struct live_track *t, uint64_t id, const struct live_lim
 {
     struct live_window *w = &t->window;
     if (w->cap == 0)
-        return fits(lim, live_window_bytes(LIVE_WINDOW_MIN_CAP)) &&
+        return fits(lim, live_window_cost(w, LIVE_WINDOW_MIN_CAP)) &&
                live_window_resize(w, LIVE_WINDOW_MIN_CAP, id, lim->reserve) == 0;
-    if ((w->n + 1) * 3 > w->cap && fits(lim, live_window_bytes(w->cap * 2)))
+    if ((w->n + 1) * 3 > w->cap && fits(lim, live_window_cost(w, w->cap * 2)))
         live_window_resize(w, w->cap * 2, id, lim->reserve);
     return true;
 }
@@ -99,7 +104,7 @@ bool live_track_set_wide(struct live_track *t, uint64_t id, uint64_t size,
     }
     if (!table_room(&t->wide, lim))
         return false;
-    live_table_insert(&t->wide, id, size);
+    live_table_insert(&t->wide, id, size, 0);
     return true;
 }
 

@@ -40,6 +40,14 @@ struct live_limit {
 /* Bytes held by the records (full sizes included). */
 size_t live_track_bytes(const struct live_track *t);
 
+/* Keeps a creator's word beside each record (before the first add): 8
+ * bytes more a slot of the window and of the table of older ids, charged
+ * with them; the caller writes it after an add (live_track_creator) and
+ * reads it while the record lives.  One lookup then finds both, where
+ * the creators' records of their own had a window and table to add,
+ * slide and search beside these. */
+void live_track_use_creators(struct live_track *t);
+
 /* Full sizes, beside the packed records, of ids whose size the packing
  * cannot hold: a 16-byte slot each, in a table that grows under the
  * limit like the others.  set keeps or replaces the size of id (false
@@ -115,6 +123,18 @@ static inline void live_track_remove(struct live_track *t, uint64_t id, uint64_t
     } else {
         live_track_remove_old(t, rec);
     }
+}
+
+/* The creator's word of the record live_track_find returned for id (the
+ * track keeps creators). */
+static inline uint64_t *live_track_creator(const struct live_track *t, uint64_t id,
+                                           const uint64_t *rec)
+{
+    if (id >= t->window.base)
+        return &t->window.cre[id & (t->window.cap - 1)];
+    const struct live_slot *s =
+        (const struct live_slot *)((const char *)rec - offsetof(struct live_slot, size_site));
+    return &t->table.cre[s - t->table.slots];
 }
 
 /* Records a new id, above every earlier one; false when the limit refuses

@@ -5,8 +5,13 @@
 int live_window_resize(struct live_window *w, uint64_t cap, uint64_t base, size_t reserve)
 {
     if (w->slots == NULL) {
-        if ((w->slots = pages_alloc(reserve)) == NULL)
+        if (live_window_bytes(cap) > reserve || (w->slots = pages_alloc(reserve)) == NULL)
             return -1;
+        if (w->creators && (w->cre = pages_alloc(reserve)) == NULL) {
+            pages_free(w->slots, reserve);
+            w->slots = NULL;
+            return -1;
+        }
         w->reserved = reserve;
         w->base = base;
     }
@@ -14,6 +19,8 @@ int live_window_resize(struct live_window *w, uint64_t cap, uint64_t base, size_
         return -1;
     uint64_t old = w->cap;
     pages_in_use(w->slots, w->reserved, live_window_bytes(old), live_window_bytes(cap));
+    if (w->cre)
+        pages_in_use(w->cre, w->reserved, live_window_bytes(old), live_window_bytes(cap));
     for (uint64_t i = old; i < cap; i++)
         w->slots[i] = LIVE_EMPTY;
     /* doubling: the ids whose `old` bit is set move up by `old` */
@@ -22,6 +29,8 @@ int live_window_resize(struct live_window *w, uint64_t cap, uint64_t base, size_
         if (id & old && w->slots[i] != LIVE_EMPTY) {
             w->slots[i + old] = w->slots[i];
             w->slots[i] = LIVE_EMPTY;
+            if (w->cre)
+                w->cre[i + old] = w->cre[i];
         }
     }
     w->cap = cap;
@@ -31,5 +40,6 @@ int live_window_resize(struct live_window *w, uint64_t cap, uint64_t base, size_
 void live_window_free(struct live_window *w)
 {
     pages_free(w->slots, w->reserved);
-    *w = (struct live_window){0};
+    pages_free(w->cre, w->reserved);
+    *w = (struct live_window){.creators = w->creators};
 }

@@ -10,6 +10,7 @@
 #ifndef JETT_PROTO_LIVE_WINDOW_H
 #define JETT_PROTO_LIVE_WINDOW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,9 @@
 
 struct live_window {
     uint64_t *slots; /* slot of id: slots[id & (cap - 1)] */
+    uint64_t *cre;   /* with creators: a word beside each slot (its
+                      * creator, as the caller writes it), else NULL */
+    bool creators;   /* set before the first resize */
     uint64_t cap;    /* 0 or a power of two */
     uint64_t base;   /* the oldest id the window covers */
     uint64_t n;      /* live records in it */
@@ -30,6 +34,12 @@ struct live_window {
 static inline size_t live_window_bytes(uint64_t cap)
 {
     return (size_t)cap * sizeof(uint64_t);
+}
+
+/* What `cap` slots cost, the creators' words included. */
+static inline size_t live_window_cost(const struct live_window *w, uint64_t cap)
+{
+    return live_window_bytes(cap) * (w->creators ? 2 : 1);
 }
 
 /* The slot of id when the window covers it, else NULL. */

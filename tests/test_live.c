@@ -2,7 +2,8 @@
  * slot, removal that shifts a run back (and leaves members at their home
  * alone), and random operations checked against a plain array; the
  * window of recent ids: doubling in place, and huge pages only once
- * 2 MiB of it are in use. */
+ * 2 MiB of it are in use; a track that keeps creators' words, each
+ * staying with its record through every move. */
 #include <check.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "daemon/live_table.h"
+#include "daemon/live_track.h"
 #include "daemon/live_window.h"
 
 Suite *live_suite(void);
@@ -46,7 +48,7 @@ START_TEST(growth_keeps_entries)
     for (uint64_t id = 1; id <= 5000; id++) {
         if ((t.n + 1) * 4 > t.cap * 3)
             ck_assert_int_eq(live_table_resize(&t, t.cap ? t.cap * 2 : LIVE_TABLE_MIN_CAP), 0);
-        live_table_insert(&t, id * 7, id);
+        live_table_insert(&t, id * 7, id, 0);
     }
     ck_assert_uint_eq(t.cap, 8192);
     ck_assert_uint_eq(t.n, 5000);
@@ -71,8 +73,8 @@ START_TEST(wrap_around_and_shift_back)
     ids_at_home(&t, 255, 1, last, 3);
     ids_at_home(&t, 0, 1, &first, 1);
     for (int i = 0; i < 3; i++)
-        live_table_insert(&t, last[i], (uint64_t)i);
-    live_table_insert(&t, first, 3);
+        live_table_insert(&t, last[i], (uint64_t)i, 0);
+    live_table_insert(&t, first, 3, 0);
     ck_assert_uint_eq(slot_of(&t, last[0]), 255);
     ck_assert_uint_eq(slot_of(&t, last[1]), 0);
     ck_assert_uint_eq(slot_of(&t, last[2]), 1);
@@ -102,10 +104,10 @@ START_TEST(remove_keeps_homes)
     ids_at_home(&t, 10, 1, ab, 2);
     ids_at_home(&t, 11, 1, &c, 1);
     ids_at_home(&t, 12, 1, &d, 1);
-    live_table_insert(&t, ab[0], 0);
-    live_table_insert(&t, ab[1], 1);
-    live_table_insert(&t, c, 2);
-    live_table_insert(&t, d, 3);
+    live_table_insert(&t, ab[0], 0, 0);
+    live_table_insert(&t, ab[1], 1, 0);
+    live_table_insert(&t, c, 2, 0);
+    live_table_insert(&t, d, 3, 0);
     ck_assert_uint_eq(slot_of(&t, d), 13);
     live_table_remove(&t, live_table_find(&t, ab[0]));
     ck_assert_uint_eq(slot_of(&t, ab[1]), 10);
@@ -137,7 +139,7 @@ START_TEST(random_against_array)
             ck_assert_int_eq(live_table_resize(&t, CAP), 0);
         if (n < MAX && (n == 0 || rng % 2)) {
             live[n++] = next;
-            live_table_insert(&t, next, next * 3);
+            live_table_insert(&t, next, next * 3, 0);
             next += 1 + rng % 5;
         } else {
             int k = (int)((rng >> 8) % (uint64_t)n);
@@ -177,6 +179,60 @@ START_TEST(window_doubles_in_place)
     ck_assert_ptr_null(live_window_slot(&w, 712));
     ck_assert_int_eq(live_window_resize(&w, 1u << 20, 0, 1 << 20), -1);
     live_window_free(&w);
+}
+END_TEST
+
+static bool always_fits(void *ctx, size_t more)
+{
+    (void)ctx, (void)more;
+    return true;
+}
+
+/* 300,000 random adds (ids rising with gaps) and removes of old and new
+ * ids, the window doubling and sliding its old records into the table,
+ * which doubles and shifts runs back on removal: every live id keeps the
+ * creator's word written after its add, checked against an array; and
+ * with creators each window and table slot costs 8 bytes more. */
+START_TEST(track_keeps_creators)
+{
+    enum { MAX = 5000 };
+    struct live_track t = {0};
+    live_track_use_creators(&t);
+    struct live_limit lim = {always_fits, NULL, 1 << 22};
+    uint64_t *live = malloc(MAX * sizeof *live), next = 1, rng = 0x9e3779b97f4a7c15ull;
+    int n = 0;
+    for (int step = 0; step < 300000; step++) {
+        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+        if (n < MAX && (n == 0 || rng % 5 < 3)) {
+            ck_assert(live_track_add(&t, next, next * 3, &lim));
+            uint64_t *rec = live_track_find(&t, next);
+            ck_assert_ptr_nonnull(rec);
+            *live_track_creator(&t, next, rec) = next * 7 + 1;
+            live[n++] = next;
+            next += 1 + rng % 3;
+        } else {
+            /* an old id most of the time: records reach the table */
+            int k = (int)((rng >> 8) % (uint64_t)n);
+            if (rng % 4)
+                k = (int)((rng >> 20) % (uint64_t)(n < 64 ? n : 64));
+            uint64_t id = live[k], *rec = live_track_find(&t, id);
+            ck_assert_ptr_nonnull(rec);
+            ck_assert_uint_eq(*rec, id * 3);
+            ck_assert_uint_eq(*live_track_creator(&t, id, rec), id * 7 + 1);
+            live_track_remove(&t, id, rec);
+            ck_assert_ptr_null(live_track_find(&t, id));
+            live[k] = live[--n];
+        }
+    }
+    ck_assert_uint_gt(t.table.n, 0); /* the moves were exercised */
+    for (int k = 0; k < n; k++) {
+        uint64_t *rec = live_track_find(&t, live[k]);
+        ck_assert_ptr_nonnull(rec);
+        ck_assert_uint_eq(*live_track_creator(&t, live[k], rec), live[k] * 7 + 1);
+    }
+    ck_assert_uint_eq(live_track_bytes(&t), t.window.cap * 16 + t.table.cap * 24 + t.wide.cap * 16);
+    live_track_free(&t);
+    free(live);
 }
 END_TEST
 
@@ -232,6 +288,7 @@ Suite *live_suite(void)
     tcase_add_test(t, random_against_array);
     tcase_add_test(t, window_doubles_in_place);
     tcase_add_test(t, window_takes_huge_pages_past_2_mib);
+    tcase_add_test(t, track_keeps_creators);
     suite_add_tcase(s, t);
     return s;
 }
