@@ -351,11 +351,9 @@ struct agg {
     bool have_sequence;
     /* tasks, when HELLO declares task attribution (agg_tasks.c) */
     bool tasks_on;
-    uint32_t n_tasks;             /* described on the wire */
-    struct agg_vec tasks;         /* struct agg_task, task N at N - 1 */
-    struct live_track task_track; /* memory: live id -> its creator's row (and pair) */
-    bool tasks_untracked;         /* the budget refused a record: no task's live bytes are exact */
-    uint32_t cur_task;            /* the task of the event being aggregated */
+    uint32_t n_tasks;     /* described on the wire */
+    struct agg_vec tasks; /* struct agg_task, task N at N - 1 */
+    uint32_t cur_task;    /* the task of the event being aggregated */
     /* agg_keep_task_nodes: per (stack node, task) pair, their self costs
      * by leaf span (by pair), and the pairs by (node, task) once ended */
     bool keep_task_nodes;
@@ -438,11 +436,32 @@ void agg_tables_free(struct agg *a);
 void agg_tasks_hello(struct agg *a);
 /* An accepted sample or allocation event, for its task's row. */
 void agg_tasks_sample(struct agg *a, const struct wire_sample *s);
-void agg_tasks_alloc(struct agg *a, const struct wire_alloc *e);
+/* With tasks each live record keeps its creator's word beside it: the
+ * task's row (its number - 1) in the low bits (all ones: an allocation of
+ * no task, kept only for its pair), and with pairs kept the creation
+ * pair + 1 above. */
+#define AGG_TASK_ROW_BITS 24
+#define AGG_TASK_ROW_MASK ((UINT64_C(1) << AGG_TASK_ROW_BITS) - 1)
+#define AGG_CREATOR_NONE AGG_TASK_ROW_MASK
+
+/* The creator's word of the record a RESIZE or FREE of id is about to
+ * change (read before the memory aggregation retires it), else
+ * AGG_CREATOR_NONE. */
+static inline uint64_t agg_tasks_creator(const struct agg *a, uint8_t op, uint64_t id)
+{
+    if (op != WIRE_OP_RESIZE && op != WIRE_OP_FREE)
+        return AGG_CREATOR_NONE;
+    const uint64_t *r = live_track_find(&a->mem.track, id);
+    return r ? *live_track_creator(&a->mem.track, id, r) : AGG_CREATOR_NONE;
+}
+
+/* `creator`: agg_tasks_creator of the event, read before it was
+ * aggregated. */
+void agg_tasks_alloc(struct agg *a, const struct wire_alloc *e, uint64_t creator);
 /* The same, of an event given by its fields (a run's quick ways read no
  * event in memory). */
 void agg_tasks_credit(struct agg *a, uint8_t op, uint64_t id, uint64_t old, uint64_t neu,
-                      uint32_t task, uint32_t stack);
+                      uint32_t task, uint32_t stack, uint64_t creator);
 void agg_tasks_free(struct agg *a);
 /* The self cost w (key: leaf span start + 1) of an event at node, for
  * its task's pair (agg_keep_task_nodes). */

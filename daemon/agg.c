@@ -162,9 +162,10 @@ int agg_alloc(struct agg *a, const struct wire_alloc *e)
     if (!event_ok(a, "ALLOC", WIRE_MODE_MEMORY, e->sequence))
         return -1;
     a->cur_task = e->exec.task;
+    uint64_t creator = a->tasks_on ? agg_tasks_creator(a, e->op, e->allocation_id) : 0;
     int rc = agg_mem_event(a, e);
     if (rc == 0 && a->tasks_on)
-        agg_tasks_alloc(a, e);
+        agg_tasks_alloc(a, e, creator);
     return rc;
 }
 
@@ -345,7 +346,6 @@ void agg_release_records(struct agg *a)
     if (!a->ended)
         return;
     live_track_free(&a->mem.track);
-    live_track_free(&a->task_track);
 }
 
 enum agg_status agg_status(const struct agg *a, enum agg_reason *reason)

@@ -48,6 +48,9 @@
  *     slides past them (in id order), the live table, AGG_COST_LIVE bytes
  *     a slot (id, size and creation site), a power of two from 256 slots,
  *     at most 3/4 full, doubling only if old and new tables fit together.
+ *     With task attribution each window and table slot has beside it the
+ *     word of the task (and export pair) that created the allocation: 8
+ *     bytes more a slot, charged with it.
  *     An allocation that does not fit is not tracked: the profile is
  *     `partial` / `retention_metadata_limit`, freed, live, peak, retained
  *     and live-at-peak bytes become unavailable, counts and allocated

@@ -27,8 +27,7 @@ _Static_assert(sizeof(uint64_t) == AGG_COST_WINDOW && sizeof(struct live_slot) =
 
 size_t agg_mem_bytes(const struct agg *a)
 {
-    return a->arena_used + live_track_bytes(&a->mem.track) + agg_index_bytes(&a->hot_index) +
-           live_track_bytes(&a->task_track);
+    return a->arena_used + live_track_bytes(&a->mem.track) + agg_index_bytes(&a->hot_index);
 }
 
 /* Growth of the live records is charged against the retention budget. */
@@ -1117,16 +1116,16 @@ static inline __attribute__((always_inline)) bool quick_resize_at(struct agg *a,
 }
 
 /* With tasks, an entry a run aggregated without an error is credited to
- * its task (as agg_alloc credits one it aggregates), in the entries'
- * order: the tasks' creator records share the retention budget with the
- * live records.  (The runs that keep the tasks' pairs of stack nodes,
- * which read the aggregation's current task, go entry by entry.) */
+ * its task (as agg_alloc credits one it aggregates), `creator` being the
+ * creator's word its record held before (agg_tasks_creator).  (The runs
+ * that keep the tasks' pairs of stack nodes, which read the
+ * aggregation's current task, go entry by entry.) */
 static inline __attribute__((always_inline)) void
 run_credit(struct agg *a, bool tasks, uint64_t errors_before, uint8_t op, uint64_t id, uint64_t old,
-           uint64_t neu, uint32_t task, uint32_t stack)
+           uint64_t neu, uint32_t task, uint32_t stack, uint64_t creator)
 {
     if (tasks && a->errors == errors_before)
-        agg_tasks_credit(a, op, id, old, neu, task, stack);
+        agg_tasks_credit(a, op, id, old, neu, task, stack, creator);
 }
 
 /* The compact entries a run reads without wire_compact_take, while they
@@ -1182,10 +1181,11 @@ quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end, uint32_t room
                 last += (h0 & WIRE_CH_SEQ) + 1u;
                 p = q, n++;
                 r->s.resized_size = neu;
+                uint64_t cw = tasks ? agg_tasks_creator(a, WIRE_OP_RESIZE, r->s.resized_id) : 0;
                 quick_resize(a, r->s.resized_id, old, neu, &resized);
                 at->resizes++, at->bytes += pick(neu > old, neu - old, 0);
                 run_credit(a, tasks, errors, WIRE_OP_RESIZE, r->s.resized_id, old, neu,
-                           r->s.exec.task, s0.stack);
+                           r->s.exec.task, s0.stack, cw);
                 continue;
             }
         }
@@ -1255,11 +1255,15 @@ quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end, uint32_t room
         cur = c;
         last += delta;
         p = q, n++;
+        uint64_t cw =
+            tasks && !create
+                ? agg_tasks_creator(a, kind == WIRE_ENTRY_FREE ? WIRE_OP_FREE : WIRE_OP_RESIZE, id)
+                : 0;
         if (kind == WIRE_ENTRY_FREE) {
             quick_free(a, last, id, old);
             resized = NULL;
             run_credit(a, tasks, errors, WIRE_OP_FREE, id, old, WIRE_NONE64, r->s.exec.task,
-                       s0.stack);
+                       s0.stack, cw);
             continue;
         }
         /* a site named again is derived once; a new one goes the
@@ -1279,7 +1283,7 @@ quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end, uint32_t room
                 resized = NULL;
             }
             run_credit(a, tasks, errors, d ? WIRE_OP_FOLD : WIRE_OP_ALLOCATE, id,
-                       d ? last + d : WIRE_NONE64, neu, r->s.exec.task, s0.stack);
+                       d ? last + d : WIRE_NONE64, neu, r->s.exec.task, s0.stack, cw);
             continue;
         }
         if (create && !d) {
@@ -1287,7 +1291,7 @@ quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end, uint32_t room
             quick_allocate_at(a, rs, id, neu, s0);
             resized = NULL;
             run_credit(a, tasks, errors, WIRE_OP_ALLOCATE, id, WIRE_NONE64, neu, r->s.exec.task,
-                       s0.stack);
+                       s0.stack, cw);
             continue;
         }
         if (!create) { /* a resize: what a RESIZE_AGAIN refers to from now on */
@@ -1299,12 +1303,14 @@ quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end, uint32_t room
         }
         if (!create && fast && quick_resize(a, id, old, neu, &resized)) {
             at->resizes++, at->bytes += pick(neu > old, neu - old, 0);
-            run_credit(a, tasks, errors, WIRE_OP_RESIZE, id, old, neu, r->s.exec.task, s0.stack);
+            run_credit(a, tasks, errors, WIRE_OP_RESIZE, id, old, neu, r->s.exec.task, s0.stack,
+                       cw);
             continue;
         }
         resized = NULL;
         if (!create && !fast && quick_resize_at(a, rs, id, old, neu, s0)) {
-            run_credit(a, tasks, errors, WIRE_OP_RESIZE, id, old, neu, r->s.exec.task, s0.stack);
+            run_credit(a, tasks, errors, WIRE_OP_RESIZE, id, old, neu, r->s.exec.task, s0.stack,
+                       cw);
             continue;
         }
         if (create)
@@ -1316,7 +1322,7 @@ quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end, uint32_t room
             s0.stack, s0.span};
         quick_general(a, rs, &e);
         run_credit(a, tasks, errors, e.op, e.allocation_id, e.old_size, e.new_size, e.exec.task,
-                   e.stack_id);
+                   e.stack_id, cw);
     }
     r->r.last = last, r->r.next_id = next;
     *cur_io = cur;
@@ -1364,8 +1370,9 @@ static size_t compact_run_each(struct agg *a, const uint8_t *run, const uint8_t 
             continue;
         }
         a->cur_task = e.exec.task; /* and its task credited, as agg_alloc does */
+        uint64_t cw = agg_tasks_creator(a, e.op, e.allocation_id);
         if (agg_mem_event(a, &e) == 0)
-            agg_tasks_alloc(a, &e);
+            agg_tasks_alloc(a, &e, cw);
     }
     if (fresh)
         run_passed(a, r.r.last);
@@ -1436,8 +1443,9 @@ static size_t compact_run_warm(struct agg *a, const uint8_t *run, const uint8_t 
             continue;
         }
         fresh = true;
+        uint64_t cw = tasks ? agg_tasks_creator(a, x->op, x->allocation_id) : 0;
         if (mem_event(a, x, true, false, false) == 0 && tasks)
-            agg_tasks_alloc(a, x);
+            agg_tasks_alloc(a, x, cw);
     }
     if (fresh)
         run_passed(a, r.r.last);
@@ -1488,6 +1496,7 @@ size_t agg_mem_compact_run(struct agg *a, const uint8_t *run, const uint8_t *end
         }
         fresh = true;
         uint64_t errors = tasks ? a->errors : 0;
+        uint64_t cw = tasks ? agg_tasks_creator(a, e.op, e.allocation_id) : 0;
         bool create = e.op == WIRE_OP_ALLOCATE || e.op == WIRE_OP_FOLD;
         if (e.op != WIRE_OP_FREE && !rs[cur].known)
             run_site_derive(a, &rs[cur], r.s.site[0]);
@@ -1505,7 +1514,7 @@ size_t agg_mem_compact_run(struct agg *a, const uint8_t *run, const uint8_t *end
             general_event(a, &e, rs);
         }
         run_credit(a, tasks, errors, e.op, e.allocation_id, e.old_size, e.new_size, e.exec.task,
-                   e.stack_id);
+                   e.stack_id, cw);
         run_quick_check(a, &r, &q);
     }
     run_flush(a, rs);

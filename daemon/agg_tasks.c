@@ -6,14 +6,8 @@
 
 #include "daemon/agg-internal.h"
 
-/* A creator record: the task's row (its number - 1) in the low 24 bits
- * (the stack budget holds fewer rows; all ones: an allocation of no
- * task, kept only for its pair), and with pairs kept the creation pair +
- * 1 above. */
-#define TASK_ROW_BITS 24
-#define TASK_ROW_MASK ((UINT64_C(1) << TASK_ROW_BITS) - 1)
-_Static_assert(AGG_STACK_BUDGET_MAX / sizeof(struct agg_task) < TASK_ROW_MASK,
-               "a task row fits a creator record");
+_Static_assert(AGG_STACK_BUDGET_MAX / sizeof(struct agg_task) < AGG_TASK_ROW_MASK,
+               "a task row fits a creator's word");
 
 void agg_tasks_hello(struct agg *a)
 {
@@ -21,6 +15,8 @@ void agg_tasks_hello(struct agg *a)
     a->task_nodes.elem = sizeof(struct agg_task_node);
     a->tasks_on = (a->capabilities & WIRE_CAP_TASK_ATTRIBUTION) != 0;
     a->cur_task = WIRE_NONE32;
+    if (a->tasks_on && a->mode == WIRE_MODE_MEMORY)
+        live_track_use_creators(&a->mem.track);
     /* the values of the node lines: CPU samples (and waiting samples
      * with keep_waiting), or bytes and allocations */
     if (a->keep_task_nodes && a->tasks_on &&
@@ -190,95 +186,64 @@ void agg_tasks_sample(struct agg *a, const struct wire_sample *s)
         row->waiting++;
 }
 
-/* The live records of the tasks share the retention budget. */
-static bool task_track_fits(void *ctx, size_t more)
-{
-    const struct agg *a = ctx;
-    return agg_mem_bytes(a) + more <= a->cfg.retention_budget;
-}
-
-/* The creator of a live id: its row, or NULL (untracked, or none), and
- * its pair (NULL without pairs). */
-static struct agg_task *creator_row(struct agg *a, uint64_t id, uint64_t **rec,
-                                    struct agg_task_node **pair)
-{
-    *rec = a->tasks_untracked ? NULL : live_track_find(&a->task_track, id);
-    uint64_t pair1 = *rec ? **rec >> TASK_ROW_BITS : 0;
-    *pair = pair1 ? agg_vec_at(&a->task_nodes, (uint32_t)(pair1 - 1)) : NULL;
-    if (!*rec || (**rec & TASK_ROW_MASK) == TASK_ROW_MASK)
-        return NULL;
-    return row_at(a, (uint32_t)(**rec & TASK_ROW_MASK));
-}
-
-/* The creator record of an allocate at node `stack`: its row and, with
+/* The creator's word of an allocate at node `stack`: its row and, with
  * pairs, the pair of its stack node (when it has a stored one). */
-static uint64_t creator_record(struct agg *a, uint32_t stack, uint64_t index)
+static uint64_t creator_word(struct agg *a, uint32_t stack, uint64_t index)
 {
     if (!a->task_lines || stack >= a->nodes.len)
         return index;
-    uint32_t at = pair_of(a, stack, index == TASK_ROW_MASK ? AGG_NONE : (uint32_t)index);
-    return at == AGG_NONE ? index : index | (uint64_t)(at + 1) << TASK_ROW_BITS;
+    uint32_t at = pair_of(a, stack, index == AGG_TASK_ROW_MASK ? AGG_NONE : (uint32_t)index);
+    return at == AGG_NONE ? index : index | (uint64_t)(at + 1) << AGG_TASK_ROW_BITS;
+}
+
+/* The live bytes of a creator's row and pair move by delta (modulo
+ * 2^64); a word names rows and pairs that exist, checked all the same. */
+static void creator_live(struct agg *a, uint64_t word, uint64_t delta)
+{
+    uint64_t index = word & AGG_TASK_ROW_MASK, pair1 = word >> AGG_TASK_ROW_BITS;
+    if (index < a->tasks.len)
+        row_at(a, (uint32_t)index)->live += delta;
+    if (pair1 && pair1 - 1 < a->task_nodes.len)
+        ((struct agg_task_node *)agg_vec_at(&a->task_nodes, (uint32_t)(pair1 - 1)))->live += delta;
 }
 
 void agg_tasks_credit(struct agg *a, uint8_t op, uint64_t id, uint64_t old, uint64_t neu,
-                      uint32_t task, uint32_t stack)
+                      uint32_t task, uint32_t stack, uint64_t creator)
 {
     struct agg_task *row = task_row(a, task);
-    uint64_t *rec;
     if (op == WIRE_OP_FOLD) { /* its allocate and free: allocated, never live at the end */
         if (row)
             row->allocated += neu;
         return;
     }
     if (op == WIRE_OP_ALLOCATE) {
-        if (row == NULL && !a->task_lines)
-            return;
         if (row)
             row->allocated += neu;
-        if (a->tasks_untracked)
+        /* an allocation the budget left untracked is live in no task:
+         * the memory figures then say they are not exact */
+        uint64_t *rec = live_track_find(&a->mem.track, id);
+        if (rec == NULL)
             return;
-        struct live_limit lim = {task_track_fits, a, a->cfg.retention_budget};
-        uint64_t index = row ? (uint64_t)(row - row_at(a, 0)) : TASK_ROW_MASK;
-        uint64_t record = creator_record(a, stack, index);
-        if (record == TASK_ROW_MASK)
-            return; /* of no task, and no pair */
-        if (!live_track_add(&a->task_track, id, record, &lim)) {
-            /* without room, no task's retained bytes are exact */
-            a->tasks_untracked = true;
-            a->mem.limited = true;
-            return;
-        }
-        if (row)
-            row->live += neu;
-        if (record >> TASK_ROW_BITS)
-            ((struct agg_task_node *)agg_vec_at(&a->task_nodes,
-                                                (uint32_t)(record >> TASK_ROW_BITS) - 1))
-                ->live += neu;
+        uint64_t word =
+            creator_word(a, stack, row ? (uint64_t)(row - row_at(a, 0)) : AGG_TASK_ROW_MASK);
+        *live_track_creator(&a->mem.track, id, rec) = word;
+        creator_live(a, word, neu);
         return;
     }
-    struct agg_task_node *pair;
-    struct agg_task *creator = creator_row(a, id, &rec, &pair);
-    uint64_t delta = op == WIRE_OP_RESIZE ? neu - old : 0 - old;
     if (op == WIRE_OP_RESIZE && row && neu > old)
         row->allocated += neu - old;
-    if (creator)
-        creator->live += delta; /* modulo 2^64 */
-    if (pair)
-        pair->live += delta;
-    if (rec && op == WIRE_OP_FREE)
-        live_track_remove(&a->task_track, id, rec);
+    creator_live(a, creator, op == WIRE_OP_RESIZE ? neu - old : 0 - old);
 }
 
-void agg_tasks_alloc(struct agg *a, const struct wire_alloc *e)
+void agg_tasks_alloc(struct agg *a, const struct wire_alloc *e, uint64_t creator)
 {
     agg_tasks_credit(a, e->op, e->allocation_id, e->old_size, e->new_size, e->exec.task,
-                     e->stack_id);
+                     e->stack_id, creator);
 }
 
 void agg_tasks_free(struct agg *a)
 {
     agg_vec_free(&a->tasks);
-    live_track_free(&a->task_track);
     agg_vec_free(&a->task_nodes);
     agg_index_free(&a->task_node_index);
     costrun_free(a->task_lines);

@@ -395,7 +395,7 @@ void attrib_task(const struct agg *a, uint32_t task, struct attrib_task *out)
 
 bool attrib_tasks_live_exact(const struct agg *a)
 {
-    return attrib_mem_exact(a) && !a->tasks_untracked;
+    return attrib_mem_exact(a);
 }
 
 uint32_t attrib_task_node_count(const struct agg *a)

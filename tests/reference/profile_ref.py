@@ -184,32 +184,36 @@ class Records:
     windows fit; older ids still live when the window slides past them
     go to a table of 16-byte slots, 256 first, doubling at three
     quarters full when both tables fit.  Room is asked of the model's
-    budget."""
+    budget.  With task attribution a record also names the task that
+    created its allocation (owner): 16 bytes a window slot, 24 a table
+    slot."""
 
-    def __init__(self, model):
+    def __init__(self, model, creators):
         self.model = model
+        self.win_slot, self.table_slot = (16, 24) if creators else (8, 16)
         self.win_cap, self.win_base, self.win_n, self.table_cap, self.table_n = 0, 0, 0, 0, 0
         self.ids = set()
         self.owner = {}
 
     def bytes(self):
-        return self.win_cap * 8 + self.table_cap * 16
+        return self.win_cap * self.win_slot + self.table_cap * self.table_slot
 
     def table_room(self):
         if (self.table_n + 1) * 4 <= self.table_cap * 3:
             return True
         new = self.table_cap * 2 if self.table_cap else 256
-        if not self.model.mem_fits(new * 16):
+        if not self.model.mem_fits(new * self.table_slot):
             return False
         self.table_cap = new
         return True
 
     def add(self, aid):
         if self.win_cap == 0:
-            if not self.model.mem_fits(256 * 8):
+            if not self.model.mem_fits(256 * self.win_slot):
                 return False
             self.win_cap, self.win_base = 256, aid
-        elif (self.win_n + 1) * 3 > self.win_cap and self.model.mem_fits(self.win_cap * 2 * 8):
+        elif ((self.win_n + 1) * 3 > self.win_cap and
+              self.model.mem_fits(self.win_cap * 2 * self.win_slot)):
             self.win_cap *= 2
         target = aid - self.win_cap + 1
         if target > self.win_base:
@@ -227,6 +231,7 @@ class Records:
 
     def drop(self, aid):
         self.ids.discard(aid)
+        self.owner.pop(aid, None)
         if aid < self.win_base:
             self.table_n -= 1
         else:
@@ -267,17 +272,14 @@ class Model:
         # hot-line index (16 slots, doubling at half full, both held
         # while it resizes)
         self.lines, self.line_cap = {}, 0
-        # live records: a window of 8-byte slots for ids [win_base,
-        # win_base + win_cap) and a table of 16-byte slots for older ids
-        self.rec = Records(self)
-        self.wide_cap, self.wide = 0, set()  # ids whose size is kept whole
         # jett-profile(7), Tasks: with task attribution, a row per TASK
-        # record, and the creator of every live allocation in records of
-        # its own, sized as the live-allocation records
+        # record, and each live record names its creator's row
         self.tasks_on = "task_attribution" in self.caps
         self.tasks = []
-        self.creators = Records(self)
-        self.creators_refused = False
+        # live records: a window of slots for ids [win_base, win_base +
+        # win_cap) and a table of slots for older ids
+        self.rec = Records(self, self.tasks_on)
+        self.wide_cap, self.wide = 0, set()  # ids whose size is kept whole
         self.overflow = False                # an event refused: total past 2^64 - 1
         self.max_id, self.watermark, self.peak_snapshot = None, None, {}
         self.walk_rows, self.walk_closed, self.walk_cut, self.walk_refused = [], False, False, False
@@ -504,8 +506,8 @@ class Model:
 
     # ---- memory ----
     def mem_fits(self, n):
-        return (self.used + self.rec.bytes() + self.wide_cap * 16 + self.line_cap * 8 +
-                self.creators.bytes() + n <= self.budget_ret)
+        return (self.used + self.rec.bytes() + self.wide_cap * 16 + self.line_cap * 8 + n <=
+                self.budget_ret)
 
     def line(self, ident, sp, n, create):
         """Allocation pressure at the leaf statement, when the leaf has a
@@ -610,17 +612,22 @@ class Model:
 
     def rec_alloc(self, f):
         """An event for the sites, then, when they took it (an event past
-        2^64 - 1 bytes is refused), for the tasks."""
+        2^64 - 1 bytes is refused), for the tasks.  The creator of a
+        resize's or free's allocation is the one its record names before
+        the event."""
         before = (self.mem["count"], self.mem["resizes"])
+        aid = int(f["id"])
+        creator = self.rec.owner.get(aid) if aid in self.live else None
         self.rec_alloc_sites(f)
         taken = {"allocate": self.mem["count"] != before[0],
                  "resize": self.mem["resizes"] != before[1], "free": True}[f["op"]]
         if taken:
-            self.task_alloc(f)
+            self.task_alloc(f, creator)
 
-    def task_alloc(self, f):
+    def task_alloc(self, f, creator):
         """An accepted event for the tasks: allocated bytes to the task
-        that made it (initial sizes, growth), live bytes to the creator."""
+        that made it (initial sizes, growth), live bytes to the creator
+        its record names (a record that was not kept names none)."""
         if not self.tasks_on:
             return
         row, aid, op = self.task_row(f), int(f["id"]), f["op"]
@@ -628,16 +635,10 @@ class Model:
             if row is None:
                 return
             row["allocated"] += int(f["new"])
-            if self.creators_refused:
-                return
-            if not self.creators.add(aid):
-                self.creators_refused = True
-                self.mem_limited = True
-                return
-            self.creators.owner[aid] = row
-            row["live"] += int(f["new"])
+            if aid in self.live:
+                self.rec.owner[aid] = row
+                row["live"] += int(f["new"])
             return
-        creator = self.creators.owner.get(aid) if not self.creators_refused else None
         if op == "resize":
             old, new = int(f["old"]), int(f["new"])
             if row is not None and new > old:
@@ -646,8 +647,6 @@ class Model:
                 creator["live"] += new - old
         elif creator is not None:
             creator["live"] -= int(f["old"])
-            del self.creators.owner[aid]
-            self.creators.drop(aid)
 
     def rec_alloc_sites(self, f):
         node = None if f["stack"] is None else int(f["stack"])
