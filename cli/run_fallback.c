@@ -49,6 +49,7 @@ static void report_of(const struct run_fallback *f, struct rank_report *r)
     /* with task attribution the tasks field is there, unknown */
     r->has_tasks = (f->capabilities & WIRE_CAP_TASK_ATTRIBUTION) != 0;
     r->task_count = RANK_NA;
+    r->leads_unavailable = true;
     r->collector_errors = f->why && *f->why ? 1 : 0;
     r->collector_error = f->why ? f->why : "";
 }

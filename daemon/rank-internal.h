@@ -17,6 +17,13 @@ int rank_source_cmp(const struct agg *a, uint32_t x, uint32_t y);
 /* Function identities as the bottlenecks order them (both defined). */
 int rank_ident_cmp(const struct agg *a, uint32_t x, uint32_t y);
 
+/* An entry's identity fields: names, source path and origin, the first
+ * line of its declaration. */
+void rank_identity(const struct agg *a, uint32_t ident, struct rank_entry *e);
+
+/* The leads of a built report (jett-profile(7), "Leads"). */
+void rank_leads(const struct agg *a, struct rank_report *r);
+
 /* The retained section of a memory report (jett-profile(7)): 0, or -1
  * when memory runs out. */
 int rank_retained(const struct agg *a, struct rank_report *r);

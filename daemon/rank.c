@@ -16,6 +16,12 @@ uint64_t rank_percent_hundredths(uint64_t n, uint64_t d)
     return (uint64_t)(((u128)n * 20000u + d) / ((u128)d * 2u));
 }
 
+bool rank_waits_first(const struct rank_report *r)
+{
+    return r->mode == WIRE_MODE_CPU && r->n_waits > 0 && r->cpu.waiting_samples != RANK_NA &&
+           r->cpu.waiting_samples >= r->cpu.attributed_samples;
+}
+
 bool rank_meets(uint64_t n, uint64_t d, uint32_t threshold_bp)
 {
     return (u128)n * 10000u >= (u128)threshold_bp * d;
@@ -483,7 +489,7 @@ static int entries_call_lines(const struct agg *a, const uint32_t *slot, struct 
 }
 
 /* Identity fields of an entry: names, source, declaration line. */
-static void entry_identity(const struct agg *a, uint32_t ident, struct rank_entry *e)
+void rank_identity(const struct agg *a, uint32_t ident, struct rank_entry *e)
 {
     struct attrib_ident d;
     attrib_ident(a, ident, &d);
@@ -566,7 +572,7 @@ static int fill_entries(const struct agg *a, const uint32_t *ids, struct rank_re
         struct rank_entry *e = &r->entries[i];
         slot[ids[i]] = (uint32_t)i;
         e->rank = i + 1;
-        entry_identity(a, ids[i], e);
+        rank_identity(a, ids[i], e);
         if ((agg_mode(a) == WIRE_MODE_CPU ? cpu_entry(a, ids[i], e, numbers_only)
                                           : mem_entry(a, ids[i], e, r, numbers_only)) < 0)
             rc = -1;
@@ -822,7 +828,7 @@ static int task_rows(const struct agg *a, struct rank_report *r)
         struct rank_task *o = &r->tasks[i];
         struct rank_entry e = {0};
         if (top[i].ident != ATTRIB_NONE)
-            entry_identity(a, top[i].ident, &e);
+            rank_identity(a, top[i].ident, &e);
         else
             e.line = RANK_NA;
         *o = (struct rank_task){top[i].task,
@@ -866,6 +872,8 @@ int rank_build(const struct agg *a, const struct rank_options *opt, struct rank_
     out->has_tasks = attrib_tasks_on(a);
     if (rc == 0 && out->has_tasks && !(opt && opt->numbers_only))
         rc = task_rows(a, out);
+    if (rc == 0 && !(opt && opt->numbers_only))
+        rank_leads(a, out);
     free(ids);
     return rc;
 }

@@ -145,6 +145,36 @@ struct rank_retained {
     bool numbers_unavailable; /* a remainder whose total is unknown */
 };
 
+/* A lead (jett-profile(7), "Leads"): one place to look first, taken
+ * from the report's own rows and every function's numbers. */
+enum rank_lead_kind {
+    RANK_LEAD_TASK,      /* cpu: the task that ran most of every task's samples */
+    RANK_LEAD_WAITING,   /* cpu: the first waiting call site, when waiting dominates */
+    RANK_LEAD_SELF,      /* cpu: the emitted entry with the most self samples */
+    RANK_LEAD_HOLDER,    /* memory: the binding holding the most at exit */
+    RANK_LEAD_PEAK,      /* memory: the function with the most bytes live at the peak */
+    RANK_LEAD_ALLOCATED, /* memory: the rank-1 bottleneck */
+};
+#define RANK_LEADS 3
+
+struct rank_lead {
+    enum rank_lead_kind kind;
+    uint64_t task;               /* a task lead's number, else RANK_NA */
+    struct rank_str ns, name;    /* a function, or a holder's binding */
+    struct rank_str path;        /* NULL: unavailable */
+    uint64_t line, column;       /* RANK_NA: unavailable */
+    uint64_t value;              /* samples or bytes */
+    uint64_t percent_hundredths; /* of the kind's whole (rank_lead_of) */
+    uint64_t calls;              /* a self lead's calls, RANK_NA: unavailable */
+    uint64_t others_waiting;     /* a task lead: every other task's waiting samples */
+};
+
+/* The name of a lead's kind, of its unit and of the total its percent
+ * is of, as the TOON writes them. */
+const char *rank_lead_kind_name(enum rank_lead_kind k);
+const char *rank_lead_unit(enum rank_lead_kind k);
+const char *rank_lead_of(enum rank_lead_kind k);
+
 struct rank_cpu_totals {
     uint64_t requested_ticks, recorded_samples, attributed_samples, runtime_samples,
         waiting_samples, unavailable_samples, coalesced_ticks, dropped_ticks, truncated_stacks;
@@ -201,9 +231,16 @@ struct rank_report {
     uint64_t task_count, task_samples, task_allocated;
     struct rank_wait *all_waits; /* rank_options.all_waits: every site, in no order */
     size_t n_all_waits;
-    enum rank_walk walk; /* memory: the retained section */
+    struct rank_lead leads[RANK_LEADS]; /* in the order jett-profile(7) gives */
+    unsigned n_leads;
+    bool leads_unavailable; /* a budget may have left the places out */
+    enum rank_walk walk;    /* memory: the retained section */
     struct rank_retained retained[RANK_RETAINED + 1];
     unsigned n_retained;
+    /* the holder of the most bytes over all its groups (bytes: their sum;
+     * the function fields are one group's) */
+    struct rank_retained top_holder;
+    bool has_top_holder;
     uint64_t collector_errors;
     const char *collector_error; /* first message, "" when none */
     char *arena;                 /* the strings, once detached */
@@ -220,6 +257,10 @@ void rank_free_entries(struct rank_report *r);
  * reports, not two aggregators).  0, or -1 when out of memory (the report
  * still borrows). */
 int rank_detach(struct rank_report *r);
+
+/* Whether a CPU report shows where it waited before what it ran: the
+ * waiting samples are at least the attributed samples. */
+bool rank_waits_first(const struct rank_report *r);
 
 /* n * 10000 / d rounded half away from zero (d > 0): a percentage in
  * hundredths. */

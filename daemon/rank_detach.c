@@ -51,10 +51,14 @@ int rank_detach(struct rank_report *r)
     for (size_t k = 0; k < r->n_all_waits; k++)
         need += str_need(r->all_waits[k].ns) + str_need(r->all_waits[k].fn) +
                 str_need(r->all_waits[k].where.path);
-    for (unsigned k = 0; k < r->n_retained; k++) {
-        const struct rank_retained *t = &r->retained[k];
+    for (unsigned k = 0; k <= r->n_retained; k++) {
+        const struct rank_retained *t = k < r->n_retained ? &r->retained[k] : &r->top_holder;
         need += str_need(t->holder_ns) + str_need(t->holder_name) + str_need(t->holder_path);
         need += str_need(t->ns) + str_need(t->fn) + str_need(t->path);
+    }
+    for (unsigned k = 0; k < r->n_leads; k++) {
+        const struct rank_lead *l = &r->leads[k];
+        need += str_need(l->ns) + str_need(l->name) + str_need(l->path);
     }
     char *arena = malloc(need), *at = arena;
     if (!arena)
@@ -96,14 +100,20 @@ int rank_detach(struct rank_report *r)
         w->fn = str_copy(&at, w->fn);
         w->where.path = str_copy(&at, w->where.path);
     }
-    for (unsigned k = 0; k < r->n_retained; k++) {
-        struct rank_retained *t = &r->retained[k];
+    for (unsigned k = 0; k <= r->n_retained; k++) {
+        struct rank_retained *t = k < r->n_retained ? &r->retained[k] : &r->top_holder;
         t->holder_ns = str_copy(&at, t->holder_ns);
         t->holder_name = str_copy(&at, t->holder_name);
         t->holder_path = str_copy(&at, t->holder_path);
         t->ns = str_copy(&at, t->ns);
         t->fn = str_copy(&at, t->fn);
         t->path = str_copy(&at, t->path);
+    }
+    for (unsigned k = 0; k < r->n_leads; k++) {
+        struct rank_lead *l = &r->leads[k];
+        l->ns = str_copy(&at, l->ns);
+        l->name = str_copy(&at, l->name);
+        l->path = str_copy(&at, l->path);
     }
     free(r->arena);
     r->arena = arena;

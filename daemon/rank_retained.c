@@ -132,6 +132,26 @@ static void remainder_row(const struct agg *a, u128 bytes, u128 objects, struct 
         r->n_retained++;
 }
 
+/* The holder whose groups hold the most bytes in all (ties in holder
+ * order), over every group, listed or not; none without a holder. */
+static void top_holder(const struct agg *a, struct attrib_retained_row *g, size_t n,
+                       struct rank_report *r)
+{
+    qsort_r(g, n, sizeof *g, key_cmp, (void *)a); /* a holder's groups side by side */
+    u128 best = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        u128 sum = 0;
+        for (j = i; j < n && holder_cmp(a, &g[i].holder, &g[j].holder) == 0; j++)
+            sum += g[j].bytes;
+        if (g[i].holder.ns == NULL || sum <= best)
+            continue;
+        best = sum;
+        fill(a, &g[i], &r->top_holder);
+        r->top_holder.bytes = sum > UINT64_MAX ? UINT64_MAX : (uint64_t)sum;
+        r->has_top_holder = true;
+    }
+}
+
 int rank_retained(const struct agg *a, struct rank_report *r)
 {
     enum attrib_walk walk = attrib_retained_walk(a);
@@ -150,6 +170,7 @@ int rank_retained(const struct agg *a, struct rank_report *r)
         fill(a, &g[i], &r->retained[r->n_retained++]);
         bytes += g[i].bytes, objects += g[i].objects;
     }
+    top_holder(a, g, n, r);
     free(g);
     remainder_row(a, bytes, objects, r);
     return 0;

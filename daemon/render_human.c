@@ -3,172 +3,73 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/escape.h"
+#include "daemon/render-internal.h"
 #include "daemon/render.h"
 #include "proto/wire.h"
 
-void render_escaped(FILE *f, const char *s, size_t n)
+/* Where the time went, first of all: the run's wall and CPU time, then
+ * the shares of the recorded samples and the coalesced ticks that ran
+ * Jett code (a coalesced tick found the program running: on a loaded
+ * machine it is what computing loses to the scheduler, while sleeping
+ * loses no tick), waited and were the runtime's (and unavailable
+ * samples, when there were any).  With tasks each task has a sample a
+ * period, so the shares are of the tasks' time, which the line says. */
+static void time_split(FILE *f, const struct rank_report *r)
 {
-    escape_fwrite(f, s, n);
-}
-
-static void put_str(FILE *f, struct rank_str s)
-{
-    if (s.ptr == NULL)
-        fputs("unavailable", f);
-    else
-        render_escaped(f, s.ptr, s.len);
-}
-
-static void put_num(FILE *f, uint64_t v)
-{
-    if (v == RANK_NA)
-        fputs("unavailable", f);
-    else
-        fprintf(f, "%llu", (unsigned long long)v);
-}
-
-/* A count with its noun, singular for one: "1 sample", "2 samples". */
-static void put_count(FILE *f, uint64_t n, const char *noun)
-{
-    fprintf(f, "%llu %s%s", (unsigned long long)n, noun, n == 1 ? "" : "s");
-}
-
-/* A byte count from 1024 up in the largest binary unit whose value,
- * rounded half away from zero to hundredths, is at least 1.00 and below
- * 1024.00: "1.50 KiB". */
-static void put_scaled(FILE *f, uint64_t v)
-{
-    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    unsigned u = 0;
-    unsigned __int128 d = 1024, h;
-    for (;;) {
-        h = ((unsigned __int128)v * 200 + d) / (d * 2);
-        if (h < 102400 || u == 5)
-            break;
-        d *= 1024, u++;
-    }
-    fprintf(f, "%llu.%02llu %s", (unsigned long long)(h / 100), (unsigned long long)(h % 100),
-            units[u]);
-}
-
-/* A byte count as people read it, with the exact number beside it:
- * "760 bytes", "1.50 KiB (1536 bytes)".  Without `unit` the plain
- * "bytes" is left out. */
-static void put_size(FILE *f, uint64_t v, bool unit)
-{
-    if (v < 1024) {
-        fprintf(f, unit ? "%llu byte%s" : "%llu", (unsigned long long)v, v == 1 ? "" : "s");
-        return;
-    }
-    put_scaled(f, v);
-    fprintf(f, " (%llu%s)", (unsigned long long)v, unit ? " bytes" : "");
-}
-
-/* The same without the exact number: "760 bytes", "1.50 KiB". */
-static void put_short_size(FILE *f, uint64_t v)
-{
-    if (v < 1024)
-        fprintf(f, "%llu byte%s", (unsigned long long)v, v == 1 ? "" : "s");
-    else
-        put_scaled(f, v);
-}
-
-/* A byte count: exact whatever its value, or unavailable. */
-static void put_bytes(FILE *f, uint64_t v, bool unavailable)
-{
-    if (unavailable)
-        fputs("unavailable", f);
-    else
-        put_size(f, v, true);
-}
-
-/* Hundredths padded to two decimals: 34.10. */
-static void put_hundredths(FILE *f, uint64_t h)
-{
-    if (h == RANK_NA)
-        fputs("unavailable", f);
-    else
-        fprintf(f, "%llu.%02llu", (unsigned long long)(h / 100), (unsigned long long)(h % 100));
-}
-
-static void put_line(FILE *f, const char *label, uint64_t v, const char *unit)
-{
-    fprintf(f, "  %-22s", label);
-    put_num(f, v);
-    if (v != RANK_NA && unit)
-        fputs(unit, f);
-    fputc('\n', f);
-}
-
-static void put_byte_line(FILE *f, const char *label, uint64_t v, bool unavailable)
-{
-    fprintf(f, "  %-22s", label);
-    if (unavailable)
-        fputs("unavailable", f);
-    else
-        put_size(f, v, false); /* the label says bytes */
-    fputc('\n', f);
-}
-
-/* n of d as a share with two decimals (d > 0). */
-static void put_share(FILE *f, uint64_t n, uint64_t d)
-{
-    put_hundredths(f, rank_percent_hundredths(n, d));
-    fputc('%', f);
-}
-
-/* Where the time went, first of all: the shares of the recorded samples
- * and the coalesced ticks that ran Jett code (a coalesced tick found the
- * program running: on a loaded machine it is what computing loses to
- * the scheduler, while sleeping loses no tick), waited and were the
- * runtime's (and unavailable samples, when there were any). */
-static void time_split(FILE *f, const struct rank_cpu_totals *t)
-{
+    const struct rank_cpu_totals *t = &r->cpu;
     if (t->recorded_samples == RANK_NA || t->attributed_samples == RANK_NA) {
         fputs("time: unavailable\n", f);
         return;
     }
     uint64_t coalesced = t->coalesced_ticks == RANK_NA ? 0 : t->coalesced_ticks;
     uint64_t n = t->recorded_samples + coalesced;
+    fputs("time: ", f);
+    if (t->wall_ms != RANK_NA) {
+        fprintf(f, "%llu ms wall", (unsigned long long)t->wall_ms);
+        if (t->process_cpu_ms != RANK_NA)
+            fprintf(f, ", %llu ms CPU", (unsigned long long)t->process_cpu_ms);
+        fputs(n ? ": " : ", ", f);
+    }
     if (n == 0) {
-        fputs("time: no samples\n", f);
+        fputs("no samples\n", f);
         return;
     }
-    fputs("time: ", f);
-    put_share(f, t->attributed_samples + coalesced, n);
+    render_put_share(f, t->attributed_samples + coalesced, n);
     fputs(" running Jett code, ", f);
-    put_share(f, t->waiting_samples, n);
+    render_put_share(f, t->waiting_samples, n);
     fputs(" waiting, ", f);
-    put_share(f, t->runtime_samples, n);
+    render_put_share(f, t->runtime_samples, n);
     fputs(" runtime", f);
     if (t->unavailable_samples > 0) {
         fputs(", ", f);
-        put_share(f, t->unavailable_samples, n);
+        render_put_share(f, t->unavailable_samples, n);
         fputs(" unavailable", f);
     }
     fputs(" (", f);
-    put_count(f, t->recorded_samples, "sample");
+    render_put_count(f, t->recorded_samples, "sample");
+    if (r->has_tasks && r->task_count != RANK_NA && r->task_count > 1)
+        fprintf(f, " of %llu tasks", (unsigned long long)r->task_count);
     if (coalesced > 0) {
         fputs(", ", f);
-        put_count(f, coalesced, "coalesced tick");
+        render_put_count(f, coalesced, "coalesced tick");
     }
     fputs(")\n", f);
 }
 
+/* The heading, where the time or the memory went, the status and any
+ * collector error: what a reader must know before the leads. */
 static void header(FILE *f, const struct rank_report *r)
 {
     const char *title = r->mode == WIRE_MODE_CPU ? "CPU profile" : "Memory profile";
     fprintf(f, r->colour ? "\033[1m%s\033[0m\n" : "%s\n", title);
     if (r->mode == WIRE_MODE_CPU)
-        time_split(f, &r->cpu);
+        time_split(f, r);
+    else
+        render_mem_summary(f, r);
     fprintf(f, "status: %s", agg_status_name(r->status));
     if (r->status != AGG_COMPLETE)
         fprintf(f, " (%s)", agg_reason_name(r->reason));
     fprintf(f, ", termination: %s\n", r->termination);
-    fputs("backend: ", f);
-    render_escaped(f, r->backend, strlen(r->backend));
-    fprintf(f, ", coverage: %s\n", r->coverage);
     if (r->collector_errors > 0) {
         fprintf(f, "collector errors: %llu, first: ", (unsigned long long)r->collector_errors);
         render_escaped(f, r->collector_error, strlen(r->collector_error));
@@ -176,76 +77,57 @@ static void header(FILE *f, const struct rank_report *r)
     }
 }
 
+/* How the profile was taken, last: backend and coverage, then the
+ * configuration and the totals. */
+static void footer(FILE *f, const struct rank_report *r)
+{
+    fputs("backend: ", f);
+    render_escaped(f, r->backend, strlen(r->backend));
+    fprintf(f, ", coverage: %s\n", r->coverage);
+}
+
 static void cpu_config_totals(FILE *f, const struct rank_report *r)
 {
     const struct rank_cpu_totals *t = &r->cpu;
     fprintf(f, "config: rate %u Hz, threshold ", r->rate_hz);
-    put_hundredths(f, r->threshold_bp);
+    render_put_hundredths(f, r->threshold_bp);
     fprintf(f, "%%, limit %u, CPU metadata budget ", r->limit);
-    put_size(f, r->cpu_budget, true);
+    render_put_size(f, r->cpu_budget, true);
     fputc('\n', f);
     fputs("totals:\n", f);
-    put_line(f, "requested ticks", t->requested_ticks, NULL);
-    put_line(f, "recorded samples", t->recorded_samples, NULL);
-    put_line(f, "attributed samples", t->attributed_samples, NULL);
-    put_line(f, "runtime samples", t->runtime_samples, NULL);
-    put_line(f, "waiting samples", t->waiting_samples, NULL);
-    put_line(f, "unavailable samples", t->unavailable_samples, NULL);
-    put_line(f, "coalesced ticks", t->coalesced_ticks, NULL);
-    put_line(f, "dropped ticks", t->dropped_ticks, NULL);
-    put_line(f, "truncated stacks", t->truncated_stacks, NULL);
+    render_put_line(f, "requested ticks", t->requested_ticks, NULL);
+    render_put_line(f, "recorded samples", t->recorded_samples, NULL);
+    render_put_line(f, "attributed samples", t->attributed_samples, NULL);
+    render_put_line(f, "runtime samples", t->runtime_samples, NULL);
+    render_put_line(f, "waiting samples", t->waiting_samples, NULL);
+    render_put_line(f, "unavailable samples", t->unavailable_samples, NULL);
+    render_put_line(f, "coalesced ticks", t->coalesced_ticks, NULL);
+    render_put_line(f, "dropped ticks", t->dropped_ticks, NULL);
+    render_put_line(f, "truncated stacks", t->truncated_stacks, NULL);
     fprintf(f, "  %-22s", "observed rate");
-    put_hundredths(f, t->observed_rate_hundredths);
+    render_put_hundredths(f, t->observed_rate_hundredths);
     fputs(t->observed_rate_hundredths == RANK_NA ? "\n" : " Hz\n", f);
-    put_line(f, "wall time", t->wall_ms, " ms");
-    put_line(f, "process CPU time", t->process_cpu_ms, " ms");
+    render_put_line(f, "wall time", t->wall_ms, " ms");
+    render_put_line(f, "process CPU time", t->process_cpu_ms, " ms");
 }
 
 static void mem_config_totals(FILE *f, const struct rank_report *r)
 {
     const struct rank_mem_totals *t = &r->mem;
     fputs("config: threshold ", f);
-    put_hundredths(f, r->threshold_bp);
+    render_put_hundredths(f, r->threshold_bp);
     fprintf(f, "%%, limit %u, retention metadata budget ", r->limit);
-    put_size(f, r->retention_budget, true);
+    render_put_size(f, r->retention_budget, true);
     fputc('\n', f);
     fputs("totals:\n", f);
-    put_line(f, "allocations", t->allocation_count, NULL);
-    put_line(f, "resizes", t->resize_count, NULL);
-    put_byte_line(f, "allocated bytes", t->allocated_bytes, t->allocated_unavailable);
-    put_byte_line(f, "freed bytes", t->freed_bytes, t->live_unavailable);
-    put_byte_line(f, "peak live bytes", t->peak_live_bytes, t->live_unavailable);
-    put_byte_line(f, "retained bytes", t->retained_bytes, t->live_unavailable);
-    put_byte_line(f, "attributed bytes", t->attributed_allocated_bytes, t->allocated_unavailable);
-}
-
-/* PATH:LINE[:COLUMN], or "(no source)" for a frame without one. */
-static void put_location(FILE *f, struct rank_str path, uint64_t line, uint64_t column)
-{
-    if (path.ptr == NULL) {
-        fputs("(no source)", f);
-        return;
-    }
-    put_str(f, path);
-    if (line == RANK_NA) { /* "path:unavailable" would read as a line named so */
-        fputs(" (line unavailable)", f);
-        return;
-    }
-    fputc(':', f);
-    put_num(f, line);
-    if (column != RANK_NA) {
-        fputc(':', f);
-        put_num(f, column);
-    }
-}
-
-/* " (PATH:LINE)", or " (no source)". */
-static void put_paren_location(FILE *f, struct rank_str path, uint64_t line)
-{
-    fputs(path.ptr ? " (" : " ", f);
-    put_location(f, path, line, RANK_NA);
-    if (path.ptr)
-        fputc(')', f);
+    render_put_line(f, "allocations", t->allocation_count, NULL);
+    render_put_line(f, "resizes", t->resize_count, NULL);
+    render_put_byte_line(f, "allocated bytes", t->allocated_bytes, t->allocated_unavailable);
+    render_put_byte_line(f, "freed bytes", t->freed_bytes, t->live_unavailable);
+    render_put_byte_line(f, "peak live bytes", t->peak_live_bytes, t->live_unavailable);
+    render_put_byte_line(f, "retained bytes", t->retained_bytes, t->live_unavailable);
+    render_put_byte_line(f, "attributed bytes", t->attributed_allocated_bytes,
+                         t->allocated_unavailable);
 }
 
 /* One retained row: bytes, holder, objects, creation-site function. */
@@ -256,33 +138,33 @@ static void retained_row(FILE *f, const struct rank_retained *t)
             fputs("the rest unavailable\n", f);
             return;
         }
-        put_short_size(f, t->bytes);
+        render_put_short_size(f, t->bytes);
         fputs(" in ", f);
-        put_count(f, t->objects, "more object");
+        render_put_count(f, t->objects, "more object");
         fputc('\n', f);
         return;
     }
-    put_short_size(f, t->bytes);
+    render_put_short_size(f, t->bytes);
     fputs(" held by ", f);
     if (t->holder_ns.ptr == NULL) {
         fputs("no binding", f);
     } else {
-        put_str(f, t->holder_ns);
+        render_put_str(f, t->holder_ns);
         fputc('.', f);
-        put_str(f, t->holder_name);
-        put_paren_location(f, t->holder_path, t->holder_line);
+        render_put_str(f, t->holder_name);
+        render_put_paren_location(f, t->holder_path, t->holder_line);
     }
     fputs(": ", f);
-    put_count(f, t->objects, "object");
+    render_put_count(f, t->objects, "object");
     fputs(" created in ", f);
     if (t->fn.ptr == NULL) {
         fputs("an unknown function\n", f);
         return;
     }
-    put_str(f, t->ns);
+    render_put_str(f, t->ns);
     fputc('.', f);
-    put_str(f, t->fn);
-    put_paren_location(f, t->path, t->line);
+    render_put_str(f, t->fn);
+    render_put_paren_location(f, t->path, t->line);
     fputc('\n', f);
 }
 
@@ -293,7 +175,7 @@ static void retained_lines(FILE *f, const struct rank_report *r)
     if (r->walk == RANK_WALK_UNAVAILABLE) {
         if (!r->mem.live_unavailable && r->mem.retained_bytes > 0) {
             fputs("retained at exit: ", f);
-            put_short_size(f, r->mem.retained_bytes);
+            render_put_short_size(f, r->mem.retained_bytes);
             fputs("; holders unavailable\n", f);
         }
         return;
@@ -311,11 +193,11 @@ static void retained_lines(FILE *f, const struct rank_report *r)
 static void entry_name(FILE *f, const struct rank_entry *e)
 {
     static const char *const origins[] = {"project", "dependency", "stdlib"};
-    put_str(f, e->ns);
+    render_put_str(f, e->ns);
     fputc('.', f);
-    put_str(f, e->fn);
+    render_put_str(f, e->fn);
     fputs("  ", f);
-    put_location(f, e->path, e->line, RANK_NA);
+    render_put_location(f, e->path, e->line, RANK_NA);
     if (e->path.ptr)
         fprintf(f, " (%s)", e->origin >= 0 ? origins[e->origin] : "unavailable");
     fputc('\n', f);
@@ -326,9 +208,9 @@ static void entry_tail(FILE *f, const struct rank_entry *e, bool mem)
     for (unsigned k = 0; k < e->n_chains; k++) {
         fputs("    chain     ", f);
         if (mem)
-            put_size(f, e->chains[k].weight, true);
+            render_put_size(f, e->chains[k].weight, true);
         else
-            put_count(f, e->chains[k].weight, "sample");
+            render_put_count(f, e->chains[k].weight, "sample");
         fputs("  ", f);
         render_escaped(f, e->chains[k].folded, e->chains[k].folded_len);
         fputc('\n', f);
@@ -349,14 +231,14 @@ static void hot_rows(FILE *f, const struct rank_entry *e, bool mem)
     for (unsigned k = 0; k < e->n_hot; k++) {
         const struct rank_hot *h = &e->hot[k];
         fputs("    hot line  ", f);
-        put_location(f, h->path, h->line, h->column);
+        render_put_location(f, h->path, h->line, h->column);
         fputs("  ", f);
         if (mem) {
-            put_size(f, h->allocated_bytes, true);
+            render_put_size(f, h->allocated_bytes, true);
             fputs(" / ", f);
-            put_count(f, h->allocation_count, "allocation");
+            render_put_count(f, h->allocation_count, "allocation");
         } else {
-            put_count(f, h->self_samples, "sample");
+            render_put_count(f, h->self_samples, "sample");
         }
         if (h->code)
             fprintf(f, "  | %s%s\n", h->code, h->source_redacted ? "  (redacted)" : "");
@@ -372,23 +254,23 @@ static void call_rows(FILE *f, const struct rank_entry *e)
     for (unsigned k = 0; k < e->n_calls; k++) {
         const struct rank_call *c = &e->call_lines[k];
         fputs("    call line ", f);
-        put_location(f, c->where.path, c->where.line, c->where.column);
+        render_put_location(f, c->where.path, c->where.line, c->where.column);
         fputs("  ", f);
-        put_count(f, c->where.self_samples, "sample");
+        render_put_count(f, c->where.self_samples, "sample");
         fputs(" (", f);
-        put_hundredths(f, c->percent_hundredths);
+        render_put_hundredths(f, c->percent_hundredths);
         fputs("%)", f);
         if (c->calls == RANK_NA) {
             fputs(", calls unavailable", f);
         } else {
             fputs(" in ", f);
-            put_count(f, c->calls, "call");
+            render_put_count(f, c->calls, "call");
         }
         if (c->callee_fn.ptr) {
             fputs(" -> ", f);
-            put_str(f, c->callee_ns);
+            render_put_str(f, c->callee_ns);
             fputc('.', f);
-            put_str(f, c->callee_fn);
+            render_put_str(f, c->callee_fn);
         }
         if (c->where.code)
             fprintf(f, "  | %s%s\n", c->where.code, c->where.source_redacted ? "  (redacted)" : "");
@@ -402,14 +284,14 @@ static void call_rows(FILE *f, const struct rank_entry *e)
 static void cpu_entry(FILE *f, const struct rank_entry *e)
 {
     fprintf(f, "#%llu  ", (unsigned long long)e->rank);
-    put_hundredths(f, e->percent_hundredths);
+    render_put_hundredths(f, e->percent_hundredths);
     fprintf(f, "%%  self %llu (", (unsigned long long)e->secondary);
-    put_hundredths(f, e->self_percent_hundredths);
+    render_put_hundredths(f, e->self_percent_hundredths);
     fprintf(f, "%%) / inclusive %llu / ", (unsigned long long)e->primary);
     if (e->calls == RANK_NA)
         fputs("calls unavailable", f);
     else
-        put_count(f, e->calls, "call");
+        render_put_count(f, e->calls, "call");
     fputs("  ", f);
     entry_name(f, e);
     hot_rows(f, e, false);
@@ -421,21 +303,21 @@ static void cpu_entry(FILE *f, const struct rank_entry *e)
 static void mem_entry(FILE *f, const struct rank_entry *e)
 {
     fprintf(f, "#%llu  ", (unsigned long long)e->rank);
-    put_hundredths(f, e->percent_hundredths);
+    render_put_hundredths(f, e->percent_hundredths);
     fputs("%  ", f);
-    put_size(f, e->primary, true);
+    render_put_size(f, e->primary, true);
     fputs(" / ", f);
-    put_count(f, e->secondary, "allocation");
+    render_put_count(f, e->secondary, "allocation");
     fputs("  ", f);
     entry_name(f, e);
     fputs("    freed ", f);
-    put_bytes(f, e->freed_bytes, e->live_unavailable);
+    render_put_bytes(f, e->freed_bytes, e->live_unavailable);
     fputs(", retained ", f);
-    put_bytes(f, e->retained_bytes, e->live_unavailable);
+    render_put_bytes(f, e->retained_bytes, e->live_unavailable);
     fputs(", live at peak ", f);
-    put_bytes(f, e->live_at_peak_bytes, e->live_unavailable);
+    render_put_bytes(f, e->live_at_peak_bytes, e->live_unavailable);
     fputs(", resizes ", f);
-    put_num(f, e->resize_count);
+    render_put_num(f, e->resize_count);
     fputc('\n', f);
     hot_rows(f, e, true);
     entry_tail(f, e, true);
@@ -444,11 +326,11 @@ static void mem_entry(FILE *f, const struct rank_entry *e)
 static void bottlenecks(FILE *f, const struct rank_report *r)
 {
     fputs("bottlenecks: ", f);
-    put_num(f, r->eligible);
+    render_put_num(f, r->eligible);
     fputs(" eligible, ", f);
-    put_num(f, r->emitted);
+    render_put_num(f, r->emitted);
     fputs(" emitted, ", f);
-    put_num(f, r->truncated);
+    render_put_num(f, r->truncated);
     fputs(" truncated\n", f);
     for (size_t i = 0; i < r->n_entries; i++)
         (r->mode == WIRE_MODE_CPU ? cpu_entry : mem_entry)(f, &r->entries[i]);
@@ -482,17 +364,17 @@ static void top_self(FILE *f, const struct rank_report *r)
     for (size_t i = 0; i < n && i < SELF_ROWS; i++) {
         const struct rank_entry *e = rows[i];
         fputs("  ", f);
-        put_str(f, e->ns);
+        render_put_str(f, e->ns);
         fputc('.', f);
-        put_str(f, e->fn);
+        render_put_str(f, e->fn);
         fputs("  self ", f);
-        put_count(f, e->secondary, "sample");
+        render_put_count(f, e->secondary, "sample");
         fputs("  ", f);
-        put_hundredths(f, e->self_percent_hundredths);
+        render_put_hundredths(f, e->self_percent_hundredths);
         fputs("%", f);
         if (e->n_hot > 0) {
             fputs("  at ", f);
-            put_location(f, e->hot[0].path, e->hot[0].line, e->hot[0].column);
+            render_put_location(f, e->hot[0].path, e->hot[0].line, e->hot[0].column);
         }
         fputc('\n', f);
     }
@@ -508,15 +390,15 @@ static void waiting(FILE *f, const struct rank_report *r)
     for (unsigned k = 0; k < r->n_waits; k++) {
         const struct rank_wait *w = &r->waits[k];
         fputs("  ", f);
-        put_str(f, w->ns);
+        render_put_str(f, w->ns);
         fputc('.', f);
-        put_str(f, w->fn);
+        render_put_str(f, w->fn);
         fputs("  ", f);
-        put_location(f, w->where.path, w->where.line, w->where.column);
+        render_put_location(f, w->where.path, w->where.line, w->where.column);
         fputs("  ", f);
-        put_count(f, w->where.self_samples, "sample");
+        render_put_count(f, w->where.self_samples, "sample");
         fputs("  ", f);
-        put_hundredths(f, w->percent_hundredths);
+        render_put_hundredths(f, w->percent_hundredths);
         fputs("% of waiting\n", f);
         if (w->folded) {
             fputs("    chain     ", f);
@@ -536,7 +418,7 @@ static void tasks(FILE *f, const struct rank_report *r)
         fputs("unavailable\n", f);
         return;
     }
-    put_count(f, r->task_count, "task");
+    render_put_count(f, r->task_count, "task");
     if (r->n_tasks < r->task_count)
         fprintf(f, ", the top %zu", r->n_tasks);
     fputs(cpu ? " by samples\n" : " by allocated bytes\n", f);
@@ -545,37 +427,30 @@ static void tasks(FILE *f, const struct rank_report *r)
         uint64_t part = cpu ? t->samples : t->allocated_bytes;
         uint64_t whole = cpu ? r->task_samples : r->task_allocated;
         fprintf(f, "  task %llu  ", (unsigned long long)t->task);
-        put_hundredths(f, whole ? rank_percent_hundredths(part, whole) : 0);
+        render_put_hundredths(f, whole ? rank_percent_hundredths(part, whole) : 0);
         fputs("%  ", f);
         if (cpu) {
-            put_count(f, t->samples, "sample");
+            render_put_count(f, t->samples, "sample");
             fputs(" running, ", f);
-            put_num(f, t->waiting_samples);
+            render_put_num(f, t->waiting_samples);
             fputs(" waiting  ", f);
         } else {
-            put_size(f, t->allocated_bytes, true);
+            render_put_size(f, t->allocated_bytes, true);
             fputs(" allocated, retained ", f);
-            put_bytes(f, t->retained_bytes, t->retained_unavailable);
+            render_put_bytes(f, t->retained_bytes, t->retained_unavailable);
             fputs("  ", f);
         }
-        put_str(f, t->ns);
+        render_put_str(f, t->ns);
         fputc('.', f);
-        put_str(f, t->fn);
+        render_put_str(f, t->fn);
         fputs("  ", f);
-        put_location(f, t->path, t->line, RANK_NA);
+        render_put_location(f, t->path, t->line, RANK_NA);
         if (t->spawn_path.ptr) {
             fputs("  spawned at ", f);
-            put_location(f, t->spawn_path, t->spawn_line, RANK_NA);
+            render_put_location(f, t->spawn_path, t->spawn_line, RANK_NA);
         }
         fputc('\n', f);
     }
-}
-
-/* A run that waited at least as much as it ran shows where it waited
- * before what it ran. */
-static bool waits_first(const struct rank_report *r)
-{
-    return r->n_waits > 0 && r->cpu.waiting_samples >= r->cpu.attributed_samples;
 }
 
 int render_human(const struct rank_report *r, char **out, size_t *len)
@@ -584,20 +459,22 @@ int render_human(const struct rank_report *r, char **out, size_t *len)
     FILE *f = open_memstream(out, len);
     if (f == NULL)
         return -1;
-    header(f, r);
-    (r->mode == WIRE_MODE_CPU ? cpu_config_totals : mem_config_totals)(f, r);
     bool cpu = r->mode == WIRE_MODE_CPU;
+    header(f, r);
+    render_leads(f, r);
     if (!cpu)
         retained_lines(f, r);
-    if (cpu && waits_first(r))
+    if (rank_waits_first(r))
         waiting(f, r);
     bottlenecks(f, r);
     if (cpu) {
         top_self(f, r);
-        if (!waits_first(r))
+        if (!rank_waits_first(r))
             waiting(f, r);
     }
     if (r->has_tasks)
         tasks(f, r);
+    footer(f, r);
+    (cpu ? cpu_config_totals : mem_config_totals)(f, r);
     return fclose(f) == 0 ? 0 : -1;
 }

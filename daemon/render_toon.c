@@ -269,6 +269,8 @@ static struct toon_value *retained(const struct rank_report *r)
         const struct rank_retained *t = &r->retained[k];
         struct toon_value *o = toon_object();
         toon_set(o, "holder", holder(t));
+        toon_set(o, "holder_path", str(t->holder_path));
+        toon_set(o, "holder_line", num(t->holder_line));
         toon_set(o, "namespace", str(t->ns));
         toon_set(o, "function", str(t->fn));
         toon_set(o, "path", str(t->path));
@@ -309,6 +311,31 @@ static struct toon_value *tasks(const struct rank_report *r)
     return a;
 }
 
+/* Where to look first: the leads, one row each. */
+static struct toon_value *leads(const struct rank_report *r)
+{
+    if (r->leads_unavailable)
+        return toon_cstr("unavailable");
+    struct toon_value *a = toon_array();
+    for (unsigned k = 0; k < r->n_leads; k++) {
+        const struct rank_lead *l = &r->leads[k];
+        struct toon_value *o = toon_object();
+        toon_set(o, "kind", toon_cstr(rank_lead_kind_name(l->kind)));
+        toon_set(o, "task", num(l->task));
+        toon_set(o, "namespace", str(l->ns));
+        toon_set(o, "name", str(l->name));
+        toon_set(o, "path", str(l->path));
+        toon_set(o, "line", num(l->line));
+        toon_set(o, "column", num(l->column));
+        toon_set(o, "value", toon_uint(l->value));
+        toon_set(o, "unit", toon_cstr(rank_lead_unit(l->kind)));
+        toon_set(o, "percent", hundredths(l->percent_hundredths));
+        toon_set(o, "of", toon_cstr(rank_lead_of(l->kind)));
+        toon_push(a, o);
+    }
+    return a;
+}
+
 static struct toon_value *capabilities(uint32_t bits)
 {
     struct toon_value *o = toon_object();
@@ -338,6 +365,7 @@ struct toon_value *render_profile_value(const struct rank_report *r)
     toon_set(p, "eligible_bottlenecks", num(r->eligible));
     toon_set(p, "emitted_bottlenecks", num(r->emitted));
     toon_set(p, "truncated_bottlenecks", num(r->truncated));
+    toon_set(p, "leads", leads(r));
     static const char *const walks[] = {"unavailable", "complete", "partial"};
     if (cpu) {
         toon_set(p, "waiting", waiting(r));

@@ -278,9 +278,12 @@ START_TEST(time_split_follows_the_program_clock)
     long slept, worked;
     ck_assert_int_eq(sscanf(o.out, "%ld %ld", &slept, &worked), 2);
     double running, waiting, runtime;
+    /* "time: N ms wall, M ms CPU: X% running Jett code, ..." */
     const char *t = strstr(o.err, "\ntime: ");
     ck_assert_ptr_nonnull(t);
-    ck_assert_int_eq(sscanf(t, "\ntime: %lf%% running Jett code, %lf%% waiting, %lf%% runtime",
+    t = strstr(t, " ms CPU: ");
+    ck_assert_ptr_nonnull(t);
+    ck_assert_int_eq(sscanf(t, " ms CPU: %lf%% running Jett code, %lf%% waiting, %lf%% runtime",
                             &running, &waiting, &runtime),
                      3);
     double slept_pct = 100.0 * (double)slept / (double)(slept + worked);

@@ -61,15 +61,22 @@ START_TEST(global_keeps_known_bytes)
     ck_assert_int_eq(o.status, 0);
     expect_in(o.out, "\n    retained_bytes: 140416\n");
     expect_in(o.out, "\n  retained_status: complete\n"
-                     "  retained[2]{holder,namespace,function,path,line,retained_bytes,objects}:\n"
-                     "    leak.cache,leak,row,leak.jett,6,124000,1000\n"
-                     "    leak.cache,leak,<init>,leak.jett,1,16416,1\n"
+                     "  retained[2]{holder,holder_path,holder_line,namespace,function,path,line,"
+                     "retained_bytes,objects}:\n"
+                     "    leak.cache,leak.jett,3,leak,row,leak.jett,6,124000,1000\n"
+                     "    leak.cache,leak.jett,3,leak,<init>,leak.jett,1,16416,1\n"
                      "  capabilities:\n");
     expect_in(o.out, "\n  status: complete\n");
     tu_output_free(&o);
-    /* the human report opens its findings with the holder */
+    /* the human report opens its findings with the holder: first as the
+     * lead (all 140416 bytes: 100%), then row by row; the rank 1 entry,
+     * row, allocated the 124000 bytes of its line 7, 88.31% of 140416 */
     run_ok(prog, false, &o, NULL);
-    expect_in(o.err, "\n  attributed bytes      137.13 KiB (140416)\n"
+    expect_in(o.err, "\nlook first:\n"
+                     "  largest holder  leak.cache  leak.jett:3  137.13 KiB (140416 bytes), "
+                     "100.00% of retained bytes\n"
+                     "  most allocated  leak.row  leak.jett:7:5  121.09 KiB (124000 bytes), "
+                     "88.31% of attributed bytes\n"
                      "retained at exit: 121.09 KiB held by leak.cache (leak.jett:3): 1000 objects "
                      "created in leak.row (leak.jett:6)\n"
                      "  16.03 KiB held by leak.cache (leak.jett:3): 1 object created in "
@@ -102,14 +109,15 @@ START_TEST(holders_cycles_and_nothing)
     ck_assert_int_eq(o.status, 0);
     /* 34 + 96 * 5 + 368 = 882 bytes in 7 objects */
     expect_in(o.out, "\n    retained_bytes: 882\n");
-    expect_in(o.out, "  retained[7]{holder,namespace,function,path,line,retained_bytes,objects}:\n"
-                     "    app.g,app,main,app.jett,9,368,1\n"
-                     "    app.a,app,<init>,app.jett,1,96,1\n"
-                     "    app.b,app,<init>,app.jett,1,96,1\n"
-                     "    app.g,app,<init>,app.jett,1,96,1\n"
-                     "    lib.store,lib,<init>,lib.jett,1,96,1\n"
-                     "    unavailable,app,main,app.jett,9,96,1\n"
-                     "    app.a,app,make,app.jett,6,34,1\n");
+    expect_in(o.out, "  retained[7]{holder,holder_path,holder_line,namespace,function,path,line,"
+                     "retained_bytes,objects}:\n"
+                     "    app.g,app.jett,5,app,main,app.jett,9,368,1\n"
+                     "    app.a,app.jett,3,app,<init>,app.jett,1,96,1\n"
+                     "    app.b,app.jett,4,app,<init>,app.jett,1,96,1\n"
+                     "    app.g,app.jett,5,app,<init>,app.jett,1,96,1\n"
+                     "    lib.store,lib.jett,2,lib,<init>,lib.jett,1,96,1\n"
+                     "    unavailable,unavailable,unavailable,app,main,app.jett,9,96,1\n"
+                     "    app.a,app.jett,3,app,make,app.jett,6,34,1\n");
     tu_output_free(&o);
     free(prog);
 }
@@ -136,10 +144,12 @@ START_TEST(walk_budget_cut)
     ck_assert_int_eq(o.status, 0);
     expect_in(o.out, "\n  status: complete\n");
     expect_in(o.out, "\n  retained_status: partial\n"
-                     "  retained[3]{holder,namespace,function,path,line,retained_bytes,objects}:\n"
-                     "    app.deep,app,main,deep.jett,3,6144,64\n"
-                     "    app.deep,app,<init>,deep.jett,1,96,1\n"
-                     "    <remainder>,unavailable,unavailable,unavailable,unavailable,3392,36\n");
+                     "  retained[3]{holder,holder_path,holder_line,namespace,function,path,line,"
+                     "retained_bytes,objects}:\n"
+                     "    app.deep,deep.jett,2,app,main,deep.jett,3,6144,64\n"
+                     "    app.deep,deep.jett,2,app,<init>,deep.jett,1,96,1\n"
+                     "    <remainder>,unavailable,unavailable,unavailable,unavailable,unavailable,"
+                     "unavailable,3392,36\n");
     tu_output_free(&o);
     /* the capture says where the walk stopped */
     const char *dump[] = {tu_jett, "profile", "dump", cap, NULL};
@@ -152,9 +162,10 @@ START_TEST(walk_budget_cut)
     /* with the whole budget: everything, no remainder */
     run_ok(prog, true, &o, NULL);
     expect_in(o.out, "\n  retained_status: complete\n"
-                     "  retained[2]{holder,namespace,function,path,line,retained_bytes,objects}:\n"
-                     "    app.deep,app,main,deep.jett,3,9536,100\n"
-                     "    app.deep,app,<init>,deep.jett,1,96,1\n");
+                     "  retained[2]{holder,holder_path,holder_line,namespace,function,path,line,"
+                     "retained_bytes,objects}:\n"
+                     "    app.deep,deep.jett,2,app,main,deep.jett,3,9536,100\n"
+                     "    app.deep,deep.jett,2,app,<init>,deep.jett,1,96,1\n");
     tu_output_free(&o);
     free(cap), free(prog);
 }
@@ -174,6 +185,10 @@ START_TEST(walk_skipped_is_unavailable)
     run_ok(prog, false, &o, NULL);
     unsetenv("JETT_TEST_SKIP_WALK");
     expect_in(o.err, "\nretained at exit: 137.13 KiB; holders unavailable\nbottlenecks: ");
+    /* and no holder to point at: the leads start at the peak, which is
+     * the end (nothing is freed), where row's 124000 bytes are 88.31% */
+    expect_in(o.err, "\nlook first:\n  most live at peak  leak.row  leak.jett:6  121.09 KiB "
+                     "(124000 bytes), 88.31% of peak live bytes\n  most allocated  leak.row  ");
     tu_output_free(&o);
     free(prog);
 }
@@ -195,9 +210,10 @@ START_TEST(runtime_error_still_walks)
     ck_assert_int_eq(o.status, 1);
     static const char rows[] =
         "\n  retained_status: complete\n"
-        "  retained[2]{holder,namespace,function,path,line,retained_bytes,objects}:\n"
-        "    err.keep,err,<init>,err.jett,1,96,1\n"
-        "    err.keep,err,main,err.jett,3,28,1\n";
+        "  retained[2]{holder,holder_path,holder_line,namespace,function,path,line,"
+        "retained_bytes,objects}:\n"
+        "    err.keep,err.jett,2,err,<init>,err.jett,1,96,1\n"
+        "    err.keep,err.jett,2,err,main,err.jett,3,28,1\n";
     expect_in(o.out, "\n  termination: runtime_error\n");
     expect_in(o.out, rows);
     tu_output_free(&o);
@@ -240,9 +256,9 @@ END_TEST
  * lines of 2+12+3+6+3+8+2 = 36 characters (24 + 36 = 60 bytes: 120000)
  * and 2000 keys "item-ID|dddd|dddddd" (24 + 17 + the digits of ID, ID
  * 0..1999: 82000 + 10 + 180 + 2700 + 4000 = 88890): 208890 bytes
- * (203.99 KiB) in 4000 objects.  The report's first line after the
- * totals names the holder and the creation site; once the cache is gone
- * (after/) nothing is retained. */
+ * (203.99 KiB) in 4000 objects.  The report's first lead names the
+ * holder, and the first line after the leads the holder and the creation
+ * site; once the cache is gone (after/) nothing is retained. */
 START_TEST(planted_cache_named_first)
 {
     char *before = tu_source_path("fixtures/programs/rowcache/before/main.jett");
@@ -254,11 +270,13 @@ START_TEST(planted_cache_named_first)
                                 "(src/render.jett:5): 4000 objects created in report.render.row "
                                 "(src/render.jett:11)\n";
     expect_in(o.err, first);
-    /* right after the totals, before the bottlenecks */
+    expect_in(o.err,
+              "\nlook first:\n  largest holder  report.render.row_cache  src/render.jett:5  ");
+    /* right after the leads, before the bottlenecks */
     const char *at = strstr(o.err, first), *prev = at;
     while (prev > o.err && prev[-1] != '\n')
         prev--;
-    ck_assert_msg(strncmp(prev, "  attributed bytes ", 19) == 0, "%s", o.err);
+    ck_assert_msg(strncmp(prev, "  most allocated  ", 18) == 0, "%s", o.err);
     expect_in(o.out, "pages: 40 rows: 2000 written bytes: 73960\n");
     tu_output_free(&o);
     run_ok(after, false, &o, NULL);

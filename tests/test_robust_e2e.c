@@ -269,7 +269,8 @@ START_TEST(capture_write_failure_mid_run)
     ck_assert_msg(strstr(o.err, "jett: --profile-capture: cannot write '") &&
                       strstr(o.err, "run.jcap': File too large\n"),
                   "%s", o.err);
-    ck_assert_msg(strstr(o.err, "Memory profile\nstatus: complete"), "no report: %s", o.err);
+    ck_assert_msg(strstr(o.err, "Memory profile\nmemory: ") && strstr(o.err, "\nstatus: complete"),
+                  "no report: %s", o.err);
     ck_assert_msg(file_is(cap, "previous"), "the previous capture was replaced");
     assert_no_partial();
     tu_output_free(&o);
@@ -476,7 +477,8 @@ START_TEST(capture_reader_stops)
     size_t len;
     char *err = tu_read_file(s.err, &len);
     ck_assert_msg(strstr(err, "cap.fifo': no progress for 5 s\n"), "%s", err);
-    ck_assert_msg(strstr(err, "Memory profile\nstatus: complete"), "no report: %s", err);
+    ck_assert_msg(strstr(err, "Memory profile\nmemory: ") && strstr(err, "\nstatus: complete"),
+                  "no report: %s", err);
     free(err);
     ck_assert_msg(file_is(s.out, "20000\n"), "the program did not finish");
     int avail = 0;

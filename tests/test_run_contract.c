@@ -137,7 +137,7 @@ static const char fallback_shape[] =
     "    dropped_ticks: unavailable\n    truncated_stacks: unavailable\n"
     "    observed_rate_hz: unavailable\n    wall_ms: #\n    process_cpu_ms: #\n"
     "  bottlenecks: []\n  eligible_bottlenecks: unavailable\n  emitted_bottlenecks: 0\n"
-    "  truncated_bottlenecks: unavailable\n  waiting: unavailable\n"
+    "  truncated_bottlenecks: unavailable\n  leads: unavailable\n  waiting: unavailable\n"
     "  capabilities:\n    cpu_tick_source: true\n"
     "    safe_stack_capture: true\n    jett_runtime_thread_registration: true\n"
     "    task_attribution: false\n    source_spans: true\n    process_cpu_time: true\n"
@@ -200,12 +200,16 @@ START_TEST(fallback_profile_has_every_field)
     char *text = tu_read_file(err, &len);
     static const char head[] = "CPU profile\ntime: unavailable\n"
                                "status: unavailable (collector_failure), "
-                               "termination: returned\nbackend: interpreter_safe_point, "
-                               "coverage: jett_runtime_threads\n";
+                               "termination: returned\n";
     ck_assert_msg(!strncmp(text, head, sizeof head - 1), "%s", text);
+    ck_assert_msg(strstr(text, "\nlook first: unavailable\n") &&
+                      strstr(text, "\nbackend: interpreter_safe_point, "
+                                   "coverage: jett_runtime_threads\n"),
+                  "%s", text);
     ck_assert_msg(strstr(text, "\n  recorded samples      unavailable\n") &&
                       strstr(text, "\nbottlenecks: unavailable eligible, 0 emitted, unavailable "
-                                   "truncated\njett: profiler: collector failure\n"),
+                                   "truncated\n") &&
+                      strstr(text, " ms\njett: profiler: collector failure\n"),
                   "%s", text);
     free(text);
     /* memory mode: the launcher counts no memory totals of its own */
@@ -222,7 +226,7 @@ START_TEST(fallback_profile_has_every_field)
                               "    retained_bytes: unavailable\n"
                               "    attributed_allocated_bytes: unavailable\n  bottlenecks: []\n"
                               "  eligible_bottlenecks: unavailable\n  emitted_bottlenecks: 0\n"
-                              "  truncated_bottlenecks: unavailable\n"
+                              "  truncated_bottlenecks: unavailable\n  leads: unavailable\n"
                               "  retained_status: unavailable\n  retained: unavailable\n"
                               "  capabilities:\n"),
                   "%s", doc);

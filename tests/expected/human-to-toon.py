@@ -5,7 +5,9 @@ hand-written human report, through the reference TOON encoder.
     human-to-toon.py CAPTURE.jcap.txt EXPECTED.human > EXPECTED.toon
 
 The human reports in fixtures/expected/ are written by hand from the
-numbers each capture's comment computes.  This script re-reads those
+numbers each capture's comment computes; the lines under "look first:"
+from the leads the reference model (tests/reference/profile_ref.py)
+gives each capture, which the script checks against the totals.  This script re-reads those
 numbers (and the names, capabilities and budgets from the capture's own
 HELLO and FUNC lines), builds the jett.profile.v1 object (either mode) in
 DESIGN section 7's field order and encodes it with @toon-format/toon, so that
@@ -261,22 +263,28 @@ def top_self(line, entries, names):
 
 
 def time_line(line, totals):
-    """The time split repeats the totals as shares of the recorded
-    samples and the coalesced ticks (jett-profile(7)): checked, not
-    kept."""
+    """The time split repeats the totals: the wall and CPU time, then the
+    shares of the recorded samples and the coalesced ticks
+    (jett-profile(7)): checked, not kept."""
     n = totals["recorded_samples"]
     if n == "unavailable":
         assert line == "time: unavailable", line
         return
     coalesced = 0 if totals["coalesced_ticks"] == "unavailable" else totals["coalesced_ticks"]
     d = n + coalesced
+    head = "time: "
+    if totals["wall_ms"] != "unavailable":
+        head += "%d ms wall" % totals["wall_ms"]
+        if totals["process_cpu_ms"] != "unavailable":
+            head += ", %d ms CPU" % totals["process_cpu_ms"]
+        head += ": " if d else ", "
     if d == 0:
-        assert line == "time: no samples", line
+        assert line == head + "no samples", line
         return
 
     def share(v):
         return "%d.%02d%%" % divmod((v * 20000 + d) // (2 * d), 100)
-    want = "time: %s running Jett code, %s waiting, %s runtime" % (
+    want = head + "%s running Jett code, %s waiting, %s runtime" % (
         share(totals["attributed_samples"] + coalesced), share(totals["waiting_samples"]),
         share(totals["runtime_samples"]))
     if totals["unavailable_samples"]:
@@ -286,6 +294,67 @@ def time_line(line, totals):
         want += ", %d coalesced tick%s" % (coalesced, "" if coalesced == 1 else "s")
     want += ")"
     assert line == want, (line, want)
+
+
+def mem_summary(line, totals):
+    """A memory report's first line repeats the totals, sizes without
+    their exact counts: checked, not kept."""
+    t = totals
+    if t["allocated_bytes"] == "unavailable":
+        assert line == "memory: unavailable", line
+        return
+    n = t["allocation_count"]
+    want = "memory: %s allocated (%d allocation%s), " % (short_text(t["allocated_bytes"]), n,
+                                                         "" if n == 1 else "s")
+    if t["peak_live_bytes"] == "unavailable":
+        want += "live bytes unavailable"
+    else:
+        want += "%s live at peak, %s retained at exit" % (short_text(t["peak_live_bytes"]),
+                                                          short_text(t["retained_bytes"]))
+    assert line == want, (line, want)
+
+
+def short_text(n):
+    """A byte count as the report writes it without the exact count."""
+    if n < 1024:
+        return "%d byte%s" % (n, "" if n == 1 else "s")
+    for u, name in enumerate(UNITS):
+        d = 1024 ** (u + 1)
+        h = (n * 200 + d) // (2 * d)
+        if h < 102400 or u == 5:
+            return "%d.%02d %s" % (h // 100, h % 100, name)
+
+
+LEADS = {"busiest task": ("task", "task_samples", "every task's samples"),
+         "most waiting": ("waiting", "waiting_samples", "waiting samples"),
+         "most self time": ("self", "attributed_samples", "samples in Jett code"),
+         "largest holder": ("holder", "retained_bytes", "retained bytes"),
+         "most live at peak": ("peak", "peak_live_bytes", "peak live bytes"),
+         "most allocated": ("allocated", "attributed_allocated_bytes", "attributed bytes")}
+
+
+def lead_row(line, names, totals):
+    """A line under "look first:" (jett-profile(7), Leads): the share is
+    checked against the total it is of, where the totals hold it."""
+    m = re.fullmatch(r"  (" + "|".join(LEADS) + r")(?: (\d+))?  (.*?)  (.*?)  (\d+ samples?|"
+                     + SIZE + r"), ([\d.]+)% of "
+                     r"(.*?)(?:, (\d+ calls?))?(?:; the other tasks waited (\d+ samples?))?", line)
+    assert m, line
+    kind, of, words = LEADS[m.group(1)]
+    assert m.group(7) == words, line
+    assert (m.group(2) is not None) == (kind == "task"), line
+    name = unescape_human(m.group(3))
+    ns, fn = name.rsplit(".", 1) if kind == "holder" else split_name(name, names)
+    path, ln, col = split_loc(unescape_human(m.group(4)))
+    samples = kind in ("task", "waiting", "self")
+    value = count(m.group(5), "sample") if samples else size(m.group(5))
+    whole = totals.get(of)
+    if whole not in (None, "unavailable"):
+        assert "%d.%02d" % divmod((value * 20000 + whole) // (2 * whole), 100) == m.group(6), line
+    return {"kind": kind, "task": int(m.group(2)) if m.group(2) else "unavailable",
+            "namespace": ns, "name": fn, "path": path, "line": ln,
+            "column": col if col else "unavailable", "value": value,
+            "unit": "samples" if samples else "bytes", "percent": num(m.group(6)), "of": of}
 
 
 def wait_row(line, names):
@@ -301,21 +370,24 @@ def wait_row(line, names):
 def retained_row(line, names, pins):
     """One retained line (jett-profile(7), "Retained holders")."""
     na = "unavailable"
+    rest = {"holder": "<remainder>", "holder_path": na, "holder_line": na, "namespace": na,
+            "function": na, "path": na, "line": na}
     if line == "the rest unavailable":
-        return {"holder": "<remainder>", "namespace": na, "function": na, "path": na,
-                "line": na, "retained_bytes": na, "objects": na}
+        return dict(rest, retained_bytes=na, objects=na)
     m = re.fullmatch(r"(" + SHORT + r") in (\d+ more objects?)", line)
     if m:
-        return {"holder": "<remainder>", "namespace": na, "function": na, "path": na,
-                "line": na, "retained_bytes": short_size(m.group(1)),
-                "objects": count(m.group(2), "more object")}
+        return dict(rest, retained_bytes=short_size(m.group(1)),
+                    objects=count(m.group(2), "more object"))
     m = re.fullmatch(r"(" + SHORT + r") held by (no binding|(.*?) (?:\((.*)\)|\(no source\))): "
                      r"(\d+ objects?) created in (an unknown function|(.*?) (?:\((.*)\)|"
                      r"\(no source\)))", line)
     assert m, line
     holder = na if m.group(2) == "no binding" else unescape_human(m.group(3))
     objects = count(m.group(5), "object")
-    row = {"holder": holder, "namespace": na, "function": na, "path": na, "line": na}
+    row = {"holder": holder, "holder_path": na, "holder_line": na}
+    if m.group(4) is not None:
+        row["holder_path"], row["holder_line"], _ = split_loc(unescape_human(m.group(4)))
+    row.update({"namespace": na, "function": na, "path": na, "line": na})
     if m.group(6) != "an unknown function":
         fname = unescape_human(m.group(7))
         row["namespace"], row["function"] = split_name(fname, names)
@@ -355,7 +427,7 @@ def retained_section(lines, p, names, pins):
 
 def mem_header(lines, p):
     m = re.fullmatch(r"config: threshold ([\d.]+)%, limit (\d+), retention metadata budget "
-                     r"(" + SIZE + ")", lines[2])
+                     r"(" + SIZE + ")", lines[0])
     p["config"] = {"threshold_basis_points": round(float(m.group(1)) * 100),
                    "limit": int(m.group(2)), "retention_metadata_budget_bytes": size(m.group(3))}
     p["totals"] = {}
@@ -364,19 +436,27 @@ def mem_header(lines, p):
         p["totals"][key] = num(v) if key in ("allocation_count", "resize_count") else size(v)
 
 
-def status_lines(lines, p):
-    m = re.fullmatch(r"status: (\w+)(?: \((\w+)\))?, termination: (\w+)", lines[0])
+def status_line(line, p):
+    m = re.fullmatch(r"status: (\w+)(?: \((\w+)\))?, termination: (\w+)", line)
     p["status"] = m.group(1)
     if m.group(2):
         p["partial_reason"] = m.group(2)
     p["termination"] = m.group(3)
-    m = re.fullmatch(r"backend: (.*), coverage: (\w+)", lines[1])
+
+
+def footer(lines, p, cpu):
+    """The report's last lines, from the last "backend:" line: backend and
+    coverage, the configuration, the totals.  Returns where they start."""
+    b = max(i for i, l in enumerate(lines) if l.startswith("backend: "))
+    m = re.fullmatch(r"backend: (.*), coverage: (\w+)", lines[b])
     p["backend"], p["coverage"] = m.group(1), m.group(2)
+    (header if cpu else mem_header)(lines[b + 1:], p)
+    return b
 
 
 def header(lines, p):
     m = re.fullmatch(r"config: rate (\d+) Hz, threshold ([\d.]+)%, limit (\d+), "
-                     r"CPU metadata budget (" + SIZE + ")", lines[2])
+                     r"CPU metadata budget (" + SIZE + ")", lines[0])
     p["config"] = {"requested_rate_hz": int(m.group(1)),
                    "threshold_basis_points": round(float(m.group(2)) * 100),
                    "limit": int(m.group(3)), "cpu_metadata_budget_bytes": size(m.group(4))}
@@ -392,14 +472,21 @@ def profile(capture, human):
     lines = open(human, encoding="utf-8").read().rstrip("\n").split("\n")
     cpu = lines[0] == "CPU profile"
     p = {"schema": "jett.profile.v1", "mode": "cpu" if cpu else "memory"}
-    # a CPU report's second line is the time split, checked below
-    head = lines[2:] if cpu else lines[1:]
-    status_lines(head, p)
-    (header if cpu else mem_header)(head, p)
-    if cpu:
-        time_line(lines[1], p["totals"])
+    status_line(lines[2], p)
+    end = footer(lines, p, cpu)
+    # the second line, the time split or the memory summary, is checked
+    (time_line if cpu else mem_summary)(lines[1], p["totals"])
+    i = 4 if lines[3].startswith("collector errors: ") else 3
+    leads = []
+    if lines[i] == "look first: unavailable":
+        leads, i = "unavailable", i + 1
+    elif lines[i] == "look first:":
+        i += 1
+        while lines[i].startswith("  "):
+            leads.append(lead_row(lines[i], names, p["totals"]))
+            i += 1
     entries, counts, waits, section, waits_first = [], None, [], None, None
-    body = lines[18 if cpu else 12:]
+    body = lines[i:end]
     if not cpu:
         retained_section(body, p, names, pins)
         body = body[next(i for i, l in enumerate(body) if l.startswith("bottlenecks: ")):]
@@ -430,6 +517,7 @@ def profile(capture, human):
         assert waits_first == (t["waiting_samples"] >= t["attributed_samples"]), waits_first
     p["bottlenecks"] = entries
     p["eligible_bottlenecks"], p["emitted_bottlenecks"], p["truncated_bottlenecks"] = counts
+    p["leads"] = leads
     if cpu:
         p["waiting"] = "unavailable" if p["totals"]["waiting_samples"] == "unavailable" else waits
     else:  # the retained section comes after the bottleneck counts

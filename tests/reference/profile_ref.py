@@ -1068,6 +1068,17 @@ def func_key(ident):
     return (1,) if ident is None else (0, ident_key(ident))
 
 
+def holder_place(holder):
+    """jett-profile(7): holder_path and holder_line, the path of the
+    binding's source and the first line of its declaration, each
+    unavailable when unknown or without a holder."""
+    na = "unavailable"
+    if holder is None or holder[2] is None:
+        return na, na
+    src, decl = holder[4], holder[3]
+    return src.path.decode(), na if decl is None else src.line_of(decl[0]) + 1
+
+
 def retained_rows(m):
     """The rows grouped by holder and creation-site function (rows of one
     group add up), by retained bytes descending then holder then function;
@@ -1083,15 +1094,16 @@ def retained_rows(m):
     rows = sorted(groups.values(), key=lambda g: (-g[2], holder_key(g[0]), func_key(g[1])))[:10]
     na, out = "unavailable", []
     for holder, ident, nbytes, objects in rows:
-        row = {"holder": na if holder is None else (holder[0] + b"." + holder[1]).decode(),
-               "namespace": na, "function": na, "path": na, "line": na}
+        row = {"holder": na if holder is None else (holder[0] + b"." + holder[1]).decode()}
+        row["holder_path"], row["holder_line"] = holder_place(holder)
+        row.update({"namespace": na, "function": na, "path": na, "line": na})
         if ident is not None:
             head = entry_head(m, 0, ident)
             row.update({k: head[k] for k in ("namespace", "function", "path", "line")})
         row.update({"retained_bytes": nbytes, "objects": objects})
         out.append(row)
-    rest = {"holder": "<remainder>", "namespace": na, "function": na, "path": na, "line": na,
-            "retained_bytes": na, "objects": na}
+    rest = {"holder": "<remainder>", "holder_path": na, "holder_line": na, "namespace": na,
+            "function": na, "path": na, "line": na, "retained_bytes": na, "objects": na}
     if m.mem_limited:
         return out + [rest]
     left_bytes = m.mem["live"] - sum(r["retained_bytes"] for r in out)
@@ -1100,6 +1112,100 @@ def retained_rows(m):
         rest.update({"retained_bytes": left_bytes, "objects": left_objects})
         out.append(rest)
     return out
+
+
+def lead(kind, task, ns, name, place, value, whole, of):
+    """One row of leads: the place is (path, line, column); the percent is
+    of `whole`, rounded as every percentage."""
+    return {"kind": kind, "task": task, "namespace": ns, "name": name, "path": place[0],
+            "line": place[1], "column": place[2], "value": value,
+            "unit": "samples" if kind in ("task", "waiting", "self") else "bytes",
+            "percent": pct_value(hundredths(value, whole)), "of": of}
+
+
+def entry_place(e):
+    """Where an entry points: its first hot line, else the first line of
+    its declaration with column unavailable."""
+    if e["hot_lines"]:
+        h = e["hot_lines"][0]
+        return h["path"], h["line"], h["column"]
+    return e["path"], e["line"], "unavailable"
+
+
+def cpu_leads(m, p):
+    """jett-profile(7), Leads, CPU: task, else waiting; then self."""
+    out, na = [], "unavailable"
+    tasks = p.get("tasks", [])
+    every = sum(t["samples"] for t in m.tasks) if m.tasks_on else 0
+    if m.tasks_on and len(m.tasks) >= 2 and tasks and tasks[0]["samples"] * 2 > every:
+        t = tasks[0]
+        out.append(lead("task", t["task"], t["namespace"], t["function"],
+                        (t["path"], t["line"], na), t["samples"], every, "task_samples"))
+    elif p["waiting"] and p["totals"]["waiting_samples"] >= p["totals"]["attributed_samples"]:
+        w = p["waiting"][0]
+        out.append(lead("waiting", na, w["namespace"], w["function"],
+                        (w["path"], w["line"], w["column"]), w["samples"],
+                        p["totals"]["waiting_samples"], "waiting_samples"))
+    best = None
+    for e in p["bottlenecks"]:  # in rank order: the first among equals
+        if e["self_samples"] > 0 and (best is None or e["self_samples"] > best["self_samples"]):
+            best = e
+    if best is not None:
+        out.append(lead("self", na, best["namespace"], best["function"], entry_place(best),
+                        best["self_samples"], p["totals"]["attributed_samples"],
+                        "attributed_samples"))
+    return out
+
+
+def holder_lead(m, p):
+    """The holder whose rows, all of them, hold the most bytes at exit;
+    ties in holder order; no holder is never a lead."""
+    if p["retained_status"] == "unavailable" or m.mem_limited:
+        return None
+    sums = {}
+    for holder, _, nbytes, _ in m.walk_rows:
+        if holder is not None:
+            s = sums.setdefault(holder[:4], [holder, 0])
+            s[1] += nbytes
+    if not sums:
+        return None
+    holder, nbytes = min(sums.values(), key=lambda s: (-s[1], holder_key(s[0])))
+    if nbytes == 0:
+        return None
+    path, line = holder_place(holder)
+    return lead("holder", "unavailable", holder[0].decode(), holder[1].decode(),
+                (path, line, "unavailable"), nbytes, m.mem["live"], "retained_bytes")
+
+
+def mem_leads(m, p):
+    """jett-profile(7), Leads, memory: holder, peak, allocated."""
+    out, na, t = [], "unavailable", p["totals"]
+    h = holder_lead(m, p)
+    if h:
+        out.append(h)
+    peak, kept = t["peak_live_bytes"], t["retained_bytes"]
+    thr = int(m.hello["threshold_bp"])
+    if peak != na and peak > 0 and (h is None or (peak - kept) * 10000 >= thr * peak):
+        at_peak = [(i, v) for i, v in m.peak_snapshot.items() if v > 0 and i in m.sites]
+        if at_peak:
+            ident, v = min(at_peak, key=lambda iv: (-iv[1], ident_key(iv[0])))
+            head = entry_head(m, 0, ident)
+            out.append(lead("peak", na, head["namespace"], head["function"],
+                            (head["path"], head["line"], na), v, peak, "peak_live_bytes"))
+    if p["bottlenecks"] and p["bottlenecks"][0]["allocated_bytes"] > 0:
+        e = p["bottlenecks"][0]
+        out.append(lead("allocated", na, e["namespace"], e["function"], entry_place(e),
+                        e["allocated_bytes"], t["attributed_allocated_bytes"],
+                        "attributed_allocated_bytes"))
+    return out
+
+
+def leads(m, p, reason):
+    """jett-profile(7), Leads: unavailable where a budget may have left
+    the place out."""
+    if reason in ("cpu_metadata_limit", "stack_capture_limit", "retention_metadata_limit"):
+        return "unavailable"
+    return (cpu_leads if m.mode == "cpu" else mem_leads)(m, p)
 
 
 def profile(m):
@@ -1114,6 +1220,7 @@ def profile(m):
     p["bottlenecks"] = entries
     p["eligible_bottlenecks"], p["emitted_bottlenecks"] = n, len(entries)
     p["truncated_bottlenecks"] = n - len(entries)
+    p["leads"] = None  # its place in the field order; filled from the rows below
     if m.mode == "cpu":
         p["waiting"] = waiting_rows(m)
     elif not m.walk_closed:  # no walk in the capture
@@ -1123,6 +1230,7 @@ def profile(m):
         p["retained"] = retained_rows(m)
     if m.tasks_on:
         p["tasks"] = task_rows(m)
+    p["leads"] = leads(m, p, reason)
     p["capabilities"] = {c: c in m.caps for c in CAPS}
     return {"profile": p}
 

@@ -266,10 +266,15 @@ def capture(seed):
         out.append("  TASK task=%d func=%d spawn_func=%s site=%s"
                    % (t, r.randrange(len(funcs)), "-" if spawn is None else spawn, site))
 
+    # now and then one task has most events: the busy task of a pipeline
+    busy = r.randint(1, n_tasks) if tasks and r.random() < 0.3 else None
+
     def task():
         """An event's task: one described, none, or (without tasks) any."""
         if r.random() < 0.15:
             return "-"
+        if busy is not None and r.random() < 0.7:
+            return str(busy)
         return str(r.randint(1, n_tasks)) if tasks else str(r.randint(1, 3))
     depth, stack_path_funcs, used_sites = [], [], set()
 
@@ -305,9 +310,12 @@ def capture(seed):
     stack_funcs = [int(l.split("func=")[1].split()[0]) for l in out if l.startswith("  STACK")]
     seq = 0
     if mode == "cpu":
+        # a quarter of the runs mostly wait
+        states = ["jett"] * 6 + ["runtime", "waiting", "unavailable"] if r.random() < 0.75 \
+            else ["jett"] * 2 + ["waiting"] * 6 + ["runtime", "unavailable"]
         for _ in range(r.randint(0, 120)):
             seq += 1
-            state = r.choice(["jett"] * 6 + ["runtime", "waiting", "unavailable"])
+            state = r.choice(states)
             # waiting samples may keep their stack (a truncated one too)
             stack = r.randrange(len(depth)) if state == "jett" or \
                 (state == "waiting" and r.random() < 0.6) else None
