@@ -12,7 +12,8 @@ from their documented costs (agg.h, jett-profile(7)); the stack-table
 budget is not (the random captures stay far below it).  Only valid
 captures are modelled: a collector error is out of scope, but for the
 one jett-profile(7) defines for valid events: a byte total past
-2^64 - 1 (Python's integers never wrap)."""
+2^64 - 1 (Python's integers never wrap), and a capture cut short,
+whose dump ends before FINISH (jett-profile(7), Status)."""
 import json, os, re, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -762,7 +763,9 @@ def chain_text(chain):
 
 def status(m):
     f = m.finish
-    if f["collector_failure"] == "true" or (m.mode == "memory" and m.overflow):
+    # jett-profile(7), Status: a stream without FINISH breaks a rule of
+    # jett-capture(5), a collector failure
+    if f is None or f["collector_failure"] == "true" or (m.mode == "memory" and m.overflow):
         return "partial", "collector_failure"
     if f["termination"] == "interrupted":
         return "partial", "interrupted"
@@ -900,20 +903,27 @@ def mem_sugg(e, ident, thr, den):
 
 
 def cpu_profile(m, p, st):
-    f, c, h = m.finish, m.cpu, m.hello
+    c, h = m.cpu, m.hello
+    # jett-profile(7), Status: "without FINISH the termination, the tick
+    # counts and the durations are unavailable" (and the rate, of a wall
+    # time unknown)
+    na = "unavailable"
+    f = m.finish or {"requested": na, "coalesced": na, "dropped": na, "wall_ns": 0,
+                     "cpu_ns": None}
     wall = int(f["wall_ns"])
+    tick = lambda k: na if f[k] == na else int(f[k])
     p["config"] = {"requested_rate_hz": int(h["rate_hz"]),
                    "threshold_basis_points": int(h["threshold_bp"]), "limit": int(h["limit"]),
                    "cpu_metadata_budget_bytes": m.budget_cpu}
     p["totals"] = {
-        "requested_ticks": int(f["requested"]), "recorded_samples": c["recorded"],
+        "requested_ticks": tick("requested"), "recorded_samples": c["recorded"],
         "attributed_samples": c["attributed"], "runtime_samples": c["runtime"],
         "waiting_samples": c["waiting"], "unavailable_samples": c["unavailable"],
-        "coalesced_ticks": int(f["coalesced"]), "dropped_ticks": int(f["dropped"]),
+        "coalesced_ticks": tick("coalesced"), "dropped_ticks": tick("dropped"),
         "truncated_stacks": c["truncated"],
         "observed_rate_hz": pct_value(div_round(c["recorded"] * 10**11, wall)) if wall else
         "unavailable",
-        "wall_ms": div_round(wall, 10**6),
+        "wall_ms": div_round(wall, 10**6) if m.finish else na,
         "process_cpu_ms": "unavailable" if f["cpu_ns"] is None else div_round(int(f["cpu_ns"]), 10**6)}
     den, thr = c["attributed"], int(h["threshold_bp"])
     elig = [i for i, b in m.fn.items() if den and b[0] * 10000 >= thr * den]
@@ -998,15 +1008,23 @@ def origin_name(m, ident):
     return "unavailable" if ident[2] is None else ["project", "dependency", "stdlib"][ident[2][0]]
 
 
+def retained_known(m):
+    """jett-profile(7), Status: retained values need every allocation
+    tracked and the run's exit, which FINISH marks; a stream cut short
+    keeps freed, peak and live-at-peak bytes, those of the events read."""
+    return not m.mem_limited and m.finish is not None
+
+
 def mem_profile(m, p, st):
     h, x, lim = m.hello, m.mem, m.mem_limited
+    kept = retained_known(m)
     p["config"] = {"threshold_basis_points": int(h["threshold_bp"]), "limit": int(h["limit"]),
                    "retention_metadata_budget_bytes": m.budget_ret}
     na = "unavailable"
     p["totals"] = {"allocation_count": x["count"], "resize_count": x["resizes"],
                    "allocated_bytes": x["allocated"], "freed_bytes": na if lim else x["freed"],
                    "peak_live_bytes": na if lim else x["peak"],
-                   "retained_bytes": na if lim else x["live"],
+                   "retained_bytes": x["live"] if kept else na,
                    "attributed_allocated_bytes": x["attributed"]}
     den, thr = x["attributed"], int(h["threshold_bp"])
     elig = [i for i, s in m.sites.items() if den and s["allocated"] * 10000 >= thr * den]
@@ -1018,7 +1036,7 @@ def mem_profile(m, p, st):
         e.update({"allocation_count": s["count"], "allocated_bytes": s["allocated"],
                   "allocation_percent": pct_value(hundredths(s["allocated"], den)),
                   "freed_bytes": na if lim else s["freed"],
-                  "retained_bytes": na if lim else s["live"],
+                  "retained_bytes": s["live"] if kept else na,
                   "live_at_peak_bytes": na if lim else m.peak_snapshot.get(ident, 0),
                   "resize_count": s["resizes"], "origin": origin_name(m, ident),
                   "hot_lines": line_rows(m, ident),
@@ -1049,7 +1067,7 @@ def task_rows(m):
             row.update({"samples": t["samples"], "waiting_samples": t["waiting"]})
         else:
             row.update({"allocated_bytes": t["allocated"],
-                        "retained_bytes": "unavailable" if m.mem_limited else t["live"]})
+                        "retained_bytes": t["live"] if retained_known(m) else "unavailable"})
         out.append(row)
     return out
 
@@ -1092,7 +1110,7 @@ def retained_rows(m):
         out.append(row)
     rest = {"holder": "<remainder>", "namespace": na, "function": na, "path": na, "line": na,
             "retained_bytes": na, "objects": na}
-    if m.mem_limited:
+    if not retained_known(m):
         return out + [rest]
     left_bytes = m.mem["live"] - sum(r["retained_bytes"] for r in out)
     left_objects = len(m.live) - sum(r["objects"] for r in out)
@@ -1107,7 +1125,7 @@ def profile(m):
     p = {"schema": "jett.profile.v1", "mode": m.mode, "status": st}
     if reason:
         p["partial_reason"] = reason
-    p["termination"] = m.finish["termination"]
+    p["termination"] = m.finish["termination"] if m.finish else "unavailable"
     p["backend"] = m.hello["backend"].decode()
     p["coverage"] = "jett_runtime_threads" if m.mode == "cpu" else "jett_heap"
     entries, n = (cpu_profile if m.mode == "cpu" else mem_profile)(m, p, st)
@@ -1116,7 +1134,9 @@ def profile(m):
     p["truncated_bottlenecks"] = n - len(entries)
     if m.mode == "cpu":
         p["waiting"] = waiting_rows(m)
-    elif not m.walk_closed:  # no walk in the capture
+    elif not m.walk_closed or m.finish is None:
+        # no walk in the capture, or none that the run's exit closed
+        # (jett-profile(7), Retained holders)
         p["retained_status"], p["retained"] = "unavailable", "unavailable"
     else:
         p["retained_status"] = "partial" if m.walk_cut or m.walk_refused else "complete"

@@ -402,5 +402,15 @@ def capture(seed):
     return "\n".join(out) + "\n"
 
 
+def cut(seed):
+    """Whether the packed capture of `seed` is cut short, as `head -c`
+    cuts one (jett-profile(7), Status: a stream without FINISH): None, or
+    where to cut it, as a fraction of the bytes from the end of its HELLO
+    frame to the start of its FINISH frame (0 keeps HELLO alone; a cut
+    may fall inside a frame).  One capture in eight."""
+    r = random.Random("cut %d" % seed)
+    return r.random() if r.random() < 0.125 else None
+
+
 if __name__ == "__main__":
     sys.stdout.write(capture(int(sys.argv[1])))
