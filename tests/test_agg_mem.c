@@ -125,6 +125,69 @@ START_TEST(churn_peak_and_sites)
 }
 END_TEST
 
+/* The stream cut short after churn event 7, with no FINISH: the run's
+ * exit is unknown, so retained bytes are unavailable, while freed, peak
+ * and live-at-peak bytes are those of the seven events read (jett-profile(7),
+ * Status).  By hand from the table above: live after event 7 is 420, a
+ * peak; totals 4 allocations, 2 resizes, allocated 100+0+50+200+400 =
+ * 750, freed 30+300 = 330, peak 420, attributed 750.  make: 3
+ * allocations, 500 bytes (66.67%), freed 300, at the peak 0+400 = 400;
+ * grow: 200 bytes (26.67%), 2 resizes, freed 0, at the peak 0; main: 1
+ * allocation, 50 bytes (6.67%), freed 30, at the peak 20.  The status
+ * is partial (collector_failure: no FINISH), so no suggestion; the
+ * human report says retained bytes are unavailable and has no "retained
+ * at exit" line; the TOON writes unavailable beside the numbers. */
+START_TEST(cut_short_keeps_what_was_read)
+{
+    struct ev e = setup(AGG_RETENTION_BUDGET_MAX);
+    feed_churn(&e, 0, 7);
+    agg_end(e.a);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_int_eq(r.status, AGG_PARTIAL);
+    ck_assert_int_eq(r.reason, AGG_REASON_COLLECTOR_FAILURE);
+    ck_assert_str_eq(r.termination, "unavailable");
+    ck_assert_uint_eq(r.mem.allocation_count, 4);
+    ck_assert_uint_eq(r.mem.resize_count, 2);
+    ck_assert_uint_eq(r.mem.allocated_bytes, 750);
+    ck_assert_uint_eq(r.mem.freed_bytes, 330);
+    ck_assert_uint_eq(r.mem.peak_live_bytes, 420);
+    ck_assert(!r.mem.live_unavailable);
+    ck_assert(r.mem.retained_unavailable);
+    ck_assert_uint_eq(r.mem.retained_bytes, RANK_NA);
+    ck_assert_uint_eq(r.n_entries, 3);
+    check_site(&r.entries[0], "make", 3, 500, 6667, 300, RANK_NA, 400, 0);
+    check_site(&r.entries[1], "grow", 0, 200, 2667, 0, RANK_NA, 0, 2);
+    check_site(&r.entries[2], "main", 1, 50, 667, 30, RANK_NA, 20, 0);
+    for (size_t i = 0; i < r.n_entries; i++) {
+        ck_assert(!r.entries[i].live_unavailable);
+        ck_assert(r.entries[i].retained_unavailable);
+        ck_assert_uint_eq(r.entries[i].n_suggestions, 0);
+    }
+    char *out, err[128];
+    size_t len;
+    ck_assert_int_eq(render_toon(&r, &out, &len, err, sizeof err), 0);
+    ck_assert_msg(strstr(out, "\n    freed_bytes: 330\n"
+                              "    peak_live_bytes: 420\n"
+                              "    retained_bytes: unavailable\n"),
+                  "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "\n      freed_bytes: 300\n"
+                                      "      retained_bytes: unavailable\n"
+                                      "      live_at_peak_bytes: 400\n"));
+    free(out);
+    ck_assert_int_eq(render_human(&r, &out, &len), 0);
+    ck_assert_msg(strstr(out, "\n  peak live bytes       420\n"
+                              "  retained bytes        unavailable\n"),
+                  "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "freed 300 bytes, retained unavailable, live at peak 400 "
+                                      "bytes, resizes 0\n"));
+    ck_assert_ptr_null(strstr(out, "retained at exit"));
+    free(out);
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
 /* Ids: a reused id, a free of an unknown or retired id, a resize of a
  * retired one, a size the record contradicts and a malformed operation
  * are collector errors, counted and never guessed:
@@ -771,6 +834,7 @@ Suite *agg_mem_suite(void)
     Suite *s = suite_create("agg_mem");
     TCase *t = tcase_create("memory");
     tcase_add_test(t, churn_peak_and_sites);
+    tcase_add_test(t, cut_short_keeps_what_was_read);
     tcase_add_test(t, recursive_chain_to_outermost);
     tcase_add_test(t, id_errors);
     tcase_add_test(t, retention_budget);

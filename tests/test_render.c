@@ -259,8 +259,8 @@ START_TEST(human_sizes)
     r.coverage = "jett_heap";
     r.collector_error = "";
     r.retention_budget = 1536;
-    r.mem =
-        (struct rank_mem_totals){1, 1, 1023, 1024, 1048575, 4083292014u, UINT64_MAX, false, false};
+    r.mem = (struct rank_mem_totals){1,           1,          1023,  1024,  1048575,
+                                     4083292014u, UINT64_MAX, false, false, false};
     char *h;
     size_t n;
     ck_assert_int_eq(render_human(&r, &h, &n), 0);
