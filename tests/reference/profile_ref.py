@@ -267,7 +267,10 @@ class Model:
         # the CALLS records: calls by identity and by (identity, site start)
         self.have_calls, self.fn_calls, self.site_calls = False, {}, {}
         self.mem = dict(count=0, resizes=0, allocated=0, freed=0, attributed=0, live=0, peak=0)
-        self.sites, self.live, self.mem_limited = {}, {}, False
+        # mem_limited: no allocation is tracked any more; detail_full: the
+        # buckets alone filled the retention budget (jett-profile(7),
+        # Budgets)
+        self.sites, self.live, self.mem_limited, self.detail_full = {}, {}, False, False
         # jett-profile(7): allocation lines, (ident, start) -> [bytes,
         # allocations, end], 32 bytes each plus their index, sized as the
         # hot-line index (16 slots, doubling at half full, both held
@@ -282,7 +285,7 @@ class Model:
         self.rec = Records(self, self.tasks_on)
         self.wide_cap, self.wide = 0, set()  # ids whose size is kept whole
         self.overflow = False                # an event refused: total past 2^64 - 1
-        self.max_id, self.watermark, self.peak_snapshot = None, None, {}
+        self.max_id, self.peak_snapshot = None, {}
         self.walk_rows, self.walk_closed, self.walk_cut, self.walk_refused = [], False, False, False
 
     def rec_source(self, f):
@@ -510,10 +513,38 @@ class Model:
         return (self.used + self.rec.bytes() + self.wide_cap * 16 + self.line_cap * 8 + n <=
                 self.budget_ret)
 
+    def room(self, n):
+        """jett-profile(7), Budgets: "the buckets come first": the first
+        time n more bytes do not fit, every live-allocation record is
+        released and the room is asked again."""
+        if self.mem_fits(n):
+            return True
+        self.release()
+        return self.mem_fits(n)
+
+    def release(self):
+        """"Every live-allocation record is released, the room they held
+        goes back to the buckets"; "from then on no allocation is
+        tracked"."""
+        self.mem_limited = True
+        self.live = {}
+        self.rec = Records(self, self.tasks_on)
+        self.wide, self.wide_cap = set(), 0
+
+    def detail_room(self, n):
+        """Room for a bucket, a line or the index's growth: "only when the
+        buckets, lines and index alone fill the budget [...] is one
+        refused.  From the first that does not fit on, no bucket or
+        allocation line is made"."""
+        if self.detail_full or not self.room(n):
+            self.detail_full = True
+            return False
+        return True
+
     def line(self, ident, sp, n, create):
         """Allocation pressure at the leaf statement, when the leaf has a
-        source and the span lies in it; a line that does not fit limits
-        the profile as a site bucket does."""
+        source and the span lies in it; a line and the growth of its
+        index take room as a bucket does."""
         if ident is None or sp is None or ident[2] is None:
             return
         src = source_of(self, ident)
@@ -525,8 +556,7 @@ class Model:
             after = 16 if self.line_cap == 0 else (self.line_cap * 2 if (k + 1) * 2 > self.line_cap
                                                     else self.line_cap)
             extra = 32 + (after * 8 if after != self.line_cap else 0)
-            if self.mem_limited or not self.mem_fits(extra):
-                self.mem_limited = True
+            if not self.detail_room(extra):
                 return
             self.used += 32
             self.line_cap = after
@@ -555,11 +585,6 @@ class Model:
             return False
         return True
 
-    def untrack(self, aid):
-        if self.watermark is None or aid < self.watermark:
-            self.watermark = aid
-        self.mem_limited = True
-
     def drop_record(self, aid):
         del self.live[aid]
         self.rec.drop(aid)
@@ -568,8 +593,7 @@ class Model:
         if ident is None:
             return None
         if ident not in self.sites:
-            if self.mem_limited or not self.mem_fits(56):
-                self.mem_limited = True
+            if not self.detail_room(56):
                 return None
             self.used += 56
             self.sites[ident] = dict(count=0, allocated=0, resizes=0, freed=0, live=0)
@@ -579,8 +603,7 @@ class Model:
         if chain is None:
             return
         if chain not in self.chain:
-            if self.mem_limited or not self.mem_fits(8):
-                self.mem_limited = True
+            if not self.detail_room(8):
                 return
             self.used += 8
             self.chain[chain] = 0
@@ -676,7 +699,8 @@ class Model:
         elif kept:
             kept = self.track(aid, size, ident)
         if not kept:
-            self.untrack(aid)
+            # the record of a new allocation did not fit
+            self.release()
             return
         self.live_change(ident, size)
 
@@ -691,14 +715,14 @@ class Model:
             s = self.site(ident)
             if s:
                 s["resizes"] += 1
+        # a free or resize is taken as its event says once the records are
+        # released (and, in a valid capture, names a live allocation)
         if aid not in self.live:
             return
         creator = self.live[aid][1]
         if new >= WIDE and not self.wide_room(aid):
-            # no room for the whole size: the allocation stops being tracked
-            self.wide.discard(aid)
-            self.drop_record(aid)
-            self.untrack(aid)
+            # no room for the whole size: the records are released
+            self.release()
             return
         if new < WIDE:
             self.wide.discard(aid)
