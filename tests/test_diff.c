@@ -1053,17 +1053,18 @@ START_TEST(partial_base_by_hand)
 }
 END_TEST
 
-/* mem-budget against diff-mem-part-new: mem-budget's retention budget ran
- * out before main's site bucket was made, so it lacks main (30 bytes in
- * its collapsed export) and its freed, peak, retained and live-at-peak
- * bytes are unavailable.  make, which it holds: allocated 170 -> 340,
- * +170, x2, significant; retained and live-at-peak unavailable -> 340.
- * main: not comparable.  Totals: 4 -> 2 allocations, 200 -> 370 bytes
- * (x1.85), freed, peak and retained unavailable -> 0, 370, 370. */
+/* mem-buckets-full against diff-mem-part-new: mem-buckets-full's buckets
+ * alone filled its retention budget before main's site bucket was made,
+ * so it lacks main (30 bytes in its collapsed export) and its freed,
+ * peak, retained and live-at-peak bytes are unavailable.  make, which it holds: allocated 170 ->
+ * 340, +170, x2, significant; retained and live-at-peak unavailable -> 340. main: not comparable.
+ * Totals: 4 -> 2 allocations, 200 -> 370 bytes (x1.85), freed, peak and retained unavailable -> 0,
+ * 370, 370. */
 START_TEST(partial_memory_by_hand)
 {
-    assert_collapsed("mem-budget", "app.main 30\napp.main;app.make 170\n");
-    char *out = run_diff("fixtures/mem-budget.jcap", "fixtures/diff-mem-part-new.jcap", true, 0);
+    assert_collapsed("mem-buckets-full", "app.main 30\napp.main;app.make 170\n");
+    char *out =
+        run_diff("fixtures/mem-buckets-full.jcap", "fixtures/diff-mem-part-new.jcap", true, 0);
     ck_assert_msg(
         strstr(out, "  base:\n    status: partial\n    partial_reason: retention_metadata_limit\n"
                     "    attributed_allocated_bytes: 200\n") &&
@@ -1081,8 +1082,8 @@ START_TEST(partial_memory_by_hand)
         "%s", out);
     assert_canonical(out);
     free(out);
-    out =
-        squeeze(run_diff("fixtures/mem-budget.jcap", "fixtures/diff-mem-part-new.jcap", false, 0));
+    out = squeeze(
+        run_diff("fixtures/mem-buckets-full.jcap", "fixtures/diff-mem-part-new.jcap", false, 0));
     ck_assert_msg(strstr(out, "BASE is partial (retention_metadata_limit): a function missing from "
                               "it is not comparable.\n") &&
                       strstr(out,

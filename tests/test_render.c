@@ -44,6 +44,7 @@ static const struct {
     {"mem-unfolded", "mem-folds", NULL, NULL}, /* the same events unfolded: the same bytes */
     {"mem-retained", "mem-retained", NULL, NULL},
     {"mem-budget", "mem-budget", NULL, NULL},
+    {"mem-buckets-full", "mem-buckets-full", NULL, NULL},
     {"mem-workers", "mem-workers", NULL, NULL},
     {"mem-empty", "mem-empty", NULL, NULL},
     {"mem-holders", "mem-holders", NULL, NULL},
