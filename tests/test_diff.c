@@ -1240,11 +1240,12 @@ START_TEST(partial_cpu_runs)
 }
 END_TEST
 
-/* Real runs, the partial side's retention budget shrunk to 4096 bytes:
- * hold() keeps 3000 strings live, more than the window of recent ids
- * holds and than the table of older ones can take, so the profile is
- * partial and no site bucket is made after that, for later() and
- * after(), which allocate afterwards. */
+/* Real runs, the partial side's retention budget shrunk to 300 bytes,
+ * which the buckets alone fill (jett-profile(7), Budgets): hold()'s
+ * site, chain and two allocation lines with their index take 56 + 8 +
+ * 2 x 32 + 128 = 256 bytes, so later() and after(), which allocate
+ * afterwards, get no site bucket (56 more).  (With a budget the live
+ * records fill, every function keeps its bucket.) */
 START_TEST(partial_memory_runs)
 {
     static const char prog[] = "namespace mem\n"
@@ -1275,7 +1276,7 @@ START_TEST(partial_memory_runs)
                                "}\n";
     char *p = tu_program("mem.jett", prog);
     char *small =
-        budget_run(p, "--profile-memory", "small.jcap", "JETT_TEST_RETENTION_BUDGET", "4096");
+        budget_run(p, "--profile-memory", "small.jcap", "JETT_TEST_RETENTION_BUDGET", "300");
     char *whole = budget_run(p, "--profile-memory", "whole.jcap", NULL, NULL);
     check_partial_side(small, whole, false, "retention_metadata_limit");
     check_partial_side(whole, small, true, "retention_metadata_limit");
