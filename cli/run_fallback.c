@@ -43,7 +43,7 @@ static void report_of(const struct run_fallback *f, struct rank_report *r)
     cpu_totals(&r->cpu, cpu ? f->fin : NULL, f->capabilities);
     memset(&r->mem, 0xff, sizeof r->mem);
     /* byte counts say unavailable by flags (any u64 is a byte count) */
-    r->mem.live_unavailable = r->mem.allocated_unavailable = true;
+    r->mem.live_unavailable = r->mem.retained_unavailable = r->mem.allocated_unavailable = true;
     /* none emitted; how many were eligible is unknown */
     r->eligible = RANK_NA, r->emitted = 0, r->truncated = RANK_NA;
     /* with task attribution the tasks field is there, unknown */

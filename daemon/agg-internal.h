@@ -227,8 +227,11 @@ struct agg_fold_pending {
 struct agg_mem {
     uint64_t allocation_count, resize_count, free_count, allocated_bytes, freed_bytes, attributed;
     uint64_t live, peak, events, peak_event;
-    uint64_t max_id, watermark;
-    bool have_id, limited;
+    uint64_t max_id;
+    /* limited: no allocation is tracked (the records were released for
+     * the buckets); full: the buckets alone filled the budget, and no
+     * more are made (jett-profile(7), Budgets) */
+    bool have_id, limited, full;
     uint32_t line_head; /* first allocation line, AGG_NONE */
     size_t warm_bytes;  /* runs prefetch past this (agg_prefetch_above) */
     /* the allocation lines of recent spans, by a hash of (function,

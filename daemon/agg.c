@@ -17,7 +17,6 @@ struct agg *agg_new(void)
     a->chains.elem = sizeof(struct agg_chain);
     a->cfg = (struct wire_config){
         1000, 500, 10, AGG_CPU_BUDGET_MAX, AGG_RETENTION_BUDGET_MAX, AGG_STACK_BUDGET_MAX};
-    a->mem.watermark = UINT64_MAX; /* no untracked allocation yet */
     a->mem.line_head = AGG_NONE;
     a->mem.warm_bytes = AGG_MEM_WARM_BYTES;
     for (size_t i = 0; i < AGG_LINE_SEEN; i++)

@@ -51,11 +51,19 @@
  *     With task attribution each window and table slot has beside it the
  *     word of the task (and export pair) that created the allocation: 8
  *     bytes more a slot, charged with it.
- *     An allocation that does not fit is not tracked: the profile is
- *     `partial` / `retention_metadata_limit`, freed, live, peak, retained
- *     and live-at-peak bytes become unavailable, counts and allocated
- *     bytes stay exact, and frees or resizes of ids at or above the first
- *     untracked one are expected (below it, an unknown id is an error).
+ *     The buckets come first: the records serve only the live values,
+ *     which one untracked allocation makes unavailable.  The first time
+ *     anything does not fit (a bucket, a line or its index's growth, a
+ *     record, the table room a window slide or the full-size room a
+ *     record needs; a window that cannot double is no refusal), every
+ *     record is released and what did not fit is tried again in their
+ *     room.  The profile is then `partial` / `retention_metadata_limit`:
+ *     no allocation is tracked, freed, live, peak, retained and
+ *     live-at-peak bytes are unavailable, counts and allocated bytes stay
+ *     exact by function, chain and line, and a free or resize of any id
+ *     an allocate gave is taken as it comes (above them, it is an error).
+ *     Only when the buckets alone fill the budget is one refused, and
+ *     every later one with it.
  *
  *   The walk's RETAINED records are carved from the same arena
  *   (AGG_COST_RETAINED bytes, the holder's names and AGG_COST_RETAINED_ROW

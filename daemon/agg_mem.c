@@ -42,13 +42,36 @@ void agg_mem_start(struct agg *a)
     a->mem.limit = (struct live_limit){track_fits, a, a->cfg.retention_budget};
 }
 
-/* Arena bytes for a bucket, or AGG_NONE (and the limit) past the budget. */
+/* The budget refused room (jett-profile(7), Budgets): no allocation is
+ * tracked from now on, so freed, peak and retained bytes are unknown
+ * whatever the records hold, and the records, which served nothing
+ * else, are released for the buckets.  Frees and resizes are then taken
+ * as their events say (lookup_missed). */
+static void mem_untrack(struct agg *a)
+{
+    a->mem.limited = true;
+    live_track_free(&a->mem.track);
+}
+
+/* Whether `n` more bytes of buckets, lines or their index fit: the
+ * buckets come first, so the first time they do not, the live records
+ * make room for them; past that, the first refusal stops every later
+ * bucket (a->mem.full), as in CPU mode. */
+static bool mem_room(struct agg *a, size_t n)
+{
+    if (a->mem.full)
+        return false;
+    if (agg_mem_bytes(a) + n > a->cfg.retention_budget)
+        mem_untrack(a);
+    a->mem.full = agg_mem_bytes(a) + n > a->cfg.retention_budget;
+    return !a->mem.full;
+}
+
+/* Arena bytes for a bucket, or AGG_NONE past the budget. */
 static uint32_t mem_take(struct agg *a, size_t n)
 {
-    if (agg_mem_bytes(a) + n > a->cfg.retention_budget) {
-        a->mem.limited = true;
+    if (!mem_room(a, n))
         return AGG_NONE;
-    }
     return agg_arena_take(a, a->cfg.retention_budget, n, "ALLOC");
 }
 
@@ -56,7 +79,7 @@ static uint32_t mem_take(struct agg *a, size_t n)
 static struct agg_siteb *site_bucket(struct agg *a, uint32_t ident)
 {
     struct agg_ident *d = agg_ident_at(a, ident);
-    if (d->bucket == AGG_NONE && !a->mem.limited)
+    if (d->bucket == AGG_NONE && !a->mem.full)
         d->bucket = mem_take(a, sizeof(struct agg_siteb));
     return d->bucket == AGG_NONE ? NULL : agg_bucket_at(a, d->bucket);
 }
@@ -101,7 +124,7 @@ static const struct agg_node *outermost_of(const struct agg *a, const struct agg
 static bool new_chain_bucket(struct agg *a, struct agg_node *n)
 {
     struct agg_chain *c = agg_vec_at(&a->chains, outermost_of(a, n)->chain);
-    if (c->bucket == AGG_NONE && !a->mem.limited)
+    if (c->bucket == AGG_NONE && !a->mem.full)
         c->bucket = mem_take(a, sizeof(struct agg_mchainb));
     n->chain_bucket = c->bucket;
     return n->chain_bucket != AGG_NONE;
@@ -324,21 +347,18 @@ static bool line_eq(const void *ctx, uint32_t entry, const void *key)
 }
 
 /* Finds or creates the allocation line of (ident, span.start); AGG_NONE
- * when the retention budget refuses a new one (the profile is then
- * limited, as for a site bucket). */
+ * when the retention budget refuses a new one, as for a site bucket. */
 static uint32_t find_line(struct agg *a, uint32_t ident, struct wire_span span)
 {
     struct line_key k = {ident, span.start};
     uint32_t h = agg_hash_u32(agg_hash_u32(0x5bd1e995u, ident), span.start);
     uint32_t off = agg_index_find(&a->hot_index, h, line_eq, a, &k);
-    if (off != AGG_NONE || a->mem.limited)
+    if (off != AGG_NONE || a->mem.full)
         return off;
     size_t more =
         AGG_COST_LINE + agg_index_peak_after_insert(&a->hot_index) - agg_index_bytes(&a->hot_index);
-    if (agg_mem_bytes(a) + more > a->cfg.retention_budget) {
-        a->mem.limited = true;
+    if (!mem_room(a, more))
         return AGG_NONE;
-    }
     off = agg_arena_take(a, a->cfg.retention_budget, AGG_COST_LINE, "ALLOC");
     if (off == AGG_NONE)
         return AGG_NONE;
@@ -464,25 +484,11 @@ HOT uint64_t size_field(uint64_t size)
 }
 
 /* Adds the record of a new id whose size is kept whole beside it; false
- * when the limit refuses either. */
+ * when the limit refuses either (then every record goes: mem_untrack). */
 static bool add_wide(struct agg_mem *m, uint64_t id, uint64_t size, uint64_t rec)
 {
-    if (!live_track_set_wide(&m->track, id, size, &m->limit))
-        return false;
-    if (live_track_add(&m->track, id, rec, &m->limit))
-        return true;
-    live_track_drop_wide(&m->track, id);
-    return false;
-}
-
-/* The budget refused the record of `id`: from now on the live values are
- * unavailable, and frees and resizes of untracked ids from the lowest
- * such id up are expected. */
-static void untrack(struct agg_mem *m, uint64_t id)
-{
-    if (id < m->watermark)
-        m->watermark = id;
-    m->limited = true;
+    return live_track_set_wide(&m->track, id, size, &m->limit) &&
+           live_track_add(&m->track, id, rec, &m->limit);
 }
 
 /* The checks an allocate and a fold share: the id is new and its bytes
@@ -515,7 +521,8 @@ HOT void keep_record(struct agg *a, uint64_t id, uint64_t size, struct agg_siteb
                                     ? live_track_add(&m->track, id, size | site, &m->limit)
                                     : add_wide(m, id, size, SIZE_MASK | site));
     if (!kept) {
-        untrack(m, id);
+        if (!m->limited) /* the record did not fit: every record goes */
+            mem_untrack(a);
         return;
     }
     struct creator c = {s, detail && node ? agg_detail_at(a, node) : NULL};
@@ -596,12 +603,14 @@ HOT void mem_fold(struct agg *a, const struct wire_alloc *e, struct agg_node *no
         fold_watch(a, s, e);
 }
 
-/* mem_lookup of an id with no record: untracked ids at or above the
- * watermark are expected once the budget ran out, others are an error. */
+/* mem_lookup of an id with no record: once the records are released,
+ * any id an allocate gave is expected, checked against nothing
+ * (jett-profile(7), Budgets); else, and for an id above every
+ * allocate's, it is an error. */
 static uint64_t *lookup_missed(struct agg *a, const struct wire_alloc *e, bool *untracked)
 {
     struct agg_mem *m = &a->mem;
-    if (m->limited && e->allocation_id >= m->watermark && e->allocation_id <= m->max_id) {
+    if (m->limited && m->have_id && e->allocation_id <= m->max_id) {
         *untracked = true;
         return NULL;
     }
@@ -634,20 +643,19 @@ HOT uint64_t mem_size(struct agg *a, const struct wire_alloc *e, const uint64_t 
 }
 
 /* A resize from or to a size kept whole: keeps the new size beside the
- * record or drops the old one.  When the limit refuses the room, the
- * allocation stops being tracked (false). */
-static bool resize_wide(struct agg_mem *m, uint64_t id, uint64_t *r, uint64_t neu)
+ * record or drops the old one.  When the limit refuses the room, no
+ * allocation is tracked from then on (false; `r` is gone with the
+ * records). */
+static bool resize_wide(struct agg *a, uint64_t id, uint64_t neu)
 {
+    struct agg_mem *m = &a->mem;
     if (neu < SIZE_MASK) {
         live_track_drop_wide(&m->track, id);
         return true;
     }
     if (live_track_set_wide(&m->track, id, neu, &m->limit))
         return true;
-    if ((*r & SIZE_MASK) == SIZE_MASK)
-        live_track_drop_wide(&m->track, id);
-    live_track_remove(&m->track, id, r);
-    untrack(m, id);
+    mem_untrack(a);
     return false;
 }
 
@@ -664,10 +672,12 @@ HOT void mem_resize(struct agg *a, const struct wire_alloc *e, struct agg_node *
         return;
     a->mem.resize_count++;
     pressure(a, node, grow, false, e->span, detail);
-    if (!r)
+    /* a bucket the growth made may have taken the records' room: `r` is
+     * then gone with them */
+    if (!r || a->mem.limited)
         return;
     if (__builtin_expect((old >= SIZE_MASK) | (neu >= SIZE_MASK), 0) &&
-        !resize_wide(&a->mem, e->allocation_id, r, neu))
+        !resize_wide(a, e->allocation_id, neu))
         return;
     uint64_t site = *r & ~SIZE_MASK;
     uint32_t ref = (uint32_t)(site >> AGG_MEM_SIZE_BITS);
@@ -1102,6 +1112,10 @@ static inline __attribute__((always_inline)) bool quick_resize_at(struct agg *a,
     m->events++;
     m->resize_count++;
     pressure(a, node, pick(neu > old, neu - old, 0), false, ws.span, false);
+    if (__builtin_expect(m->limited, 0)) { /* the records made room for a bucket: r is gone */
+        run_forget(a, rs);
+        return true;
+    }
     uint64_t site = *r & ~SIZE_MASK, shrink = pick(neu < old, old - neu, 0);
     uint32_t ref = (uint32_t)(site >> AGG_MEM_SIZE_BITS);
     struct creator c = creator_at(a, ref, false);

@@ -165,7 +165,7 @@ void agg_retained_finish(struct agg *a)
 enum attrib_walk attrib_retained_walk(const struct agg *a)
 {
     const struct agg_retained *t = &a->retained;
-    if (a->mode != WIRE_MODE_MEMORY || !t->closed)
+    if (a->mode != WIRE_MODE_MEMORY || !t->closed || !a->have_finish)
         return ATTRIB_WALK_NONE;
     return t->cut || t->refused ? ATTRIB_WALK_PARTIAL : ATTRIB_WALK_COMPLETE;
 }

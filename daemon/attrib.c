@@ -225,9 +225,29 @@ void attrib_mem_totals(const struct agg *a, struct attrib_mem_totals *out)
         m->freed_bytes,      m->attributed,   m->live,       m->peak};
 }
 
+const char *attrib_live_gap(const struct agg *a, bool at_exit)
+{
+    if (a->mem.limited)
+        return "the profile is partial (retention_metadata_limit) and stopped tracking live "
+               "allocations";
+    if (at_exit && !a->have_finish)
+        return "the capture ends before FINISH, so the bytes live at the run's exit are unknown";
+    return NULL;
+}
+
+bool attrib_detail_whole(const struct agg *a)
+{
+    return !a->stack_limited && !a->finish.stack_limit && !a->cpu_limited && !a->mem.full;
+}
+
 bool attrib_mem_exact(const struct agg *a)
 {
-    return !a->mem.limited;
+    return attrib_live_gap(a, false) == NULL;
+}
+
+bool attrib_retained_exact(const struct agg *a)
+{
+    return attrib_live_gap(a, true) == NULL;
 }
 
 uint32_t attrib_node_count(const struct agg *a)
@@ -395,7 +415,7 @@ void attrib_task(const struct agg *a, uint32_t task, struct attrib_task *out)
 
 bool attrib_tasks_live_exact(const struct agg *a)
 {
-    return attrib_mem_exact(a);
+    return attrib_retained_exact(a);
 }
 
 uint32_t attrib_task_node_count(const struct agg *a)

@@ -59,8 +59,9 @@ struct attrib_hot {
 };
 
 /* A memory site: what the function allocated (creation and growth) and
- * what became of the allocations it created.  live and live_at_peak mean
- * something only while attrib_mem_exact() holds. */
+ * what became of the allocations it created.  live_at_peak means
+ * something only while attrib_mem_exact() holds, live (the bytes
+ * retained at exit) only while attrib_retained_exact() does. */
 struct attrib_site {
     uint64_t allocation_count, allocated_bytes, resize_count, freed_bytes;
     uint64_t live, live_at_peak;
@@ -70,7 +71,8 @@ struct attrib_cpu_totals {
     uint64_t recorded, attributed, runtime, waiting, unavailable, truncated;
 };
 
-/* freed, live and peak are exact only while attrib_mem_exact() holds;
+/* freed and peak are exact only while attrib_mem_exact() holds, live
+ * (retained at exit) only while attrib_retained_exact() does;
  * attributed is the allocated bytes of events with a Jett stack. */
 struct attrib_mem_totals {
     uint64_t allocation_count, resize_count, free_count, allocated_bytes, freed_bytes, attributed;
@@ -178,8 +180,24 @@ bool attrib_chain_weight(const struct agg *a, uint32_t chain, uint64_t *weight);
 void attrib_cpu_totals(const struct agg *a, struct attrib_cpu_totals *out);
 void attrib_mem_totals(const struct agg *a, struct attrib_mem_totals *out);
 /* False once the retention budget stopped tracking live allocations:
- * freed, live, peak, retained and live-at-peak values are unknown. */
+ * freed, live, peak, retained and live-at-peak values are unknown.
+ * Without FINISH they are those of the events read. */
 bool attrib_mem_exact(const struct agg *a);
+/* Whether every bucket the events needed was made: no budget refused a
+ * function, site, chain or line bucket, and no stack was left out. */
+bool attrib_detail_whole(const struct agg *a);
+/* Whether the bytes live at the run's exit, retained, are known: every
+ * allocation tracked and FINISH read.  A stream cut short before FINISH
+ * holds the bytes live where it ends, which are not those at exit
+ * (jett-profile(7), Status). */
+bool attrib_retained_exact(const struct agg *a);
+/* Why live values are unknown, a clause for a message ("--weight
+ * retained is unavailable: ..."): the live values at any point once
+ * tracking stopped, and with `at_exit` the retained ones of a stream
+ * without FINISH too; NULL when they are known.  The rule of
+ * attrib_mem_exact and attrib_retained_exact, and the words every reader
+ * gives for it. */
+const char *attrib_live_gap(const struct agg *a, bool at_exit);
 
 /* ---- tasks (DESIGN section 12) ---- */
 
@@ -188,8 +206,8 @@ bool attrib_mem_exact(const struct agg *a);
  * offset in that function's source (ATTRIB_NONE each when unknown; main
  * has no spawner); its jett and runtime samples and waiting samples
  * (cpu), the bytes it allocated, initial sizes and growth, and the live
- * bytes of the allocations it created (memory; exact only while
- * attrib_tasks_live_exact holds). */
+ * bytes of the allocations it created (memory; exact, retained at exit,
+ * only while attrib_tasks_live_exact holds). */
 struct attrib_task {
     uint32_t task, ident, spawn_ident, spawn_at;
     uint64_t samples, waiting_samples, allocated_bytes, live_bytes;
@@ -204,8 +222,10 @@ bool attrib_tasks_live_exact(const struct agg *a);
 
 /* ---- the walk of retained holders (memory mode) ---- */
 
-/* Whether the stream held the walk (its closing RETAINED record), and
- * whether a budget stopped it or refused some of its records. */
+/* Whether the stream held the walk (its closing RETAINED record) and the
+ * FINISH that closes the run it was of (a stream cut short has no walk
+ * to report), and whether a budget stopped it or refused some of its
+ * records. */
 enum attrib_walk { ATTRIB_WALK_NONE, ATTRIB_WALK_COMPLETE, ATTRIB_WALK_PARTIAL };
 enum attrib_walk attrib_retained_walk(const struct agg *a);
 
@@ -245,7 +265,8 @@ bool attrib_node(const struct agg *a, uint32_t node, uint32_t *parent, uint32_t 
 /* self: CPU samples with the node as leaf, or allocated bytes (initial
  * sizes and growth) of events at the node; count: allocations created
  * at it; retained and live_at_peak: bytes of the allocations it created
- * live at the end and at the global peak (only while attrib_mem_exact).
+ * live at the end (only while attrib_retained_exact) and at the global
+ * peak (only while attrib_mem_exact).
  * All zero when detail was not kept. */
 struct attrib_node_quantities {
     uint64_t self, count, retained, live_at_peak;

@@ -521,7 +521,7 @@ static int cpu_entry(const struct agg *a, uint32_t ident, struct rank_entry *e, 
     /* a frame without a source is a runtime bucket, which nothing calls */
     e->calls = attrib_calls_known(a) && e->path.ptr ? f.calls : RANK_NA;
     e->freed_bytes = e->retained_bytes = e->live_at_peak_bytes = e->resize_count = RANK_NA;
-    e->live_unavailable = true;
+    e->live_unavailable = e->retained_unavailable = true;
     if (numbers_only)
         return 0;
     if (entry_hot_lines(a, ident, e) < 0)
@@ -530,13 +530,14 @@ static int cpu_entry(const struct agg *a, uint32_t ident, struct rank_entry *e, 
     return 0;
 }
 
-/* The memory numbers of an entry; live values only while exact. */
+/* The memory numbers of an entry; live values only while exact, and
+ * retained bytes only once the run's exit is known too. */
 static int mem_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
                      const struct rank_report *r, bool numbers_only)
 {
     struct attrib_site s = {0, 0, 0, 0, 0, 0};
     attrib_site(a, ident, &s);
-    bool exact = attrib_mem_exact(a);
+    bool exact = attrib_mem_exact(a), kept = attrib_retained_exact(a);
     uint64_t den = denominator(a);
     e->primary = s.allocated_bytes;
     e->secondary = s.allocation_count;
@@ -545,9 +546,10 @@ static int mem_entry(const struct agg *a, uint32_t ident, struct rank_entry *e,
     e->calls = RANK_NA;
     e->resize_count = s.resize_count;
     e->freed_bytes = exact ? s.freed_bytes : RANK_NA;
-    e->retained_bytes = exact ? s.live : RANK_NA;
+    e->retained_bytes = kept ? s.live : RANK_NA;
     e->live_at_peak_bytes = exact ? s.live_at_peak : RANK_NA;
     e->live_unavailable = !exact;
+    e->retained_unavailable = !kept;
     if (numbers_only)
         return 0;
     if (e->path.ptr == NULL)
@@ -618,19 +620,21 @@ static void cpu_totals(const struct agg *a, struct rank_cpu_totals *t)
         f && f->wall_ns > 0 ? div_round((u128)c.recorded * 100000000000u, f->wall_ns) : RANK_NA;
 }
 
-/* Memory totals; live values are unavailable once tracking stopped. */
+/* Memory totals; live values are unavailable once tracking stopped,
+ * and retained bytes without the run's exit too. */
 static void mem_totals(const struct agg *a, struct rank_mem_totals *t)
 {
     struct attrib_mem_totals m;
     attrib_mem_totals(a, &m);
-    bool exact = attrib_mem_exact(a);
+    bool exact = attrib_mem_exact(a), kept = attrib_retained_exact(a);
     t->allocation_count = m.allocation_count;
     t->resize_count = m.resize_count;
     t->allocated_bytes = m.allocated_bytes;
     t->freed_bytes = exact ? m.freed_bytes : RANK_NA;
     t->peak_live_bytes = exact ? m.peak : RANK_NA;
-    t->retained_bytes = exact ? m.live : RANK_NA;
+    t->retained_bytes = kept ? m.live : RANK_NA;
     t->live_unavailable = !exact;
+    t->retained_unavailable = !kept;
     t->attributed_allocated_bytes = m.attributed;
 }
 

@@ -80,10 +80,11 @@ struct rank_entry {
     uint64_t percent_hundredths;
     uint64_t self_percent_hundredths; /* cpu: self samples of attributed samples */
     uint64_t calls;                   /* cpu: exact calls, RANK_NA: unavailable */
-    /* memory mode only; primary is exact, the three live values only
-     * while live_unavailable is false (they are RANK_NA then) */
+    /* memory mode only; primary is exact, freed and live at peak only
+     * while live_unavailable is false, retained while
+     * retained_unavailable is (they are RANK_NA otherwise) */
     uint64_t freed_bytes, retained_bytes, live_at_peak_bytes, resize_count;
-    bool live_unavailable;
+    bool live_unavailable, retained_unavailable;
     struct rank_hot hot[RANK_TOP]; /* cpu hot lines, or memory allocation lines */
     unsigned n_hot;
     struct rank_call call_lines[RANK_TOP]; /* cpu */
@@ -182,14 +183,16 @@ struct rank_cpu_totals {
     uint64_t wall_ms, process_cpu_ms;
 };
 
-/* Byte counts are exact up to 2^64 - 1; freed, peak and retained are
- * unavailable (and RANK_NA) when live_unavailable is set, allocated and
- * attributed bytes when allocated_unavailable is (only a profile made
- * without the aggregation, such as the launcher's fallback, sets it). */
+/* Byte counts are exact up to 2^64 - 1; freed and peak are unavailable
+ * (and RANK_NA) when live_unavailable is set, retained when
+ * retained_unavailable is (it is whenever live_unavailable is, and
+ * without FINISH), allocated and attributed bytes when
+ * allocated_unavailable is (only a profile made without the aggregation,
+ * such as the launcher's fallback, sets it). */
 struct rank_mem_totals {
     uint64_t allocation_count, resize_count, allocated_bytes, freed_bytes, peak_live_bytes,
         retained_bytes, attributed_allocated_bytes;
-    bool live_unavailable, allocated_unavailable;
+    bool live_unavailable, retained_unavailable, allocated_unavailable;
 };
 
 /* Overrides of the capture's threshold and limit (replay flags). */

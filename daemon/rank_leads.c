@@ -25,17 +25,6 @@ const char *rank_lead_of(enum rank_lead_kind k)
     return of[k];
 }
 
-/* A budget that refused buckets may have left out the place a lead
- * would name: then no lead is given rather than a wrong one. */
-static bool leads_sound(const struct rank_report *r)
-{
-    if (r->status == AGG_COMPLETE)
-        return true;
-    return r->reason != AGG_REASON_CPU_METADATA_LIMIT &&
-           r->reason != AGG_REASON_STACK_CAPTURE_LIMIT &&
-           r->reason != AGG_REASON_RETENTION_METADATA_LIMIT;
-}
-
 static struct rank_lead *add(struct rank_report *r, enum rank_lead_kind kind)
 {
     struct rank_lead *l = &r->leads[r->n_leads++];
@@ -108,7 +97,7 @@ static void self_lead(struct rank_report *r)
 static bool holder_lead(struct rank_report *r)
 {
     const struct rank_retained *t = &r->top_holder;
-    if (!r->has_top_holder || t->bytes == 0 || r->mem.live_unavailable)
+    if (!r->has_top_holder || t->bytes == 0 || r->mem.retained_unavailable)
         return false;
     struct rank_lead *l = add(r, RANK_LEAD_HOLDER);
     l->ns = t->holder_ns, l->name = t->holder_name, l->path = t->holder_path;
@@ -161,7 +150,9 @@ static void allocated_lead(struct rank_report *r)
 void rank_leads(const struct agg *a, struct rank_report *r)
 {
     r->n_leads = 0;
-    r->leads_unavailable = !leads_sound(r);
+    /* a budget that refused buckets may have left out the place a lead
+     * would name: then no lead rather than a wrong one */
+    r->leads_unavailable = !attrib_detail_whole(a);
     if (r->leads_unavailable)
         return;
     if (r->mode == WIRE_MODE_CPU) {

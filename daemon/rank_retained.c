@@ -122,7 +122,7 @@ static void remainder_row(const struct agg *a, u128 bytes, u128 objects, struct 
     u128 live_objects = (u128)t.allocation_count - t.free_count;
     struct rank_retained *o = &r->retained[r->n_retained];
     *o = (struct rank_retained){.remainder = true, .holder_line = RANK_NA, .line = RANK_NA};
-    if (!attrib_mem_exact(a) || bytes > t.live || objects > live_objects) {
+    if (!attrib_retained_exact(a) || bytes > t.live || objects > live_objects) {
         o->numbers_unavailable = true; /* (more than live: a collector error) */
         r->n_retained++;
         return;

@@ -125,7 +125,7 @@ static void mem_config_totals(FILE *f, const struct rank_report *r)
     render_put_byte_line(f, "allocated bytes", t->allocated_bytes, t->allocated_unavailable);
     render_put_byte_line(f, "freed bytes", t->freed_bytes, t->live_unavailable);
     render_put_byte_line(f, "peak live bytes", t->peak_live_bytes, t->live_unavailable);
-    render_put_byte_line(f, "retained bytes", t->retained_bytes, t->live_unavailable);
+    render_put_byte_line(f, "retained bytes", t->retained_bytes, t->retained_unavailable);
     render_put_byte_line(f, "attributed bytes", t->attributed_allocated_bytes,
                          t->allocated_unavailable);
 }
@@ -173,7 +173,7 @@ static void retained_row(FILE *f, const struct rank_retained *t)
 static void retained_lines(FILE *f, const struct rank_report *r)
 {
     if (r->walk == RANK_WALK_UNAVAILABLE) {
-        if (!r->mem.live_unavailable && r->mem.retained_bytes > 0) {
+        if (!r->mem.retained_unavailable && r->mem.retained_bytes > 0) {
             fputs("retained at exit: ", f);
             render_put_short_size(f, r->mem.retained_bytes);
             fputs("; holders unavailable\n", f);
@@ -313,7 +313,7 @@ static void mem_entry(FILE *f, const struct rank_entry *e)
     fputs("    freed ", f);
     render_put_bytes(f, e->freed_bytes, e->live_unavailable);
     fputs(", retained ", f);
-    render_put_bytes(f, e->retained_bytes, e->live_unavailable);
+    render_put_bytes(f, e->retained_bytes, e->retained_unavailable);
     fputs(", live at peak ", f);
     render_put_bytes(f, e->live_at_peak_bytes, e->live_unavailable);
     fputs(", resizes ", f);

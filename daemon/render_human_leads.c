@@ -24,8 +24,12 @@ void render_mem_summary(FILE *f, const struct rank_report *r)
     }
     render_put_short_size(f, t->peak_live_bytes);
     fputs(" live at peak, ", f);
-    render_put_short_size(f, t->retained_bytes);
-    fputs(" retained at exit\n", f);
+    if (t->retained_unavailable)
+        fputs("retained bytes unavailable\n", f);
+    else {
+        render_put_short_size(f, t->retained_bytes);
+        fputs(" retained at exit\n", f);
+    }
 }
 
 /* What a lead's percentage is of, in words. */

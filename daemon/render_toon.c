@@ -77,7 +77,7 @@ static struct toon_value *mem_totals(const struct rank_mem_totals *t)
     toon_set(o, "allocated_bytes", bytes(t->allocated_bytes, t->allocated_unavailable));
     toon_set(o, "freed_bytes", bytes(t->freed_bytes, t->live_unavailable));
     toon_set(o, "peak_live_bytes", bytes(t->peak_live_bytes, t->live_unavailable));
-    toon_set(o, "retained_bytes", bytes(t->retained_bytes, t->live_unavailable));
+    toon_set(o, "retained_bytes", bytes(t->retained_bytes, t->retained_unavailable));
     toon_set(o, "attributed_allocated_bytes",
              bytes(t->attributed_allocated_bytes, t->allocated_unavailable));
     return o;
@@ -207,7 +207,7 @@ static struct toon_value *mem_entry(const struct rank_entry *e)
     toon_set(o, "allocated_bytes", toon_uint(e->primary));
     toon_set(o, "allocation_percent", hundredths(e->percent_hundredths));
     toon_set(o, "freed_bytes", bytes(e->freed_bytes, e->live_unavailable));
-    toon_set(o, "retained_bytes", bytes(e->retained_bytes, e->live_unavailable));
+    toon_set(o, "retained_bytes", bytes(e->retained_bytes, e->retained_unavailable));
     toon_set(o, "live_at_peak_bytes", bytes(e->live_at_peak_bytes, e->live_unavailable));
     toon_set(o, "resize_count", num(e->resize_count));
     toon_set(o, "origin", origin(e->origin));

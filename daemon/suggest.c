@@ -74,7 +74,7 @@ int suggest_mem(struct rank_entry *e, uint32_t threshold_bp, uint64_t attributed
                 nl, e->ns.ptr, fl, e->fn.ptr, pct) < 0)
             return -1;
     }
-    if (e->live_unavailable || attributed_bytes == 0 ||
+    if (e->retained_unavailable || attributed_bytes == 0 ||
         !rank_meets(e->retained_bytes, attributed_bytes, threshold_bp))
         return 0;
     pct_text(rank_percent_hundredths(e->retained_bytes, attributed_bytes), pct, sizeof pct);

@@ -125,6 +125,69 @@ START_TEST(churn_peak_and_sites)
 }
 END_TEST
 
+/* The stream cut short after churn event 7, with no FINISH: the run's
+ * exit is unknown, so retained bytes are unavailable, while freed, peak
+ * and live-at-peak bytes are those of the seven events read (jett-profile(7),
+ * Status).  By hand from the table above: live after event 7 is 420, a
+ * peak; totals 4 allocations, 2 resizes, allocated 100+0+50+200+400 =
+ * 750, freed 30+300 = 330, peak 420, attributed 750.  make: 3
+ * allocations, 500 bytes (66.67%), freed 300, at the peak 0+400 = 400;
+ * grow: 200 bytes (26.67%), 2 resizes, freed 0, at the peak 0; main: 1
+ * allocation, 50 bytes (6.67%), freed 30, at the peak 20.  The status
+ * is partial (collector_failure: no FINISH), so no suggestion; the
+ * human report says retained bytes are unavailable and has no "retained
+ * at exit" line; the TOON writes unavailable beside the numbers. */
+START_TEST(cut_short_keeps_what_was_read)
+{
+    struct ev e = setup(AGG_RETENTION_BUDGET_MAX);
+    feed_churn(&e, 0, 7);
+    agg_end(e.a);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_int_eq(r.status, AGG_PARTIAL);
+    ck_assert_int_eq(r.reason, AGG_REASON_COLLECTOR_FAILURE);
+    ck_assert_str_eq(r.termination, "unavailable");
+    ck_assert_uint_eq(r.mem.allocation_count, 4);
+    ck_assert_uint_eq(r.mem.resize_count, 2);
+    ck_assert_uint_eq(r.mem.allocated_bytes, 750);
+    ck_assert_uint_eq(r.mem.freed_bytes, 330);
+    ck_assert_uint_eq(r.mem.peak_live_bytes, 420);
+    ck_assert(!r.mem.live_unavailable);
+    ck_assert(r.mem.retained_unavailable);
+    ck_assert_uint_eq(r.mem.retained_bytes, RANK_NA);
+    ck_assert_uint_eq(r.n_entries, 3);
+    check_site(&r.entries[0], "make", 3, 500, 6667, 300, RANK_NA, 400, 0);
+    check_site(&r.entries[1], "grow", 0, 200, 2667, 0, RANK_NA, 0, 2);
+    check_site(&r.entries[2], "main", 1, 50, 667, 30, RANK_NA, 20, 0);
+    for (size_t i = 0; i < r.n_entries; i++) {
+        ck_assert(!r.entries[i].live_unavailable);
+        ck_assert(r.entries[i].retained_unavailable);
+        ck_assert_uint_eq(r.entries[i].n_suggestions, 0);
+    }
+    char *out, err[128];
+    size_t len;
+    ck_assert_int_eq(render_toon(&r, &out, &len, err, sizeof err), 0);
+    ck_assert_msg(strstr(out, "\n    freed_bytes: 330\n"
+                              "    peak_live_bytes: 420\n"
+                              "    retained_bytes: unavailable\n"),
+                  "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "\n      freed_bytes: 300\n"
+                                      "      retained_bytes: unavailable\n"
+                                      "      live_at_peak_bytes: 400\n"));
+    free(out);
+    ck_assert_int_eq(render_human(&r, &out, &len), 0);
+    ck_assert_msg(strstr(out, "\n  peak live bytes       420\n"
+                              "  retained bytes        unavailable\n"),
+                  "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "freed 300 bytes, retained unavailable, live at peak 400 "
+                                      "bytes, resizes 0\n"));
+    ck_assert_ptr_null(strstr(out, "retained at exit"));
+    free(out);
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
 /* Ids: a reused id, a free of an unknown or retired id, a resize of a
  * retired one, a size the record contradicts and a malformed operation
  * are collector errors, counted and never guessed:
@@ -167,16 +230,16 @@ END_TEST
 /* Retention budget 2112 bytes.  Event 1 (id1 100 at make): make's site
  * bucket 56 and its chain bucket 8 (64), then the window of recent ids,
  * 256 slots of 8 bytes: 64 + 2048 = 2112, exactly the budget.  Event 2
- * (id2 50 at make) fits the window.  Event 3 (id3 30 at main) needs main's site
- * bucket (56 more): refused; the profile is partial /
- * retention_metadata_limit and id3 is the first untracked id.  Event 4
- * frees id3: expected (at the watermark), not an error.  Event 5 frees
- * id1; event 6 allocates id4 20 at make, untracked.
+ * (id2 50 at make) fits the window.  Event 3 (id3 30 at main) needs
+ * main's site bucket (56 more): the buckets come first (jett-profile(7),
+ * Budgets), so the records are released (64 held) and main's site and
+ * chain take 64 (128); the profile is partial / retention_metadata_limit
+ * and no allocation is tracked from then on.  Event 4 frees id3, event
+ * 5 id1: taken as they say.  Event 6 allocates id4 20 at make.
  * By hand: 4 allocations, allocated 100+50+30+20 = 200, attributed 200;
  * freed, peak and retained unavailable; make: 3 allocations, 170 bytes
- * (85.00%), its live values unavailable; main has no bucket, no entry;
- * bytes held 2112.  Then freeing id2 twice: the second is below the
- * watermark and unknown: a collector error. */
+ * (85.00%), main: 1, 30 bytes (15.00%), their live values unavailable,
+ * no suggestion (partial); bytes held 128. */
 START_TEST(retention_budget)
 {
     struct ev e = setup(2112);
@@ -184,12 +247,13 @@ START_TEST(retention_budget)
     ck_assert_uint_eq(agg_retention_bytes(e.a), 2112);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, 50, 1), 0);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 3, EV_NA, 30, 0), 0);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 128);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 3, 30, EV_NA, 0), 0);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 1, 100, EV_NA, 0), 0);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 4, EV_NA, 20, 1), 0);
     ck_assert_int_eq(ev_mem_finish(&e), 0);
     ck_assert_uint_eq(agg_error_count(e.a), 0);
-    ck_assert_uint_eq(agg_retention_bytes(e.a), 2112);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 128);
     struct rank_report r;
     ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
     ck_assert_int_eq(r.status, AGG_PARTIAL);
@@ -200,19 +264,90 @@ START_TEST(retention_budget)
     ck_assert_uint_eq(r.mem.freed_bytes, RANK_NA);
     ck_assert_uint_eq(r.mem.peak_live_bytes, RANK_NA);
     ck_assert_uint_eq(r.mem.retained_bytes, RANK_NA);
-    ck_assert_uint_eq(r.n_entries, 1);
+    ck_assert_uint_eq(r.n_entries, 2);
     check_site(&r.entries[0], "make", 3, 170, 8500, RANK_NA, RANK_NA, RANK_NA, 0);
+    check_site(&r.entries[1], "main", 1, 30, 1500, RANK_NA, RANK_NA, RANK_NA, 0);
+    ck_assert_str_eq(r.entries[1].chains[0].chain, "app.main");
+    ck_assert_uint_eq(r.entries[1].chains[0].weight, 30);
     ck_assert_uint_eq(r.entries[0].n_suggestions, 0);
     rank_free(&r);
-    /* the stream goes on after FINISH only as errors; use a fresh one */
     agg_free(e.a);
-    e = setup(2112);
+}
+END_TEST
+
+/* Once the records are released, frees and resizes are taken as their
+ * events say, checked against no record (jett-profile(7), Budgets):
+ * budget 2112 filled by id1 (100 at make) as above; id2 (50 at grow)
+ * releases the records for grow's buckets.  Then, none an error: id2
+ * freed twice; id 1 resized at grow from 7 bytes (not its 100) to 40,
+ * growth 33 at grow; id 2 resized at make from 60 to 10, no growth; a
+ * free of id 1 saying 5 bytes.  An id above every allocate's (3) is
+ * still refused, in a free and in a resize.  By hand: 2 allocations, 2
+ * resizes, allocated 100 + 50 + 33 = 183: make 100 / 1 allocation and
+ * 1 resize, grow 83 / 1 allocation and 1 resize. */
+START_TEST(frees_unchecked_once_released)
+{
+    struct ev e = setup(2112);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, 100, 1), 0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, 50, 1), 0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 3, EV_NA, 30, 0), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, 50, 2), 0);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 2, 50, EV_NA, 0), 0);
-    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 2, 50, EV_NA, 0), -1);
-    ck_assert_str_eq(agg_error(e.a), "ALLOC sequence 5: free of an unknown or retired allocation");
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 2, 50, EV_NA, 0), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 1, 7, 40, 2), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 2, 60, 10, 1), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 1, 5, EV_NA, 0), 0);
+    ck_assert_uint_eq(agg_error_count(e.a), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 3, 5, EV_NA, 0), -1);
+    ck_assert_str_eq(agg_error(e.a), "ALLOC sequence 8: free of an unknown or retired allocation");
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_RESIZE, 9, 5, 8, 0), -1);
+    ck_assert_uint_eq(agg_error_count(e.a), 2);
+    ck_assert_int_eq(ev_mem_finish(&e), 0);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_uint_eq(r.mem.allocation_count, 2);
+    ck_assert_uint_eq(r.mem.resize_count, 2);
+    ck_assert_uint_eq(r.mem.allocated_bytes, 183);
+    ck_assert_uint_eq(r.n_entries, 2);
+    check_site(&r.entries[0], "make", 1, 100, 5464, RANK_NA, RANK_NA, RANK_NA, 1);
+    check_site(&r.entries[1], "grow", 1, 83, 4536, RANK_NA, RANK_NA, RANK_NA, 1);
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
+/* The buckets alone fill a budget of 124 bytes (jett-profile(7),
+ * Budgets).  id1 100 at make: make's site 56 and chain 8 (64); the
+ * window (2048) does not fit and there is no record to release: no
+ * allocation is tracked.  id2 30 at main: main's site 56 fits (120), its
+ * chain 8 does not (128): refused with no record to release, and from
+ * then on no bucket is made, even one that would fit.  id3 20 at grow:
+ * no site bucket.  id4 10 at make: make's buckets count it.  By hand: 4
+ * allocations, 160 bytes, attributed 160; make 110 / 2 (68.75%, chain
+ * app.main > app.make 110), main 30 / 1 (18.75%, no call chain), grow in
+ * no entry (its 20 bytes in the totals only); 120 bytes held. */
+START_TEST(buckets_alone_fill_the_budget)
+{
+    struct ev e = setup(124);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, 100, 1), 0);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 64);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 2, EV_NA, 30, 0), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 3, EV_NA, 20, 2), 0);
+    ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 4, EV_NA, 10, 1), 0);
+    ck_assert_int_eq(ev_mem_finish(&e), 0);
+    ck_assert_uint_eq(agg_error_count(e.a), 0);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 120);
+    struct rank_report r;
+    ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
+    ck_assert_int_eq(r.reason, AGG_REASON_RETENTION_METADATA_LIMIT);
+    ck_assert_uint_eq(r.mem.allocation_count, 4);
+    ck_assert_uint_eq(r.mem.allocated_bytes, 160);
+    ck_assert_uint_eq(r.mem.attributed_allocated_bytes, 160);
+    ck_assert_uint_eq(r.n_entries, 2);
+    check_site(&r.entries[0], "make", 2, 110, 6875, RANK_NA, RANK_NA, RANK_NA, 0);
+    ck_assert_uint_eq(r.entries[0].n_chains, 1);
+    ck_assert_uint_eq(r.entries[0].chains[0].weight, 110);
+    check_site(&r.entries[1], "main", 1, 30, 1875, RANK_NA, RANK_NA, RANK_NA, 0);
+    ck_assert_uint_eq(r.entries[1].n_chains, 0);
+    rank_free(&r);
     agg_free(e.a);
 }
 END_TEST
@@ -411,17 +546,18 @@ END_TEST
 
 /* Budget 2112: id1 fills it (site, chain, window).  Id 300 would slide
  * the window past live id1, whose move needs the table (4096 bytes):
- * refused, so id300 is the first untracked id and the profile partial.
- * Id1 stays tracked: freeing it is no error, nor is freeing id300. */
+ * refused, so the records are released (64 held) and the profile is
+ * partial.  Freeing id1 and id300 is no error. */
 START_TEST(window_slide_refused)
 {
     struct ev e = setup(2112);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 1, EV_NA, 100, 1), 0);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_ALLOCATE, 300, EV_NA, 30, 1), 0);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 64);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 1, 100, EV_NA, 1), 0);
     ck_assert_int_eq(ev_alloc(&e, WIRE_OP_FREE, 300, 30, EV_NA, 1), 0);
     ck_assert_uint_eq(agg_error_count(e.a), 0);
-    ck_assert_uint_eq(agg_retention_bytes(e.a), 2112);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 64);
     enum agg_reason why;
     ck_assert_int_eq(agg_status(e.a, &why), AGG_PARTIAL);
     ck_assert_int_eq(why, AGG_REASON_RETENTION_METADATA_LIMIT);
@@ -590,10 +726,11 @@ static int alloc_at(struct ev *e, uint64_t id, uint64_t size, uint32_t stack, ui
  * bucket 56, its chain 8, the line 32 and the line index's 16 slots of
  * 8 bytes (128), then the window 2048: 2272, exactly the budget.  Event
  * 2 (id2 50, same statement) needs nothing new.  Event 3 (id3 30 at make,
- * 14-17) needs a second line (32): refused; the profile is partial /
- * retention_metadata_limit and id3 untracked.  By hand: make 3
- * allocations, 180 bytes, one line 5:3 of 150 bytes / 2 allocations
- * (event 3's bytes are in the site, in no line). */
+ * 14-17) needs a second line (32; the index of 16 slots holds 2 at half
+ * full): the records are released (224 held) and the line takes 32
+ * (256); the profile is partial / retention_metadata_limit and id3
+ * untracked.  By hand: make 3 allocations, 180 bytes, the lines 5:3 of
+ * 150 bytes / 2 allocations and 2:3 ("f()") of 30 / 1. */
 START_TEST(lines_charged)
 {
     struct ev e = setup(2272);
@@ -602,7 +739,7 @@ START_TEST(lines_charged)
     ck_assert_int_eq(alloc_at(&e, 2, 50, 1, 31, 34), 0);
     ck_assert_uint_eq(agg_retention_bytes(e.a), 2272);
     ck_assert_int_eq(alloc_at(&e, 3, 30, 1, 14, 17), 0);
-    ck_assert_uint_eq(agg_retention_bytes(e.a), 2272);
+    ck_assert_uint_eq(agg_retention_bytes(e.a), 256);
     ck_assert_int_eq(ev_mem_finish(&e), 0);
     ck_assert_uint_eq(agg_error_count(e.a), 0);
     struct rank_report r;
@@ -611,12 +748,17 @@ START_TEST(lines_charged)
     ck_assert_int_eq(r.reason, AGG_REASON_RETENTION_METADATA_LIMIT);
     ck_assert_uint_eq(r.n_entries, 1);
     check_site(&r.entries[0], "make", 3, 180, 10000, RANK_NA, RANK_NA, RANK_NA, 0);
-    ck_assert_uint_eq(r.entries[0].n_hot, 1);
+    ck_assert_uint_eq(r.entries[0].n_hot, 2);
     ck_assert_uint_eq(r.entries[0].hot[0].line, 5);
     ck_assert_uint_eq(r.entries[0].hot[0].column, 3);
     ck_assert_uint_eq(r.entries[0].hot[0].allocated_bytes, 150);
     ck_assert_uint_eq(r.entries[0].hot[0].allocation_count, 2);
     ck_assert_str_eq(r.entries[0].hot[0].code, "g()");
+    ck_assert_uint_eq(r.entries[0].hot[1].line, 2);
+    ck_assert_uint_eq(r.entries[0].hot[1].column, 3);
+    ck_assert_uint_eq(r.entries[0].hot[1].allocated_bytes, 30);
+    ck_assert_uint_eq(r.entries[0].hot[1].allocation_count, 1);
+    ck_assert_str_eq(r.entries[0].hot[1].code, "f()");
     rank_free(&r);
     agg_free(e.a);
 }
@@ -771,9 +913,12 @@ Suite *agg_mem_suite(void)
     Suite *s = suite_create("agg_mem");
     TCase *t = tcase_create("memory");
     tcase_add_test(t, churn_peak_and_sites);
+    tcase_add_test(t, cut_short_keeps_what_was_read);
     tcase_add_test(t, recursive_chain_to_outermost);
     tcase_add_test(t, id_errors);
     tcase_add_test(t, retention_budget);
+    tcase_add_test(t, frees_unchecked_once_released);
+    tcase_add_test(t, buckets_alone_fill_the_budget);
     tcase_add_test(t, lines_charged);
     tcase_add_test(t, lines_from_the_first_byte);
     tcase_add_test(t, cross_worker_free);

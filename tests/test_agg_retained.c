@@ -9,6 +9,7 @@
 
 #include "daemon/agg.h"
 #include "daemon/rank.h"
+#include "daemon/render.h"
 #include "tests/agg_events.h"
 
 Suite *agg_retained_suite(void);
@@ -166,6 +167,35 @@ START_TEST(section_status)
 }
 END_TEST
 
+/* A whole walk, then the stream ends without FINISH (a capture cut just
+ * before it): the run's exit is not recorded, so the section is
+ * unavailable, as the retained total is (jett-profile(7), Status), and
+ * the human report prints no "retained at exit" line. */
+START_TEST(no_walk_without_finish)
+{
+    struct ev e = setup(AGG_RETENTION_BUDGET_MAX);
+    ck_assert_int_eq(retained(&e, "app", "a", 0, 100, 1, true), 0);
+    ck_assert_int_eq(retained(&e, NULL, NULL, 1, 50, 1, true), 0);
+    agg_end(e.a);
+    struct rank_report r = report(&e);
+    ck_assert_int_eq(r.walk, RANK_WALK_UNAVAILABLE);
+    ck_assert_uint_eq(r.n_retained, 0);
+    ck_assert(r.mem.retained_unavailable);
+    char *out;
+    size_t len;
+    ck_assert_int_eq(render_human(&r, &out, &len), 0);
+    ck_assert_ptr_null(strstr(out, "retained at exit"));
+    free(out);
+    char err[128];
+    ck_assert_int_eq(render_toon(&r, &out, &len, err, sizeof err), 0);
+    ck_assert_msg(strstr(out, "\n  retained_status: unavailable\n  retained: unavailable\n"), "%s",
+                  out);
+    free(out);
+    rank_free(&r);
+    agg_free(e.a);
+}
+END_TEST
+
 /* A detached report keeps the rows' names once the aggregator is gone
  * (the sanitizers catch a read of freed memory). */
 START_TEST(detached_rows_keep_their_names)
@@ -197,6 +227,7 @@ Suite *agg_retained_suite(void)
     tcase_add_test(t, sums_past_2_64_refused);
     tcase_add_test(t, complete_walk_matches_live);
     tcase_add_test(t, section_status);
+    tcase_add_test(t, no_walk_without_finish);
     tcase_add_test(t, detached_rows_keep_their_names);
     suite_add_tcase(s, t);
     return s;

@@ -239,16 +239,21 @@ END_TEST
  * Allocated 64 + 16 + 24 + 8 + 100 = 212, freed 64 + 100 = 164,
  * retained 48.  Tasks by allocated bytes: task 1 100 (retained 0),
  * task 2 80 (retained 40), task 3 32 (retained 8). */
+static void feed_tasks_memory(struct ev *e)
+{
+    ck_assert_int_eq(alloc_of(e, 2, 1, WIRE_OP_ALLOCATE, 1, EV_NA, 64, 1), 0);
+    ck_assert_int_eq(alloc_of(e, 3, 2, WIRE_OP_FREE, 1, 64, EV_NA, 2), 0);
+    ck_assert_int_eq(alloc_of(e, 2, 1, WIRE_OP_ALLOCATE, 2, EV_NA, 16, 1), 0);
+    ck_assert_int_eq(alloc_of(e, 3, 2, WIRE_OP_RESIZE, 2, 16, 40, 2), 0);
+    ck_assert_int_eq(alloc_of(e, 3, 2, WIRE_OP_ALLOCATE, 3, EV_NA, 8, 2), 0);
+    ck_assert_int_eq(alloc_of(e, 1, 1, WIRE_OP_ALLOCATE, 4, EV_NA, 100, 0), 0);
+    ck_assert_int_eq(alloc_of(e, 1, 2, WIRE_OP_FREE, 4, 100, EV_NA, 0), 0);
+}
+
 START_TEST(memory_rows_and_frees_on_another_task)
 {
     struct ev e = mem_setup();
-    ck_assert_int_eq(alloc_of(&e, 2, 1, WIRE_OP_ALLOCATE, 1, EV_NA, 64, 1), 0);
-    ck_assert_int_eq(alloc_of(&e, 3, 2, WIRE_OP_FREE, 1, 64, EV_NA, 2), 0);
-    ck_assert_int_eq(alloc_of(&e, 2, 1, WIRE_OP_ALLOCATE, 2, EV_NA, 16, 1), 0);
-    ck_assert_int_eq(alloc_of(&e, 3, 2, WIRE_OP_RESIZE, 2, 16, 40, 2), 0);
-    ck_assert_int_eq(alloc_of(&e, 3, 2, WIRE_OP_ALLOCATE, 3, EV_NA, 8, 2), 0);
-    ck_assert_int_eq(alloc_of(&e, 1, 1, WIRE_OP_ALLOCATE, 4, EV_NA, 100, 0), 0);
-    ck_assert_int_eq(alloc_of(&e, 1, 2, WIRE_OP_FREE, 4, 100, EV_NA, 0), 0);
+    feed_tasks_memory(&e);
     ck_assert_int_eq(ev_mem_finish(&e), 0);
     struct rank_report r;
     ck_assert_int_eq(rank_build(e.a, NULL, &r), 0);
@@ -270,6 +275,27 @@ START_TEST(memory_rows_and_frees_on_another_task)
                                "    1,app,main,src/m.jett,1,unavailable,unavailable,100,0\n"
                                "    2,app,make,src/m.jett,4,src/m.jett,2,80,40\n"
                                "    3,app,grow,src/m.jett,7,src/m.jett,5,32,8\n"),
+                  "%s", toon);
+    free(toon);
+    agg_free(e.a);
+}
+END_TEST
+
+/* The same events with no FINISH after them (a stream cut short): each
+ * task's allocated bytes are as above, its retained bytes unavailable,
+ * as the run's exit is unknown (jett-profile(7), Status). */
+START_TEST(memory_rows_cut_short)
+{
+    struct ev e = mem_setup();
+    feed_tasks_memory(&e);
+    agg_end(e.a);
+    char *toon = toon_of(e.a);
+    ck_assert_msg(strstr(toon,
+                         "  tasks[3]{task,namespace,function,path,line,spawn_path,spawn_line,"
+                         "allocated_bytes,retained_bytes}:\n"
+                         "    1,app,main,src/m.jett,1,unavailable,unavailable,100,unavailable\n"
+                         "    2,app,make,src/m.jett,4,src/m.jett,2,80,unavailable\n"
+                         "    3,app,grow,src/m.jett,7,src/m.jett,5,32,unavailable\n"),
                   "%s", toon);
     free(toon);
     agg_free(e.a);
@@ -412,6 +438,7 @@ Suite *agg_tasks_suite(void)
     tcase_add_test(t, no_tasks_field_without_attribution);
     tcase_add_test(t, task_records_checked_and_budgeted);
     tcase_add_test(t, memory_rows_and_frees_on_another_task);
+    tcase_add_test(t, memory_rows_cut_short);
     tcase_add_test(t, cpu_interleavings);
     tcase_add_test(t, memory_interleavings);
     suite_add_tcase(s, t);

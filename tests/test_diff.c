@@ -1053,17 +1053,18 @@ START_TEST(partial_base_by_hand)
 }
 END_TEST
 
-/* mem-budget against diff-mem-part-new: mem-budget's retention budget ran
- * out before main's site bucket was made, so it lacks main (30 bytes in
- * its collapsed export) and its freed, peak, retained and live-at-peak
- * bytes are unavailable.  make, which it holds: allocated 170 -> 340,
- * +170, x2, significant; retained and live-at-peak unavailable -> 340.
- * main: not comparable.  Totals: 4 -> 2 allocations, 200 -> 370 bytes
- * (x1.85), freed, peak and retained unavailable -> 0, 370, 370. */
+/* mem-buckets-full against diff-mem-part-new: mem-buckets-full's buckets
+ * alone filled its retention budget before main's site bucket was made,
+ * so it lacks main (30 bytes in its collapsed export) and its freed,
+ * peak, retained and live-at-peak bytes are unavailable.  make, which it holds: allocated 170 ->
+ * 340, +170, x2, significant; retained and live-at-peak unavailable -> 340. main: not comparable.
+ * Totals: 4 -> 2 allocations, 200 -> 370 bytes (x1.85), freed, peak and retained unavailable -> 0,
+ * 370, 370. */
 START_TEST(partial_memory_by_hand)
 {
-    assert_collapsed("mem-budget", "app.main 30\napp.main;app.make 170\n");
-    char *out = run_diff("fixtures/mem-budget.jcap", "fixtures/diff-mem-part-new.jcap", true, 0);
+    assert_collapsed("mem-buckets-full", "app.main 30\napp.main;app.make 170\n");
+    char *out =
+        run_diff("fixtures/mem-buckets-full.jcap", "fixtures/diff-mem-part-new.jcap", true, 0);
     ck_assert_msg(
         strstr(out, "  base:\n    status: partial\n    partial_reason: retention_metadata_limit\n"
                     "    attributed_allocated_bytes: 200\n") &&
@@ -1081,8 +1082,8 @@ START_TEST(partial_memory_by_hand)
         "%s", out);
     assert_canonical(out);
     free(out);
-    out =
-        squeeze(run_diff("fixtures/mem-budget.jcap", "fixtures/diff-mem-part-new.jcap", false, 0));
+    out = squeeze(
+        run_diff("fixtures/mem-buckets-full.jcap", "fixtures/diff-mem-part-new.jcap", false, 0));
     ck_assert_msg(strstr(out, "BASE is partial (retention_metadata_limit): a function missing from "
                               "it is not comparable.\n") &&
                       strstr(out,
@@ -1239,11 +1240,12 @@ START_TEST(partial_cpu_runs)
 }
 END_TEST
 
-/* Real runs, the partial side's retention budget shrunk to 4096 bytes:
- * hold() keeps 3000 strings live, more than the window of recent ids
- * holds and than the table of older ones can take, so the profile is
- * partial and no site bucket is made after that, for later() and
- * after(), which allocate afterwards. */
+/* Real runs, the partial side's retention budget shrunk to 300 bytes,
+ * which the buckets alone fill (jett-profile(7), Budgets): hold()'s
+ * site, chain and two allocation lines with their index take 56 + 8 +
+ * 2 x 32 + 128 = 256 bytes, so later() and after(), which allocate
+ * afterwards, get no site bucket (56 more).  (With a budget the live
+ * records fill, every function keeps its bucket.) */
 START_TEST(partial_memory_runs)
 {
     static const char prog[] = "namespace mem\n"
@@ -1274,7 +1276,7 @@ START_TEST(partial_memory_runs)
                                "}\n";
     char *p = tu_program("mem.jett", prog);
     char *small =
-        budget_run(p, "--profile-memory", "small.jcap", "JETT_TEST_RETENTION_BUDGET", "4096");
+        budget_run(p, "--profile-memory", "small.jcap", "JETT_TEST_RETENTION_BUDGET", "300");
     char *whole = budget_run(p, "--profile-memory", "whole.jcap", NULL, NULL);
     check_partial_side(small, whole, false, "retention_metadata_limit");
     check_partial_side(whole, small, true, "retention_metadata_limit");

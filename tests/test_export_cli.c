@@ -324,6 +324,64 @@ START_TEST(bad_capture_exits_1)
 }
 END_TEST
 
+/* tiny-memory cut just before its FINISH (jett-export(1)): every event
+ * was read, but not the run's exit.  Its retained bytes are unknown, so
+ * --weight retained and the timeline are refused, saying why; the live
+ * bytes at the peak are of the events read, here all of them (128 and
+ * 168 as in collapsed_memory_weights); the SVG heading gives freed 31
+ * and the peak 64 + 80 + 32 + 25 + 64 + 31 = 296 bytes (every byte
+ * allocated, live before tmp's free), retained unavailable. */
+START_TEST(cut_capture_has_no_retained)
+{
+    size_t len;
+    char *data = read_fixture("tiny-memory", &len);
+    char *cut = tu_tmp_path("cut.jcap"), *svg_path = tu_tmp_path("cut.svg");
+    size_t at = tu_before_last_frame(data, len);
+    ck_assert_int_eq(tu_write_file(cut, data, at), 0);
+    char ends[512], want[1024];
+    snprintf(ends, sizeof ends, "jett: %s: byte %zu: capture ends without FINISH\n", cut, at);
+    struct tu_output o;
+    const char *retained[] = {tu_jett,     "profile",  "export",   cut, "--format",
+                              "collapsed", "--weight", "retained", NULL};
+    ck_assert_int_eq(run(retained, &o), 1);
+    ck_assert_str_eq(o.out, "");
+    snprintf(want, sizeof want,
+             "jett: %s: --weight retained is unavailable: the capture ends before FINISH, so the "
+             "bytes live at the run's exit are unknown\n",
+             cut);
+    ck_assert_str_eq(o.err, want);
+    tu_output_free(&o);
+    const char *peak[] = {tu_jett,     "profile",  "export",       cut, "--format",
+                          "collapsed", "--weight", "live-at-peak", NULL};
+    ck_assert_int_eq(run(peak, &o), 1);
+    ck_assert_str_eq(o.out, "cache.<init> 128\ncache.main 168\n");
+    ck_assert_str_eq(o.err, ends);
+    tu_output_free(&o);
+    const char *timeline[] = {tu_jett, "profile", "export", cut, "--format", "timeline", NULL};
+    ck_assert_int_eq(run(timeline, &o), 2);
+    snprintf(want, sizeof want,
+             "jett: profile export: %s: --format timeline is unavailable: the capture ends before "
+             "FINISH, so the bytes live at the run's exit are unknown\n",
+             cut);
+    ck_assert_str_eq(o.err, want);
+    tu_output_free(&o);
+    const char *svg[] = {tu_jett, "profile", "export", cut, "--format",
+                         "svg",   "-o",      svg_path, NULL};
+    ck_assert_int_eq(run(svg, &o), 1);
+    size_t svg_len;
+    char *doc = tu_read_file(svg_path, &svg_len);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_msg(strstr(doc, ">status: partial (collector_failure)<"), "%s", doc);
+    ck_assert_msg(strstr(doc, "allocated: 296 bytes, freed: 31 bytes, peak live: 296 bytes, "
+                              "retained: unavailable<"),
+                  "%s", doc);
+    free(doc);
+    unlink(svg_path);
+    tu_output_free(&o);
+    free(data), free(cut), free(svg_path);
+}
+END_TEST
+
 /* ---- following ---- */
 
 /* Forks a writer that appends `data` to `path` in uneven pieces (1, 2, 3,
@@ -577,6 +635,7 @@ Suite *export_cli_suite(void)
     tcase_add_test(t, usage_errors);
     tcase_add_test(t, help);
     tcase_add_test(t, bad_capture_exits_1);
+    tcase_add_test(t, cut_capture_has_no_retained);
     suite_add_tcase(s, t);
     TCase *f = tcase_create("follow");
     tcase_add_checked_fixture(f, tu_e2e_setup, tu_e2e_teardown);

@@ -309,7 +309,7 @@ START_TEST(heading_legend_and_partial_sides)
     ck_assert_str_eq(g->fill, FLAME_DIFF_NEUTRAL);
     ck_assert_str_eq(g->change, "not comparable: NEW is partial (cpu_metadata_limit)");
     free(svg);
-    svg = diff_out("mem-budget", "diff-mem-part-new", "svg");
+    svg = diff_out("mem-buckets-full", "diff-mem-part-new", "svg");
     n = read_frames(svg, v, 16);
     ck_assert_str_eq(frame_named(v, n, "app.main")->change,
                      "not comparable: BASE is partial (retention_metadata_limit)");

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -220,6 +221,97 @@ START_TEST(retention_budget_exhaustion_is_partial)
 }
 END_TEST
 
+/* hold() keeps 3000 strings live: more records than a 4096-byte
+ * retention budget holds, so the profile is partial; later() and after()
+ * allocate only afterwards, and the buckets come first (jett-profile(7),
+ * Budgets): every function keeps its exact count and bytes, and the
+ * report agrees with the collapsed export of its capture.  Sizes from
+ * jett(1): a string 24 + its length, a list 32 + 16 a slot grown by push
+ * to twice its capacity, at least 4.  str(i) for i in 0..3000 holds 10 x
+ * 1 + 90 x 2 + 900 x 3 + 2000 x 4 = 10890 characters: hold() allocates
+ * [] (32, line 3), and at line 5 the 3000 str(i) (72000 + 10890), the
+ * 3000 "h" + str(i) (72000 + 13890) and the list's growth to 4096 slots
+ * (16 x 4096 = 65536): 6001 allocations, 32 + 234316 = 234348 bytes.
+ * later() (line 12) and after() (line 19), over 0..300 (10 + 180 + 600 =
+ * 790 characters): 600 allocations, 7200 + 790 + 7200 + 1090 = 16280
+ * bytes each. */
+static const char keeper[] = "namespace mem\n"
+                             "fn hold() -> list {\n"
+                             "    let out = []\n"
+                             "    for i in 0..3000 {\n"
+                             "        push(out, \"h\" + str(i))\n"
+                             "    }\n"
+                             "    return out\n"
+                             "}\n"
+                             "fn later() -> int {\n"
+                             "    let n = 0\n"
+                             "    for i in 0..300 {\n"
+                             "        n += len(\"l\" + str(i))\n"
+                             "    }\n"
+                             "    return n\n"
+                             "}\n"
+                             "fn after() -> int {\n"
+                             "    let n = 0\n"
+                             "    for i in 0..300 {\n"
+                             "        n += len(\"a\" + str(i))\n"
+                             "    }\n"
+                             "    return n\n"
+                             "}\n"
+                             "fn main() {\n"
+                             "    let kept = hold()\n"
+                             "    print(later() + after() + len(kept))\n"
+                             "}\n";
+
+START_TEST(budget_keeps_every_function)
+{
+    char *p = tu_program("mem.jett", keeper), *cap = tu_tmp_path("mem.jcap");
+    setenv("JETT_TEST_RETENTION_BUDGET", "4096", 1);
+    struct tu_output o;
+    const char *argv[] = {tu_jett,
+                          "run",
+                          p,
+                          "--profile-memory",
+                          "--profile-capture",
+                          cap,
+                          "--agent",
+                          "--profile-threshold",
+                          "0",
+                          NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    unsetenv("JETT_TEST_RETENTION_BUDGET");
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    ck_assert_msg(strstr(o.out, "\n  partial_reason: retention_metadata_limit\n"), "%s", o.out);
+    ck_assert_int_eq(tu_profile_total(o.out, "allocated_bytes"), 234348 + 2 * 16280);
+    static const char *const want[] = {
+        "      function: hold\n      path: mem.jett\n      line: 2\n"
+        "      allocation_count: 6001\n      allocated_bytes: 234348\n",
+        "        mem.jett,5,9,6000,234316,",
+        "        mem.jett,3,5,1,32,",
+        "      function: later\n      path: mem.jett\n      line: 9\n"
+        "      allocation_count: 600\n      allocated_bytes: 16280\n",
+        "        mem.jett,12,9,600,16280,",
+        "      function: after\n      path: mem.jett\n      line: 16\n"
+        "      allocation_count: 600\n      allocated_bytes: 16280\n",
+        "        mem.jett,19,9,600,16280,",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ck_assert_msg(strstr(o.out, want[i]), "missing %s in %s", want[i], o.out);
+    tu_output_free(&o);
+    const char *bytes[] = {tu_jett, "profile", "export", cap, "--format", "collapsed", NULL};
+    ck_assert_int_eq(tu_run(bytes, NULL, 0, &o), 0);
+    ck_assert_str_eq(
+        o.out, "mem.main;mem.after 16280\nmem.main;mem.hold 234348\nmem.main;mem.later 16280\n");
+    tu_output_free(&o);
+    const char *count[] = {tu_jett,     "profile",  "export", cap, "--format",
+                           "collapsed", "--weight", "count",  NULL};
+    ck_assert_int_eq(tu_run(count, NULL, 0, &o), 0);
+    ck_assert_str_eq(o.out,
+                     "mem.main;mem.after 600\nmem.main;mem.hold 6001\nmem.main;mem.later 600\n");
+    tu_output_free(&o);
+    free(cap), free(p);
+}
+END_TEST
+
 /* The daemon is killed or stopped while the program allocates. */
 static void daemon_fails(int daemon_signal, const char *ending, int jett_signal, int want,
                          const char *want_kind)
@@ -325,6 +417,7 @@ Suite *memory_e2e_suite(void)
     tcase_add_test(t, retained_memory_is_credited_to_its_creator);
     tcase_add_test(t, out_of_memory_emits_no_event);
     tcase_add_test(t, retention_budget_exhaustion_is_partial);
+    tcase_add_test(t, budget_keeps_every_function);
     tcase_add_test(t, allocation_lines_follow_the_statement);
     suite_add_tcase(s, t);
     t = tcase_create("failures");

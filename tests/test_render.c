@@ -44,6 +44,7 @@ static const struct {
     {"mem-unfolded", "mem-folds", NULL, NULL}, /* the same events unfolded: the same bytes */
     {"mem-retained", "mem-retained", NULL, NULL},
     {"mem-budget", "mem-budget", NULL, NULL},
+    {"mem-buckets-full", "mem-buckets-full", NULL, NULL},
     {"mem-workers", "mem-workers", NULL, NULL},
     {"mem-empty", "mem-empty", NULL, NULL},
     {"mem-holders", "mem-holders", NULL, NULL},
@@ -260,8 +261,8 @@ START_TEST(human_sizes)
     r.coverage = "jett_heap";
     r.collector_error = "";
     r.retention_budget = 1536;
-    r.mem =
-        (struct rank_mem_totals){1, 1, 1023, 1024, 1048575, 4083292014u, UINT64_MAX, false, false};
+    r.mem = (struct rank_mem_totals){1,           1,          1023,  1024,  1048575,
+                                     4083292014u, UINT64_MAX, false, false, false};
     char *h;
     size_t n;
     ck_assert_int_eq(render_human(&r, &h, &n), 0);

@@ -87,6 +87,60 @@ START_TEST(global_keeps_known_bytes)
 }
 END_TEST
 
+/* The leak program's capture cut short (jett-profile(7), Status): just
+ * before its FINISH, every event and the whole walk read, the run's
+ * exit is still unknown, so retained bytes and the section are
+ * unavailable and the report has no "retained at exit" line; the peak
+ * is that of the events read, here every one: nothing is freed, so it
+ * is the 140416 bytes allocated (leak.row 124000 of them at the peak).
+ * fixtures/programs/rowcache's cut in half, as `head -c` cuts it, has
+ * events but retained is as unavailable in its totals and entries. */
+START_TEST(cut_capture_retains_nothing)
+{
+    char *prog = tu_program("leak.jett", leak);
+    char *cap = tu_tmp_path("leak.jcap"), *cut = tu_tmp_path("cut.jcap");
+    struct tu_output o;
+    run_ok(prog, false, &o, cap);
+    tu_output_free(&o);
+    size_t len;
+    char *data = tu_read_file(cap, &len);
+    ck_assert_ptr_nonnull(data);
+    ck_assert_int_eq(tu_write_file(cut, data, tu_before_last_frame(data, len)), 0);
+    const char *agent[] = {tu_jett, "profile", "replay", cut, "--agent", NULL};
+    ck_assert_int_eq(tu_run(agent, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 1);
+    expect_in(o.out, "\n  status: partial\n  partial_reason: collector_failure\n"
+                     "  termination: unavailable\n");
+    expect_in(o.out, "\n    freed_bytes: 0\n    peak_live_bytes: 140416\n"
+                     "    retained_bytes: unavailable\n");
+    expect_in(o.out, "\n      function: row\n");
+    expect_in(o.out, "\n      retained_bytes: unavailable\n      live_at_peak_bytes: 124000\n");
+    expect_in(o.out, "\n  retained_status: unavailable\n  retained: unavailable\n");
+    tu_output_free(&o);
+    /* the report goes to standard output, the damage to standard error */
+    const char *human[] = {tu_jett, "profile", "replay", cut, NULL};
+    ck_assert_int_eq(tu_run(human, NULL, 0, &o), 0);
+    expect_in(o.out, "\n  retained bytes        unavailable\n");
+    ck_assert_msg(strstr(o.out, "retained at exit") == NULL, "%s", o.out);
+    tu_output_free(&o);
+    free(data);
+    /* rowcache's capture cut in half: events of the first half read */
+    char *rows = tu_source_path("fixtures/programs/rowcache/before/main.jett");
+    run_ok(rows, false, &o, cap);
+    tu_output_free(&o);
+    data = tu_read_file(cap, &len);
+    ck_assert_ptr_nonnull(data);
+    ck_assert_int_eq(tu_write_file(cut, data, len / 2), 0);
+    ck_assert_int_eq(tu_run(human, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 1);
+    expect_in(o.out, "\n  retained bytes        unavailable\n");
+    ck_assert_msg(strstr(o.out, "retained at exit") == NULL, "%s", o.out);
+    ck_assert_msg(strstr(o.out, ", retained unavailable, live at peak ") != NULL, "%s", o.out);
+    tu_output_free(&o);
+    free(data), free(rows), free(cut), free(cap), free(prog);
+}
+END_TEST
+
 /* x (24 + 10 = 34 bytes, made in make) is reached by lib.store first in
  * time, then by app.b and app.a: app loads first and declares a first,
  * so a holds it.  Each list: [] and one push, 96 bytes, made in its
@@ -295,6 +349,7 @@ Suite *retained_e2e_suite(void)
     tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, global_keeps_known_bytes);
+    tcase_add_test(t, cut_capture_retains_nothing);
     tcase_add_test(t, holders_cycles_and_nothing);
     tcase_add_test(t, walk_budget_cut);
     tcase_add_test(t, walk_skipped_is_unavailable);

@@ -128,14 +128,14 @@ START_TEST(memory_wording)
                      "50 bytes (5.00%) were still live at exit.");
     suggest_clear(&e);
     e.retained_bytes = RANK_NA; /* unavailable: omitted */
-    e.live_unavailable = true;
+    e.retained_unavailable = true;
     ck_assert_int_eq(suggest_mem(&e, 0, 1000), 0);
     ck_assert_uint_eq(e.n_suggestions, 0);
     suggest_clear(&e);
     /* 2^64 - 1 retained bytes is a value, not the unavailable marker:
      * 2^64 - 1 of 2^64 - 1 attributed bytes is 100.00% */
     e.retained_bytes = UINT64_MAX;
-    e.live_unavailable = false;
+    e.retained_unavailable = false;
     ck_assert_int_eq(suggest_mem(&e, 500, UINT64_MAX), 0);
     ck_assert_uint_eq(e.n_suggestions, 1);
     ck_assert_str_eq(e.suggestions[0].text,

@@ -566,3 +566,16 @@ unsigned char *tu_gunzip(const void *gz, size_t len, size_t *out_len)
     *out_len = n;
     return out;
 }
+
+size_t tu_before_last_frame(const void *cap, size_t len)
+{
+    const unsigned char *p = cap;
+    size_t at = 8, last = len;
+    while (at + 4 <= len) {
+        last = at;
+        at += 4 +
+              ((size_t)p[at] << 24 | (size_t)p[at + 1] << 16 | (size_t)p[at + 2] << 8 | p[at + 3]);
+    }
+    ck_assert_uint_eq(at, len); /* whole frames */
+    return last;
+}

@@ -114,4 +114,9 @@ char *tu_capture_path(const char *name);
  * *out_len); NULL unless its `len` bytes are exactly one whole member. */
 unsigned char *tu_gunzip(const void *gz, size_t len, size_t *out_len);
 
+/* How many of a capture's `len` bytes come before its last frame, its
+ * FINISH (jett-capture(5): the 8-byte magic, then frames of a 4-byte
+ * big-endian length and a payload): the capture cut short there. */
+size_t tu_before_last_frame(const void *cap, size_t len);
+
 #endif

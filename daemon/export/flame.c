@@ -176,13 +176,17 @@ static void put_totals(FILE *out, const struct fold *f)
     }
     fprintf(out, "allocations: %" PRIu64 ", resizes: %" PRIu64 ", allocated: %" PRIu64 " bytes",
             t->allocations, t->resizes, t->allocated_bytes);
-    if (t->live_exact)
+    if (!t->live_exact)
+        fputs(", freed, peak live and retained: unavailable", out);
+    else if (!t->retained_exact) /* a capture cut short: the peak is of the events read */
+        fprintf(out,
+                ", freed: %" PRIu64 " bytes, peak live: %" PRIu64 " bytes, retained: unavailable",
+                t->freed_bytes, t->peak_live_bytes);
+    else
         fprintf(out,
                 ", freed: %" PRIu64 " bytes, peak live: %" PRIu64 " bytes, retained: %" PRIu64
                 " bytes",
                 t->freed_bytes, t->peak_live_bytes, t->retained_bytes);
-    else
-        fputs(", freed, peak live and retained: unavailable", out);
 }
 
 /* The heading's legend: the painter's, else what the blue frames of a

@@ -310,6 +310,7 @@ static void take_totals(struct fold *f, const struct agg *g)
     t->frees = m.free_count;
     t->allocated_bytes = m.allocated_bytes;
     t->live_exact = attrib_mem_exact(g);
+    t->retained_exact = attrib_retained_exact(g);
     t->freed_bytes = m.freed_bytes;
     t->peak_live_bytes = m.peak;
     t->retained_bytes = m.live;
@@ -640,11 +641,11 @@ static enum fold_status fold_from(struct fold *f, const struct agg *g, char *err
         return snprintf(err, errlen, "--weight %s does not apply to a %s capture",
                         fold_weight_name(f->weight), f->mode == WIRE_MODE_CPU ? "CPU" : "memory"),
                FOLD_E_WEIGHT;
-    if (weight_live(f->weight) && !attrib_mem_exact(g))
-        return snprintf(err, errlen,
-                        "--weight %s is unavailable: the profile is partial "
-                        "(retention_metadata_limit) and stopped tracking live allocations",
-                        fold_weight_name(f->weight)),
+    const char *gap =
+        weight_live(f->weight) ? attrib_live_gap(g, f->weight == FOLD_WEIGHT_RETAINED) : NULL;
+    if (gap)
+        return snprintf(err, errlen, "--weight %s is unavailable: %s", fold_weight_name(f->weight),
+                        gap),
                FOLD_E_UNAVAILABLE;
     if (f->by_task && !attrib_tasks_on(g))
         return snprintf(err, errlen,

@@ -70,8 +70,9 @@ struct fold_totals {
     uint64_t jett_samples, runtime_samples, waiting_samples, unavailable_samples;
     /* memory */
     uint64_t allocations, resizes, frees, allocated_bytes;
-    /* freed, peak and retained are known only while live_exact */
-    bool live_exact;
+    /* freed and peak are known only while live_exact, retained only
+     * while retained_exact (attrib_retained_exact) */
+    bool live_exact, retained_exact;
     uint64_t freed_bytes, peak_live_bytes, retained_bytes;
     /* the chosen weight over every event, and over the events with a
      * stack (the tree's root value) */

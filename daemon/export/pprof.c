@@ -668,9 +668,7 @@ static size_t write_comments(struct pp *p, int64_t *c)
                 (unsigned long long)t.allocation_count, (unsigned long long)t.allocated_bytes,
                 (unsigned long long)(t.allocated_bytes - t.attributed));
         if (!p->inuse)
-            comment(p, c, &n,
-                    "jett: inuse_space is unavailable: the profile stopped tracking live "
-                    "allocations (retention_metadata_limit)");
+            comment(p, c, &n, "jett: inuse_space is unavailable: %s", attrib_live_gap(p->a, true));
     }
     if (agg_status(p->a, &reason) == AGG_PARTIAL)
         comment(p, c, &n, "jett: the profile is partial (%s)", agg_reason_name(reason));
@@ -778,7 +776,7 @@ static int write_weighted(const struct agg *a, bool wall, FILE *out, char *err, 
     p->wall = wall;
     p->by_task = attrib_tasks_on(a);
     p->cpu = agg_mode(a) == WIRE_MODE_CPU;
-    p->inuse = !p->cpu && attrib_mem_exact(a);
+    p->inuse = !p->cpu && attrib_retained_exact(a);
     p->n_values = p->cpu ? 2 : p->inuse ? 3 : 2;
     uint32_t rate = agg_config(a)->rate_hz;
     if (p->cpu)

@@ -374,10 +374,9 @@ static enum timeline_status second_pass(struct timeline *t, struct first *r, con
     if (agg_mode(g) != WIRE_MODE_MEMORY)
         return snprintf(err, errlen, "--format timeline needs a memory capture, not a CPU capture"),
                TIMELINE_E_MODE;
-    if (!attrib_mem_exact(g))
-        return snprintf(err, errlen,
-                        "--format timeline is unavailable: the profile is partial "
-                        "(retention_metadata_limit) and stopped tracking live allocations"),
+    const char *gap = attrib_live_gap(g, true); /* it ends with the bytes retained at exit */
+    if (gap)
+        return snprintf(err, errlen, "--format timeline is unavailable: %s", gap),
                TIMELINE_E_UNAVAILABLE;
     enum agg_reason reason;
     if (agg_status(g, &reason) != AGG_COMPLETE)

@@ -308,6 +308,8 @@ def mem_summary(line, totals):
                                                          "" if n == 1 else "s")
     if t["peak_live_bytes"] == "unavailable":
         want += "live bytes unavailable"
+    elif t["retained_bytes"] == "unavailable":
+        want += "%s live at peak, retained bytes unavailable" % short_text(t["peak_live_bytes"])
     else:
         want += "%s live at peak, %s retained at exit" % (short_text(t["peak_live_bytes"]),
                                                           short_text(t["retained_bytes"]))

@@ -12,7 +12,8 @@ from their documented costs (agg.h, jett-profile(7)); the stack-table
 budget is not (the random captures stay far below it).  Only valid
 captures are modelled: a collector error is out of scope, but for the
 one jett-profile(7) defines for valid events: a byte total past
-2^64 - 1 (Python's integers never wrap)."""
+2^64 - 1 (Python's integers never wrap), and a capture cut short,
+whose dump ends before FINISH (jett-profile(7), Status)."""
 import json, os, re, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -266,7 +267,10 @@ class Model:
         # the CALLS records: calls by identity and by (identity, site start)
         self.have_calls, self.fn_calls, self.site_calls = False, {}, {}
         self.mem = dict(count=0, resizes=0, allocated=0, freed=0, attributed=0, live=0, peak=0)
-        self.sites, self.live, self.mem_limited = {}, {}, False
+        # mem_limited: no allocation is tracked any more; detail_full: the
+        # buckets alone filled the retention budget (jett-profile(7),
+        # Budgets)
+        self.sites, self.live, self.mem_limited, self.detail_full = {}, {}, False, False
         # jett-profile(7): allocation lines, (ident, start) -> [bytes,
         # allocations, end], 32 bytes each plus their index, sized as the
         # hot-line index (16 slots, doubling at half full, both held
@@ -281,7 +285,7 @@ class Model:
         self.rec = Records(self, self.tasks_on)
         self.wide_cap, self.wide = 0, set()  # ids whose size is kept whole
         self.overflow = False                # an event refused: total past 2^64 - 1
-        self.max_id, self.watermark, self.peak_snapshot = None, None, {}
+        self.max_id, self.peak_snapshot = None, {}
         self.walk_rows, self.walk_closed, self.walk_cut, self.walk_refused = [], False, False, False
 
     def rec_source(self, f):
@@ -509,10 +513,38 @@ class Model:
         return (self.used + self.rec.bytes() + self.wide_cap * 16 + self.line_cap * 8 + n <=
                 self.budget_ret)
 
+    def room(self, n):
+        """jett-profile(7), Budgets: "the buckets come first": the first
+        time n more bytes do not fit, every live-allocation record is
+        released and the room is asked again."""
+        if self.mem_fits(n):
+            return True
+        self.release()
+        return self.mem_fits(n)
+
+    def release(self):
+        """"Every live-allocation record is released, the room they held
+        goes back to the buckets"; "from then on no allocation is
+        tracked"."""
+        self.mem_limited = True
+        self.live = {}
+        self.rec = Records(self, self.tasks_on)
+        self.wide, self.wide_cap = set(), 0
+
+    def detail_room(self, n):
+        """Room for a bucket, a line or the index's growth: "only when the
+        buckets, lines and index alone fill the budget [...] is one
+        refused.  From the first that does not fit on, no bucket or
+        allocation line is made"."""
+        if self.detail_full or not self.room(n):
+            self.detail_full = True
+            return False
+        return True
+
     def line(self, ident, sp, n, create):
         """Allocation pressure at the leaf statement, when the leaf has a
-        source and the span lies in it; a line that does not fit limits
-        the profile as a site bucket does."""
+        source and the span lies in it; a line and the growth of its
+        index take room as a bucket does."""
         if ident is None or sp is None or ident[2] is None:
             return
         src = source_of(self, ident)
@@ -524,8 +556,7 @@ class Model:
             after = 16 if self.line_cap == 0 else (self.line_cap * 2 if (k + 1) * 2 > self.line_cap
                                                     else self.line_cap)
             extra = 32 + (after * 8 if after != self.line_cap else 0)
-            if self.mem_limited or not self.mem_fits(extra):
-                self.mem_limited = True
+            if not self.detail_room(extra):
                 return
             self.used += 32
             self.line_cap = after
@@ -554,11 +585,6 @@ class Model:
             return False
         return True
 
-    def untrack(self, aid):
-        if self.watermark is None or aid < self.watermark:
-            self.watermark = aid
-        self.mem_limited = True
-
     def drop_record(self, aid):
         del self.live[aid]
         self.rec.drop(aid)
@@ -567,8 +593,7 @@ class Model:
         if ident is None:
             return None
         if ident not in self.sites:
-            if self.mem_limited or not self.mem_fits(56):
-                self.mem_limited = True
+            if not self.detail_room(56):
                 return None
             self.used += 56
             self.sites[ident] = dict(count=0, allocated=0, resizes=0, freed=0, live=0)
@@ -578,8 +603,7 @@ class Model:
         if chain is None:
             return
         if chain not in self.chain:
-            if self.mem_limited or not self.mem_fits(8):
-                self.mem_limited = True
+            if not self.detail_room(8):
                 return
             self.used += 8
             self.chain[chain] = 0
@@ -675,7 +699,8 @@ class Model:
         elif kept:
             kept = self.track(aid, size, ident)
         if not kept:
-            self.untrack(aid)
+            # the record of a new allocation did not fit
+            self.release()
             return
         self.live_change(ident, size)
 
@@ -690,14 +715,14 @@ class Model:
             s = self.site(ident)
             if s:
                 s["resizes"] += 1
+        # a free or resize is taken as its event says once the records are
+        # released (and, in a valid capture, names a live allocation)
         if aid not in self.live:
             return
         creator = self.live[aid][1]
         if new >= WIDE and not self.wide_room(aid):
-            # no room for the whole size: the allocation stops being tracked
-            self.wide.discard(aid)
-            self.drop_record(aid)
-            self.untrack(aid)
+            # no room for the whole size: the records are released
+            self.release()
             return
         if new < WIDE:
             self.wide.discard(aid)
@@ -762,7 +787,9 @@ def chain_text(chain):
 
 def status(m):
     f = m.finish
-    if f["collector_failure"] == "true" or (m.mode == "memory" and m.overflow):
+    # jett-profile(7), Status: a stream without FINISH breaks a rule of
+    # jett-capture(5), a collector failure
+    if f is None or f["collector_failure"] == "true" or (m.mode == "memory" and m.overflow):
         return "partial", "collector_failure"
     if f["termination"] == "interrupted":
         return "partial", "interrupted"
@@ -900,20 +927,27 @@ def mem_sugg(e, ident, thr, den):
 
 
 def cpu_profile(m, p, st):
-    f, c, h = m.finish, m.cpu, m.hello
+    c, h = m.cpu, m.hello
+    # jett-profile(7), Status: "without FINISH the termination, the tick
+    # counts and the durations are unavailable" (and the rate, of a wall
+    # time unknown)
+    na = "unavailable"
+    f = m.finish or {"requested": na, "coalesced": na, "dropped": na, "wall_ns": 0,
+                     "cpu_ns": None}
     wall = int(f["wall_ns"])
+    tick = lambda k: na if f[k] == na else int(f[k])
     p["config"] = {"requested_rate_hz": int(h["rate_hz"]),
                    "threshold_basis_points": int(h["threshold_bp"]), "limit": int(h["limit"]),
                    "cpu_metadata_budget_bytes": m.budget_cpu}
     p["totals"] = {
-        "requested_ticks": int(f["requested"]), "recorded_samples": c["recorded"],
+        "requested_ticks": tick("requested"), "recorded_samples": c["recorded"],
         "attributed_samples": c["attributed"], "runtime_samples": c["runtime"],
         "waiting_samples": c["waiting"], "unavailable_samples": c["unavailable"],
-        "coalesced_ticks": int(f["coalesced"]), "dropped_ticks": int(f["dropped"]),
+        "coalesced_ticks": tick("coalesced"), "dropped_ticks": tick("dropped"),
         "truncated_stacks": c["truncated"],
         "observed_rate_hz": pct_value(div_round(c["recorded"] * 10**11, wall)) if wall else
         "unavailable",
-        "wall_ms": div_round(wall, 10**6),
+        "wall_ms": div_round(wall, 10**6) if m.finish else na,
         "process_cpu_ms": "unavailable" if f["cpu_ns"] is None else div_round(int(f["cpu_ns"]), 10**6)}
     den, thr = c["attributed"], int(h["threshold_bp"])
     elig = [i for i, b in m.fn.items() if den and b[0] * 10000 >= thr * den]
@@ -998,15 +1032,23 @@ def origin_name(m, ident):
     return "unavailable" if ident[2] is None else ["project", "dependency", "stdlib"][ident[2][0]]
 
 
+def retained_known(m):
+    """jett-profile(7), Status: retained values need every allocation
+    tracked and the run's exit, which FINISH marks; a stream cut short
+    keeps freed, peak and live-at-peak bytes, those of the events read."""
+    return not m.mem_limited and m.finish is not None
+
+
 def mem_profile(m, p, st):
     h, x, lim = m.hello, m.mem, m.mem_limited
+    kept = retained_known(m)
     p["config"] = {"threshold_basis_points": int(h["threshold_bp"]), "limit": int(h["limit"]),
                    "retention_metadata_budget_bytes": m.budget_ret}
     na = "unavailable"
     p["totals"] = {"allocation_count": x["count"], "resize_count": x["resizes"],
                    "allocated_bytes": x["allocated"], "freed_bytes": na if lim else x["freed"],
                    "peak_live_bytes": na if lim else x["peak"],
-                   "retained_bytes": na if lim else x["live"],
+                   "retained_bytes": x["live"] if kept else na,
                    "attributed_allocated_bytes": x["attributed"]}
     den, thr = x["attributed"], int(h["threshold_bp"])
     elig = [i for i, s in m.sites.items() if den and s["allocated"] * 10000 >= thr * den]
@@ -1018,7 +1060,7 @@ def mem_profile(m, p, st):
         e.update({"allocation_count": s["count"], "allocated_bytes": s["allocated"],
                   "allocation_percent": pct_value(hundredths(s["allocated"], den)),
                   "freed_bytes": na if lim else s["freed"],
-                  "retained_bytes": na if lim else s["live"],
+                  "retained_bytes": s["live"] if kept else na,
                   "live_at_peak_bytes": na if lim else m.peak_snapshot.get(ident, 0),
                   "resize_count": s["resizes"], "origin": origin_name(m, ident),
                   "hot_lines": line_rows(m, ident),
@@ -1049,7 +1091,7 @@ def task_rows(m):
             row.update({"samples": t["samples"], "waiting_samples": t["waiting"]})
         else:
             row.update({"allocated_bytes": t["allocated"],
-                        "retained_bytes": "unavailable" if m.mem_limited else t["live"]})
+                        "retained_bytes": t["live"] if retained_known(m) else "unavailable"})
         out.append(row)
     return out
 
@@ -1104,7 +1146,7 @@ def retained_rows(m):
         out.append(row)
     rest = {"holder": "<remainder>", "holder_path": na, "holder_line": na, "namespace": na,
             "function": na, "path": na, "line": na, "retained_bytes": na, "objects": na}
-    if m.mem_limited:
+    if not retained_known(m):
         return out + [rest]
     left_bytes = m.mem["live"] - sum(r["retained_bytes"] for r in out)
     left_objects = len(m.live) - sum(r["objects"] for r in out)
@@ -1160,7 +1202,7 @@ def cpu_leads(m, p):
 def holder_lead(m, p):
     """The holder whose rows, all of them, hold the most bytes at exit;
     ties in holder order; no holder is never a lead."""
-    if p["retained_status"] == "unavailable" or m.mem_limited:
+    if p["retained_status"] == "unavailable" or not retained_known(m):
         return None
     sums = {}
     for holder, _, nbytes, _ in m.walk_rows:
@@ -1200,10 +1242,11 @@ def mem_leads(m, p):
     return out
 
 
-def leads(m, p, reason):
-    """jett-profile(7), Leads: unavailable where a budget may have left
-    the place out."""
-    if reason in ("cpu_metadata_limit", "stack_capture_limit", "retention_metadata_limit"):
+def leads(m, p):
+    """jett-profile(7), Leads: unavailable where a budget refused a bucket
+    or a stack, which may have left the place out."""
+    if (m.finish and m.finish["stack_limit"] == "true") or (m.mode == "cpu" and m.limited) or \
+            (m.mode == "memory" and m.detail_full):
         return "unavailable"
     return (cpu_leads if m.mode == "cpu" else mem_leads)(m, p)
 
@@ -1213,7 +1256,7 @@ def profile(m):
     p = {"schema": "jett.profile.v1", "mode": m.mode, "status": st}
     if reason:
         p["partial_reason"] = reason
-    p["termination"] = m.finish["termination"]
+    p["termination"] = m.finish["termination"] if m.finish else "unavailable"
     p["backend"] = m.hello["backend"].decode()
     p["coverage"] = "jett_runtime_threads" if m.mode == "cpu" else "jett_heap"
     entries, n = (cpu_profile if m.mode == "cpu" else mem_profile)(m, p, st)
@@ -1223,14 +1266,16 @@ def profile(m):
     p["leads"] = None  # its place in the field order; filled from the rows below
     if m.mode == "cpu":
         p["waiting"] = waiting_rows(m)
-    elif not m.walk_closed:  # no walk in the capture
+    elif not m.walk_closed or m.finish is None:
+        # no walk in the capture, or none that the run's exit closed
+        # (jett-profile(7), Retained holders)
         p["retained_status"], p["retained"] = "unavailable", "unavailable"
     else:
         p["retained_status"] = "partial" if m.walk_cut or m.walk_refused else "complete"
         p["retained"] = retained_rows(m)
     if m.tasks_on:
         p["tasks"] = task_rows(m)
-    p["leads"] = leads(m, p, reason)
+    p["leads"] = leads(m, p)
     p["capabilities"] = {c: c in m.caps for c in CAPS}
     return {"profile": p}
 

@@ -11,7 +11,8 @@ samples in every state (waiting ones on stacks, truncated
 ones too), runs with tasks (TASK records, events of several tasks, frees
 by another task than the creator's), source-less functions in partial (interrupted) profiles, allocation churn with zero sizes
 and frees on several workers, id gaps that slide the daemon's window of
-recent ids, thresholds, limits and budgets small enough to run out; CPU
+recent ids, thresholds, limits and budgets small enough to run out (in
+memory mode, now and then one the buckets alone fill); CPU
 stacks with call sites (repeated, so that call lines recur and one site
 reaches several callees; some outside the caller's source) and CALLS
 records (one or two, adding up) after the last EVENTS; memory captures
@@ -215,6 +216,12 @@ def capture(seed):
     thr = r.choice([0, 1, 500, 1000, 3333, 5000, 10000, r.randint(0, 10000)])
     cpu_budget = r.choice([33554432, 33554432, r.randint(24, 600)])
     ret_budget = r.choice([67108864, 67108864, r.randint(4096, 4400)])
+    # now and then a budget the buckets alone fill (jett-profile(7),
+    # Budgets), drawn apart so that the captures of every other seed
+    # stay what they were
+    tiny = random.Random("budget %d" % seed)
+    if mode == "memory" and tiny.random() < 0.15:
+        ret_budget = tiny.randint(200, 2000)
     caps = "cpu_tick_source,safe_stack_capture,source_spans" if mode == "cpu" else \
         "source_spans,jett_heap_allocation_hooks,free_and_resize_events"
     # a run with tasks: TASK records, and events of several tasks and
@@ -408,6 +415,16 @@ def capture(seed):
                   "true" if r.random() < 0.05 else "false",
                   "true" if r.random() < 0.05 else "false"))
     return "\n".join(out) + "\n"
+
+
+def cut(seed):
+    """Whether the packed capture of `seed` is cut short, as `head -c`
+    cuts one (jett-profile(7), Status: a stream without FINISH): None, or
+    where to cut it, as a fraction of the bytes from the end of its HELLO
+    frame to the start of its FINISH frame (0 keeps HELLO alone; a cut
+    may fall inside a frame).  One capture in eight."""
+    r = random.Random("cut %d" % seed)
+    return r.random() if r.random() < 0.125 else None
 
 
 if __name__ == "__main__":
