@@ -13,6 +13,7 @@
 #include "daemon/export/fold.h"
 #include "daemon/export/pprof.h"
 #include "daemon/export/speedscope.h"
+#include "daemon/export/ticks.h"
 #include "daemon/export/timeline.h"
 
 static const char export_usage_text[] =
@@ -204,6 +205,13 @@ static int read_fold(const struct export_opts *o, struct fold **out)
     return CLI_EXIT_BAD_INPUT;
 }
 
+/* After a CPU export was written: a line on standard error when a
+ * noticeable share of the requested ticks has no stack (ticks.h). */
+static void note_ticks(const struct ticks *t)
+{
+    ticks_note(t, false, false, stderr);
+}
+
 /* After a fold was written: a damaged capture (exported as far as it was
  * read, as the profile reports it) exits 1 with where it stopped. */
 static int report_damage(const struct export_opts *o, const struct fold *f, int rc)
@@ -357,7 +365,10 @@ int cli_profile_export(int argc, char **argv)
     rc = read_fold(&o, &f);
     if (rc != CLI_EXIT_OK)
         return rc;
-    rc = report_damage(&o, f, write_output(&o, f));
+    rc = write_output(&o, f);
+    if (rc == CLI_EXIT_OK)
+        note_ticks(&fold_totals(f)->ticks);
+    rc = report_damage(&o, f, rc);
     fold_free(f);
     return rc;
 }

@@ -30,8 +30,9 @@ static int run(const char *const argv[], struct tu_output *o)
 }
 
 /* Runs export on a fixture with the given options; asserts success and
- * the exact standard output. */
-static void expect_export(const char *fixture, const char *weight, const char *want)
+ * the exact standard output and error. */
+static void expect_export_err(const char *fixture, const char *weight, const char *want,
+                              const char *want_err)
 {
     char *cap = tu_capture_path(fixture);
     const char *argv[] = {tu_jett,     "profile", "export", cap, "--format",
@@ -41,17 +42,31 @@ static void expect_export(const char *fixture, const char *weight, const char *w
     struct tu_output o;
     ck_assert_int_eq(run(argv, &o), 0);
     ck_assert_str_eq(o.out, want);
-    ck_assert_str_eq(o.err, "");
+    ck_assert_str_eq(o.err, want_err);
     tu_output_free(&o);
     free(cap);
+}
+
+/* The same with nothing on standard error. */
+static void expect_export(const char *fixture, const char *weight, const char *want)
+{
+    expect_export_err(fixture, weight, want, "");
 }
 
 /* The folded lines of every fixture; the sums are in tests/test_fold.c. */
 START_TEST(collapsed_each_fixture)
 {
-    expect_export("tiny-cpu", NULL, "app.main 1\napp.main;app.work 2\n");
-    expect_export("every-record", NULL,
-                  "app.main;textkit.split \"quoted\", with: colon;std.text.upper 1\n");
+    /* tiny-cpu: 1 of its 4 requested ticks coalesced, every-record 1 and
+     * 1 dropped of 6: a share of at least 5% is noted */
+    expect_export_err("tiny-cpu", NULL, "app.main 1\napp.main;app.work 2\n",
+                      "jett: 1 of 4 requested ticks (25.00%) have no stack, 1 coalesced and 0 "
+                      "dropped: no function's share counts them, while the report counts the "
+                      "coalesced ones as running Jett code\n");
+    expect_export_err("every-record", NULL,
+                      "app.main;textkit.split \"quoted\", with: colon;std.text.upper 1\n",
+                      "jett: 2 of 6 requested ticks (33.33%) have no stack, 1 coalesced and 1 "
+                      "dropped: no function's share counts them, while the report counts the "
+                      "coalesced ones as running Jett code\n");
     expect_export("tiny-memory", NULL,
                   "cache.<init> 64\ncache.main 168\ncache.main;cache.put 64\n");
     expect_export(

@@ -58,6 +58,27 @@ static char *svg_of_text(const char *text)
     return svg;
 }
 
+/* The SVG of a capture's text with its last frame, FINISH, cut off
+ * (frames are a 4-byte big-endian length and the payload, after the
+ * 8-byte magic). */
+static char *svg_without_finish(const char *text)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    char err[320];
+    ck_assert_msg(captext_pack(text, strlen(text), &sb, err, sizeof err) == 0, "%s", err);
+    const unsigned char *p = (const unsigned char *)sb.data;
+    size_t at = 8, last = at;
+    while (at < sb.size) {
+        last = at;
+        at += 4 +
+              ((size_t)p[at] << 24 | (size_t)p[at + 1] << 16 | (size_t)p[at + 2] << 8 | p[at + 3]);
+    }
+    char *svg = svg_of_bytes(sb.data, last, FOLD_WEIGHT_DEFAULT);
+    msgpack_sbuffer_destroy(&sb);
+    return svg;
+}
+
 /* Runs tests/flame_check.py on the SVG; asserts it prints `want`. */
 static void check_svg(const char *svg, const char *want)
 {
@@ -92,23 +113,71 @@ static void script_is_builtin(const char *svg)
 }
 
 /* tiny-cpu: all 3, app.main 3, app.work 2 = 2/3 of 1180 px = 786.67 px,
- * 66.67%.  Depths 0..2: work at the top (y 88), main 105, root 122;
- * height 88 + 3 * 17 + 24 = 163. */
+ * 66.67%.  1 of its 4 requested ticks was coalesced (25.00%, at least
+ * 5%): a legend line says so, under "drawn" (y 74 + 16 = 90), and the
+ * frames start 16 px lower.  Depths 0..2: work at the top (y 88 + 16 =
+ * 104), main 121, root 138; height 104 + 3 * 17 + 24 = 179. */
 START_TEST(tiny_cpu_geometry)
 {
     char *svg = svg_of("tiny-cpu", FOLD_WEIGHT_DEFAULT);
     check_svg(svg, "ok 3\n");
-    has(svg, "width=\"1200\" height=\"163\"");
-    has(svg, "<title>all: 3 samples (100.00%)</title><rect x=\"10.00\" y=\"122\" "
+    has(svg, "width=\"1200\" height=\"179\"");
+    has(svg, "<title>all: 3 samples (100.00%)</title><rect x=\"10.00\" y=\"138\" "
              "width=\"1180.00\"");
-    has(svg, "<title>app.main: 3 samples (100.00%)</title><rect x=\"10.00\" y=\"105\" "
+    has(svg, "<title>app.main: 3 samples (100.00%)</title><rect x=\"10.00\" y=\"121\" "
              "width=\"1180.00\"");
-    has(svg, "<title>app.work: 2 samples (66.67%)</title><rect x=\"10.00\" y=\"88\" "
+    has(svg, "<title>app.work: 2 samples (66.67%)</title><rect x=\"10.00\" y=\"104\" "
              "width=\"786.67\"");
     has(svg, ">status: complete<");
-    has(svg, ">samples: 3 recorded, 3 jett, 0 runtime, 0 waiting, 0 unavailable<");
+    has(svg, ">samples: 3 recorded, 3 jett, 0 runtime, 0 waiting, 0 unavailable; ticks: 4 "
+             "requested, 1 coalesced, 0 dropped<");
+    has(svg, "<text class=\"h lg\" x=\"10\" y=\"90\">not drawn: 1 of 4 requested ticks "
+             "(25.00%) have no stack, 1 coalesced and 0 dropped; the report counts the coalesced "
+             "ones as running Jett code</text>");
     script_is_builtin(svg);
     free(svg);
+}
+END_TEST
+
+/* The ticks without a stack are noted from 5% of the requested ticks
+ * on: 1 coalesced of 21 (4.76%; 20 samples) is not, 1 of 20 (5.00%; 19
+ * samples) is; without FINISH they are unknown, and not noted. */
+START_TEST(ticks_noted_from_five_percent)
+{
+    char text[8192];
+    for (int requested = 20; requested <= 22; requested++) {
+        size_t len = (size_t)snprintf(text, sizeof text,
+                                      CPU_HELLO "FUNC id=0 namespace=\"m\" function=\"main\" "
+                                                "source=- decl=-\nSTACK id=0 parent=- func=0 "
+                                                "site=-\n");
+        for (int i = 1; i < requested; i++)
+            len += (size_t)snprintf(text + len, sizeof text - len,
+                                    "CPU_SAMPLE seq=%d tick=%d task=- actor=- thread=0 "
+                                    "state=jett stack=0 span=-\n",
+                                    i, i);
+        snprintf(text + len, sizeof text - len,
+                 "FINISH termination=returned wall_ns=1 cpu_ns=1 requested=%d coalesced=1 "
+                 "dropped=0 collector_failure=false stack_limit=false\n",
+                 requested);
+        char *svg = requested <= 21 ? svg_of_text(text) : svg_without_finish(text);
+        char want[200];
+        if (requested <= 21)
+            snprintf(want, sizeof want,
+                     ">samples: %d recorded, %d jett, 0 runtime, 0 waiting, 0 unavailable; "
+                     "ticks: %d requested, 1 coalesced, 0 dropped<",
+                     requested - 1, requested - 1, requested);
+        else
+            snprintf(want, sizeof want,
+                     ">samples: 21 recorded, 21 jett, 0 runtime, 0 waiting, 0 unavailable; "
+                     "coalesced and dropped ticks: unknown (no FINISH)<");
+        has(svg, want);
+        ck_assert_int_eq(strstr(svg, ">not drawn: 1 of 20 requested ticks (5.00%) have no stack, "
+                                     "1 coalesced and 0 dropped; the report counts the coalesced "
+                                     "ones as running Jett code</text>") != NULL,
+                         requested == 20);
+        ck_assert_int_eq(strstr(svg, "not drawn") != NULL, requested == 20);
+        free(svg);
+    }
 }
 END_TEST
 
@@ -172,7 +241,8 @@ START_TEST(hostile_names_escaped)
     ck_assert_ptr_null(strstr(svg, "app.a_very_long.."));
     has(svg, "<title>\xe6\x97\xa5\xe6\x9c\xac.\xe9\x96\xa2\xe6\x95\xb0: 1 sample (11.11%)</title>");
     has(svg, ">status: partial (stack_capture_limit)<");
-    has(svg, ">samples: 11 recorded, 9 jett, 1 runtime, 1 waiting, 0 unavailable<");
+    has(svg, ">samples: 11 recorded, 9 jett, 1 runtime, 1 waiting, 0 unavailable; ticks: 11 "
+             "requested, 0 coalesced, 0 dropped<");
     has(svg, ">drawn: 9 of 11 samples (the jett samples)<");
     script_is_builtin(svg);
     ck_assert_ptr_null(strstr(svg, "'x'"));
@@ -235,7 +305,8 @@ START_TEST(empty_profile_is_valid)
     check_svg(svg, "ok 0\n");
     has(svg, ">no samples</text>");
     has(svg, "height=\"160\"");
-    has(svg, ">samples: 1 recorded, 0 jett, 1 runtime, 0 waiting, 0 unavailable<");
+    has(svg, ">samples: 1 recorded, 0 jett, 1 runtime, 0 waiting, 0 unavailable; ticks: 0 "
+             "requested, 0 coalesced, 0 dropped<");
     free(svg);
 }
 END_TEST
@@ -415,6 +486,7 @@ Suite *flame_suite(void)
     Suite *s = suite_create("flame");
     TCase *t = tcase_create("flame");
     tcase_add_test(t, tiny_cpu_geometry);
+    tcase_add_test(t, ticks_noted_from_five_percent);
     tcase_add_test(t, hostile_names_escaped);
     tcase_add_test(t, memory_weights);
     tcase_add_test(t, every_record_partial);

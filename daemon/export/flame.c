@@ -6,6 +6,7 @@
 #include "daemon/escape.h"
 #include "daemon/export/flame.h"
 #include "daemon/export/flame_assets.h"
+#include "daemon/rank.h"
 #include "proto/util/utf8.h"
 #include "proto/wire.h"
 
@@ -167,11 +168,18 @@ static void put_totals(FILE *out, const struct fold *f)
 {
     const struct fold_totals *t = fold_totals(f);
     if (fold_mode(f) == WIRE_MODE_CPU) {
+        const struct ticks *k = &t->ticks;
         fprintf(out,
                 "samples: %" PRIu64 " recorded, %" PRIu64 " jett, %" PRIu64 " runtime, %" PRIu64
                 " waiting, %" PRIu64 " unavailable",
                 t->samples, t->jett_samples, t->runtime_samples, t->waiting_samples,
                 t->unavailable_samples);
+        if (k->finished)
+            fprintf(out,
+                    "; ticks: %" PRIu64 " requested, %" PRIu64 " coalesced, %" PRIu64 " dropped",
+                    k->requested, k->coalesced, k->dropped);
+        else
+            fputs("; coalesced and dropped ticks: unknown (no FINISH)", out);
         return;
     }
     fprintf(out, "allocations: %" PRIu64 ", resizes: %" PRIu64 ", allocated: %" PRIu64 " bytes",
@@ -185,27 +193,41 @@ static void put_totals(FILE *out, const struct fold *f)
         fputs(", freed, peak live and retained: unavailable", out);
 }
 
-/* The heading's legend: the painter's, else what the blue frames of a
- * wall-time graph are; NULL for none. */
-static const char *legend_of(const struct fold *f, const struct flame_paint *p)
+/* The heading's legend, lines '\n' apart, in buf: the painter's; else
+ * what the blue frames of a wall-time graph are; else, for a graph of
+ * the jett samples, a warning when a noticeable share of the requested
+ * ticks has no stack and is not drawn (ticks.h).  NULL for none. */
+static const char *legend_of(const struct fold *f, const struct flame_paint *p, char *buf,
+                             size_t len)
 {
     if (p && p->legend)
         return p->legend;
-    return fold_weight(f) == FOLD_WEIGHT_WALL
-               ? "blue frames: &lt;runtime&gt;.&lt;waiting&gt;, the program was waiting"
-               : NULL;
+    if (fold_weight(f) == FOLD_WEIGHT_WALL)
+        return "blue frames: &lt;runtime&gt;.&lt;waiting&gt;, the program was waiting";
+    const struct ticks *k = &fold_totals(f)->ticks;
+    if (fold_mode(f) != WIRE_MODE_CPU || !ticks_noticeable(k))
+        return NULL;
+    uint64_t none = k->coalesced + k->dropped;
+    uint64_t pct = rank_percent_hundredths(none, k->requested);
+    snprintf(buf, len,
+             "not drawn: %" PRIu64 " of %" PRIu64 " requested ticks (%" PRIu64 ".%02" PRIu64
+             "%%) have no stack, %" PRIu64 " coalesced and %" PRIu64
+             " dropped; the report counts the coalesced ones as running Jett code",
+             none, k->requested, pct / 100, pct % 100, k->coalesced, k->dropped);
+    return buf;
 }
 
 /* The heading's height: FLAME_TOP and a line for each of the legend's. */
-static unsigned heading_height(const struct fold *f, const struct flame_paint *p)
+static unsigned heading_height(const char *legend)
 {
     unsigned h = FLAME_TOP;
-    for (const char *l = legend_of(f, p); l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+    for (const char *l = legend; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
         h += FLAME_LINE_H;
     return h;
 }
 
-static void put_heading(FILE *out, const struct fold *f, const struct flame_paint *p)
+static void put_heading(FILE *out, const struct fold *f, const struct flame_paint *p,
+                        const char *legend)
 {
     const struct fold_totals *t = fold_totals(f);
     const char *reason = fold_partial_reason(f);
@@ -232,7 +254,7 @@ static void put_heading(FILE *out, const struct fold *f, const struct flame_pain
             : fold_mode(f) == WIRE_MODE_CPU ? "the jett samples"
                                             : "events with a Jett stack");
     unsigned y = 74;
-    for (const char *l = legend_of(f, p); l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+    for (const char *l = legend; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
         int len = (int)strcspn(l, "\n");
         y += FLAME_LINE_H;
         fprintf(out, "<text class=\"h lg\" x=\"%d\" y=\"%u\">%.*s</text>\n", FLAME_PAD, y, len, l);
@@ -417,7 +439,9 @@ int flame_write_svg_painted(const struct fold *f, const struct flame_paint *p, F
     const struct fold_totals *t = fold_totals(f);
     uint32_t max_depth = fold_max_depth(f);
     bool empty = t->weight_attributed == 0;
-    unsigned top = heading_height(f, p);
+    char buf[320];
+    const char *legend = legend_of(f, p, buf, sizeof buf);
+    unsigned top = heading_height(legend);
     unsigned height = empty ? FLAME_EMPTY_H + top - FLAME_TOP
                             : top + (max_depth + 1) * FLAME_FRAME_H + FLAME_BOTTOM;
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n", out);
@@ -432,7 +456,7 @@ int flame_write_svg_painted(const struct fold *f, const struct flame_paint *p, F
             "<rect class=\"bg\" x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" "
             "fill=\"" FLAME_BACKGROUND "\"/>\n",
             FLAME_WIDTH, height);
-    put_heading(out, f, p);
+    put_heading(out, f, p, legend);
     struct flame_ctx c = {out, f, p, t->weight_attributed, max_depth, top};
     if (empty)
         put_empty(out, f, top);

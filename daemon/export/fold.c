@@ -305,6 +305,7 @@ static void take_totals(struct fold *f, const struct agg *g)
     t->runtime_samples = c.runtime;
     t->waiting_samples = c.waiting;
     t->unavailable_samples = c.unavailable;
+    ticks_read(g, &t->ticks);
     t->allocations = m.allocation_count;
     t->resizes = m.resize_count;
     t->frees = m.free_count;

@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "daemon/export/ticks.h"
 #include "proto/capture.h"
 
 enum fold_weight {
@@ -68,6 +69,7 @@ struct fold_totals {
     /* CPU */
     uint64_t samples; /* recorded samples, every state */
     uint64_t jett_samples, runtime_samples, waiting_samples, unavailable_samples;
+    struct ticks ticks; /* the requested, coalesced and dropped ticks too */
     /* memory */
     uint64_t allocations, resizes, frees, allocated_bytes;
     /* freed, peak and retained are known only while live_exact */
