@@ -207,9 +207,9 @@ static int read_fold(const struct export_opts *o, struct fold **out)
 
 /* After a CPU export was written: a line on standard error when a
  * noticeable share of the requested ticks has no stack (ticks.h). */
-static void note_ticks(const struct ticks *t)
+static void note_ticks(const struct export_opts *o, const struct ticks *t)
 {
-    ticks_note(t, false, false, stderr);
+    ticks_note(t, o->weight == FOLD_WEIGHT_WALL, o->format != EXPORT_CALLGRIND, stderr);
 }
 
 /* After a fold was written: a damaged capture (exported as far as it was
@@ -367,7 +367,7 @@ int cli_profile_export(int argc, char **argv)
         return rc;
     rc = write_output(&o, f);
     if (rc == CLI_EXIT_OK)
-        note_ticks(&fold_totals(f)->ticks);
+        note_ticks(&o, &fold_totals(f)->ticks);
     rc = report_damage(&o, f, rc);
     fold_free(f);
     return rc;

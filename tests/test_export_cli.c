@@ -61,12 +61,12 @@ START_TEST(collapsed_each_fixture)
     expect_export_err("tiny-cpu", NULL, "app.main 1\napp.main;app.work 2\n",
                       "jett: 1 of 4 requested ticks (25.00%) have no stack, 1 coalesced and 0 "
                       "dropped: no function's share counts them, while the report counts the "
-                      "coalesced ones as running Jett code\n");
+                      "coalesced ones as running Jett code (--weight wall draws them)\n");
     expect_export_err("every-record", NULL,
                       "app.main;textkit.split \"quoted\", with: colon;std.text.upper 1\n",
                       "jett: 2 of 6 requested ticks (33.33%) have no stack, 1 coalesced and 1 "
                       "dropped: no function's share counts them, while the report counts the "
-                      "coalesced ones as running Jett code\n");
+                      "coalesced ones as running Jett code (--weight wall draws them)\n");
     expect_export("tiny-memory", NULL,
                   "cache.<init> 64\ncache.main 168\ncache.main;cache.put 64\n");
     expect_export(
@@ -84,14 +84,27 @@ END_TEST
 /* cpu-waiting through the command: --weight samples is the default
  * (main 1, main;poll 1); --weight wall adds the 9 waiting samples that
  * have a stack, 4 above main (3 at 3:3, 1 without a span) and 5 above
- * main;poll (3 + 2). */
+ * main;poll (3 + 2), and the one without a stack at the root: its 12
+ * requested ticks are its 12 samples.  cpu-calls (its header): 30
+ * requested ticks, 12 jett and 13 waiting samples on stacks, 1 waiting
+ * without one, 1 runtime, 2 coalesced and 1 dropped at the root, the
+ * note saying where the 3 without a stack went (10.00%). */
 START_TEST(collapsed_cpu_weights)
 {
     expect_export("cpu-waiting", NULL, "w.main 1\nw.main;w.poll 1\n");
     expect_export("cpu-waiting", "samples", "w.main 1\nw.main;w.poll 1\n");
     expect_export("cpu-waiting", "wall",
-                  "w.main 1\nw.main;<runtime>.<waiting> 4\nw.main;w.poll 1\n"
+                  "<runtime>.<waiting> 1\nw.main 1\nw.main;<runtime>.<waiting> 4\nw.main;w.poll 1\n"
                   "w.main;w.poll;<runtime>.<waiting> 5\n");
+    expect_export_err("cpu-calls", "wall",
+                      "<runtime>.<coalesced> 2\n<runtime>.<dropped> 1\n<runtime>.<runtime> 1\n"
+                      "<runtime>.<waiting> 1\nidx.main 1\nidx.main;idx.add 2\nidx.main;idx.docs 1\n"
+                      "idx.main;idx.pick 1\nidx.main;idx.rank 2\nidx.main;idx.rank;idx.by 4\n"
+                      "idx.main;idx.retry;idx.wait;<runtime>.<waiting> 8\nidx.main;idx.skip 1\n"
+                      "idx.main;idx.wait;<runtime>.<waiting> 5\n",
+                      "jett: 3 of 30 requested ticks (10.00%) have no stack, 2 coalesced and 1 "
+                      "dropped: they are drawn at the root as <runtime>.<coalesced> and "
+                      "<runtime>.<dropped>, in no function\n");
 }
 END_TEST
 

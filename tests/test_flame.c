@@ -181,39 +181,61 @@ START_TEST(ticks_noted_from_five_percent)
 }
 END_TEST
 
-/* --weight wall on cpu-calls: 25 drawn samples (12 jett, 13 waiting
- * with a stack) of 27.  main's children by name: add 2, docs 1, pick 1,
- * rank 6 (by 4), retry 8 (wait 8, its <runtime>.<waiting> 8), skip 1,
- * wait 5 (<runtime>.<waiting> 5): 13 frames with the root.  retry
- * starts after 2 + 1 + 1 + 6 = 10 samples: x = 10 + 1180 * 10 / 25 =
- * 482; its waiting frame, 4 deep, the top (y 88 + 16 for the legend's
- * line = 104), 1180 * 8 / 25 = 377.60 px, 32.00%; main's wait after 19:
- * x = 906.80, width 236.00, 3 deep (y 104 + 17 = 121).  The waiting
- * frames are blue, say what they are, and the heading has a legend, a
- * line under "drawn" (y 74 + 16 = 90). */
+/* --weight wall on cpu-calls: every one of its 30 requested ticks, the
+ * unit of the frames.  At the root by name: <runtime>.<coalesced> 2,
+ * <runtime>.<dropped> 1, <runtime>.<runtime> 1, <runtime>.<waiting> 1
+ * (the waiting sample without a stack), idx.main 25 from tick 5; main's
+ * children by name: add 2, docs 1, pick 1, rank 6 (by 4), retry 8 (wait
+ * 8, its <runtime>.<waiting> 8), skip 1, wait 5 (<runtime>.<waiting>
+ * 5): 17 frames with the root.  retry starts after 5 + 2 + 1 + 1 + 6 =
+ * 15 ticks: x = 10 + 1180 * 15 / 30 = 600; its waiting frame, 4 deep,
+ * the top (y 88 + 3 legend lines of 16 = 136), 1180 * 8 / 30 = 314.67
+ * px, 26.67%; main's wait after 24: x = 954.00, width 196.67, 3 deep (y
+ * 136 + 17 = 153).  The coalesced frame, 1 deep (y 136 + 3 * 17 = 187),
+ * at x 10, 78.67 px, 6.67%.  The waiting frames are blue, the coalesced
+ * one beige, the runtime and dropped ones grey, each says what it is,
+ * and the heading's legend, under "drawn" (y 74), says what the colours
+ * mean. */
 START_TEST(wall_waiting_frames_blue)
 {
     char *svg = svg_of("cpu-calls", FOLD_WEIGHT_WALL);
-    check_svg(svg, "ok 13\n");
-    has(svg, ">CPU flame graph: wall time (running and waiting samples)<");
-    has(svg, ">drawn: 25 of 27 samples (the jett samples and the waiting ones with a Jett stack)<");
+    check_svg(svg, "ok 17\n");
+    has(svg, ">CPU flame graph: wall time (every requested tick)<");
+    has(svg, ">drawn: 30 of 30 ticks (every sample and the coalesced and dropped ticks)<");
     has(svg, "<text class=\"h lg\" x=\"10\" y=\"90\">blue frames: &lt;runtime&gt;.&lt;"
-             "waiting&gt;, the program was waiting</text>");
+             "waiting&gt;, the program was waiting (at the root: without a stack)</text>");
+    has(svg, "<text class=\"h lg\" x=\"10\" y=\"106\">beige frame: &lt;runtime&gt;.&lt;"
+             "coalesced&gt;, ticks that found Jett code running and took no stack</text>");
+    has(svg, "<text class=\"h lg\" x=\"10\" y=\"122\">grey frames: &lt;runtime&gt;.&lt;"
+             "runtime&gt; (the interpreter), &lt;runtime&gt;.&lt;unavailable&gt; (no stack "
+             "kept), &lt;runtime&gt;.&lt;dropped&gt; (state unknown)</text>");
     has(svg, "<g class=\"f\" data-o=\"waiting: blocked, not running\"><title>&lt;runtime&gt;.&lt;"
-             "waiting&gt;: 8 samples (32.00%)</title><rect x=\"482.00\" y=\"104\" "
-             "width=\"377.60\" height=\"16\" rx=\"2\" fill=\"rgb(140,180,235)\"/>");
-    has(svg, "<title>&lt;runtime&gt;.&lt;waiting&gt;: 5 samples (20.00%)</title><rect "
-             "x=\"906.80\" y=\"121\" width=\"236.00\" height=\"16\" rx=\"2\" "
+             "waiting&gt;: 8 ticks (26.67%)</title><rect x=\"600.00\" y=\"136\" "
+             "width=\"314.67\" height=\"16\" rx=\"2\" fill=\"rgb(140,180,235)\"/>");
+    has(svg, "<title>&lt;runtime&gt;.&lt;waiting&gt;: 5 ticks (16.67%)</title><rect "
+             "x=\"954.00\" y=\"153\" width=\"196.67\" height=\"16\" rx=\"2\" "
              "fill=\"rgb(140,180,235)\"/>");
+    has(svg, "<g class=\"f\" data-o=\"coalesced ticks: running Jett code, no stack taken\">"
+             "<title>&lt;runtime&gt;.&lt;coalesced&gt;: 2 ticks (6.67%)</title><rect x=\"10.00\" "
+             "y=\"187\" width=\"78.67\" height=\"16\" rx=\"2\" fill=\"rgb(236,214,170)\"/>");
+    has(svg, "<g class=\"f\" data-o=\"dropped ticks: state unknown\"><title>&lt;runtime&gt;.&lt;"
+             "dropped&gt;: 1 tick (3.33%)</title><rect x=\"88.67\" y=\"187\" width=\"39.33\" "
+             "height=\"16\" rx=\"2\" fill=\"rgb(190,190,190)\"/>");
+    has(svg, "<g class=\"f\" data-o=\"runtime samples: the interpreter, no Jett frame\"><title>"
+             "&lt;runtime&gt;.&lt;runtime&gt;: 1 tick (3.33%)</title><rect x=\"128.00\" "
+             "y=\"187\" width=\"39.33\" height=\"16\" rx=\"2\" fill=\"rgb(190,190,190)\"/>");
+    has(svg, "<g class=\"f\" data-o=\"waiting: blocked, not running\"><title>&lt;runtime&gt;.&lt;"
+             "waiting&gt;: 1 tick (3.33%)</title><rect x=\"167.33\" y=\"187\" "
+             "width=\"39.33\" height=\"16\" rx=\"2\" fill=\"rgb(140,180,235)\"/>");
     /* running frames keep their warm colours */
-    const char *retry = strstr(svg, "<title>idx.retry: 8 samples (32.00%)</title>");
+    const char *retry = strstr(svg, "<title>idx.retry: 8 ticks (26.67%)</title>");
     ck_assert_ptr_nonnull(retry);
     const char *fill = strstr(retry, "fill=\"");
     ck_assert_ptr_nonnull(fill);
     ck_assert_int_ne(strncmp(fill, "fill=\"rgb(140,180,235)\"", 23), 0);
     script_is_builtin(svg);
     free(svg);
-    /* the default weight draws no waiting frame and no legend */
+    /* the default weight draws no waiting frame and no legend of them */
     svg = svg_of("cpu-calls", FOLD_WEIGHT_DEFAULT);
     ck_assert_ptr_null(strstr(svg, "waiting&gt;"));
     ck_assert_ptr_null(strstr(svg, "blue frames"));

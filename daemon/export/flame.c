@@ -17,9 +17,14 @@
 #define FLAME_EMPTY_H 160 /* height of an image without frames */
 #define FLAME_BACKGROUND "rgb(253,250,245)"
 #define FLAME_MERGED_FILL "rgb(200,200,200)"
-/* The <runtime>.<waiting> frames of --weight wall: a cool blue, apart from the
- * warm colours of running code. */
+/* The pseudo-frames of --weight wall (ticks.h): <runtime>.<waiting> a
+ * cool blue, apart from the warm colours of running code; the coalesced
+ * ticks, which ran Jett code without a stack, a pale beige; the runtime,
+ * unavailable and dropped ones, which are no Jett code or of unknown
+ * place, grey. */
 #define FLAME_WAITING_FILL "rgb(140,180,235)"
+#define FLAME_COALESCED_FILL "rgb(236,214,170)"
+#define FLAME_NO_STACK_FILL "rgb(190,190,190)"
 #define FLAME_ELLIPSIS "\xe2\x80\xa6" /* U+2026, one column */
 
 /* ---- text ---- */
@@ -122,8 +127,9 @@ static const char *unit_name(const struct fold *f, uint64_t v)
 {
     switch (fold_weight(f)) {
     case FOLD_WEIGHT_SAMPLES:
-    case FOLD_WEIGHT_WALL:
         return v == 1 ? "sample" : "samples";
+    case FOLD_WEIGHT_WALL: /* samples and the ticks that are none */
+        return v == 1 ? "tick" : "ticks";
     case FOLD_WEIGHT_COUNT:
         return v == 1 ? "allocation" : "allocations";
     default:
@@ -158,7 +164,7 @@ static const char *weight_title(enum fold_weight w)
     case FOLD_WEIGHT_SAMPLES:
         return "CPU flame graph: samples";
     case FOLD_WEIGHT_WALL:
-        return "CPU flame graph: wall time (running and waiting samples)";
+        return "CPU flame graph: wall time (every requested tick)";
     default:
         return "Memory flame graph: allocated bytes";
     }
@@ -203,7 +209,13 @@ static const char *legend_of(const struct fold *f, const struct flame_paint *p, 
     if (p && p->legend)
         return p->legend;
     if (fold_weight(f) == FOLD_WEIGHT_WALL)
-        return "blue frames: &lt;runtime&gt;.&lt;waiting&gt;, the program was waiting";
+        return "blue frames: &lt;runtime&gt;.&lt;waiting&gt;, the program was waiting (at the "
+               "root: without a stack)\n"
+               "beige frame: &lt;runtime&gt;.&lt;coalesced&gt;, ticks that found Jett code "
+               "running and took no stack\n"
+               "grey frames: &lt;runtime&gt;.&lt;runtime&gt; (the interpreter), "
+               "&lt;runtime&gt;.&lt;unavailable&gt; (no stack kept), &lt;runtime&gt;.&lt;"
+               "dropped&gt; (state unknown)";
     const struct ticks *k = &fold_totals(f)->ticks;
     if (fold_mode(f) != WIRE_MODE_CPU || !ticks_noticeable(k))
         return NULL;
@@ -249,10 +261,9 @@ static void put_heading(FILE *out, const struct fold *f, const struct flame_pain
             "<text class=\"h\" x=\"%d\" y=\"74\">drawn: %" PRIu64 " of %" PRIu64
             " %s (%s)</text>\n",
             FLAME_PAD, t->weight_attributed, t->weight_total, unit_name(f, t->weight_total),
-            fold_weight(f) == FOLD_WEIGHT_WALL
-                ? "the jett samples and the waiting ones with a Jett stack"
-            : fold_mode(f) == WIRE_MODE_CPU ? "the jett samples"
-                                            : "events with a Jett stack");
+            fold_weight(f) == FOLD_WEIGHT_WALL ? "every sample and the coalesced and dropped ticks"
+            : fold_mode(f) == WIRE_MODE_CPU    ? "the jett samples"
+                                               : "events with a Jett stack");
     unsigned y = 74;
     for (const char *l = legend; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
         int len = (int)strcspn(l, "\n");
@@ -286,6 +297,14 @@ static const char *origin_name(int origin)
     return origin >= 0 && origin <= 2 ? names[origin] : NULL;
 }
 
+/* What a pseudo-frame of --weight wall is, in its tooltip. */
+static const char *const pseudo_meaning[TICKS_FRAMES] = {
+    [TICKS_COALESCED] = "coalesced ticks: running Jett code, no stack taken",
+    [TICKS_RUNTIME] = "runtime samples: the interpreter, no Jett frame",
+    [TICKS_UNAVAILABLE] = "unavailable samples: the stack was not kept",
+    [TICKS_DROPPED] = "dropped ticks: state unknown",
+};
+
 /* The frame's function, origin and path:line as data attributes, which
  * the script shows in its tooltip (read from the DOM: no name from the
  * capture is ever part of the script). */
@@ -297,6 +316,9 @@ static void put_func_attrs(const struct flame_ctx *c, const struct fold_node *n)
             fputs(" data-o=\"several functions of this name\"", c->out);
         if (n->func == FOLD_WAITING)
             fputs(" data-o=\"waiting: blocked, not running\"", c->out);
+        for (int k = TICKS_WAITING + 1; k < TICKS_FRAMES; k++)
+            if (n->func == FOLD_PSEUDO(k))
+                fprintf(c->out, " data-o=\"%s\"", pseudo_meaning[k]);
         return;
     }
     const char *origin = origin_name(fn.origin);
@@ -336,6 +358,10 @@ static void put_frame(const struct flame_ctx *c, const struct flame_item *it)
             snprintf(fill, sizeof fill, "%s", c->paint->root_fill);
         if (n->func == FOLD_WAITING)
             strcpy(fill, FLAME_WAITING_FILL);
+        else if (n->func == FOLD_PSEUDO(TICKS_COALESCED))
+            strcpy(fill, FLAME_COALESCED_FILL);
+        else if (n->func <= FOLD_PSEUDO(TICKS_RUNTIME) && n->func >= FOLD_PSEUDO(TICKS_DROPPED))
+            strcpy(fill, FLAME_NO_STACK_FILL);
     }
     fputs("><title>", c->out);
     flame_write_text(c->out, name, len, SIZE_MAX);

@@ -721,7 +721,7 @@ static int write_tables(struct pp *p)
     uint32_t n_fn = p->n_fn + p->wall;
     pp_function *fn = calloc((size_t)n_fn + 1, sizeof *fn);
     pp_function **fn_ptr = calloc((size_t)n_fn + 1, sizeof *fn_ptr);
-    uint32_t waiting_name = p->wall ? add_cstr(p, FOLD_WAITING_NAME) : 0;
+    uint32_t waiting_name = p->wall ? add_cstr(p, TICKS_WAITING_NAME) : 0;
     int rc = -1;
     if (!fn || !fn_ptr || p->nomem)
         goto out;

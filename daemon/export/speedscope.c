@@ -218,8 +218,8 @@ static void put_frames(struct out *o, const struct agg *g, bool wall)
         puts_(o, "}");
     }
     if (wall) /* frame ident_count: above a waiting sample's leaf */
-        puts_(o, attrib_ident_count(g) ? ",\n{\"name\":\"" FOLD_WAITING_NAME "\"}"
-                                       : "\n{\"name\":\"" FOLD_WAITING_NAME "\"}");
+        puts_(o, attrib_ident_count(g) ? ",\n{\"name\":\"" TICKS_WAITING_NAME "\"}"
+                                       : "\n{\"name\":\"" TICKS_WAITING_NAME "\"}");
     puts_(o, "]},\n");
 }
 
