@@ -235,8 +235,8 @@ static int write_output(const struct export_opts *o, const struct fold *f)
 }
 
 /* --format callgrind and pprof: the aggregation's stacks and lines. */
-static int export_direct(const struct export_opts *o,
-                         int (*write)(struct capture_reader *, FILE *, char *, size_t))
+static int export_direct(const struct export_opts *o, int (*write)(struct capture_reader *, FILE *,
+                                                                   struct ticks *, char *, size_t))
 {
     char err[400];
     struct cli_capture c;
@@ -248,11 +248,14 @@ static int export_direct(const struct export_opts *o,
         cli_capture_close(&c);
         return nomem ? cli_usage_error("profile export: out of memory") : CLI_EXIT_USAGE;
     }
-    int rc = write(c.r, out.f, err, sizeof err);
+    struct ticks ticks = {0};
+    int rc = write(c.r, out.f, &ticks, err, sizeof err);
     cli_capture_close(&c);
     int closed = cli_out_finish(&out, rc < 0 ? -1 : 0);
     if (rc == -2 && closed < 0) /* the weight does not apply to the capture's mode */
         return cli_usage_error("profile export: %s", err);
+    if (closed == CLI_EXIT_OK)
+        note_ticks(o, &ticks);
     if (closed >= 0 && (closed != CLI_EXIT_OK || rc == 0))
         return closed;
     fprintf(stderr, "jett: %s: %s\n", o->capture, err); /* damaged: exported as far as read */

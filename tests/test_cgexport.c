@@ -22,7 +22,7 @@ static char *export_file(const char *path, char *err, size_t errlen)
     size_t tlen = 0;
     FILE *f = open_memstream(&text, &tlen);
     struct capture_reader *r = capture_reader_mem(cap, len);
-    int rc = cgexport_write(r, f, err, errlen);
+    int rc = cgexport_write(r, f, NULL, err, errlen);
     capture_reader_free(r);
     fclose(f);
     free(cap);
@@ -202,7 +202,7 @@ START_TEST(too_deep_stack_is_refused)
     size_t out_len = 0;
     FILE *m = open_memstream(&out, &out_len);
     struct capture_reader *r = capture_reader_mem(sb.data, sb.size);
-    ck_assert_msg(cgexport_write(r, m, err, sizeof err) == 1, "%s", err);
+    ck_assert_msg(cgexport_write(r, m, NULL, err, sizeof err) == 1, "%s", err);
     ck_assert_msg(strncmp(err, "byte ", 5) == 0 &&
                       strstr(err, "STACK record 129: deeper than 128 frames"),
                   "%s", err);
@@ -482,7 +482,7 @@ static char *export_text(const char *text, char **dir)
     FILE *out = fopen(cg, "w");
     ck_assert_ptr_nonnull(out);
     struct capture_reader *r = capture_reader_mem(sb.data, sb.size);
-    ck_assert_msg(cgexport_write(r, out, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(cgexport_write(r, out, NULL, err, sizeof err) == 0, "%s", err);
     capture_reader_free(r);
     fclose(out);
     msgpack_sbuffer_destroy(&sb);

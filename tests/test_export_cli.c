@@ -120,6 +120,60 @@ START_TEST(collapsed_memory_weights)
 }
 END_TEST
 
+/* The standard error of exporting a fixture with `format` (and
+ * `weight`, NULL: the default) to a file; asserts success. */
+static char *export_err(const char *fixture, const char *format, const char *weight)
+{
+    char *cap = tu_capture_path(fixture), *out = tu_tmp_path("out.x");
+    const char *argv[] = {tu_jett, "profile", "export", cap,    "--format", format,
+                          "-o",    out,       weight,   weight, NULL};
+    if (weight)
+        argv[8] = "--weight";
+    struct tu_output o;
+    ck_assert_int_eq(run(argv, &o), 0);
+    char *err = o.err;
+    o.err = NULL;
+    tu_output_free(&o);
+    unlink(out);
+    free(cap), free(out);
+    return err;
+}
+
+/* Every CPU format notes the ticks without a stack when they are a
+ * noticeable share (tiny-cpu: 1 coalesced of 4, 25.00%), says which
+ * weight draws them where the format takes --weight wall, and where
+ * they went with it; none does for a share below 5% (cpu-waiting: none
+ * of 12). */
+START_TEST(every_cpu_format_notes_the_ticks)
+{
+    static const char left_out[] =
+        "jett: 1 of 4 requested ticks (25.00%) have no stack, 1 coalesced and 0 dropped: no "
+        "function's share counts them, while the report counts the coalesced ones as running "
+        "Jett code";
+    static const char drawn[] =
+        "jett: 1 of 4 requested ticks (25.00%) have no stack, 1 coalesced and 0 dropped: they "
+        "are drawn at the root as <runtime>.<coalesced> and <runtime>.<dropped>, in no "
+        "function\n";
+    static const char *const formats[] = {"collapsed", "svg", "pprof", "callgrind"};
+    char want[512];
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+        bool wall = strcmp(formats[i], "callgrind") != 0;
+        snprintf(want, sizeof want, "%s%s\n", left_out, wall ? " (--weight wall draws them)" : "");
+        char *err = export_err("tiny-cpu", formats[i], NULL);
+        ck_assert_msg(strcmp(err, want) == 0, "%s: %s", formats[i], err);
+        free(err);
+        if (wall) {
+            err = export_err("tiny-cpu", formats[i], "wall");
+            ck_assert_msg(strcmp(err, drawn) == 0, "%s --weight wall: %s", formats[i], err);
+            free(err);
+        }
+        err = export_err("cpu-waiting", formats[i], NULL);
+        ck_assert_msg(strcmp(err, "") == 0, "%s: %s", formats[i], err);
+        free(err);
+    }
+}
+END_TEST
+
 /* -o writes the file and nothing on stdout; options in any order. */
 START_TEST(output_file)
 {
@@ -598,6 +652,7 @@ Suite *export_cli_suite(void)
     tcase_add_test(t, collapsed_each_fixture);
     tcase_add_test(t, collapsed_memory_weights);
     tcase_add_test(t, collapsed_cpu_weights);
+    tcase_add_test(t, every_cpu_format_notes_the_ticks);
     tcase_add_test(t, output_file);
     tcase_add_test(t, output_to_a_fifo);
     tcase_add_test(t, pipe_equals_file);

@@ -699,7 +699,8 @@ static int write_model(const struct agg *a, FILE *out, char *err, size_t errlen)
     return rc;
 }
 
-int cgexport_write(struct capture_reader *r, FILE *out, char *err, size_t errlen)
+int cgexport_write(struct capture_reader *r, FILE *out, struct ticks *ticks, char *err,
+                   size_t errlen)
 {
-    return export_run(r, agg_keep_node_lines, write_model, out, err, errlen);
+    return export_run(r, agg_keep_node_lines, write_model, out, ticks, err, errlen);
 }

@@ -44,6 +44,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "daemon/export/ticks.h"
 #include "proto/capture.h"
 
 /* The deepest recursion level named apart (`ns.name'4`); deeper frames
@@ -53,7 +54,9 @@
 /* 0; 1 when the capture was damaged after HELLO (what was read is
  * written, as the profile reports it; err says where it stopped); -1
  * with a message in err when nothing was written (not a capture, out of
- * memory, a write error). */
-int cgexport_write(struct capture_reader *r, FILE *out, char *err, size_t errlen);
+ * memory, a write error).  `ticks` (NULL: not wanted) gets the capture's
+ * ticks (ticks.h). */
+int cgexport_write(struct capture_reader *r, FILE *out, struct ticks *ticks, char *err,
+                   size_t errlen);
 
 #endif
