@@ -12,8 +12,21 @@
 #include "deep_capture.h"
 #include "testutil.h"
 
+/* Exports a capture file to a string, *rc the writer's status (1 for a
+ * damaged capture, whose text is written as far as it was read). */
+static char *export_file_rc(const char *path, int *rc, char *err, size_t errlen);
+
 /* Exports a built fixture capture to a string; NULL with err set. */
 static char *export_file(const char *path, char *err, size_t errlen)
+{
+    int rc;
+    char *text = export_file_rc(path, &rc, err, errlen);
+    if (rc != 0)
+        free(text), text = NULL;
+    return text;
+}
+
+static char *export_file_rc(const char *path, int *out_rc, char *err, size_t errlen)
 {
     size_t len;
     char *cap = tu_read_file(path, &len);
@@ -22,14 +35,10 @@ static char *export_file(const char *path, char *err, size_t errlen)
     size_t tlen = 0;
     FILE *f = open_memstream(&text, &tlen);
     struct capture_reader *r = capture_reader_mem(cap, len);
-    int rc = cgexport_write(r, f, NULL, err, errlen);
+    *out_rc = cgexport_write(r, f, NULL, err, errlen);
     capture_reader_free(r);
     fclose(f);
     free(cap);
-    if (rc != 0) {
-        free(text);
-        return NULL;
-    }
     return text;
 }
 
@@ -46,13 +55,19 @@ static char *export_fixture(const char *name)
 /* diff-base: main > f three times, main > g once, leaf spans unknown
  * (line 0).  f and g: self 3 and 1 at line 0; main: no self, one edge to
  * each callee at the call's line 1, carrying 3 and 1 samples; callees'
- * declarations are on lines 2 and 3. */
+ * declarations are on lines 2 and 3.  The desc: lines: complete, its 4
+ * samples all jett, 4 requested ticks, none coalesced or dropped. */
 START_TEST(cpu_fixture_by_hand)
 {
     char *text = export_fixture("diff-base");
     ck_assert_str_eq(text, "# jett profile export: a CPU sampling profile\n"
                            "version: 1\n"
                            "creator: jett\n"
+                           "desc: Status: complete\n"
+                           "desc: Samples: 4 recorded: 4 jett, the costs; 0 runtime, 0 waiting "
+                           "and 0 unavailable, in no cost\n"
+                           "desc: Ticks: 4 requested, 4 samples, 0 coalesced, 0 dropped; the "
+                           "coalesced and dropped ticks have no stack and are in no cost\n"
                            "positions: line\n"
                            "events: Samples\n"
                            "\n"
@@ -84,6 +99,7 @@ START_TEST(memory_fixture_by_hand)
     ck_assert_str_eq(text, "# jett profile export: a Jett heap allocation profile\n"
                            "version: 1\n"
                            "creator: jett\n"
+                           "desc: Status: complete\n"
                            "positions: line\n"
                            "events: AllocBytes AllocCount\n"
                            "\n"
@@ -124,8 +140,20 @@ START_TEST(damaged_capture_names_the_byte)
     snprintf(cut, sizeof cut, "%s/cut.jcap", dir);
     ck_assert_int_eq(tu_write_file(cut, cap, len - 5), 0);
     char err[300] = "";
-    ck_assert_ptr_null(export_file(cut, err, sizeof err));
+    int rc;
+    char *text = export_file_rc(cut, &rc, err, sizeof err);
+    ck_assert_int_eq(rc, 1);
     ck_assert_msg(strncmp(err, "byte ", 5) == 0 && strstr(err, "cut short"), "%s", err);
+    /* what was read is written, and says it is not whole: its FINISH was
+     * cut, so the profile is partial and its ticks unknown */
+    ck_assert_msg(strstr(text, "\ndesc: Status: partial (collector_failure)\n"
+                               "desc: Samples: 4 recorded: 4 jett, the costs; 0 runtime, 0 "
+                               "waiting and 0 unavailable, in no cost\n"
+                               "desc: Ticks: 4 samples, coalesced and dropped unknown (no "
+                               "FINISH)\npositions: line\n"),
+                  "%s", text);
+    ck_assert_ptr_nonnull(strstr(text, "\ntotals: 4\n"));
+    free(text);
     unlink(cut), rmdir(dir);
     free(cap), free(path), free(dir);
 }
@@ -153,6 +181,11 @@ START_TEST(recursion_fixture_by_hand)
     ck_assert_str_eq(text, "# jett profile export: a CPU sampling profile\n"
                            "version: 1\n"
                            "creator: jett\n"
+                           "desc: Status: complete\n"
+                           "desc: Samples: 5 recorded: 5 jett, the costs; 0 runtime, 0 waiting "
+                           "and 0 unavailable, in no cost\n"
+                           "desc: Ticks: 5 requested, 5 samples, 0 coalesced, 0 dropped; the "
+                           "coalesced and dropped ticks have no stack and are in no cost\n"
                            "positions: line\n"
                            "events: Samples\n"
                            "\n"

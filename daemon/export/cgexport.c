@@ -611,6 +611,33 @@ static void write_func(struct cg_writer *w, const struct cg_entry *e)
     write_edges(w, e->rank);
 }
 
+/* The header's desc: lines, which callgrind_annotate prints and
+ * KCachegrind shows: the profile's status, so that a partial or damaged
+ * capture does not read as whole, and for a CPU capture which samples
+ * the costs hold and the ticks that are in none (ticks.h). */
+static void write_desc(FILE *out, const struct cg *g)
+{
+    enum agg_reason reason;
+    enum agg_status st = agg_status(g->agg, &reason);
+    fprintf(out, "desc: Status: %s", agg_status_name(st));
+    if (st != AGG_COMPLETE)
+        fprintf(out, " (%s)", agg_reason_name(reason));
+    fputc('\n', out);
+    if (g->mode != WIRE_MODE_CPU)
+        return;
+    struct ticks t;
+    char buf[200];
+    ticks_read(g->agg, &t);
+    const struct attrib_cpu_totals *s = &t.samples;
+    fprintf(out,
+            "desc: Samples: %" PRIu64 " recorded: %" PRIu64 " jett, the costs; %" PRIu64
+            " runtime, %" PRIu64 " waiting and %" PRIu64 " unavailable, in no cost\n",
+            s->recorded, s->attributed, s->runtime, s->waiting, s->unavailable);
+    ticks_describe(&t, buf, sizeof buf);
+    fprintf(out, "desc: Ticks: %s%s\n", buf,
+            t.finished ? "; the coalesced and dropped ticks have no stack and are in no cost" : "");
+}
+
 static int write_profile(FILE *out, struct cg *g, const uint32_t *order)
 {
     struct cg_writer w = {out,
@@ -623,11 +650,10 @@ static int write_profile(FILE *out, struct cg *g, const uint32_t *order)
     if (!w.nm.file_id || !w.nm.fn_id)
         goto out;
     bool cpu = g->mode == WIRE_MODE_CPU;
-    fprintf(out,
-            "# jett profile export: a %s profile\nversion: 1\ncreator: jett\n"
-            "positions: line\nevents: %s\n",
-            cpu ? "CPU sampling" : "Jett heap allocation",
-            cpu ? "Samples" : "AllocBytes AllocCount");
+    fprintf(out, "# jett profile export: a %s profile\nversion: 1\ncreator: jett\n",
+            cpu ? "CPU sampling" : "Jett heap allocation");
+    write_desc(out, g);
+    fprintf(out, "positions: line\nevents: %s\n", cpu ? "Samples" : "AllocBytes AllocCount");
     for (uint32_t i = 0; i < g->n_entry; i++)
         write_func(&w, &g->entry[order[i]]);
     if (cpu)

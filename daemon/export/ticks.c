@@ -54,12 +54,11 @@ bool ticks_noticeable(const struct ticks *t)
 int ticks_describe(const struct ticks *t, char *buf, size_t len)
 {
     if (!t->finished)
-        return snprintf(buf, len,
-                        "%" PRIu64 " samples; coalesced and dropped ticks unknown (no FINISH)",
+        return snprintf(buf, len, "%" PRIu64 " samples, coalesced and dropped unknown (no FINISH)",
                         t->samples.recorded);
     return snprintf(buf, len,
-                    "%" PRIu64 " ticks requested: %" PRIu64 " samples, %" PRIu64
-                    " coalesced, %" PRIu64 " dropped",
+                    "%" PRIu64 " requested, %" PRIu64 " samples, %" PRIu64 " coalesced, %" PRIu64
+                    " dropped",
                     t->requested, t->samples.recorded, t->coalesced, t->dropped);
 }
 

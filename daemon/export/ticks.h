@@ -63,9 +63,9 @@ void ticks_root(const struct ticks *t, uint64_t waiting_on_stacks, uint64_t v[TI
  * the samples alone by whole points. */
 bool ticks_noticeable(const struct ticks *t);
 
-/* "12 ticks requested: 10 samples, 1 coalesced, 1 dropped", or, without
- * FINISH, "10 samples; coalesced and dropped ticks unknown (no FINISH)".
- * snprintf's return value. */
+/* The ticks in words, after "ticks: ": "12 requested, 10 samples, 1
+ * coalesced, 1 dropped", or without FINISH "10 samples, coalesced and
+ * dropped unknown (no FINISH)".  snprintf's return value. */
 int ticks_describe(const struct ticks *t, char *buf, size_t len);
 
 /* One line on `out` when ticks_noticeable: how many ticks were coalesced
