@@ -335,6 +335,8 @@ static int export_speedscope(const struct export_opts *o)
         return CLI_EXIT_BAD_INPUT;
     }
     int rc = write_with(o, write_speedscope, p);
+    if (rc == CLI_EXIT_OK)
+        note_ticks(o, speedscope_ticks(p));
     if (rc == CLI_EXIT_OK && speedscope_damage(p)) {
         fprintf(stderr, "jett: %s: %s\n", o->capture, speedscope_damage(p));
         rc = CLI_EXIT_BAD_INPUT;

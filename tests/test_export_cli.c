@@ -154,7 +154,7 @@ START_TEST(every_cpu_format_notes_the_ticks)
         "jett: 1 of 4 requested ticks (25.00%) have no stack, 1 coalesced and 0 dropped: they "
         "are drawn at the root as <runtime>.<coalesced> and <runtime>.<dropped>, in no "
         "function\n";
-    static const char *const formats[] = {"collapsed", "svg", "pprof", "callgrind"};
+    static const char *const formats[] = {"collapsed", "svg", "pprof", "callgrind", "speedscope"};
     char want[512];
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
         bool wall = strcmp(formats[i], "callgrind") != 0;
