@@ -3,6 +3,7 @@
  * equal to the profile's self and inclusive samples. */
 #include <check.h>
 #include <dirent.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -500,6 +501,87 @@ static void expect_callers(const char *cg, const char *file, const char *const (
     free(t);
 }
 
+/* A project with a dependency and a standard library call, run for
+ * real, each part busy for 100 ms: its files are named where they lie,
+ * main.jett, src/work.jett, deps/busy/spin.jett (the dependency's
+ * logical path is busy/spin.jett) and stdlib/std/math.jett (logically
+ * stdlib/math.jett), so that callgrind_annotate --auto=yes run from the
+ * project's root annotates each, the standard library's with --include
+ * naming the source tree's agent/, its data folder, and shows the files'
+ * own lines. */
+START_TEST(annotate_finds_files_from_the_root)
+{
+    static const char *const files[][2] = {
+        {"main.jett", "namespace listed.main\n\nimport listed.work\nimport busy.spin\n"
+                      "import std.math\n\nfn main() -> int {\n    let t0 = now_ms()\n"
+                      "    let x = 0\n    while now_ms() - t0 < 100 {\n"
+                      "        x = (x + math.pow(3, 20)) % 1000\n    }\n"
+                      "    return (x + work.churn(100) + spin.spin(100)) * 0\n}\n"},
+        {"src/work.jett", "namespace listed.work\n\nfn churn(ms: int) -> int {\n"
+                          "    let t0 = now_ms()\n    let x = 0\n"
+                          "    while now_ms() - t0 < ms {\n        x = (x * 31 + 7) % 1000003\n"
+                          "    }\n    return x\n}\n"},
+        {"deps/busy/spin.jett", "namespace busy.spin\n\nfn spin(ms: int) -> int {\n"
+                                "    let t0 = now_ms()\n    let y = 1\n"
+                                "    while now_ms() - t0 < ms {\n"
+                                "        y = (y * 17 + 3) % 65521\n    }\n    return y\n}\n"},
+        {"jett.toml", "name = \"listed\"\n"},
+    };
+    char *dir = tu_tmpdir(), path[700], cap[600], cg[600];
+    snprintf(path, sizeof path, "%s/src", dir);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/deps", dir);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/deps/busy", dir);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+        ck_assert_int_eq(tu_write_file(path, files[i][1], strlen(files[i][1])), 0);
+    }
+    snprintf(path, sizeof path, "%s/main.jett", dir);
+    snprintf(cap, sizeof cap, "%s/r.jcap", dir);
+    snprintf(cg, sizeof cg, "%s/callgrind.out", dir);
+    char *jett = tu_build_path("cli/jett"), *agent = tu_source_path("agent");
+    struct tu_output o;
+    const char *run[] = {jett, "run", path, "--profile", "--profile-capture", cap, NULL};
+    ck_assert_int_eq(tu_run(run, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%d %s", o.status, o.err);
+    tu_output_free(&o);
+    char err[300];
+    char *text = export_file(cap, err, sizeof err);
+    ck_assert_msg(text != NULL, "%s", err);
+    ck_assert_int_eq(tu_write_file(cg, text, strlen(text)), 0);
+    static const char *const named[] = {" main.jett\n", " src/work.jett\n",
+                                        " deps/busy/spin.jett\n", " stdlib/std/math.jett\n"};
+    for (size_t i = 0; i < 4; i++)
+        ck_assert_msg(strstr(text, named[i]), "%s not named:\n%s", named[i], text);
+    char cmd[2000];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && exec /usr/bin/callgrind_annotate --auto=yes --threshold=100 "
+             "--include='%s' callgrind.out",
+             dir, agent);
+    const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+    ck_assert_int_eq(tu_run(sh, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    ck_assert_msg(!strstr(o.out, "could not be found"), "%s", o.out);
+    char want[800];
+    static const char *const sources[] = {"main.jett", "src/work.jett", "deps/busy/spin.jett"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(want, sizeof want, "-- Auto-annotated source: %s\n", sources[i]);
+        ck_assert_msg(strstr(o.out, want), "%s not annotated:\n%s", sources[i], o.out);
+    }
+    snprintf(want, sizeof want, "-- Auto-annotated source: %s/ + stdlib/std/math.jett\n", agent);
+    ck_assert_msg(strstr(o.out, want), "stdlib/std/math.jett not annotated:\n%s", o.out);
+    /* the lines shown are the files' own */
+    ck_assert_ptr_nonnull(strstr(o.out, "  while now_ms() - t0 < ms {\n"));
+    ck_assert_ptr_nonnull(strstr(o.out, "fn pow("));
+    tu_output_free(&o);
+    free(text), free(jett), free(agent);
+    ck_assert_int_eq(tu_rmtree(dir), 0);
+    free(dir);
+}
+END_TEST
+
 /* Packs capture text and exports it to a Callgrind file in a fresh
  * folder (its path, malloc'd; the folder is *dir). */
 static char *export_text(const char *text, char **dir)
@@ -691,6 +773,7 @@ Suite *cgexport_suite(void)
     tcase_add_test(t, damaged_capture_names_the_byte);
     tcase_add_test(t, annotate_totals_equal_the_profile);
     tcase_add_test(t, recursion_annotated_by_hand);
+    tcase_add_test(t, annotate_finds_files_from_the_root);
     tcase_add_test(t, deep_recursion_annotated_by_hand);
     tcase_add_test(t, every_fixture_reads_back);
     suite_add_tcase(s, t);

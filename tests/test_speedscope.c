@@ -3,7 +3,7 @@
  * for CPU, the events' for memory), each frame's self and total weight
  * (as speedscope sums them: total once per sample that holds the frame)
  * are the profile's numbers computed by hand in the fixtures' comments,
- * and frames carry their logical path and declaration line.  The
+ * and frames carry their file's path on disk and declaration line.  The
  * published schema's check is the meson test 'speedscope-schema'. */
 #include <check.h>
 #include <jansson.h>
@@ -424,6 +424,34 @@ START_TEST(file_name_status_and_ticks)
 }
 END_TEST
 
+/* A frame's file is where its source lies below the project's root
+ * (every-record: a project file at its logical path src/app.jett, the
+ * dependency's textkit/split.jett under deps/, the standard library's
+ * stdlib/text.jett as stdlib/std/text.jett, below jett's data folder),
+ * as pprof's and Callgrind's are; a frame without a source has none. */
+START_TEST(files_where_they_lie)
+{
+    json_t *doc = export_json("every-record");
+    json_t *frames = json_object_get(json_object_get(doc, "shared"), "frames");
+    static const char *const want[][2] = {
+        {"app.main", "src/app.jett"},
+        {"textkit.split \"quoted\", with: colon", "deps/textkit/split.jett"},
+        {"std.text.upper", "stdlib/std/text.jett"},
+        {"<runtime>.<truncated-stack>", NULL}};
+    ck_assert_uint_eq(json_array_size(frames), 4);
+    for (size_t i = 0; i < 4; i++) {
+        json_t *f = json_array_get(frames, i);
+        ck_assert_str_eq(json_string_value(json_object_get(f, "name")), want[i][0]);
+        json_t *file = json_object_get(f, "file");
+        if (want[i][1])
+            ck_assert_str_eq(json_string_value(file), want[i][1]);
+        else
+            ck_assert_ptr_null(file);
+    }
+    json_decref(doc);
+}
+END_TEST
+
 /* hostile-names: markup, quotes and control bytes stay one JSON string
  * each; the control bytes are the text \xNN (jett-profile(7), Escaped
  * text), so the decoded name holds none. */
@@ -560,6 +588,7 @@ Suite *speedscope_suite(void)
     tcase_add_test(t, only_jett_samples);
     tcase_add_test(t, wall_adds_waiting_samples);
     tcase_add_test(t, file_name_status_and_ticks);
+    tcase_add_test(t, files_where_they_lie);
     tcase_add_test(t, hostile_names);
     tcase_add_test(t, cpu_profile_per_task);
     tcase_add_test(t, memory_profile_per_task);

@@ -7,6 +7,7 @@
 
 #include "daemon/attrib.h"
 #include "daemon/escape.h"
+#include "daemon/export/diskpath.h"
 #include "daemon/export/cgexport.h"
 #include "daemon/export/export_run.h"
 #include "proto/util/decimal.h"
@@ -277,15 +278,30 @@ static int number_texts(struct cg *g)
     return 0;
 }
 
-/* The sources and identities, their names and paths as escape.h shows
+/* A source's file as the profile names it: where it lies on disk
+ * (diskpath.h), so that callgrind_annotate run from the project's root
+ * finds it, as escape.h shows text; NULL when out of memory. */
+static char *file_name(const struct attrib_source *s)
+{
+    struct diskpath d = diskpath_of(s->origin, s->path, s->path_len);
+    size_t pn = strlen(d.prefix), len = pn + escape_len(s->path + d.skip, s->path_len - d.skip);
+    char *f = malloc(len + 1);
+    if (f) {
+        memcpy(f, d.prefix, pn);
+        escape_copy(f + pn, s->path + d.skip, s->path_len - d.skip);
+        f[len] = 0;
+    }
+    return f;
+}
+
+/* The sources and identities, their names and files as escape.h shows
  * them: 0, or -1 when out of memory. */
 static int take_names(struct cg *g, const struct agg *a)
 {
     for (uint32_t i = 0; i < g->n_src; i++) {
         struct attrib_source s;
         attrib_source(a, i, &s);
-        g->src[i] =
-            (struct cg_source){escape_dup(s.path, s.path_len, NULL), s.lines, s.n_lines, NULL, 0};
+        g->src[i] = (struct cg_source){file_name(&s), s.lines, s.n_lines, NULL, 0};
         if (!g->src[i].path || index_blocks(&g->src[i]) != 0)
             return -1;
     }

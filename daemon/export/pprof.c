@@ -7,6 +7,7 @@
 
 #include "daemon/attrib.h"
 #include "daemon/escape.h"
+#include "daemon/export/diskpath.h"
 #include "daemon/export/gzsink.h"
 #include "daemon/export/pprof.h"
 #include "daemon/export/export_run.h"
@@ -150,20 +151,13 @@ static uint32_t add_escaped(struct pp *p, const char *prefix, const char *s, siz
     return id;
 }
 
-/* A source's file name as it lies below the project root, so that
- * `go tool pprof -list` run there finds it: a project file at its
- * logical path, a dependency's NAME/... under deps/, and a standard
- * library file stdlib/X.jett as stdlib/std/X.jett, its place below
- * jett's data folder (the -source_path that jett-export(1) gives). */
+/* A source's file name as it lies on disk (diskpath.h), so that `go tool
+ * pprof -list` run from the project's root finds it (the standard
+ * library's with the -source_path that jett-export(1) gives). */
 static uint32_t add_file(struct pp *p, const struct attrib_source *s)
 {
-    const char *path = s->path;
-    size_t len = s->path_len;
-    if (s->origin == WIRE_ORIGIN_DEPENDENCY)
-        return add_escaped(p, "deps/", path, len);
-    if (s->origin == WIRE_ORIGIN_STDLIB && len > 7 && memcmp(path, "stdlib/", 7) == 0)
-        return add_escaped(p, "stdlib/std/", path + 7, len - 7);
-    return add_escaped(p, "", path, len);
+    struct diskpath d = diskpath_of(s->origin, s->path, s->path_len);
+    return add_escaped(p, d.prefix, s->path + d.skip, s->path_len - d.skip);
 }
 
 /* ---- lines and locations ---- */

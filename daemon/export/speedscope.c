@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "daemon/attrib.h"
+#include "daemon/export/diskpath.h"
 #include "daemon/export/fold.h"
 #include "daemon/escape.h"
 #include "daemon/export/speedscope.h"
@@ -249,11 +250,13 @@ static void put_frames(struct out *o, const struct agg *g, bool wall)
         put(o, ".", 1);
         put_text(o, d.name, d.name_len);
         put(o, "\"", 1);
-        if (d.source != ATTRIB_NONE) {
+        if (d.source != ATTRIB_NONE) { /* where it lies on disk (diskpath.h) */
             struct attrib_source s;
             attrib_source(g, d.source, &s);
+            struct diskpath dp = diskpath_of(s.origin, s.path, s.path_len);
             puts_(o, ",\"file\":\"");
-            put_text(o, s.path, s.path_len);
+            puts_(o, dp.prefix);
+            put_text(o, s.path + dp.skip, s.path_len - dp.skip);
             put(o, "\"", 1);
         }
         uint32_t line = attrib_ident_line(g, i);
