@@ -27,9 +27,9 @@ static const char export_usage_text[] =
     "                      summary on standard error)\n"
     "  --format speedscope the samples in time order, a speedscope JSON file\n"
     "  --weight W          memory captures: allocated (default), count, retained\n"
-    "                      or live-at-peak; CPU captures: samples (default) or\n"
-    "                      wall, the waiting samples too (collapsed, svg, pprof,\n"
-    "                      speedscope)\n"
+    "                      or live-at-peak (collapsed, svg); CPU captures:\n"
+    "                      samples (default) or wall, every requested tick\n"
+    "                      (collapsed, svg, pprof, speedscope; callgrind: samples)\n"
     "  --by-task           collapsed and svg: a frame per task at the top\n"
     "  -o PATH             write to PATH instead of standard output\n"
     "  -h, --help          print this help\n";
@@ -140,15 +140,6 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
                                "pprof, timeline or speedscope, not '%s'",
                                o->format_arg),
                -1;
-    if (o->format == EXPORT_TIMELINE && o->weight_arg)
-        return cli_usage_error("profile export: --weight applies to collapsed and svg, not to "
-                               "--format %s",
-                               o->format_arg),
-               -1;
-    if (o->format == EXPORT_CALLGRIND && o->weight_arg)
-        return cli_usage_error("profile export: --weight applies to collapsed and svg; a "
-                               "Callgrind profile carries every weight as an event"),
-               -1;
     if (o->by_task && (o->format == EXPORT_PPROF || o->format == EXPORT_SPEEDSCOPE))
         return cli_usage_error("profile export: --by-task applies to collapsed and svg; %s",
                                o->format == EXPORT_PPROF
@@ -168,6 +159,18 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
         return cli_usage_error("profile export: --weight must be samples or wall (CPU), or "
                                "allocated, count, retained or live-at-peak (memory), not '%s'",
                                o->weight_arg),
+               -1;
+    if (o->format == EXPORT_TIMELINE && o->weight_arg)
+        return cli_usage_error("profile export: --format timeline takes no --weight: it draws "
+                               "the live bytes of a memory capture"),
+               -1;
+    /* a Callgrind profile writes the samples of a CPU capture, the
+     * default weight, which may be named; a memory capture's weights
+     * are its events, all of them */
+    if (o->format == EXPORT_CALLGRIND && o->weight_arg && o->weight != FOLD_WEIGHT_SAMPLES)
+        return cli_usage_error("profile export: --format callgrind takes --weight samples only "
+                               "(CPU captures, the default); a Callgrind profile carries a "
+                               "memory capture's allocated bytes and count both, as events"),
                -1;
     bool cpu_weight = o->weight == FOLD_WEIGHT_SAMPLES || o->weight == FOLD_WEIGHT_WALL;
     if ((o->format == EXPORT_PPROF || o->format == EXPORT_SPEEDSCOPE) && o->weight_arg &&
@@ -359,7 +362,8 @@ int cli_profile_export(int argc, char **argv)
      * and freed blocks leave the process */
     mallopt(M_MMAP_THRESHOLD, 64 * 1024);
     if (o.format == EXPORT_CALLGRIND)
-        return export_direct(&o, cgexport_write);
+        return export_direct(&o, o.weight == FOLD_WEIGHT_SAMPLES ? cgexport_write_samples
+                                                                 : cgexport_write);
     if (o.format == EXPORT_PPROF)
         return export_direct(&o, o.weight == FOLD_WEIGHT_WALL ? pprof_write_wall : pprof_write);
     if (o.format == EXPORT_TIMELINE)

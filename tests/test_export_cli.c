@@ -174,6 +174,24 @@ START_TEST(every_cpu_format_notes_the_ticks)
 }
 END_TEST
 
+/* --weight samples, the default of a CPU capture, names what a Callgrind
+ * profile holds: the same bytes as without it. */
+START_TEST(callgrind_takes_the_default_weight)
+{
+    char *cap = tu_capture_path("cpu-simple");
+    const char *plain[] = {tu_jett, "profile", "export", cap, "--format", "callgrind", NULL};
+    const char *named[] = {tu_jett,     "profile",  "export",  cap, "--format",
+                           "callgrind", "--weight", "samples", NULL};
+    struct tu_output a, b;
+    ck_assert_int_eq(run(plain, &a), 0);
+    ck_assert_int_eq(run(named, &b), 0);
+    ck_assert_ptr_nonnull(strstr(a.out, "\nevents: Samples\n"));
+    ck_assert_str_eq(a.out, b.out);
+    tu_output_free(&a), tu_output_free(&b);
+    free(cap);
+}
+END_TEST
+
 /* -o writes the file and nothing on stdout; options in any order. */
 START_TEST(output_file)
 {
@@ -286,8 +304,20 @@ START_TEST(usage_errors)
                          "pprof, timeline or speedscope, not 'pdf'\n");
     const char *cgweight[] = {tu_jett,     "profile",  "export", mem, "--format",
                               "callgrind", "--weight", "count",  NULL};
-    expect_usage(cgweight, "jett: profile export: --weight applies to collapsed and svg; a "
-                           "Callgrind profile carries every weight as an event\n");
+    expect_usage(cgweight, "jett: profile export: --format callgrind takes --weight samples "
+                           "only (CPU captures, the default); a Callgrind profile carries a "
+                           "memory capture's allocated bytes and count both, as events\n");
+    const char *cgwall[] = {tu_jett,     "profile",  "export", cpu, "--format",
+                            "callgrind", "--weight", "wall",   NULL};
+    expect_usage(cgwall, "jett: profile export: --format callgrind takes --weight samples "
+                         "only (CPU captures, the default); a Callgrind profile carries a "
+                         "memory capture's allocated bytes and count both, as events\n");
+    /* samples, the default, is what a CPU capture's profile holds, and
+     * no weight of a memory capture */
+    const char *cgmem[] = {tu_jett,     "profile",  "export",  mem, "--format",
+                           "callgrind", "--weight", "samples", NULL};
+    expect_usage(cgmem, "jett: profile export: --weight samples does not apply to a memory "
+                        "capture\n");
     const char *ppweight[] = {tu_jett, "profile",  "export", mem, "--format",
                               "pprof", "--weight", "count",  NULL};
     expect_usage(ppweight, "jett: profile export: --format pprof takes --weight samples or wall "
@@ -300,8 +330,8 @@ START_TEST(usage_errors)
                            "bytes\n");
     const char *tlweight[] = {tu_jett,    "profile",  "export", mem, "--format",
                               "timeline", "--weight", "wall",   NULL};
-    expect_usage(tlweight, "jett: profile export: --weight applies to collapsed and svg, not to "
-                           "--format timeline\n");
+    expect_usage(tlweight, "jett: profile export: --format timeline takes no --weight: it "
+                           "draws the live bytes of a memory capture\n");
     const char *memwall[] = {tu_jett,     "profile",  "export", mem, "--format",
                              "collapsed", "--weight", "wall",   NULL};
     expect_usage(memwall, "jett: profile export: --weight wall does not apply to a memory "
@@ -653,6 +683,7 @@ Suite *export_cli_suite(void)
     tcase_add_test(t, collapsed_memory_weights);
     tcase_add_test(t, collapsed_cpu_weights);
     tcase_add_test(t, every_cpu_format_notes_the_ticks);
+    tcase_add_test(t, callgrind_takes_the_default_weight);
     tcase_add_test(t, output_file);
     tcase_add_test(t, output_to_a_fifo);
     tcase_add_test(t, pipe_equals_file);

@@ -425,8 +425,8 @@ START_TEST(cpu_capture_refused)
                               "timeline", "--weight", "count",  NULL};
     ck_assert_int_eq(tu_run(weighted, NULL, 0, &o), 0);
     ck_assert_int_eq(o.status, 2);
-    ck_assert_str_eq(o.err, "jett: profile export: --weight applies to collapsed and svg, not to "
-                            "--format timeline\n");
+    ck_assert_str_eq(o.err, "jett: profile export: --format timeline takes no --weight: it "
+                            "draws the live bytes of a memory capture\n");
     tu_output_free(&o);
     free(cap), free(out);
 }

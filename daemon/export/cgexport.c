@@ -797,6 +797,20 @@ static int write_model(const struct agg *a, FILE *out, char *err, size_t errlen)
     return rc;
 }
 
+/* The profile of a CPU capture only: -2 for a memory capture. */
+static int write_samples_model(const struct agg *a, FILE *out, char *err, size_t errlen)
+{
+    if (agg_mode(a) != WIRE_MODE_CPU)
+        return snprintf(err, errlen, "--weight samples does not apply to a memory capture"), -2;
+    return write_model(a, out, err, errlen);
+}
+
+int cgexport_write_samples(struct capture_reader *r, FILE *out, struct ticks *ticks, char *err,
+                           size_t errlen)
+{
+    return export_run(r, agg_keep_node_lines, write_samples_model, out, ticks, err, errlen);
+}
+
 int cgexport_write(struct capture_reader *r, FILE *out, struct ticks *ticks, char *err,
                    size_t errlen)
 {

@@ -65,5 +65,9 @@
  * ticks (ticks.h). */
 int cgexport_write(struct capture_reader *r, FILE *out, struct ticks *ticks, char *err,
                    size_t errlen);
+/* The same with --weight samples named, what a CPU capture's profile
+ * holds: -2 (nothing written, err says why) for a memory capture. */
+int cgexport_write_samples(struct capture_reader *r, FILE *out, struct ticks *ticks, char *err,
+                           size_t errlen);
 
 #endif
