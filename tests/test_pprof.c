@@ -395,6 +395,28 @@ END_TEST
 
 /* mem-budget stops tracking live allocations: no inuse_space then, and
  * a comment says why. */
+/* A comment says what of the allocations and in-use bytes the profile
+ * leaves out, having no Jett stack (mem-retained: 100 bytes created at
+ * make, then 300 without a stack, all of them live at the end); with
+ * the live bytes unknown (mem-budget) it gives the allocated bytes
+ * alone. */
+START_TEST(memory_comment_without_a_stack)
+{
+    pp_profile *p = export_fixture("mem-retained", 0);
+    ck_assert_uint_eq(p->n_comment, 1);
+    ck_assert_str_eq(str(p, p->comment[0]),
+                     "jett: of the 2 allocations, 400 bytes allocated and 400 bytes in use at the "
+                     "end, this profile holds those with a Jett stack; the 300 bytes allocated and "
+                     "300 bytes in use without one are not in it.");
+    perftools__profiles__profile__free_unpacked(p, NULL);
+    p = export_fixture("mem-budget", 0);
+    ck_assert_ptr_nonnull(strstr(str(p, p->comment[0]), " bytes allocated, this profile holds "
+                                                        "those with a Jett stack; the "));
+    ck_assert_ptr_null(strstr(str(p, p->comment[0]), "in use"));
+    perftools__profiles__profile__free_unpacked(p, NULL);
+}
+END_TEST
+
 START_TEST(memory_without_live_bytes)
 {
     pp_profile *p = export_fixture("mem-budget", 0);
@@ -597,6 +619,7 @@ Suite *pprof_suite(void)
     tcase_add_test(t, memory_fixture_by_hand);
     tcase_add_test(t, memory_frees_by_hand);
     tcase_add_test(t, memory_without_live_bytes);
+    tcase_add_test(t, memory_comment_without_a_stack);
     tcase_add_test(t, cpu_tasks_labelled);
     tcase_add_test(t, memory_tasks_labelled);
     tcase_add_test(t, every_fixture_is_well_formed);

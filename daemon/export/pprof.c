@@ -50,6 +50,7 @@ struct pp {
     bool cpu, inuse;        /* inuse: memory mode, and live bytes are known */
     bool wall;              /* cpu: every requested tick, the pseudo-frames of ticks.h */
     uint64_t waiting_drawn; /* wall: the waiting samples on a stack */
+    uint64_t inuse_drawn;   /* memory: the in-use bytes on a stack */
     unsigned n_values;
     int64_t period; /* CPU: ns a sample stands for, 0 when the rate is unknown */
     bool nomem;
@@ -560,6 +561,7 @@ static int memory_node(struct pp *p, uint32_t node, uint32_t pair, uint32_t task
     else
         attrib_task_node(p->a, pair, &n_, &t_, &q);
     uint64_t inuse = p->inuse ? q.retained : 0;
+    p->inuse_drawn += inuse;
     lines_begin(p, node, pair, &l);
     while (lines_next(p, node, &l, &line, w))
         if (w[1] > 0)
@@ -711,11 +713,22 @@ static size_t write_comments(struct pp *p, int64_t *c)
     } else {
         struct attrib_mem_totals t;
         attrib_mem_totals(p->a, &t);
-        comment(p, c, &n,
-                "jett: %llu allocations, %llu bytes allocated; %llu bytes without a Jett stack "
-                "are not in this profile",
-                (unsigned long long)t.allocation_count, (unsigned long long)t.allocated_bytes,
-                (unsigned long long)(t.allocated_bytes - t.attributed));
+        typedef unsigned long long ull;
+        if (p->inuse) /* live bytes without a stack: those no sample holds */
+            comment(p, c, &n,
+                    "jett: of the %llu allocations, %llu bytes allocated and %llu bytes in use at "
+                    "the end, this profile holds those with a Jett stack; the %llu bytes "
+                    "allocated and %llu bytes in use without one are not in it.",
+                    (ull)t.allocation_count, (ull)t.allocated_bytes, (ull)t.live,
+                    (ull)(t.allocated_bytes - t.attributed),
+                    (ull)(t.live > p->inuse_drawn ? t.live - p->inuse_drawn : 0));
+        else
+            comment(p, c, &n,
+                    "jett: of the %llu allocations and %llu bytes allocated, this profile holds "
+                    "those with a Jett stack; the %llu bytes allocated without one are not in "
+                    "it.",
+                    (ull)t.allocation_count, (ull)t.allocated_bytes,
+                    (ull)(t.allocated_bytes - t.attributed));
         if (!p->inuse)
             comment(p, c, &n,
                     "jett: inuse_space is unavailable: the profile stopped tracking live "
