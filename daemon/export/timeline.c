@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "daemon/attrib.h"
+#include "daemon/escape.h"
 #include "daemon/export/timeline.h"
 #include "daemon/feed.h"
 #include "daemon/render.h"
@@ -353,13 +354,18 @@ static int lay_out(struct timeline *t, const struct first *r, const struct site_
     return t->values ? 0 : -1;
 }
 
+/* The folder of the log: $TMPDIR, or /tmp when it is unset or empty. */
+static const char *log_dir(void)
+{
+    const char *dir = getenv("TMPDIR");
+    return dir && dir[0] ? dir : "/tmp";
+}
+
 /* The log of the first pass's changes: a temporary file, gone once
  * closed.  NULL with errno set when it cannot be made. */
 static FILE *log_open(void)
 {
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !dir[0])
-        dir = "/tmp";
+    const char *dir = log_dir();
     size_t n = strlen(dir) + sizeof "/jett-timeline-XXXXXX";
     char *path = malloc(n);
     if (!path)
@@ -447,8 +453,13 @@ enum timeline_status timeline_read(struct capture_reader *cr, struct timeline **
     }
     enum timeline_status st = TIMELINE_OK;
     if (!(r->log = log_open())) {
-        snprintf(err, errlen, "cannot make a temporary file for the changes (TMPDIR): %s",
-                 strerror(errno));
+        /* the folder the user named, shown as every name is */
+        int e = errno;
+        char *dir = escape_dup(log_dir(), strlen(log_dir()), NULL);
+        snprintf(err, errlen, "cannot make a temporary file for the changes in %s%s: %s",
+                 dir ? dir : "?", getenv("TMPDIR") && getenv("TMPDIR")[0] ? " (TMPDIR)" : "",
+                 strerror(e));
+        free(dir);
         st = TIMELINE_E_TEMP;
     }
     if (st == TIMELINE_OK) {
