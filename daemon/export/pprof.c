@@ -11,7 +11,6 @@
 #include "daemon/export/gzsink.h"
 #include "daemon/export/pprof.h"
 #include "daemon/export/export_run.h"
-#include "daemon/export/fold.h"
 #include "profile.pb-c.h"
 #include "proto/util/mix64.h"
 

@@ -4,7 +4,6 @@
 
 #include "daemon/attrib.h"
 #include "daemon/export/diskpath.h"
-#include "daemon/export/fold.h"
 #include "daemon/escape.h"
 #include "daemon/export/speedscope.h"
 #include "daemon/feed.h"
