@@ -13,6 +13,7 @@
 #include "daemon/export/fold.h"
 #include "daemon/export/pprof.h"
 #include "daemon/export/speedscope.h"
+#include "daemon/export/ticks.h"
 #include "daemon/export/timeline.h"
 
 static const char export_usage_text[] =
@@ -26,9 +27,9 @@ static const char export_usage_text[] =
     "                      summary on standard error)\n"
     "  --format speedscope the samples in time order, a speedscope JSON file\n"
     "  --weight W          memory captures: allocated (default), count, retained\n"
-    "                      or live-at-peak; CPU captures: samples (default) or\n"
-    "                      wall, the waiting samples too (collapsed, svg, pprof,\n"
-    "                      speedscope)\n"
+    "                      or live-at-peak (collapsed, svg); CPU captures:\n"
+    "                      samples (default) or wall, every requested tick\n"
+    "                      (collapsed, svg, pprof, speedscope; callgrind: samples)\n"
     "  --by-task           collapsed and svg: a frame per task at the top\n"
     "  -o PATH             write to PATH instead of standard output\n"
     "  -h, --help          print this help\n";
@@ -139,15 +140,6 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
                                "pprof, timeline or speedscope, not '%s'",
                                o->format_arg),
                -1;
-    if (o->format == EXPORT_TIMELINE && o->weight_arg)
-        return cli_usage_error("profile export: --weight applies to collapsed and svg, not to "
-                               "--format %s",
-                               o->format_arg),
-               -1;
-    if (o->format == EXPORT_CALLGRIND && o->weight_arg)
-        return cli_usage_error("profile export: --weight applies to collapsed and svg; a "
-                               "Callgrind profile carries every weight as an event"),
-               -1;
     if (o->by_task && (o->format == EXPORT_PPROF || o->format == EXPORT_SPEEDSCOPE))
         return cli_usage_error("profile export: --by-task applies to collapsed and svg; %s",
                                o->format == EXPORT_PPROF
@@ -167,6 +159,18 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
         return cli_usage_error("profile export: --weight must be samples or wall (CPU), or "
                                "allocated, count, retained or live-at-peak (memory), not '%s'",
                                o->weight_arg),
+               -1;
+    if (o->format == EXPORT_TIMELINE && o->weight_arg)
+        return cli_usage_error("profile export: --format timeline takes no --weight: it draws "
+                               "the live bytes of a memory capture"),
+               -1;
+    /* a Callgrind profile writes the samples of a CPU capture, the
+     * default weight, which may be named; a memory capture's weights
+     * are its events, all of them */
+    if (o->format == EXPORT_CALLGRIND && o->weight_arg && o->weight != FOLD_WEIGHT_SAMPLES)
+        return cli_usage_error("profile export: --format callgrind takes --weight samples only "
+                               "(CPU captures, the default); a Callgrind profile carries a "
+                               "memory capture's allocated bytes and count both, as events"),
                -1;
     bool cpu_weight = o->weight == FOLD_WEIGHT_SAMPLES || o->weight == FOLD_WEIGHT_WALL;
     if ((o->format == EXPORT_PPROF || o->format == EXPORT_SPEEDSCOPE) && o->weight_arg &&
@@ -204,6 +208,13 @@ static int read_fold(const struct export_opts *o, struct fold **out)
     return CLI_EXIT_BAD_INPUT;
 }
 
+/* After a CPU export was written: a line on standard error when a
+ * noticeable share of the requested ticks has no stack (ticks.h). */
+static void note_ticks(const struct export_opts *o, const struct ticks *t)
+{
+    ticks_note(t, o->weight == FOLD_WEIGHT_WALL, o->format != EXPORT_CALLGRIND, stderr);
+}
+
 /* After a fold was written: a damaged capture (exported as far as it was
  * read, as the profile reports it) exits 1 with where it stopped. */
 static int report_damage(const struct export_opts *o, const struct fold *f, int rc)
@@ -227,8 +238,8 @@ static int write_output(const struct export_opts *o, const struct fold *f)
 }
 
 /* --format callgrind and pprof: the aggregation's stacks and lines. */
-static int export_direct(const struct export_opts *o,
-                         int (*write)(struct capture_reader *, FILE *, char *, size_t))
+static int export_direct(const struct export_opts *o, int (*write)(struct capture_reader *, FILE *,
+                                                                   struct ticks *, char *, size_t))
 {
     char err[400];
     struct cli_capture c;
@@ -240,11 +251,14 @@ static int export_direct(const struct export_opts *o,
         cli_capture_close(&c);
         return nomem ? cli_usage_error("profile export: out of memory") : CLI_EXIT_USAGE;
     }
-    int rc = write(c.r, out.f, err, sizeof err);
+    struct ticks ticks = {0};
+    int rc = write(c.r, out.f, &ticks, err, sizeof err);
     cli_capture_close(&c);
     int closed = cli_out_finish(&out, rc < 0 ? -1 : 0);
     if (rc == -2 && closed < 0) /* the weight does not apply to the capture's mode */
         return cli_usage_error("profile export: %s", err);
+    if (closed == CLI_EXIT_OK)
+        note_ticks(o, &ticks);
     if (closed >= 0 && (closed != CLI_EXIT_OK || rc == 0))
         return closed;
     fprintf(stderr, "jett: %s: %s\n", o->capture, err); /* damaged: exported as far as read */
@@ -324,6 +338,8 @@ static int export_speedscope(const struct export_opts *o)
         return CLI_EXIT_BAD_INPUT;
     }
     int rc = write_with(o, write_speedscope, p);
+    if (rc == CLI_EXIT_OK)
+        note_ticks(o, speedscope_ticks(p));
     if (rc == CLI_EXIT_OK && speedscope_damage(p)) {
         fprintf(stderr, "jett: %s: %s\n", o->capture, speedscope_damage(p));
         rc = CLI_EXIT_BAD_INPUT;
@@ -346,7 +362,8 @@ int cli_profile_export(int argc, char **argv)
      * and freed blocks leave the process */
     mallopt(M_MMAP_THRESHOLD, 64 * 1024);
     if (o.format == EXPORT_CALLGRIND)
-        return export_direct(&o, cgexport_write);
+        return export_direct(&o, o.weight == FOLD_WEIGHT_SAMPLES ? cgexport_write_samples
+                                                                 : cgexport_write);
     if (o.format == EXPORT_PPROF)
         return export_direct(&o, o.weight == FOLD_WEIGHT_WALL ? pprof_write_wall : pprof_write);
     if (o.format == EXPORT_TIMELINE)
@@ -357,7 +374,10 @@ int cli_profile_export(int argc, char **argv)
     rc = read_fold(&o, &f);
     if (rc != CLI_EXIT_OK)
         return rc;
-    rc = report_damage(&o, f, write_output(&o, f));
+    rc = write_output(&o, f);
+    if (rc == CLI_EXIT_OK)
+        note_ticks(&o, &fold_totals(f)->ticks);
+    rc = report_damage(&o, f, rc);
     fold_free(f);
     return rc;
 }

@@ -3,6 +3,7 @@
  * equal to the profile's self and inclusive samples. */
 #include <check.h>
 #include <dirent.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -12,8 +13,21 @@
 #include "deep_capture.h"
 #include "testutil.h"
 
+/* Exports a capture file to a string, *rc the writer's status (1 for a
+ * damaged capture, whose text is written as far as it was read). */
+static char *export_file_rc(const char *path, int *rc, char *err, size_t errlen);
+
 /* Exports a built fixture capture to a string; NULL with err set. */
 static char *export_file(const char *path, char *err, size_t errlen)
+{
+    int rc;
+    char *text = export_file_rc(path, &rc, err, errlen);
+    if (rc != 0)
+        free(text), text = NULL;
+    return text;
+}
+
+static char *export_file_rc(const char *path, int *out_rc, char *err, size_t errlen)
 {
     size_t len;
     char *cap = tu_read_file(path, &len);
@@ -22,14 +36,10 @@ static char *export_file(const char *path, char *err, size_t errlen)
     size_t tlen = 0;
     FILE *f = open_memstream(&text, &tlen);
     struct capture_reader *r = capture_reader_mem(cap, len);
-    int rc = cgexport_write(r, f, err, errlen);
+    *out_rc = cgexport_write(r, f, NULL, err, errlen);
     capture_reader_free(r);
     fclose(f);
     free(cap);
-    if (rc != 0) {
-        free(text);
-        return NULL;
-    }
     return text;
 }
 
@@ -46,13 +56,22 @@ static char *export_fixture(const char *name)
 /* diff-base: main > f three times, main > g once, leaf spans unknown
  * (line 0).  f and g: self 3 and 1 at line 0; main: no self, one edge to
  * each callee at the call's line 1, carrying 3 and 1 samples; callees'
- * declarations are on lines 2 and 3. */
+ * declarations are on lines 2 and 3.  The desc: lines: complete, no
+ * call counts (a capture of protocol 1: calls= counts the samples), its
+ * 4 samples all jett, 4 requested ticks, none coalesced or dropped. */
 START_TEST(cpu_fixture_by_hand)
 {
     char *text = export_fixture("diff-base");
     ck_assert_str_eq(text, "# jett profile export: a CPU sampling profile\n"
                            "version: 1\n"
                            "creator: jett\n"
+                           "desc: Status: complete\n"
+                           "desc: Calls: unknown (the capture has no call counts): calls= "
+                           "counts the samples that crossed each call\n"
+                           "desc: Samples: 4 recorded: 4 jett, the costs; 0 runtime, 0 waiting "
+                           "and 0 unavailable, in no cost\n"
+                           "desc: Ticks: 4 requested, 4 samples, 0 coalesced, 0 dropped; the "
+                           "coalesced and dropped ticks have no stack and are in no cost\n"
                            "positions: line\n"
                            "events: Samples\n"
                            "\n"
@@ -84,6 +103,9 @@ START_TEST(memory_fixture_by_hand)
     ck_assert_str_eq(text, "# jett profile export: a Jett heap allocation profile\n"
                            "version: 1\n"
                            "creator: jett\n"
+                           "desc: Status: complete\n"
+                           "desc: Calls: unknown (a memory capture has no call counts): calls= "
+                           "counts the allocation events that crossed each call\n"
                            "positions: line\n"
                            "events: AllocBytes AllocCount\n"
                            "\n"
@@ -124,8 +146,22 @@ START_TEST(damaged_capture_names_the_byte)
     snprintf(cut, sizeof cut, "%s/cut.jcap", dir);
     ck_assert_int_eq(tu_write_file(cut, cap, len - 5), 0);
     char err[300] = "";
-    ck_assert_ptr_null(export_file(cut, err, sizeof err));
+    int rc;
+    char *text = export_file_rc(cut, &rc, err, sizeof err);
+    ck_assert_int_eq(rc, 1);
     ck_assert_msg(strncmp(err, "byte ", 5) == 0 && strstr(err, "cut short"), "%s", err);
+    /* what was read is written, and says it is not whole: its FINISH was
+     * cut, so the profile is partial and its ticks unknown */
+    ck_assert_msg(strstr(text, "\ndesc: Status: partial (collector_failure)\n"
+                               "desc: Calls: unknown (the capture has no call counts): calls= "
+                               "counts the samples that crossed each call\n"
+                               "desc: Samples: 4 recorded: 4 jett, the costs; 0 runtime, 0 "
+                               "waiting and 0 unavailable, in no cost\n"
+                               "desc: Ticks: 4 samples, coalesced and dropped unknown (no "
+                               "FINISH)\npositions: line\n"),
+                  "%s", text);
+    ck_assert_ptr_nonnull(strstr(text, "\ntotals: 4\n"));
+    free(text);
     unlink(cut), rmdir(dir);
     free(cap), free(path), free(dir);
 }
@@ -141,7 +177,10 @@ END_TEST
  *   seq 5: main>f>g>f'2>g'2, leaf g'2 at line 8
  * Self: f'2 5:2, g 8:1, g'2 8:1, main 2:1.  Edges: main->f at line 2
  * 4 (seq 1 2 3 5); f->g at line 5 4 (seq 1 2 3 5); g->f'2 at line 8 3
- * (seq 1 2 5); f'2->g'2 at line 5 1 (seq 5).
+ * (seq 1 2 5); f'2->g'2 at line 5 1 (seq 5).  Calls (its CALLS record):
+ * main's f() made 1 call, all main->f: exact; g's f() 1, all g->f'2:
+ * exact; f's g() 2, shared by f->g and f'2->g'2, each at most the
+ * smaller of 2 and g's 2 calls: 2 (the run made 1 on each).
  * Inclusive in callgrind_annotate (the calls into a function; main,
  * called by none, self + calls): main 1 + 4 = 5, f 4 and g 4 as the
  * profile; f'2 3 (the samples with two f frames), g'2 1.
@@ -153,25 +192,34 @@ START_TEST(recursion_fixture_by_hand)
     ck_assert_str_eq(text, "# jett profile export: a CPU sampling profile\n"
                            "version: 1\n"
                            "creator: jett\n"
+                           "desc: Status: complete\n"
+                           "desc: Calls: 2 edges exact; 2 at most (call sites shared with other "
+                           "edges, by recursion levels or callees, or of unknown count: the "
+                           "smaller of their calls and the callee's); 0 unknown (the samples "
+                           "that crossed them)\n"
+                           "desc: Samples: 5 recorded: 5 jett, the costs; 0 runtime, 0 waiting "
+                           "and 0 unavailable, in no cost\n"
+                           "desc: Ticks: 5 requested, 5 samples, 0 coalesced, 0 dropped; the "
+                           "coalesced and dropped ticks have no stack and are in no cost\n"
                            "positions: line\n"
                            "events: Samples\n"
                            "\n"
                            "fl=(1) src/rec.jett\n"
                            "fn=(1) rec.f\n"
                            "cfn=(2) rec.g\n"
-                           "calls=4 7\n"
+                           "calls=2 7\n"
                            "5 4\n"
                            "\n"
                            "fn=(3) rec.f'2\n"
                            "5 2\n"
                            "cfn=(4) rec.g'2\n"
-                           "calls=1 7\n"
+                           "calls=2 7\n"
                            "5 1\n"
                            "\n"
                            "fn=(2)\n"
                            "8 1\n"
                            "cfn=(3)\n"
-                           "calls=3 4\n"
+                           "calls=1 4\n"
                            "8 3\n"
                            "\n"
                            "fn=(4)\n"
@@ -180,7 +228,7 @@ START_TEST(recursion_fixture_by_hand)
                            "fn=(5) rec.main\n"
                            "2 1\n"
                            "cfn=(1)\n"
-                           "calls=4 4\n"
+                           "calls=1 4\n"
                            "2 4\n"
                            "\n"
                            "totals: 5\n");
@@ -202,7 +250,7 @@ START_TEST(too_deep_stack_is_refused)
     size_t out_len = 0;
     FILE *m = open_memstream(&out, &out_len);
     struct capture_reader *r = capture_reader_mem(sb.data, sb.size);
-    ck_assert_msg(cgexport_write(r, m, err, sizeof err) == 1, "%s", err);
+    ck_assert_msg(cgexport_write(r, m, NULL, err, sizeof err) == 1, "%s", err);
     ck_assert_msg(strncmp(err, "byte ", 5) == 0 &&
                       strstr(err, "STACK record 129: deeper than 128 frames"),
                   "%s", err);
@@ -467,6 +515,207 @@ static void expect_callers(const char *cg, const char *file, const char *const (
     free(t);
 }
 
+/* The calls callgrind_annotate --tree=caller shows on the line of
+ * `caller` among the callers of `fn` ("< file:caller (Nx)"), or -1. */
+static long annotate_calls(const char *out, const char *file, const char *fn, const char *caller)
+{
+    char star[200], from[200];
+    snprintf(star, sizeof star, "*  %s:%s\n", file, fn);
+    snprintf(from, sizeof from, "< %s:%s (", file, caller);
+    const char *end = strstr(out, star);
+    if (!end)
+        return -1;
+    const char *start = end;
+    while (start > out && !(start[-1] == '\n' && start - 1 > out && start[-2] == '\n'))
+        start--;
+    const char *hit = strstr(start, from);
+    return hit && hit < end ? atol(hit + strlen(from)) : -1;
+}
+
+/* Writes text to a Callgrind file in a fresh folder; its path. */
+static char *write_cg(const char *text, char **dir)
+{
+    *dir = tu_tmpdir();
+    size_t n = strlen(*dir) + 16;
+    char *cg = malloc(n);
+    snprintf(cg, n, "%s/x.callgrind", *dir);
+    ck_assert_int_eq(tu_write_file(cg, text, strlen(text)), 0);
+    return cg;
+}
+
+/* cpu-calls (its header): calls= is the run's count wherever the capture
+ * knows it for the edge.  main's docs(), pick(d) and rank() and rank's
+ * sort(...) (which called by through a builtin) each led to one callee:
+ * exactly 1, 3, 3 and 9.  main's f(d) made 3 calls, to add and to skip:
+ * shared, each edge has the most it can have made, the smaller of 3
+ * and its callee's calls (add 2, skip 1).  callgrind_annotate
+ * --tree=caller shows them as each callee's callers. */
+START_TEST(calls_exact_where_known)
+{
+    char *text = export_fixture("cpu-calls"), *dir;
+    ck_assert_ptr_nonnull(strstr(
+        text, "\ndesc: Calls: 4 edges exact; 2 at most (call sites shared with other edges, by "
+              "recursion levels or callees, or of unknown count: the smaller of their calls and "
+              "the callee's); 0 unknown (the samples that crossed them)\n"));
+    char *cg = write_cg(text, &dir), *t = annotate_tree(cg);
+    static const struct {
+        const char *fn, *caller;
+        long calls;
+    } want[] = {{"idx.docs", "idx.main", 1}, {"idx.pick", "idx.main", 3},
+                {"idx.rank", "idx.main", 3}, {"idx.by", "idx.rank", 9},
+                {"idx.add", "idx.main", 2},  {"idx.skip", "idx.main", 1}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        ck_assert_msg(
+            annotate_calls(t, "src/idx.jett", want[i].fn, want[i].caller) == want[i].calls,
+            "%s from %s: %ld calls, want %ld:\n%s", want[i].fn, want[i].caller,
+            annotate_calls(t, "src/idx.jett", want[i].fn, want[i].caller), want[i].calls, t);
+    free(t);
+    unlink(cg), rmdir(dir);
+    free(cg), free(dir), free(text);
+}
+END_TEST
+
+/* Where the capture has counts but not the edge's: a call site the
+ * STACK record does not give (site=-) has the callee's calls, the most
+ * it can have made (m.f 7); when a budget refused the call line and the
+ * callee's bucket too (cpu_budget 32 holds main's only), calls= is the
+ * samples that crossed the call (3), and the header says how many of
+ * each there are. */
+START_TEST(calls_unknown_counts)
+{
+    static const char text[] =
+        "HELLO version=2 mode=cpu rate_hz=1000 threshold_bp=0 limit=10 cpu_budget=%s "
+        "retention_budget=67108864 stack_budget=16777216 backend=\"interpreter_safe_point\" "
+        "capabilities=cpu_tick_source colour=false\n"
+        "SOURCE id=0 origin=project path=\"m.jett\" spans=- text=\"fn main() {\\n  f()\\n}\\n"
+        "fn f() {\\n  let x = 1\\n}\\n\"\n"
+        "FUNC id=0 namespace=\"m\" function=\"main\" source=0 decl=0-19\n"
+        "FUNC id=1 namespace=\"m\" function=\"f\" source=0 decl=20-43\n"
+        "EVENTS\n"
+        "  STACK id=0 parent=- func=0 site=-\n"
+        "  STACK id=1 parent=0 func=1 site=%s\n"
+        "  CPU_SAMPLE seq=1 tick=1 task=- actor=- thread=0 state=jett stack=0 span=14-17\n"
+        "  CPU_SAMPLE seq=2 tick=2 task=- actor=- thread=0 state=jett stack=1 span=31-40\n"
+        "  CPU_SAMPLE seq=3 tick=3 task=- actor=- thread=0 state=jett stack=1 span=31-40\n"
+        "  CPU_SAMPLE seq=4 tick=4 task=- actor=- thread=0 state=jett stack=1 span=31-40\n"
+        "END\n"
+        "CALLS functions=0:1,1:7 sites=0:14-17:7\n"
+        "FINISH termination=returned wall_ns=4000000 cpu_ns=- requested=4 coalesced=0 "
+        "dropped=0 collector_failure=false stack_limit=false\n";
+    static const struct {
+        const char *budget, *site, *calls, *desc;
+    } cases[] = {
+        {"33554432", "-", "calls=7 4\n0 3\n", "0 edges exact; 1 at most"},
+        {"32", "14-17", "calls=3 4\n2 3\n", "0 edges exact; 0 at most"},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        char cap[2048];
+        snprintf(cap, sizeof cap, text, cases[i].budget, cases[i].site);
+        msgpack_sbuffer sb;
+        msgpack_sbuffer_init(&sb);
+        char err[320];
+        ck_assert_msg(captext_pack(cap, strlen(cap), &sb, err, sizeof err) == 0, "%s", err);
+        char *out = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&out, &len);
+        struct capture_reader *r = capture_reader_mem(sb.data, sb.size);
+        ck_assert_msg(cgexport_write(r, m, NULL, err, sizeof err) == 0, "%s", err);
+        capture_reader_free(r);
+        fclose(m);
+        ck_assert_msg(strstr(out, cases[i].calls), "%s", out);
+        char desc[200];
+        snprintf(desc, sizeof desc, "\ndesc: Calls: %s (", cases[i].desc);
+        ck_assert_msg(strstr(out, desc), "%s", out);
+        ck_assert_msg(strstr(out, i ? "); 1 unknown (the samples that crossed them)\n"
+                                    : "); 0 unknown (the samples that crossed them)\n"),
+                      "%s", out);
+        free(out);
+        msgpack_sbuffer_destroy(&sb);
+    }
+}
+END_TEST
+
+/* A project with a dependency and a standard library call, run for
+ * real, each part busy for 100 ms: its files are named where they lie,
+ * main.jett, src/work.jett, deps/busy/spin.jett (the dependency's
+ * logical path is busy/spin.jett) and stdlib/std/math.jett (logically
+ * stdlib/math.jett), so that callgrind_annotate --auto=yes run from the
+ * project's root annotates each, the standard library's with --include
+ * naming the source tree's agent/, its data folder, and shows the files'
+ * own lines. */
+START_TEST(annotate_finds_files_from_the_root)
+{
+    static const char *const files[][2] = {
+        {"main.jett", "namespace listed.main\n\nimport listed.work\nimport busy.spin\n"
+                      "import std.math\n\nfn main() -> int {\n    let t0 = now_ms()\n"
+                      "    let x = 0\n    while now_ms() - t0 < 100 {\n"
+                      "        x = (x + math.pow(3, 20)) % 1000\n    }\n"
+                      "    return (x + work.churn(100) + spin.spin(100)) * 0\n}\n"},
+        {"src/work.jett", "namespace listed.work\n\nfn churn(ms: int) -> int {\n"
+                          "    let t0 = now_ms()\n    let x = 0\n"
+                          "    while now_ms() - t0 < ms {\n        x = (x * 31 + 7) % 1000003\n"
+                          "    }\n    return x\n}\n"},
+        {"deps/busy/spin.jett", "namespace busy.spin\n\nfn spin(ms: int) -> int {\n"
+                                "    let t0 = now_ms()\n    let y = 1\n"
+                                "    while now_ms() - t0 < ms {\n"
+                                "        y = (y * 17 + 3) % 65521\n    }\n    return y\n}\n"},
+        {"jett.toml", "name = \"listed\"\n"},
+    };
+    char *dir = tu_tmpdir(), path[700], cap[600], cg[600];
+    snprintf(path, sizeof path, "%s/src", dir);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/deps", dir);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/deps/busy", dir);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+        ck_assert_int_eq(tu_write_file(path, files[i][1], strlen(files[i][1])), 0);
+    }
+    snprintf(path, sizeof path, "%s/main.jett", dir);
+    snprintf(cap, sizeof cap, "%s/r.jcap", dir);
+    snprintf(cg, sizeof cg, "%s/callgrind.out", dir);
+    char *jett = tu_build_path("cli/jett"), *agent = tu_source_path("agent");
+    struct tu_output o;
+    const char *run[] = {jett, "run", path, "--profile", "--profile-capture", cap, NULL};
+    ck_assert_int_eq(tu_run(run, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%d %s", o.status, o.err);
+    tu_output_free(&o);
+    char err[300];
+    char *text = export_file(cap, err, sizeof err);
+    ck_assert_msg(text != NULL, "%s", err);
+    ck_assert_int_eq(tu_write_file(cg, text, strlen(text)), 0);
+    static const char *const named[] = {" main.jett\n", " src/work.jett\n",
+                                        " deps/busy/spin.jett\n", " stdlib/std/math.jett\n"};
+    for (size_t i = 0; i < 4; i++)
+        ck_assert_msg(strstr(text, named[i]), "%s not named:\n%s", named[i], text);
+    char cmd[2000];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && exec /usr/bin/callgrind_annotate --auto=yes --threshold=100 "
+             "--include='%s' callgrind.out",
+             dir, agent);
+    const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+    ck_assert_int_eq(tu_run(sh, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    ck_assert_msg(!strstr(o.out, "could not be found"), "%s", o.out);
+    char want[800];
+    static const char *const sources[] = {"main.jett", "src/work.jett", "deps/busy/spin.jett"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(want, sizeof want, "-- Auto-annotated source: %s\n", sources[i]);
+        ck_assert_msg(strstr(o.out, want), "%s not annotated:\n%s", sources[i], o.out);
+    }
+    snprintf(want, sizeof want, "-- Auto-annotated source: %s/ + stdlib/std/math.jett\n", agent);
+    ck_assert_msg(strstr(o.out, want), "stdlib/std/math.jett not annotated:\n%s", o.out);
+    /* the lines shown are the files' own */
+    ck_assert_ptr_nonnull(strstr(o.out, "  while now_ms() - t0 < ms {\n"));
+    ck_assert_ptr_nonnull(strstr(o.out, "fn pow("));
+    tu_output_free(&o);
+    free(text), free(jett), free(agent);
+    ck_assert_int_eq(tu_rmtree(dir), 0);
+    free(dir);
+}
+END_TEST
+
 /* Packs capture text and exports it to a Callgrind file in a fresh
  * folder (its path, malloc'd; the folder is *dir). */
 static char *export_text(const char *text, char **dir)
@@ -482,7 +731,7 @@ static char *export_text(const char *text, char **dir)
     FILE *out = fopen(cg, "w");
     ck_assert_ptr_nonnull(out);
     struct capture_reader *r = capture_reader_mem(sb.data, sb.size);
-    ck_assert_msg(cgexport_write(r, out, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(cgexport_write(r, out, NULL, err, sizeof err) == 0, "%s", err);
     capture_reader_free(r);
     fclose(out);
     msgpack_sbuffer_destroy(&sb);
@@ -658,6 +907,9 @@ Suite *cgexport_suite(void)
     tcase_add_test(t, damaged_capture_names_the_byte);
     tcase_add_test(t, annotate_totals_equal_the_profile);
     tcase_add_test(t, recursion_annotated_by_hand);
+    tcase_add_test(t, annotate_finds_files_from_the_root);
+    tcase_add_test(t, calls_exact_where_known);
+    tcase_add_test(t, calls_unknown_counts);
     tcase_add_test(t, deep_recursion_annotated_by_hand);
     tcase_add_test(t, every_fixture_reads_back);
     suite_add_tcase(s, t);

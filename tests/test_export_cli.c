@@ -30,8 +30,9 @@ static int run(const char *const argv[], struct tu_output *o)
 }
 
 /* Runs export on a fixture with the given options; asserts success and
- * the exact standard output. */
-static void expect_export(const char *fixture, const char *weight, const char *want)
+ * the exact standard output and error. */
+static void expect_export_err(const char *fixture, const char *weight, const char *want,
+                              const char *want_err)
 {
     char *cap = tu_capture_path(fixture);
     const char *argv[] = {tu_jett,     "profile", "export", cap, "--format",
@@ -41,17 +42,31 @@ static void expect_export(const char *fixture, const char *weight, const char *w
     struct tu_output o;
     ck_assert_int_eq(run(argv, &o), 0);
     ck_assert_str_eq(o.out, want);
-    ck_assert_str_eq(o.err, "");
+    ck_assert_str_eq(o.err, want_err);
     tu_output_free(&o);
     free(cap);
+}
+
+/* The same with nothing on standard error. */
+static void expect_export(const char *fixture, const char *weight, const char *want)
+{
+    expect_export_err(fixture, weight, want, "");
 }
 
 /* The folded lines of every fixture; the sums are in tests/test_fold.c. */
 START_TEST(collapsed_each_fixture)
 {
-    expect_export("tiny-cpu", NULL, "app.main 1\napp.main;app.work 2\n");
-    expect_export("every-record", NULL,
-                  "app.main;textkit.split \"quoted\", with: colon;std.text.upper 1\n");
+    /* tiny-cpu: 1 of its 4 requested ticks coalesced, every-record 1 and
+     * 1 dropped of 6: a share of at least 5% is noted */
+    expect_export_err("tiny-cpu", NULL, "app.main 1\napp.main;app.work 2\n",
+                      "jett: 1 of 4 requested ticks (25.00%) have no stack, 1 coalesced and 0 "
+                      "dropped: no function's share counts them, while the report counts the "
+                      "coalesced ones as running Jett code (--weight wall draws them)\n");
+    expect_export_err("every-record", NULL,
+                      "app.main;textkit.split \"quoted\", with: colon;std.text.upper 1\n",
+                      "jett: 2 of 6 requested ticks (33.33%) have no stack, 1 coalesced and 1 "
+                      "dropped: no function's share counts them, while the report counts the "
+                      "coalesced ones as running Jett code (--weight wall draws them)\n");
     expect_export("tiny-memory", NULL,
                   "cache.<init> 64\ncache.main 168\ncache.main;cache.put 64\n");
     expect_export(
@@ -69,14 +84,27 @@ END_TEST
 /* cpu-waiting through the command: --weight samples is the default
  * (main 1, main;poll 1); --weight wall adds the 9 waiting samples that
  * have a stack, 4 above main (3 at 3:3, 1 without a span) and 5 above
- * main;poll (3 + 2). */
+ * main;poll (3 + 2), and the one without a stack at the root: its 12
+ * requested ticks are its 12 samples.  cpu-calls (its header): 30
+ * requested ticks, 12 jett and 13 waiting samples on stacks, 1 waiting
+ * without one, 1 runtime, 2 coalesced and 1 dropped at the root, the
+ * note saying where the 3 without a stack went (10.00%). */
 START_TEST(collapsed_cpu_weights)
 {
     expect_export("cpu-waiting", NULL, "w.main 1\nw.main;w.poll 1\n");
     expect_export("cpu-waiting", "samples", "w.main 1\nw.main;w.poll 1\n");
     expect_export("cpu-waiting", "wall",
-                  "w.main 1\nw.main;<runtime>.<waiting> 4\nw.main;w.poll 1\n"
+                  "<runtime>.<waiting> 1\nw.main 1\nw.main;<runtime>.<waiting> 4\nw.main;w.poll 1\n"
                   "w.main;w.poll;<runtime>.<waiting> 5\n");
+    expect_export_err("cpu-calls", "wall",
+                      "<runtime>.<coalesced> 2\n<runtime>.<dropped> 1\n<runtime>.<runtime> 1\n"
+                      "<runtime>.<waiting> 1\nidx.main 1\nidx.main;idx.add 2\nidx.main;idx.docs 1\n"
+                      "idx.main;idx.pick 1\nidx.main;idx.rank 2\nidx.main;idx.rank;idx.by 4\n"
+                      "idx.main;idx.retry;idx.wait;<runtime>.<waiting> 8\nidx.main;idx.skip 1\n"
+                      "idx.main;idx.wait;<runtime>.<waiting> 5\n",
+                      "jett: 3 of 30 requested ticks (10.00%) have no stack, 2 coalesced and 1 "
+                      "dropped: they are drawn at the root as <runtime>.<coalesced> and "
+                      "<runtime>.<dropped>, in no function\n");
 }
 END_TEST
 
@@ -89,6 +117,78 @@ START_TEST(collapsed_memory_weights)
     expect_export("tiny-memory", "count", "cache.<init> 1\ncache.main 3\n");
     expect_export("tiny-memory", "retained", "cache.<init> 128\ncache.main 137\n");
     expect_export("tiny-memory", "live-at-peak", "cache.<init> 128\ncache.main 168\n");
+}
+END_TEST
+
+/* The standard error of exporting a fixture with `format` (and
+ * `weight`, NULL: the default) to a file; asserts success. */
+static char *export_err(const char *fixture, const char *format, const char *weight)
+{
+    char *cap = tu_capture_path(fixture), *out = tu_tmp_path("out.x");
+    const char *argv[] = {tu_jett, "profile", "export", cap,    "--format", format,
+                          "-o",    out,       weight,   weight, NULL};
+    if (weight)
+        argv[8] = "--weight";
+    struct tu_output o;
+    ck_assert_int_eq(run(argv, &o), 0);
+    char *err = o.err;
+    o.err = NULL;
+    tu_output_free(&o);
+    unlink(out);
+    free(cap), free(out);
+    return err;
+}
+
+/* Every CPU format notes the ticks without a stack when they are a
+ * noticeable share (tiny-cpu: 1 coalesced of 4, 25.00%), says which
+ * weight draws them where the format takes --weight wall, and where
+ * they went with it; none does for a share below 5% (cpu-waiting: none
+ * of 12). */
+START_TEST(every_cpu_format_notes_the_ticks)
+{
+    static const char left_out[] =
+        "jett: 1 of 4 requested ticks (25.00%) have no stack, 1 coalesced and 0 dropped: no "
+        "function's share counts them, while the report counts the coalesced ones as running "
+        "Jett code";
+    static const char drawn[] =
+        "jett: 1 of 4 requested ticks (25.00%) have no stack, 1 coalesced and 0 dropped: they "
+        "are drawn at the root as <runtime>.<coalesced> and <runtime>.<dropped>, in no "
+        "function\n";
+    static const char *const formats[] = {"collapsed", "svg", "pprof", "callgrind", "speedscope"};
+    char want[512];
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+        bool wall = strcmp(formats[i], "callgrind") != 0;
+        snprintf(want, sizeof want, "%s%s\n", left_out, wall ? " (--weight wall draws them)" : "");
+        char *err = export_err("tiny-cpu", formats[i], NULL);
+        ck_assert_msg(strcmp(err, want) == 0, "%s: %s", formats[i], err);
+        free(err);
+        if (wall) {
+            err = export_err("tiny-cpu", formats[i], "wall");
+            ck_assert_msg(strcmp(err, drawn) == 0, "%s --weight wall: %s", formats[i], err);
+            free(err);
+        }
+        err = export_err("cpu-waiting", formats[i], NULL);
+        ck_assert_msg(strcmp(err, "") == 0, "%s: %s", formats[i], err);
+        free(err);
+    }
+}
+END_TEST
+
+/* --weight samples, the default of a CPU capture, names what a Callgrind
+ * profile holds: the same bytes as without it. */
+START_TEST(callgrind_takes_the_default_weight)
+{
+    char *cap = tu_capture_path("cpu-simple");
+    const char *plain[] = {tu_jett, "profile", "export", cap, "--format", "callgrind", NULL};
+    const char *named[] = {tu_jett,     "profile",  "export",  cap, "--format",
+                           "callgrind", "--weight", "samples", NULL};
+    struct tu_output a, b;
+    ck_assert_int_eq(run(plain, &a), 0);
+    ck_assert_int_eq(run(named, &b), 0);
+    ck_assert_ptr_nonnull(strstr(a.out, "\nevents: Samples\n"));
+    ck_assert_str_eq(a.out, b.out);
+    tu_output_free(&a), tu_output_free(&b);
+    free(cap);
 }
 END_TEST
 
@@ -204,8 +304,20 @@ START_TEST(usage_errors)
                          "pprof, timeline or speedscope, not 'pdf'\n");
     const char *cgweight[] = {tu_jett,     "profile",  "export", mem, "--format",
                               "callgrind", "--weight", "count",  NULL};
-    expect_usage(cgweight, "jett: profile export: --weight applies to collapsed and svg; a "
-                           "Callgrind profile carries every weight as an event\n");
+    expect_usage(cgweight, "jett: profile export: --format callgrind takes --weight samples "
+                           "only (CPU captures, the default); a Callgrind profile carries a "
+                           "memory capture's allocated bytes and count both, as events\n");
+    const char *cgwall[] = {tu_jett,     "profile",  "export", cpu, "--format",
+                            "callgrind", "--weight", "wall",   NULL};
+    expect_usage(cgwall, "jett: profile export: --format callgrind takes --weight samples "
+                         "only (CPU captures, the default); a Callgrind profile carries a "
+                         "memory capture's allocated bytes and count both, as events\n");
+    /* samples, the default, is what a CPU capture's profile holds, and
+     * no weight of a memory capture */
+    const char *cgmem[] = {tu_jett,     "profile",  "export",  mem, "--format",
+                           "callgrind", "--weight", "samples", NULL};
+    expect_usage(cgmem, "jett: profile export: --weight samples does not apply to a memory "
+                        "capture\n");
     const char *ppweight[] = {tu_jett, "profile",  "export", mem, "--format",
                               "pprof", "--weight", "count",  NULL};
     expect_usage(ppweight, "jett: profile export: --format pprof takes --weight samples or wall "
@@ -218,8 +330,8 @@ START_TEST(usage_errors)
                            "bytes\n");
     const char *tlweight[] = {tu_jett,    "profile",  "export", mem, "--format",
                               "timeline", "--weight", "wall",   NULL};
-    expect_usage(tlweight, "jett: profile export: --weight applies to collapsed and svg, not to "
-                           "--format timeline\n");
+    expect_usage(tlweight, "jett: profile export: --format timeline takes no --weight: it "
+                           "draws the live bytes of a memory capture\n");
     const char *memwall[] = {tu_jett,     "profile",  "export", mem, "--format",
                              "collapsed", "--weight", "wall",   NULL};
     expect_usage(memwall, "jett: profile export: --weight wall does not apply to a memory "
@@ -628,6 +740,8 @@ Suite *export_cli_suite(void)
     tcase_add_test(t, collapsed_each_fixture);
     tcase_add_test(t, collapsed_memory_weights);
     tcase_add_test(t, collapsed_cpu_weights);
+    tcase_add_test(t, every_cpu_format_notes_the_ticks);
+    tcase_add_test(t, callgrind_takes_the_default_weight);
     tcase_add_test(t, output_file);
     tcase_add_test(t, output_to_a_fifo);
     tcase_add_test(t, pipe_equals_file);

@@ -58,6 +58,27 @@ static char *svg_of_text(const char *text)
     return svg;
 }
 
+/* The SVG of a capture's text with its last frame, FINISH, cut off
+ * (frames are a 4-byte big-endian length and the payload, after the
+ * 8-byte magic). */
+static char *svg_without_finish(const char *text)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    char err[320];
+    ck_assert_msg(captext_pack(text, strlen(text), &sb, err, sizeof err) == 0, "%s", err);
+    const unsigned char *p = (const unsigned char *)sb.data;
+    size_t at = 8, last = at;
+    while (at < sb.size) {
+        last = at;
+        at += 4 +
+              ((size_t)p[at] << 24 | (size_t)p[at + 1] << 16 | (size_t)p[at + 2] << 8 | p[at + 3]);
+    }
+    char *svg = svg_of_bytes(sb.data, last, FOLD_WEIGHT_DEFAULT);
+    msgpack_sbuffer_destroy(&sb);
+    return svg;
+}
+
 /* Runs tests/flame_check.py on the SVG; asserts it prints `want`. */
 static void check_svg(const char *svg, const char *want)
 {
@@ -92,59 +113,129 @@ static void script_is_builtin(const char *svg)
 }
 
 /* tiny-cpu: all 3, app.main 3, app.work 2 = 2/3 of 1180 px = 786.67 px,
- * 66.67%.  Depths 0..2: work at the top (y 88), main 105, root 122;
- * height 88 + 3 * 17 + 24 = 163. */
+ * 66.67%.  1 of its 4 requested ticks was coalesced (25.00%, at least
+ * 5%): a legend line says so, under "drawn" (y 74 + 16 = 90), and the
+ * frames start 16 px lower.  Depths 0..2: work at the top (y 88 + 16 =
+ * 104), main 121, root 138; height 104 + 3 * 17 + 24 = 179. */
 START_TEST(tiny_cpu_geometry)
 {
     char *svg = svg_of("tiny-cpu", FOLD_WEIGHT_DEFAULT);
     check_svg(svg, "ok 3\n");
-    has(svg, "width=\"1200\" height=\"163\"");
-    has(svg, "<title>all: 3 samples (100.00%)</title><rect x=\"10.00\" y=\"122\" "
+    has(svg, "width=\"1200\" height=\"179\"");
+    has(svg, "<title>all: 3 samples (100.00%)</title><rect x=\"10.00\" y=\"138\" "
              "width=\"1180.00\"");
-    has(svg, "<title>app.main: 3 samples (100.00%)</title><rect x=\"10.00\" y=\"105\" "
+    has(svg, "<title>app.main: 3 samples (100.00%)</title><rect x=\"10.00\" y=\"121\" "
              "width=\"1180.00\"");
-    has(svg, "<title>app.work: 2 samples (66.67%)</title><rect x=\"10.00\" y=\"88\" "
+    has(svg, "<title>app.work: 2 samples (66.67%)</title><rect x=\"10.00\" y=\"104\" "
              "width=\"786.67\"");
     has(svg, ">status: complete<");
-    has(svg, ">samples: 3 recorded, 3 jett, 0 runtime, 0 waiting, 0 unavailable<");
+    has(svg, ">samples: 3 recorded, 3 jett, 0 runtime, 0 waiting, 0 unavailable; ticks: 4 "
+             "requested, 1 coalesced, 0 dropped<");
+    has(svg, "<text class=\"h lg\" x=\"10\" y=\"90\">not drawn: 1 of 4 requested ticks "
+             "(25.00%) have no stack, 1 coalesced and 0 dropped; the report counts the coalesced "
+             "ones as running Jett code</text>");
     script_is_builtin(svg);
     free(svg);
 }
 END_TEST
 
-/* --weight wall on cpu-calls: 25 drawn samples (12 jett, 13 waiting
- * with a stack) of 27.  main's children by name: add 2, docs 1, pick 1,
- * rank 6 (by 4), retry 8 (wait 8, its <runtime>.<waiting> 8), skip 1,
- * wait 5 (<runtime>.<waiting> 5): 13 frames with the root.  retry
- * starts after 2 + 1 + 1 + 6 = 10 samples: x = 10 + 1180 * 10 / 25 =
- * 482; its waiting frame, 4 deep, the top (y 88 + 16 for the legend's
- * line = 104), 1180 * 8 / 25 = 377.60 px, 32.00%; main's wait after 19:
- * x = 906.80, width 236.00, 3 deep (y 104 + 17 = 121).  The waiting
- * frames are blue, say what they are, and the heading has a legend, a
- * line under "drawn" (y 74 + 16 = 90). */
+/* The ticks without a stack are noted from 5% of the requested ticks
+ * on: 1 coalesced of 21 (4.76%; 20 samples) is not, 1 of 20 (5.00%; 19
+ * samples) is; without FINISH they are unknown, and not noted. */
+START_TEST(ticks_noted_from_five_percent)
+{
+    char text[8192];
+    for (int requested = 20; requested <= 22; requested++) {
+        size_t len = (size_t)snprintf(text, sizeof text,
+                                      CPU_HELLO "FUNC id=0 namespace=\"m\" function=\"main\" "
+                                                "source=- decl=-\nSTACK id=0 parent=- func=0 "
+                                                "site=-\n");
+        for (int i = 1; i < requested; i++)
+            len += (size_t)snprintf(text + len, sizeof text - len,
+                                    "CPU_SAMPLE seq=%d tick=%d task=- actor=- thread=0 "
+                                    "state=jett stack=0 span=-\n",
+                                    i, i);
+        snprintf(text + len, sizeof text - len,
+                 "FINISH termination=returned wall_ns=1 cpu_ns=1 requested=%d coalesced=1 "
+                 "dropped=0 collector_failure=false stack_limit=false\n",
+                 requested);
+        char *svg = requested <= 21 ? svg_of_text(text) : svg_without_finish(text);
+        char want[200];
+        if (requested <= 21)
+            snprintf(want, sizeof want,
+                     ">samples: %d recorded, %d jett, 0 runtime, 0 waiting, 0 unavailable; "
+                     "ticks: %d requested, 1 coalesced, 0 dropped<",
+                     requested - 1, requested - 1, requested);
+        else
+            snprintf(want, sizeof want,
+                     ">samples: 21 recorded, 21 jett, 0 runtime, 0 waiting, 0 unavailable; "
+                     "coalesced and dropped ticks: unknown (no FINISH)<");
+        has(svg, want);
+        ck_assert_int_eq(strstr(svg, ">not drawn: 1 of 20 requested ticks (5.00%) have no stack, "
+                                     "1 coalesced and 0 dropped; the report counts the coalesced "
+                                     "ones as running Jett code</text>") != NULL,
+                         requested == 20);
+        ck_assert_int_eq(strstr(svg, "not drawn") != NULL, requested == 20);
+        free(svg);
+    }
+}
+END_TEST
+
+/* --weight wall on cpu-calls: every one of its 30 requested ticks, the
+ * unit of the frames.  At the root by name: <runtime>.<coalesced> 2,
+ * <runtime>.<dropped> 1, <runtime>.<runtime> 1, <runtime>.<waiting> 1
+ * (the waiting sample without a stack), idx.main 25 from tick 5; main's
+ * children by name: add 2, docs 1, pick 1, rank 6 (by 4), retry 8 (wait
+ * 8, its <runtime>.<waiting> 8), skip 1, wait 5 (<runtime>.<waiting>
+ * 5): 17 frames with the root.  retry starts after 5 + 2 + 1 + 1 + 6 =
+ * 15 ticks: x = 10 + 1180 * 15 / 30 = 600; its waiting frame, 4 deep,
+ * the top (y 88 + 3 legend lines of 16 = 136), 1180 * 8 / 30 = 314.67
+ * px, 26.67%; main's wait after 24: x = 954.00, width 196.67, 3 deep (y
+ * 136 + 17 = 153).  The coalesced frame, 1 deep (y 136 + 3 * 17 = 187),
+ * at x 10, 78.67 px, 6.67%.  The waiting frames are blue, the coalesced
+ * one beige, the runtime and dropped ones grey, each says what it is,
+ * and the heading's legend, under "drawn" (y 74), says what the colours
+ * mean. */
 START_TEST(wall_waiting_frames_blue)
 {
     char *svg = svg_of("cpu-calls", FOLD_WEIGHT_WALL);
-    check_svg(svg, "ok 13\n");
-    has(svg, ">CPU flame graph: wall time (running and waiting samples)<");
-    has(svg, ">drawn: 25 of 27 samples (the jett samples and the waiting ones with a Jett stack)<");
+    check_svg(svg, "ok 17\n");
+    has(svg, ">CPU flame graph: wall time (every requested tick)<");
+    has(svg, ">drawn: 30 of 30 ticks (every sample and the coalesced and dropped ticks)<");
     has(svg, "<text class=\"h lg\" x=\"10\" y=\"90\">blue frames: &lt;runtime&gt;.&lt;"
-             "waiting&gt;, the program was waiting</text>");
+             "waiting&gt;, the program was waiting (at the root: without a stack)</text>");
+    has(svg, "<text class=\"h lg\" x=\"10\" y=\"106\">beige frame: &lt;runtime&gt;.&lt;"
+             "coalesced&gt;, ticks that found Jett code running and took no stack</text>");
+    has(svg, "<text class=\"h lg\" x=\"10\" y=\"122\">grey frames: &lt;runtime&gt;.&lt;"
+             "runtime&gt; (the interpreter), &lt;runtime&gt;.&lt;unavailable&gt; (no stack "
+             "kept), &lt;runtime&gt;.&lt;dropped&gt; (state unknown)</text>");
     has(svg, "<g class=\"f\" data-o=\"waiting: blocked, not running\"><title>&lt;runtime&gt;.&lt;"
-             "waiting&gt;: 8 samples (32.00%)</title><rect x=\"482.00\" y=\"104\" "
-             "width=\"377.60\" height=\"16\" rx=\"2\" fill=\"rgb(140,180,235)\"/>");
-    has(svg, "<title>&lt;runtime&gt;.&lt;waiting&gt;: 5 samples (20.00%)</title><rect "
-             "x=\"906.80\" y=\"121\" width=\"236.00\" height=\"16\" rx=\"2\" "
+             "waiting&gt;: 8 ticks (26.67%)</title><rect x=\"600.00\" y=\"136\" "
+             "width=\"314.67\" height=\"16\" rx=\"2\" fill=\"rgb(140,180,235)\"/>");
+    has(svg, "<title>&lt;runtime&gt;.&lt;waiting&gt;: 5 ticks (16.67%)</title><rect "
+             "x=\"954.00\" y=\"153\" width=\"196.67\" height=\"16\" rx=\"2\" "
              "fill=\"rgb(140,180,235)\"/>");
+    has(svg, "<g class=\"f\" data-o=\"coalesced ticks: running Jett code, no stack taken\">"
+             "<title>&lt;runtime&gt;.&lt;coalesced&gt;: 2 ticks (6.67%)</title><rect x=\"10.00\" "
+             "y=\"187\" width=\"78.67\" height=\"16\" rx=\"2\" fill=\"rgb(236,214,170)\"/>");
+    has(svg, "<g class=\"f\" data-o=\"dropped ticks: state unknown\"><title>&lt;runtime&gt;.&lt;"
+             "dropped&gt;: 1 tick (3.33%)</title><rect x=\"88.67\" y=\"187\" width=\"39.33\" "
+             "height=\"16\" rx=\"2\" fill=\"rgb(190,190,190)\"/>");
+    has(svg, "<g class=\"f\" data-o=\"runtime samples: the interpreter, no Jett frame\"><title>"
+             "&lt;runtime&gt;.&lt;runtime&gt;: 1 tick (3.33%)</title><rect x=\"128.00\" "
+             "y=\"187\" width=\"39.33\" height=\"16\" rx=\"2\" fill=\"rgb(190,190,190)\"/>");
+    has(svg, "<g class=\"f\" data-o=\"waiting: blocked, not running\"><title>&lt;runtime&gt;.&lt;"
+             "waiting&gt;: 1 tick (3.33%)</title><rect x=\"167.33\" y=\"187\" "
+             "width=\"39.33\" height=\"16\" rx=\"2\" fill=\"rgb(140,180,235)\"/>");
     /* running frames keep their warm colours */
-    const char *retry = strstr(svg, "<title>idx.retry: 8 samples (32.00%)</title>");
+    const char *retry = strstr(svg, "<title>idx.retry: 8 ticks (26.67%)</title>");
     ck_assert_ptr_nonnull(retry);
     const char *fill = strstr(retry, "fill=\"");
     ck_assert_ptr_nonnull(fill);
     ck_assert_int_ne(strncmp(fill, "fill=\"rgb(140,180,235)\"", 23), 0);
     script_is_builtin(svg);
     free(svg);
-    /* the default weight draws no waiting frame and no legend */
+    /* the default weight draws no waiting frame and no legend of them */
     svg = svg_of("cpu-calls", FOLD_WEIGHT_DEFAULT);
     ck_assert_ptr_null(strstr(svg, "waiting&gt;"));
     ck_assert_ptr_null(strstr(svg, "blue frames"));
@@ -172,7 +263,8 @@ START_TEST(hostile_names_escaped)
     ck_assert_ptr_null(strstr(svg, "app.a_very_long.."));
     has(svg, "<title>\xe6\x97\xa5\xe6\x9c\xac.\xe9\x96\xa2\xe6\x95\xb0: 1 sample (11.11%)</title>");
     has(svg, ">status: partial (stack_capture_limit)<");
-    has(svg, ">samples: 11 recorded, 9 jett, 1 runtime, 1 waiting, 0 unavailable<");
+    has(svg, ">samples: 11 recorded, 9 jett, 1 runtime, 1 waiting, 0 unavailable; ticks: 11 "
+             "requested, 0 coalesced, 0 dropped<");
     has(svg, ">drawn: 9 of 11 samples (the jett samples)<");
     script_is_builtin(svg);
     ck_assert_ptr_null(strstr(svg, "'x'"));
@@ -235,7 +327,8 @@ START_TEST(empty_profile_is_valid)
     check_svg(svg, "ok 0\n");
     has(svg, ">no samples</text>");
     has(svg, "height=\"160\"");
-    has(svg, ">samples: 1 recorded, 0 jett, 1 runtime, 0 waiting, 0 unavailable<");
+    has(svg, ">samples: 1 recorded, 0 jett, 1 runtime, 0 waiting, 0 unavailable; ticks: 0 "
+             "requested, 0 coalesced, 0 dropped<");
     free(svg);
 }
 END_TEST
@@ -415,6 +508,7 @@ Suite *flame_suite(void)
     Suite *s = suite_create("flame");
     TCase *t = tcase_create("flame");
     tcase_add_test(t, tiny_cpu_geometry);
+    tcase_add_test(t, ticks_noted_from_five_percent);
     tcase_add_test(t, hostile_names_escaped);
     tcase_add_test(t, memory_weights);
     tcase_add_test(t, every_record_partial);

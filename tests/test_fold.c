@@ -449,9 +449,12 @@ END_TEST
 /* --weight wall on cpu-calls (its comment has the samples): the jett
  * samples fold as with the default weight, and the 13 waiting samples
  * that have a stack under <runtime>.<waiting>: 8 above main;retry;wait,
- * 5 above main;wait (the fourteenth has no stack).  Totals: 27 recorded
- * (the weight's total), 12 + 13 = 25 drawn.  The waiting frames are no
- * function: FOLD_WAITING; wait's own frame has no self value. */
+ * 5 above main;wait.  What has no Jett stack is at the root: the
+ * fourteenth waiting sample, the runtime one, and FINISH's 2 coalesced
+ * and 1 dropped ticks.  Totals: every requested tick, 27 recorded + 2 +
+ * 1 = 30, all drawn; the root's parts are the report's time split, 12 +
+ * 2 running, 14 waiting, 1 runtime.  The pseudo-frames are no function
+ * (FOLD_PSEUDO); wait's own frame has no self value. */
 START_TEST(wall_weight)
 {
     struct bytes b = fixture("cpu-calls");
@@ -462,8 +465,10 @@ START_TEST(wall_weight)
                      "idx.main 1\nidx.main;idx.add 2\nidx.main;idx.docs 1\n"
                      "idx.main;idx.pick 1\nidx.main;idx.rank 2\n"
                      "idx.main;idx.rank;idx.by 4\nidx.main;idx.skip 1\n");
-    char want[512];
+    char want[1024];
     snprintf(want, sizeof want,
+             "<runtime>.<coalesced> 2\n<runtime>.<dropped> 1\n<runtime>.<runtime> 1\n"
+             "<runtime>.<waiting> 1\n"
              "%sidx.main;idx.retry;idx.wait;<runtime>.<waiting> 8\nidx.main;idx.skip 1\n"
              "idx.main;idx.wait;<runtime>.<waiting> 5\n",
              jett);
@@ -471,9 +476,10 @@ START_TEST(wall_weight)
     struct fold *f = fold_ok(b, FOLD_WEIGHT_WALL);
     ck_assert_int_eq(fold_weight(f), FOLD_WEIGHT_WALL);
     const struct fold_totals *t = fold_totals(f);
-    ck_assert_uint_eq(t->weight_total, 27);
-    ck_assert_uint_eq(t->weight_attributed, 25);
-    const struct fold_node *main_ = child(f, fold_node(f, FOLD_ROOT), "idx.main");
+    ck_assert_uint_eq(t->weight_total, 30);
+    ck_assert_uint_eq(t->weight_attributed, 30);
+    const struct fold_node *root = fold_node(f, FOLD_ROOT);
+    const struct fold_node *main_ = child(f, root, "idx.main");
     ck_assert_uint_eq(main_->total, 25);
     const struct fold_node *wait = child(f, main_, "idx.wait");
     ck_assert_uint_eq(wait->self, 0);
@@ -483,9 +489,72 @@ START_TEST(wall_weight)
     ck_assert_uint_eq(w->func, FOLD_WAITING);
     struct fold_func fn;
     ck_assert(!fold_node_func(f, w, &fn));
+    static const struct {
+        const char *name;
+        uint64_t value;
+        enum ticks_frame k;
+    } top[] = {{"<runtime>.<coalesced>", 2, TICKS_COALESCED},
+               {"<runtime>.<dropped>", 1, TICKS_DROPPED},
+               {"<runtime>.<runtime>", 1, TICKS_RUNTIME},
+               {"<runtime>.<waiting>", 1, TICKS_WAITING}};
+    for (size_t i = 0; i < sizeof top / sizeof top[0]; i++) {
+        const struct fold_node *n = child(f, root, top[i].name);
+        ck_assert_ptr_nonnull(n);
+        ck_assert_uint_eq(n->self, top[i].value);
+        ck_assert_uint_eq(n->total, top[i].value);
+        ck_assert_uint_eq(n->func, FOLD_PSEUDO(top[i].k));
+        ck_assert(!fold_node_func(f, n, &fn));
+    }
+    ck_assert_ptr_null(child(f, root, "<runtime>.<unavailable>")); /* none: no frame */
     ck_assert_str_eq(fold_weight_name(FOLD_WEIGHT_WALL), "wall");
     fold_free(f);
     free(b.data);
+}
+END_TEST
+
+/* --weight wall counts every unavailable sample at the root: one of the
+ * unavailable state, and the jett samples on the stacks a budget too
+ * small refused (2000 stacks of one frame, sample i on stack i; the
+ * budget keeps the first few).  The root holds all 2001 requested ticks:
+ * m.main's drawn samples and <runtime>.<unavailable> the rest, the
+ * profile's unavailable samples. */
+START_TEST(wall_weight_unavailable)
+{
+    size_t cap = 1u << 20, len = 0;
+    char *t = malloc(cap);
+    len += (size_t)snprintf(
+        t + len, cap - len,
+        "HELLO version=1 mode=cpu rate_hz=1000 threshold_bp=500 limit=10 cpu_budget=33554432 "
+        "retention_budget=67108864 stack_budget=4096 backend=\"interpreter_safe_point\" "
+        "capabilities=cpu_tick_source,safe_stack_capture colour=false\n"
+        "FUNC id=0 namespace=\"m\" function=\"main\" source=- decl=-\nEVENTS\n");
+    for (int i = 0; i < 2000; i++)
+        len += (size_t)snprintf(t + len, cap - len, "  STACK id=%d parent=- func=0 site=-\n", i);
+    for (int i = 0; i < 2000; i++)
+        len += (size_t)snprintf(t + len, cap - len,
+                                "  CPU_SAMPLE seq=%d tick=%d task=- actor=- thread=0 state=jett "
+                                "stack=%d span=-\n",
+                                i + 1, i + 1, i);
+    len += (size_t)snprintf(t + len, cap - len,
+                            "  CPU_SAMPLE seq=2001 tick=2001 task=- actor=- thread=0 "
+                            "state=unavailable stack=- span=-\n"
+                            "END\nFINISH termination=returned wall_ns=1 cpu_ns=- requested=2001 "
+                            "coalesced=0 dropped=0 collector_failure=false stack_limit=false\n");
+    struct bytes b = pack(t);
+    struct fold *f = fold_ok(b, FOLD_WEIGHT_WALL);
+    const struct fold_node *root = fold_node(f, FOLD_ROOT);
+    const struct fold_node *main_ = child(f, root, "m.main");
+    const struct fold_node *u = child(f, root, "<runtime>.<unavailable>");
+    ck_assert_ptr_nonnull(main_);
+    ck_assert_ptr_nonnull(u);
+    ck_assert_uint_gt(main_->total, 0);
+    ck_assert_uint_gt(u->total, 1);
+    ck_assert_uint_eq(main_->total + u->total, 2001);
+    ck_assert_uint_eq(u->total, fold_totals(f)->unavailable_samples);
+    ck_assert_uint_eq(root->total, 2001);
+    ck_assert_uint_eq(root->n_children, 2);
+    fold_free(f);
+    free(b.data), free(t);
 }
 END_TEST
 
@@ -668,8 +737,11 @@ START_TEST(by_task)
                    "task 2;app.work;app.crunch 3\n"
                    "task 3;app.work 1\n"
                    "task 3;app.work;app.crunch 2\n");
-    /* --weight wall: task 1's waiting samples above its main */
+    /* --weight wall: task 1's waiting samples above its main; the
+     * runtime samples (task 2's and one of no task) at the root, beside
+     * the tasks */
     expect_by_task(cpu, FOLD_WEIGHT_WALL,
+                   "<runtime>.<runtime> 2\n"
                    "task 1;app.main 1\n"
                    "task 1;app.main;<runtime>.<waiting> 2\n"
                    "task 2;app.work 1\n"
@@ -808,6 +880,7 @@ Suite *fold_suite(void)
     tcase_add_test(t, damaged_capture_uses_reader_message);
     tcase_add_test(t, weight_must_fit_the_mode);
     tcase_add_test(t, wall_weight);
+    tcase_add_test(t, wall_weight_unavailable);
     tcase_add_test(t, empty_profile);
     tcase_add_test(t, collapsed_byte_order_and_merged_names);
     tcase_add_test(t, too_deep_stack_is_refused);

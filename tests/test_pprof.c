@@ -23,7 +23,7 @@ static pp_profile *export_weighted(const char *cap, size_t len, bool wall, int *
     size_t gz_len = 0;
     FILE *f = open_memstream(&gz, &gz_len);
     struct capture_reader *r = capture_reader_mem(cap, len);
-    *rc = (wall ? pprof_write_wall : pprof_write)(r, f, err, errlen);
+    *rc = (wall ? pprof_write_wall : pprof_write)(r, f, NULL, err, errlen);
     capture_reader_free(r);
     fclose(f);
     pp_profile *p = NULL;
@@ -192,10 +192,47 @@ START_TEST(cpu_states_leave_out_stackless_samples)
         {"<runtime>.<unavailable-symbol>:0<st.main:3", {1, 1000000}},
     };
     expect_samples(p, want, 2);
-    ck_assert_uint_eq(p->n_comment, 1);
+    ck_assert_uint_eq(p->n_comment, 2);
     ck_assert_str_eq(str(p, p->comment[0]),
-                     "jett: 9 samples recorded, 3 on Jett stacks (this profile); 3 runtime, 2 "
-                     "waiting and 1 unavailable samples are not");
+                     "jett: of the 9 samples recorded, this profile holds the 3 on Jett stacks "
+                     "and leaves out the runtime (3), waiting (2) and unavailable (1) ones.");
+    ck_assert_str_eq(str(p, p->comment[1]),
+                     "jett: of the 12 ticks requested, the samples took 9; 2 were coalesced (the "
+                     "program was running Jett code and took no stack) and 1 dropped, and are in "
+                     "no sample.");
+    perftools__profiles__profile__free_unpacked(p, NULL);
+    /* --weight wall: all 12 requested ticks.  The waiting sample 4 above
+     * main at an unknown line; at the root the waiting sample 5 (no
+     * stack), the 3 runtime and 1 unavailable samples, the 2 coalesced
+     * and 1 dropped ticks, each the only Location of its sample, of a
+     * function after the identities, with no file. */
+    p = export_fixture_weighted("cpu-states", true, 0);
+    static const struct want_sample wall[] = {
+        {"st.main:3", {2, 2000000}},
+        {"<runtime>.<unavailable-symbol>:0<st.main:3", {1, 1000000}},
+        {"<runtime>.<waiting>:0<st.main:0", {1, 1000000}},
+        {"<runtime>.<waiting>:0", {1, 1000000}},
+        {"<runtime>.<coalesced>:0", {2, 2000000}},
+        {"<runtime>.<runtime>:0", {3, 3000000}},
+        {"<runtime>.<unavailable>:0", {1, 1000000}},
+        {"<runtime>.<dropped>:0", {1, 1000000}},
+    };
+    expect_samples(p, wall, 8);
+    ck_assert_uint_eq(p->n_sample, 8);
+    ck_assert_uint_eq(p->n_function, 2 + 5);
+    for (size_t i = 2; i < 7; i++)
+        ck_assert_int_eq(p->function[i]->filename, 0);
+    ck_assert_uint_eq(p->n_comment, 2);
+    ck_assert_str_eq(str(p, p->comment[0]),
+                     "jett: every one of the 9 samples recorded is in this profile: at their "
+                     "stacks the jett samples (3) and the waiting ones that have a stack (1, under "
+                     "<runtime>.<waiting>); at the root the waiting samples without a stack (1, "
+                     "<runtime>.<waiting>), the runtime samples (3, <runtime>.<runtime>) and the "
+                     "unavailable ones (1, <runtime>.<unavailable>).");
+    ck_assert_str_eq(str(p, p->comment[1]),
+                     "jett: every one of the 12 ticks requested is in this profile: the samples "
+                     "(9), the coalesced ticks (2, <runtime>.<coalesced>: the program was running "
+                     "Jett code and took no stack) and the dropped ones (1, <runtime>.<dropped>).");
     perftools__profiles__profile__free_unpacked(p, NULL);
 }
 END_TEST
@@ -204,8 +241,10 @@ END_TEST
  * samples as without it, and the 13 waiting ones with a stack under the
  * <runtime>.<waiting> function (no file, line 0) above wait at its
  * sleep(5), line 33: 8 called from retry's line 30 (called from main's
- * 8), 5 from main's line 9.  Sample types samples/count and
- * wall/nanoseconds, the period type wall. */
+ * 8), 5 from main's line 9.  At the root the waiting sample without a
+ * stack, the runtime one, 2 coalesced and 1 dropped ticks: 30 in all,
+ * the requested ticks.  Sample types samples/count and wall/nanoseconds,
+ * the period type wall. */
 START_TEST(wall_weight_by_hand)
 {
     pp_profile *p = export_fixture_weighted("cpu-calls", true, 0);
@@ -223,15 +262,26 @@ START_TEST(wall_weight_by_hand)
         {"idx.main:5", {1, 1000000}},
         {"<runtime>.<waiting>:0<idx.wait:33<idx.retry:30<idx.main:8", {8, 8000000}},
         {"<runtime>.<waiting>:0<idx.wait:33<idx.main:9", {5, 5000000}},
+        {"<runtime>.<waiting>:0", {1, 1000000}},
+        {"<runtime>.<coalesced>:0", {2, 2000000}},
+        {"<runtime>.<runtime>:0", {1, 1000000}},
+        {"<runtime>.<dropped>:0", {1, 1000000}},
     };
-    expect_samples(p, want, 9);
-    ck_assert_uint_eq(p->n_function, 10);
-    ck_assert_str_eq(str(p, p->function[9]->name), "<runtime>.<waiting>");
-    ck_assert_int_eq(p->function[9]->filename, 0);
+    expect_samples(p, want, 13);
+    ck_assert_uint_eq(p->n_function, 9 + 5);
+    static const char *const pseudo[] = {"<runtime>.<waiting>", "<runtime>.<coalesced>",
+                                         "<runtime>.<runtime>", "<runtime>.<unavailable>",
+                                         "<runtime>.<dropped>"};
+    for (size_t i = 0; i < 5; i++) {
+        ck_assert_str_eq(str(p, p->function[9 + i]->name), pseudo[i]);
+        ck_assert_int_eq(p->function[9 + i]->filename, 0);
+    }
     ck_assert_str_eq(str(p, p->comment[0]),
-                     "jett: 27 samples recorded, 12 on Jett stacks and the 14 waiting ones with a "
-                     "stack, under <runtime>.<waiting> (this profile); 1 runtime and 0 "
-                     "unavailable samples are not");
+                     "jett: every one of the 27 samples recorded is in this profile: at their "
+                     "stacks the jett samples (12) and the waiting ones that have a stack (13, "
+                     "under <runtime>.<waiting>); at the root the waiting samples without a stack "
+                     "(1, <runtime>.<waiting>), the runtime samples (1, <runtime>.<runtime>) and "
+                     "the unavailable ones (0, <runtime>.<unavailable>).");
     perftools__profiles__profile__free_unpacked(p, NULL);
     /* the default leaves the waiting samples out */
     p = export_fixture("cpu-calls", 0);
@@ -309,7 +359,8 @@ START_TEST(cpu_tasks_labelled)
     expect_samples(p, want, 5);
     ck_assert_uint_eq(p->n_sample, 5); /* one per (stack, line, task) */
     perftools__profiles__profile__free_unpacked(p, NULL);
-    /* --weight wall: task 1's two waiting samples at its join(a), line 5 */
+    /* --weight wall: task 1's two waiting samples at its join(a), line 5;
+     * the two runtime samples at the root */
     p = export_fixture_weighted("cpu-tasks", true, 0);
     static const struct want_sample wall[] = {
         {"app.main:3 task=1", {1, 1000000}},
@@ -318,8 +369,9 @@ START_TEST(cpu_tasks_labelled)
         {"app.work:9 task=3", {1, 1000000}},
         {"app.crunch:12<app.work:9 task=2", {3, 3000000}},
         {"app.crunch:12<app.work:9 task=3", {2, 2000000}},
+        {"<runtime>.<runtime>:0", {2, 2000000}}, /* task 2's and none's, no label */
     };
-    expect_samples(p, wall, 6);
+    expect_samples(p, wall, 7);
     perftools__profiles__profile__free_unpacked(p, NULL);
 }
 END_TEST
@@ -343,6 +395,28 @@ END_TEST
 
 /* mem-budget stops tracking live allocations: no inuse_space then, and
  * a comment says why. */
+/* A comment says what of the allocations and in-use bytes the profile
+ * leaves out, having no Jett stack (mem-retained: 100 bytes created at
+ * make, then 300 without a stack, all of them live at the end); with
+ * the live bytes unknown (mem-budget) it gives the allocated bytes
+ * alone. */
+START_TEST(memory_comment_without_a_stack)
+{
+    pp_profile *p = export_fixture("mem-retained", 0);
+    ck_assert_uint_eq(p->n_comment, 1);
+    ck_assert_str_eq(str(p, p->comment[0]),
+                     "jett: of the 2 allocations, 400 bytes allocated and 400 bytes in use at the "
+                     "end, this profile holds those with a Jett stack; the 300 bytes allocated and "
+                     "300 bytes in use without one are not in it.");
+    perftools__profiles__profile__free_unpacked(p, NULL);
+    p = export_fixture("mem-budget", 0);
+    ck_assert_ptr_nonnull(strstr(str(p, p->comment[0]), " bytes allocated, this profile holds "
+                                                        "those with a Jett stack; the "));
+    ck_assert_ptr_null(strstr(str(p, p->comment[0]), "in use"));
+    perftools__profiles__profile__free_unpacked(p, NULL);
+}
+END_TEST
+
 START_TEST(memory_without_live_bytes)
 {
     pp_profile *p = export_fixture("mem-budget", 0);
@@ -545,6 +619,14 @@ START_TEST(damaged_capture_exports_what_was_read)
     ck_assert_msg(strncmp(err, "byte ", 5) == 0 && strstr(err, "cut short"), "%s", err);
     ck_assert_ptr_nonnull(p);
     check_structure("cut cpu-simple", p);
+    /* its FINISH was cut: the coalesced and dropped ticks are unknown */
+    ck_assert_uint_eq(p->n_comment, 3);
+    ck_assert_str_eq(str(p, p->comment[0]),
+                     "jett: of the 10 samples recorded, this profile holds the 10 on Jett stacks "
+                     "and leaves out the runtime (0), waiting (0) and unavailable (0) ones.");
+    ck_assert_str_eq(str(p, p->comment[1]),
+                     "jett: the coalesced and dropped ticks are unknown (no FINISH).");
+    ck_assert_str_eq(str(p, p->comment[2]), "jett: the profile is partial (collector_failure)");
     perftools__profiles__profile__free_unpacked(p, NULL);
     const char junk[] = "not a capture";
     ck_assert_ptr_null(export_mem(junk, sizeof junk, &rc, err, sizeof err));
@@ -564,6 +646,7 @@ Suite *pprof_suite(void)
     tcase_add_test(t, memory_frees_by_hand);
     tcase_add_test(t, memory_without_live_bytes);
     tcase_add_test(t, memory_cut_short_without_inuse);
+    tcase_add_test(t, memory_comment_without_a_stack);
     tcase_add_test(t, cpu_tasks_labelled);
     tcase_add_test(t, memory_tasks_labelled);
     tcase_add_test(t, every_fixture_is_well_formed);

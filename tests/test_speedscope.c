@@ -3,7 +3,7 @@
  * for CPU, the events' for memory), each frame's self and total weight
  * (as speedscope sums them: total once per sample that holds the frame)
  * are the profile's numbers computed by hand in the fixtures' comments,
- * and frames carry their logical path and declaration line.  The
+ * and frames carry their file's path on disk and declaration line.  The
  * published schema's check is the meson test 'speedscope-schema'. */
 #include <check.h>
 #include <jansson.h>
@@ -25,7 +25,11 @@ static json_t *export_json_weighted(const char *fixture, const char *weight)
     struct tu_output o;
     ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
     ck_assert_msg(o.status == 0, "%s: %d %s", fixture, o.status, o.err);
-    ck_assert_str_eq(o.err, "");
+    /* at most the note on the ticks without a stack (test_export_cli) */
+    ck_assert_msg(o.err_len == 0 ||
+                      (strncmp(o.err, "jett: ", 6) == 0 && strstr(o.err, " requested ticks (") &&
+                       strchr(o.err, '\n') == o.err + o.err_len - 1),
+                  "%s", o.err);
     json_error_t e;
     json_t *doc = json_loadb(o.out, o.out_len, 0, &e);
     ck_assert_msg(doc != NULL, "%s: line %d: %s", fixture, e.line, e.text);
@@ -210,57 +214,92 @@ START_TEST(only_jett_samples)
 }
 END_TEST
 
-/* cpu-tasks (its header): one profile per task, in task order, each
- * with that task's jett samples in tick order (task 2: ticks 2, 4, 9,
- * 11; task 3: 3, 5, 10); the runtime and waiting samples have no Jett
- * stack.  activeProfileIndex 0 opens task 1, main. */
+/* cpu-tasks (its header): first the profile of all tasks, in tick
+ * order, whose totals are the profile's (crunch self 5, work self 2 of
+ * 7, main 1), so that speedscope (activeProfileIndex 0) opens on the
+ * whole run; then one per task, in task order, each with that task's
+ * jett samples in tick order (task 2: ticks 2, 4, 9, 11; task 3: 3, 5,
+ * 10); the runtime and waiting samples have no Jett stack. */
 START_TEST(cpu_profile_per_task)
 {
     json_t *doc = export_json("cpu-tasks");
-    ck_assert_uint_eq(json_array_size(json_object_get(doc, "profiles")), 3);
+    ck_assert_uint_eq(json_array_size(json_object_get(doc, "profiles")), 4);
     ck_assert_int_eq(json_integer_value(json_object_get(doc, "activeProfileIndex")), 0);
-    expect_profile(doc, 0, "task 1 (app.main), jett samples, in tick order",
+    expect_profile(doc, 0, "all tasks: jett samples, in tick order",
+                   "unit none\napp.main 1\napp.crunch 1\napp.crunch 1\napp.work 1\napp.work 1\n"
+                   "app.crunch 1\napp.crunch 1\napp.crunch 1\n"
+                   "frame app.main src/main.jett:2 self 1 total 1\n"
+                   "frame app.work src/main.jett:8 self 2 total 7\n"
+                   "frame app.crunch src/main.jett:11 self 5 total 5\n");
+    expect_profile(doc, 1, "task 1 (app.main): jett samples, in tick order",
                    "unit none\napp.main 1\n"
                    "frame app.main src/main.jett:2 self 1 total 1\n"
                    "frame app.work src/main.jett:8 self 0 total 0\n"
                    "frame app.crunch src/main.jett:11 self 0 total 0\n");
-    expect_profile(doc, 1, "task 2 (app.work), jett samples, in tick order",
+    expect_profile(doc, 2, "task 2 (app.work): jett samples, in tick order",
                    "unit none\napp.crunch 1\napp.work 1\napp.crunch 1\napp.crunch 1\n"
                    "frame app.main src/main.jett:2 self 0 total 0\n"
                    "frame app.work src/main.jett:8 self 1 total 4\n"
                    "frame app.crunch src/main.jett:11 self 3 total 3\n");
-    expect_profile(doc, 2, "task 3 (app.work), jett samples, in tick order",
+    expect_profile(doc, 3, "task 3 (app.work): jett samples, in tick order",
                    "unit none\napp.crunch 1\napp.work 1\napp.crunch 1\n"
                    "frame app.main src/main.jett:2 self 0 total 0\n"
                    "frame app.work src/main.jett:8 self 1 total 3\n"
                    "frame app.crunch src/main.jett:11 self 2 total 2\n");
     json_decref(doc);
-    /* --weight wall: task 1's waiting samples at ticks 7 and 8, under
-     * the <runtime>.<waiting> frame above main */
+    /* --weight wall: every requested tick in the profile of all tasks,
+     * the runtime samples (ticks 6 and 12) at their pseudo-frame; task
+     * 1's waiting samples at ticks 7 and 8, under the <runtime>.<waiting>
+     * frame above main, in its own profile of every sample */
     doc = export_json_weighted("cpu-tasks", "wall");
-    ck_assert_uint_eq(json_array_size(json_object_get(doc, "profiles")), 3);
-    expect_profile(doc, 0, "task 1 (app.main), jett and waiting samples, in tick order",
-                   "unit none\napp.main 1\n<runtime>.<waiting> 1\n<runtime>.<waiting> 1\n"
-                   "frame app.main src/main.jett:2 self 1 total 3\n"
-                   "frame app.work src/main.jett:8 self 0 total 0\n"
-                   "frame app.crunch src/main.jett:11 self 0 total 0\n"
-                   "frame <runtime>.<waiting> -:0 self 2 total 2\n");
+    ck_assert_uint_eq(json_array_size(json_object_get(doc, "profiles")), 5);
+    static const char pseudo[] = "frame <runtime>.<coalesced> -:0 self 0 total 0\n"
+                                 "frame <runtime>.<runtime> -:0 self %d total %d\n"
+                                 "frame <runtime>.<unavailable> -:0 self 0 total 0\n"
+                                 "frame <runtime>.<dropped> -:0 self 0 total 0\n";
+    char want[2048], frames[512];
+    snprintf(frames, sizeof frames, pseudo, 2, 2);
+    snprintf(want, sizeof want,
+             "unit none\napp.main 1\napp.crunch 1\napp.crunch 1\napp.work 1\napp.work 1\n"
+             "<runtime>.<runtime> 1\n<runtime>.<waiting> 1\n<runtime>.<waiting> 1\n"
+             "app.crunch 1\napp.crunch 1\napp.crunch 1\n<runtime>.<runtime> 1\n"
+             "frame app.main src/main.jett:2 self 1 total 3\n"
+             "frame app.work src/main.jett:8 self 2 total 7\n"
+             "frame app.crunch src/main.jett:11 self 5 total 5\n"
+             "frame <runtime>.<waiting> -:0 self 2 total 2\n%s",
+             frames);
+    expect_profile(doc, 0, "all tasks: every requested tick, in tick order", want);
+    snprintf(frames, sizeof frames, pseudo, 0, 0);
+    snprintf(want, sizeof want,
+             "unit none\napp.main 1\n<runtime>.<waiting> 1\n<runtime>.<waiting> 1\n"
+             "frame app.main src/main.jett:2 self 1 total 3\n"
+             "frame app.work src/main.jett:8 self 0 total 0\n"
+             "frame app.crunch src/main.jett:11 self 0 total 0\n"
+             "frame <runtime>.<waiting> -:0 self 2 total 2\n%s",
+             frames);
+    expect_profile(doc, 1, "task 1 (app.main): every sample, in tick order", want);
     json_decref(doc);
 }
 END_TEST
 
-/* mem-tasks (its header): each task's allocations in event order; the
- * free carries no pressure. */
+/* mem-tasks (its header): all tasks' allocations in event order (main
+ * 32, crunch 64, work 16, crunch 48: the profile's crunch 112, work 16
+ * self of 128), then each task's; the free carries no pressure. */
 START_TEST(memory_profile_per_task)
 {
     json_t *doc = export_json("mem-tasks");
-    ck_assert_uint_eq(json_array_size(json_object_get(doc, "profiles")), 3);
-    expect_profile(doc, 1, "task 2 (app.work), allocated bytes, in event order",
+    ck_assert_uint_eq(json_array_size(json_object_get(doc, "profiles")), 4);
+    expect_profile(doc, 0, "all tasks: allocated bytes, in event order",
+                   "unit bytes\napp.main 32\napp.crunch 64\napp.work 16\napp.crunch 48\n"
+                   "frame app.main src/main.jett:2 self 32 total 32\n"
+                   "frame app.work src/main.jett:8 self 16 total 128\n"
+                   "frame app.crunch src/main.jett:11 self 112 total 112\n");
+    expect_profile(doc, 2, "task 2 (app.work): allocated bytes, in event order",
                    "unit bytes\napp.crunch 64\napp.work 16\n"
                    "frame app.main src/main.jett:2 self 0 total 0\n"
                    "frame app.work src/main.jett:8 self 16 total 80\n"
                    "frame app.crunch src/main.jett:11 self 64 total 64\n");
-    expect_profile(doc, 2, "task 3 (app.work), allocated bytes, in event order",
+    expect_profile(doc, 3, "task 3 (app.work): allocated bytes, in event order",
                    "unit bytes\napp.crunch 48\n"
                    "frame app.main src/main.jett:2 self 0 total 0\n"
                    "frame app.work src/main.jett:8 self 0 total 48\n"
@@ -270,7 +309,7 @@ START_TEST(memory_profile_per_task)
 END_TEST
 
 /* Samples of a task no TASK describes, and of none, go to a last
- * profile "no task". */
+ * profile "no task", after all tasks' and task 1's. */
 START_TEST(samples_of_no_task)
 {
     static const char t[] =
@@ -290,29 +329,42 @@ START_TEST(samples_of_no_task)
         "collector_failure=false stack_limit=false\n";
     size_t n;
     json_t *doc = export_text(t, sizeof t - 1, &n);
-    ck_assert_uint_eq(json_array_size(json_object_get(doc, "profiles")), 2);
-    expect_profile(doc, 0, "task 1 (app.main), jett samples, in tick order",
+    ck_assert_uint_eq(json_array_size(json_object_get(doc, "profiles")), 3);
+    expect_profile(doc, 0, "all tasks: jett samples, in tick order",
+                   "unit none\napp.main 1\napp.main 1\napp.main 1\n"
+                   "frame app.main -:0 self 3 total 3\n");
+    expect_profile(doc, 1, "task 1 (app.main): jett samples, in tick order",
                    "unit none\napp.main 1\nframe app.main -:0 self 1 total 1\n");
-    expect_profile(doc, 1, "no task, jett samples, in tick order",
+    expect_profile(doc, 2, "no task: jett samples, in tick order",
                    "unit none\napp.main 1\napp.main 1\nframe app.main -:0 self 2 total 2\n");
     json_decref(doc);
 }
 END_TEST
 
-/* --weight wall on cpu-states: the jett samples 1, 3 and 6 and, in tick
- * order between them, waiting sample 4 on main's stack, with the
- * <runtime>.<waiting> frame (after the two functions') above main;
- * waiting sample 5 has no stack and stays out.  --weight samples is the
- * default. */
+/* --weight wall on cpu-states: every one of its 12 requested ticks, in
+ * tick order what has a place in it: the jett samples 1, 3 and 6,
+ * waiting sample 4 on main's stack, with the <runtime>.<waiting> frame
+ * above main, and at their pseudo-frames the runtime samples 2, 7 and 9,
+ * the waiting sample 5 (no stack) and the unavailable one 8; then what
+ * has none, the 2 coalesced and 1 dropped ticks, one sample each of
+ * their weight.  The pseudo-frames come after the two functions', in
+ * the order waiting, coalesced, runtime, unavailable, dropped.
+ * --weight samples is the default. */
 START_TEST(wall_adds_waiting_samples)
 {
     expect_weighted("cpu-states", "wall",
                     "unit none\n"
-                    "st.main 1\n<runtime>.<unavailable-symbol> 1\n<runtime>.<waiting> 1\n"
-                    "st.main 1\n"
+                    "st.main 1\n<runtime>.<runtime> 1\n<runtime>.<unavailable-symbol> 1\n"
+                    "<runtime>.<waiting> 1\n<runtime>.<waiting> 1\nst.main 1\n"
+                    "<runtime>.<runtime> 1\n<runtime>.<unavailable> 1\n<runtime>.<runtime> 1\n"
+                    "<runtime>.<coalesced> 2\n<runtime>.<dropped> 1\n"
                     "frame st.main src/st.jett:2 self 2 total 4\n"
                     "frame <runtime>.<unavailable-symbol> -:0 self 1 total 1\n"
-                    "frame <runtime>.<waiting> -:0 self 1 total 1\n");
+                    "frame <runtime>.<waiting> -:0 self 2 total 2\n"
+                    "frame <runtime>.<coalesced> -:0 self 2 total 2\n"
+                    "frame <runtime>.<runtime> -:0 self 3 total 3\n"
+                    "frame <runtime>.<unavailable> -:0 self 1 total 1\n"
+                    "frame <runtime>.<dropped> -:0 self 1 total 1\n");
     expect_weighted("cpu-states", "samples",
                     "unit none\n"
                     "st.main 1\n<runtime>.<unavailable-symbol> 1\nst.main 1\n"
@@ -330,6 +382,73 @@ START_TEST(wall_adds_waiting_samples)
     ck_assert_uint_eq(o.out_len, 0);
     tu_output_free(&o);
     free(cap);
+}
+END_TEST
+
+/* The file's name, speedscope's window title, gives the status and the
+ * ticks (cpu-simple: 12 requested, 10 samples, 1 coalesced, 1 dropped);
+ * a damaged capture says it is partial there and in its profile's name,
+ * and that its ticks are unknown without FINISH. */
+START_TEST(file_name_status_and_ticks)
+{
+    json_t *doc = export_json("cpu-simple");
+    ck_assert_str_eq(json_string_value(json_object_get(doc, "name")),
+                     "jett CPU profile: complete; ticks: 12 requested, 10 samples, 1 coalesced, "
+                     "1 dropped");
+    ck_assert_str_eq(json_string_value(json_object_get(doc, "exporter")), "jett profile export");
+    json_decref(doc);
+    doc = export_json("mem-churn");
+    ck_assert_str_eq(json_string_value(json_object_get(doc, "name")),
+                     "jett memory profile: complete");
+    json_decref(doc);
+    /* cpu-simple cut inside its FINISH */
+    char *path = tu_capture_path("cpu-simple"), *cut = tu_tmp_path("cut.jcap");
+    size_t len;
+    char *cap = tu_read_file(path, &len);
+    ck_assert_int_eq(tu_write_file(cut, cap, len - 5), 0);
+    const char *argv[] = {tu_jett, "profile", "export", cut, "--format", "speedscope", NULL};
+    struct tu_output o;
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_int_eq(o.status, 1);
+    doc = json_loadb(o.out, o.out_len, 0, NULL);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_str_eq(json_string_value(json_object_get(doc, "name")),
+                     "jett CPU profile: partial (collector_failure); ticks: 10 samples, coalesced "
+                     "and dropped unknown (no FINISH)");
+    json_t *p = json_array_get(json_object_get(doc, "profiles"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(p, "name")),
+                     "jett samples, in tick order; partial (collector_failure)");
+    json_decref(doc);
+    tu_output_free(&o);
+    free(cap), free(path), free(cut);
+}
+END_TEST
+
+/* A frame's file is where its source lies below the project's root
+ * (every-record: a project file at its logical path src/app.jett, the
+ * dependency's textkit/split.jett under deps/, the standard library's
+ * stdlib/text.jett as stdlib/std/text.jett, below jett's data folder),
+ * as pprof's and Callgrind's are; a frame without a source has none. */
+START_TEST(files_where_they_lie)
+{
+    json_t *doc = export_json("every-record");
+    json_t *frames = json_object_get(json_object_get(doc, "shared"), "frames");
+    static const char *const want[][2] = {
+        {"app.main", "src/app.jett"},
+        {"textkit.split \"quoted\", with: colon", "deps/textkit/split.jett"},
+        {"std.text.upper", "stdlib/std/text.jett"},
+        {"<runtime>.<truncated-stack>", NULL}};
+    ck_assert_uint_eq(json_array_size(frames), 4);
+    for (size_t i = 0; i < 4; i++) {
+        json_t *f = json_array_get(frames, i);
+        ck_assert_str_eq(json_string_value(json_object_get(f, "name")), want[i][0]);
+        json_t *file = json_object_get(f, "file");
+        if (want[i][1])
+            ck_assert_str_eq(json_string_value(file), want[i][1]);
+        else
+            ck_assert_ptr_null(file);
+    }
+    json_decref(doc);
 }
 END_TEST
 
@@ -468,6 +587,8 @@ Suite *speedscope_suite(void)
     tcase_add_test(t, recursion_counts_once);
     tcase_add_test(t, only_jett_samples);
     tcase_add_test(t, wall_adds_waiting_samples);
+    tcase_add_test(t, file_name_status_and_ticks);
+    tcase_add_test(t, files_where_they_lie);
     tcase_add_test(t, hostile_names);
     tcase_add_test(t, cpu_profile_per_task);
     tcase_add_test(t, memory_profile_per_task);

@@ -2,11 +2,14 @@
 """Checks a memory timeline SVG read from standard input.
 
 It must parse as XML, hold no script or external reference, have at most
-2000 points with non-decreasing x, and its area series (each <path> with
-data-site and data-values under <g id="series">) must sum to the total at
-every point.  The root's data-peak-bytes must be the largest total, first
-reached at data-peak-at, its data-retained-bytes the last total, and the
-peak marker must say the same.  Prints
+2000 points with non-decreasing x, the last (the exit) at the x of the one
+before it, and its area series (each <path> with data-site and
+data-values under <g id="series">) must sum to the total at every point.
+A site's data-max, the most it held as the legend gives it, must be its
+largest value, so that the chart draws it, and its data-retained its last.
+The root's data-peak-bytes must be the largest total, first reached at
+data-peak-at, its data-retained-bytes the last total, and the peak marker
+must say the same.  Prints
 
     ok peak=P at=A retained=R allocated=X
     x: X0 X1 ...
@@ -42,12 +45,20 @@ def main():
         bad.append("%d points, %d totals" % (n, len(total)))
     if any(b < a for a, b in zip(xs, xs[1:])):
         bad.append("x goes back")
+    if n >= 2 and xs[-1] != xs[-2]:
+        bad.append("the exit is at %d, not at the last allocation's %d" % (xs[-1], xs[-2]))
     sites = []
     for p in series.iter(NS + "path"):
         v = nums(p.get("data-values"))
         if len(v) != n:
             bad.append("series %r has %d values" % (p.get("data-site"), len(v)))
         sites.append((p.get("data-site"), v))
+        if p.get("data-max") is not None and (not v or max(v) != int(p.get("data-max"))):
+            bad.append("series %r holds at most %s, its data-max %s"
+                       % (p.get("data-site"), max(v) if v else None, p.get("data-max")))
+        if p.get("data-retained") is not None and (not v or v[-1] != int(p.get("data-retained"))):
+            bad.append("series %r ends at %s, its data-retained %s"
+                       % (p.get("data-site"), v[-1] if v else None, p.get("data-retained")))
     for i in range(n):
         s = sum(v[i] for _, v in sites if i < len(v))
         if s != total[i]:

@@ -7,6 +7,8 @@
 
 #include "daemon/attrib.h"
 #include "daemon/escape.h"
+#include "daemon/export/diskpath.h"
+#include "daemon/export/cgexport-internal.h"
 #include "daemon/export/cgexport.h"
 #include "daemon/export/export_run.h"
 #include "proto/util/decimal.h"
@@ -43,13 +45,6 @@ struct cg_source {
     uint32_t *block, n_blocks;
 };
 
-/* A stack node: its parent, function identity, entry (identity and
- * level), recursion level before the cap, and the line of the call that
- * entered it (in the parent's source). */
-struct cg_node {
-    uint32_t parent, func, entry, level, site_line;
-};
-
 /* Per-edge costs, `stride` values each: the weight (samples, or bytes),
  * in memory captures the allocation count, and the number of
  * observations that crossed the call (calls=).  A node the aggregation
@@ -74,12 +69,14 @@ struct cg {
     uint32_t n_fn;
     struct cg_entry *entry;
     uint32_t n_entry;
-    struct cg_node *node;
+    struct cgexport_node *node;
     uint32_t n_node;
     uint64_t *edge; /* charged to the edge into this node */
     /* the nodes that carry an edge cost, by caller rank: those of rank r
      * are edges[edge_start[r] .. edge_start[r + 1]), by line and callee */
     uint32_t *edges, *edge_start;
+    uint64_t *edge_calls; /* an edge's calls=, at the first of its nodes in edges */
+    struct cgcalls calls;
     struct cg_self *self; /* recursive identities' self costs, sorted */
     size_t n_self;
     uint64_t total[2];
@@ -199,7 +196,7 @@ static int sort_caller_edges(const struct cg *g, uint32_t *edges, uint32_t n,
         return -1;
     *tmp = t;
     for (uint32_t i = 0; i < n; i++) {
-        const struct cg_node *k = &g->node[edges[i]];
+        const struct cgexport_node *k = &g->node[edges[i]];
         t[i] =
             (struct cg_edge_key){(uint64_t)k->site_line << 32 | g->entry[k->entry].rank, edges[i]};
     }
@@ -243,6 +240,38 @@ static int list_edges(struct cg *g)
     return rc;
 }
 
+/* Whether node k belongs to the same edge as `first`: the caller is
+ * the same (edges are listed by caller), so the same call line and
+ * callee entry. */
+static bool same_edge(const struct cgexport_node *first, const struct cgexport_node *k)
+{
+    return k->site_line == first->site_line && k->entry == first->entry;
+}
+
+/* Gives every edge its calls= (cgcalls_edge), kept at the first of its
+ * nodes in edges[], and counts the edges of each kind for the header:
+ * 0, or -1 when out of memory. */
+static int count_calls(struct cg *g)
+{
+    uint32_t n = g->edge_start[g->n_entry];
+    g->edge_calls = malloc(((size_t)n + 1) * sizeof *g->edge_calls);
+    if (!g->edge_calls || cgcalls_take(&g->calls, g->agg, g->node, g->n_node) != 0)
+        return -1;
+    for (uint32_t r = 0; r < g->n_entry; r++) {
+        uint32_t end = g->edge_start[r + 1];
+        for (uint32_t i = g->edge_start[r], j; i < end; i = j) {
+            const struct cgexport_node *first = &g->node[g->edges[i]];
+            uint64_t crossed = 0;
+            for (j = i; j < end && same_edge(first, &g->node[g->edges[j]]); j++) {
+                uint64_t c = g->edge[(size_t)g->edges[j] * g->stride + g->stride - 1];
+                crossed = crossed + c < crossed ? UINT64_MAX : crossed + c;
+            }
+            g->edge_calls[i] = cgcalls_edge(&g->calls, g->node, g->edges + i, j - i, crossed);
+        }
+    }
+    return 0;
+}
+
 /* "ns.name": the display text, whose frames recursion levels count. */
 static char *display(const char *ns, const char *name)
 {
@@ -277,15 +306,30 @@ static int number_texts(struct cg *g)
     return 0;
 }
 
-/* The sources and identities, their names and paths as escape.h shows
+/* A source's file as the profile names it: where it lies on disk
+ * (diskpath.h), so that callgrind_annotate run from the project's root
+ * finds it, as escape.h shows text; NULL when out of memory. */
+static char *file_name(const struct attrib_source *s)
+{
+    struct diskpath d = diskpath_of(s->origin, s->path, s->path_len);
+    size_t pn = strlen(d.prefix), len = pn + escape_len(s->path + d.skip, s->path_len - d.skip);
+    char *f = malloc(len + 1);
+    if (f) {
+        memcpy(f, d.prefix, pn);
+        escape_copy(f + pn, s->path + d.skip, s->path_len - d.skip);
+        f[len] = 0;
+    }
+    return f;
+}
+
+/* The sources and identities, their names and files as escape.h shows
  * them: 0, or -1 when out of memory. */
 static int take_names(struct cg *g, const struct agg *a)
 {
     for (uint32_t i = 0; i < g->n_src; i++) {
         struct attrib_source s;
         attrib_source(a, i, &s);
-        g->src[i] =
-            (struct cg_source){escape_dup(s.path, s.path_len, NULL), s.lines, s.n_lines, NULL, 0};
+        g->src[i] = (struct cg_source){file_name(&s), s.lines, s.n_lines, NULL, 0};
         if (!g->src[i].path || index_blocks(&g->src[i]) != 0)
             return -1;
     }
@@ -315,15 +359,16 @@ static void take_nodes(struct cg *g, const struct agg *a)
 {
     for (uint32_t i = 0; i < g->n_node; i++) {
         uint32_t parent, ident;
-        g->node[i] = (struct cg_node){CG_NONE, CG_NONE, CG_NONE, 0, 0};
+        g->node[i] = (struct cgexport_node){CG_NONE, CG_NONE, CG_NONE, 0, 0, CG_NONE};
         if (!attrib_node(a, i, &parent, &ident) || ident >= g->n_fn ||
             (parent != ATTRIB_NONE && (parent >= i || g->node[parent].func == CG_NONE)))
             continue;
         struct attrib_node_quantities q;
         attrib_node_quantities(a, i, &q);
         uint32_t caller_src = parent == ATTRIB_NONE ? CG_NONE : g->fn[g->node[parent].func].source;
-        g->node[i] = (struct cg_node){parent == ATTRIB_NONE ? CG_NONE : parent, ident, CG_NONE, 1,
-                                      line_of(g, caller_src, q.site)};
+        g->node[i] =
+            (struct cgexport_node){parent == ATTRIB_NONE ? CG_NONE : parent, ident, CG_NONE, 1,
+                                   line_of(g, caller_src, q.site),           q.site};
         uint32_t above = same_text_above(g, i);
         if (above != CG_NONE)
             g->node[i].level = g->node[above].level + 1;
@@ -363,7 +408,7 @@ static int take_entries(struct cg *g)
         }
     }
     for (uint32_t i = 0; i < g->n_node; i++) {
-        struct cg_node *k = &g->node[i];
+        struct cgexport_node *k = &g->node[i];
         if (k->func == CG_NONE)
             continue;
         uint32_t level = k->level < CGEXPORT_LEVELS ? k->level : CGEXPORT_LEVELS;
@@ -398,7 +443,7 @@ static int take_deep_selves(struct cg *g)
 {
     size_t cap = 0;
     for (uint32_t i = 0; i < g->n_node; i++) {
-        const struct cg_node *k = &g->node[i];
+        const struct cgexport_node *k = &g->node[i];
         if (k->func == CG_NONE || g->fn[k->func].levels == 1)
             continue;
         struct attrib_node_self_iter it;
@@ -516,22 +561,27 @@ static bool sums_overflow(const uint64_t *sum, const uint64_t *c, unsigned n)
 }
 
 /* Writes the edges of the caller at `rank`, consecutive nodes with the
- * same call line and callee summed into one edge; a sum that would pass
- * 2^64 - 1 is split over several call lines, which readers add up. */
+ * same call line and callee summed into one edge with its calls= (from
+ * count_calls); a sum that would pass 2^64 - 1 is split over several
+ * call lines, which readers add up, the first with the calls. */
 static void write_edges(struct cg_writer *w, uint32_t rank)
 {
     const struct cg *g = w->g;
     uint32_t i = g->edge_start[rank], end = g->edge_start[rank + 1];
+    uint64_t calls = 0;
+    const struct cgexport_node *edge = NULL; /* the edge being written */
     while (i < end) {
-        const struct cg_node *first = &g->node[g->edges[i]];
+        const struct cgexport_node *first = &g->node[g->edges[i]];
+        if (!edge || !same_edge(edge, first))
+            edge = first, calls = g->edge_calls[i];
         uint64_t sum[CG_STRIDE_MEMORY] = {0, 0, 0};
         for (; i < end; i++) {
             if (i + 8 < end) { /* the nodes are in no order */
                 __builtin_prefetch(&g->node[g->edges[i + 8]]);
                 __builtin_prefetch(&g->edge[(size_t)g->edges[i + 8] * g->stride]);
             }
-            const struct cg_node *k = &g->node[g->edges[i]];
-            if (k->site_line != first->site_line || k->entry != first->entry)
+            const struct cgexport_node *k = &g->node[g->edges[i]];
+            if (!same_edge(first, k))
                 break;
             const uint64_t *c = &g->edge[(size_t)g->edges[i] * g->stride];
             if (k != first && sums_overflow(sum, c, g->stride))
@@ -545,7 +595,8 @@ static void write_edges(struct cg_writer *w, uint32_t rank)
             name_ref(w->out, "cfl", w->nm.file_id, &w->nm.next_file, cs, file_of(g, callee->ident));
         name_ref(w->out, "cfn", w->nm.fn_id, &w->nm.next_fn, first->entry, callee->name);
         char buf[48] = "calls=";
-        size_t n = 6 + decimal_u64(buf + 6, sum[g->stride - 1]);
+        size_t n = 6 + decimal_u64(buf + 6, calls);
+        calls = 0; /* a split edge's further lines */
         buf[n++] = ' ';
         n += decimal_u64(buf + n, g->fn[callee->ident].line);
         buf[n++] = '\n';
@@ -611,6 +662,53 @@ static void write_func(struct cg_writer *w, const struct cg_entry *e)
     write_edges(w, e->rank);
 }
 
+/* The header's desc: line of what calls= counts (count_calls). */
+static void write_calls_desc(FILE *out, const struct cg *g)
+{
+    const struct cgcalls *c = &g->calls;
+    if (!c->known) {
+        fprintf(out, "desc: Calls: unknown (%s): calls= counts the %s that crossed each call\n",
+                g->mode == WIRE_MODE_CPU ? "the capture has no call counts"
+                                         : "a memory capture has no call counts",
+                g->mode == WIRE_MODE_CPU ? "samples" : "allocation events");
+        return;
+    }
+    fprintf(out,
+            "desc: Calls: %" PRIu64 " edges exact; %" PRIu64
+            " at most (call sites shared with other edges, by recursion levels or callees, or "
+            "of unknown count: the smaller of their calls and the callee's); %" PRIu64
+            " unknown (the samples that crossed them)\n",
+            c->exact, c->at_most, c->crossed);
+}
+
+/* The header's desc: lines, which callgrind_annotate prints and
+ * KCachegrind shows: the profile's status, so that a partial or damaged
+ * capture does not read as whole, and for a CPU capture which samples
+ * the costs hold and the ticks that are in none (ticks.h). */
+static void write_desc(FILE *out, const struct cg *g)
+{
+    enum agg_reason reason;
+    enum agg_status st = agg_status(g->agg, &reason);
+    fprintf(out, "desc: Status: %s", agg_status_name(st));
+    if (st != AGG_COMPLETE)
+        fprintf(out, " (%s)", agg_reason_name(reason));
+    fputc('\n', out);
+    write_calls_desc(out, g);
+    if (g->mode != WIRE_MODE_CPU)
+        return;
+    struct ticks t;
+    char buf[200];
+    ticks_read(g->agg, &t);
+    const struct attrib_cpu_totals *s = &t.samples;
+    fprintf(out,
+            "desc: Samples: %" PRIu64 " recorded: %" PRIu64 " jett, the costs; %" PRIu64
+            " runtime, %" PRIu64 " waiting and %" PRIu64 " unavailable, in no cost\n",
+            s->recorded, s->attributed, s->runtime, s->waiting, s->unavailable);
+    ticks_describe(&t, buf, sizeof buf);
+    fprintf(out, "desc: Ticks: %s%s\n", buf,
+            t.finished ? "; the coalesced and dropped ticks have no stack and are in no cost" : "");
+}
+
 static int write_profile(FILE *out, struct cg *g, const uint32_t *order)
 {
     struct cg_writer w = {out,
@@ -623,11 +721,10 @@ static int write_profile(FILE *out, struct cg *g, const uint32_t *order)
     if (!w.nm.file_id || !w.nm.fn_id)
         goto out;
     bool cpu = g->mode == WIRE_MODE_CPU;
-    fprintf(out,
-            "# jett profile export: a %s profile\nversion: 1\ncreator: jett\n"
-            "positions: line\nevents: %s\n",
-            cpu ? "CPU sampling" : "Jett heap allocation",
-            cpu ? "Samples" : "AllocBytes AllocCount");
+    fprintf(out, "# jett profile export: a %s profile\nversion: 1\ncreator: jett\n",
+            cpu ? "CPU sampling" : "Jett heap allocation");
+    write_desc(out, g);
+    fprintf(out, "positions: line\nevents: %s\n", cpu ? "Samples" : "AllocBytes AllocCount");
     for (uint32_t i = 0; i < g->n_entry; i++)
         write_func(&w, &g->entry[order[i]]);
     if (cpu)
@@ -676,7 +773,8 @@ static void cg_free(struct cg *g)
     for (uint32_t i = 0; g->entry && i < g->n_entry; i++)
         free(g->entry[i].name);
     free(g->src), free(g->fn), free(g->entry), free(g->node), free(g->edge), free(g->edges);
-    free(g->edge_start), free(g->self);
+    free(g->edge_start), free(g->self), free(g->edge_calls);
+    cgcalls_free(&g->calls);
 }
 
 /* Writes the profile of an aggregated capture: 0, or -1 with err. */
@@ -686,7 +784,7 @@ static int write_model(const struct agg *a, FILE *out, char *err, size_t errlen)
     uint32_t *order = NULL;
     int rc = 0;
     if (take_model(&g, a) != 0 || !(order = rank_entries(&g)) || list_edges(&g) != 0 ||
-        take_deep_selves(&g) != 0) {
+        count_calls(&g) != 0 || take_deep_selves(&g) != 0) {
         snprintf(err, errlen, "out of memory");
         rc = -1;
     }
@@ -699,7 +797,22 @@ static int write_model(const struct agg *a, FILE *out, char *err, size_t errlen)
     return rc;
 }
 
-int cgexport_write(struct capture_reader *r, FILE *out, char *err, size_t errlen)
+/* The profile of a CPU capture only: -2 for a memory capture. */
+static int write_samples_model(const struct agg *a, FILE *out, char *err, size_t errlen)
 {
-    return export_run(r, agg_keep_node_lines, write_model, out, err, errlen);
+    if (agg_mode(a) != WIRE_MODE_CPU)
+        return snprintf(err, errlen, "--weight samples does not apply to a memory capture"), -2;
+    return write_model(a, out, err, errlen);
+}
+
+int cgexport_write_samples(struct capture_reader *r, FILE *out, struct ticks *ticks, char *err,
+                           size_t errlen)
+{
+    return export_run(r, agg_keep_node_lines, write_samples_model, out, ticks, err, errlen);
+}
+
+int cgexport_write(struct capture_reader *r, FILE *out, struct ticks *ticks, char *err,
+                   size_t errlen)
+{
+    return export_run(r, agg_keep_node_lines, write_model, out, ticks, err, errlen);
 }

@@ -3,7 +3,7 @@
 #include "daemon/feed.h"
 
 int export_run(struct capture_reader *r, void (*keep)(struct agg *), export_model_fn *write,
-               FILE *out, char *err, size_t errlen)
+               FILE *out, struct ticks *ticks, char *err, size_t errlen)
 {
     struct agg *a = agg_new();
     if (!a)
@@ -13,6 +13,8 @@ int export_run(struct capture_reader *r, void (*keep)(struct agg *), export_mode
     int damaged = feed_capture(a, r, damage, sizeof damage);
     agg_end(a);
     agg_release_records(a);
+    if (ticks)
+        ticks_read(a, ticks);
     int rc;
     if (damaged && !agg_has_hello(a))
         rc = -1, snprintf(err, errlen, "%s", damage); /* not a capture */

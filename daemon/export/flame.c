@@ -6,6 +6,7 @@
 #include "daemon/escape.h"
 #include "daemon/export/flame.h"
 #include "daemon/export/flame_assets.h"
+#include "daemon/rank.h"
 #include "proto/util/utf8.h"
 #include "proto/wire.h"
 
@@ -16,9 +17,14 @@
 #define FLAME_EMPTY_H 160 /* height of an image without frames */
 #define FLAME_BACKGROUND "rgb(253,250,245)"
 #define FLAME_MERGED_FILL "rgb(200,200,200)"
-/* The <runtime>.<waiting> frames of --weight wall: a cool blue, apart from the
- * warm colours of running code. */
+/* The pseudo-frames of --weight wall (ticks.h): <runtime>.<waiting> a
+ * cool blue, apart from the warm colours of running code; the coalesced
+ * ticks, which ran Jett code without a stack, a pale beige; the runtime,
+ * unavailable and dropped ones, which are no Jett code or of unknown
+ * place, grey. */
 #define FLAME_WAITING_FILL "rgb(140,180,235)"
+#define FLAME_COALESCED_FILL "rgb(236,214,170)"
+#define FLAME_NO_STACK_FILL "rgb(190,190,190)"
 #define FLAME_ELLIPSIS "\xe2\x80\xa6" /* U+2026, one column */
 
 /* ---- text ---- */
@@ -121,8 +127,9 @@ static const char *unit_name(const struct fold *f, uint64_t v)
 {
     switch (fold_weight(f)) {
     case FOLD_WEIGHT_SAMPLES:
-    case FOLD_WEIGHT_WALL:
         return v == 1 ? "sample" : "samples";
+    case FOLD_WEIGHT_WALL: /* samples and the ticks that are none */
+        return v == 1 ? "tick" : "ticks";
     case FOLD_WEIGHT_COUNT:
         return v == 1 ? "allocation" : "allocations";
     default:
@@ -157,7 +164,7 @@ static const char *weight_title(enum fold_weight w)
     case FOLD_WEIGHT_SAMPLES:
         return "CPU flame graph: samples";
     case FOLD_WEIGHT_WALL:
-        return "CPU flame graph: wall time (running and waiting samples)";
+        return "CPU flame graph: wall time (every requested tick)";
     default:
         return "Memory flame graph: allocated bytes";
     }
@@ -167,11 +174,18 @@ static void put_totals(FILE *out, const struct fold *f)
 {
     const struct fold_totals *t = fold_totals(f);
     if (fold_mode(f) == WIRE_MODE_CPU) {
+        const struct ticks *k = &t->ticks;
         fprintf(out,
                 "samples: %" PRIu64 " recorded, %" PRIu64 " jett, %" PRIu64 " runtime, %" PRIu64
                 " waiting, %" PRIu64 " unavailable",
                 t->samples, t->jett_samples, t->runtime_samples, t->waiting_samples,
                 t->unavailable_samples);
+        if (k->finished)
+            fprintf(out,
+                    "; ticks: %" PRIu64 " requested, %" PRIu64 " coalesced, %" PRIu64 " dropped",
+                    k->requested, k->coalesced, k->dropped);
+        else
+            fputs("; coalesced and dropped ticks: unknown (no FINISH)", out);
         return;
     }
     fprintf(out, "allocations: %" PRIu64 ", resizes: %" PRIu64 ", allocated: %" PRIu64 " bytes",
@@ -189,27 +203,47 @@ static void put_totals(FILE *out, const struct fold *f)
                 t->freed_bytes, t->peak_live_bytes, t->retained_bytes);
 }
 
-/* The heading's legend: the painter's, else what the blue frames of a
- * wall-time graph are; NULL for none. */
-static const char *legend_of(const struct fold *f, const struct flame_paint *p)
+/* The heading's legend, lines '\n' apart, in buf: the painter's; else
+ * what the blue frames of a wall-time graph are; else, for a graph of
+ * the jett samples, a warning when a noticeable share of the requested
+ * ticks has no stack and is not drawn (ticks.h).  NULL for none. */
+static const char *legend_of(const struct fold *f, const struct flame_paint *p, char *buf,
+                             size_t len)
 {
     if (p && p->legend)
         return p->legend;
-    return fold_weight(f) == FOLD_WEIGHT_WALL
-               ? "blue frames: &lt;runtime&gt;.&lt;waiting&gt;, the program was waiting"
-               : NULL;
+    if (fold_weight(f) == FOLD_WEIGHT_WALL)
+        return "blue frames: &lt;runtime&gt;.&lt;waiting&gt;, the program was waiting (at the "
+               "root: without a stack)\n"
+               "beige frame: &lt;runtime&gt;.&lt;coalesced&gt;, ticks that found Jett code "
+               "running and took no stack\n"
+               "grey frames: &lt;runtime&gt;.&lt;runtime&gt; (the interpreter), "
+               "&lt;runtime&gt;.&lt;unavailable&gt; (no stack kept), &lt;runtime&gt;.&lt;"
+               "dropped&gt; (state unknown)";
+    const struct ticks *k = &fold_totals(f)->ticks;
+    if (fold_mode(f) != WIRE_MODE_CPU || !ticks_noticeable(k))
+        return NULL;
+    uint64_t none = k->coalesced + k->dropped;
+    uint64_t pct = rank_percent_hundredths(none, k->requested);
+    snprintf(buf, len,
+             "not drawn: %" PRIu64 " of %" PRIu64 " requested ticks (%" PRIu64 ".%02" PRIu64
+             "%%) have no stack, %" PRIu64 " coalesced and %" PRIu64
+             " dropped; the report counts the coalesced ones as running Jett code",
+             none, k->requested, pct / 100, pct % 100, k->coalesced, k->dropped);
+    return buf;
 }
 
 /* The heading's height: FLAME_TOP and a line for each of the legend's. */
-static unsigned heading_height(const struct fold *f, const struct flame_paint *p)
+static unsigned heading_height(const char *legend)
 {
     unsigned h = FLAME_TOP;
-    for (const char *l = legend_of(f, p); l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+    for (const char *l = legend; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
         h += FLAME_LINE_H;
     return h;
 }
 
-static void put_heading(FILE *out, const struct fold *f, const struct flame_paint *p)
+static void put_heading(FILE *out, const struct fold *f, const struct flame_paint *p,
+                        const char *legend)
 {
     const struct fold_totals *t = fold_totals(f);
     const char *reason = fold_partial_reason(f);
@@ -231,12 +265,11 @@ static void put_heading(FILE *out, const struct fold *f, const struct flame_pain
             "<text class=\"h\" x=\"%d\" y=\"74\">drawn: %" PRIu64 " of %" PRIu64
             " %s (%s)</text>\n",
             FLAME_PAD, t->weight_attributed, t->weight_total, unit_name(f, t->weight_total),
-            fold_weight(f) == FOLD_WEIGHT_WALL
-                ? "the jett samples and the waiting ones with a Jett stack"
-            : fold_mode(f) == WIRE_MODE_CPU ? "the jett samples"
-                                            : "events with a Jett stack");
+            fold_weight(f) == FOLD_WEIGHT_WALL ? "every sample and the coalesced and dropped ticks"
+            : fold_mode(f) == WIRE_MODE_CPU    ? "the jett samples"
+                                               : "events with a Jett stack");
     unsigned y = 74;
-    for (const char *l = legend_of(f, p); l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+    for (const char *l = legend; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
         int len = (int)strcspn(l, "\n");
         y += FLAME_LINE_H;
         fprintf(out, "<text class=\"h lg\" x=\"%d\" y=\"%u\">%.*s</text>\n", FLAME_PAD, y, len, l);
@@ -268,6 +301,14 @@ static const char *origin_name(int origin)
     return origin >= 0 && origin <= 2 ? names[origin] : NULL;
 }
 
+/* What a pseudo-frame of --weight wall is, in its tooltip. */
+static const char *const pseudo_meaning[TICKS_FRAMES] = {
+    [TICKS_COALESCED] = "coalesced ticks: running Jett code, no stack taken",
+    [TICKS_RUNTIME] = "runtime samples: the interpreter, no Jett frame",
+    [TICKS_UNAVAILABLE] = "unavailable samples: the stack was not kept",
+    [TICKS_DROPPED] = "dropped ticks: state unknown",
+};
+
 /* The frame's function, origin and path:line as data attributes, which
  * the script shows in its tooltip (read from the DOM: no name from the
  * capture is ever part of the script). */
@@ -279,6 +320,9 @@ static void put_func_attrs(const struct flame_ctx *c, const struct fold_node *n)
             fputs(" data-o=\"several functions of this name\"", c->out);
         if (n->func == FOLD_WAITING)
             fputs(" data-o=\"waiting: blocked, not running\"", c->out);
+        for (int k = TICKS_WAITING + 1; k < TICKS_FRAMES; k++)
+            if (n->func == FOLD_PSEUDO(k))
+                fprintf(c->out, " data-o=\"%s\"", pseudo_meaning[k]);
         return;
     }
     const char *origin = origin_name(fn.origin);
@@ -318,6 +362,10 @@ static void put_frame(const struct flame_ctx *c, const struct flame_item *it)
             snprintf(fill, sizeof fill, "%s", c->paint->root_fill);
         if (n->func == FOLD_WAITING)
             strcpy(fill, FLAME_WAITING_FILL);
+        else if (n->func == FOLD_PSEUDO(TICKS_COALESCED))
+            strcpy(fill, FLAME_COALESCED_FILL);
+        else if (n->func <= FOLD_PSEUDO(TICKS_RUNTIME) && n->func >= FOLD_PSEUDO(TICKS_DROPPED))
+            strcpy(fill, FLAME_NO_STACK_FILL);
     }
     fputs("><title>", c->out);
     flame_write_text(c->out, name, len, SIZE_MAX);
@@ -421,7 +469,9 @@ int flame_write_svg_painted(const struct fold *f, const struct flame_paint *p, F
     const struct fold_totals *t = fold_totals(f);
     uint32_t max_depth = fold_max_depth(f);
     bool empty = t->weight_attributed == 0;
-    unsigned top = heading_height(f, p);
+    char buf[320];
+    const char *legend = legend_of(f, p, buf, sizeof buf);
+    unsigned top = heading_height(legend);
     unsigned height = empty ? FLAME_EMPTY_H + top - FLAME_TOP
                             : top + (max_depth + 1) * FLAME_FRAME_H + FLAME_BOTTOM;
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n", out);
@@ -436,7 +486,7 @@ int flame_write_svg_painted(const struct fold *f, const struct flame_paint *p, F
             "<rect class=\"bg\" x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" "
             "fill=\"" FLAME_BACKGROUND "\"/>\n",
             FLAME_WIDTH, height);
-    put_heading(out, f, p);
+    put_heading(out, f, p, legend);
     struct flame_ctx c = {out, f, p, t->weight_attributed, max_depth, top};
     if (empty)
         put_empty(out, f, top);

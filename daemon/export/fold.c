@@ -68,6 +68,7 @@ struct fold {
     uint32_t n_idents;
     struct fold_source *sources;
     uint32_t n_sources;
+    uint64_t waiting_drawn; /* FOLD_WEIGHT_WALL: waiting samples on a stack */
 };
 
 static int fold_grow(struct fold *f, void **arr, uint32_t *cap, size_t size)
@@ -305,6 +306,7 @@ static void take_totals(struct fold *f, const struct agg *g)
     t->runtime_samples = c.runtime;
     t->waiting_samples = c.waiting;
     t->unavailable_samples = c.unavailable;
+    ticks_read(g, &t->ticks);
     t->allocations = m.allocation_count;
     t->resizes = m.resize_count;
     t->frees = m.free_count;
@@ -323,6 +325,8 @@ static void take_totals(struct fold *f, const struct agg *g)
         [FOLD_WEIGHT_LIVE_AT_PEAK] = offsetof(struct fold_totals, peak_live_bytes),
     };
     memcpy(&t->weight_total, (const char *)t + at[f->weight], sizeof t->weight_total);
+    if (f->weight == FOLD_WEIGHT_WALL) /* every requested tick */
+        t->weight_total += t->ticks.coalesced + t->ticks.dropped;
 }
 
 /* The sources' paths and origins: 0, or -1 when out of memory. */
@@ -391,13 +395,39 @@ static int take_waiting(struct fold *f, uint32_t frame, uint64_t waiting)
 {
     if (f->weight != FOLD_WEIGHT_WALL || waiting == 0)
         return 0;
-    uint32_t name = intern_text(f, FOLD_WAITING_NAME);
+    uint32_t name = intern_text(f, ticks_frame_name(TICKS_WAITING));
     uint32_t node = name == UINT32_MAX ? FOLD_NO_NODE : child_node(f, frame, name);
     if (node == FOLD_NO_NODE)
         return -1;
     f->nodes[node].func = FOLD_WAITING;
     f->nodes[node].self += waiting;
     f->nodes[node].total += waiting;
+    f->waiting_drawn += waiting;
+    return 0;
+}
+
+/* With FOLD_WEIGHT_WALL, once the stacks are in the tree: what has no
+ * Jett stack, in the pseudo-frames below the root (ticks_root), whatever
+ * the task (coalesced and dropped ticks have none).  0, or -1 when out
+ * of memory. */
+static int take_pseudo(struct fold *f)
+{
+    if (f->weight != FOLD_WEIGHT_WALL)
+        return 0;
+    uint64_t v[TICKS_FRAMES];
+    ticks_root(&f->t.ticks, f->waiting_drawn, v);
+    for (int k = 0; k < TICKS_FRAMES; k++) {
+        if (v[k] == 0)
+            continue;
+        uint32_t name = intern_text(f, ticks_frame_name((enum ticks_frame)k));
+        uint32_t node = name == UINT32_MAX ? FOLD_NO_NODE : child_node(f, FOLD_ROOT, name);
+        if (node == FOLD_NO_NODE)
+            return -1;
+        f->nodes[node].func = FOLD_PSEUDO(k);
+        f->nodes[node].self += v[k];
+        f->nodes[node].total += v[k];
+        f->nodes[FOLD_ROOT].total += v[k];
+    }
     return 0;
 }
 
@@ -539,7 +569,7 @@ static int take_task_tree(struct fold *f, const struct agg *g)
         }
         f->nodes[at].self += w;
         if (waiting) { /* its <runtime>.<waiting> frame, as take_waiting makes it */
-            uint32_t name = intern_text(f, FOLD_WAITING_NAME);
+            uint32_t name = intern_text(f, ticks_frame_name(TICKS_WAITING));
             uint32_t wn = name == UINT32_MAX ? FOLD_NO_NODE : child_node(f, at, name);
             if (wn == FOLD_NO_NODE) {
                 rc = -1;
@@ -547,6 +577,7 @@ static int take_task_tree(struct fold *f, const struct agg *g)
             }
             f->nodes[wn].func = FOLD_WAITING;
             f->nodes[wn].self += waiting;
+            f->waiting_drawn += waiting;
         }
     }
     for (uint32_t i = f->n_nodes; rc == 0 && i-- > 1;) {
@@ -661,7 +692,7 @@ static enum fold_status fold_from(struct fold *f, const struct agg *g, char *err
     if (agg_status(g, &reason) != AGG_COMPLETE)
         f->partial = agg_reason_name(reason);
     take_totals(f, g);
-    if ((f->by_task ? take_task_tree(f, g) : take_tree(f, g)) != 0)
+    if ((f->by_task ? take_task_tree(f, g) : take_tree(f, g)) != 0 || take_pseudo(f) != 0)
         return snprintf(err, errlen, "out of memory"), FOLD_E_NOMEM;
     /* the indexes only serve building: their memory goes to the output */
     free(f->node_index), free(f->name_index);

@@ -13,10 +13,14 @@
  * budgets), keeping each stack node's quantities (agg_keep_detail), and
  * the fold only names and sums them (attrib.h).  Weights: a CPU capture
  * counts its attributed `jett` samples at the sample's leaf stack
- * (FOLD_WEIGHT_SAMPLES) and, with FOLD_WEIGHT_WALL, its waiting samples
- * that have a stack too, each under one more frame above its leaf,
- * `<runtime>.<waiting>` (whose func is FOLD_WAITING), so that blocked time shows
- * where it was spent and apart from running time.  A
+ * (FOLD_WEIGHT_SAMPLES) and, with FOLD_WEIGHT_WALL, every requested tick:
+ * its waiting samples that have a stack each under one more frame above
+ * its leaf, `<runtime>.<waiting>` (whose func is FOLD_WAITING), so that
+ * blocked time shows where it was spent and apart from running time, and
+ * what has no Jett stack (coalesced and dropped ticks, runtime and
+ * unavailable samples, waiting samples without a stack) in the
+ * pseudo-frames of ticks.h below the root, so that the root's parts are
+ * the report's time split.  A
  * memory capture is weighted by one of FOLD_WEIGHT_ALLOCATED (initial
  * size at the creating stack plus positive resize growth at the resizing
  * stack), _COUNT (allocations created), _RETAINED (bytes still live at
@@ -33,6 +37,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "daemon/export/ticks.h"
 #include "proto/capture.h"
 
 enum fold_weight {
@@ -68,6 +73,7 @@ struct fold_totals {
     /* CPU */
     uint64_t samples; /* recorded samples, every state */
     uint64_t jett_samples, runtime_samples, waiting_samples, unavailable_samples;
+    struct ticks ticks; /* the requested, coalesced and dropped ticks too */
     /* memory */
     uint64_t allocations, resizes, frees, allocated_bytes;
     /* freed and peak are known only while live_exact, retained only
@@ -75,7 +81,8 @@ struct fold_totals {
     bool live_exact, retained_exact;
     uint64_t freed_bytes, peak_live_bytes, retained_bytes;
     /* the chosen weight over every event, and over the events with a
-     * stack (the tree's root value) */
+     * stack (the tree's root value); with FOLD_WEIGHT_WALL both are the
+     * recorded samples and the coalesced and dropped ticks */
     uint64_t weight_total, weight_attributed;
 };
 
@@ -94,8 +101,10 @@ struct fold_node {
 #define FOLD_NO_NODE UINT32_MAX
 #define FOLD_NO_FUNC UINT32_MAX
 #define FOLD_MANY_FUNCS (UINT32_MAX - 1)
-#define FOLD_WAITING (UINT32_MAX - 2) /* the <runtime>.<waiting> frame of FOLD_WEIGHT_WALL */
-#define FOLD_WAITING_NAME "<runtime>.<waiting>"
+/* The pseudo-frames of FOLD_WEIGHT_WALL: frame k of enum ticks_frame has
+ * func FOLD_PSEUDO(k); <runtime>.<waiting> is FOLD_WAITING. */
+#define FOLD_PSEUDO(k) (UINT32_MAX - 2 - (uint32_t)(k))
+#define FOLD_WAITING FOLD_PSEUDO(TICKS_WAITING)
 #define FOLD_ROOT 0
 
 struct fold;

@@ -7,10 +7,10 @@
 
 #include "daemon/attrib.h"
 #include "daemon/escape.h"
+#include "daemon/export/diskpath.h"
 #include "daemon/export/gzsink.h"
 #include "daemon/export/pprof.h"
 #include "daemon/export/export_run.h"
-#include "daemon/export/fold.h"
 #include "profile.pb-c.h"
 #include "proto/util/mix64.h"
 
@@ -46,8 +46,10 @@ enum { PP_OBJECTS, PP_SPACE, PP_INUSE };
 
 struct pp {
     const struct agg *a;
-    bool cpu, inuse; /* inuse: memory mode, and live bytes are known */
-    bool wall;       /* cpu: the waiting samples too, under <runtime>.<waiting> */
+    bool cpu, inuse;        /* inuse: memory mode, and live bytes are known */
+    bool wall;              /* cpu: every requested tick, the pseudo-frames of ticks.h */
+    uint64_t waiting_drawn; /* wall: the waiting samples on a stack */
+    uint64_t inuse_drawn;   /* memory: the in-use bytes on a stack */
     unsigned n_values;
     int64_t period; /* CPU: ns a sample stands for, 0 when the rate is unknown */
     bool nomem;
@@ -149,20 +151,13 @@ static uint32_t add_escaped(struct pp *p, const char *prefix, const char *s, siz
     return id;
 }
 
-/* A source's file name as it lies below the project root, so that
- * `go tool pprof -list` run there finds it: a project file at its
- * logical path, a dependency's NAME/... under deps/, and a standard
- * library file stdlib/X.jett as stdlib/std/X.jett, its place below
- * jett's data folder (the -source_path that jett-export(1) gives). */
+/* A source's file name as it lies on disk (diskpath.h), so that `go tool
+ * pprof -list` run from the project's root finds it (the standard
+ * library's with the -source_path that jett-export(1) gives). */
 static uint32_t add_file(struct pp *p, const struct attrib_source *s)
 {
-    const char *path = s->path;
-    size_t len = s->path_len;
-    if (s->origin == WIRE_ORIGIN_DEPENDENCY)
-        return add_escaped(p, "deps/", path, len);
-    if (s->origin == WIRE_ORIGIN_STDLIB && len > 7 && memcmp(path, "stdlib/", 7) == 0)
-        return add_escaped(p, "stdlib/std/", path + 7, len - 7);
-    return add_escaped(p, "", path, len);
+    struct diskpath d = diskpath_of(s->origin, s->path, s->path_len);
+    return add_escaped(p, d.prefix, s->path + d.skip, s->path_len - d.skip);
 }
 
 /* ---- lines and locations ---- */
@@ -396,7 +391,9 @@ static int take_callers(struct pp *p, uint32_t node)
 static int add_sample(struct pp *p, uint32_t node, uint32_t pre, uint32_t leaf, uint32_t task,
                       const int64_t *v)
 {
-    if (p->callers_of != node && take_callers(p, node) != 0)
+    if (node == ATTRIB_NONE) /* a pseudo-frame's sample: no caller */
+        p->callers_of = ATTRIB_NONE, p->n_callers = 0;
+    else if (p->callers_of != node && take_callers(p, node) != 0)
         return -1;
     size_t n = p->n_callers + 1 + (pre != 0);
     if (p->n_part == PP_PART || p->n_pool + n > p->cap_pool)
@@ -542,6 +539,7 @@ static int cpu_node(struct pp *p, uint32_t node, uint32_t pair, uint32_t task)
             if (w[k] == 0)
                 continue;
             cpu_values(p, w[k], v);
+            p->waiting_drawn += k == 1 ? w[k] : 0;
             if (queue_sample(p, node, line, k == 1, task, v) != 0)
                 return -1;
         }
@@ -562,6 +560,7 @@ static int memory_node(struct pp *p, uint32_t node, uint32_t pair, uint32_t task
     else
         attrib_task_node(p->a, pair, &n_, &t_, &q);
     uint64_t inuse = p->inuse ? q.retained : 0;
+    p->inuse_drawn += inuse;
     lines_begin(p, node, pair, &l);
     while (lines_next(p, node, &l, &line, w))
         if (w[1] > 0)
@@ -602,6 +601,27 @@ static int write_task_samples(struct pp *p)
     return 0;
 }
 
+/* With --weight wall, once the stacks' samples are in: what has no Jett
+ * stack, a Sample of one Location each, the pseudo-frame's function
+ * (after every identity, at line 0) with no task label. */
+static int write_pseudo(struct pp *p)
+{
+    struct ticks t;
+    uint64_t v[TICKS_FRAMES];
+    ticks_read(p->a, &t);
+    ticks_root(&t, p->waiting_drawn, v);
+    for (uint32_t k = 0; k < TICKS_FRAMES; k++) {
+        int64_t values[PP_MAX_VALUES] = {0};
+        if (v[k] == 0)
+            continue;
+        cpu_values(p, v[k], values);
+        uint32_t loc = location(p, p->n_fn + k, 0);
+        if (!loc || add_sample(p, ATTRIB_NONE, 0, loc, 0, values) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int write_samples(struct pp *p)
 {
     p->callers_of = ATTRIB_NONE;
@@ -614,11 +634,16 @@ static int write_samples(struct pp *p)
     while (p->n_queued)
         if (add_queued(p) != 0)
             return -1;
+    if (p->wall && write_pseudo(p) != 0)
+        return -1;
     flush_part(p);
     return 0;
 }
 
 /* ---- the rest of the profile ---- */
+
+/* The most comments write_comments makes. */
+#define PP_COMMENTS 4
 
 /* A comment line: its string index is appended to comments. */
 static void comment(struct pp *p, int64_t *comments, size_t *n, const char *fmt, ...)
@@ -626,7 +651,7 @@ static void comment(struct pp *p, int64_t *comments, size_t *n, const char *fmt,
 
 static void comment(struct pp *p, int64_t *comments, size_t *n, const char *fmt, ...)
 {
-    char buf[320];
+    char buf[640];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
@@ -634,39 +659,75 @@ static void comment(struct pp *p, int64_t *comments, size_t *n, const char *fmt,
     comments[(*n)++] = add_cstr(p, buf);
 }
 
-/* What the profile leaves out, in words: comments (at most 4). */
+/* A CPU profile's comments: which samples it holds and which it leaves
+ * out, and the ticks that are no sample (ticks.h); worded for any count. */
+static void cpu_comments(struct pp *p, int64_t *c, size_t *n)
+{
+    struct ticks t;
+    ticks_read(p->a, &t);
+    const struct attrib_cpu_totals *s = &t.samples;
+    typedef unsigned long long ull;
+    if (!p->wall) {
+        comment(p, c, n,
+                "jett: of the %llu samples recorded, this profile holds the %llu on Jett stacks "
+                "and leaves out the runtime (%llu), waiting (%llu) and unavailable (%llu) ones.",
+                (ull)s->recorded, (ull)s->attributed, (ull)s->runtime, (ull)s->waiting,
+                (ull)s->unavailable);
+        if (t.finished)
+            comment(p, c, n,
+                    "jett: of the %llu ticks requested, the samples took %llu; %llu were "
+                    "coalesced (the program was running Jett code and took no stack) and %llu "
+                    "dropped, and are in no sample.",
+                    (ull)t.requested, (ull)s->recorded, (ull)t.coalesced, (ull)t.dropped);
+    } else {
+        uint64_t v[TICKS_FRAMES];
+        ticks_root(&t, p->waiting_drawn, v);
+        comment(p, c, n,
+                "jett: every one of the %llu samples recorded is in this profile: at their "
+                "stacks the jett samples (%llu) and the waiting ones that have a stack (%llu, "
+                "under <runtime>.<waiting>); at the root the waiting samples without a stack "
+                "(%llu, <runtime>.<waiting>), the runtime samples (%llu, <runtime>.<runtime>) "
+                "and the unavailable ones (%llu, <runtime>.<unavailable>).",
+                (ull)s->recorded, (ull)s->attributed, (ull)p->waiting_drawn, (ull)v[TICKS_WAITING],
+                (ull)v[TICKS_RUNTIME], (ull)v[TICKS_UNAVAILABLE]);
+        if (t.finished)
+            comment(p, c, n,
+                    "jett: every one of the %llu ticks requested is in this profile: the samples "
+                    "(%llu), the coalesced ticks (%llu, <runtime>.<coalesced>: the program was "
+                    "running Jett code and took no stack) and the dropped ones (%llu, "
+                    "<runtime>.<dropped>).",
+                    (ull)t.requested, (ull)s->recorded, (ull)t.coalesced, (ull)t.dropped);
+    }
+    if (!t.finished)
+        comment(p, c, n, "jett: the coalesced and dropped ticks are unknown (no FINISH).");
+}
+
+/* What the profile leaves out, in words: comments (at most PP_COMMENTS). */
 static size_t write_comments(struct pp *p, int64_t *c)
 {
     size_t n = 0;
     enum agg_reason reason;
-    if (p->cpu && p->wall) {
-        struct attrib_cpu_totals t;
-        attrib_cpu_totals(p->a, &t);
-        comment(
-            p, c, &n,
-            "jett: %llu samples recorded, %llu on Jett stacks and the %llu waiting ones with "
-            "a stack, under <runtime>.<waiting> (this profile); %llu runtime and %llu unavailable "
-            "samples are not",
-            (unsigned long long)t.recorded, (unsigned long long)t.attributed,
-            (unsigned long long)t.waiting, (unsigned long long)t.runtime,
-            (unsigned long long)t.unavailable);
-    } else if (p->cpu) {
-        struct attrib_cpu_totals t;
-        attrib_cpu_totals(p->a, &t);
-        comment(p, c, &n,
-                "jett: %llu samples recorded, %llu on Jett stacks (this profile); "
-                "%llu runtime, %llu waiting and %llu unavailable samples are not",
-                (unsigned long long)t.recorded, (unsigned long long)t.attributed,
-                (unsigned long long)t.runtime, (unsigned long long)t.waiting,
-                (unsigned long long)t.unavailable);
+    if (p->cpu) {
+        cpu_comments(p, c, &n);
     } else {
         struct attrib_mem_totals t;
         attrib_mem_totals(p->a, &t);
-        comment(p, c, &n,
-                "jett: %llu allocations, %llu bytes allocated; %llu bytes without a Jett stack "
-                "are not in this profile",
-                (unsigned long long)t.allocation_count, (unsigned long long)t.allocated_bytes,
-                (unsigned long long)(t.allocated_bytes - t.attributed));
+        typedef unsigned long long ull;
+        if (p->inuse) /* live bytes without a stack: those no sample holds */
+            comment(p, c, &n,
+                    "jett: of the %llu allocations, %llu bytes allocated and %llu bytes in use at "
+                    "the end, this profile holds those with a Jett stack; the %llu bytes "
+                    "allocated and %llu bytes in use without one are not in it.",
+                    (ull)t.allocation_count, (ull)t.allocated_bytes, (ull)t.live,
+                    (ull)(t.allocated_bytes - t.attributed),
+                    (ull)(t.live > p->inuse_drawn ? t.live - p->inuse_drawn : 0));
+        else
+            comment(p, c, &n,
+                    "jett: of the %llu allocations and %llu bytes allocated, this profile holds "
+                    "those with a Jett stack; the %llu bytes allocated without one are not in "
+                    "it.",
+                    (ull)t.allocation_count, (ull)t.allocated_bytes,
+                    (ull)(t.allocated_bytes - t.attributed));
         if (!p->inuse)
             comment(p, c, &n, "jett: inuse_space is unavailable: %s", attrib_live_gap(p->a, true));
     }
@@ -703,7 +764,7 @@ static int write_tables(struct pp *p)
     const struct wire_finish *fin = agg_finish_record(p->a);
     if (fin)
         prof.duration_nanos = clamp64(fin->wall_ns);
-    int64_t comments[4];
+    int64_t comments[PP_COMMENTS];
     prof.n_comment = write_comments(p, comments);
     prof.comment = comments;
     /* one mapping that says every location is symbolized already, so
@@ -715,11 +776,14 @@ static int write_tables(struct pp *p)
     prof.n_mapping = 1;
     prof.mapping = &map_ptr;
 
-    /* with --weight wall, the <runtime>.<waiting> function comes after the others */
-    uint32_t n_fn = p->n_fn + p->wall;
+    /* with --weight wall, the pseudo-frames' functions come after the
+     * others, in the order of enum ticks_frame */
+    uint32_t n_fn = p->n_fn + (p->wall ? TICKS_FRAMES : 0);
     pp_function *fn = calloc((size_t)n_fn + 1, sizeof *fn);
     pp_function **fn_ptr = calloc((size_t)n_fn + 1, sizeof *fn_ptr);
-    uint32_t waiting_name = p->wall ? add_cstr(p, FOLD_WAITING_NAME) : 0;
+    uint32_t pseudo_name[TICKS_FRAMES];
+    for (int k = 0; k < TICKS_FRAMES; k++)
+        pseudo_name[k] = p->wall ? add_cstr(p, ticks_frame_name((enum ticks_frame)k)) : 0;
     int rc = -1;
     if (!fn || !fn_ptr || p->nomem)
         goto out;
@@ -727,8 +791,8 @@ static int write_tables(struct pp *p)
         fn[i] = (pp_function)PERFTOOLS__PROFILES__FUNCTION__INIT;
         fn[i].id = i + 1;
         fn_ptr[i] = &fn[i];
-        if (i == p->n_fn) {
-            fn[i].name = fn[i].system_name = waiting_name;
+        if (i >= p->n_fn) {
+            fn[i].name = fn[i].system_name = pseudo_name[i - p->n_fn];
             continue;
         }
         fn[i].name = fn[i].system_name = p->fn_name[i];
@@ -822,12 +886,13 @@ static void keep_wall(struct agg *a)
     agg_keep_waiting(a);
 }
 
-int pprof_write(struct capture_reader *r, FILE *out, char *err, size_t errlen)
+int pprof_write(struct capture_reader *r, FILE *out, struct ticks *ticks, char *err, size_t errlen)
 {
-    return export_run(r, keep_lines, write_model, out, err, errlen);
+    return export_run(r, keep_lines, write_model, out, ticks, err, errlen);
 }
 
-int pprof_write_wall(struct capture_reader *r, FILE *out, char *err, size_t errlen)
+int pprof_write_wall(struct capture_reader *r, FILE *out, struct ticks *ticks, char *err,
+                     size_t errlen)
 {
-    return export_run(r, keep_wall, write_wall, out, err, errlen);
+    return export_run(r, keep_wall, write_wall, out, ticks, err, errlen);
 }

@@ -20,8 +20,8 @@
  * cpu/nanoseconds (each sample is round(1e9 / rate_hz) ns, the period of
  * period type cpu/nanoseconds); the `jett` samples only, as the profile
  * attributes them.  Runtime, waiting and unavailable samples are charged
- * to no function (a waiting one with a stack neither): they are counted
- * in a comment only.
+ * to no function (a waiting one with a stack neither), and coalesced and
+ * dropped ticks have no stack: comments count them (ticks.h).
  *
  * Memory captures: alloc_objects/count (allocations created),
  * alloc_space/bytes (initial sizes at the creating stack, positive
@@ -41,18 +41,23 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "daemon/export/ticks.h"
 #include "proto/capture.h"
 
 /* 0; 1 when the capture was damaged after HELLO (what was read is
  * written, as the profile reports it; err says where it stopped); -1
  * with a message in err when nothing usable was written (not a capture,
- * out of memory, a write error). */
-int pprof_write(struct capture_reader *r, FILE *out, char *err, size_t errlen);
+ * out of memory, a write error).  `ticks` (NULL: not wanted) gets the
+ * capture's ticks. */
+int pprof_write(struct capture_reader *r, FILE *out, struct ticks *ticks, char *err, size_t errlen);
 /* The same with --weight wall (CPU captures): sample types samples/count
- * and wall/nanoseconds, the waiting samples with a stack included, each
- * under a leaf Location of the function <runtime>.<waiting> (no file, line 0)
- * above its waiting function at its line.  -2 (nothing written, err
- * says why) for a memory capture. */
-int pprof_write_wall(struct capture_reader *r, FILE *out, char *err, size_t errlen);
+ * and wall/nanoseconds, every requested tick.  The waiting samples with a
+ * stack are included, each under a leaf Location of the function
+ * <runtime>.<waiting> (no file, line 0) above its waiting function at
+ * its line; what has no Jett stack is a Sample of one Location, a
+ * pseudo-frame of ticks.h (no file, line 0), without a task label.  -2
+ * (nothing written, err says why) for a memory capture. */
+int pprof_write_wall(struct capture_reader *r, FILE *out, struct ticks *ticks, char *err,
+                     size_t errlen);
 
 #endif

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "daemon/attrib.h"
-#include "daemon/export/fold.h"
+#include "daemon/export/diskpath.h"
 #include "daemon/escape.h"
 #include "daemon/export/speedscope.h"
 #include "daemon/feed.h"
@@ -13,20 +13,28 @@
 #define OUT_CHUNK (1u << 20)
 #define MAX_DEPTH 4096 /* deeper than any stack the capture format allows */
 
-/* A waiting sample's node (--weight wall) is kept with this bit: node
- * ids are below 2^24. */
+/* A waiting sample's node (--weight wall) is kept with this bit, and a
+ * sample of a pseudo-frame at the root (ticks.h) as PSEUDO_NODE plus the
+ * frame: node ids are below 2^24. */
 #define WAITING_NODE 0x80000000u
+#define PSEUDO_NODE 0x40000000u
 
 struct speedscope {
     struct agg *g; /* kept for the names and the stack nodes */
     char *damage;
     bool nomem;
-    bool wall;        /* the waiting samples too, under a <runtime>.<waiting> frame */
+    bool wall;        /* every requested tick, what has no stack at the root */
     uint32_t *stack;  /* each sample's leaf stack node, in order */
     uint64_t *weight; /* memory: each sample's bytes; CPU: NULL (1 each) */
     uint32_t *task;   /* with task attribution: each sample's task, else NULL */
     size_t n, cap;
     uint64_t last_attributed;
+    struct ticks ticks;
+    /* wall: the samples placed at each pseudo-frame in the stream's
+     * order, then (once read) what has no place in it, each frame's one
+     * weighted sample after the others: the coalesced and dropped ticks,
+     * and the samples the profile counts but took as collector errors */
+    uint64_t placed[TICKS_FRAMES], tail[TICKS_FRAMES];
 };
 
 static void take(struct speedscope *p, uint32_t node, uint64_t w, uint32_t task)
@@ -56,8 +64,22 @@ static void take(struct speedscope *p, uint32_t node, uint64_t w, uint32_t task)
     p->n++;
 }
 
+/* With --weight wall, a taken sample that has no Jett stack: at the
+ * pseudo-frame of its state, in the stream's order. */
+static void take_pseudo(struct speedscope *p, const struct wire_sample *s, bool on_stack)
+{
+    enum ticks_frame k = s->state == WIRE_STATE_WAITING   ? TICKS_WAITING
+                         : s->state == WIRE_STATE_RUNTIME ? TICKS_RUNTIME
+                                                          : TICKS_UNAVAILABLE;
+    if (on_stack || !p->wall)
+        return;
+    p->placed[k]++;
+    take(p, PSEUDO_NODE + k, 1, s->exec.task);
+}
+
 /* After each entry (feed_capture_watched): a taken jett sample at a
- * valid stack, or an event that added attributed bytes. */
+ * valid stack (with --weight wall a waiting one too, and at its
+ * pseudo-frame any other), or an event that added attributed bytes. */
 static void on_event(void *ctx, const struct wire_event *ev, bool accepted)
 {
     struct speedscope *p = ctx;
@@ -67,11 +89,15 @@ static void on_event(void *ctx, const struct wire_event *ev, bool accepted)
     if (ev->kind == WIRE_ENTRY_SAMPLE) {
         const struct wire_sample *s = &ev->u.sample;
         /* a stack the budget refused was not stored: unattributed */
+        bool stacked = (s->state == WIRE_STATE_JETT || s->state == WIRE_STATE_WAITING) &&
+                       s->stack_id < attrib_node_count(p->g) &&
+                       attrib_node(p->g, s->stack_id, &parent, &ident);
         bool drawn = s->state == WIRE_STATE_JETT || (p->wall && s->state == WIRE_STATE_WAITING);
-        if (accepted && drawn && s->stack_id < attrib_node_count(p->g) &&
-            attrib_node(p->g, s->stack_id, &parent, &ident))
+        if (accepted && drawn && stacked)
             take(p, s->stack_id | (s->state == WIRE_STATE_WAITING ? WAITING_NODE : 0), 1,
                  s->exec.task);
+        else if (accepted)
+            take_pseudo(p, s, drawn && stacked);
     } else if (ev->kind == WIRE_ENTRY_ALLOC) {
         /* the attributed bytes rise exactly by the event's pressure */
         struct attrib_mem_totals m;
@@ -81,6 +107,24 @@ static void on_event(void *ctx, const struct wire_event *ev, bool accepted)
         if (bytes > 0)
             take(p, ev->u.alloc.stack_id, bytes, ev->u.alloc.exec.task);
     }
+}
+
+/* With --weight wall, once the stream was read: what has no place in
+ * its order, so that the profile holds every requested tick as the
+ * pseudo-frames of the other exports do (ticks_root).  A sample the
+ * profile counts is placed unless the aggregation took it as a collector
+ * error; the rest of each frame's count is here. */
+static void take_tail(struct speedscope *p)
+{
+    if (!p->wall || agg_mode(p->g) != WIRE_MODE_CPU)
+        return;
+    uint64_t root[TICKS_FRAMES];
+    uint64_t waiting_on_stacks = 0;
+    for (size_t i = 0; i < p->n; i++)
+        waiting_on_stacks += (p->stack[i] & WAITING_NODE) != 0;
+    ticks_root(&p->ticks, waiting_on_stacks, root);
+    for (int k = 0; k < TICKS_FRAMES; k++)
+        p->tail[k] = root[k] > p->placed[k] ? root[k] - p->placed[k] : 0;
 }
 
 enum speedscope_status speedscope_read(struct capture_reader *r, struct speedscope **out, char *err,
@@ -101,6 +145,8 @@ enum speedscope_status speedscope_read_weighted(struct capture_reader *r, bool w
     int damaged = feed_capture_watched(p->g, r, on_event, p, err, errlen);
     agg_end(p->g);
     agg_release_records(p->g);
+    ticks_read(p->g, &p->ticks);
+    take_tail(p);
     enum speedscope_status st = SPEEDSCOPE_OK;
     if (damaged && !agg_has_hello(p->g))
         st = SPEEDSCOPE_E_CAPTURE;
@@ -203,11 +249,13 @@ static void put_frames(struct out *o, const struct agg *g, bool wall)
         put(o, ".", 1);
         put_text(o, d.name, d.name_len);
         put(o, "\"", 1);
-        if (d.source != ATTRIB_NONE) {
+        if (d.source != ATTRIB_NONE) { /* where it lies on disk (diskpath.h) */
             struct attrib_source s;
             attrib_source(g, d.source, &s);
+            struct diskpath dp = diskpath_of(s.origin, s.path, s.path_len);
             puts_(o, ",\"file\":\"");
-            put_text(o, s.path, s.path_len);
+            puts_(o, dp.prefix);
+            put_text(o, s.path + dp.skip, s.path_len - dp.skip);
             put(o, "\"", 1);
         }
         uint32_t line = attrib_ident_line(g, i);
@@ -217,9 +265,13 @@ static void put_frames(struct out *o, const struct agg *g, bool wall)
         }
         puts_(o, "}");
     }
-    if (wall) /* frame ident_count: above a waiting sample's leaf */
-        puts_(o, attrib_ident_count(g) ? ",\n{\"name\":\"" FOLD_WAITING_NAME "\"}"
-                                       : "\n{\"name\":\"" FOLD_WAITING_NAME "\"}");
+    /* the pseudo-frames, ident_count + k: <runtime>.<waiting> above a
+     * waiting sample's leaf, and each at the root */
+    for (int k = 0; wall && k < TICKS_FRAMES; k++) {
+        puts_(o, attrib_ident_count(g) || k ? ",\n{\"name\":\"" : "\n{\"name\":\"");
+        puts_(o, ticks_frame_name((enum ticks_frame)k));
+        puts_(o, "\"}");
+    }
     puts_(o, "]},\n");
 }
 
@@ -255,7 +307,8 @@ struct walks {
 
 /* Walks the stacks of the nodes whose `walk` is set among nodes[0..n)
  * (n <= LANES) together; the others get depth 0.  A waiting sample's
- * stack starts with the <runtime>.<waiting> frame, `waiting`. */
+ * stack starts with the <runtime>.<waiting> frame, `waiting`; a
+ * pseudo-frame's sample is that frame (`waiting` + k) alone. */
 static void walk_lanes(struct walks *w, const struct node_link *links, uint32_t n_links,
                        const uint32_t *nodes, const bool *walk, unsigned n, uint32_t waiting)
 {
@@ -265,6 +318,8 @@ static void walk_lanes(struct walks *w, const struct node_link *links, uint32_t 
         at[k] = nodes[k] & ~WAITING_NODE, on[k] = walk[k], w->depth[k] = 0;
         if (walk[k] && (nodes[k] & WAITING_NODE))
             w->path[k][w->depth[k]++] = waiting;
+        if (walk[k] && (nodes[k] & PSEUDO_NODE) && !(nodes[k] & WAITING_NODE))
+            w->path[k][w->depth[k]++] = waiting + (nodes[k] - PSEUDO_NODE), on[k] = false;
     }
     for (bool more = true; more;) {
         more = false;
@@ -342,15 +397,23 @@ static void put_weights(struct out *o, const uint64_t *weight, size_t n)
     }
 }
 
-/* A profile's name: its samples' words, after "task N (ns.fn), " (the
- * function escaped as a frame's name is) with tasks, "no task, " for
- * group 0 (events of no task the capture described). */
+/* Which samples a profile holds: all of them, a task's (1..), or those
+ * of no task the capture described. */
+#define GROUP_ALL UINT32_MAX
+#define GROUP_NONE 0
+
+/* A profile's name, as jett-export(1) gives it: with tasks "all tasks: ",
+ * "task N (ns.fn): " (the function escaped as a frame's name is) or "no
+ * task: ", then the samples' words, then the status when the profile is
+ * not complete. */
 static void put_name(struct out *o, const struct speedscope *p, bool tasks, uint32_t group)
 {
     bool memory = agg_mode(p->g) == WIRE_MODE_MEMORY;
-    if (tasks && group == 0)
-        puts_(o, "no task, ");
-    if (tasks && group > 0) {
+    if (tasks && group == GROUP_ALL)
+        puts_(o, "all tasks: ");
+    else if (tasks && group == GROUP_NONE)
+        puts_(o, "no task: ");
+    else if (tasks) {
         puts_(o, "task ");
         put_u64(o, group);
         struct attrib_task t;
@@ -364,22 +427,54 @@ static void put_name(struct out *o, const struct speedscope *p, bool tasks, uint
             put_text(o, d.name, d.name_len);
             puts_(o, ")");
         }
-        puts_(o, ", ");
+        puts_(o, ": ");
     }
-    puts_(o, memory    ? "allocated bytes, in event order"
-             : p->wall ? "jett and waiting samples, in tick order"
-                       : "jett samples, in tick order");
+    /* with --weight wall only the profile of all tasks has the ticks
+     * of no task, coalesced and dropped, after its samples */
+    puts_(o, memory                          ? "allocated bytes, in event order"
+             : p->wall && group == GROUP_ALL ? "every requested tick, in tick order"
+             : p->wall                       ? "every sample, in tick order"
+                                             : "jett samples, in tick order");
+    enum agg_reason reason;
+    if (agg_status(p->g, &reason) != AGG_COMPLETE) {
+        puts_(o, "; partial (");
+        puts_(o, agg_reason_name(reason));
+        puts_(o, ")");
+    }
 }
 
-/* One sampled profile of samples[0..n) (weight NULL: 1 each). */
+/* After a profile's samples: with --weight wall, each pseudo-frame's
+ * ticks that have no place in the stream's order, one sample of their
+ * weight (the profile of all tasks only); commas first, as a list's
+ * next items. */
+static void put_tail(struct out *o, const struct speedscope *p, bool weights, size_t n,
+                     uint32_t first_pseudo)
+{
+    for (int k = 0; p->wall && k < TICKS_FRAMES; k++) {
+        if (p->tail[k] == 0)
+            continue;
+        if (n++)
+            puts_(o, weights ? "," : ",\n");
+        if (weights)
+            put_u64(o, p->tail[k]);
+        else
+            put(o, "[", 1), put_u64(o, first_pseudo + (uint32_t)k), put(o, "]", 1);
+    }
+}
+
+/* One sampled profile of samples[0..n) (weight NULL: 1 each), and of
+ * all tasks the tail (put_tail). */
 static void put_profile(struct out *o, const struct speedscope *p, bool tasks, uint32_t group,
                         const uint32_t *stack, const uint64_t *weight, size_t n,
                         const struct node_link *links, struct walks *walks)
 {
-    bool memory = agg_mode(p->g) == WIRE_MODE_MEMORY;
+    bool memory = agg_mode(p->g) == WIRE_MODE_MEMORY, tail = group == GROUP_ALL;
     uint64_t total = weight ? 0 : n;
     for (size_t i = 0; weight && i < n; i++)
         total += weight[i];
+    for (int k = 0; tail && k < TICKS_FRAMES; k++)
+        total += p->tail[k];
+    uint32_t first_pseudo = attrib_ident_count(p->g);
     puts_(o, "{\"type\":\"sampled\",\"name\":\"");
     put_name(o, p, tasks, group);
     puts_(o, memory ? "\",\"unit\":\"bytes\"" : "\",\"unit\":\"none\"");
@@ -387,8 +482,12 @@ static void put_profile(struct out *o, const struct speedscope *p, bool tasks, u
     put_u64(o, total);
     puts_(o, ",\n\"samples\":[");
     put_samples(o, p, stack, n, links, walks);
+    if (tail)
+        put_tail(o, p, false, n, first_pseudo);
     puts_(o, "],\n\"weights\":[");
     put_weights(o, weight, n);
+    if (tail)
+        put_tail(o, p, true, n, first_pseudo);
     puts_(o, "]}");
 }
 
@@ -421,19 +520,42 @@ static int put_task_profiles(struct out *o, const struct speedscope *p,
             weight[at] = p->weight[i];
     }
 #undef GROUP
-    /* start[g] is now the end of group g */
+    /* start[g] is now the end of group g; all tasks first, so that the
+     * file opens on the whole run */
+    put_profile(o, p, true, GROUP_ALL, p->stack, p->weight, p->n, links, walks);
     for (uint32_t g = 1; g <= n_tasks; g++) {
         size_t from = start[g - 1];
-        puts_(o, g > 1 ? ",\n" : "");
+        puts_(o, ",\n");
         put_profile(o, p, true, g, stack + from, weight ? weight + from : NULL, start[g] - from,
                     links, walks);
     }
     if (none) {
-        puts_(o, n_tasks ? ",\n" : "");
-        put_profile(o, p, true, 0, stack, weight, none, links, walks);
+        puts_(o, ",\n");
+        put_profile(o, p, true, GROUP_NONE, stack, weight, none, links, walks);
     }
     free(start), free(stack), free(weight);
     return 0;
+}
+
+/* The file's name, speedscope's window title: the mode, the status with
+ * its reason, and for a CPU capture its ticks (ticks.h). */
+static void put_file_name(struct out *o, const struct speedscope *p, bool memory)
+{
+    enum agg_reason reason;
+    enum agg_status st = agg_status(p->g, &reason);
+    puts_(o, memory ? "jett memory profile: " : "jett CPU profile: ");
+    puts_(o, agg_status_name(st));
+    if (st != AGG_COMPLETE) {
+        puts_(o, " (");
+        puts_(o, agg_reason_name(reason));
+        puts_(o, ")");
+    }
+    if (!memory) {
+        char buf[200];
+        ticks_describe(&p->ticks, buf, sizeof buf);
+        puts_(o, "; ticks: ");
+        puts_(o, buf);
+    }
 }
 
 int speedscope_write(const struct speedscope *p, FILE *f)
@@ -449,7 +571,7 @@ int speedscope_write(const struct speedscope *p, FILE *f)
     bool memory = agg_mode(p->g) == WIRE_MODE_MEMORY;
     puts_(o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n");
     puts_(o, "\"exporter\":\"jett profile export\",\"name\":\"");
-    puts_(o, memory ? "jett memory profile" : "jett CPU profile");
+    put_file_name(o, p, memory);
     puts_(o, "\",\"activeProfileIndex\":0,\n");
     put_frames(o, p->g, p->wall);
     puts_(o, "\"profiles\":[");
@@ -457,9 +579,14 @@ int speedscope_write(const struct speedscope *p, FILE *f)
     if (attrib_tasks_on(p->g))
         rc = put_task_profiles(o, p, links, walks);
     else
-        put_profile(o, p, false, 0, p->stack, p->weight, p->n, links, walks);
+        put_profile(o, p, false, GROUP_ALL, p->stack, p->weight, p->n, links, walks);
     puts_(o, "]}\n");
     flush(o);
     free(o), free(walks), free(links);
     return rc != 0 || ferror(f) ? -1 : 0;
+}
+
+const struct ticks *speedscope_ticks(const struct speedscope *p)
+{
+    return &p->ticks;
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "daemon/attrib.h"
+#include "daemon/escape.h"
 #include "daemon/export/timeline.h"
 #include "daemon/feed.h"
 #include "daemon/render.h"
@@ -17,14 +18,17 @@
 #define AHEAD_INDEX 16
 #define AHEAD_STATE 8
 
-/* Column points kept while reading: the start, the peak and the end make
- * up the rest of TIMELINE_POINTS. */
-#define COLUMNS_MAX (TIMELINE_POINTS - 3)
+/* Column points kept while reading: the start, the peak, each drawn
+ * site's maximum, the last allocation and the exit make up the rest of
+ * TIMELINE_POINTS. */
+#define COLUMNS_MAX (TIMELINE_POINTS - 4 - TIMELINE_TOP_SITES)
 
-/* A creation site's live bytes in the first pass. */
+/* A creation site's live bytes in the first pass, and the change (and
+ * the allocated bytes then) at which it first held its most. */
 struct site_state {
     uint32_t key;
     uint64_t live, max_live;
+    uint64_t max_event, max_x;
 };
 
 /* The state at the end of a column of allocated bytes: after `event`
@@ -48,6 +52,9 @@ struct first {
     unsigned shift; /* a column is 2^shift allocated bytes */
     bool open;      /* a change since the last closed column */
     uint64_t col, event, x, total, peak, peak_at, peak_event;
+    /* the last change that allocated (the allocated bytes grew): every
+     * later one happened at exit, as far as the clock can tell */
+    uint64_t grow_event, grow_x;
     /* the changes not yet applied to their sites: applied in batches,
      * loading each site's state ahead, since a site's state is a cache
      * miss; then appended to the log */
@@ -55,7 +62,7 @@ struct first {
     int log_errno; /* the log's first write error, 0: none */
     uint32_t n_pending;
     uint32_t pending_key[PENDING];
-    uint64_t pending_delta[PENDING];
+    uint64_t pending_delta[PENDING], pending_x[PENDING];
 };
 
 /* Room for a site never seen: false when out of memory. */
@@ -89,7 +96,7 @@ static struct site_state *find_site(struct first *r, uint32_t key)
         return &r->sites[i - 1];
     if (!grow_sites(r, key))
         return r->nomem = true, NULL;
-    r->sites[r->n_sites] = (struct site_state){key, 0, 0};
+    r->sites[r->n_sites] = (struct site_state){key, 0, 0, 0, 0};
     r->index[key] = ++r->n_sites;
     return &r->sites[r->n_sites - 1];
 }
@@ -120,8 +127,9 @@ static void apply_pending(struct first *r)
         struct site_state *s = find_site(r, r->pending_key[i]);
         if (s) {
             s->live += r->pending_delta[i];
-            if (s->live > s->max_live)
-                s->max_live = s->live;
+            if (s->live > s->max_live) /* the changes pending end at r->event */
+                s->max_live = s->live, s->max_event = r->event - n + 1 + i,
+                s->max_x = r->pending_x[i];
         }
     }
 }
@@ -160,9 +168,12 @@ static void on_first(void *ctx, uint32_t key, uint64_t delta, uint64_t allocated
         close_column(r);
     r->col = allocated >> r->shift; /* closing may have widened the columns */
     r->event++;
+    if (allocated > r->x)
+        r->grow_event = r->event, r->grow_x = allocated;
     r->x = allocated;
     r->total += delta;
     r->pending_key[r->n_pending] = key, r->pending_delta[r->n_pending] = delta;
+    r->pending_x[r->n_pending] = allocated;
     if (++r->n_pending == PENDING)
         apply_pending(r);
     if (r->total > r->peak)
@@ -190,9 +201,11 @@ static void on_second(void *ctx, uint32_t key, uint64_t delta, uint64_t allocate
     for (uint32_t k = 0; k < t->n_sites; k++)
         if (r->keys[k] == key)
             r->vals[k] += delta;
-    for (; r->next < t->n_points && r->after[r->next] == r->event; r->next++)
+    for (; r->next < t->n_points && r->after[r->next] == r->event; r->next++) {
+        t->total[r->next] = r->total;
         for (uint32_t k = 0; k < t->n_sites; k++)
             t->values[(size_t)k * t->n_points + r->next] = r->vals[k];
+    }
 }
 
 /* ---- the result ---- */
@@ -255,7 +268,7 @@ static bool holds_more(const struct site_state *a, const struct site_state *b)
 /* The top sites by their own maximum and the site retaining the most;
  * their names, found by key among the identities. */
 static int pick_sites(struct timeline *t, const struct first *r, const struct agg *g,
-                      uint32_t *keys)
+                      uint32_t *keys, const struct site_state **chosen)
 {
     const struct site_state *top[TIMELINE_TOP_SITES], *grower = NULL;
     uint32_t n = 0;
@@ -273,7 +286,7 @@ static int pick_sites(struct timeline *t, const struct first *r, const struct ag
     t->n_sites = n;
     t->has_grower = grower != NULL;
     for (uint32_t k = 0; k < n; k++)
-        keys[k] = top[k]->key;
+        keys[k] = top[k]->key, chosen[k] = top[k];
     for (uint32_t i = 0; i < attrib_ident_count(g); i++) {
         uint32_t key = attrib_site_key(g, i);
         for (uint32_t k = 0; k < n; k++)
@@ -289,49 +302,70 @@ static int pick_sites(struct timeline *t, const struct first *r, const struct ag
     return grower && !t->grower.name ? describe_unknown(grower, &t->grower) : 0;
 }
 
-/* Lays out the points from the first pass: start, columns and peak in
- * change order, end; `after` gets each point's change count. */
-static int lay_out(struct timeline *t, const struct first *r, uint64_t **after)
+/* A point of the series: after `event` changes, at x allocated bytes. */
+struct mark {
+    uint64_t event, x;
+};
+
+static int by_event(const void *a, const void *b)
 {
-    uint32_t cap = r->n_cols + 3;
+    const struct mark *x = a, *y = b;
+    return (x->event > y->event) - (x->event < y->event);
+}
+
+/* Lays out the points from the first pass, in change order: the start,
+ * each column's end, the peak, the first moment each drawn site held its
+ * most (so that every maximum the legend gives is drawn), the state
+ * after the last change that allocated, each once; then the exit, the
+ * final state, always last (drawn apart: the changes after the last
+ * allocation, such as what is freed at exit, have no clock of their
+ * own).  `after` gets each point's change count; the totals and values
+ * are the second pass's. */
+static int lay_out(struct timeline *t, const struct first *r, const struct site_state **chosen,
+                   uint64_t **after)
+{
+    uint32_t cap = r->n_cols + 4 + TIMELINE_TOP_SITES, n = 0;
+    struct mark *m = malloc(cap * sizeof *m);
     t->x = malloc(cap * sizeof *t->x);
-    t->total = malloc(cap * sizeof *t->total);
+    t->total = calloc(cap, sizeof *t->total);
     *after = malloc(cap * sizeof **after);
-    if (!t->x || !t->total || !*after)
-        return -1;
+    if (!m || !t->x || !t->total || !*after)
+        return free(m), -1;
+    m[n++] = (struct mark){0, 0};
+    for (uint32_t c = 0; c < r->n_cols; c++)
+        m[n++] = (struct mark){r->cols[c].event, r->cols[c].x};
+    m[n++] = (struct mark){r->peak_event, r->peak_at};
+    for (uint32_t k = 0; k < t->n_sites; k++)
+        m[n++] = (struct mark){chosen[k]->max_event, chosen[k]->max_x};
+    m[n++] = (struct mark){r->grow_event, r->grow_x};
+    qsort(m, n, sizeof *m, by_event); /* the start stays first: event 0 */
     uint32_t p = 0;
-#define POINT(ev, xv, tv) ((*after)[p] = (ev), t->x[p] = (xv), t->total[p] = (tv), p++)
-    POINT(0, 0, 0);
-    bool peak_done = r->peak_event == 0;
-    for (uint32_t c = 0; c < r->n_cols; c++) {
-        const struct column *col = &r->cols[c];
-        if (!peak_done && r->peak_event <= col->event) {
+    for (uint32_t i = 0; i < n; i++) {
+        if (p > 0 && m[i].event == (*after)[p - 1])
+            continue;
+        if (m[i].event == r->peak_event)
             t->peak_point = p;
-            POINT(r->peak_event, r->peak_at, r->peak);
-            peak_done = true;
-        }
-        if (col->event != r->peak_event)
-            POINT(col->event, col->x, col->total);
+        (*after)[p] = m[i].event, t->x[p] = m[i].x, p++;
     }
-    if (!peak_done) {
-        t->peak_point = p;
-        POINT(r->peak_event, r->peak_at, r->peak);
-    }
-    if (r->event != r->peak_event || r->event == 0)
-        POINT(r->event, r->x, r->total);
-#undef POINT
+    (*after)[p] = r->event, t->x[p] = r->x, p++; /* the exit */
+    free(m);
     t->n_points = p;
     t->values = calloc((size_t)p * (t->n_sites ? t->n_sites : 1), sizeof *t->values);
     return t->values ? 0 : -1;
+}
+
+/* The folder of the log: $TMPDIR, or /tmp when it is unset or empty. */
+static const char *log_dir(void)
+{
+    const char *dir = getenv("TMPDIR");
+    return dir && dir[0] ? dir : "/tmp";
 }
 
 /* The log of the first pass's changes: a temporary file, gone once
  * closed.  NULL with errno set when it cannot be made. */
 static FILE *log_open(void)
 {
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !dir[0])
-        dir = "/tmp";
+    const char *dir = log_dir();
     size_t n = strlen(dir) + sizeof "/jett-timeline-XXXXXX";
     char *path = malloc(n);
     if (!path)
@@ -386,8 +420,9 @@ static enum timeline_status second_pass(struct timeline *t, struct first *r, con
     t->allocated = m.allocated_bytes;
     t->peak = r->peak, t->peak_at = r->peak_at, t->retained = r->total;
     uint32_t keys[TIMELINE_TOP_SITES];
+    const struct site_state *chosen[TIMELINE_TOP_SITES];
     uint64_t *after = NULL;
-    if (r->nomem || pick_sites(t, r, g, keys) != 0 || lay_out(t, r, &after) != 0) {
+    if (r->nomem || pick_sites(t, r, g, keys, chosen) != 0 || lay_out(t, r, chosen, &after) != 0) {
         free(after);
         return snprintf(err, errlen, "out of memory"), TIMELINE_E_NOMEM;
     }
@@ -417,8 +452,13 @@ enum timeline_status timeline_read(struct capture_reader *cr, struct timeline **
     }
     enum timeline_status st = TIMELINE_OK;
     if (!(r->log = log_open())) {
-        snprintf(err, errlen, "cannot make a temporary file for the changes (TMPDIR): %s",
-                 strerror(errno));
+        /* the folder the user named, shown as every name is */
+        int e = errno;
+        char *dir = escape_dup(log_dir(), strlen(log_dir()), NULL);
+        snprintf(err, errlen, "cannot make a temporary file for the changes in %s%s: %s",
+                 dir ? dir : "?", getenv("TMPDIR") && getenv("TMPDIR")[0] ? " (TMPDIR)" : "",
+                 strerror(e));
+        free(dir);
         st = TIMELINE_E_TEMP;
     }
     if (st == TIMELINE_OK) {

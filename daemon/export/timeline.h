@@ -10,7 +10,11 @@
  * most TIMELINE_POINTS points: the start, the state at the end of each
  * column of allocated bytes (a column's width doubles whenever the
  * columns would pass the bound), the exact global peak (the first moment
- * the live bytes reached their maximum) and the exact final state.  The
+ * the live bytes reached their maximum), the exact moment each drawn
+ * site first held its most, the state after the last change that
+ * allocated, and last the exact final state, the exit: the changes after
+ * the last allocation (what is freed at exit) all happen at its allocated
+ * bytes, so the exit is drawn apart, to the right of the axis.  The
  * creation sites (the function that created an allocation) whose own
  * maximum of live bytes is largest, at most TIMELINE_TOP_SITES of them,
  * have a series each; "other" holds the rest of the total (other sites
@@ -58,7 +62,9 @@ struct timeline_site {
 
 /* The series: point i is at x[i] allocated bytes with total[i] live;
  * values[s * n_points + i] is site s's part (s < n_sites), and the
- * "other" part is total[i] minus their sum. */
+ * "other" part is total[i] minus their sum.  The last point is the exit
+ * (at the allocated bytes of the one before it); every site's max_live is
+ * among its values, and its retained is its last. */
 struct timeline {
     const char *partial; /* the profile's partial reason, NULL: complete */
     char *damage;        /* where reading stopped early, NULL: it did not */

@@ -4,7 +4,10 @@
  * The exact numbers ride along as data attributes, so that a reader (or
  * a test) need not measure the drawing: on the root the peak, where it
  * was, the retained and allocated bytes; on the series group the points'
- * x and totals; on each area its site and values. */
+ * x and totals; on each area its site and values, and a site's the most
+ * it held and what it retained.  The allocated bytes run along the axis
+ * up to TL_AXIS_END; the last point, the exit, is a step of its own
+ * right of it, so that what was freed after the last allocation shows. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +18,8 @@
 #define TL_WIDTH 1200
 #define TL_LEFT 100
 #define TL_RIGHT 1170
+#define TL_AXIS_END 1110 /* the allocated bytes' end; the exit step after it */
+#define TL_EXIT 1130     /* where the exit step starts */
 #define TL_TOP 104
 #define TL_BOTTOM 454
 #define TL_LEGEND 512 /* the first legend row's baseline */
@@ -33,7 +38,7 @@ struct scale {
 
 static double px(const struct scale *s, uint64_t x)
 {
-    return TL_LEFT + (TL_RIGHT - TL_LEFT) * ((double)x / s->x_max);
+    return TL_LEFT + (TL_AXIS_END - TL_LEFT) * ((double)x / s->x_max);
 }
 
 static double py(const struct scale *s, uint64_t y)
@@ -63,7 +68,7 @@ static void put_axes(FILE *out, const struct scale *s)
     for (int i = 0; i <= TL_TICKS; i++) {
         double yv = s->y_max * i / TL_TICKS, xv = s->x_max * i / TL_TICKS;
         double y = TL_BOTTOM - (double)(TL_BOTTOM - TL_TOP) * i / TL_TICKS;
-        double x = TL_LEFT + (double)(TL_RIGHT - TL_LEFT) * i / TL_TICKS;
+        double x = TL_LEFT + (double)(TL_AXIS_END - TL_LEFT) * i / TL_TICKS;
         fprintf(out, "<text x=\"%d\" y=\"%.2f\" text-anchor=\"end\">", TL_LEFT - 6, y + 4);
         put_bytes_short(out, yv);
         fprintf(out, "</text><line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" stroke=\"#ddd\"/>\n",
@@ -76,11 +81,23 @@ static void put_axes(FILE *out, const struct scale *s)
     }
     fprintf(out,
             "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">allocated bytes so far (time)</text>\n",
-            (TL_LEFT + TL_RIGHT) / 2, TL_BOTTOM + 32);
+            (TL_LEFT + TL_AXIS_END) / 2, TL_BOTTOM + 32);
     fprintf(out,
             "<text x=\"14\" y=\"%d\" transform=\"rotate(-90 14 %d)\" text-anchor=\"middle\">"
             "live Jett-heap bytes</text>\n",
             (TL_TOP + TL_BOTTOM) / 2, (TL_TOP + TL_BOTTOM) / 2);
+}
+
+/* The exit, apart from the axis, over the bands: what changed after the
+ * last allocation, at no allocated byte of its own. */
+static void put_exit(FILE *out)
+{
+    fprintf(
+        out,
+        "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#555\" "
+        "stroke-dasharray=\"2 2\"/><text x=\"%d\" y=\"%d\" text-anchor=\"middle\">exit</text>\n",
+        (TL_AXIS_END + TL_EXIT) / 2, TL_TOP, (TL_AXIS_END + TL_EXIT) / 2, TL_BOTTOM,
+        (TL_EXIT + TL_RIGHT) / 2, TL_BOTTOM + 16);
 }
 
 static void put_numbers(FILE *out, const char *attr, const uint64_t *v, uint32_t n)
@@ -103,15 +120,44 @@ static void put_site_label(FILE *out, const struct timeline_site *s, size_t max_
     }
 }
 
+/* How put_line writes a vertex: in a path's d (the first after M, the
+ * others after L) or a polyline's points. */
+enum tl_line { TL_PATH_FIRST, TL_PATH_MORE, TL_POINTS };
+
+/* The vertices of a line through values y[i] of the points: each point
+ * at its allocated bytes, but the last, the exit, as a step of its own
+ * from TL_EXIT to TL_RIGHT (the value before it held until then);
+ * backwards when `back`. */
+static void put_line(FILE *out, const struct timeline *t, const struct scale *s, const uint64_t *y,
+                     bool back, enum tl_line form)
+{
+    uint32_t n = t->n_points, last = n - 1;
+    double vx[TIMELINE_POINTS + 2], vy[TIMELINE_POINTS + 2];
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < last; i++)
+        vx[m] = px(s, t->x[i]), vy[m++] = py(s, y[i]);
+    if (last > 0)
+        vx[m] = TL_EXIT, vy[m++] = py(s, y[last - 1]);
+    vx[m] = TL_EXIT, vy[m++] = py(s, y[last]);
+    vx[m] = TL_RIGHT, vy[m++] = py(s, y[last]);
+    for (uint32_t k = 0; k < m; k++) {
+        uint32_t j = back ? m - 1 - k : k;
+        if (form == TL_POINTS)
+            fprintf(out, "%s%.2f,%.2f", k ? " " : "", vx[j], vy[j]);
+        else
+            fprintf(out, "%s%.2f %.2f", k == 0 && form == TL_PATH_FIRST ? "M" : " L", vx[j], vy[j]);
+    }
+}
+
 /* One band between the running sum `low` and low + v, as a closed path. */
 static void put_band(FILE *out, const struct timeline *t, const struct scale *s,
-                     const uint64_t *low, const uint64_t *v)
+                     const uint64_t *low, const uint64_t *v, uint64_t *high)
 {
-    fputs(" d=\"", out);
     for (uint32_t i = 0; i < t->n_points; i++)
-        fprintf(out, "%s%.2f %.2f", i ? " L" : "M", px(s, t->x[i]), py(s, low[i] + v[i]));
-    for (uint32_t i = t->n_points; i-- > 0;)
-        fprintf(out, " L%.2f %.2f", px(s, t->x[i]), py(s, low[i]));
+        high[i] = low[i] + v[i];
+    fputs(" d=\"", out);
+    put_line(out, t, s, high, false, TL_PATH_FIRST);
+    put_line(out, t, s, low, true, TL_PATH_MORE);
     fputs(" Z\"", out);
 }
 
@@ -119,8 +165,9 @@ static int put_series(FILE *out, const struct timeline *t, const struct scale *s
 {
     uint32_t n = t->n_points;
     uint64_t *low = calloc(n, sizeof *low), *other = malloc(n * sizeof *other);
-    if (!low || !other) {
-        free(low), free(other);
+    uint64_t *high = malloc(n * sizeof *high);
+    if (!low || !other || !high) {
+        free(low), free(other), free(high);
         return -1;
     }
     fputs("<g id=\"series\"", out);
@@ -142,8 +189,11 @@ static int put_series(FILE *out, const struct timeline *t, const struct scale *s
             fputs("other", out);
         fputc('"', out);
         put_numbers(out, "data-values", v, n);
+        if (k < t->n_sites) /* what the legend gives: among the values, the last */
+            fprintf(out, " data-max=\"%" PRIu64 "\" data-retained=\"%" PRIu64 "\"",
+                    t->sites[k].max_live, t->sites[k].retained);
         fprintf(out, " fill=\"%s\" stroke=\"none\"", k < t->n_sites ? palette[k] : TL_OTHER_COLOUR);
-        put_band(out, t, s, low, v);
+        put_band(out, t, s, low, v, high);
         fputs("><title>", out);
         if (k < t->n_sites)
             put_site_label(out, &t->sites[k], SIZE_MAX);
@@ -155,10 +205,9 @@ static int put_series(FILE *out, const struct timeline *t, const struct scale *s
     }
     fputs("<polyline id=\"total\" fill=\"none\" stroke=\"#333\" stroke-width=\"1.2\" points=\"",
           out);
-    for (uint32_t i = 0; i < n; i++)
-        fprintf(out, "%s%.2f,%.2f", i ? " " : "", px(s, t->x[i]), py(s, t->total[i]));
+    put_line(out, t, s, t->total, false, TL_POINTS);
     fputs("\"/>\n</g>\n", out);
-    free(low), free(other);
+    free(low), free(other), free(high);
     return 0;
 }
 
@@ -212,7 +261,8 @@ static void put_heading(FILE *out, const struct timeline *t)
             t->peak, t->peak_at, t->retained, t->allocated);
     fprintf(out,
             "<text x=\"10\" y=\"74\">%" PRIu32 " points; the top %d sites by the most each held "
-            "live at once</text>\n",
+            "live at once, each drawn at its most; what changed after the last allocation at "
+            "exit</text>\n",
             t->n_points, TIMELINE_TOP_SITES);
 }
 
@@ -234,6 +284,7 @@ int timeline_write_svg(const struct timeline *t, FILE *out)
     put_axes(out, &s);
     if (put_series(out, t, &s) != 0)
         return -1;
+    put_exit(out);
     if (t->peak == 0)
         fprintf(out,
                 "<text x=\"%d\" y=\"%d\" font-size=\"17\" text-anchor=\"middle\">no live "

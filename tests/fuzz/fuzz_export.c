@@ -45,13 +45,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[400];
     FILE *out = sink();
     if (r)
-        cgexport_write(r, out, err, sizeof err);
+        cgexport_write(r, out, NULL, err, sizeof err);
     fclose(out);
     capture_reader_free(r);
     r = capture_reader_mem(data, size);
     out = sink();
     if (r)
-        (size % 2 ? pprof_write : pprof_write_wall)(r, out, err, sizeof err);
+        (size % 2 ? pprof_write : pprof_write_wall)(r, out, NULL, err, sizeof err);
     fclose(out);
     capture_reader_free(r);
     return 0;
