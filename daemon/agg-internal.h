@@ -462,9 +462,74 @@ static inline uint64_t agg_tasks_creator(const struct agg *a, uint8_t op, uint64
  * aggregated. */
 void agg_tasks_alloc(struct agg *a, const struct wire_alloc *e, uint64_t creator);
 /* The same, of an event given by its fields (a run's quick ways read no
- * event in memory). */
+ * event in memory): agg_tasks_credit_in, out of line. */
 void agg_tasks_credit(struct agg *a, uint8_t op, uint64_t id, uint64_t old, uint64_t neu,
                       uint32_t task, uint32_t stack, uint64_t creator);
+
+/* Row i (below a->tasks.len): the vector holds rows, indexed without
+ * its element size. */
+static inline struct agg_task *agg_task_row_at(struct agg *a, uint32_t i)
+{
+    return (struct agg_task *)a->tasks.p + i;
+}
+
+/* The row of an event's task, NULL when it has none. */
+static inline struct agg_task *agg_task_row(struct agg *a, uint32_t task)
+{
+    if (task == WIRE_NONE32 || task == 0 || task > a->tasks.len)
+        return NULL;
+    return agg_task_row_at(a, task - 1);
+}
+
+/* The creator's word of an allocate of row `index` with the pair of its
+ * stack node, kept for an export (agg_keep_task_nodes). */
+uint64_t agg_tasks_pair_word(struct agg *a, uint32_t stack, uint64_t index);
+
+/* The live bytes of a creator's row and pair move by delta (modulo
+ * 2^64); a word names rows and pairs that exist, checked all the same. */
+static inline void agg_tasks_creator_live(struct agg *a, uint64_t word, uint64_t delta)
+{
+    uint64_t index = word & AGG_TASK_ROW_MASK, pair1 = word >> AGG_TASK_ROW_BITS;
+    if (index < a->tasks.len)
+        agg_task_row_at(a, (uint32_t)index)->live += delta;
+    if (__builtin_expect(pair1 != 0, 0) && pair1 - 1 < a->task_nodes.len)
+        ((struct agg_task_node *)agg_vec_at(&a->task_nodes, (uint32_t)(pair1 - 1)))->live += delta;
+}
+
+/* What an accepted event adds to its task's row and its creator's live
+ * bytes.  In line in a run's quick ways, where each entry's operation is
+ * known where it is credited: a call per entry, with its saved
+ * registers, was a tenth of a run's instructions with tasks. */
+static inline __attribute__((always_inline)) void
+agg_tasks_credit_in(struct agg *a, uint8_t op, uint64_t id, uint64_t old, uint64_t neu,
+                    uint32_t task, uint32_t stack, uint64_t creator)
+{
+    struct agg_task *row = agg_task_row(a, task);
+    if (op == WIRE_OP_FOLD) { /* its allocate and free: allocated, never live at the end */
+        if (row)
+            row->allocated += neu;
+        return;
+    }
+    if (op == WIRE_OP_ALLOCATE) {
+        if (row)
+            row->allocated += neu;
+        /* an allocation the budget left untracked is live in no task:
+         * the memory figures then say they are not exact */
+        uint64_t *rec = live_track_find(&a->mem.track, id);
+        if (rec == NULL)
+            return;
+        uint64_t index = row ? (uint64_t)(row - agg_task_row_at(a, 0)) : AGG_TASK_ROW_MASK;
+        uint64_t word = __builtin_expect(a->task_lines == NULL, 1) || stack >= a->nodes.len
+                            ? index
+                            : agg_tasks_pair_word(a, stack, index);
+        *live_track_creator(&a->mem.track, id, rec) = word;
+        agg_tasks_creator_live(a, word, neu);
+        return;
+    }
+    if (op == WIRE_OP_RESIZE && row && neu > old)
+        row->allocated += neu - old;
+    agg_tasks_creator_live(a, creator, op == WIRE_OP_RESIZE ? neu - old : 0 - old);
+}
 void agg_tasks_free(struct agg *a);
 /* The self cost w (key: leaf span start + 1) of an event at node, for
  * its task's pair (agg_keep_task_nodes). */

@@ -1139,7 +1139,7 @@ run_credit(struct agg *a, bool tasks, uint64_t errors_before, uint8_t op, uint64
            uint64_t neu, uint32_t task, uint32_t stack, uint64_t creator)
 {
     if (tasks && a->errors == errors_before)
-        agg_tasks_credit(a, op, id, old, neu, task, stack, creator);
+        agg_tasks_credit_in(a, op, id, old, neu, task, stack, creator);
 }
 
 /* The compact entries a run reads without wire_compact_take, while they

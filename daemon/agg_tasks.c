@@ -160,24 +160,9 @@ int agg_task(struct agg *a, const struct wire_task *t)
     return 0;
 }
 
-/* Row i (below a->tasks.len): the vector holds rows, indexed without
- * its element size. */
-static struct agg_task *row_at(struct agg *a, uint32_t i)
-{
-    return (struct agg_task *)a->tasks.p + i;
-}
-
-/* The row of an event's task, NULL when it has none. */
-static struct agg_task *task_row(struct agg *a, uint32_t task)
-{
-    if (task == WIRE_NONE32 || task == 0 || task > a->tasks.len)
-        return NULL;
-    return row_at(a, task - 1);
-}
-
 void agg_tasks_sample(struct agg *a, const struct wire_sample *s)
 {
-    struct agg_task *row = task_row(a, s->exec.task);
+    struct agg_task *row = agg_task_row(a, s->exec.task);
     if (row == NULL)
         return;
     if (s->state == WIRE_STATE_JETT || s->state == WIRE_STATE_RUNTIME)
@@ -186,53 +171,16 @@ void agg_tasks_sample(struct agg *a, const struct wire_sample *s)
         row->waiting++;
 }
 
-/* The creator's word of an allocate at node `stack`: its row and, with
- * pairs, the pair of its stack node (when it has a stored one). */
-static uint64_t creator_word(struct agg *a, uint32_t stack, uint64_t index)
+uint64_t agg_tasks_pair_word(struct agg *a, uint32_t stack, uint64_t index)
 {
-    if (!a->task_lines || stack >= a->nodes.len)
-        return index;
     uint32_t at = pair_of(a, stack, index == AGG_TASK_ROW_MASK ? AGG_NONE : (uint32_t)index);
     return at == AGG_NONE ? index : index | (uint64_t)(at + 1) << AGG_TASK_ROW_BITS;
-}
-
-/* The live bytes of a creator's row and pair move by delta (modulo
- * 2^64); a word names rows and pairs that exist, checked all the same. */
-static void creator_live(struct agg *a, uint64_t word, uint64_t delta)
-{
-    uint64_t index = word & AGG_TASK_ROW_MASK, pair1 = word >> AGG_TASK_ROW_BITS;
-    if (index < a->tasks.len)
-        row_at(a, (uint32_t)index)->live += delta;
-    if (pair1 && pair1 - 1 < a->task_nodes.len)
-        ((struct agg_task_node *)agg_vec_at(&a->task_nodes, (uint32_t)(pair1 - 1)))->live += delta;
 }
 
 void agg_tasks_credit(struct agg *a, uint8_t op, uint64_t id, uint64_t old, uint64_t neu,
                       uint32_t task, uint32_t stack, uint64_t creator)
 {
-    struct agg_task *row = task_row(a, task);
-    if (op == WIRE_OP_FOLD) { /* its allocate and free: allocated, never live at the end */
-        if (row)
-            row->allocated += neu;
-        return;
-    }
-    if (op == WIRE_OP_ALLOCATE) {
-        if (row)
-            row->allocated += neu;
-        /* an allocation the budget left untracked is live in no task:
-         * the memory figures then say they are not exact */
-        uint64_t *rec = live_track_find(&a->mem.track, id);
-        if (rec == NULL)
-            return;
-        uint64_t word =
-            creator_word(a, stack, row ? (uint64_t)(row - row_at(a, 0)) : AGG_TASK_ROW_MASK);
-        *live_track_creator(&a->mem.track, id, rec) = word;
-        creator_live(a, word, neu);
-        return;
-    }
-    if (op == WIRE_OP_RESIZE && row && neu > old)
-        row->allocated += neu - old;
-    creator_live(a, creator, op == WIRE_OP_RESIZE ? neu - old : 0 - old);
+    agg_tasks_credit_in(a, op, id, old, neu, task, stack, creator);
 }
 
 void agg_tasks_alloc(struct agg *a, const struct wire_alloc *e, uint64_t creator)
