@@ -142,21 +142,28 @@ static inline uint64_t *live_track_creator(const struct live_track *t, uint64_t 
 bool live_track_add_slow(struct live_track *t, uint64_t id, uint64_t rec,
                          const struct live_limit *lim);
 
-/* The same, inline when the window does not grow and slides by at most
- * the one id whose slot the new one takes, free (as window_slide in
- * live_track.c would: in a steady state, every new id is one past the
- * window). */
+/* How far live_track_add slides the window in line. */
+#define LIVE_QUICK_SLIDE 8
+
+/* The same, inline when the window does not grow and slides past at most
+ * LIVE_QUICK_SLIDE ids, all free (as window_slide in live_track.c would:
+ * in a steady state every new id is just past the window, one past it,
+ * or a few when the ids between went to allocations folded away, which
+ * have no record; the call of the slow way for those was a seventh of a
+ * replay's instructions). */
 static inline bool live_track_add(struct live_track *t, uint64_t id, uint64_t rec,
                                   const struct live_limit *lim)
 {
     struct live_window *w = &t->window;
     uint64_t off = id - w->base;
-    if ((w->n + 1) * 3 > w->cap || off > w->cap)
+    if ((w->n + 1) * 3 > w->cap || off >= w->cap + LIVE_QUICK_SLIDE)
         return live_track_add_slow(t, id, rec, lim);
-    if (off == w->cap) {
-        if (w->slots[id & (w->cap - 1)] != LIVE_EMPTY)
-            return live_track_add_slow(t, id, rec, lim);
-        w->base++;
+    if (off >= w->cap) {
+        uint64_t base = id - w->cap + 1; /* the ids below leave the window */
+        for (uint64_t i = w->base; i < base; i++)
+            if (w->slots[i & (w->cap - 1)] != LIVE_EMPTY)
+                return live_track_add_slow(t, id, rec, lim);
+        w->base = base;
     }
     live_window_put(w, id, rec);
     return true;

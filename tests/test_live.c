@@ -188,7 +188,8 @@ static bool always_fits(void *ctx, size_t more)
     return true;
 }
 
-/* 300,000 random adds (ids rising with gaps) and removes of old and new
+/* 300,000 random adds (ids rising with gaps, some wider than an inline
+ * slide) and removes of old and new
  * ids, the window doubling and sliding its old records into the table,
  * which doubles and shifts runs back on removal: every live id keeps the
  * creator's word written after its add, checked against an array; and
@@ -209,7 +210,9 @@ START_TEST(track_keeps_creators)
             ck_assert_ptr_nonnull(rec);
             *live_track_creator(&t, next, rec) = next * 7 + 1;
             live[n++] = next;
-            next += 1 + rng % 3;
+            /* gaps of ids of folded allocations: mostly a few, now and
+             * then more than the window slides in line */
+            next += 1 + (rng % 16 ? rng % 3 : (rng >> 32) % 12);
         } else {
             /* an old id most of the time: records reach the table */
             int k = (int)((rng >> 8) % (uint64_t)n);
