@@ -201,12 +201,23 @@ static int call_body(struct interp_state *s, const struct interp_fn *fn, struct 
         return -1;
     }
     out->secret |= t.secret;
-    /* Still in the callee: a tick from its last statement is its own. */
-    if (interp_safe_point(s) < 0) {
+    return 0;
+}
+
+/* The end of a call, its frame still current: the callee's locals are
+ * released (freeing a large one is its own work, at the statement it
+ * returned from), then a safe point, so that a tick from its last
+ * statement or its teardown is the callee's, not its caller's at the
+ * call.  r is call_body's; the result stays in *out when it is 0. */
+static int call_leave(struct interp_state *s, const struct interp_fn *fn, struct value *slots,
+                      int r, struct value *out)
+{
+    call_release_slots(s, slots, fn->n_slots);
+    if (r == 0 && interp_safe_point(s) < 0) {
         val_release(s, *out);
         return -1;
     }
-    return 0;
+    return r;
 }
 
 int eval_call_fn(struct interp_state *s, uint32_t fn_id, struct value *slots,
@@ -248,10 +259,9 @@ int eval_call_fn(struct interp_state *s, uint32_t fn_id, struct value *slots,
         if (site)
             s->site_calls[site->u.call.site]++;
     }
-    int r = call_body(s, fn, out);
+    int r = call_leave(s, fn, slots, call_body(s, fn, out), out);
     s->depth--;
     s->slots = caller_slots;
-    call_release_slots(s, slots, fn->n_slots);
     return r;
 }
 

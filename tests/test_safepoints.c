@@ -25,11 +25,16 @@
 #define MIB (1024 * 1024)
 #define CHUNKS(bytes) ((bytes) / SAFEPOINT_CHUNK - 1)
 
-/* Inputs built before the operation. */
-#define INTS(n) "    let xs = []\n    for i in 0.." #n " {\n        push(xs, " #n " - i)\n    }\n"
-#define BIG "    let s = repeat(\"a\", 4194304)\n"
-#define MAP "    let m = {}\n    for i in 0..100000 {\n        m[str(i)] = i\n    }\n"
-#define PARTS "    let parts = []\n    for i in 0..100000 {\n        push(parts, \"p\")\n    }\n"
+/* Inputs built before the operation, into namespace-level bindings: what
+ * main's frame holds is released, its own work, as the frame returns,
+ * interrupted or not, and would count at the operation's statement. */
+#define SP_GLOBALS                                                                                 \
+    "let xs = nil\nlet s = nil\nlet m = nil\nlet parts = nil\nlet t = nil\nlet u = nil\n"          \
+    "let ys = nil\nlet ch = nil\n"
+#define INTS(n) "    xs = []\n    for i in 0.." #n " {\n        push(xs, " #n " - i)\n    }\n"
+#define BIG "    s = repeat(\"a\", 4194304)\n"
+#define MAP "    m = {}\n    for i in 0..100000 {\n        m[str(i)] = i\n    }\n"
+#define PARTS "    parts = []\n    for i in 0..100000 {\n        push(parts, \"p\")\n    }\n"
 
 struct sp_case {
     const char *builtin; /* the builtin or operation it covers */
@@ -43,7 +48,7 @@ static const struct sp_case cases[] = {
     {"sort", INTS(100000), "let r = sort(xs)", 3 * 100000 + 100000 - 1, true},
     {"sort", INTS(20000), "let r = sort(xs, before)", 3 * 20000 + 20000 - 1, true},
     {"repeat", "", "let r = repeat(\"ab\", 1048576)", CHUNKS(2 * MIB), true},
-    {"split", "    let s = repeat(\"a,\", 100000)\n", "let r = split(s, \",\")", 100000, true},
+    {"split", "    s = repeat(\"a,\", 100000)\n", "let r = split(s, \",\")", 100000, true},
     {"join", PARTS, "let r = join(parts, \",\")", 100000, true},
     {"slice", INTS(100000), "let r = slice(xs, 0, 100000)", 100000, true},
     {"slice", BIG, "let r = slice(s, 0, 4194304)", CHUNKS(4 * MIB), true},
@@ -57,24 +62,22 @@ static const struct sp_case cases[] = {
     {"lower", BIG, "let r = lower(s)", CHUNKS(4 * MIB), true},
     {"str", INTS(100000), "let r = str(xs)", 100000, false},
     {"print", INTS(100000), "print(xs)", 100000, false},
-    {"int", "    let s = repeat(\"0\", 4194304) + \"1\"\n", "let r = int(s)", CHUNKS(4 * MIB),
-     true},
+    {"int", "    s = repeat(\"0\", 4194304) + \"1\"\n", "let r = int(s)", CHUNKS(4 * MIB), true},
     {"min", INTS(100000), "let r = min(xs)", 100000, true},
     {"max", INTS(100000), "let r = max(xs)", 100000, true},
     {"insert", INTS(100000), "insert(xs, 0, 1)", CHUNKS(100000 * 16), false},
     {"remove", INTS(100000), "let r = remove(xs, 0)", CHUNKS(100000 * 16), false},
     {"string +", BIG, "let r = s + s", 2 * CHUNKS(4 * MIB), true},
     {"list +", INTS(100000), "let r = xs + xs", 200000, true},
-    {"string +=", BIG "    let t = slice(\"xy\", 0, 1)\n", "t += s", CHUNKS(4 * MIB), false},
-    {"string ==", BIG "    let u = s + \"\"\n", "let r = s == u", CHUNKS(4 * MIB), false},
-    {"string <", BIG "    let u = s + \"\"\n", "let r = s < u", CHUNKS(4 * MIB), false},
-    {"list ==", INTS(100000) "    let ys = slice(xs, 0, 100000)\n", "let r = xs == ys", 100000,
-     false},
-    {"map growth", "    let m = {}\n    for i in 0..131072 {\n        m[str(i)] = i\n    }\n",
+    {"string +=", BIG "    t = slice(\"xy\", 0, 1)\n", "t += s", CHUNKS(4 * MIB), false},
+    {"string ==", BIG "    u = s + \"\"\n", "let r = s == u", CHUNKS(4 * MIB), false},
+    {"string <", BIG "    u = s + \"\"\n", "let r = s < u", CHUNKS(4 * MIB), false},
+    {"list ==", INTS(100000) "    ys = slice(xs, 0, 100000)\n", "let r = xs == ys", 100000, false},
+    {"map growth", "    m = {}\n    for i in 0..131072 {\n        m[str(i)] = i\n    }\n",
      "m[\"x\"] = 1", 131072, false},
     {"free", PARTS, "parts = []", 100000, false},
     /* a value crossing tasks is copied an item at a time */
-    {"send", INTS(100000) "    let ch = channel(1)\n", "send(ch, xs)", 100000, true},
+    {"send", INTS(100000) "    ch = channel(1)\n", "send(ch, xs)", 100000, true},
     {"spawn", INTS(100000), "let t = spawn(before, xs, 0)", 100000, true},
 };
 
@@ -124,7 +127,8 @@ static long sp_run_case(const struct sp_case *c, long interrupt_at, struct inter
 {
     char text[4096];
     snprintf(text, sizeof text,
-             "namespace t.main\nfn before(a, b) {\n    return a < b\n}\nfn main() {\n%s"
+             "namespace t.main\n" SP_GLOBALS
+             "fn before(a, b) {\n    return a < b\n}\nfn main() {\n%s"
              "    print(\"go\")\n    %s\n    print(\"done\")\n}\n",
              c->setup, c->op);
     char *dir = tu_tmpdir();
@@ -171,6 +175,80 @@ START_TEST(operation_passes_safe_points)
 }
 END_TEST
 
+/* A callee's teardown is its own: the samples taken while the locals of
+ * build are released (a safe point per entry of its 300-entry map) have
+ * build at its return statement as their leaf, never main at the call.
+ * By hand, per call of build: 300 entries released and the safe point
+ * after them at build's return; at main's call statement, the safe point
+ * before the call pushes build's frame and the loop's next one (the
+ * iteration's, or after the last, print's statement's) before main marks
+ * another statement. */
+static const char teardown_text[] = "namespace t.main\n"
+                                    "fn build(n: int) -> int {\n"
+                                    "    let m = {}\n"
+                                    "    for i in 0..n {\n"
+                                    "        m[str(i)] = i\n"
+                                    "    }\n"
+                                    "    return len(m)\n"
+                                    "}\n"
+                                    "fn main() {\n"
+                                    "    print(\"go\")\n"
+                                    "    let total = 0\n"
+                                    "    for k in 0..20 {\n"
+                                    "        total += build(300)\n"
+                                    "    }\n"
+                                    "    print(\"done\")\n"
+                                    "}\n";
+
+struct td_run {
+    struct sp_run base;
+    uint32_t ret_at, call_at; /* the two statements' offsets */
+    long at_return, at_call;
+};
+
+static void td_sampler(void *ctx, struct interp_state *s)
+{
+    struct td_run *r = ctx;
+    if (!r->base.armed)
+        return;
+    uint32_t depth = interp_stack_depth(s);
+    struct interp_frame_info f = interp_stack_frame(s, depth - 1);
+    if (depth == 2 && f.span.start == r->ret_at)
+        r->at_return++;
+    else if (depth == 1 && f.span.start == r->call_at)
+        r->at_call++;
+    interp_request_sample(s);
+}
+
+START_TEST(callee_teardown_is_the_callee_s)
+{
+    char *dir = tu_tmpdir();
+    harness_write(dir, "main.jett", teardown_text);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/main.jett", dir);
+    struct interp_diags d;
+    struct interp_program *p = interp_load(path, NULL, &d);
+    ck_assert_ptr_nonnull(p);
+    struct td_run r = {0};
+    r.ret_at = (uint32_t)(strstr(teardown_text, "return len(m)") - teardown_text);
+    r.call_at = (uint32_t)(strstr(teardown_text, "total += build") - teardown_text);
+    struct interp_host host = {&r.base, sp_write, sp_write, NULL, NULL};
+    r.base.s = interp_new(p, &host, NULL);
+    interp_set_sampler(r.base.s, td_sampler, &r);
+    struct interp_result res;
+    interp_run(r.base.s, &res);
+    ck_assert_int_eq(res.termination, INTERP_RETURNED);
+    ck_assert(r.base.saw_done);
+    interp_result_free(&res);
+    interp_free(r.base.s);
+    interp_program_free(p);
+    harness_rmtree(dir);
+    free(dir);
+    ck_assert_int_eq(r.at_return, 20 * (300 + 1));
+    ck_assert_int_eq(r.at_call, 20 * 2);
+}
+END_TEST
+
 static bool sp_listed(const char *name, const char *const *list, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -202,6 +280,7 @@ Suite *safepoints_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, operation_passes_safe_points, 0, sizeof cases / sizeof cases[0]);
     tcase_add_test(tc, every_builtin_classified);
+    tcase_add_test(tc, callee_teardown_is_the_callee_s);
     suite_add_tcase(s, tc);
     return s;
 }
