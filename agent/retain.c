@@ -243,7 +243,8 @@ static int walk_bindings(struct retain_walker *w, struct interp_state *s)
  * binding reached to no holder; then the closing record (without rows
  * when the walk was cut, or never started).  When the bindings reached
  * every live object, the heap's meaning of a mark flips instead of a
- * pass over them all (half the walk's time). */
+ * pass over them all (half the walk's time).  Every live object is on
+ * the heap's list by then, a channel's messages too (runtime_gather). */
 static int close_walk(struct retain_walker *w, struct interp_state *s, int rc)
 {
     const struct heap_obj *end = &s->heap.live;

@@ -551,11 +551,12 @@ static void *runtime_thread(void *arg)
  * channel holds, what an ended task left: its result and any cycle, and
  * what the workers freed tasks into) joins task 1's heap, where the
  * retained walk and the teardown find it.  No event: nothing changes
- * but the lists the objects are on. */
+ * but the lists the objects are on.  A run without tasks has channels
+ * too, whose messages are on no heap's list until then. */
 static void runtime_gather(struct interp_run *run)
 {
     struct heap *h = &run->main->heap;
-    for (uint32_t i = 0; i < run->sched.n_workers; i++) {
+    for (uint32_t i = 0; run->tasks && i < run->sched.n_workers; i++) {
         struct interp_state *idle = run->sched.workers[i].idle;
         if (idle) {
             struct heap_chain c = heap_detach(&idle->heap, &idle->heap.live);
@@ -602,6 +603,7 @@ int interp_run(struct interp_state *s, struct interp_result *out)
     if (err != 0)
         return -1;
     pthread_join(t, NULL);
+    runtime_gather(s->run);
     return 0;
 }
 
