@@ -220,8 +220,13 @@ static int call_leave(struct interp_state *s, const struct interp_fn *fn, struct
     return r;
 }
 
-int eval_call_fn(struct interp_state *s, uint32_t fn_id, struct value *slots,
-                 const struct ast *site, struct value *out)
+/* A call: the frame pushed, the body run, the result checked and passed
+ * to `at_return` (when given) while the frame is still current, the
+ * frame left.  Inlined into both callers, so that an ordinary call tests
+ * no hook. */
+static inline __attribute__((always_inline)) int
+call_run(struct interp_state *s, uint32_t fn_id, struct value *slots, const struct ast *site,
+         eval_return_fn at_return, void *ctx, struct value *out)
 {
     const struct interp_fn *fn = &s->prog->fns[fn_id];
     char probe; /* its address: how deep the C stack is */
@@ -259,10 +264,27 @@ int eval_call_fn(struct interp_state *s, uint32_t fn_id, struct value *slots,
         if (site)
             s->site_calls[site->u.call.site]++;
     }
-    int r = call_leave(s, fn, slots, call_body(s, fn, out), out);
+    int r = call_body(s, fn, out);
+    if (r == 0 && at_return && at_return(s, out, ctx) < 0) {
+        val_release(s, *out);
+        r = -1;
+    }
+    r = call_leave(s, fn, slots, r, out);
     s->depth--;
     s->slots = caller_slots;
     return r;
+}
+
+int eval_call_fn(struct interp_state *s, uint32_t fn_id, struct value *slots,
+                 const struct ast *site, struct value *out)
+{
+    return call_run(s, fn_id, slots, site, NULL, NULL, out);
+}
+
+int eval_call_entry(struct interp_state *s, uint32_t fn_id, struct value *slots,
+                    eval_return_fn at_return, void *ctx, struct value *out)
+{
+    return call_run(s, fn_id, slots, NULL, at_return, ctx, out);
 }
 
 /* Calls a user function with borrowed arguments (from a builtin like sort). */

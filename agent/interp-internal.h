@@ -128,6 +128,13 @@ int eval_call_value(struct interp_state *s, struct value fn, struct value *args,
                     const struct ast *site, struct value *out);
 int eval_call_fn(struct interp_state *s, uint32_t fn_id, struct value *slots,
                  const struct ast *site, struct value *out);
+/* What a task's entry call does with its result as its function returns,
+ * in its frame at the return statement: 0, or -1 (raised; the result is
+ * still the caller's, which releases it). */
+typedef int (*eval_return_fn)(struct interp_state *s, const struct value *result, void *ctx);
+/* A call from no call site (a task's entry) with that hook. */
+int eval_call_entry(struct interp_state *s, uint32_t fn_id, struct value *slots,
+                    eval_return_fn at_return, void *ctx, struct value *out);
 /* Raises a runtime error at node n (in the leaf frame's source). */
 int interp_raise(struct interp_state *s, const struct ast *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

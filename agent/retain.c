@@ -86,7 +86,8 @@ HOT bool reach(struct retain_walker *w, struct value v)
 }
 
 /* The child of a channel (its messages, oldest first) or of a task (its
- * result) at level l's next position. */
+ * result, then its copy of it that no join took yet) at level l's next
+ * position. */
 static bool next_shared_child(struct retain_level *l, struct value *out)
 {
     const struct rt_shared *o = (const struct rt_shared *)l->o;
@@ -98,9 +99,9 @@ static bool next_shared_child(struct retain_level *l, struct value *out)
         return true;
     }
     const struct interp_task *t = (const struct interp_task *)o;
-    if (l->next++ > 0 || t->outcome != TASK_RETURNED)
+    if (l->next >= 2 || t->outcome != TASK_RETURNED)
         return false;
-    *out = t->result;
+    *out = l->next++ == 0 ? t->result : t->sent;
     return true;
 }
 

@@ -548,8 +548,9 @@ static void *runtime_thread(void *arg)
 }
 
 /* Once every task has ended, what is still live anywhere (values a
- * channel holds, what an ended task left: its result and any cycle, and
- * what the workers freed tasks into) joins task 1's heap, where the
+ * channel holds, what an ended task left: its result, its copy of it
+ * that no join took, and any cycle, and what the workers freed tasks
+ * into) joins task 1's heap, where the
  * retained walk and the teardown find it.  No event: nothing changes
  * but the lists the objects are on.  A run without tasks has channels
  * too, whose messages are on no heap's list until then. */
@@ -566,6 +567,7 @@ static void runtime_gather(struct interp_run *run)
     for (struct rt_shared *o = run->reg; o; o = o->reg_next) {
         if (o->kind == RT_TASK) {
             heap_adopt(h, &((struct interp_task *)o)->left);
+            heap_adopt(h, &((struct interp_task *)o)->sent_chain);
             continue;
         }
         struct interp_channel *ch = (struct interp_channel *)o;

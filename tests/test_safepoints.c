@@ -220,32 +220,88 @@ static void td_sampler(void *ctx, struct interp_state *s)
     interp_request_sample(s);
 }
 
-START_TEST(callee_teardown_is_the_callee_s)
+/* Runs text on one worker (when it has tasks) with a sampler whose
+ * context starts with an sp_run; asserts it returned and printed done. */
+static void run_sampled(const char *text, interp_sampler_fn sampler, struct sp_run *r)
 {
     char *dir = tu_tmpdir();
-    harness_write(dir, "main.jett", teardown_text);
+    harness_write(dir, "main.jett", text);
     char path[4096];
     snprintf(path, sizeof path, "%s/main.jett", dir);
     struct interp_diags d;
     struct interp_program *p = interp_load(path, NULL, &d);
     ck_assert_ptr_nonnull(p);
-    struct td_run r = {0};
-    r.ret_at = (uint32_t)(strstr(teardown_text, "return len(m)") - teardown_text);
-    r.call_at = (uint32_t)(strstr(teardown_text, "total += build") - teardown_text);
-    struct interp_host host = {&r.base, sp_write, sp_write, NULL, NULL};
-    r.base.s = interp_new(p, &host, NULL);
-    interp_set_sampler(r.base.s, td_sampler, &r);
+    struct interp_host host = {r, sp_write, sp_write, NULL, NULL};
+    struct interp_options opts = {.workers = 1};
+    r->s = interp_new(p, &host, &opts);
+    interp_set_sampler(r->s, sampler, r);
     struct interp_result res;
-    interp_run(r.base.s, &res);
+    interp_run(r->s, &res);
     ck_assert_int_eq(res.termination, INTERP_RETURNED);
-    ck_assert(r.base.saw_done);
+    ck_assert(r->saw_done);
     interp_result_free(&res);
-    interp_free(r.base.s);
+    interp_free(r->s);
     interp_program_free(p);
     harness_rmtree(dir);
     free(dir);
+}
+
+START_TEST(callee_teardown_is_the_callee_s)
+{
+    struct td_run r = {0};
+    r.ret_at = (uint32_t)(strstr(teardown_text, "return len(m)") - teardown_text);
+    r.call_at = (uint32_t)(strstr(teardown_text, "total += build") - teardown_text);
+    run_sampled(teardown_text, td_sampler, &r.base);
     ck_assert_int_eq(r.at_return, 20 * (300 + 1));
     ck_assert_int_eq(r.at_call, 20 * 2);
+}
+END_TEST
+
+/* A task's result is copied by the task, in its function's frame at the
+ * return statement, and the join takes that copy without copying again.
+ * By hand, on one worker: task 2 at its return passes a safe point per
+ * item copied of its 100000-item list and the one that ends the call;
+ * main, blocked in join until task 2 ended, passes none in the join and
+ * then the safe point of its next statement before that marks itself. */
+static const char result_text[] = "namespace t.main\n"
+                                  "fn make(n: int) -> list {\n"
+                                  "    let out = []\n"
+                                  "    for i in 0..n {\n"
+                                  "        push(out, i)\n"
+                                  "    }\n"
+                                  "    return out\n"
+                                  "}\n"
+                                  "fn main() {\n"
+                                  "    print(\"go\")\n"
+                                  "    let t = spawn(make, 100000)\n"
+                                  "    let r = join(t)\n"
+                                  "    print(\"done\")\n"
+                                  "}\n";
+
+static void result_sampler(void *ctx, struct interp_state *s)
+{
+    struct td_run *r = ctx;
+    uint32_t depth = interp_stack_depth(s);
+    if (!r->base.armed)
+        return;
+    if (depth > 0) { /* none: the worker between tasks */
+        struct interp_frame_info f = interp_stack_frame(s, depth - 1);
+        if (interp_task_number(s) == 2 && f.span.start == r->ret_at)
+            r->at_return++;
+        else if (interp_task_number(s) == 1 && f.span.start == r->call_at)
+            r->at_call++;
+    }
+    interp_request_sample(s);
+}
+
+START_TEST(task_result_copied_in_the_task)
+{
+    struct td_run r = {0};
+    r.ret_at = (uint32_t)(strstr(result_text, "return out") - result_text);
+    r.call_at = (uint32_t)(strstr(result_text, "let r = join(t)") - result_text);
+    run_sampled(result_text, result_sampler, &r.base);
+    ck_assert_int_eq(r.at_return, 100000 + 1);
+    ck_assert_int_eq(r.at_call, 1);
 }
 END_TEST
 
@@ -281,6 +337,7 @@ Suite *safepoints_suite(void)
     tcase_add_loop_test(tc, operation_passes_safe_points, 0, sizeof cases / sizeof cases[0]);
     tcase_add_test(tc, every_builtin_classified);
     tcase_add_test(tc, callee_teardown_is_the_callee_s);
+    tcase_add_test(tc, task_result_copied_in_the_task);
     suite_add_tcase(s, tc);
     return s;
 }
