@@ -63,6 +63,10 @@ static const struct sp_case cases[] = {
     {"str", INTS(100000), "let r = str(xs)", 100000, false},
     {"print", INTS(100000), "print(xs)", 100000, false},
     {"int", "    s = repeat(\"0\", 4194304) + \"1\"\n", "let r = int(s)", CHUNKS(4 * MIB), true},
+    {"float", "    s = \"1.\" + repeat(\"1\", 4194304)\n", "let r = float(s)", CHUNKS(4 * MIB),
+     true},
+    {"float", "    s = \"0x1.\" + repeat(\"0\", 4194304) + \"p3\"\n", "let r = float(s)",
+     CHUNKS(4 * MIB), true},
     {"min", INTS(100000), "let r = min(xs)", 100000, true},
     {"max", INTS(100000), "let r = max(xs)", 100000, true},
     {"insert", INTS(100000), "insert(xs, 0, 1)", CHUNKS(100000 * 16), false},
@@ -84,9 +88,8 @@ static const struct sp_case cases[] = {
 /* Builtins whose work does not grow with their input (or, for sleep,
  * that wait instead of working), and those that format values as str
  * does. */
-static const char *const bounded[] = {"len",     "push",   "pop",  "has",    "float",
-                                      "abs",     "now_ms", "env",  "secret", "sleep",
-                                      "channel", "recv",   "close"};
+static const char *const bounded[] = {"len", "push",   "pop",   "has",     "abs",  "now_ms",
+                                      "env", "secret", "sleep", "channel", "recv", "close"};
 static const char *const formats_like_str[] = {"eprint", "debug", "log", "fail"};
 
 struct sp_run {
