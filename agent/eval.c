@@ -29,7 +29,7 @@ int eval_index_get(struct interp_state *s, const struct ast *n, struct value c, 
     if (c.tag == V_MAP) {
         if (i.tag != V_STR)
             return interp_raise(s, n, "map keys are strings, got %s", val_type_name(i));
-        struct value *v = heap_map_get(c.u.m, i.u.s);
+        struct value *v = heap_map_get(s->sp, c.u.m, i.u.s);
         if (v == NULL)
             return interp_raise(s, n, "missing map key \"%s\"",
                                 i.secret ? "<secret>" : i.u.s->data);

@@ -559,7 +559,8 @@ static void runtime_gather(struct interp_run *run)
     struct heap *h = &run->main->heap;
     for (uint32_t i = 0; run->tasks && i < run->sched.n_workers; i++) {
         struct interp_state *idle = run->sched.workers[i].idle;
-        if (idle) {
+        if (idle) { /* no safe point now: the workers have ended */
+            idle->heap.sp = &safepoint_idle;
             struct heap_chain c = heap_detach(&idle->heap, &idle->heap.live);
             heap_adopt(h, &c);
         }

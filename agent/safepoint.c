@@ -2,6 +2,7 @@
 #include "agent/safepoint.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int safepoint_never(struct safepoint *sp)
@@ -68,6 +69,29 @@ int safepoint_compare(struct safepoint *sp, const void *a, const void *b, size_t
         safepoint_poll(sp);
     }
     return n ? memcmp(x, y, n) : 0;
+}
+
+void safepoint_fill(struct safepoint *sp, void *dst, int c, size_t n)
+{
+    char *d = dst;
+    while (n > SAFEPOINT_CHUNK) {
+        memset(d, c, SAFEPOINT_CHUNK);
+        d += SAFEPOINT_CHUNK, n -= SAFEPOINT_CHUNK;
+        safepoint_poll(sp);
+    }
+    memset(d, c, n);
+}
+
+void *safepoint_realloc(struct safepoint *sp, void *p, size_t used, size_t size)
+{
+    if (p == NULL || size <= SAFEPOINT_REALLOC_COPY)
+        return realloc(p, size);
+    void *q = malloc(size);
+    if (q == NULL)
+        return NULL;
+    safepoint_copy_all(sp, q, p, used < size ? used : size);
+    free(p);
+    return q;
 }
 
 const char *safepoint_search(struct safepoint *sp, const char *hay, size_t n, const char *needle,

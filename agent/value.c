@@ -274,7 +274,7 @@ static bool val_equal_map(struct safepoint *sp, const struct heap_map *a, const 
         if (e->key == NULL)
             continue;
         safepoint_poll(sp);
-        struct value *o = heap_map_get((struct heap_map *)b, e->key);
+        struct value *o = heap_map_get(sp, (struct heap_map *)b, e->key);
         if (o == NULL || !val_equal_depth(sp, e->val, *o, depth + 1))
             return false;
     }

@@ -35,6 +35,10 @@
 #define BIG "    s = repeat(\"a\", 4194304)\n"
 #define MAP "    m = {}\n    for i in 0..100000 {\n        m[str(i)] = i\n    }\n"
 #define PARTS "    parts = []\n    for i in 0..100000 {\n        push(parts, \"p\")\n    }\n"
+#define STRS "    parts = []\n    for i in 0..100000 {\n        push(parts, str(i))\n    }\n"
+/* A map whose one key is s, and u: the same bytes, not hashed yet. */
+#define LONG_KEY BIG "    m = {}\n    m[s] = 1\n    u = s + \"\"\n"
+#define NESTED "    xs = []\n    for i in 0..100000 {\n        push(xs, [i])\n    }\n"
 
 struct sp_case {
     const char *builtin; /* the builtin or operation it covers */
@@ -67,6 +71,11 @@ static const struct sp_case cases[] = {
      true},
     {"float", "    s = \"0x1.\" + repeat(\"0\", 4194304) + \"p3\"\n", "let r = float(s)",
      CHUNKS(4 * MIB), true},
+    /* hashing the key, then comparing it with the map's */
+    {"has", LONG_KEY, "let r = has(m, u)", 2 * CHUNKS(4 * MIB), false},
+    {"map index", LONG_KEY, "let r = m[u]", 2 * CHUNKS(4 * MIB), false},
+    {"string += growth", BIG "    t = s + \"\"\n", "t += \"x\"", CHUNKS(4 * MIB), false},
+    {"push", INTS(131072), "push(xs, 0)", CHUNKS(131072 * 16), false},
     {"min", INTS(100000), "let r = min(xs)", 100000, true},
     {"max", INTS(100000), "let r = max(xs)", 100000, true},
     {"insert", INTS(100000), "insert(xs, 0, 1)", CHUNKS(100000 * 16), false},
@@ -80,16 +89,21 @@ static const struct sp_case cases[] = {
     {"map growth", "    m = {}\n    for i in 0..131072 {\n        m[str(i)] = i\n    }\n",
      "m[\"x\"] = 1", 131072, false},
     {"free", PARTS, "parts = []", 100000, false},
+    /* an item dropped, then the string it held freed */
+    {"free", STRS, "parts = []", 2 * 100000, false},
     /* a value crossing tasks is copied an item at a time */
     {"send", INTS(100000) "    ch = channel(1)\n", "send(ch, xs)", 100000, true},
     {"spawn", INTS(100000), "let t = spawn(before, xs, 0)", 100000, true},
+    /* 200000 items copied, the table of copies grown (32 + 64 + ... +
+     * 65536 pairs moved) and the 100001 lists copied detached */
+    {"send", NESTED "    ch = channel(1)\n", "send(ch, xs)", 200000 + 131040 + 100001, true},
 };
 
 /* Builtins whose work does not grow with their input (or, for sleep,
  * that wait instead of working), and those that format values as str
  * does. */
-static const char *const bounded[] = {"len", "push",   "pop",   "has",     "abs",  "now_ms",
-                                      "env", "secret", "sleep", "channel", "recv", "close"};
+static const char *const bounded[] = {"len",    "pop",   "abs",     "now_ms", "env",
+                                      "secret", "sleep", "channel", "recv",   "close"};
 static const char *const formats_like_str[] = {"eprint", "debug", "log", "fail"};
 
 struct sp_run {
@@ -145,7 +159,8 @@ static long sp_run_case(const struct sp_case *c, long interrupt_at, struct inter
     r.target = (uint32_t)(strstr(text, "print(\"go\")\n    ") - text + 16);
     r.interrupt_at = interrupt_at;
     struct interp_host host = {&r, sp_write, sp_write, NULL, NULL};
-    r.s = interp_new(p, &host, NULL);
+    struct interp_options opts = {.workers = 1}; /* one thread samples */
+    r.s = interp_new(p, &host, &opts);
     interp_set_sampler(r.s, sp_sampler, &r);
     interp_run(r.s, res);
     interp_free(r.s);
@@ -181,8 +196,9 @@ END_TEST
 /* A callee's teardown is its own: the samples taken while the locals of
  * build are released (a safe point per entry of its 300-entry map) have
  * build at its return statement as their leaf, never main at the call.
- * By hand, per call of build: 300 entries released and the safe point
- * after them at build's return; at main's call statement, the safe point
+ * By hand, per call of build: 300 entries dropped, 301 objects freed (the
+ * map and its 300 keys) and the safe point after them at build's return;
+ * at main's call statement, the safe point
  * before the call pushes build's frame and the loop's next one (the
  * iteration's, or after the last, print's statement's) before main marks
  * another statement. */
@@ -255,7 +271,7 @@ START_TEST(callee_teardown_is_the_callee_s)
     r.ret_at = (uint32_t)(strstr(teardown_text, "return len(m)") - teardown_text);
     r.call_at = (uint32_t)(strstr(teardown_text, "total += build") - teardown_text);
     run_sampled(teardown_text, td_sampler, &r.base);
-    ck_assert_int_eq(r.at_return, 20 * (300 + 1));
+    ck_assert_int_eq(r.at_return, 20 * (300 + 301 + 1));
     ck_assert_int_eq(r.at_call, 20 * 2);
 }
 END_TEST
@@ -263,7 +279,9 @@ END_TEST
 /* A task's result is copied by the task, in its function's frame at the
  * return statement, and the join takes that copy without copying again.
  * By hand, on one worker: task 2 at its return passes a safe point per
- * item copied of its 100000-item list and the one that ends the call;
+ * item copied of its 100000-item list, one per object of the copy as it
+ * is detached (the list: ints are no objects) and the one that ends the
+ * call;
  * main, blocked in join until task 2 ended, passes none in the join and
  * then the safe point of its next statement before that marks itself. */
 static const char result_text[] = "namespace t.main\n"
@@ -303,7 +321,7 @@ START_TEST(task_result_copied_in_the_task)
     r.ret_at = (uint32_t)(strstr(result_text, "return out") - result_text);
     r.call_at = (uint32_t)(strstr(result_text, "let r = join(t)") - result_text);
     run_sampled(result_text, result_sampler, &r.base);
-    ck_assert_int_eq(r.at_return, 100000 + 1);
+    ck_assert_int_eq(r.at_return, 100000 + 1 + 1);
     ck_assert_int_eq(r.at_call, 1);
 }
 END_TEST
