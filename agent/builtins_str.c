@@ -180,11 +180,13 @@ int bi_join(struct interp_state *s, struct value *args, uint32_t n, const struct
         return interp_oom(s, call);
     *out = val_str(r);
     char *w = r->data;
+    const struct heap_str *sep = args[1].u.s;
     for (uint32_t i = 0; i < l->len; i++) {
-        if (i) {
-            memcpy(w, args[1].u.s->data, args[1].u.s->len);
-            w += args[1].u.s->len;
+        if (i && safepoint_copy(s->sp, w, sep->data, sep->len) < 0) {
+            val_release(s, *out);
+            return -1;
         }
+        w += i ? sep->len : 0;
         if (interp_safe_point(s) < 0 ||
             safepoint_copy(s->sp, w, l->items[i].u.s->data, l->items[i].u.s->len) < 0) {
             val_release(s, *out);

@@ -43,6 +43,11 @@ static inline int safepoint_poll(struct safepoint *sp)
     return 0;
 }
 
+/* A needle longer than this is searched for a byte at a time (Knuth,
+ * Morris and Pratt, with a table of 4 bytes a needle byte): memmem over
+ * windows of a chunk would go over the whole needle again in each. */
+#define SAFEPOINT_LONG_NEEDLE ((size_t)4096)
+
 /* memcpy / memcmp / memmem in SAFEPOINT_CHUNK pieces with a poll between
  * them.  copy: 0, or -1 when interrupted (dst partly written: the caller
  * discards it); copy_all always finishes (for in-place work).  compare:

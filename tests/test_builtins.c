@@ -193,6 +193,17 @@ START_TEST(chunked_results)
                "}\n"
                "print(ok)",
                "true\n");
+    /* needles past 4096 bytes (searched a byte at a time): the only "abc"
+     * of s is at 6000, so a needle of 2500 "ab" then "abc" starts 5000
+     * bytes before it, at 1000; one that fails near its end is nowhere; a
+     * separator of 4097 "w" splits 5000 of them once, after "q": the rest
+     * is 903 "w" and "e" */
+    expect_out("let s = repeat(\"ab\", 3000) + \"abc\" + repeat(\"x\", 70000)\n"
+               "let n = repeat(\"ab\", 2500) + \"abc\"\n"
+               "print(find(s, n), contains(s, n), find(s, n + \"xz\"), contains(s, \"x\" + n))\n"
+               "let p = split(\"q\" + repeat(\"w\", 5000) + \"e\", repeat(\"w\", 4097))\n"
+               "print(len(p), p[0], len(p[1]))",
+               "1000 true -1 false\n2 q 904\n");
     /* split and join over 70000 fields */
     expect_out("let parts = split(repeat(\"ab,\", 70000), \",\")\n"
                "let j = join(parts, \"-\")\n"

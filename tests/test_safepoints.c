@@ -38,6 +38,8 @@
 #define STRS "    parts = []\n    for i in 0..100000 {\n        push(parts, str(i))\n    }\n"
 /* A map whose one key is s, and u: the same bytes, not hashed yet. */
 #define LONG_KEY BIG "    m = {}\n    m[s] = 1\n    u = s + \"\"\n"
+/* A needle past SAFEPOINT_LONG_NEEDLE that s does not hold. */
+#define LONG_NEEDLE BIG "    u = repeat(\"a\", 8192) + \"b\"\n"
 #define NESTED "    xs = []\n    for i in 0..100000 {\n        push(xs, [i])\n    }\n"
 
 struct sp_case {
@@ -76,6 +78,11 @@ static const struct sp_case cases[] = {
     {"map index", LONG_KEY, "let r = m[u]", 2 * CHUNKS(4 * MIB), false},
     {"string += growth", BIG "    t = s + \"\"\n", "t += \"x\"", CHUNKS(4 * MIB), false},
     {"push", INTS(131072), "push(xs, 0)", CHUNKS(131072 * 16), false},
+    /* a step of the search per byte of s at least */
+    {"find", LONG_NEEDLE, "let r = find(s, u)", CHUNKS(4 * MIB), true},
+    {"split", LONG_NEEDLE, "let r = split(s, u)", CHUNKS(4 * MIB), true},
+    {"join", BIG "    parts = [\"x\", \"y\", \"z\"]\n", "let r = join(parts, s)",
+     2 * CHUNKS(4 * MIB), true},
     {"min", INTS(100000), "let r = min(xs)", 100000, true},
     {"max", INTS(100000), "let r = max(xs)", 100000, true},
     {"insert", INTS(100000), "insert(xs, 0, 1)", CHUNKS(100000 * 16), false},
