@@ -90,7 +90,8 @@ int bi_remove(struct interp_state *s, struct value *args, uint32_t n, const stru
         if (bi_want(s, call, args, 1, V_STR) < 0)
             return -1;
         if (heap_map_remove(&s->heap, args[0].u.m, args[1].u.s, out) < 0)
-            return interp_raise(s, call, "remove: missing map key \"%s\"", args[1].u.s->data);
+            return interp_raise_quoted(s, call, "remove: missing map key \"", args[1].u.s->data,
+                                       args[1].u.s->len, "\"");
         return 0;
     }
     if (bi_want(s, call, args, 0, V_LIST) < 0)

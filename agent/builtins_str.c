@@ -48,7 +48,8 @@ static int bi_parse_int(struct interp_state *s, const struct ast *call, const st
     if (st == NUMPARSE_STOPPED)
         return -1;
     if (st == NUMPARSE_BAD)
-        return interp_raise(s, call, "int: cannot convert \"%s\" to int", str->data);
+        return interp_raise_quoted(s, call, "int: cannot convert \"", str->data, str->len,
+                                   "\" to int");
     *out = val_int(v);
     return 0;
 }
@@ -100,7 +101,8 @@ int bi_float(struct interp_state *s, struct value *args, uint32_t n, const struc
         if (st == NUMPARSE_STOPPED)
             return -1;
         if (st == NUMPARSE_BAD)
-            return interp_raise(s, call, "float: cannot convert \"%s\" to float", v.u.s->data);
+            return interp_raise_quoted(s, call, "float: cannot convert \"", v.u.s->data, v.u.s->len,
+                                       "\" to float");
         *out = val_float(f);
         return 0;
     }

@@ -100,15 +100,18 @@ static void task_report(struct interp_state *s)
 {
     char tail[PATH_MAX + 96];
     task_trace_line(s->task, s->prog, tail, sizeof tail);
-    struct strbuf b = {0};
-    const char *msg = s->err_msg ? s->err_msg : "error";
+    struct strbuf b = {.sp = s->sp}; /* a long message is copied a chunk at a time */
     if (s->err_loc)
-        sb_printf(&b, "%s: runtime error: %s\n", s->err_loc, msg);
+        sb_printf(&b, "%s: ", s->err_loc);
+    sb_puts(&b, "runtime error: ");
+    if (s->err_msg)
+        sb_put(&b, s->err_msg, s->err_len);
     else
-        sb_printf(&b, "runtime error: %s\n", msg);
+        sb_puts(&b, "error");
+    sb_puts(&b, "\n");
     sb_puts(&b, s->err_trace ? s->err_trace : "");
     sb_puts(&b, tail);
-    run_host_stderr(s, b.data);
+    run_host_write(s, true, b.data, b.len);
     sb_free(&b);
 }
 
@@ -187,7 +190,9 @@ static void task_entry(void *arg)
     if (outcome == TASK_FAILED) {
         if (!sched_stopping(&run->sched))
             task_report(s);
-        t->error = strdup(s->err_msg ? s->err_msg : "error");
+        t->error = s->err_msg ? s->err_msg : strdup("error"); /* taken, not copied */
+        t->error_len = s->err_msg ? s->err_len : 5;
+        s->err_msg = NULL;
     }
     /* Its own namespace bindings end with it. */
     for (uint32_t i = 0; i < s->prog->n_globals; i++) {
@@ -399,8 +404,12 @@ int task_join(struct interp_state *s, struct interp_task *t, const struct ast *c
         t->sent_chain = (struct heap_chain){NULL, NULL, 0};
     }
     pthread_mutex_unlock(&t->lock);
-    if (outcome == TASK_FAILED)
-        return interp_raise(s, call, "task %u failed: %s", t->number, t->error ? t->error : "");
+    if (outcome == TASK_FAILED) {
+        char head[48];
+        snprintf(head, sizeof head, "task %u failed: ", t->number);
+        return interp_raise_quoted(s, call, head, t->error ? t->error : "",
+                                   t->error ? t->error_len : 0, "");
+    }
     if (outcome == TASK_STOPPED) {
         s->interrupted = true;
         return -1;

@@ -44,6 +44,7 @@ struct interp_task {
     struct heap_chain sent_chain;
     bool sent_taken;
     char *error; /* TASK_FAILED: the message */
+    size_t error_len;
     /* Running: */
     struct interp_state *s;
     struct value *slots; /* the entry function's, filled by spawn */

@@ -64,13 +64,16 @@ void sb_put(struct strbuf *b, const char *data, size_t n)
         size_t cap = b->cap ? b->cap * 2 : 64;
         while (cap < b->len + n + 1)
             cap *= 2;
-        char *d = realloc(b->data, cap);
+        char *d = b->sp ? safepoint_realloc(b->sp, b->data, b->len, cap) : realloc(b->data, cap);
         if (d == NULL)
             abort();
         b->data = d;
         b->cap = cap;
     }
-    memcpy(b->data + b->len, data, n);
+    if (b->sp && n > SAFEPOINT_CHUNK)
+        safepoint_copy_all(b->sp, b->data + b->len, data, n);
+    else
+        memcpy(b->data + b->len, data, n);
     b->len += n;
     b->data[b->len] = '\0';
 }
@@ -259,6 +262,8 @@ static void val_format_depth(const struct interp_program *p, struct safepoint *s
 void val_format(const struct interp_program *p, struct safepoint *sp, struct value v, bool quoted,
                 struct strbuf *b)
 {
+    if (b->sp == NULL)
+        b->sp = sp;
     val_format_depth(p, sp, v, quoted, b, 0);
 }
 

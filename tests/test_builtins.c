@@ -244,6 +244,27 @@ START_TEST(math)
 }
 END_TEST
 
+/* Messages that quote the program's text take it up to its first NUL
+ * byte, as they always have, however long it is: the catch sees "a" of
+ * fail("a\u{0}b"), the key and the text up to their NUL, and all of a
+ * 100000-byte message; join() of a task that failed so adds "task 2
+ * failed: " (15 bytes). */
+START_TEST(error_texts)
+{
+    expect_out("try {\n  fail(\"a\\u{0}b\")\n} catch e {\n  print(len(e), e)\n}\n"
+               "try {\n  let v = {}[\"k\\u{0}z\"]\n} catch e {\n  print(e)\n}\n"
+               "try {\n  remove({}, \"x\\u{0}y\")\n} catch e {\n  print(e)\n}\n"
+               "try {\n  int(\"12\\u{0}3\")\n} catch e {\n  print(e)\n}\n"
+               "try {\n  float(\"1.5e\")\n} catch e {\n  print(e)\n}\n"
+               "try {\n  fail(repeat(\"z\", 100000))\n} catch e {\n  print(len(e))\n}\n"
+               "try {\n  join(spawn(boom))\n} catch e {\n  print(len(e), substr(e, 0, 16))\n}\n"
+               "}\nfn boom() {\n  fail(repeat(\"z\", 100000))",
+               "1 a\nmissing map key \"k\"\nremove: missing map key \"x\"\n"
+               "int: cannot convert \"12\" to int\nfloat: cannot convert \"1.5e\" to float\n"
+               "100000\n100015 task 2 failed: z\n");
+}
+END_TEST
+
 START_TEST(env_secret_fail)
 {
     setenv("JETT_TEST_TOKEN", "s3cret", 1);
@@ -299,6 +320,7 @@ Suite *builtins_suite(void)
     tcase_add_test(tc, strings);
     tcase_add_test(tc, chunked_results);
     tcase_add_test(tc, math);
+    tcase_add_test(tc, error_texts);
     tcase_add_test(tc, env_secret_fail);
     tcase_add_test(tc, debug_rows);
     tcase_add_test(tc, log_records);

@@ -83,6 +83,9 @@ static const struct sp_case cases[] = {
     {"split", LONG_NEEDLE, "let r = split(s, u)", CHUNKS(4 * MIB), true},
     {"join", BIG "    parts = [\"x\", \"y\", \"z\"]\n", "let r = join(parts, s)",
      2 * CHUNKS(4 * MIB), true},
+    {"str", BIG, "let r = str([s])", CHUNKS(4 * MIB), false},
+    /* formatted a chunk at a time, and written a chunk at a time */
+    {"print", BIG, "print(s)", 2 * CHUNKS(4 * MIB), false},
     {"min", INTS(100000), "let r = min(xs)", 100000, true},
     {"max", INTS(100000), "let r = max(xs)", 100000, true},
     {"insert", INTS(100000), "insert(xs, 0, 1)", CHUNKS(100000 * 16), false},
