@@ -56,36 +56,16 @@ int bi_want(struct interp_state *s, const struct ast *call, struct value *args, 
                         args[i].secret ? "secret " : "", val_type_name(args[i]));
 }
 
-/* Writes all of data to fd, retrying short writes. */
-static void bi_write_fd(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return;
-        data += n;
-        len -= (size_t)n;
-    }
-}
-
 static void bi_output(struct interp_state *s, bool err, struct value *args, uint32_t n)
 {
-    struct strbuf b = {0};
+    struct strbuf b = {.sp = s->sp};
     for (uint32_t i = 0; i < n; i++) {
         if (i)
             sb_puts(&b, " ");
         val_format(s->prog, s->sp, args[i], false, &b);
     }
     sb_puts(&b, "\n");
-    void (*w)(void *, const char *, size_t) = err ? s->host.write_stderr : s->host.write_stdout;
-    interp_host_lock(s);
-    if (w)
-        w(s->host.ctx, b.data, b.len);
-    else
-        bi_write_fd(err ? 2 : 1, b.data, b.len);
-    interp_host_unlock(s);
+    run_host_write(s, err, b.data, b.len);
     sb_free(&b);
 }
 
@@ -236,7 +216,7 @@ int bi_fail(struct interp_state *s, struct value *args, uint32_t n, const struct
     (void)out;
     struct strbuf b = {0};
     val_format(s->prog, s->sp, args[0], false, &b);
-    interp_raise(s, call, "%s", b.data ? b.data : "");
+    interp_raise_quoted(s, call, "", b.data ? b.data : "", b.len, "");
     sb_free(&b);
     return -1;
 }

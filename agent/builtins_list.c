@@ -90,7 +90,8 @@ int bi_remove(struct interp_state *s, struct value *args, uint32_t n, const stru
         if (bi_want(s, call, args, 1, V_STR) < 0)
             return -1;
         if (heap_map_remove(&s->heap, args[0].u.m, args[1].u.s, out) < 0)
-            return interp_raise(s, call, "remove: missing map key \"%s\"", args[1].u.s->data);
+            return interp_raise_quoted(s, call, "remove: missing map key \"", args[1].u.s->data,
+                                       args[1].u.s->len, "\"");
         return 0;
     }
     if (bi_want(s, call, args, 0, V_LIST) < 0)
@@ -153,7 +154,7 @@ int bi_has(struct interp_state *s, struct value *args, uint32_t n, const struct 
     (void)n;
     if (bi_want(s, call, args, 0, V_MAP) < 0 || bi_want(s, call, args, 1, V_STR) < 0)
         return -1;
-    *out = val_bool(heap_map_get(args[0].u.m, args[1].u.s) != NULL);
+    *out = val_bool(heap_map_get(s->sp, args[0].u.m, args[1].u.s) != NULL);
     return 0;
 }
 
@@ -343,7 +344,7 @@ int bi_sort(struct interp_state *s, struct value *args, uint32_t n, const struct
     struct value *copy = malloc(sizeof *copy * (len ? 2 * len : 1));
     if (copy == NULL)
         return interp_oom(s, call);
-    memcpy(copy, l->items, sizeof *copy * len);
+    safepoint_copy_all(s->sp, copy, l->items, sizeof *copy * len);
     uint32_t held = 0; /* the compare function may change the list: hold the items */
     int r = 0;
     for (; held < len && r == 0; held++) {

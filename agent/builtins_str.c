@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "agent/builtins.h"
+#include "agent/numparse.h"
 
 int bi_bounds(struct interp_state *s, const struct ast *call, struct value *args, uint32_t n,
               int64_t len, int64_t *start, int64_t *end);
@@ -42,18 +43,13 @@ int bi_str(struct interp_state *s, struct value *args, uint32_t n, const struct 
 static int bi_parse_int(struct interp_state *s, const struct ast *call, const struct heap_str *str,
                         struct value *out)
 {
-    const char *p = str->data;
-    size_t i = (p[0] == '-' || p[0] == '+') ? 1 : 0;
-    bool digits = i < str->len;
-    for (size_t j = i; j < str->len; j++) {
-        if ((j & (SAFEPOINT_CHUNK - 1)) == SAFEPOINT_CHUNK - 1 && interp_safe_point(s) < 0)
-            return -1;
-        digits &= p[j] >= '0' && p[j] <= '9';
-    }
-    errno = 0;
-    long long v = digits ? strtoll(p, NULL, 10) : 0;
-    if (!digits || errno == ERANGE)
-        return interp_raise(s, call, "int: cannot convert \"%s\" to int", p);
+    int64_t v;
+    enum numparse_status st = numparse_int(s->sp, str->data, str->len, &v);
+    if (st == NUMPARSE_STOPPED)
+        return -1;
+    if (st == NUMPARSE_BAD)
+        return interp_raise_quoted(s, call, "int: cannot convert \"", str->data, str->len,
+                                   "\" to int");
     *out = val_int(v);
     return 0;
 }
@@ -100,11 +96,13 @@ int bi_float(struct interp_state *s, struct value *args, uint32_t n, const struc
         return 0;
     }
     if (v.tag == V_STR) {
-        char *end;
-        errno = 0;
-        double f = strtod(v.u.s->data, &end);
-        if (v.u.s->len == 0 || *end != '\0' || errno == ERANGE)
-            return interp_raise(s, call, "float: cannot convert \"%s\" to float", v.u.s->data);
+        double f;
+        enum numparse_status st = numparse_float(s->sp, v.u.s->data, v.u.s->len, &f);
+        if (st == NUMPARSE_STOPPED)
+            return -1;
+        if (st == NUMPARSE_BAD)
+            return interp_raise_quoted(s, call, "float: cannot convert \"", v.u.s->data, v.u.s->len,
+                                       "\" to float");
         *out = val_float(f);
         return 0;
     }
@@ -184,11 +182,13 @@ int bi_join(struct interp_state *s, struct value *args, uint32_t n, const struct
         return interp_oom(s, call);
     *out = val_str(r);
     char *w = r->data;
+    const struct heap_str *sep = args[1].u.s;
     for (uint32_t i = 0; i < l->len; i++) {
-        if (i) {
-            memcpy(w, args[1].u.s->data, args[1].u.s->len);
-            w += args[1].u.s->len;
+        if (i && safepoint_copy(s->sp, w, sep->data, sep->len) < 0) {
+            val_release(s, *out);
+            return -1;
         }
+        w += i ? sep->len : 0;
         if (interp_safe_point(s) < 0 ||
             safepoint_copy(s->sp, w, l->items[i].u.s->data, l->items[i].u.s->len) < 0) {
             val_release(s, *out);

@@ -77,7 +77,7 @@ static void call_folded(struct call_out *o, const struct interp_func_info *fi, u
  * CALL_TRACE_RUN and one line counting the others. */
 static void call_trace_to(const struct interp_state *s, uint32_t leaf_offset, struct call_out *o)
 {
-    for (uint32_t i = s->depth; i-- > 0;) {
+    for (uint32_t i = s->depth; i-- > 0 && !o->cut;) { /* the buffer is full: nothing more fits */
         uint32_t fid = s->frames[i].func_id, at = call_frame_offset(s, i, leaf_offset), n = 1;
         while (n <= i && s->frames[i - n].func_id == fid &&
                call_frame_offset(s, i - n, leaf_offset) == at)
@@ -88,6 +88,8 @@ static void call_trace_to(const struct interp_state *s, uint32_t leaf_offset, st
         snprintf(line, sizeof line, "  at %s.%s (%s)\n", fi->ns, fi->name, where);
         for (uint32_t k = 0; k < n && k < CALL_TRACE_RUN; k++)
             call_put(o, line);
+        if (o->sb) /* a deep stack's lines; not when memory ran out (no sample then) */
+            safepoint_poll(s->sp);
         if (n > CALL_TRACE_RUN)
             call_folded(o, fi, n - CALL_TRACE_RUN);
         i -= n - 1;
@@ -99,7 +101,7 @@ static void call_trace_to(const struct interp_state *s, uint32_t leaf_offset, st
 
 static char *call_trace(const struct interp_state *s, uint32_t leaf_offset)
 {
-    struct strbuf b = {0};
+    struct strbuf b = {.sp = s->sp}; /* a deep stack's trace grows long */
     struct call_out o = {.sb = &b};
     call_trace_to(s, leaf_offset, &o);
     if (b.data == NULL)
@@ -107,17 +109,14 @@ static char *call_trace(const struct interp_state *s, uint32_t leaf_offset)
     return b.data;
 }
 
-int interp_raise(struct interp_state *s, const struct ast *n, const char *fmt, ...)
+int interp_raise_text(struct interp_state *s, const struct ast *n, char *msg, size_t len)
 {
     s->err_oom = false;
     free(s->err_msg);
     free(s->err_loc);
     free(s->err_trace);
-    va_list ap;
-    va_start(ap, fmt);
-    if (vasprintf(&s->err_msg, fmt, ap) < 0)
-        s->err_msg = NULL;
-    va_end(ap);
+    s->err_msg = msg;
+    s->err_len = msg ? len : 0;
     const struct interp_frame *f = &s->frames[s->depth - 1];
     uint32_t offset = n ? n->start : f->stmt_start;
     char where[PATH_MAX + 32];
@@ -125,6 +124,34 @@ int interp_raise(struct interp_state *s, const struct ast *n, const char *fmt, .
     s->err_loc = strdup(where);
     s->err_trace = call_trace(s, offset);
     return -1;
+}
+
+int interp_raise(struct interp_state *s, const struct ast *n, const char *fmt, ...)
+{
+    char *msg;
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vasprintf(&msg, fmt, ap);
+    va_end(ap);
+    return interp_raise_text(s, n, len < 0 ? NULL : msg, len < 0 ? 0 : (size_t)len);
+}
+
+int interp_raise_quoted(struct interp_state *s, const struct ast *n, const char *before,
+                        const char *text, size_t len, const char *after)
+{
+    struct strbuf b = {.sp = s->sp};
+    sb_puts(&b, before);
+    for (size_t at = 0; at < len;) { /* up to the first NUL, as "%s" took it */
+        size_t k = len - at < SAFEPOINT_CHUNK ? len - at : SAFEPOINT_CHUNK;
+        const char *nul = memchr(text + at, '\0', k);
+        sb_put(&b, text + at, nul ? (size_t)(nul - (text + at)) : k);
+        if (nul)
+            break;
+        if ((at += k) < len)
+            safepoint_poll(s->sp);
+    }
+    sb_puts(&b, after);
+    return interp_raise_text(s, n, b.data, b.len);
 }
 
 /* Memory has just run out, so nothing here allocates: the result's line
@@ -142,6 +169,7 @@ int interp_oom(struct interp_state *s, const struct ast *n)
         s->err_msg = s->oom_msg;
         s->oom_msg = NULL;
     }
+    s->err_len = s->err_msg ? strlen(s->err_msg) : 0;
     const struct interp_frame *f = &s->frames[s->depth - 1];
     uint32_t offset = n ? n->start : f->stmt_start;
     char where[PATH_MAX + 32];
@@ -201,16 +229,32 @@ static int call_body(struct interp_state *s, const struct interp_fn *fn, struct 
         return -1;
     }
     out->secret |= t.secret;
-    /* Still in the callee: a tick from its last statement is its own. */
-    if (interp_safe_point(s) < 0) {
-        val_release(s, *out);
-        return -1;
-    }
     return 0;
 }
 
-int eval_call_fn(struct interp_state *s, uint32_t fn_id, struct value *slots,
-                 const struct ast *site, struct value *out)
+/* The end of a call, its frame still current: the callee's locals are
+ * released (freeing a large one is its own work, at the statement it
+ * returned from), then a safe point, so that a tick from its last
+ * statement or its teardown is the callee's, not its caller's at the
+ * call.  r is call_body's; the result stays in *out when it is 0. */
+static int call_leave(struct interp_state *s, const struct interp_fn *fn, struct value *slots,
+                      int r, struct value *out)
+{
+    call_release_slots(s, slots, fn->n_slots);
+    if (r == 0 && interp_safe_point(s) < 0) {
+        val_release(s, *out);
+        return -1;
+    }
+    return r;
+}
+
+/* A call: the frame pushed, the body run, the result checked and passed
+ * to `at_return` (when given) while the frame is still current, the
+ * frame left.  Inlined into both callers, so that an ordinary call tests
+ * no hook. */
+static inline __attribute__((always_inline)) int
+call_run(struct interp_state *s, uint32_t fn_id, struct value *slots, const struct ast *site,
+         eval_return_fn at_return, void *ctx, struct value *out)
 {
     const struct interp_fn *fn = &s->prog->fns[fn_id];
     char probe; /* its address: how deep the C stack is */
@@ -249,10 +293,26 @@ int eval_call_fn(struct interp_state *s, uint32_t fn_id, struct value *slots,
             s->site_calls[site->u.call.site]++;
     }
     int r = call_body(s, fn, out);
+    if (r == 0 && at_return && at_return(s, out, ctx) < 0) {
+        val_release(s, *out);
+        r = -1;
+    }
+    r = call_leave(s, fn, slots, r, out);
     s->depth--;
     s->slots = caller_slots;
-    call_release_slots(s, slots, fn->n_slots);
     return r;
+}
+
+int eval_call_fn(struct interp_state *s, uint32_t fn_id, struct value *slots,
+                 const struct ast *site, struct value *out)
+{
+    return call_run(s, fn_id, slots, site, NULL, NULL, out);
+}
+
+int eval_call_entry(struct interp_state *s, uint32_t fn_id, struct value *slots,
+                    eval_return_fn at_return, void *ctx, struct value *out)
+{
+    return call_run(s, fn_id, slots, NULL, at_return, ctx, out);
 }
 
 /* Calls a user function with borrowed arguments (from a builtin like sort). */

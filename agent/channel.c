@@ -25,8 +25,10 @@ int channel_new(struct interp_state *s, int64_t capacity, const struct ast *call
 }
 
 /* Room for one more message in the buffer (which doubles up to the
- * capacity); false when memory runs out. */
-static bool channel_room(struct interp_channel *ch)
+ * capacity, the messages moved with a poll of `sp` each: a sample may be
+ * taken under the channel's lock, which the sampler never takes); false
+ * when memory runs out. */
+static bool channel_room(struct safepoint *sp, struct interp_channel *ch)
 {
     if (ch->len < ch->buf_cap)
         return true;
@@ -36,8 +38,10 @@ static bool channel_room(struct interp_channel *ch)
     struct channel_msg *buf = malloc(sizeof *buf * cap);
     if (buf == NULL)
         return false;
-    for (uint32_t i = 0; i < ch->len; i++)
+    for (uint32_t i = 0; i < ch->len; i++) {
+        safepoint_poll(sp);
         buf[i] = ch->buf[(ch->head + i) % ch->buf_cap];
+    }
     free(ch->buf);
     ch->buf = buf, ch->buf_cap = cap, ch->head = 0;
     return true;
@@ -127,7 +131,7 @@ int channel_send(struct interp_state *s, struct interp_channel *ch, struct value
         sched_ready(sc, r, SCHED_OK);
         return 0;
     }
-    if (ch->len < ch->capacity && channel_room(ch)) {
+    if (ch->len < ch->capacity && channel_room(s->sp, ch)) {
         channel_push(ch, &m);
         pthread_mutex_unlock(&ch->lock);
         return 0;
@@ -150,10 +154,10 @@ int channel_send(struct interp_state *s, struct interp_channel *ch, struct value
 
 /* After a receiver made room: the first waiting sender's message goes
  * into the buffer and the sender wakes (the caller holds the lock). */
-static struct interp_task *channel_let_in(struct interp_channel *ch)
+static struct interp_task *channel_let_in(struct safepoint *sp, struct interp_channel *ch)
 {
     struct interp_task *w =
-        ch->len < ch->capacity && channel_room(ch) ? sched_queue_pop(&ch->sendq) : NULL;
+        ch->len < ch->capacity && channel_room(sp, ch) ? sched_queue_pop(&ch->sendq) : NULL;
     if (w == NULL)
         return NULL;
     channel_push(ch, w->wait_msg);
@@ -168,7 +172,7 @@ int channel_recv(struct interp_state *s, struct interp_channel *ch, const struct
     pthread_mutex_lock(&ch->lock);
     if (ch->len > 0) {
         struct channel_msg m = channel_take(ch);
-        struct interp_task *w = channel_let_in(ch);
+        struct interp_task *w = channel_let_in(s->sp, ch);
         pthread_mutex_unlock(&ch->lock);
         if (w)
             sched_ready(sc, w, SCHED_OK);

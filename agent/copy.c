@@ -37,15 +37,20 @@ static struct heap_obj *seen_get(const struct copy_seen *m, const struct heap_ob
     }
 }
 
-static int seen_put(struct copy_seen *m, const struct heap_obj *from, struct heap_obj *to)
+/* Adds a pair; the table doubles when half full, polling `sp` per pair
+ * moved (a copy of many objects moves them all at its last doubling). */
+static int seen_put(struct safepoint *sp, struct copy_seen *m, const struct heap_obj *from,
+                    struct heap_obj *to)
 {
     if ((m->n + 1) * 2 > m->cap) {
         struct copy_seen bigger = {calloc(m->cap * 2, sizeof *m->slots), m->cap * 2, 0};
         if (bigger.slots == NULL)
             return -1;
         for (size_t i = 0; i < m->cap; i++)
-            if (m->slots[i].from)
-                seen_put(&bigger, m->slots[i].from, m->slots[i].to);
+            if (m->slots[i].from) {
+                safepoint_poll(sp);
+                seen_put(sp, &bigger, m->slots[i].from, m->slots[i].to);
+            }
         free(m->slots);
         *m = bigger;
     }
@@ -108,6 +113,7 @@ static int copy_shell(struct copy_ctx *c, struct value v, struct value *out)
                                             : heap_bytes_new(h, v.u.s->data, v.u.s->len);
         if (s == NULL)
             return -1;
+        s->hash = v.u.s->hash; /* the same bytes: a long key is not hashed again */
         out->u.s = s;
     } else if (v.tag == V_LIST) {
         struct heap_list *l = heap_list_new(h, v.u.l->len);
@@ -120,7 +126,7 @@ static int copy_shell(struct copy_ctx *c, struct value v, struct value *out)
             return -1;
         out->u.m = m;
     }
-    if (c->seen && seen_put(c->seen, v.u.o, out->u.o) < 0) {
+    if (c->seen && seen_put(c->sp, c->seen, v.u.o, out->u.o) < 0) {
         heap_release(h, *out);
         return -1;
     }
@@ -132,11 +138,14 @@ struct copy_stack {
     size_t n, cap;
 };
 
-static int stack_push(struct copy_stack *st, struct value from, struct value to)
+/* A container to fill (a deep structure makes a long stack, which grows
+ * a chunk at a time with polls of `sp`). */
+static int stack_push(struct safepoint *sp, struct copy_stack *st, struct value from,
+                      struct value to)
 {
     if (st->n == st->cap) {
         size_t cap = st->cap ? st->cap * 2 : 16;
-        struct copy_work *p = realloc(st->items, cap * sizeof *p);
+        struct copy_work *p = safepoint_realloc(sp, st->items, st->n * sizeof *p, cap * sizeof *p);
         if (p == NULL)
             return -1;
         st->items = p, st->cap = cap;
@@ -152,7 +161,7 @@ static int copy_item(struct copy_ctx *c, struct copy_stack *st, struct value v, 
         return 0;
     if (copy_shell(c, v, out) < 0)
         return -1;
-    if ((v.tag == V_LIST || v.tag == V_MAP) && stack_push(st, v, *out) < 0) {
+    if ((v.tag == V_LIST || v.tag == V_MAP) && stack_push(c->sp, st, v, *out) < 0) {
         heap_release(c->heap, *out);
         return -1;
     }
@@ -219,7 +228,7 @@ int copy_value(struct copy_ctx *c, struct value v, struct value *out)
     struct copy_stack st = {0};
     if (copy_shell(c, v, out) < 0)
         return c->oom = true, -1;
-    if (stack_push(&st, v, *out) < 0) {
+    if (stack_push(c->sp, &st, v, *out) < 0) {
         heap_release(c->heap, *out);
         return c->oom = true, -1;
     }

@@ -29,10 +29,11 @@ int eval_index_get(struct interp_state *s, const struct ast *n, struct value c, 
     if (c.tag == V_MAP) {
         if (i.tag != V_STR)
             return interp_raise(s, n, "map keys are strings, got %s", val_type_name(i));
-        struct value *v = heap_map_get(c.u.m, i.u.s);
+        struct value *v = heap_map_get(s->sp, c.u.m, i.u.s);
+        if (v == NULL && i.secret)
+            return interp_raise(s, n, "missing map key \"<secret>\"");
         if (v == NULL)
-            return interp_raise(s, n, "missing map key \"%s\"",
-                                i.secret ? "<secret>" : i.u.s->data);
+            return interp_raise_quoted(s, n, "missing map key \"", i.u.s->data, i.u.s->len, "\"");
         *out = *v;
         heap_retain(*out);
     } else if (i.tag != V_INT) {

@@ -291,7 +291,7 @@ static enum exec_status exec_try(struct interp_state *s, const struct ast *n)
         return st;
     s->depth = depth;
     const char *msg = s->err_msg ? s->err_msg : "error";
-    struct heap_str *m = heap_str_new(&s->heap, msg, strlen(msg));
+    struct heap_str *m = heap_str_new(&s->heap, msg, s->err_msg ? s->err_len : 5);
     if (m == NULL)
         return interp_oom(s, n), EX_ERROR;
     free(s->err_msg);

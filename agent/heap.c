@@ -110,7 +110,7 @@ struct heap_str *heap_str_const(const char *data, size_t len)
     if (len > 0)
         memcpy(s->data, data, len);
     s->data[len] = '\0';
-    heap_str_hash(s); /* now, not when a task on another thread needs it */
+    heap_str_hash(&safepoint_idle, s); /* now, not when a task on another thread needs it */
     return s;
 }
 
@@ -131,7 +131,7 @@ static int heap_str_grow(struct heap *h, struct heap_str **sp, const char *data,
             cap = need;
         if (cap > UINT32_MAX - 64)
             return -1;
-        struct heap_str *n = realloc(s, sizeof *n + cap + 1);
+        struct heap_str *n = safepoint_realloc(h->sp, s, sizeof *s + s->len, sizeof *n + cap + 1);
         if (n == NULL)
             return -1;
         heap_relink(&n->h);
@@ -169,13 +169,18 @@ int heap_str_append(struct heap *h, struct heap_str **sp, const char *data, size
 }
 
 /* FNV-1a, never 0 so that 0 can mean "not computed". */
-uint32_t heap_str_hash(struct heap_str *s)
+uint32_t heap_str_hash(struct safepoint *sp, struct heap_str *s)
 {
     if (s->hash != 0)
         return s->hash;
     uint32_t x = 2166136261u;
-    for (uint32_t i = 0; i < s->len; i++)
-        x = (x ^ (uint8_t)s->data[i]) * 16777619u;
+    for (uint32_t at = 0; at < s->len;) {
+        uint32_t end = s->len - at > SAFEPOINT_CHUNK ? at + (uint32_t)SAFEPOINT_CHUNK : s->len;
+        for (; at < end; at++)
+            x = (x ^ (uint8_t)s->data[at]) * 16777619u;
+        if (at < s->len)
+            safepoint_poll(sp);
+    }
     s->hash = x ? x : 1;
     return s->hash;
 }
@@ -229,13 +234,15 @@ static void heap_drop_children(struct safepoint *sp, struct heap_obj **pending, 
 }
 
 /* Frees o and everything only it held: each object's free event comes
- * before those of what it held.  Polls once per item (a sample only: the
- * free always finishes). */
+ * before those of what it held.  Polls once per item dropped and once
+ * per object freed (a list of 8 million strings frees them all here; a
+ * sample only: the free always finishes). */
 static void heap_free_pending(struct heap *h, struct heap_obj *pending)
 {
     while (pending != NULL) {
         struct heap_obj *x = pending;
         pending = x->next;
+        safepoint_poll(h->sp);
         if (x->konst == HEAP_SHARED_OBJ) {
             h->shared_drop(h->shared_ctx, h, x, &pending);
             continue;
@@ -281,8 +288,10 @@ struct heap_chain heap_detach(struct heap *h, struct heap_obj *mark)
     mark->prev = &h->live;
     c.first->prev = NULL;
     c.last->next = NULL;
-    for (const struct heap_obj *o = c.first; o != NULL; o = o->next)
+    for (const struct heap_obj *o = c.first; o != NULL; o = o->next) {
+        safepoint_poll(h->sp);
         c.n++;
+    }
     h->n_live -= c.n;
     return c;
 }

@@ -177,7 +177,9 @@ void heap_str_const_free(struct heap_str *s);
 /* Appends to *sp in place when it has one reference, else makes a new
  * string and releases the old one; -1 (nothing changed) on failure. */
 int heap_str_append(struct heap *h, struct heap_str **sp, const char *data, size_t len);
-uint32_t heap_str_hash(struct heap_str *s);
+/* A string's hash, computed once (a poll per SAFEPOINT_CHUNK bytes: it
+ * always finishes). */
+uint32_t heap_str_hash(struct safepoint *sp, struct heap_str *s);
 
 struct heap_list *heap_list_new(struct heap *h, uint32_t cap);
 /* Takes ownership of v; -1 (v released) on failure. */
@@ -185,7 +187,8 @@ int heap_list_push(struct heap *h, struct heap_list *l, struct value v);
 int heap_list_insert(struct heap *h, struct heap_list *l, uint32_t at, struct value v);
 
 struct heap_map *heap_map_new(struct heap *h, uint32_t n);
-struct value *heap_map_get(struct heap_map *m, struct heap_str *key);
+/* The value under key; hashing and comparing a long key poll `sp`. */
+struct value *heap_map_get(struct safepoint *sp, struct heap_map *m, struct heap_str *key);
 /* Stores v (owned) under key (retained); -1 (v released) on failure. */
 int heap_map_set(struct heap *h, struct heap_map *m, struct heap_str *key, struct value v);
 /* Removes key; its value moves to *out.  0 found, -1 missing. */
@@ -200,7 +203,8 @@ int heap_attempt(struct heap *h);
  * before it, so heap_detach can take exactly them. */
 struct heap_obj *heap_mark(const struct heap *h);
 /* Unlinks every object created since `mark` (none of which may have been
- * freed since) into a chain that belongs to no heap. */
+ * freed since) into a chain that belongs to no heap (counting them, a
+ * poll per object). */
 struct heap_chain heap_detach(struct heap *h, struct heap_obj *mark);
 /* Links a chain's objects into h, which owns them from now on. */
 void heap_adopt(struct heap *h, struct heap_chain *c);

@@ -43,7 +43,8 @@ static int heap_list_grow(struct heap *h, struct heap_list *l)
     uint32_t cap = l->cap < 2 ? 4 : l->cap * 2;
     if (l->cap >= (1u << 30))
         return -1;
-    struct value *items = realloc(l->items, sizeof *items * cap);
+    struct value *items =
+        safepoint_realloc(h->sp, l->items, sizeof *items * l->len, sizeof *items * cap);
     if (items == NULL)
         return -1;
     l->items = items;

@@ -20,7 +20,7 @@ static uint32_t heap_map_round(uint32_t n)
 static void heap_map_install_index(struct safepoint *sp, struct heap_map *m, int32_t *index)
 {
     uint32_t size = m->cap * 2;
-    memset(index, 0xff, sizeof *index * size);
+    safepoint_fill(sp, index, 0xff, sizeof *index * size);
     free(m->index);
     m->index = index;
     m->imask = size - 1;
@@ -33,12 +33,13 @@ static void heap_map_install_index(struct safepoint *sp, struct heap_map *m, int
     }
 }
 
-static int heap_map_reindex(struct heap_map *m)
+/* A new map's empty index (large for a copy of a large map). */
+static int heap_map_reindex(struct safepoint *sp, struct heap_map *m)
 {
     int32_t *index = malloc(sizeof *index * m->cap * 2);
     if (index == NULL)
         return -1;
-    heap_map_install_index(&safepoint_idle, m, index); /* a new map: at most n entries */
+    heap_map_install_index(sp, m, index);
     return 0;
 }
 
@@ -52,7 +53,7 @@ struct heap_map *heap_map_new(struct heap *h, uint32_t n)
     if (n > 0) {
         m->cap = heap_map_round(n);
         m->entries = malloc(sizeof *m->entries * m->cap);
-        if (m->entries == NULL || heap_map_reindex(m) < 0) {
+        if (m->entries == NULL || heap_map_reindex(h->sp, m) < 0) {
             free(m->entries);
             free(m);
             return NULL;
@@ -73,7 +74,10 @@ struct heap_map *heap_map_new(struct heap *h, uint32_t n)
     return m;
 }
 
-static int heap_map_find(const struct heap_map *m, const char *key, uint32_t len, uint32_t hash)
+/* A key of the same hash and length is compared a chunk at a time (it
+ * is most often the same bytes, all of them compared). */
+static int heap_map_find(struct safepoint *sp, const struct heap_map *m, const char *key,
+                         uint32_t len, uint32_t hash)
 {
     if (m->imask == 0)
         return -1;
@@ -84,15 +88,15 @@ static int heap_map_find(const struct heap_map *m, const char *key, uint32_t len
             return -1;
         const struct heap_map_entry *en = &m->entries[e];
         if (en->hash == hash && en->key != NULL && en->key->len == len &&
-            memcmp(en->key->data, key, len) == 0)
+            (en->key->data == key || safepoint_compare(sp, en->key->data, key, len) == 0))
             return e;
         i = (i + 1) & m->imask;
     }
 }
 
-struct value *heap_map_get(struct heap_map *m, struct heap_str *key)
+struct value *heap_map_get(struct safepoint *sp, struct heap_map *m, struct heap_str *key)
 {
-    int e = heap_map_find(m, key->data, key->len, heap_str_hash(key));
+    int e = heap_map_find(sp, m, key->data, key->len, heap_str_hash(sp, key));
     return e < 0 ? NULL : &m->entries[e].val;
 }
 
@@ -121,7 +125,10 @@ static int heap_map_make_room(struct heap *h, struct heap_map *m)
     }
     uint32_t cap = !grow ? m->cap : m->cap ? m->cap * 2 : 8;
     int32_t *index = malloc(sizeof *index * cap * 2);
-    struct heap_map_entry *entries = grow ? realloc(m->entries, sizeof *entries * cap) : m->entries;
+    struct heap_map_entry *entries =
+        grow
+            ? safepoint_realloc(h->sp, m->entries, sizeof *entries * m->used, sizeof *entries * cap)
+            : m->entries;
     if (index == NULL || entries == NULL) {
         free(index);
         return -1;
@@ -138,8 +145,8 @@ static int heap_map_make_room(struct heap *h, struct heap_map *m)
 
 int heap_map_set(struct heap *h, struct heap_map *m, struct heap_str *key, struct value v)
 {
-    uint32_t hash = heap_str_hash(key);
-    int e = heap_map_find(m, key->data, key->len, hash);
+    uint32_t hash = heap_str_hash(h->sp, key);
+    int e = heap_map_find(h->sp, m, key->data, key->len, hash);
     if (e >= 0) {
         struct value old = m->entries[e].val;
         m->entries[e].val = v;
@@ -163,7 +170,7 @@ int heap_map_set(struct heap *h, struct heap_map *m, struct heap_str *key, struc
 
 int heap_map_remove(struct heap *h, struct heap_map *m, struct heap_str *key, struct value *out)
 {
-    int e = heap_map_find(m, key->data, key->len, heap_str_hash(key));
+    int e = heap_map_find(h->sp, m, key->data, key->len, heap_str_hash(h->sp, key));
     if (e < 0)
         return -1;
     struct heap_map_entry *en = &m->entries[e];

@@ -99,8 +99,9 @@ struct interp_state {
     uint64_t *fn_calls, *site_calls;
     /* the error being propagated (EX_ERROR) */
     bool interrupted;
-    char *err_msg; /* "message" */
-    char *err_loc; /* "path:line:column" */
+    char *err_msg;  /* "message", which holds no NUL byte */
+    size_t err_len; /* its length (it may be long: not measured again) */
+    char *err_loc;  /* "path:line:column" */
     char *err_trace;
     /* Out of memory is reported without allocating: the message text and
      * its whole line are set aside by interp_new (NULL once handed out);
@@ -128,9 +129,24 @@ int eval_call_value(struct interp_state *s, struct value fn, struct value *args,
                     const struct ast *site, struct value *out);
 int eval_call_fn(struct interp_state *s, uint32_t fn_id, struct value *slots,
                  const struct ast *site, struct value *out);
+/* What a task's entry call does with its result as its function returns,
+ * in its frame at the return statement: 0, or -1 (raised; the result is
+ * still the caller's, which releases it). */
+typedef int (*eval_return_fn)(struct interp_state *s, const struct value *result, void *ctx);
+/* A call from no call site (a task's entry) with that hook. */
+int eval_call_entry(struct interp_state *s, uint32_t fn_id, struct value *slots,
+                    eval_return_fn at_return, void *ctx, struct value *out);
 /* Raises a runtime error at node n (in the leaf frame's source). */
 int interp_raise(struct interp_state *s, const struct ast *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same with a message already built (malloc'd, taken; NULL when
+ * memory ran out building it), of `len` bytes. */
+int interp_raise_text(struct interp_state *s, const struct ast *n, char *msg, size_t len);
+/* The same with the message before, then the program's text up to its
+ * first NUL byte, then after: a long text is copied a chunk at a time
+ * with a poll between, as the builtins' work is. */
+int interp_raise_quoted(struct interp_state *s, const struct ast *n, const char *before,
+                        const char *text, size_t len, const char *after);
 int interp_oom(struct interp_state *s, const struct ast *n);
 /* Takes a pending sample, notes a pending interrupt: -1 when interrupted. */
 int interp_safe_point_slow(struct interp_state *s);
@@ -152,9 +168,12 @@ static inline void val_release(struct interp_state *s, struct value v)
 }
 
 /* ---- values: formatting, comparing (value.c) ---- */
+/* Text being built.  With `sp` set, it grows and takes long pieces a
+ * chunk at a time with a poll between (val_format sets it). */
 struct strbuf {
     char *data;
     size_t len, cap;
+    struct safepoint *sp;
 };
 void sb_put(struct strbuf *b, const char *data, size_t n);
 void sb_puts(struct strbuf *b, const char *str);
@@ -162,7 +181,8 @@ void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(pri
 void sb_free(struct strbuf *b);
 /* Appends v as print shows it; `quoted` for strings inside containers.
  * These walk whole values, polling `sp` per item and per chunk of bytes
- * (they always finish: an interrupt stays pending for the caller). */
+ * (they always finish: an interrupt stays pending for the caller); the
+ * buffer polls it too from then on. */
 void val_format(const struct interp_program *p, struct safepoint *sp, struct value v, bool quoted,
                 struct strbuf *b);
 bool val_equal(struct safepoint *sp, struct value a, struct value b);

@@ -179,6 +179,13 @@ struct interp_host {
     void (*log)(void *ctx, const struct interp_log_record *rec);
 };
 
+/* For a host whose callback works on what the run handed it (the rows'
+ * `state`): a safe point, and memcpy a chunk at a time with one between
+ * chunks, so that copying a long value or walking a deep stack is
+ * sampled as the calling builtin's work, as the run's own long work is. */
+void interp_host_poll(const struct interp_state *s);
+void interp_host_copy(const struct interp_state *s, void *dst, const void *src, size_t n);
+
 struct interp_options {
     const char *const *args; /* main's `args` list */
     size_t n_args;

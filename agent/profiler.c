@@ -81,8 +81,9 @@ struct profiler {
     uint64_t dropped, sample_seq, alloc_seq, last_tick;
     bool stack_limit;
     struct stacktab tab;
-    /* The <truncated-stack> node last interned and its parent. */
+    /* The <truncated-stack> node last interned, its parent and its site. */
     uint32_t trunc_parent, trunc_node;
+    struct wire_span trunc_site;
     uint64_t wall_start, cpu_start;
     struct profiler_heap_totals heap;
     profiler_event_hook hook;
@@ -111,6 +112,7 @@ struct profiler *profiler_new(struct collector *c, struct interp_state *s, uint8
     p->exec = (struct wire_exec){WIRE_NONE32, WIRE_NONE32, 0};
     p->ring = collector_ring(c), p->failed = collector_failed_flag(c);
     p->trunc_parent = p->trunc_node = WIRE_NONE32;
+    p->trunc_site = WIRE_SPAN_NONE;
     p->tasks = interp_has_tasks(s);
     if (p->tasks) {
         p->n_workers = interp_worker_count(s);
@@ -142,7 +144,9 @@ void profiler_free(struct profiler *p)
 /* A sample or event records at most 128 levels: the frames root first,
  * the deepest level replaced by <truncated-stack> when the real stack is
  * deeper.  Level i's node is (level i-1's node, its function, the call in
- * frame i-1 that made frame i); a frame's node is kept with the frame
+ * frame i-1 that made frame i); the <truncated-stack> level's site is the
+ * call its parent frame was making, which is known, so that the line of
+ * that frame is too.  A frame's node is kept with the frame
  * (interp_stack_node), so an event costs the nodes of frames entered
  * since the last event, not a walk of the whole stack.  Nodes are still
  * created only when an event first needs them, root first, so their ids
@@ -178,6 +182,14 @@ static struct wire_span level_site(const struct profiler *p, uint32_t i)
     return (struct wire_span){f->call_start, f->call_end};
 }
 
+/* Whether the <truncated-stack> node last interned is the one under
+ * `parent` at `site`. */
+static bool trunc_known(const struct profiler *p, uint32_t parent, struct wire_span site)
+{
+    return p->trunc_node != WIRE_NONE32 && parent == p->trunc_parent &&
+           site.start == p->trunc_site.start && site.end == p->trunc_site.end;
+}
+
 /* Nodes the stack would add to the table (for the CPU space check). */
 static uint32_t missing_nodes(const struct profiler *p, uint32_t depth)
 {
@@ -189,9 +201,9 @@ static uint32_t missing_nodes(const struct profiler *p, uint32_t depth)
         if (parent == WIRE_NONE32)
             return real - i + truncated;
     }
-    if (!truncated || (parent == p->trunc_parent && p->trunc_node != WIRE_NONE32))
+    if (!truncated || trunc_known(p, parent, level_site(p, real)))
         return 0;
-    return stacktab_find(&p->tab, parent, p->trunc_func, WIRE_SPAN_NONE) == WIRE_NONE32;
+    return stacktab_find(&p->tab, parent, p->trunc_func, level_site(p, real)) == WIRE_NONE32;
 }
 
 /* Room for an entry of n bytes built in place in the ring, or NULL (the
@@ -253,11 +265,12 @@ static __attribute__((noinline)) uint32_t stack_node(struct profiler *p, uint32_
     }
     if (depth <= PROFILER_MAX_FRAMES)
         return parent;
-    if (parent != p->trunc_parent || p->trunc_node == WIRE_NONE32) {
-        uint32_t id = intern_level(p, parent, p->trunc_func, WIRE_SPAN_NONE, wait);
+    struct wire_span site = level_site(p, real);
+    if (!trunc_known(p, parent, site)) {
+        uint32_t id = intern_level(p, parent, p->trunc_func, site, wait);
         if (id == WIRE_NONE32)
             return WIRE_NONE32;
-        p->trunc_parent = parent, p->trunc_node = id;
+        p->trunc_parent = parent, p->trunc_node = id, p->trunc_site = site;
     }
     return p->trunc_node;
 }

@@ -86,7 +86,8 @@ HOT bool reach(struct retain_walker *w, struct value v)
 }
 
 /* The child of a channel (its messages, oldest first) or of a task (its
- * result) at level l's next position. */
+ * result, then its copy of it that no join took yet) at level l's next
+ * position. */
 static bool next_shared_child(struct retain_level *l, struct value *out)
 {
     const struct rt_shared *o = (const struct rt_shared *)l->o;
@@ -98,9 +99,9 @@ static bool next_shared_child(struct retain_level *l, struct value *out)
         return true;
     }
     const struct interp_task *t = (const struct interp_task *)o;
-    if (l->next++ > 0 || t->outcome != TASK_RETURNED)
+    if (l->next >= 2 || t->outcome != TASK_RETURNED)
         return false;
-    *out = t->result;
+    *out = l->next++ == 0 ? t->result : t->sent;
     return true;
 }
 
@@ -243,7 +244,8 @@ static int walk_bindings(struct retain_walker *w, struct interp_state *s)
  * binding reached to no holder; then the closing record (without rows
  * when the walk was cut, or never started).  When the bindings reached
  * every live object, the heap's meaning of a mark flips instead of a
- * pass over them all (half the walk's time). */
+ * pass over them all (half the walk's time).  Every live object is on
+ * the heap's list by then, a channel's messages too (runtime_gather). */
 static int close_walk(struct retain_walker *w, struct interp_state *s, int rc)
 {
     const struct heap_obj *end = &s->heap.live;

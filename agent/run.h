@@ -94,8 +94,11 @@ void run_state_free(struct interp_state *s);
 /* The heap's hook for shared objects whose last reference went. */
 void rt_shared_drop(void *ctx, struct heap *h, struct heap_obj *o, struct heap_obj **pending);
 
-/* Writes text through the host (locked), for a task's failure. */
-void run_host_stderr(struct interp_state *s, const char *text);
+/* Writes data through the host (locked, one writer at a time) to
+ * standard output or, when `err`, standard error: a SAFEPOINT_CHUNK at a
+ * time with a poll between, so that the host's work on long output (a
+ * copy, a write) is bounded too; it always finishes. */
+void run_host_write(struct interp_state *s, bool err, const char *data, size_t len);
 
 /* Task 1's program (the namespace initializers, then main) and the
  * result it gives (runtime.c). */

@@ -3,7 +3,9 @@
  * workers of agent/sched.h), safe points, interrupts and the profiler's
  * read-only view of the Jett stack.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -100,9 +102,23 @@ static void runtime_run_free(struct interp_run *run)
     free(run);
 }
 
+/* The C library's fast bins keep small freed blocks unmerged until a
+ * later larger request merges them all at once: after a program freed
+ * millions of small objects (an 8-million-item split dropped), one
+ * malloc of a few KiB took 100 ms, which no safe point can split.  With
+ * them off, each free merges its own block as it goes, a poll apart
+ * (no slower on the allocation benchmarks). */
+static void runtime_malloc_setup(void)
+{
+#ifdef M_MXFAST
+    mallopt(M_MXFAST, 0);
+#endif
+}
+
 struct interp_state *interp_new(struct interp_program *p, const struct interp_host *host,
                                 const struct interp_options *opts)
 {
+    runtime_malloc_setup();
     struct interp_run *run = calloc(1, sizeof *run);
     if (run == NULL)
         return NULL;
@@ -228,16 +244,44 @@ void interp_host_unlock(struct interp_state *s)
         pthread_mutex_unlock(&s->run->host_lock);
 }
 
-void run_host_stderr(struct interp_state *s, const char *text)
+/* Writes all of data to fd, retrying short writes. */
+static void run_write_fd(int fd, const char *data, size_t len)
 {
+    while (len > 0) {
+        ssize_t n = write(fd, data, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        data += n;
+        len -= (size_t)n;
+    }
+}
+
+void run_host_write(struct interp_state *s, bool err, const char *data, size_t len)
+{
+    void (*w)(void *, const char *, size_t) = err ? s->host.write_stderr : s->host.write_stdout;
     interp_host_lock(s);
-    if (s->host.write_stderr)
-        s->host.write_stderr(s->host.ctx, text, strlen(text));
-    else {
-        ssize_t n = write(2, text, strlen(text));
-        (void)n;
+    for (size_t at = 0, n; at < len; at += n) {
+        n = len - at < SAFEPOINT_CHUNK ? len - at : SAFEPOINT_CHUNK;
+        if (at > 0)
+            safepoint_poll(s->sp);
+        if (w)
+            w(s->host.ctx, data + at, n);
+        else
+            run_write_fd(err ? 2 : 1, data + at, n);
     }
     interp_host_unlock(s);
+}
+
+void interp_host_poll(const struct interp_state *s)
+{
+    safepoint_poll(s->sp);
+}
+
+void interp_host_copy(const struct interp_state *s, void *dst, const void *src, size_t n)
+{
+    safepoint_copy_all(s->sp, dst, src, n);
 }
 
 /* Two tables of call counts, by function id and by call site id: 0, or
@@ -466,17 +510,10 @@ int runtime_program(struct interp_state *s, struct value *ret)
     if (fn->n_params == 1 && runtime_args(s, &slots[0]) < 0) {
         val_release(s, slots[0]);
         s->err_msg = strdup("out of memory");
+        s->err_len = s->err_msg ? strlen(s->err_msg) : 0;
         return -1;
     }
     return eval_call_fn(s, p->main_fn, slots, NULL, ret);
-}
-
-static char *runtime_strdup_printf(const char *fmt, const char *a, const char *b)
-{
-    char *out = NULL;
-    if (asprintf(&out, fmt, a, b) < 0)
-        return NULL;
-    return out;
 }
 
 /* Turns main's value or the pending error into the caller's result. */
@@ -497,10 +534,14 @@ void runtime_finish(struct interp_state *s, int rc, struct value ret, struct int
         if (asprintf(&s->err_loc, "%s:%u:%u", src->path, line, column) < 0)
             s->err_loc = NULL;
         free(s->err_msg);
-        if (ret.tag == V_INT && !ret.secret)
-            asprintf(&s->err_msg, "main returned %lld, outside 0..255", (long long)ret.u.i);
-        else
-            asprintf(&s->err_msg, "main must return an int or nothing, got %s", val_type_name(ret));
+        int n =
+            ret.tag == V_INT && !ret.secret
+                ? asprintf(&s->err_msg, "main returned %lld, outside 0..255", (long long)ret.u.i)
+                : asprintf(&s->err_msg, "main must return an int or nothing, got %s",
+                           val_type_name(ret));
+        if (n < 0)
+            s->err_msg = NULL;
+        s->err_len = n < 0 ? 0 : (size_t)n;
     }
     val_release(s, ret);
     if (rc == 0)
@@ -519,10 +560,18 @@ void runtime_finish(struct interp_state *s, int rc, struct value ret, struct int
         s->oom_line = s->oom_trace = NULL;
         return;
     }
-    const char *msg = s->err_msg ? s->err_msg : "error";
-    r->message = s->err_loc ? runtime_strdup_printf("%s: runtime error: %s", s->err_loc, msg)
-                            : runtime_strdup_printf("runtime error: %s%s", msg, "");
-    r->trace = strdup(s->err_trace ? s->err_trace : "");
+    /* a long message is copied a chunk at a time, and the trace taken */
+    struct strbuf b = {.sp = s->sp};
+    if (s->err_loc)
+        sb_printf(&b, "%s: ", s->err_loc);
+    sb_puts(&b, "runtime error: ");
+    if (s->err_msg)
+        sb_put(&b, s->err_msg, s->err_len);
+    else
+        sb_puts(&b, "error");
+    r->message = b.data;
+    r->trace = s->err_trace ? s->err_trace : strdup("");
+    s->err_trace = NULL;
 }
 
 struct runtime_job {
@@ -548,16 +597,19 @@ static void *runtime_thread(void *arg)
 }
 
 /* Once every task has ended, what is still live anywhere (values a
- * channel holds, what an ended task left: its result and any cycle, and
- * what the workers freed tasks into) joins task 1's heap, where the
+ * channel holds, what an ended task left: its result, its copy of it
+ * that no join took, and any cycle, and what the workers freed tasks
+ * into) joins task 1's heap, where the
  * retained walk and the teardown find it.  No event: nothing changes
- * but the lists the objects are on. */
+ * but the lists the objects are on.  A run without tasks has channels
+ * too, whose messages are on no heap's list until then. */
 static void runtime_gather(struct interp_run *run)
 {
     struct heap *h = &run->main->heap;
-    for (uint32_t i = 0; i < run->sched.n_workers; i++) {
+    for (uint32_t i = 0; run->tasks && i < run->sched.n_workers; i++) {
         struct interp_state *idle = run->sched.workers[i].idle;
-        if (idle) {
+        if (idle) { /* no safe point now: the workers have ended */
+            idle->heap.sp = &safepoint_idle;
             struct heap_chain c = heap_detach(&idle->heap, &idle->heap.live);
             heap_adopt(h, &c);
         }
@@ -565,6 +617,7 @@ static void runtime_gather(struct interp_run *run)
     for (struct rt_shared *o = run->reg; o; o = o->reg_next) {
         if (o->kind == RT_TASK) {
             heap_adopt(h, &((struct interp_task *)o)->left);
+            heap_adopt(h, &((struct interp_task *)o)->sent_chain);
             continue;
         }
         struct interp_channel *ch = (struct interp_channel *)o;
@@ -602,6 +655,7 @@ int interp_run(struct interp_state *s, struct interp_result *out)
     if (err != 0)
         return -1;
     pthread_join(t, NULL);
+    runtime_gather(s->run);
     return 0;
 }
 

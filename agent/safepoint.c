@@ -2,6 +2,7 @@
 #include "agent/safepoint.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int safepoint_never(struct safepoint *sp)
@@ -70,13 +71,84 @@ int safepoint_compare(struct safepoint *sp, const void *a, const void *b, size_t
     return n ? memcmp(x, y, n) : 0;
 }
 
+void safepoint_fill(struct safepoint *sp, void *dst, int c, size_t n)
+{
+    char *d = dst;
+    while (n > SAFEPOINT_CHUNK) {
+        memset(d, c, SAFEPOINT_CHUNK);
+        d += SAFEPOINT_CHUNK, n -= SAFEPOINT_CHUNK;
+        safepoint_poll(sp);
+    }
+    memset(d, c, n);
+}
+
+void *safepoint_realloc(struct safepoint *sp, void *p, size_t used, size_t size)
+{
+    if (p == NULL || size <= SAFEPOINT_REALLOC_COPY)
+        return realloc(p, size);
+    void *q = malloc(size);
+    if (q == NULL)
+        return NULL;
+    safepoint_copy_all(sp, q, p, used < size ? used : size);
+    free(p);
+    return q;
+}
+
+/* One step of the work of a byte loop: a poll per SAFEPOINT_CHUNK steps;
+ * false when it reports an interrupt. */
+static inline bool step(struct safepoint *sp, size_t *work)
+{
+    return (++*work & (SAFEPOINT_CHUNK - 1)) != 0 || safepoint_poll(sp) == 0;
+}
+
+/* Knuth-Morris-Pratt: the needle's table, then the haystack a byte at a
+ * time, each step and each fall back along the table counted as work, so
+ * that polls are as far apart in either as in a copy.  *stopped is set
+ * on an interrupt; -1 when the table finds no memory. */
+static int search_kmp(struct safepoint *sp, const char *hay, size_t n, const char *needle, size_t m,
+                      const char **hit, int *stopped)
+{
+    uint32_t *fail = malloc(m * sizeof *fail);
+    if (fail == NULL)
+        return -1;
+    size_t work = 0, k = 0;
+    *hit = NULL;
+    fail[0] = 0;
+    for (size_t i = 1; i < m && !*stopped; i++) {
+        while (k > 0 && needle[i] != needle[k] && (*stopped = !step(sp, &work)) == 0)
+            k = fail[k - 1];
+        k += needle[i] == needle[k];
+        fail[i] = (uint32_t)k;
+        *stopped = *stopped || !step(sp, &work);
+    }
+    k = 0;
+    for (size_t i = 0; i < n && !*stopped; i++) {
+        while (k > 0 && hay[i] != needle[k] && (*stopped = !step(sp, &work)) == 0)
+            k = fail[k - 1];
+        k += hay[i] == needle[k];
+        if (k == m) {
+            *hit = hay + i + 1 - m;
+            break;
+        }
+        *stopped = *stopped || !step(sp, &work);
+    }
+    free(fail);
+    if (*stopped)
+        *hit = NULL;
+    return 0;
+}
+
 const char *safepoint_search(struct safepoint *sp, const char *hay, size_t n, const char *needle,
                              size_t m, int *stopped)
 {
     *stopped = 0;
     if (m > n)
         return NULL;
-    /* Windows overlap by m - 1 bytes so that no hit straddles two. */
+    const char *found;
+    if (m > SAFEPOINT_LONG_NEEDLE && search_kmp(sp, hay, n, needle, m, &found, stopped) == 0)
+        return found;
+    /* Windows overlap by m - 1 bytes so that no hit straddles two (with
+     * a long needle, only when the table found no memory). */
     size_t at = 0;
     while (n - at > SAFEPOINT_CHUNK + m) {
         const char *hit = memmem(hay + at, SAFEPOINT_CHUNK + m - 1, needle, m);

@@ -43,6 +43,11 @@ static inline int safepoint_poll(struct safepoint *sp)
     return 0;
 }
 
+/* A needle longer than this is searched for a byte at a time (Knuth,
+ * Morris and Pratt, with a table of 4 bytes a needle byte): memmem over
+ * windows of a chunk would go over the whole needle again in each. */
+#define SAFEPOINT_LONG_NEEDLE ((size_t)4096)
+
 /* memcpy / memcmp / memmem in SAFEPOINT_CHUNK pieces with a poll between
  * them.  copy: 0, or -1 when interrupted (dst partly written: the caller
  * discards it); copy_all always finishes (for in-place work).  compare:
@@ -53,6 +58,19 @@ int safepoint_copy(struct safepoint *sp, void *dst, const void *src, size_t n);
 void safepoint_copy_all(struct safepoint *sp, void *dst, const void *src, size_t n);
 /* memmove, a chunk at a time (always finishes). */
 void safepoint_move_all(struct safepoint *sp, void *dst, const void *src, size_t n);
+/* memset, a chunk at a time (always finishes). */
+void safepoint_fill(struct safepoint *sp, void *dst, int c, size_t n);
+
+/* A block grown past this many bytes is copied by safepoint_realloc a
+ * chunk at a time: realloc may copy it in one call (when it cannot grow
+ * the block where it is, or move its pages). */
+#define SAFEPOINT_REALLOC_COPY (4 * SAFEPOINT_CHUNK)
+
+/* realloc of p (NULL: a new block) to `size` bytes of which the first
+ * `used` matter; past SAFEPOINT_REALLOC_COPY, a new block, the used
+ * bytes copied a chunk at a time, and p freed.  NULL, p untouched, when
+ * memory runs out. */
+void *safepoint_realloc(struct safepoint *sp, void *p, size_t used, size_t size);
 int safepoint_compare(struct safepoint *sp, const void *a, const void *b, size_t n);
 const char *safepoint_search(struct safepoint *sp, const char *hay, size_t n, const char *needle,
                              size_t m, int *stopped);

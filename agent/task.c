@@ -100,15 +100,18 @@ static void task_report(struct interp_state *s)
 {
     char tail[PATH_MAX + 96];
     task_trace_line(s->task, s->prog, tail, sizeof tail);
-    struct strbuf b = {0};
-    const char *msg = s->err_msg ? s->err_msg : "error";
+    struct strbuf b = {.sp = s->sp}; /* a long message is copied a chunk at a time */
     if (s->err_loc)
-        sb_printf(&b, "%s: runtime error: %s\n", s->err_loc, msg);
+        sb_printf(&b, "%s: ", s->err_loc);
+    sb_puts(&b, "runtime error: ");
+    if (s->err_msg)
+        sb_put(&b, s->err_msg, s->err_len);
     else
-        sb_printf(&b, "runtime error: %s\n", msg);
+        sb_puts(&b, "error");
+    sb_puts(&b, "\n");
     sb_puts(&b, s->err_trace ? s->err_trace : "");
     sb_puts(&b, tail);
-    run_host_stderr(s, b.data);
+    run_host_write(s, true, b.data, b.len);
     sb_free(&b);
 }
 
@@ -131,6 +134,36 @@ static void task_end(struct interp_task *t, enum task_outcome outcome)
     fiber_exit(&t->fiber, &t->worker->self);
 }
 
+/* As the task's function returns, in its frame at the return statement:
+ * the copy of the result that crosses to the first joiner, made by the
+ * task as a send is by its sender, its objects kept apart from the
+ * task's heap. */
+static int task_send_result(struct interp_state *s, const struct value *result, void *ctx)
+{
+    struct interp_task *t = ctx;
+    struct copy_ctx cc;
+    copy_begin(&cc, &s->heap, s->sp);
+    struct heap_obj *mark = heap_mark(&s->heap);
+    struct value copy;
+    int rc = copy_value(&cc, *result, &copy);
+    bool oom = cc.oom;
+    copy_end(&cc);
+    if (rc < 0)
+        return oom ? interp_oom(s, NULL) : -1;
+    t->sent = copy;
+    t->sent_chain = heap_detach(&s->heap, mark);
+    return 0;
+}
+
+/* The copy of a task that did not return after all (an interrupt at the
+ * end of its call) is freed by the task. */
+static void task_unsend(struct interp_state *s, struct interp_task *t)
+{
+    heap_adopt(&s->heap, &t->sent_chain);
+    val_release(s, t->sent);
+    t->sent = VAL_NIL;
+}
+
 /* The fiber of a spawned task. */
 static void task_entry(void *arg)
 {
@@ -143,7 +176,9 @@ static void task_entry(void *arg)
     struct value ret = VAL_NIL;
     int rc = -1;
     if (!sched_stopping(&run->sched) && interp_safe_point(s) == 0) {
-        rc = eval_call_fn(s, t->fn, t->slots, NULL, &ret);
+        rc = eval_call_entry(s, t->fn, t->slots, task_send_result, t, &ret);
+        if (rc < 0)
+            task_unsend(s, t);
     } else {
         for (uint32_t i = 0; i < fn->n_slots; i++)
             val_release(s, t->slots[i]);
@@ -155,7 +190,9 @@ static void task_entry(void *arg)
     if (outcome == TASK_FAILED) {
         if (!sched_stopping(&run->sched))
             task_report(s);
-        t->error = strdup(s->err_msg ? s->err_msg : "error");
+        t->error = s->err_msg ? s->err_msg : strdup("error"); /* taken, not copied */
+        t->error_len = s->err_msg ? s->err_len : 5;
+        s->err_msg = NULL;
     }
     /* Its own namespace bindings end with it. */
     for (uint32_t i = 0; i < s->prog->n_globals; i++) {
@@ -357,12 +394,30 @@ int task_join(struct interp_state *s, struct interp_task *t, const struct ast *c
         pthread_mutex_lock(&t->lock);
     }
     enum task_outcome outcome = t->outcome;
+    /* The first join takes the task's copy; the objects move to its heap. */
+    bool take = outcome == TASK_RETURNED && !t->sent_taken;
+    struct value sent = t->sent;
+    struct heap_chain chain = t->sent_chain;
+    if (take) {
+        t->sent_taken = true;
+        t->sent = VAL_NIL;
+        t->sent_chain = (struct heap_chain){NULL, NULL, 0};
+    }
     pthread_mutex_unlock(&t->lock);
-    if (outcome == TASK_FAILED)
-        return interp_raise(s, call, "task %u failed: %s", t->number, t->error ? t->error : "");
+    if (outcome == TASK_FAILED) {
+        char head[48];
+        snprintf(head, sizeof head, "task %u failed: ", t->number);
+        return interp_raise_quoted(s, call, head, t->error ? t->error : "",
+                                   t->error ? t->error_len : 0, "");
+    }
     if (outcome == TASK_STOPPED) {
         s->interrupted = true;
         return -1;
+    }
+    if (take) {
+        heap_adopt(&s->heap, &chain);
+        *out = sent;
+        return 0;
     }
     struct copy_ctx cc;
     copy_begin(&cc, &s->heap, s->sp);
@@ -394,13 +449,16 @@ void task_drop(struct heap *h, struct interp_task *t, struct heap_obj **pending)
 {
     rt_unregister(h->shared_ctx, &t->base);
     heap_adopt(h, &t->left);
+    heap_adopt(h, &t->sent_chain);
     heap_drop_value(pending, t->result);
+    heap_drop_value(pending, t->sent);
     task_free(t);
 }
 
 void task_teardown(struct interp_task *t)
 {
     heap_chain_destroy(&t->left);
+    heap_chain_destroy(&t->sent_chain);
     if (t->stack.map)
         fiber_stack_free(&t->stack);
     task_free(t);

@@ -5,12 +5,16 @@
  * A task object is shared (a `task` value points at it, with an atomic
  * count; the scheduler holds one more reference until the task has
  * ended).  While it runs it has a state of its own (agent/run.h) on a
- * fiber stack; once it ends its result stays with the object: the value
- * its function returned, whose objects, with whatever else the task's
- * heap still held (reference cycles), move into a chain that belongs to
- * no heap.  join copies the result into the joiner's heap (objects of a
- * finished task are never changed again, so joiners may read them at
- * once).
+ * fiber stack.  As its function returns, in its frame at the return
+ * statement, the task copies the value returned (its allocations, as a
+ * sender's): the copy's objects move into a chain that belongs to no
+ * heap, which the first join takes into the joiner's heap, as recv
+ * takes a message.  Once it ends the result itself stays with the
+ * object: its objects, with whatever else the task's heap still held
+ * (reference cycles), move into another such chain, from which a later
+ * join copies the result again, in the joiner's heap at its join
+ * (objects of a finished task are never changed again, so joiners may
+ * read them at once).
  */
 #ifndef JETT_AGENT_TASK_H
 #define JETT_AGENT_TASK_H
@@ -33,7 +37,14 @@ struct interp_task {
     enum task_outcome outcome;  /* under lock */
     struct value result;        /* TASK_RETURNED */
     struct heap_chain left;     /* the objects the ended task still held */
-    char *error;                /* TASK_FAILED: the message */
+    /* TASK_RETURNED: the task's copy of its result and the chain of its
+     * objects, until the first join takes them (under lock; nil and
+     * empty once taken) */
+    struct value sent;
+    struct heap_chain sent_chain;
+    bool sent_taken;
+    char *error; /* TASK_FAILED: the message */
+    size_t error_len;
     /* Running: */
     struct interp_state *s;
     struct value *slots; /* the entry function's, filled by spawn */
@@ -68,7 +79,8 @@ struct interp_task *task_main(struct interp_run *run, struct interp_result *resu
 /* spawn(f, args...): the new task's handle in *out, or -1 (raised). */
 int task_spawn(struct interp_state *s, struct value fn, struct value *args, uint32_t n,
                const struct ast *call, struct value *out);
-/* join(t): a copy of t's result in *out, or -1 (raised, or stopped). */
+/* join(t): t's copy of its result (the first join), or a copy of the
+ * result made now (a later one) in *out; -1 when raised or stopped. */
 int task_join(struct interp_state *s, struct interp_task *t, const struct ast *call,
               struct value *out);
 

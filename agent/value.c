@@ -64,13 +64,16 @@ void sb_put(struct strbuf *b, const char *data, size_t n)
         size_t cap = b->cap ? b->cap * 2 : 64;
         while (cap < b->len + n + 1)
             cap *= 2;
-        char *d = realloc(b->data, cap);
+        char *d = b->sp ? safepoint_realloc(b->sp, b->data, b->len, cap) : realloc(b->data, cap);
         if (d == NULL)
             abort();
         b->data = d;
         b->cap = cap;
     }
-    memcpy(b->data + b->len, data, n);
+    if (b->sp && n > SAFEPOINT_CHUNK)
+        safepoint_copy_all(b->sp, b->data + b->len, data, n);
+    else
+        memcpy(b->data + b->len, data, n);
     b->len += n;
     b->data[b->len] = '\0';
 }
@@ -259,6 +262,8 @@ static void val_format_depth(const struct interp_program *p, struct safepoint *s
 void val_format(const struct interp_program *p, struct safepoint *sp, struct value v, bool quoted,
                 struct strbuf *b)
 {
+    if (b->sp == NULL)
+        b->sp = sp;
     val_format_depth(p, sp, v, quoted, b, 0);
 }
 
@@ -274,7 +279,7 @@ static bool val_equal_map(struct safepoint *sp, const struct heap_map *a, const 
         if (e->key == NULL)
             continue;
         safepoint_poll(sp);
-        struct value *o = heap_map_get((struct heap_map *)b, e->key);
+        struct value *o = heap_map_get(sp, (struct heap_map *)b, e->key);
         if (o == NULL || !val_equal_depth(sp, e->val, *o, depth + 1))
             return false;
     }

@@ -26,12 +26,18 @@ static char *dup_or_empty(const char *s)
     return strdup(s ? s : "");
 }
 
-/* A NUL-terminated copy of len bytes that may hold NUL themselves. */
-static char *dup_bytes(const char *s, size_t len)
+/* A NUL-terminated copy of len bytes that may hold NUL themselves,
+ * copied with the run's safe points between chunks (`st`: the run that
+ * handed them over; NULL: none). */
+static char *dup_bytes(const struct interp_state *st, const char *s, size_t len)
 {
     char *p = malloc(len + 1);
-    if (p && len)
-        memcpy(p, s, len);
+    if (p && len) {
+        if (st)
+            interp_host_copy(st, p, s, len);
+        else
+            memcpy(p, s, len);
+    }
     if (p)
         p[len] = 0;
     return p;
@@ -80,7 +86,8 @@ static void host_debug(void *ctx, const struct interp_debug_row *row)
     if (!d)
         return;
     r->debug = d;
-    char *value = dup_bytes(row->value ? row->value : "", row->value ? row->value_len : 0);
+    char *value =
+        dup_bytes(row->state, row->value ? row->value : "", row->value ? row->value_len : 0);
     d[r->n_debug++] = (struct runout_debug){++r->debug_seq, dup_or_empty(row->path),
                                             value,          value ? row->value_len : 0,
                                             row->line,      row->column};
@@ -95,6 +102,7 @@ static void source_chain(const struct interp_state *st, struct runout_source *sr
     src->chain = calloc(depth ? depth : 1, sizeof *src->chain);
     src->n_chain = 0;
     for (uint32_t i = 0; src->chain && i < depth; i++) {
+        interp_host_poll(st); /* a deep stack is many segments */
         const struct interp_func_info *f = interp_func_get(p, interp_stack_frame(st, i).func_id);
         size_t n = strlen(f->ns) + strlen(f->name) + 2;
         char *seg = malloc(n);
@@ -163,7 +171,8 @@ static void host_log(void *ctx, const struct interp_log_record *rec)
         return;
     r->logs = l;
     uint32_t src = source_of(r, rec);
-    char *message = dup_bytes(rec->message ? rec->message : "", rec->message_len);
+    const struct interp_state *st = rec->state ? rec->state : r->state;
+    char *message = dup_bytes(st, rec->message ? rec->message : "", rec->message_len);
     l[r->n_logs++] = (struct runout_log){seq, dup_or_empty(rec->level), message,
                                          message ? rec->message_len : 0, src};
     for (size_t i = 0; i < rec->n_fields; i++) {
@@ -172,7 +181,8 @@ static void host_log(void *ctx, const struct interp_log_record *rec)
             return;
         r->fields = f;
         const struct interp_log_field *in = &rec->fields[i];
-        char *key = dup_bytes(in->key, in->key_len), *value = dup_bytes(in->value, in->value_len);
+        char *key = dup_bytes(st, in->key, in->key_len);
+        char *value = dup_bytes(st, in->value, in->value_len);
         f[r->n_fields++] = (struct runout_field){seq, key, value, key ? in->key_len : 0,
                                                  value ? in->value_len : 0};
     }

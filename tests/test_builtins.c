@@ -193,6 +193,17 @@ START_TEST(chunked_results)
                "}\n"
                "print(ok)",
                "true\n");
+    /* needles past 4096 bytes (searched a byte at a time): the only "abc"
+     * of s is at 6000, so a needle of 2500 "ab" then "abc" starts 5000
+     * bytes before it, at 1000; one that fails near its end is nowhere; a
+     * separator of 4097 "w" splits 5000 of them once, after "q": the rest
+     * is 903 "w" and "e" */
+    expect_out("let s = repeat(\"ab\", 3000) + \"abc\" + repeat(\"x\", 70000)\n"
+               "let n = repeat(\"ab\", 2500) + \"abc\"\n"
+               "print(find(s, n), contains(s, n), find(s, n + \"xz\"), contains(s, \"x\" + n))\n"
+               "let p = split(\"q\" + repeat(\"w\", 5000) + \"e\", repeat(\"w\", 4097))\n"
+               "print(len(p), p[0], len(p[1]))",
+               "1000 true -1 false\n2 q 904\n");
     /* split and join over 70000 fields */
     expect_out("let parts = split(repeat(\"ab,\", 70000), \",\")\n"
                "let j = join(parts, \"-\")\n"
@@ -230,6 +241,27 @@ START_TEST(math)
     expect_error("min([])", "main.jett:3:1: runtime error: min: the list is empty");
     expect_error("max(1, \"a\")",
                  "main.jett:3:1: runtime error: max: cannot compare string and int");
+}
+END_TEST
+
+/* Messages that quote the program's text take it up to its first NUL
+ * byte, as they always have, however long it is: the catch sees "a" of
+ * fail("a\u{0}b"), the key and the text up to their NUL, and all of a
+ * 100000-byte message; join() of a task that failed so adds "task 2
+ * failed: " (15 bytes). */
+START_TEST(error_texts)
+{
+    expect_out("try {\n  fail(\"a\\u{0}b\")\n} catch e {\n  print(len(e), e)\n}\n"
+               "try {\n  let v = {}[\"k\\u{0}z\"]\n} catch e {\n  print(e)\n}\n"
+               "try {\n  remove({}, \"x\\u{0}y\")\n} catch e {\n  print(e)\n}\n"
+               "try {\n  int(\"12\\u{0}3\")\n} catch e {\n  print(e)\n}\n"
+               "try {\n  float(\"1.5e\")\n} catch e {\n  print(e)\n}\n"
+               "try {\n  fail(repeat(\"z\", 100000))\n} catch e {\n  print(len(e))\n}\n"
+               "try {\n  join(spawn(boom))\n} catch e {\n  print(len(e), substr(e, 0, 16))\n}\n"
+               "}\nfn boom() {\n  fail(repeat(\"z\", 100000))",
+               "1 a\nmissing map key \"k\"\nremove: missing map key \"x\"\n"
+               "int: cannot convert \"12\" to int\nfloat: cannot convert \"1.5e\" to float\n"
+               "100000\n100015 task 2 failed: z\n");
 }
 END_TEST
 
@@ -288,6 +320,7 @@ Suite *builtins_suite(void)
     tcase_add_test(tc, strings);
     tcase_add_test(tc, chunked_results);
     tcase_add_test(tc, math);
+    tcase_add_test(tc, error_texts);
     tcase_add_test(tc, env_secret_fail);
     tcase_add_test(tc, debug_rows);
     tcase_add_test(tc, log_records);

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "profile.pb-c.h"
 #include "proto/captext.h"
 #include "testutil.h"
 
@@ -732,6 +733,136 @@ START_TEST(dump_usage_errors)
 }
 END_TEST
 
+/* A recursion 302 frames deep that allocates at its deepest: main, then
+ * 301 calls of down, each from the call `down(n - 1, keep)` on line 8.
+ * A stack deeper than 128 frames keeps main, 126 frames of down and a
+ * <truncated-stack> leaf, whose site is the call the 127th frame (a down)
+ * was making: line 8.  By hand (jett(1)'s sizes): five strings "0" of 24
+ * + 1 bytes, and keep's two growths, 0 to 4 slots and 4 to 8 slots, 64
+ * bytes each: 5 * 25 + 2 * 64 = 253 bytes in 5 allocations and 7 events,
+ * all at the truncated leaf; main's `[]` is 32 bytes on line 12. */
+static const char deep_text[] = "namespace deep\n"
+                                "\n"
+                                "fn down(n: int, keep: list) {\n"
+                                "    if n == 0 {\n"
+                                "        push(keep, str(n))\n"
+                                "        return\n"
+                                "    }\n"
+                                "    down(n - 1, keep)\n"
+                                "}\n"
+                                "\n"
+                                "fn main() {\n"
+                                "    let keep = []\n"
+                                "    for r in 0..5 {\n"
+                                "        down(300, keep)\n"
+                                "    }\n"
+                                "}\n";
+
+/* The text after "key=" in the dump line at `line`. */
+static const char *dump_field(const char *line, const char *key)
+{
+    const char *end = strchr(line, '\n'), *p = strstr(line, key);
+    ck_assert_msg(p != NULL && p < end, "no %s in %.80s", key, line);
+    return p + strlen(key);
+}
+
+/* The one STACK entry of <truncated-stack> in the dump carries the span of
+ * the recursive call. */
+static void expect_truncated_site(const char *dump)
+{
+    const char *f = strstr(dump, "function=\"<truncated-stack>\"");
+    ck_assert_ptr_nonnull(f);
+    while (f > dump && f[-1] != '\n')
+        f--;
+    char want[64], site[64];
+    snprintf(want, sizeof want, " func=%ld ", atol(dump_field(f, "FUNC id=")));
+    long call = (long)(strstr(deep_text, "down(n - 1, keep)") - deep_text);
+    snprintf(site, sizeof site, "site=%ld-%ld\n", call, call + (long)strlen("down(n - 1, keep)"));
+    int n = 0;
+    for (const char *l = strstr(dump, "  STACK "); l; l = strstr(l + 1, "\n  STACK ")) {
+        const char *end = strchr(l + 1, '\n');
+        const char *k = strstr(l, want);
+        if (k == NULL || k > end)
+            continue;
+        n++;
+        ck_assert_msg(strncmp(strstr(k, "site="), site, strlen(site)) == 0, "%.80s", l);
+    }
+    ck_assert_int_eq(n, 1);
+}
+
+/* The pprof samples as "fn:line<fn:line..." lines, leaf first. */
+static char *pprof_stacks(const char *path)
+{
+    size_t len, n;
+    char *gz = tu_read_file(path, &len);
+    ck_assert_ptr_nonnull(gz);
+    unsigned char *raw = tu_gunzip(gz, len, &n);
+    ck_assert_ptr_nonnull(raw);
+    Perftools__Profiles__Profile *p = perftools__profiles__profile__unpack(NULL, n, raw);
+    ck_assert_ptr_nonnull(p);
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *out = open_memstream(&text, &tlen);
+    for (size_t i = 0; i < p->n_sample; i++) {
+        const Perftools__Profiles__Sample *s = p->sample[i];
+        fprintf(out, "%lld", (long long)s->value[1]);
+        for (size_t k = 0; k < s->n_location_id; k++)
+            for (size_t j = 0; j < p->n_location; j++) {
+                const Perftools__Profiles__Location *l = p->location[j];
+                if (l->id != s->location_id[k])
+                    continue;
+                for (size_t f = 0; f < p->n_function; f++)
+                    if (p->function[f]->id == l->line[0]->function_id)
+                        fprintf(out, "%s%s:%lld", k ? "<" : " ",
+                                p->string_table[p->function[f]->name], (long long)l->line[0]->line);
+            }
+        fputc('\n', out);
+    }
+    fclose(out);
+    perftools__profiles__profile__free_unpacked(p, NULL);
+    free(raw), free(gz);
+    return text;
+}
+
+/* The frame below <truncated-stack> keeps the line of the call it was
+ * making, in the capture and in the exports that name lines. */
+START_TEST(truncated_stack_keeps_the_call_line)
+{
+    char *p = tu_program("deep.jett", deep_text), *cap = tu_tmp_path("deep.jcap");
+    struct tu_output o;
+    const char *argv[] = {tu_jett, "run", p, "--profile-memory", "--profile-capture", cap, NULL};
+    ck_assert_int_eq(run(argv, &o), 0);
+    tu_output_free(&o);
+    const char *dump[] = {tu_jett, "profile", "dump", cap, NULL};
+    ck_assert_int_eq(run(dump, &o), 0);
+    expect_truncated_site(o.out);
+    tu_output_free(&o);
+    /* Callgrind: the 127th frame calls <truncated-stack> (fn 1) from line 8 */
+    const char *cg[] = {tu_jett, "profile", "export", cap, "--format", "callgrind", NULL};
+    ck_assert_int_eq(run(cg, &o), 0);
+    ck_assert_ptr_nonnull(strstr(o.out, "fn=(1) <runtime>.<truncated-stack>\n0 253 5\n"));
+    ck_assert_msg(strstr(o.out, "cfl=(1)\ncfn=(1)\ncalls=7 0\n8 253 5\n"), "%s", o.out);
+    tu_output_free(&o);
+    /* pprof: below the <truncated-stack> leaf, 126 frames of down, all at
+     * line 8, then main at its call on line 14 */
+    char *pb = tu_tmp_path("deep.pb.gz");
+    const char *pp[] = {tu_jett, "profile", "export", cap, "--format", "pprof", "-o", pb, NULL};
+    ck_assert_int_eq(run(pp, &o), 0);
+    tu_output_free(&o);
+    char *stacks = pprof_stacks(pb), want[8192];
+    int n = snprintf(want, sizeof want, "253 <runtime>.<truncated-stack>:0");
+    for (int i = 0; i < 126; i++)
+        n += snprintf(want + n, sizeof want - (size_t)n, "<deep.down:8");
+    snprintf(want + n, sizeof want - (size_t)n, "<deep.main:14\n");
+    ck_assert_msg(strstr(stacks, want), "%s", stacks);
+    ck_assert_ptr_nonnull(strstr(stacks, "32 deep.main:12\n"));
+    free(stacks);
+    unlink(pb), free(pb);
+    unlink(cap), free(cap);
+    unlink(p), free(p);
+}
+END_TEST
+
 Suite *export_cli_suite(void)
 {
     Suite *s = suite_create("export_cli");
@@ -750,6 +881,7 @@ Suite *export_cli_suite(void)
     tcase_add_test(t, help);
     tcase_add_test(t, bad_capture_exits_1);
     tcase_add_test(t, cut_capture_has_no_retained);
+    tcase_add_test(t, truncated_stack_keeps_the_call_line);
     suite_add_tcase(s, t);
     TCase *f = tcase_create("follow");
     tcase_add_checked_fixture(f, tu_e2e_setup, tu_e2e_teardown);

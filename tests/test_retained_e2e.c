@@ -177,6 +177,35 @@ START_TEST(holders_cycles_and_nothing)
 }
 END_TEST
 
+/* A program without tasks whose binding reaches, through a channel, a
+ * message (str(12345), 24 + 5 = 29 bytes), as many objects as main keeps
+ * that no binding reaches (a list holding itself: [] grown to 4 slots, 32
+ * + 64 = 96 bytes): the walk still credits that one to no holder.  Both
+ * were made in main (line 5). */
+START_TEST(no_holder_beside_a_message)
+{
+    char *prog = tu_program("cyc.jett", "namespace cyc\n"
+                                        "\n"
+                                        "let box = channel(4)\n"
+                                        "\n"
+                                        "fn main() {\n"
+                                        "    send(box, str(12345))\n"
+                                        "    let a = []\n"
+                                        "    push(a, a)\n"
+                                        "}\n");
+    struct tu_output o;
+    run_ok(prog, true, &o, NULL);
+    ck_assert_int_eq(o.status, 0);
+    expect_in(o.out, "\n    retained_bytes: 125\n");
+    expect_in(o.out, "  retained[2]{holder,holder_path,holder_line,namespace,function,path,line,"
+                     "retained_bytes,objects}:\n"
+                     "    unavailable,unavailable,unavailable,cyc,main,cyc.jett,5,96,1\n"
+                     "    cyc.box,cyc.jett,3,cyc,main,cyc.jett,5,29,1\n");
+    tu_output_free(&o);
+    free(prog);
+}
+END_TEST
+
 static const char deep[] = "namespace app\nlet deep = []\n"
                            "fn main() {\n    let cur = deep\n    for i in 0..100 {\n"
                            "        let n = []\n        push(cur, n)\n        cur = n\n    }\n}\n";
@@ -351,6 +380,7 @@ Suite *retained_e2e_suite(void)
     tcase_add_test(t, global_keeps_known_bytes);
     tcase_add_test(t, cut_capture_retains_nothing);
     tcase_add_test(t, holders_cycles_and_nothing);
+    tcase_add_test(t, no_holder_beside_a_message);
     tcase_add_test(t, walk_budget_cut);
     tcase_add_test(t, walk_skipped_is_unavailable);
     tcase_add_test(t, runtime_error_still_walks);

@@ -3,12 +3,13 @@
  * stack and span of every ALLOC in a capture are what a full walk of the
  * frames at each event gives, interned by this test's own model of the
  * agent's table (ids dense in creation order, root first, at most 128
- * levels with <truncated-stack> as the last, nodes refused once the
- * table's budget is spent).  The frames come from JETT_TEST_STACK_WALK,
- * written before the profiler looks at the event; the profiler's own
- * per-frame nodes never enter the expectation.  A free that folded into
- * its allocate (a FOLD entry, jett-capture(5)) has no entry and needs no
- * stack: its walk line is passed over, and must be one a FOLD named.
+ * levels with <truncated-stack> as the last, at the call of the frame
+ * below it, nodes refused once the table's budget is spent).  The
+ * frames come from JETT_TEST_STACK_WALK, written before the profiler
+ * looks at the event; the profiler's own per-frame nodes never enter the
+ * expectation.  A free that folded into its allocate (a FOLD entry,
+ * jett-capture(5)) has no entry and needs no stack: its walk line is
+ * passed over, and must be one a FOLD named.
  */
 #include <check.h>
 #include <inttypes.h>
@@ -144,8 +145,8 @@ static uint32_t levels(const struct node *f, uint32_t depth, uint32_t trunc, str
     uint32_t real = depth > MAX_LEVELS ? MAX_LEVELS - 1 : depth;
     for (uint32_t i = 0; i < real; i++)
         lv[i] = (struct node){0, f[i].func, i ? f[i - 1].start : NONE, i ? f[i - 1].end : NONE};
-    if (real < n)
-        lv[real] = (struct node){0, trunc, NONE, NONE};
+    if (real < n) /* made by the call the last real frame was making */
+        lv[real] = (struct node){0, trunc, f[real - 1].start, f[real - 1].end};
     return n;
 }
 

@@ -476,6 +476,65 @@ START_TEST(retained_through_channels_and_tasks)
 }
 END_TEST
 
+/* A task's result crosses by the copy the task makes as its function
+ * returns: the first join takes it, a second join copies the result
+ * again as the joiner's work.  By hand (jett(1)'s sizes): make's list
+ * grows from 32 bytes to 4 then 8 slots (64 bytes each time) and holds
+ * five strings of 24 + 100 bytes, 5 * 124 + 160 = 780 bytes in six
+ * allocations; its copy at `return out` has a capacity of 5: 32 + 5 * 16
+ * + 620 = 732 bytes in six allocations, which task 2 made (780 + 732 =
+ * 1512) and main keeps in `kept`.  The second join is main's own copy of
+ * 732 bytes, at its statement, kept in `again`.  The original goes with
+ * the task when main's frame releases its handle. */
+static const char keep_text[] = "namespace keep\n"
+                                "\n"
+                                "let kept = nil\n"
+                                "let again = nil\n"
+                                "\n"
+                                "fn make(n: int) -> list {\n"
+                                "    let out = []\n"
+                                "    for i in 0..n {\n"
+                                "        push(out, repeat(\"x\", 100))\n"
+                                "    }\n"
+                                "    return out\n"
+                                "}\n"
+                                "\n"
+                                "fn main() {\n"
+                                "    let t = spawn(make, 5)\n"
+                                "    kept = join(t)\n"
+                                "    again = join(t)\n"
+                                "}\n";
+
+START_TEST(result_copied_by_the_task)
+{
+    char *p = tu_program("keep.jett", keep_text);
+    const char *workers = _i == 0 ? "1" : "2";
+    struct tu_output o;
+    const char *argv[] = {tu_jett,     "run",   p,         "--profile-memory",
+                          "--workers", workers, "--agent", NULL};
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    ck_assert_msg(o.status == 0, "%s", o.out);
+    ck_assert_ptr_nonnull(strstr(o.out, "\n  status: complete\n"));
+    const char *want[] = {
+        /* the tasks table: what each task made, and what of it is left */
+        "\n    2,keep,make,keep.jett,6,keep.jett,15,1512,732\n"
+        "    1,keep,main,keep.jett,14,unavailable,unavailable,732,732\n",
+        /* the holders: the first join kept task 2's objects, made in make */
+        "\n    keep.again,keep.jett,4,keep,main,keep.jett,14,732,6\n"
+        "    keep.kept,keep.jett,3,keep,make,keep.jett,6,732,6\n",
+        /* the copies' lines: make's return, main's second join */
+        "\n        keep.jett,11,5,6,732,return out,false\n",
+        "\n        keep.jett,17,5,6,732,again = join(t),false\n",
+        "\n    retained_bytes: 1464\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        ck_assert_msg(strstr(o.out, want[i]), "--workers %s: no %s in\n%s", workers, want[i],
+                      o.out);
+    tu_output_free(&o);
+    free(p);
+}
+END_TEST
+
 Suite *tasks_e2e_suite(void);
 Suite *tasks_e2e_suite(void)
 {
@@ -491,6 +550,7 @@ Suite *tasks_e2e_suite(void)
     tcase_add_test(t, sigint_with_tasks_blocked);
     tcase_add_test(t, daemon_death_with_tasks_blocked);
     tcase_add_test(t, retained_through_channels_and_tasks);
+    tcase_add_loop_test(t, result_copied_by_the_task, 0, 2);
     suite_add_tcase(s, t);
     return s;
 }
