@@ -169,18 +169,32 @@ int heap_str_append(struct heap *h, struct heap_str **sp, const char *data, size
 }
 
 /* FNV-1a, never 0 so that 0 can mean "not computed". */
+static inline uint32_t fnv_add(uint32_t x, const char *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        x = (x ^ (uint8_t)p[i]) * 16777619u;
+    return x;
+}
+
+/* The hash of a string longer than a chunk, with a poll between chunks. */
+static __attribute__((noinline)) uint32_t hash_long(struct safepoint *sp, const struct heap_str *s)
+{
+    uint32_t x = 2166136261u, at = 0;
+    while (s->len - at > SAFEPOINT_CHUNK) {
+        x = fnv_add(x, s->data + at, (uint32_t)SAFEPOINT_CHUNK);
+        at += (uint32_t)SAFEPOINT_CHUNK;
+        safepoint_poll(sp);
+    }
+    return fnv_add(x, s->data + at, s->len - at);
+}
+
 uint32_t heap_str_hash(struct safepoint *sp, struct heap_str *s)
 {
     if (s->hash != 0)
         return s->hash;
-    uint32_t x = 2166136261u;
-    for (uint32_t at = 0; at < s->len;) {
-        uint32_t end = s->len - at > SAFEPOINT_CHUNK ? at + (uint32_t)SAFEPOINT_CHUNK : s->len;
-        for (; at < end; at++)
-            x = (x ^ (uint8_t)s->data[at]) * 16777619u;
-        if (at < s->len)
-            safepoint_poll(sp);
-    }
+    uint32_t x = __builtin_expect(s->len > SAFEPOINT_CHUNK, 0)
+                     ? hash_long(sp, s)
+                     : fnv_add(2166136261u, s->data, s->len);
     s->hash = x ? x : 1;
     return s->hash;
 }

@@ -58,7 +58,7 @@ void safepoint_move_all(struct safepoint *sp, void *dst, const void *src, size_t
     memmove(d, s, n);
 }
 
-int safepoint_compare(struct safepoint *sp, const void *a, const void *b, size_t n)
+int safepoint_compare_long(struct safepoint *sp, const void *a, const void *b, size_t n)
 {
     const char *x = a, *y = b;
     while (n > SAFEPOINT_CHUNK) {
@@ -82,10 +82,8 @@ void safepoint_fill(struct safepoint *sp, void *dst, int c, size_t n)
     memset(d, c, n);
 }
 
-void *safepoint_realloc(struct safepoint *sp, void *p, size_t used, size_t size)
+void *safepoint_realloc_long(struct safepoint *sp, void *p, size_t used, size_t size)
 {
-    if (p == NULL || size <= SAFEPOINT_REALLOC_COPY)
-        return realloc(p, size);
     void *q = malloc(size);
     if (q == NULL)
         return NULL;
