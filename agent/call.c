@@ -136,6 +136,17 @@ int interp_raise(struct interp_state *s, const struct ast *n, const char *fmt, .
     return interp_raise_text(s, n, len < 0 ? NULL : msg, len < 0 ? 0 : (size_t)len);
 }
 
+void sb_error_line(struct strbuf *b, const struct interp_state *s)
+{
+    if (s->err_loc)
+        sb_printf(b, "%s: ", s->err_loc);
+    sb_puts(b, "runtime error: ");
+    if (s->err_msg)
+        sb_put(b, s->err_msg, s->err_len);
+    else
+        sb_puts(b, "error");
+}
+
 int interp_raise_quoted(struct interp_state *s, const struct ast *n, const char *before,
                         const char *text, size_t len, const char *after)
 {

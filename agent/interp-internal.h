@@ -179,6 +179,9 @@ void sb_put(struct strbuf *b, const char *data, size_t n);
 void sb_puts(struct strbuf *b, const char *str);
 void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_free(struct strbuf *b);
+/* Appends the line of the raised error of s, "LOC: runtime error: MSG"
+ * (without LOC when it has none), as the launcher prints it. */
+void sb_error_line(struct strbuf *b, const struct interp_state *s);
 /* Appends v as print shows it; `quoted` for strings inside containers.
  * These walk whole values, polling `sp` per item and per chunk of bytes
  * (they always finish: an interrupt stays pending for the caller); the

@@ -562,13 +562,7 @@ void runtime_finish(struct interp_state *s, int rc, struct value ret, struct int
     }
     /* a long message is copied a chunk at a time, and the trace taken */
     struct strbuf b = {.sp = s->sp};
-    if (s->err_loc)
-        sb_printf(&b, "%s: ", s->err_loc);
-    sb_puts(&b, "runtime error: ");
-    if (s->err_msg)
-        sb_put(&b, s->err_msg, s->err_len);
-    else
-        sb_puts(&b, "error");
+    sb_error_line(&b, s);
     r->message = b.data;
     r->trace = s->err_trace ? s->err_trace : strdup("");
     s->err_trace = NULL;

@@ -101,13 +101,7 @@ static void task_report(struct interp_state *s)
     char tail[PATH_MAX + 96];
     task_trace_line(s->task, s->prog, tail, sizeof tail);
     struct strbuf b = {.sp = s->sp}; /* a long message is copied a chunk at a time */
-    if (s->err_loc)
-        sb_printf(&b, "%s: ", s->err_loc);
-    sb_puts(&b, "runtime error: ");
-    if (s->err_msg)
-        sb_put(&b, s->err_msg, s->err_len);
-    else
-        sb_puts(&b, "error");
+    sb_error_line(&b, s);
     sb_puts(&b, "\n");
     sb_puts(&b, s->err_trace ? s->err_trace : "");
     sb_puts(&b, tail);

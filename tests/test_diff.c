@@ -11,6 +11,7 @@
 
 #include "daemon/diff.h"
 #include "daemon/export/flame_diff.h"
+#include "keeper_program.h"
 #include "testutil.h"
 #include "cli/diff_pace.h"
 #include "daemon/attrib.h"
@@ -1248,33 +1249,7 @@ END_TEST
  * records fill, every function keeps its bucket.) */
 START_TEST(partial_memory_runs)
 {
-    static const char prog[] = "namespace mem\n"
-                               "fn hold() -> list {\n"
-                               "    let out = []\n"
-                               "    for i in 0..3000 {\n"
-                               "        push(out, \"h\" + str(i))\n"
-                               "    }\n"
-                               "    return out\n"
-                               "}\n"
-                               "fn later() -> int {\n"
-                               "    let n = 0\n"
-                               "    for i in 0..300 {\n"
-                               "        n += len(\"l\" + str(i))\n"
-                               "    }\n"
-                               "    return n\n"
-                               "}\n"
-                               "fn after() -> int {\n"
-                               "    let n = 0\n"
-                               "    for i in 0..300 {\n"
-                               "        n += len(\"a\" + str(i))\n"
-                               "    }\n"
-                               "    return n\n"
-                               "}\n"
-                               "fn main() {\n"
-                               "    let kept = hold()\n"
-                               "    print(later() + after() + len(kept))\n"
-                               "}\n";
-    char *p = tu_program("mem.jett", prog);
+    char *p = tu_program("mem.jett", keeper_program);
     char *small =
         budget_run(p, "--profile-memory", "small.jcap", "JETT_TEST_RETENTION_BUDGET", "300");
     char *whole = budget_run(p, "--profile-memory", "whole.jcap", NULL, NULL);

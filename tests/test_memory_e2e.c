@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "keeper_program.h"
 #include "testutil.h"
 
 /* Every total of the profile `doc` against the heap observer's (the file
@@ -235,36 +236,10 @@ END_TEST
  * later() (line 12) and after() (line 19), over 0..300 (10 + 180 + 600 =
  * 790 characters): 600 allocations, 7200 + 790 + 7200 + 1090 = 16280
  * bytes each. */
-static const char keeper[] = "namespace mem\n"
-                             "fn hold() -> list {\n"
-                             "    let out = []\n"
-                             "    for i in 0..3000 {\n"
-                             "        push(out, \"h\" + str(i))\n"
-                             "    }\n"
-                             "    return out\n"
-                             "}\n"
-                             "fn later() -> int {\n"
-                             "    let n = 0\n"
-                             "    for i in 0..300 {\n"
-                             "        n += len(\"l\" + str(i))\n"
-                             "    }\n"
-                             "    return n\n"
-                             "}\n"
-                             "fn after() -> int {\n"
-                             "    let n = 0\n"
-                             "    for i in 0..300 {\n"
-                             "        n += len(\"a\" + str(i))\n"
-                             "    }\n"
-                             "    return n\n"
-                             "}\n"
-                             "fn main() {\n"
-                             "    let kept = hold()\n"
-                             "    print(later() + after() + len(kept))\n"
-                             "}\n";
 
 START_TEST(budget_keeps_every_function)
 {
-    char *p = tu_program("mem.jett", keeper), *cap = tu_tmp_path("mem.jcap");
+    char *p = tu_program("mem.jett", keeper_program), *cap = tu_tmp_path("mem.jcap");
     setenv("JETT_TEST_RETENTION_BUDGET", "4096", 1);
     struct tu_output o;
     const char *argv[] = {tu_jett,
