@@ -139,26 +139,47 @@ static void val_format_float(double f, struct strbuf *b)
         sb_puts(b, ".0");
 }
 
-/* A string inside a container: quoted, with escapes. */
+static bool quoted_escape(unsigned char c, bool bytes)
+{
+    return c == '"' || c == '\\' || c < 0x20 || c == 0x7f || (bytes && c >= 0x80);
+}
+
+/* One character of a quoted string that needs an escape. */
+static void put_escape(unsigned char c, bool bytes, struct strbuf *b)
+{
+    if (c == '"' || c == '\\') {
+        char e[2] = {'\\', (char)c};
+        sb_put(b, e, 2);
+    } else if (c == '\n') {
+        sb_puts(b, "\\n");
+    } else if (c == '\t') {
+        sb_puts(b, "\\t");
+    } else {
+        sb_printf(b, bytes ? "\\x%02x" : "\\u{%x}", c);
+    }
+}
+
+/* A string inside a container: quoted, with escapes.  Each run of
+ * characters that need none goes in one piece, and a poll comes after
+ * each chunk of the string: a call per character made a chunk take
+ * milliseconds where instrumentation slows calls down. */
 static void val_format_quoted(struct safepoint *sp, const struct heap_str *s, bool bytes,
                               struct strbuf *b)
 {
     sb_puts(b, bytes ? "b\"" : "\"");
-    for (uint32_t i = 0; i < s->len; i++) {
-        if ((i & (SAFEPOINT_CHUNK - 1)) == SAFEPOINT_CHUNK - 1)
+    const unsigned char *d = (const unsigned char *)s->data;
+    for (uint32_t i = 0, polled = 0; i < s->len;) {
+        uint32_t end = s->len - i > SAFEPOINT_CHUNK ? i + (uint32_t)SAFEPOINT_CHUNK : s->len, j = i;
+        while (j < end && !quoted_escape(d[j], bytes))
+            j++;
+        if (j > i)
+            sb_put(b, (const char *)d + i, j - i);
+        if (j < end)
+            put_escape(d[j++], bytes, b);
+        i = j;
+        if (i - polled >= SAFEPOINT_CHUNK && i < s->len) {
             safepoint_poll(sp);
-        unsigned char c = (unsigned char)s->data[i];
-        if (c == '"' || c == '\\') {
-            char e[2] = {'\\', (char)c};
-            sb_put(b, e, 2);
-        } else if (c == '\n') {
-            sb_puts(b, "\\n");
-        } else if (c == '\t') {
-            sb_puts(b, "\\t");
-        } else if (c < 0x20 || c == 0x7f || (bytes && c >= 0x80)) {
-            sb_printf(b, bytes ? "\\x%02x" : "\\u{%x}", c);
-        } else {
-            sb_put(b, (const char *)&c, 1);
+            polled = i;
         }
     }
     sb_puts(b, "\"");
