@@ -10,6 +10,7 @@
 #include "daemon/export/fold.h"
 #include "daemon/feed.h"
 #include "deep_capture.h"
+#include "one_frame_stacks.h"
 #include "testutil.h"
 
 #define MEM_HELLO                                                                                  \
@@ -520,21 +521,9 @@ END_TEST
  * profile's unavailable samples. */
 START_TEST(wall_weight_unavailable)
 {
-    size_t cap = 1u << 20, len = 0;
+    size_t cap = 1u << 20;
     char *t = malloc(cap);
-    len += (size_t)snprintf(
-        t + len, cap - len,
-        "HELLO version=1 mode=cpu rate_hz=1000 threshold_bp=500 limit=10 cpu_budget=33554432 "
-        "retention_budget=67108864 stack_budget=4096 backend=\"interpreter_safe_point\" "
-        "capabilities=cpu_tick_source,safe_stack_capture colour=false\n"
-        "FUNC id=0 namespace=\"m\" function=\"main\" source=- decl=-\nEVENTS\n");
-    for (int i = 0; i < 2000; i++)
-        len += (size_t)snprintf(t + len, cap - len, "  STACK id=%d parent=- func=0 site=-\n", i);
-    for (int i = 0; i < 2000; i++)
-        len += (size_t)snprintf(t + len, cap - len,
-                                "  CPU_SAMPLE seq=%d tick=%d task=- actor=- thread=0 state=jett "
-                                "stack=%d span=-\n",
-                                i + 1, i + 1, i);
+    size_t len = one_frame_stacks(t, cap, "m", "main", 2000);
     len += (size_t)snprintf(t + len, cap - len,
                             "  CPU_SAMPLE seq=2001 tick=2001 task=- actor=- thread=0 "
                             "state=unavailable stack=- span=-\n"

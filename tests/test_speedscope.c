@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "one_frame_stacks.h"
 #include "testutil.h"
 
 /* Exports a fixture (with `--weight W` when weight is not NULL). */
@@ -473,21 +474,9 @@ END_TEST
  * so fewer samples than stacks come out, each on a stored stack. */
 START_TEST(refused_stacks_left_out)
 {
-    size_t cap = 1u << 20, len = 0;
+    size_t cap = 1u << 20;
     char *t = malloc(cap);
-    len += (size_t)snprintf(
-        t + len, cap - len,
-        "HELLO version=1 mode=cpu rate_hz=1000 threshold_bp=500 limit=10 cpu_budget=33554432 "
-        "retention_budget=67108864 stack_budget=4096 backend=\"interpreter_safe_point\" "
-        "capabilities=cpu_tick_source,safe_stack_capture colour=false\n"
-        "FUNC id=0 namespace=\"app\" function=\"f\" source=- decl=-\nEVENTS\n");
-    for (int i = 0; i < 2000; i++)
-        len += (size_t)snprintf(t + len, cap - len, "  STACK id=%d parent=- func=0 site=-\n", i);
-    for (int i = 0; i < 2000; i++)
-        len += (size_t)snprintf(t + len, cap - len,
-                                "  CPU_SAMPLE seq=%d tick=%d task=- actor=- thread=0 state=jett "
-                                "stack=%d span=-\n",
-                                i + 1, i + 1, i);
+    size_t len = one_frame_stacks(t, cap, "app", "f", 2000);
     len += (size_t)snprintf(t + len, cap - len,
                             "END\nFINISH termination=returned wall_ns=1 cpu_ns=- requested=2000 "
                             "coalesced=0 dropped=0 collector_failure=false stack_limit=false\n");
