@@ -93,17 +93,23 @@ static void self_lead(struct rank_report *r)
     l->calls = best->calls;
 }
 
-/* The binding that holds the most at exit, over all that it holds. */
+/* The binding that holds the most at exit, over all that it holds.  Not
+ * when all that is retained is below the threshold's share of the peak:
+ * a few bytes kept to the end are not where the memory went. */
 static bool holder_lead(struct rank_report *r)
 {
     const struct rank_retained *t = &r->top_holder;
-    if (!r->has_top_holder || t->bytes == 0 || r->mem.retained_unavailable)
+    const struct rank_mem_totals *m = &r->mem;
+    if (!r->has_top_holder || t->bytes == 0 || m->retained_unavailable)
+        return false;
+    if (!m->live_unavailable && m->peak_live_bytes > 0 &&
+        !rank_meets(m->retained_bytes, m->peak_live_bytes, r->threshold_bp))
         return false;
     struct rank_lead *l = add(r, RANK_LEAD_HOLDER);
     l->ns = t->holder_ns, l->name = t->holder_name, l->path = t->holder_path;
     l->line = t->holder_line;
     l->value = t->bytes;
-    l->percent_hundredths = rank_percent_hundredths(t->bytes, r->mem.retained_bytes);
+    l->percent_hundredths = rank_percent_hundredths(t->bytes, m->retained_bytes);
     return true;
 }
 

@@ -114,6 +114,48 @@ START_TEST(a_mid_run_peak_is_led_by_its_function)
 }
 END_TEST
 
+/* The same peak with a binding that keeps a little to the end: `kept`, an
+ * empty list (32 bytes) made before the peak, gets a literal after it
+ * (a constant, no allocation), so 32 + 16 * 4 = 96 bytes of list are
+ * retained, under 5% of the peak (140416 + 32 = 140448).  A
+ * holder of so little is not where the memory went: no holder lead, the
+ * peak's function first, though the retained section lists the holder. */
+static const char small_holder_src[] = "namespace p\n"
+                                       "\n"
+                                       "let kept: list = []\n"
+                                       "\n"
+                                       "fn load() -> int {\n"
+                                       "    let rows = []\n"
+                                       "    for i in 0..1000 {\n"
+                                       "        push(rows, repeat(\"r\", 100))\n"
+                                       "    }\n"
+                                       "    return len(rows)\n"
+                                       "}\n"
+                                       "\n"
+                                       "fn main() {\n"
+                                       "    let n = load()\n"
+                                       "    push(kept, \"done\")\n"
+                                       "    print(n)\n"
+                                       "}\n";
+
+START_TEST(a_small_holder_does_not_lead)
+{
+    char *prog = tu_program("small.jett", small_holder_src);
+    struct tu_output o;
+    run_ok(prog, "--profile-memory", false, &o);
+    ck_assert_str_eq(o.out, "1000\n");
+    ck_assert_msg(strstr(o.err, "\nretained at exit: 96 bytes held by p.kept (small.jett:3)"), "%s",
+                  o.err);
+    char *leads = leads_of(o.err);
+    starts_with(leads, "  most live at peak  p.load  small.jett:5  137.13 KiB (140416 bytes), "
+                       "99.98% of peak live bytes\n");
+    ck_assert_ptr_null(strstr(leads, "largest holder"));
+    free(leads);
+    tu_output_free(&o);
+    free(prog);
+}
+END_TEST
+
 /* Four tasks: one computes for long, the others pass a few values along
  * and wait for it.  The first lead is that task, at its function, and no
  * waiting lead points back at the tasks that wait for it. */
@@ -234,6 +276,7 @@ Suite *leads_e2e_suite(void)
     tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, a_mid_run_peak_is_led_by_its_function);
+    tcase_add_test(t, a_small_holder_does_not_lead);
     tcase_add_test(t, a_starving_task_leads);
     tcase_add_test(t, a_waiting_run_leads_with_where_it_waited);
     tcase_add_test(t, hidden_quadratic_work_leads_with_self_time);

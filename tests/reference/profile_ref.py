@@ -1201,8 +1201,13 @@ def cpu_leads(m, p):
 
 def holder_lead(m, p):
     """The holder whose rows, all of them, hold the most bytes at exit;
-    ties in holder order; no holder is never a lead."""
+    ties in holder order; no holder is never a lead; none when
+    retained_bytes is below the threshold's share of a known, positive
+    peak_live_bytes."""
     if p["retained_status"] == "unavailable" or not retained_known(m):
+        return None
+    peak, kept = p["totals"]["peak_live_bytes"], p["totals"]["retained_bytes"]
+    if peak != "unavailable" and peak > 0 and kept * 10000 < int(m.hello["threshold_bp"]) * peak:
         return None
     sums = {}
     for holder, _, nbytes, _ in m.walk_rows:
