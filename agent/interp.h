@@ -272,6 +272,10 @@ void *interp_heap_observer_ctx(const struct interp_state *s);
  * and its sample bit (one relaxed atomic OR). */
 bool interp_worker_busy(struct interp_state *s, uint32_t k);
 void interp_worker_request(struct interp_state *s, uint32_t k);
+/* Whether worker k runs the task of state t now; and its sample bit
+ * cleared, by a profiler that takes the sample itself (a task parking). */
+bool interp_worker_runs(struct interp_state *s, uint32_t k, const struct interp_state *t);
+void interp_worker_take_sample(struct interp_state *s, uint32_t k);
 /* The task a state runs (0 without tasks) and the run-local id of the
  * thread running it (K of jett-worker-K; 0: jett-runtime). */
 uint32_t interp_task_number(const struct interp_state *s);

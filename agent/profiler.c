@@ -73,6 +73,14 @@ struct profiler {
     _Atomic uint64_t waiting;   /* waiting ticks not yet recorded */
     atomic_bool pending;
     _Atomic uint64_t pending_tick;
+    /* The clock of ticks: the deadline of tick ticks + 1, and the state of
+     * the gaps' sequence, advanced under clock_lock by the timer or, with
+     * tasks, by a worker whose task parks or resumes after a deadline the
+     * timer has not reached yet (advance_ticks). */
+    _Atomic uint64_t next_deadline;
+    uint64_t period, rng;
+    atomic_bool clock_lock;
+    bool timer_asleep; /* test-only: the timer thread never ticks */
     atomic_bool stop;
     pthread_t timer;
     bool timer_started;
@@ -339,13 +347,13 @@ static void on_safe_point(void *ctx, struct interp_state *s)
         record_tick(p, WIRE_STATE_WAITING, now - waiting + 1 + i);
 }
 
-static void timer_tick_tasks(struct profiler *p, uint64_t tick);
+static void timer_tick_tasks(struct profiler *p, uint64_t tick, uint32_t skip);
 
 /* One tick: no allocation, no lock, no system call. */
-static void timer_tick(struct profiler *p, uint64_t tick)
+static void timer_tick(struct profiler *p, uint64_t tick, uint32_t skip)
 {
     if (p->tasks) {
-        timer_tick_tasks(p, tick);
+        timer_tick_tasks(p, tick, skip);
     } else if (interp_is_blocked(p->s)) {
         atomic_fetch_add(&p->waiting, 1);
         interp_request_sample(p->s);
@@ -364,6 +372,13 @@ static void timer_wake(int sig)
     (void)sig;
 }
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 /* The time to the next tick: uniform in [period / 2, 3 period / 2), the
  * period on average.  Ticks a fixed period apart lock onto a program whose
  * own period is a multiple of it, such as a loop that computes for a
@@ -377,26 +392,84 @@ static uint64_t next_gap(uint64_t period, uint64_t *rng)
     return period / 2 + mix64(*rng) % period;
 }
 
+/* Ticks every deadline up to `now` not ticked yet, in order; worker
+ * `skip` (0: none) is asked for none of them: its task is resuming, and
+ * they fell while it waited.
+ *
+ * The timer thread is one thread among the workers: on a busy machine the
+ * scheduler may run it only once a worker gives up its core, which is
+ * when a task parks.  A tick whose deadline fell while that task ran
+ * would then find it parked and count as its waiting (measured: a task
+ * computing in bursts between recv calls showed a third of its running
+ * samples).  So the task that parks, and the one that resumes, tick the
+ * deadlines already due themselves, before their state changes. */
+static void advance_locked(struct profiler *p, uint64_t now, uint32_t skip)
+{
+    uint64_t next = atomic_load_explicit(&p->next_deadline, memory_order_relaxed);
+    while (next <= now) {
+        timer_tick(p, atomic_fetch_add(&p->ticks, 1) + 1, skip);
+        next += next_gap(p->period, &p->rng);
+    }
+    atomic_store_explicit(&p->next_deadline, next, memory_order_relaxed);
+    atomic_store_explicit(&p->clock_lock, false, memory_order_release);
+}
+
+static bool clock_trylock(struct profiler *p)
+{
+    return !atomic_load_explicit(&p->clock_lock, memory_order_relaxed) &&
+           !atomic_exchange_explicit(&p->clock_lock, true, memory_order_acquire);
+}
+
+/* A worker waits for the one that ticks (a few microseconds), yielding
+ * when that one lost its core. */
+static void advance_ticks(struct profiler *p, uint64_t now, uint32_t skip)
+{
+    for (unsigned spins = 0; !clock_trylock(p); spins++) {
+        if (spins < 128)
+            cpu_relax();
+        else
+            sched_yield();
+    }
+    advance_locked(p, now, skip);
+}
+
+/* The timer asks for the lowest real-time priority where the system
+ * grants it, so that a deadline finds it on a core at once rather than
+ * when a worker parks; elsewhere the workers' catching up covers it.  It
+ * never waits for the clock's lock: whoever holds it ticks the same
+ * deadlines, and a real-time thread spinning on a lock whose holder
+ * cannot run would hold the core. */
+static void timer_priority(void)
+{
+    struct sched_param sp = {.sched_priority = sched_get_priority_min(SCHED_FIFO)};
+    (void)pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+}
+
+/* Whether a deadline has passed that no one ticked yet. */
+static bool ticks_due(struct profiler *p, uint64_t *now)
+{
+    *now = clock_ns(CLOCK_MONOTONIC);
+    return atomic_load_explicit(&p->next_deadline, memory_order_relaxed) <= *now;
+}
+
 static void *timer_main(void *arg)
 {
     struct profiler *p = arg;
     /* Named from inside, so the name covers exactly this loop. */
     pthread_setname_np(pthread_self(), "jett-timer");
-    uint64_t period = 1000000000ull / p->rate_hz;
-    uint64_t start = clock_ns(CLOCK_MONOTONIC), rng = start;
-    uint64_t next = start + next_gap(period, &rng);
+    timer_priority();
     while (!atomic_load(&p->stop)) {
+        uint64_t next = p->timer_asleep
+                            ? UINT64_MAX / 2
+                            : atomic_load_explicit(&p->next_deadline, memory_order_relaxed);
         struct timespec ts = {(time_t)(next / 1000000000ull), (long)(next % 1000000000ull)};
         if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0)
             continue;
         if (atomic_load(&p->stop))
             break;
         /* Deadlines missed while descheduled are ticks too. */
-        uint64_t now = clock_ns(CLOCK_MONOTONIC);
-        while (next <= now) {
-            timer_tick(p, atomic_fetch_add(&p->ticks, 1) + 1);
-            next += next_gap(period, &rng);
-        }
+        if (clock_trylock(p))
+            advance_locked(p, clock_ns(CLOCK_MONOTONIC), 0);
     }
     p->timer_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID); /* read by the join's caller */
     return NULL;
@@ -546,12 +619,6 @@ static void on_heap_event(void *ctx, enum heap_op op, struct heap_obj *o, uint64
  * core (more workers than cores) yields rather than spin.  One worker
  * needs none: every event of a run with tasks comes from a worker (the
  * timer only sets bits, and nothing is recorded once the workers ended). */
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
 
 static void plock_wait(struct profiler *p)
 {
@@ -698,11 +765,11 @@ static void on_task_safe_point(void *ctx, struct interp_state *s)
 /* One period: each worker that runs a task is asked for a sample, or the
  * tick is coalesced when its last request is still pending.  Tasks that
  * wait count their periods themselves (on_task_resume). */
-static void timer_tick_tasks(struct profiler *p, uint64_t tick)
+static void timer_tick_tasks(struct profiler *p, uint64_t tick, uint32_t skip)
 {
     for (uint32_t k = 1; k <= p->n_workers; k++) {
         struct profiler_worker *w = &p->workers[k];
-        if (!atomic_load(&w->registered) || !interp_worker_busy(p->s, k))
+        if (k == skip || !atomic_load(&w->registered) || !interp_worker_busy(p->s, k))
             continue;
         atomic_fetch_add(&p->requested, 1);
         if (atomic_exchange(&w->pending, true)) {
@@ -735,9 +802,21 @@ static void on_task_publish(void *ctx, struct interp_state *s)
         p->at = NULL; /* the state may change its task, thread or address */
 }
 
+/* A task parks (or, spawned, waits for a worker from now).  The deadlines
+ * that fell while it ran are ticked first, so that its request is one of
+ * them; a request still pending is its sample, at the call where it
+ * parks, which is its last safe point. */
 static void on_task_suspend(void *ctx, struct interp_state *s)
 {
     struct profiler *p = ctx;
+    uint32_t k = interp_thread_id(s);
+    if (k >= 1 && k <= p->n_workers && interp_worker_runs(p->s, k, s)) {
+        uint64_t now;
+        if (ticks_due(p, &now))
+            advance_ticks(p, now, 0);
+        interp_worker_take_sample(p->s, k);
+        on_task_safe_point(p, s);
+    }
     uint64_t *mark = interp_task_mark(s);
     if (mark)
         *mark = atomic_load(&p->ticks);
@@ -749,7 +828,10 @@ static void on_task_suspend(void *ctx, struct interp_state *s)
 static void on_task_resume(void *ctx, struct interp_state *s)
 {
     struct profiler *p = ctx;
-    uint64_t *mark = interp_task_mark(s), now = atomic_load(&p->ticks);
+    uint64_t *mark = interp_task_mark(s), at;
+    if (mark && ticks_due(p, &at)) /* they fell while it waited */
+        advance_ticks(p, at, interp_thread_id(s));
+    uint64_t now = atomic_load(&p->ticks);
     if (!mark || now <= *mark)
         return;
     uint64_t n = now - *mark;
@@ -853,6 +935,11 @@ void profiler_set_folds(struct profiler *p, bool on)
     p->mw.fold = on;
 }
 
+void profiler_set_timer_asleep(struct profiler *p, bool asleep)
+{
+    p->timer_asleep = asleep;
+}
+
 uint64_t profiler_folds(const struct profiler *p)
 {
     return p->mw.folds;
@@ -878,6 +965,9 @@ int profiler_start(struct profiler *p)
         return 0;
     if (interp_count_calls(p->s) != 0)
         return -1;
+    p->period = 1000000000ull / p->rate_hz;
+    p->rng = clock_ns(CLOCK_MONOTONIC);
+    atomic_store(&p->next_deadline, p->rng + next_gap(p->period, &p->rng));
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = timer_wake;

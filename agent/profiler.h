@@ -80,6 +80,11 @@ void profiler_set_event_hook(struct profiler *p, profiler_event_hook fn, void *c
  * replay the same run's events folded and unfolded.  Before
  * profiler_start. */
 void profiler_set_folds(struct profiler *p, bool on);
+/* Test-only: the timer thread never ticks by itself (JETT_TEST_TIMER_ASLEEP),
+ * so that only the workers whose tasks park or resume advance the clock
+ * of ticks, as a timer the scheduler keeps off the cores would.  Before
+ * profiler_start. */
+void profiler_set_timer_asleep(struct profiler *p, bool asleep);
 /* Folds made so far (memory mode). */
 uint64_t profiler_folds(const struct profiler *p);
 

@@ -422,6 +422,19 @@ void interp_worker_request(struct interp_state *s, uint32_t k)
         atomic_fetch_or_explicit(&w->sp.pending, PENDING_SAMPLE, memory_order_relaxed);
 }
 
+bool interp_worker_runs(struct interp_state *s, uint32_t k, const struct interp_state *t)
+{
+    struct sched_worker *w = runtime_worker(s, k);
+    return w && atomic_load_explicit(&w->current, memory_order_relaxed) == t;
+}
+
+void interp_worker_take_sample(struct interp_state *s, uint32_t k)
+{
+    struct sched_worker *w = runtime_worker(s, k);
+    if (w)
+        atomic_fetch_and_explicit(&w->sp.pending, ~(uint32_t)PENDING_SAMPLE, memory_order_relaxed);
+}
+
 uint32_t interp_task_number(const struct interp_state *s)
 {
     return task_number_of(s);

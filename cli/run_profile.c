@@ -159,6 +159,8 @@ int run_profile_start(struct run_profile *rp, struct interp_state *s)
         run_testenv_budget(t ? t->agent_stack_budget : 0, WIRE_STACK_BUDGET), interp_func_count(p));
     if (rp->profiler && t && t->no_fold)
         profiler_set_folds(rp->profiler, false);
+    if (rp->profiler && t && t->timer_asleep)
+        profiler_set_timer_asleep(rp->profiler, true);
     if (rp->profiler && t && t->stack_walk && mode == WIRE_MODE_MEMORY &&
         (rp->stack_walk = calloc(1, sizeof *rp->stack_walk)) != NULL) {
         if ((rp->stack_walk->f = fopen(t->stack_walk, "w")) != NULL)

@@ -45,6 +45,7 @@ void run_testenv_read(struct run_testenv *t)
     t->fail_profiler_start = number("JETT_TEST_FAIL_PROFILER_START") != 0;
     t->skew_finish = number("JETT_TEST_SKEW_FINISH") != 0;
     t->no_fold = number("JETT_TEST_NO_FOLD") != 0;
+    t->timer_asleep = number("JETT_TEST_TIMER_ASLEEP") != 0;
 }
 
 uint64_t run_testenv_budget(uint64_t test, uint64_t real)

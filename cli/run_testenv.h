@@ -26,6 +26,11 @@
  *   JETT_TEST_NO_FOLD=1             memory mode sends every free as its
  *                                   own entry (no FOLD), so that a test
  *                                   can compare a run folded and unfolded
+ *   JETT_TEST_TIMER_ASLEEP=1        CPU mode with tasks: the timer thread
+ *                                   never ticks by itself; only tasks that
+ *                                   park or resume after a deadline do, as
+ *                                   on a machine whose scheduler keeps the
+ *                                   timer off the cores while workers run
  */
 #ifndef JETT_CLI_RUN_TESTENV_H
 #define JETT_CLI_RUN_TESTENV_H
@@ -46,6 +51,7 @@ struct run_testenv {
     bool fail_profiler_start;
     bool skew_finish;
     bool no_fold;
+    bool timer_asleep;
 };
 
 /* Reads the knobs from the environment. */

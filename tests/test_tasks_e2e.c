@@ -159,6 +159,106 @@ START_TEST(cpu_tasks_match_the_capture)
 }
 END_TEST
 
+/* A consumer that computes in bursts between recv calls, each burst
+ * longer than the longest gap between deadlines (1.5 periods), while
+ * main sleeps between sends.  With the timer thread kept from ticking
+ * (JETT_TEST_TIMER_ASLEEP, as a scheduler that runs it only once a worker
+ * parks would), the deadlines of each burst are ticked by the consumer as
+ * it parks, before its state changes: at least one running sample per
+ * burst, where a tick taken after the park made them all waiting.  One
+ * worker, so that nothing else ticks while a burst runs. */
+static const char bursts[] = "namespace bursts\n" BURN "fn consumer(inp: channel) -> int {\n"
+                             "    let acc = 0\n"
+                             "    let v = recv(inp)\n"
+                             "    while v != nil {\n"
+                             "        acc += burn(400000)\n"
+                             "        v = recv(inp)\n"
+                             "    }\n"
+                             "    return acc\n"
+                             "}\n"
+                             "fn main() {\n"
+                             "    let c = channel(1)\n"
+                             "    let t = spawn(consumer, c)\n"
+                             "    for i in 0..20 {\n"
+                             "        send(c, i)\n"
+                             "        sleep(3)\n"
+                             "    }\n"
+                             "    close(c)\n"
+                             "    print(join(t))\n"
+                             "}\n";
+
+START_TEST(bursts_run_though_the_timer_lags)
+{
+    char *p = tu_program("bursts.jett", bursts), *cap = tu_tmp_path("bursts.jcap");
+    struct tu_output o;
+    const char *argv[] = {tu_jett, "run", p, "--profile", "--workers", "1", "--profile-capture",
+                          cap,     NULL};
+    setenv("JETT_TEST_TIMER_ASLEEP", "1", 1);
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    unsetenv("JETT_TEST_TIMER_ASLEEP");
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    ck_assert_str_eq(o.out, "23999940\n"); /* 20 bursts of 1199997 */
+    char *text = dump_of(cap);
+    long running = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+        if (strncmp(line, "  CPU_SAMPLE ", 13) == 0 && field(line, "task") == 2 &&
+            strstr(line, " state=jett "))
+            running++;
+    ck_assert_msg(running >= 20, "the consumer ran 20 bursts but has %ld running samples:\n%s",
+                  running, o.err);
+    free(text);
+    tu_output_free(&o);
+    tu_remove_in_tmpdir(cap);
+    free(p);
+}
+END_TEST
+
+/* The other side: main sleeps 30 times, and the deadlines of each sleep,
+ * ticked by main itself as it resumes (the timer asleep again), are its
+ * waiting samples, not requests of the worker it now runs on.  Main runs
+ * for microseconds between two sleeps, so at most a few ticks fall while
+ * it runs; taking each resume's ticks as running would give it 30. */
+static const char sleeper[] = "namespace sleeper\n"
+                              "fn nothing() -> int {\n"
+                              "    return 1\n"
+                              "}\n"
+                              "fn main() {\n"
+                              "    let n = join(spawn(nothing))\n"
+                              "    for i in 0..30 {\n"
+                              "        sleep(4)\n"
+                              "    }\n"
+                              "    print(n)\n"
+                              "}\n";
+
+START_TEST(waits_wait_though_the_timer_lags)
+{
+    char *p = tu_program("sleeper.jett", sleeper), *cap = tu_tmp_path("sleeper.jcap");
+    struct tu_output o;
+    const char *argv[] = {tu_jett, "run", p, "--profile", "--workers", "1", "--profile-capture",
+                          cap,     NULL};
+    setenv("JETT_TEST_TIMER_ASLEEP", "1", 1);
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    unsetenv("JETT_TEST_TIMER_ASLEEP");
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    ck_assert_str_eq(o.out, "1\n");
+    char *text = dump_of(cap);
+    long running = 0, waiting = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strncmp(line, "  CPU_SAMPLE ", 13) != 0 || field(line, "task") != 1)
+            continue;
+        running += strstr(line, " state=jett ") != NULL;
+        waiting += strstr(line, " state=waiting ") != NULL;
+    }
+    ck_assert_msg(running < 10 && waiting >= 30 * 4 * 2 / 3,
+                  "main slept 30 times 4 ms: %ld running, %ld waiting samples:\n%s", running,
+                  waiting, o.err);
+    free(text);
+    tu_output_free(&o);
+    tu_remove_in_tmpdir(cap);
+    free(p);
+}
+END_TEST
+
 /* Memory with four workers recording at once: ids and sequences in one
  * order (no collector error), every total equal to the heap observer's
  * own, and the allocated bytes of the tasks adding up to the run's (every
@@ -543,6 +643,8 @@ Suite *tasks_e2e_suite(void)
     tcase_add_checked_fixture(t, tu_e2e_setup, tu_e2e_teardown);
     tcase_set_timeout(t, 300);
     tcase_add_test(t, cpu_tasks_match_the_capture);
+    tcase_add_test(t, bursts_run_though_the_timer_lags);
+    tcase_add_test(t, waits_wait_though_the_timer_lags);
     tcase_add_test(t, memory_exact_with_several_workers);
     tcase_add_test(t, memory_blocks_agree_with_one_worker);
     tcase_add_test(t, program_without_tasks_unchanged);
