@@ -51,7 +51,10 @@ static bool task_lead(struct rank_report *r)
     if (!r->has_tasks || r->task_count == RANK_NA || r->task_count < 2 || r->n_tasks == 0)
         return false;
     const struct rank_task *t = &r->tasks[0];
-    if (t->samples == RANK_NA || t->samples * 2 <= r->task_samples)
+    /* more than twice all the others together: tasks that take turns
+     * split the samples near evenly, and none of them is the cause */
+    if (t->samples == RANK_NA || t->samples == 0 || r->task_samples < t->samples ||
+        r->task_samples - t->samples > (t->samples - 1) / 2)
         return false;
     struct rank_lead *l = add(r, RANK_LEAD_TASK);
     l->task = t->task;

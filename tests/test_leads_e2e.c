@@ -199,6 +199,43 @@ START_TEST(a_starving_task_leads)
 }
 END_TEST
 
+/* Two tasks that take turns through a pair of channels, each doing the
+ * same work a turn: about half the samples each, one of them a little
+ * more than half (a loaded machine stretches whichever runs when it is
+ * preempted), never twice the other's.  Neither is the cause of the
+ * other's waiting, so no task leads.  (The reference model's random
+ * captures check the rule's bound exactly.) */
+static const char turns_src[] = "namespace t\n"
+                                "\n"
+                                "fn side(input: channel, out: channel, n: int) -> int {\n"
+                                "    let h = 0\n"
+                                "    for r in 0..200 {\n"
+                                "        let v = recv(input)\n"
+                                "        for i in 0..n {\n"
+                                "            h = (h * 31 + i) % 1000003\n"
+                                "        }\n"
+                                "        send(out, v + 1)\n"
+                                "    }\n"
+                                "    return h\n"
+                                "}\n"
+                                "\n"
+                                "fn main() {\n"
+                                "    let a = channel(1)\n"
+                                "    let b = channel(1)\n"
+                                "    send(a, 0)\n"
+                                "    let p = spawn(side, a, b, 25000)\n"
+                                "    let q = spawn(side, b, a, 25000)\n"
+                                "    print(join(p) >= 0, join(q) >= 0, recv(a))\n"
+                                "}\n";
+
+START_TEST(tasks_taking_turns_give_no_task_lead)
+{
+    char *leads = human_leads("turns.jett", turns_src, "--profile", "true true 400\n");
+    ck_assert_msg(strstr(leads, "busiest task") == NULL, "%s", leads);
+    free(leads);
+}
+END_TEST
+
 /* Without tasks, a run that mostly sleeps leads with where it slept; its
  * self lead follows. */
 static const char sleepy_src[] = "namespace w\n"
@@ -278,6 +315,7 @@ Suite *leads_e2e_suite(void)
     tcase_add_test(t, a_mid_run_peak_is_led_by_its_function);
     tcase_add_test(t, a_small_holder_does_not_lead);
     tcase_add_test(t, a_starving_task_leads);
+    tcase_add_test(t, tasks_taking_turns_give_no_task_lead);
     tcase_add_test(t, a_waiting_run_leads_with_where_it_waited);
     tcase_add_test(t, hidden_quadratic_work_leads_with_self_time);
     suite_add_tcase(s, t);

@@ -1179,7 +1179,7 @@ def cpu_leads(m, p):
     out, na = [], "unavailable"
     tasks = p.get("tasks", [])
     every = sum(t["samples"] for t in m.tasks) if m.tasks_on else 0
-    if m.tasks_on and len(m.tasks) >= 2 and tasks and tasks[0]["samples"] * 2 > every:
+    if m.tasks_on and len(m.tasks) >= 2 and tasks and tasks[0]["samples"] * 3 > every * 2:
         t = tasks[0]
         out.append(lead("task", t["task"], t["namespace"], t["function"],
                         (t["path"], t["line"], na), t["samples"], every, "task_samples"))
