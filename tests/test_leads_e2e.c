@@ -58,6 +58,16 @@ static void starts_with(const char *s, const char *prefix)
                   prefix);
 }
 
+/* 1000 strings of 100 bytes in a list, dropped at the return. */
+#define LOAD                                                                                       \
+    "fn load() -> int {\n"                                                                         \
+    "    let rows = []\n"                                                                          \
+    "    for i in 0..1000 {\n"                                                                     \
+    "        push(rows, repeat(\"r\", 100))\n"                                                     \
+    "    }\n"                                                                                      \
+    "    return len(rows)\n"                                                                       \
+    "}\n"
+
 /* A load builds 1000 strings of 100 bytes in a list and drops it, then a
  * churn allocates 2000 strings of 200 bytes, each freed at once.  The
  * peak is load's: the list (32 + 16 * 1024 = 16416) and its strings
@@ -65,15 +75,7 @@ static void starts_with(const char *s, const char *prefix)
  * p.churn allocated the most (2000 * 224 = 448000 of 588416 bytes in
  * all: 76.14%).  Nothing is retained, so there is no holder lead. */
 static const char peak_src[] = "namespace p\n"
-                               "\n"
-                               "fn load() -> int {\n"
-                               "    let rows = []\n"
-                               "    for i in 0..1000 {\n"
-                               "        push(rows, repeat(\"r\", 100))\n"
-                               "    }\n"
-                               "    return len(rows)\n"
-                               "}\n"
-                               "\n"
+                               "\n" LOAD "\n"
                                "fn churn() -> int {\n"
                                "    let n = 0\n"
                                "    for i in 0..2000 {\n"
@@ -123,15 +125,7 @@ END_TEST
 static const char small_holder_src[] = "namespace p\n"
                                        "\n"
                                        "let kept: list = []\n"
-                                       "\n"
-                                       "fn load() -> int {\n"
-                                       "    let rows = []\n"
-                                       "    for i in 0..1000 {\n"
-                                       "        push(rows, repeat(\"r\", 100))\n"
-                                       "    }\n"
-                                       "    return len(rows)\n"
-                                       "}\n"
-                                       "\n"
+                                       "\n" LOAD "\n"
                                        "fn main() {\n"
                                        "    let n = load()\n"
                                        "    push(kept, \"done\")\n"

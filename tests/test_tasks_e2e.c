@@ -159,6 +159,37 @@ START_TEST(cpu_tasks_match_the_capture)
 }
 END_TEST
 
+/* Runs `src` on one worker with the timer kept from ticking
+ * (JETT_TEST_TIMER_ASLEEP), once its output was `out`; task `task`'s
+ * running (jett) and waiting samples in the capture, and the report in
+ * `report` (the caller frees it). */
+static void asleep_run(const char *name, const char *src, const char *out, long task, long *running,
+                       long *waiting, char **report)
+{
+    char *p = tu_program(name, src), *cap = tu_tmp_path("asleep.jcap");
+    struct tu_output o;
+    const char *argv[] = {tu_jett, "run", p, "--profile", "--workers", "1", "--profile-capture",
+                          cap,     NULL};
+    setenv("JETT_TEST_TIMER_ASLEEP", "1", 1);
+    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
+    unsetenv("JETT_TEST_TIMER_ASLEEP");
+    ck_assert_msg(o.status == 0, "%s", o.err);
+    ck_assert_str_eq(o.out, out);
+    char *text = dump_of(cap);
+    *running = *waiting = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strncmp(line, "  CPU_SAMPLE ", 13) != 0 || field(line, "task") != task)
+            continue;
+        *running += strstr(line, " state=jett ") != NULL;
+        *waiting += strstr(line, " state=waiting ") != NULL;
+    }
+    free(text);
+    free(o.out);
+    *report = o.err;
+    tu_remove_in_tmpdir(cap);
+    free(p);
+}
+
 /* A consumer that computes in bursts between recv calls, each burst
  * longer than the longest gap between deadlines (1.5 periods), while
  * main sleeps between sends.  With the timer thread kept from ticking
@@ -189,27 +220,13 @@ static const char bursts[] = "namespace bursts\n" BURN "fn consumer(inp: channel
 
 START_TEST(bursts_run_though_the_timer_lags)
 {
-    char *p = tu_program("bursts.jett", bursts), *cap = tu_tmp_path("bursts.jcap");
-    struct tu_output o;
-    const char *argv[] = {tu_jett, "run", p, "--profile", "--workers", "1", "--profile-capture",
-                          cap,     NULL};
-    setenv("JETT_TEST_TIMER_ASLEEP", "1", 1);
-    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
-    unsetenv("JETT_TEST_TIMER_ASLEEP");
-    ck_assert_msg(o.status == 0, "%s", o.err);
-    ck_assert_str_eq(o.out, "23999940\n"); /* 20 bursts of 1199997 */
-    char *text = dump_of(cap);
-    long running = 0;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-        if (strncmp(line, "  CPU_SAMPLE ", 13) == 0 && field(line, "task") == 2 &&
-            strstr(line, " state=jett "))
-            running++;
+    long running, waiting;
+    char *report;
+    asleep_run("bursts.jett", bursts, "23999940\n" /* 20 bursts of 1199997 */, 2, &running,
+               &waiting, &report);
     ck_assert_msg(running >= 20, "the consumer ran 20 bursts but has %ld running samples:\n%s",
-                  running, o.err);
-    free(text);
-    tu_output_free(&o);
-    tu_remove_in_tmpdir(cap);
-    free(p);
+                  running, report);
+    free(report);
 }
 END_TEST
 
@@ -232,30 +249,13 @@ static const char sleeper[] = "namespace sleeper\n"
 
 START_TEST(waits_wait_though_the_timer_lags)
 {
-    char *p = tu_program("sleeper.jett", sleeper), *cap = tu_tmp_path("sleeper.jcap");
-    struct tu_output o;
-    const char *argv[] = {tu_jett, "run", p, "--profile", "--workers", "1", "--profile-capture",
-                          cap,     NULL};
-    setenv("JETT_TEST_TIMER_ASLEEP", "1", 1);
-    ck_assert_int_eq(tu_run(argv, NULL, 0, &o), 0);
-    unsetenv("JETT_TEST_TIMER_ASLEEP");
-    ck_assert_msg(o.status == 0, "%s", o.err);
-    ck_assert_str_eq(o.out, "1\n");
-    char *text = dump_of(cap);
-    long running = 0, waiting = 0;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        if (strncmp(line, "  CPU_SAMPLE ", 13) != 0 || field(line, "task") != 1)
-            continue;
-        running += strstr(line, " state=jett ") != NULL;
-        waiting += strstr(line, " state=waiting ") != NULL;
-    }
+    long running, waiting;
+    char *report;
+    asleep_run("sleeper.jett", sleeper, "1\n", 1, &running, &waiting, &report);
     ck_assert_msg(running < 10 && waiting >= 30 * 4 * 2 / 3,
                   "main slept 30 times 4 ms: %ld running, %ld waiting samples:\n%s", running,
-                  waiting, o.err);
-    free(text);
-    tu_output_free(&o);
-    tu_remove_in_tmpdir(cap);
-    free(p);
+                  waiting, report);
+    free(report);
 }
 END_TEST
 
