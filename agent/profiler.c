@@ -402,7 +402,8 @@ static uint64_t next_gap(uint64_t period, uint64_t *rng)
  * would then find it parked and count as its waiting (measured: a task
  * computing in bursts between recv calls showed a third of its running
  * samples).  So the task that parks, and the one that resumes, tick the
- * deadlines already due themselves, before their state changes. */
+ * deadlines already due themselves, before their state changes.
+ * Called with clock_lock taken; releases it. */
 static void advance_locked(struct profiler *p, uint64_t now, uint32_t skip)
 {
     uint64_t next = atomic_load_explicit(&p->next_deadline, memory_order_relaxed);
@@ -619,7 +620,6 @@ static void on_heap_event(void *ctx, enum heap_op op, struct heap_obj *o, uint64
  * core (more workers than cores) yields rather than spin.  One worker
  * needs none: every event of a run with tasks comes from a worker (the
  * timer only sets bits, and nothing is recorded once the workers ended). */
-
 static void plock_wait(struct profiler *p)
 {
     for (unsigned spins = 0;; spins++) {
