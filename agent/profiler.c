@@ -459,18 +459,30 @@ static void *timer_main(void *arg)
     /* Named from inside, so the name covers exactly this loop. */
     pthread_setname_np(pthread_self(), "jett-timer");
     timer_priority();
+    uint64_t retry = 0; /* not before this: a worker held the clock's lock */
     while (!atomic_load(&p->stop)) {
         uint64_t next = p->timer_asleep
                             ? UINT64_MAX / 2
                             : atomic_load_explicit(&p->next_deadline, memory_order_relaxed);
+        if (next < retry)
+            next = retry;
         struct timespec ts = {(time_t)(next / 1000000000ull), (long)(next % 1000000000ull)};
         if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0)
             continue;
         if (atomic_load(&p->stop))
             break;
-        /* Deadlines missed while descheduled are ticks too. */
-        if (clock_trylock(p))
-            advance_locked(p, clock_ns(CLOCK_MONOTONIC), 0);
+        /* Deadlines missed while descheduled are ticks too.  When a worker
+         * ticks them (it holds the lock), sleep a quarter period before
+         * looking again: the deadline it has not moved yet is past, and a
+         * real-time thread that kept waking for it could keep that worker
+         * off its core. */
+        uint64_t now = clock_ns(CLOCK_MONOTONIC);
+        if (clock_trylock(p)) {
+            advance_locked(p, now, 0);
+            retry = 0;
+        } else {
+            retry = now + p->period / 4;
+        }
     }
     p->timer_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID); /* read by the join's caller */
     return NULL;
