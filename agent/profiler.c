@@ -379,6 +379,22 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* Takes spin lock `l` once its holder lets go, yielding when the holder
+ * lost its core (more threads than cores) rather than spinning. */
+static void spin_wait(atomic_bool *l)
+{
+    for (unsigned spins = 0;; spins++) {
+        while (atomic_load_explicit(l, memory_order_relaxed)) {
+            if (spins++ < 128)
+                cpu_relax();
+            else
+                sched_yield();
+        }
+        if (!atomic_exchange_explicit(l, true, memory_order_acquire))
+            return;
+    }
+}
+
 /* The time to the next tick: uniform in [period / 2, 3 period / 2), the
  * period on average.  Ticks a fixed period apart lock onto a program whose
  * own period is a multiple of it, such as a loop that computes for a
@@ -403,7 +419,7 @@ static uint64_t next_gap(uint64_t period, uint64_t *rng)
  * computing in bursts between recv calls showed a third of its running
  * samples).  So the task that parks, and the one that resumes, tick the
  * deadlines already due themselves, before their state changes.
- * Called with clock_lock taken; releases it. */
+ * Called with clock_lock taken. */
 static void advance_locked(struct profiler *p, uint64_t now, uint32_t skip)
 {
     uint64_t next = atomic_load_explicit(&p->next_deadline, memory_order_relaxed);
@@ -412,7 +428,6 @@ static void advance_locked(struct profiler *p, uint64_t now, uint32_t skip)
         next += next_gap(p->period, &p->rng);
     }
     atomic_store_explicit(&p->next_deadline, next, memory_order_relaxed);
-    atomic_store_explicit(&p->clock_lock, false, memory_order_release);
 }
 
 static bool clock_trylock(struct profiler *p)
@@ -421,17 +436,18 @@ static bool clock_trylock(struct profiler *p)
            !atomic_exchange_explicit(&p->clock_lock, true, memory_order_acquire);
 }
 
-/* A worker waits for the one that ticks (a few microseconds), yielding
- * when that one lost its core. */
+static void clock_unlock(struct profiler *p)
+{
+    atomic_store_explicit(&p->clock_lock, false, memory_order_release);
+}
+
+/* A worker waits for the one that ticks (a few microseconds). */
 static void advance_ticks(struct profiler *p, uint64_t now, uint32_t skip)
 {
-    for (unsigned spins = 0; !clock_trylock(p); spins++) {
-        if (spins < 128)
-            cpu_relax();
-        else
-            sched_yield();
-    }
+    if (!clock_trylock(p))
+        spin_wait(&p->clock_lock);
     advance_locked(p, now, skip);
+    clock_unlock(p);
 }
 
 /* The timer asks for the lowest real-time priority where the system
@@ -479,6 +495,7 @@ static void *timer_main(void *arg)
         uint64_t now = clock_ns(CLOCK_MONOTONIC);
         if (clock_trylock(p)) {
             advance_locked(p, now, 0);
+            clock_unlock(p);
             retry = 0;
         } else {
             retry = now + p->period / 4;
@@ -632,24 +649,10 @@ static void on_heap_event(void *ctx, enum heap_op op, struct heap_obj *o, uint64
  * core (more workers than cores) yields rather than spin.  One worker
  * needs none: every event of a run with tasks comes from a worker (the
  * timer only sets bits, and nothing is recorded once the workers ended). */
-static void plock_wait(struct profiler *p)
-{
-    for (unsigned spins = 0;; spins++) {
-        while (atomic_load_explicit(&p->lock, memory_order_relaxed)) {
-            if (spins++ < 128)
-                cpu_relax();
-            else
-                sched_yield();
-        }
-        if (!atomic_exchange_explicit(&p->lock, true, memory_order_acquire))
-            return;
-    }
-}
-
 static inline void plock(struct profiler *p)
 {
     if (p->n_workers > 1 && atomic_exchange_explicit(&p->lock, true, memory_order_acquire))
-        plock_wait(p);
+        spin_wait(&p->lock);
 }
 
 static inline void punlock(struct profiler *p)
@@ -826,8 +829,10 @@ static void on_task_suspend(void *ctx, struct interp_state *s)
         uint64_t now;
         if (ticks_due(p, &now))
             advance_ticks(p, now, 0);
-        interp_worker_take_sample(p->s, k);
-        on_task_safe_point(p, s);
+        if (atomic_load(&p->workers[k].pending)) {
+            interp_worker_take_sample(p->s, k);
+            on_task_safe_point(p, s);
+        }
     }
     uint64_t *mark = interp_task_mark(s);
     if (mark)
