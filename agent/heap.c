@@ -14,9 +14,9 @@ void heap_init(struct heap *h, uint64_t fail_at)
     h->sp = &safepoint_idle;
 }
 
-void heap_set_observer(struct heap *h, heap_observer_fn fn, void *ctx)
+void heap_set_observer(struct heap *h, const struct heap_observer *o, void *ctx)
 {
-    h->observer = fn;
+    h->observer = o;
     h->observer_ctx = ctx;
 }
 
@@ -28,12 +28,10 @@ int heap_attempt(struct heap *h)
     return n != h->fail_at;
 }
 
-static void heap_emit(struct heap *h, enum heap_op op, struct heap_obj *o, uint64_t old_size,
-                      uint64_t new_size)
+/* Whether an object's events reach the observer: a constant's never do. */
+static inline bool heap_observed(const struct heap *h, const struct heap_obj *o)
 {
-    if (h->observer == NULL || o->konst)
-        return;
-    h->observer(h->observer_ctx, op, o, old_size, new_size);
+    return h->observer != NULL && !o->konst;
 }
 
 static void heap_link(struct heap *h, struct heap_obj *o, enum heap_type type)
@@ -78,7 +76,8 @@ static struct heap_str *heap_bytes_make(struct heap *h, const char *data, size_t
     if (data != NULL)
         safepoint_copy_all(h->sp, s->data, data, len);
     s->data[len] = '\0';
-    heap_emit(h, HEAP_OP_ALLOCATE, &s->h, 0, heap_str_size(s));
+    if (heap_observed(h, &s->h))
+        h->observer->allocate(h->observer_ctx, &s->h, heap_str_size(s));
     return s;
 }
 
@@ -142,7 +141,8 @@ static int heap_str_grow(struct heap *h, struct heap_str **sp, const char *data,
     s->len = (uint32_t)need;
     s->data[need] = '\0';
     s->hash = 0;
-    heap_emit(h, HEAP_OP_RESIZE, &s->h, old, heap_str_size(s));
+    if (heap_observed(h, &s->h))
+        h->observer->resize(h->observer_ctx, &s->h, old, heap_str_size(s));
     return 0;
 }
 
@@ -261,8 +261,8 @@ static void heap_free_pending(struct heap *h, struct heap_obj *pending)
             h->shared_drop(h->shared_ctx, h, x, &pending);
             continue;
         }
-        if (h->observer)
-            heap_emit(h, HEAP_OP_FREE, x, heap_size(x), 0);
+        if (heap_observed(h, x))
+            h->observer->free(h->observer_ctx, x, heap_size(x));
         heap_drop_children(h->sp, &pending, x);
         free(x);
         h->n_live--;

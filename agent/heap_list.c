@@ -30,7 +30,7 @@ struct heap_list *heap_list_new(struct heap *h, uint32_t cap)
     l->cap = cap;
     l->items = items;
     if (h->observer)
-        h->observer(h->observer_ctx, HEAP_OP_ALLOCATE, &l->h, 0, heap_list_size(l));
+        h->observer->allocate(h->observer_ctx, &l->h, heap_list_size(l));
     return l;
 }
 
@@ -50,7 +50,7 @@ static int heap_list_grow(struct heap *h, struct heap_list *l)
     l->items = items;
     l->cap = cap;
     if (h->observer)
-        h->observer(h->observer_ctx, HEAP_OP_RESIZE, &l->h, old, heap_list_size(l));
+        h->observer->resize(h->observer_ctx, &l->h, old, heap_list_size(l));
     return 0;
 }
 

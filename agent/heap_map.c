@@ -70,7 +70,7 @@ struct heap_map *heap_map_new(struct heap *h, uint32_t n)
     h->live.next->prev = &m->h;
     h->live.next = &m->h;
     if (h->observer)
-        h->observer(h->observer_ctx, HEAP_OP_ALLOCATE, &m->h, 0, heap_map_size(m));
+        h->observer->allocate(h->observer_ctx, &m->h, heap_map_size(m));
     return m;
 }
 
@@ -139,7 +139,7 @@ static int heap_map_make_room(struct heap *h, struct heap_map *m)
     heap_map_compact(h->sp, m);
     heap_map_install_index(h->sp, m, index);
     if (grow && h->observer)
-        h->observer(h->observer_ctx, HEAP_OP_RESIZE, &m->h, old, heap_map_size(m));
+        h->observer->resize(h->observer_ctx, &m->h, old, heap_map_size(m));
     return 0;
 }
 

@@ -253,7 +253,7 @@ const uint64_t *interp_fn_calls(const struct interp_state *s);
 const uint64_t *interp_site_calls(const struct interp_state *s);
 
 /* The heap observer; the stack at the event is readable from the state. */
-void interp_set_heap_observer(struct interp_state *s, heap_observer_fn fn, void *ctx);
+void interp_set_heap_observer(struct interp_state *s, const struct heap_observer *o, void *ctx);
 
 /* ---- a run with tasks (the program names spawn) ---- */
 
@@ -263,10 +263,11 @@ uint32_t interp_worker_count(const struct interp_state *s);
 /* Once the run ended: the CPU time of the worker threads, summed and of
  * the busiest (0 without tasks), for benchmarks. */
 void interp_worker_cpu(const struct interp_state *s, uint64_t *sum_ns, uint64_t *max_ns);
-/* The heap observer of every task: fn gets the state of the task whose
+/* The heap observer of every task: o gets the state of the task whose
  * heap had the event as its ctx, and interp_heap_observer_ctx of that
  * state gives back `ctx`. */
-void interp_set_task_heap_observer(struct interp_state *s, heap_observer_fn fn, void *ctx);
+void interp_set_task_heap_observer(struct interp_state *s, const struct heap_observer *o,
+                                   void *ctx);
 void *interp_heap_observer_ctx(const struct interp_state *s);
 /* The timer's view of worker k (1..count): whether it runs a task now,
  * and its sample bit (one relaxed atomic OR). */

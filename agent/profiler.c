@@ -586,15 +586,18 @@ put_heap_entry(struct profiler *p, enum heap_op op, uint64_t id, uint64_t old, u
 }
 
 /* One heap event of object `o` whose run-wide id is `id`: a free may fold
- * into its allocate (memwire.h), and needs no stack then. */
+ * into its allocate (memwire.h), and needs no stack then.  `hooked`: the
+ * test hook may be set (the observer of a run without tasks is chosen
+ * with or without it, so that its events do not test it). */
 static inline __attribute__((always_inline)) void heap_event(struct profiler *p, enum heap_op op,
                                                              struct heap_obj *o, uint64_t id,
-                                                             uint64_t old, uint64_t neu)
+                                                             uint64_t old, uint64_t neu,
+                                                             bool hooked)
 {
     bool peak = count_heap(&p->heap, op, old, neu);
     if (atomic_load_explicit(p->failed, memory_order_relaxed))
         return;
-    if (p->hook)
+    if (hooked && p->hook)
         p->hook(p->hook_ctx, p->at);
     uint64_t seq = ++p->alloc_seq;
     if (op == HEAP_OP_FREE && memwire_fold(&p->mw, id, seq))
@@ -608,36 +611,35 @@ static inline __attribute__((always_inline)) void heap_event(struct profiler *p,
 }
 
 /* The observer of a run without tasks: a copy of the per-event path for
- * each operation, reached by a jump.  One copy for all three saved and
- * restored the registers of the longest at every event, a fold's free
- * too, and tested the operation at each step: a sixth of its
- * instructions. */
-static __attribute__((noinline)) void on_heap_allocate(void *ctx, struct heap_obj *o, uint64_t neu)
+ * each operation.  One copy for all three saved and restored the
+ * registers of the longest at every event, a fold's free too, and tested
+ * the operation at each step: a sixth of its instructions. */
+static void on_heap_allocate(void *ctx, struct heap_obj *o, uint64_t neu)
 {
-    heap_event(ctx, HEAP_OP_ALLOCATE, o, o->id, 0, neu);
+    heap_event(ctx, HEAP_OP_ALLOCATE, o, o->id, 0, neu, false);
 }
 
-static __attribute__((noinline)) void on_heap_resize(void *ctx, struct heap_obj *o, uint64_t old,
-                                                     uint64_t neu)
+static void on_heap_resize(void *ctx, struct heap_obj *o, uint64_t old, uint64_t neu)
 {
-    heap_event(ctx, HEAP_OP_RESIZE, o, o->id, old, neu);
+    heap_event(ctx, HEAP_OP_RESIZE, o, o->id, old, neu, false);
 }
 
-static __attribute__((noinline)) void on_heap_free(void *ctx, struct heap_obj *o, uint64_t old)
+static void on_heap_free(void *ctx, struct heap_obj *o, uint64_t old)
 {
-    heap_event(ctx, HEAP_OP_FREE, o, o->id, old, 0);
+    heap_event(ctx, HEAP_OP_FREE, o, o->id, old, 0, false);
 }
 
-static void on_heap_event(void *ctx, enum heap_op op, struct heap_obj *o, uint64_t old,
-                          uint64_t neu)
+static const struct heap_observer plain_heap_observer = {on_heap_allocate, on_heap_resize,
+                                                         on_heap_free};
+
+/* The same with the test hook. */
+static void on_hooked_heap_event(void *ctx, enum heap_op op, struct heap_obj *o, uint64_t old,
+                                 uint64_t neu)
 {
-    if (op == HEAP_OP_FREE)
-        on_heap_free(ctx, o, old);
-    else if (op == HEAP_OP_RESIZE)
-        on_heap_resize(ctx, o, old, neu);
-    else
-        on_heap_allocate(ctx, o, neu);
+    heap_event(ctx, op, o, o->id, old, neu, true);
 }
+
+HEAP_OBSERVER_OF(hooked_heap_observer, on_hooked_heap_event);
 
 /* ---- tasks ---- */
 
@@ -896,9 +898,11 @@ static void on_task_heap_event(void *ctx, enum heap_op op, struct heap_obj *o, u
     set_state(p, s);
     if (op == HEAP_OP_ALLOCATE)
         o->id = ++p->next_id;
-    heap_event(p, op, o, o->id, old, neu);
+    heap_event(p, op, o, o->id, old, neu, true);
     punlock(p);
 }
+
+HEAP_OBSERVER_OF(task_heap_observer, on_task_heap_event);
 
 /* A heap event of a task with one worker, which needs no lock: the state
  * is read again only after a task switch, a spawn, a send or an end
@@ -912,8 +916,10 @@ static void on_solo_heap_event(void *ctx, enum heap_op op, struct heap_obj *o, u
         set_state(p, s);
     if (op == HEAP_OP_ALLOCATE)
         o->id = ++p->next_id;
-    heap_event(p, op, o, o->id, old, neu);
+    heap_event(p, op, o, o->id, old, neu, true);
 }
+
+HEAP_OBSERVER_OF(solo_heap_observer, on_solo_heap_event);
 
 static int profiler_start_tasks(struct profiler *p)
 {
@@ -930,7 +936,7 @@ static int profiler_start_tasks(struct profiler *p)
         p->at = NULL; /* no state read yet */
         interp_set_task_hooks(p->s, &h, p);
         interp_set_task_heap_observer(
-            p->s, p->n_workers > 1 ? on_task_heap_event : on_solo_heap_event, p);
+            p->s, p->n_workers > 1 ? &task_heap_observer : &solo_heap_observer, p);
         return 0;
     }
     h.suspend = on_task_suspend;
@@ -975,7 +981,7 @@ int profiler_start(struct profiler *p)
         if (profiler_start_tasks(p) != 0)
             return -1;
     } else if (p->mode == WIRE_MODE_MEMORY)
-        interp_set_heap_observer(p->s, on_heap_event, p);
+        interp_set_heap_observer(p->s, p->hook ? &hooked_heap_observer : &plain_heap_observer, p);
     else
         interp_set_sampler(p->s, on_safe_point, p);
     if (p->mode == WIRE_MODE_MEMORY)

@@ -70,7 +70,7 @@ struct profiler_heap_totals {
 };
 void profiler_heap_totals(const struct profiler *p, struct profiler_heap_totals *out);
 
-/* Test-only: in memory mode `fn` sees every heap event first, on the
+/* Test-only, before profiler_start: in memory mode `fn` sees every heap event first, on the
  * runtime thread, with the Jett stack as the event records it. */
 typedef void (*profiler_event_hook)(void *ctx, const struct interp_state *s);
 void profiler_set_event_hook(struct profiler *p, profiler_event_hook fn, void *ctx);

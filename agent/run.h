@@ -53,7 +53,7 @@ struct interp_run {
     void *sampler_ctx;
     /* The heap observer: with tasks each task's heap calls `observer`
      * with its state as ctx (interp_heap_observer_ctx finds this one). */
-    heap_observer_fn observer;
+    const struct heap_observer *observer;
     void *observer_ctx;
     struct interp_task_hooks hooks;
     void *hooks_ctx;

@@ -355,17 +355,17 @@ bool interp_is_blocked(struct interp_state *s)
     return atomic_load_explicit(&s->blocked, memory_order_relaxed) != 0;
 }
 
-void interp_set_heap_observer(struct interp_state *s, heap_observer_fn fn, void *ctx)
+void interp_set_heap_observer(struct interp_state *s, const struct heap_observer *o, void *ctx)
 {
-    heap_set_observer(&s->heap, fn, ctx);
+    heap_set_observer(&s->heap, o, ctx);
 }
 
-void interp_set_task_heap_observer(struct interp_state *s, heap_observer_fn fn, void *ctx)
+void interp_set_task_heap_observer(struct interp_state *s, const struct heap_observer *o, void *ctx)
 {
     struct interp_run *run = s->run;
-    run->observer = fn;
+    run->observer = o;
     run->observer_ctx = ctx;
-    heap_set_observer(&s->heap, fn, s);
+    heap_set_observer(&s->heap, o, s);
 }
 
 void *interp_heap_observer_ctx(const struct interp_state *s)

@@ -29,12 +29,14 @@ static void record(void *ctx, enum heap_op op, struct heap_obj *o, uint64_t old,
     strncat(r->log, line, sizeof r->log - strlen(r->log) - 1);
 }
 
+HEAP_OBSERVER_OF(recording, record);
+
 START_TEST(list_growth_by_doubling)
 {
     struct heap h;
     struct recorder r = {{0}, NULL};
     heap_init(&h, 0);
-    heap_set_observer(&h, record, &r);
+    heap_set_observer(&h, &recording, &r);
     struct heap_list *l = heap_list_new(&h, 0);
     for (int i = 0; i < 9; i++)
         ck_assert_int_eq(heap_list_push(&h, l, val_int(i)), 0);
@@ -50,7 +52,7 @@ START_TEST(map_growth_and_reuse)
     struct heap h;
     struct recorder r = {{0}, NULL};
     heap_init(&h, 0);
-    heap_set_observer(&h, record, &r);
+    heap_set_observer(&h, &recording, &r);
     struct heap_map *m = heap_map_new(&h, 0);
     char name[8];
     struct heap_str *keys[9];
@@ -80,7 +82,7 @@ START_TEST(map_reclaims_removed_entries_without_event)
     struct heap h;
     struct recorder r = {{0}, NULL};
     heap_init(&h, 0);
-    heap_set_observer(&h, record, &r);
+    heap_set_observer(&h, &recording, &r);
     struct heap_map *m = heap_map_new(&h, 8);
     struct heap_str *keys[9];
     char name[8];
@@ -114,7 +116,7 @@ START_TEST(ids_never_reused)
     struct heap h;
     struct recorder r = {{0}, NULL};
     heap_init(&h, 0);
-    heap_set_observer(&h, record, &r);
+    heap_set_observer(&h, &recording, &r);
     struct heap_str *a = heap_str_new(&h, "abc", 3);
     heap_release(&h, val_str(a));
     struct heap_str *b = heap_str_new(&h, "", 0);
@@ -129,7 +131,7 @@ START_TEST(fail_nth_allocation)
     struct heap h;
     struct recorder r = {{0}, NULL};
     heap_init(&h, 2);
-    heap_set_observer(&h, record, &r);
+    heap_set_observer(&h, &recording, &r);
     struct heap_list *l = heap_list_new(&h, 0);
     ck_assert_ptr_nonnull(l);
     ck_assert_int_eq(heap_list_push(&h, l, val_int(1)), -1); /* attempt 2: the growth */
@@ -157,7 +159,7 @@ static void run_recorded(const char *text, unsigned long fail_at, struct recorde
     host.write_stdout = NULL;
     struct interp_state *s = interp_new(p, &host, &opts);
     rec->s = s;
-    interp_set_heap_observer(s, record, rec);
+    interp_set_heap_observer(s, &recording, rec);
     interp_run(s, res);
     interp_free(s);
     interp_program_free(p);

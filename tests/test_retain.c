@@ -47,6 +47,8 @@ static void observe(void *ctx, enum heap_op op, struct heap_obj *o, uint64_t old
     o->site = node;
 }
 
+HEAP_OBSERVER_OF(observer, observe);
+
 /* "ns.name rows complete": rows as FUNCTION:BYTES:OBJECTS by name. */
 static int emit(void *ctx, const struct wire_retained *rec)
 {
@@ -87,7 +89,7 @@ static void start(struct run *r, const char *main_text, const char *lib_text)
     r->s = interp_new(r->p, NULL, NULL);
     ck_assert_ptr_nonnull(r->s);
     stacktab_init(&r->tab, 1u << 20);
-    interp_set_heap_observer(r->s, observe, r);
+    interp_set_heap_observer(r->s, &observer, r);
     struct interp_result res;
     ck_assert_int_eq(interp_run(r->s, &res), 0);
     ck_assert_int_eq(res.termination, INTERP_RETURNED);
