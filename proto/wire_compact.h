@@ -43,6 +43,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "proto/wire.h"
 
@@ -82,10 +83,15 @@ static inline void wire_compact_state_init(struct wire_compact_state *s)
     s->resized_id = s->resized_size = 0;
 }
 
+/* The span's two fields compared as one word: field by field, the
+ * compilers moved them through vector registers at every event. */
 static inline __attribute__((always_inline)) bool wire_site_eq(struct wire_site a, uint32_t stack,
                                                                struct wire_span span)
 {
-    return a.stack == stack && a.span.start == span.start && a.span.end == span.end;
+    uint64_t x, y;
+    memcpy(&x, &a.span, sizeof x);
+    memcpy(&y, &span, sizeof y);
+    return a.stack == stack && x == y;
 }
 
 /* A resize's new size as its distance from the old (modulo 2^64, read
