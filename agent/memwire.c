@@ -64,7 +64,7 @@ void memwire_publish(struct memwire *w)
     set_limit(w);
 }
 
-uint8_t *memwire_refill(struct memwire *w)
+bool memwire_refill(struct memwire *w)
 {
     if (w->wbytes - w->pbytes >= MEMWIRE_HOLD) {
         memwire_publish(w);
@@ -72,7 +72,7 @@ uint8_t *memwire_refill(struct memwire *w)
         memwire_sync(w);
         set_limit(w);
     }
-    return w->limit - w->wbytes >= WIRE_COMPACT_MAX ? w->buf + (w->wbytes & w->mask) : NULL;
+    return w->limit - w->wbytes >= WIRE_COMPACT_MAX;
 }
 
 void memwire_put_entry(struct memwire *w, const uint8_t *e, size_t n)

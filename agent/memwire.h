@@ -84,9 +84,9 @@ void memwire_init(struct memwire *w, struct collector *c, bool fold);
 /* The execution context of the events from now on. */
 void memwire_set_exec(struct memwire *w, struct wire_exec exec);
 
-/* Room for one entry at the write position, or NULL: the entry goes
- * through memwire_put_slow. */
-uint8_t *memwire_refill(struct memwire *w);
+/* Whether there is room for one entry at the write position now;
+ * otherwise the entry goes through memwire_put_slow. */
+bool memwire_refill(struct memwire *w);
 /* An entry that does not fit in one piece (memwire_room gave NULL),
  * written by wire_compact_put (a STACK entry as it is): collector_put
  * publishes it with everything before it, so none of them folds any
@@ -106,16 +106,20 @@ void memwire_sync(struct memwire *w);
 /* Publishes everything written. */
 void memwire_publish(struct memwire *w);
 
-/* Where the next entry (at most WIRE_COMPACT_MAX bytes) goes, or NULL:
- * memwire_put_slow, which publishes what waits or copies. */
-MEMWIRE_HOT uint8_t *memwire_room(struct memwire *w)
+/* Whether the next entry (at most WIRE_COMPACT_MAX bytes) goes at
+ * memwire_at; otherwise memwire_put_slow publishes what waits or copies. */
+MEMWIRE_HOT bool memwire_room(struct memwire *w)
 {
-    if (__builtin_expect(w->limit - w->wbytes < WIRE_COMPACT_MAX, 0))
-        return memwire_refill(w);
+    return __builtin_expect(w->limit - w->wbytes >= WIRE_COMPACT_MAX, 1) || memwire_refill(w);
+}
+
+/* The write position. */
+MEMWIRE_HOT uint8_t *memwire_at(const struct memwire *w)
+{
     return w->buf + (w->wbytes & w->mask);
 }
 
-/* Appends the n bytes just written at memwire_room's pointer, held. */
+/* Appends the n bytes just written at memwire_at, held. */
 MEMWIRE_HOT void memwire_wrote(struct memwire *w, size_t n)
 {
     w->wbytes += n;
@@ -160,12 +164,12 @@ MEMWIRE_HOT void memwire_allocate(struct memwire *w, uint64_t seq, uint64_t id, 
                                   uint32_t stack, struct wire_span span)
 {
     struct memwire_pending *k = &w->pending[id & (MEMWIRE_PENDING - 1)];
-    uint8_t *p = memwire_room(w);
-    if (__builtin_expect(p == NULL, 0)) {
+    if (__builtin_expect(!memwire_room(w), 0)) {
         k->id = 0; /* the older one's allocate is published with it */
         memwire_put_slow(w, seq, id, WIRE_NONE64, size, stack, span);
         return;
     }
+    uint8_t *p = memwire_at(w);
     uint64_t at = w->wbytes;
     unsigned hv;
     p[0] = WIRE_ENTRY_ALLOCATE, p[1] = 0;
@@ -182,19 +186,19 @@ MEMWIRE_HOT void memwire_allocate(struct memwire *w, uint64_t seq, uint64_t id, 
     *k = (struct memwire_pending){id, (uint32_t)at, (uint32_t)seq};
 }
 
-/* A resize (with both sizes) or a free (new size WIRE_NONE64). */
+/* A resize (both sizes) or a free (`neu` unused): the operation comes
+ * apart from the sizes so that each caller's copy tests neither. */
 MEMWIRE_HOT void memwire_change(struct memwire *w, uint64_t seq, uint64_t id, uint64_t old,
-                                uint64_t neu, uint32_t stack, struct wire_span span)
+                                uint64_t neu, bool resize, uint32_t stack, struct wire_span span)
 {
-    bool resize = neu != WIRE_NONE64;
     struct memwire_pending *k = &w->pending[id & (MEMWIRE_PENDING - 1)];
     if (resize && k->id == id)
         k->id = 0; /* resized: its allocate stays one */
-    uint8_t *p = memwire_room(w);
-    if (__builtin_expect(p == NULL, 0)) {
-        memwire_put_slow(w, seq, id, old, neu, stack, span);
+    if (__builtin_expect(!memwire_room(w), 0)) {
+        memwire_put_slow(w, seq, id, old, resize ? neu : WIRE_NONE64, stack, span);
         return;
     }
+    uint8_t *p = memwire_at(w);
     unsigned hv;
     struct wire_compact_state *st = &w->enc.s;
     /* a resize of what the last resize resized, from the size it left */
@@ -217,11 +221,10 @@ MEMWIRE_HOT void memwire_change(struct memwire *w, uint64_t seq, uint64_t id, ui
 /* A STACK entry, held with the events. */
 MEMWIRE_HOT void memwire_stack(struct memwire *w, const struct wire_stack *st)
 {
-    uint8_t *p = memwire_room(w);
-    if (__builtin_expect(p == NULL, 0))
+    if (__builtin_expect(!memwire_room(w), 0))
         memwire_stack_slow(w, st);
     else
-        memwire_wrote(w, wire_put_stack(p, st));
+        memwire_wrote(w, wire_put_stack(memwire_at(w), st));
 }
 
 /* The free of `id` at `sequence` as a fold of its allocate: true when

@@ -582,7 +582,7 @@ put_heap_entry(struct profiler *p, enum heap_op op, uint64_t id, uint64_t old, u
     if (op == HEAP_OP_ALLOCATE)
         memwire_allocate(&p->mw, seq, id, neu, leaf, span);
     else
-        memwire_change(&p->mw, seq, id, old, op == HEAP_OP_FREE ? WIRE_NONE64 : neu, leaf, span);
+        memwire_change(&p->mw, seq, id, old, neu, op == HEAP_OP_RESIZE, leaf, span);
 }
 
 /* One heap event of object `o` whose run-wide id is `id`: a free may fold
