@@ -87,12 +87,12 @@ void memwire_set_exec(struct memwire *w, struct wire_exec exec);
 /* Whether there is room for one entry at the write position now;
  * otherwise the entry goes through memwire_put_slow. */
 bool memwire_refill(struct memwire *w);
-/* An entry that does not fit in one piece (memwire_room gave NULL),
+/* An entry that does not fit in one piece (memwire_room said no),
  * written by wire_compact_put (a STACK entry as it is): collector_put
  * publishes it with everything before it, so none of them folds any
  * more.  The arguments are memwire_allocate's and memwire_change's (an
- * allocate has old size WIRE_NONE64), so that the per-event path takes
- * no address of a local. */
+ * allocate has old size WIRE_NONE64, a free new size WIRE_NONE64), so
+ * that the per-event path takes no address of a local. */
 void memwire_put_slow(struct memwire *w, uint64_t seq, uint64_t id, uint64_t old, uint64_t neu,
                       uint32_t stack, struct wire_span span);
 void memwire_stack_slow(struct memwire *w, const struct wire_stack *st);
