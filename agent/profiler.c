@@ -539,8 +539,12 @@ void profiler_heap_totals(const struct profiler *p, struct profiler_heap_totals 
 
 /* The node of leaf frame f (depth <= PROFILER_MAX_FRAMES) that has none
  * yet: when its caller has one (a frame entered since the last event,
- * the common case), one level interned from it; else stack_node. */
-static uint32_t leaf_node(struct profiler *p, struct interp_frame *f, uint32_t depth)
+ * the common case), one level interned from it; else stack_node.  In
+ * line in an allocate's path: recursive code enters a frame at nearly
+ * every allocation, and a call of its own saved and restored six
+ * registers that path has saved already. */
+static inline __attribute__((always_inline)) uint32_t
+leaf_node(struct profiler *p, struct interp_frame *f, uint32_t depth)
 {
     if (depth > 1 && f[-1].stack_node == WIRE_NONE32)
         return stack_node(p, depth, true);
@@ -553,10 +557,18 @@ static uint32_t leaf_node(struct profiler *p, struct interp_frame *f, uint32_t d
     return id;
 }
 
+/* leaf_node as a call, for the events that seldom come first in a frame:
+ * in line there it cost a resize's path more registers than it saved. */
+static __attribute__((noinline)) uint32_t leaf_node_call(struct profiler *p, struct interp_frame *f,
+                                                         uint32_t depth)
+{
+    return leaf_node(p, f, depth);
+}
+
 /* The entry of a heap event that did not fold, with its leaf stack and
- * statement. */
-static inline __attribute__((always_inline)) uint32_t event_leaf(struct profiler *p,
-                                                                 struct wire_span *span)
+ * statement; an allocate's interns its frame's node in line. */
+static inline __attribute__((always_inline)) uint32_t
+event_leaf(struct profiler *p, enum heap_op op, struct wire_span *span)
 {
     uint32_t leaf = WIRE_NONE32, depth = *p->depth;
     *span = WIRE_SPAN_NONE;
@@ -567,7 +579,7 @@ static inline __attribute__((always_inline)) uint32_t event_leaf(struct profiler
         struct interp_frame *f = &p->frames[depth - 1];
         leaf = f->stack_node;
         if (leaf == WIRE_NONE32)
-            leaf = leaf_node(p, f, depth);
+            leaf = op == HEAP_OP_ALLOCATE ? leaf_node(p, f, depth) : leaf_node_call(p, f, depth);
         if (leaf != WIRE_NONE32)
             *span = (struct wire_span){f->stmt_start, f->stmt_end};
     }
@@ -603,7 +615,7 @@ static inline __attribute__((always_inline)) void heap_event(struct profiler *p,
     if (op == HEAP_OP_FREE && memwire_fold(&p->mw, id, seq))
         return; /* a free never makes a peak */
     struct wire_span span;
-    uint32_t leaf = event_leaf(p, &span);
+    uint32_t leaf = event_leaf(p, op, &span);
     if (op == HEAP_OP_ALLOCATE)
         o->site = leaf == WIRE_NONE32 ? HEAP_SITE_NONE : leaf; /* for the retained walk */
     put_heap_entry(p, op, id, old, neu, seq, leaf, span);
@@ -756,7 +768,7 @@ static void block_heap_event(struct worker_events *w, struct interp_state *s, en
     } else if (f) { /* nodes to intern: the stack table is the run's */
         struct profiler *p = interp_heap_observer_ctx(s);
         attach(p, s);
-        leaf = event_leaf(p, &span);
+        leaf = event_leaf(p, op, &span);
         detach(p);
     }
     if (op == HEAP_OP_ALLOCATE)
