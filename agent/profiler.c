@@ -395,6 +395,18 @@ static void spin_wait(atomic_bool *l)
     }
 }
 
+/* Takes spin lock `l`: one exchange when it is free. */
+static inline void spin_lock(atomic_bool *l)
+{
+    if (atomic_exchange_explicit(l, true, memory_order_acquire))
+        spin_wait(l);
+}
+
+static inline void spin_unlock(atomic_bool *l)
+{
+    atomic_store_explicit(l, false, memory_order_release);
+}
+
 /* The time to the next tick: uniform in [period / 2, 3 period / 2), the
  * period on average.  Ticks a fixed period apart lock onto a program whose
  * own period is a multiple of it, such as a loop that computes for a
@@ -430,24 +442,20 @@ static void advance_locked(struct profiler *p, uint64_t now, uint32_t skip)
     atomic_store_explicit(&p->next_deadline, next, memory_order_relaxed);
 }
 
+/* The timer's way to the clock's lock: it never waits for it (see
+ * timer_priority). */
 static bool clock_trylock(struct profiler *p)
 {
     return !atomic_load_explicit(&p->clock_lock, memory_order_relaxed) &&
            !atomic_exchange_explicit(&p->clock_lock, true, memory_order_acquire);
 }
 
-static void clock_unlock(struct profiler *p)
-{
-    atomic_store_explicit(&p->clock_lock, false, memory_order_release);
-}
-
 /* A worker waits for the one that ticks (a few microseconds). */
 static void advance_ticks(struct profiler *p, uint64_t now, uint32_t skip)
 {
-    if (!clock_trylock(p))
-        spin_wait(&p->clock_lock);
+    spin_lock(&p->clock_lock);
     advance_locked(p, now, skip);
-    clock_unlock(p);
+    spin_unlock(&p->clock_lock);
 }
 
 /* The timer asks for the lowest real-time priority where the system
@@ -495,7 +503,7 @@ static void *timer_main(void *arg)
         uint64_t now = clock_ns(CLOCK_MONOTONIC);
         if (clock_trylock(p)) {
             advance_locked(p, now, 0);
-            clock_unlock(p);
+            spin_unlock(&p->clock_lock);
             retry = 0;
         } else {
             retry = now + p->period / 4;
@@ -665,14 +673,14 @@ HEAP_OBSERVER_OF(hooked_heap_observer, on_hooked_heap_event);
  * timer only sets bits, and nothing is recorded once the workers ended). */
 static inline void plock(struct profiler *p)
 {
-    if (p->n_workers > 1 && atomic_exchange_explicit(&p->lock, true, memory_order_acquire))
-        spin_wait(&p->lock);
+    if (p->n_workers > 1)
+        spin_lock(&p->lock);
 }
 
 static inline void punlock(struct profiler *p)
 {
     if (p->n_workers > 1)
-        atomic_store_explicit(&p->lock, false, memory_order_release);
+        spin_unlock(&p->lock);
 }
 
 /* What the events of `s` carry of its task and thread. */

@@ -70,8 +70,9 @@ struct profiler_heap_totals {
 };
 void profiler_heap_totals(const struct profiler *p, struct profiler_heap_totals *out);
 
-/* Test-only, before profiler_start: in memory mode `fn` sees every heap event first, on the
- * runtime thread, with the Jett stack as the event records it. */
+/* Test-only: in memory mode `fn` sees every heap event first, on the
+ * runtime thread, with the Jett stack as the event records it.  Before
+ * profiler_start. */
 typedef void (*profiler_event_hook)(void *ctx, const struct interp_state *s);
 void profiler_set_event_hook(struct profiler *p, profiler_event_hook fn, void *ctx);
 

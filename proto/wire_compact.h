@@ -85,6 +85,7 @@ static inline void wire_compact_state_init(struct wire_compact_state *s)
 
 /* The span's two fields compared as one word: field by field, the
  * compilers moved them through vector registers at every event. */
+_Static_assert(sizeof(struct wire_span) == sizeof(uint64_t), "a span is one word, no padding");
 static inline __attribute__((always_inline)) bool wire_site_eq(struct wire_site a, uint32_t stack,
                                                                struct wire_span span)
 {
