@@ -139,10 +139,35 @@ MEMWIRE_HOT uint8_t *memwire_seq(struct memwire *w, uint8_t *p, uint64_t seq, un
     return wire_varint_put(p, delta - 4);
 }
 
-/* The site and execution fields that end an entry. */
-MEMWIRE_HOT uint8_t *memwire_tail(struct memwire *w, uint8_t *p, uint32_t stack,
-                                  struct wire_span span, unsigned *hv)
+/* Whether the next entry, at (stack, span), may take the short way:
+ * there is room for it, its site is one of the last two and the
+ * execution context is unchanged.  Nothing it writes then calls out, so
+ * that the event's path needs no register saved across a call (a sixth
+ * of its instructions were those saves and restores).  Returns the
+ * site's field, or WIRE_SITE_NEW for no. */
+MEMWIRE_HOT unsigned memwire_quick(const struct memwire *w, uint32_t stack, struct wire_span span)
 {
+    const struct wire_compact_state *s = &w->enc.s;
+    if (w->limit - w->wbytes < WIRE_COMPACT_MAX || w->exec_new)
+        return WIRE_SITE_NEW;
+    if (wire_site_eq(s->site[0], stack, span))
+        return WIRE_SITE_LAST;
+    return wire_site_eq(s->site[1], stack, span) ? WIRE_SITE_OTHER : WIRE_SITE_NEW;
+}
+
+/* The site and execution fields that end an entry.  `quick`: the site
+ * field memwire_quick gave (one of the last two), else WIRE_SITE_NEW. */
+MEMWIRE_HOT uint8_t *memwire_tail(struct memwire *w, uint8_t *p, uint32_t stack,
+                                  struct wire_span span, unsigned *hv, unsigned quick)
+{
+    if (quick != WIRE_SITE_NEW) {
+        if (quick == WIRE_SITE_OTHER) {
+            struct wire_site other = w->enc.s.site[1];
+            w->enc.s.site[1] = w->enc.s.site[0], w->enc.s.site[0] = other;
+        }
+        *hv |= quick << WIRE_CH_SITE_SHIFT;
+        return p;
+    }
     unsigned site = wire_compact_site(&w->enc.s, stack, span);
     *hv |= site << WIRE_CH_SITE_SHIFT;
     if (__builtin_expect(site == WIRE_SITE_NEW, 0))
@@ -159,12 +184,13 @@ MEMWIRE_HOT uint8_t *memwire_tail(struct memwire *w, uint8_t *p, uint32_t stack,
     return p;
 }
 
-/* An allocate, held so that its free may fold it. */
+/* An allocate, held so that its free may fold it; `quick`: what
+ * memwire_quick gave (WIRE_SITE_NEW: the general way). */
 MEMWIRE_HOT void memwire_allocate(struct memwire *w, uint64_t seq, uint64_t id, uint64_t size,
-                                  uint32_t stack, struct wire_span span)
+                                  uint32_t stack, struct wire_span span, unsigned quick)
 {
     struct memwire_pending *k = &w->pending[id & (MEMWIRE_PENDING - 1)];
-    if (__builtin_expect(!memwire_room(w), 0)) {
+    if (quick == WIRE_SITE_NEW && __builtin_expect(!memwire_room(w), 0)) {
         k->id = 0; /* the older one's allocate is published with it */
         memwire_put_slow(w, seq, id, WIRE_NONE64, size, stack, span);
         return;
@@ -180,21 +206,23 @@ MEMWIRE_HOT void memwire_allocate(struct memwire *w, uint64_t seq, uint64_t id, 
     }
     w->enc.floor = id + 1;
     q = wire_varint_put(q, size);
-    q = memwire_tail(w, q, stack, span, &hv);
+    q = memwire_tail(w, q, stack, span, &hv, quick);
     p[2] = (uint8_t)hv;
     memwire_wrote(w, (size_t)(q - p));
     *k = (struct memwire_pending){id, (uint32_t)at, (uint32_t)seq};
 }
 
 /* A resize (both sizes) or a free (`neu` unused): the operation comes
- * apart from the sizes so that each caller's copy tests neither. */
+ * apart from the sizes so that each caller's copy tests neither;
+ * `quick`: as memwire_allocate's. */
 MEMWIRE_HOT void memwire_change(struct memwire *w, uint64_t seq, uint64_t id, uint64_t old,
-                                uint64_t neu, bool resize, uint32_t stack, struct wire_span span)
+                                uint64_t neu, bool resize, uint32_t stack, struct wire_span span,
+                                unsigned quick)
 {
     struct memwire_pending *k = &w->pending[id & (MEMWIRE_PENDING - 1)];
     if (resize && k->id == id)
         k->id = 0; /* resized: its allocate stays one */
-    if (__builtin_expect(!memwire_room(w), 0)) {
+    if (quick == WIRE_SITE_NEW && __builtin_expect(!memwire_room(w), 0)) {
         memwire_put_slow(w, seq, id, old, resize ? neu : WIRE_NONE64, stack, span);
         return;
     }
@@ -213,7 +241,7 @@ MEMWIRE_HOT void memwire_change(struct memwire *w, uint64_t seq, uint64_t id, ui
         q = wire_varint_put(q, wire_zigzag(old, neu));
         st->resized = true, st->resized_id = id, st->resized_size = neu;
     }
-    q = memwire_tail(w, q, stack, span, &hv);
+    q = memwire_tail(w, q, stack, span, &hv, quick);
     p[1] = (uint8_t)hv;
     memwire_wrote(w, (size_t)(q - p));
 }

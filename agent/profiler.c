@@ -594,15 +594,16 @@ event_leaf(struct profiler *p, enum heap_op op, struct wire_span *span)
     return leaf;
 }
 
-/* The entry of an event with its leaf node and statement. */
+/* The entry of an event with its leaf node and statement; `quick`: what
+ * memwire_quick gave (WIRE_SITE_NEW: the general way). */
 static inline __attribute__((always_inline)) void
 put_heap_entry(struct profiler *p, enum heap_op op, uint64_t id, uint64_t old, uint64_t neu,
-               uint64_t seq, uint32_t leaf, struct wire_span span)
+               uint64_t seq, uint32_t leaf, struct wire_span span, unsigned quick)
 {
     if (op == HEAP_OP_ALLOCATE)
-        memwire_allocate(&p->mw, seq, id, neu, leaf, span);
+        memwire_allocate(&p->mw, seq, id, neu, leaf, span, quick);
     else
-        memwire_change(&p->mw, seq, id, old, neu, op == HEAP_OP_RESIZE, leaf, span);
+        memwire_change(&p->mw, seq, id, old, neu, op == HEAP_OP_RESIZE, leaf, span, quick);
 }
 
 /* One heap event of object `o` whose run-wide id is `id`: a free may fold
@@ -626,27 +627,85 @@ static inline __attribute__((always_inline)) void heap_event(struct profiler *p,
     uint32_t leaf = event_leaf(p, op, &span);
     if (op == HEAP_OP_ALLOCATE)
         o->site = leaf == WIRE_NONE32 ? HEAP_SITE_NONE : leaf; /* for the retained walk */
-    put_heap_entry(p, op, id, old, neu, seq, leaf, span);
+    put_heap_entry(p, op, id, old, neu, seq, leaf, span, WIRE_SITE_NEW);
     memwire_settle(&p->mw, peak);
 }
 
+/* heap_event in the common case of a run without tasks, where nothing it
+ * does calls out (but the publish of a new peak, its last step): the
+ * leaf frame has its node, and the entry takes the short way
+ * (memwire_quick).  A free that folds needs neither.  False, with
+ * nothing changed, otherwise.  Without a call the path keeps what it
+ * needs in the registers a call would clobber, and saves none. */
+static inline __attribute__((always_inline)) bool heap_event_quick(struct profiler *p,
+                                                                   enum heap_op op,
+                                                                   struct heap_obj *o, uint64_t old,
+                                                                   uint64_t neu)
+{
+    if (atomic_load_explicit(p->failed, memory_order_relaxed))
+        return false;
+    uint64_t id = o->id, seq = p->alloc_seq + 1;
+    if (op == HEAP_OP_FREE && memwire_fold(&p->mw, id, seq)) {
+        count_heap(&p->heap, op, old, neu); /* a free never makes a peak */
+        p->alloc_seq = seq;
+        return true;
+    }
+    uint32_t depth = *p->depth;
+    if (depth - 1u >= PROFILER_MAX_FRAMES) /* none, or truncated */
+        return false;
+    const struct interp_frame *f = &p->frames[depth - 1];
+    uint32_t leaf = f->stack_node;
+    struct wire_span span = {f->stmt_start, f->stmt_end};
+    unsigned site = leaf == WIRE_NONE32 ? WIRE_SITE_NEW : memwire_quick(&p->mw, leaf, span);
+    if (site == WIRE_SITE_NEW)
+        return false;
+    p->alloc_seq = seq;
+    if (op == HEAP_OP_ALLOCATE)
+        o->site = leaf; /* for the retained walk */
+    put_heap_entry(p, op, id, old, neu, seq, leaf, span, site);
+    /* the totals last: their peak is not kept across the entry's writing */
+    memwire_settle(&p->mw, count_heap(&p->heap, op, old, neu));
+    return true;
+}
+
 /* The observer of a run without tasks: a copy of the per-event path for
- * each operation.  One copy for all three saved and restored the
- * registers of the longest at every event, a fold's free too, and tested
- * the operation at each step: a sixth of its instructions. */
-static void on_heap_allocate(void *ctx, struct heap_obj *o, uint64_t neu)
+ * each operation, its short way in line and the general one a call.
+ * One copy for all three saved and restored the registers of the
+ * longest at every event, a fold's free too, and tested the operation
+ * at each step: a sixth of its instructions. */
+static __attribute__((noinline)) void heap_allocate_event(void *ctx, struct heap_obj *o,
+                                                          uint64_t neu)
 {
     heap_event(ctx, HEAP_OP_ALLOCATE, o, o->id, 0, neu, false);
 }
 
-static void on_heap_resize(void *ctx, struct heap_obj *o, uint64_t old, uint64_t neu)
+static __attribute__((noinline)) void heap_resize_event(void *ctx, struct heap_obj *o, uint64_t old,
+                                                        uint64_t neu)
 {
     heap_event(ctx, HEAP_OP_RESIZE, o, o->id, old, neu, false);
 }
 
-static void on_heap_free(void *ctx, struct heap_obj *o, uint64_t old)
+static __attribute__((noinline)) void heap_free_event(void *ctx, struct heap_obj *o, uint64_t old)
 {
     heap_event(ctx, HEAP_OP_FREE, o, o->id, old, 0, false);
+}
+
+static void on_heap_allocate(void *ctx, struct heap_obj *o, uint64_t neu)
+{
+    if (!heap_event_quick(ctx, HEAP_OP_ALLOCATE, o, 0, neu))
+        heap_allocate_event(ctx, o, neu);
+}
+
+static void on_heap_resize(void *ctx, struct heap_obj *o, uint64_t old, uint64_t neu)
+{
+    if (!heap_event_quick(ctx, HEAP_OP_RESIZE, o, old, neu))
+        heap_resize_event(ctx, o, old, neu);
+}
+
+static void on_heap_free(void *ctx, struct heap_obj *o, uint64_t old)
+{
+    if (!heap_event_quick(ctx, HEAP_OP_FREE, o, old, 0))
+        heap_free_event(ctx, o, old);
 }
 
 static const struct heap_observer plain_heap_observer = {on_heap_allocate, on_heap_resize,
@@ -740,7 +799,7 @@ static void events_flush(struct profiler *p, struct worker_events *w)
         uint64_t seq = ++p->alloc_seq;
         if (op == HEAP_OP_FREE && memwire_fold(&p->mw, id, seq))
             continue;
-        put_heap_entry(p, op, id, old, e->new_size, seq, e->leaf, e->span);
+        put_heap_entry(p, op, id, old, e->new_size, seq, e->leaf, e->span, WIRE_SITE_NEW);
         memwire_settle(&p->mw, peak);
     }
     punlock(p);
