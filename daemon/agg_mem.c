@@ -1203,6 +1203,58 @@ quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end, uint32_t room
                 continue;
             }
         }
+        /* next, the commonest entry of string building: a FOLD at one of
+         * the two sites, the sequence inline, the id the next, the run
+         * knowing the site fast (its sums are the run's) */
+        if (kind == WIRE_ENTRY_ALLOCATE && p[1] != 0 && end - p >= 4) {
+            uint8_t h2 = p[2];
+            unsigned c = h2 & 0x04 ? cur ^ 1 : cur;
+            struct run_site *at = &rs[c];
+            uint64_t neu;
+            const uint8_t *q;
+            if ((h2 & 0xf8) == 0 && (h2 & WIRE_CH_SEQ) != WIRE_CH_SEQ_VARINT && at->known &&
+                at->fast && (q = wire_varint_get(p + 3, end, &neu)) && neu < SIZE_MASK) {
+                if (c != cur) {
+                    struct wire_site t = r->s.site[0];
+                    r->s.site[0] = r->s.site[1], r->s.site[1] = t;
+                    s0 = r->s.site[0];
+                }
+                cur = c;
+                last += (h2 & WIRE_CH_SEQ) + 1u;
+                uint64_t id = next++, free_seq = last + p[1];
+                p = q, n++;
+                at->count++, at->bytes += neu;
+                at->folds++, at->folded += neu;
+                m->have_id = true, m->max_id = id;
+                run_credit(a, tasks, errors, WIRE_OP_FOLD, id, free_seq, neu, r->s.exec.task,
+                           s0.stack, 0);
+                continue;
+            }
+        }
+        /* next, the commonest of a structure's teardown: a FREE at one
+         * of the two sites, the sequence inline */
+        if (kind == WIRE_ENTRY_FREE && (h0 & 0xf8) == 0 &&
+            (h0 & WIRE_CH_SEQ) != WIRE_CH_SEQ_VARINT) {
+            uint64_t v, old;
+            const uint8_t *q = wire_varint_get(p + 2, end, &v);
+            if (q && v < next && (q = wire_varint_get(q, end, &old)) && old < SIZE_MASK) {
+                if (h0 & 0x04) {
+                    struct wire_site t = r->s.site[0];
+                    r->s.site[0] = r->s.site[1], r->s.site[1] = t;
+                    s0 = r->s.site[0];
+                    cur ^= 1;
+                }
+                last += (h0 & WIRE_CH_SEQ) + 1u;
+                p = q, n++;
+                uint64_t id = next - 1 - v;
+                uint64_t cw = tasks ? agg_tasks_creator(a, WIRE_OP_FREE, id) : 0;
+                quick_free(a, last, id, old);
+                resized = NULL;
+                run_credit(a, tasks, errors, WIRE_OP_FREE, id, old, WIRE_NONE64, r->s.exec.task,
+                           s0.stack, cw);
+                continue;
+            }
+        }
         if (kind < WIRE_ENTRY_ALLOCATE || kind > WIRE_ENTRY_RESIZE_AGAIN)
             break;
         bool create = kind == WIRE_ENTRY_ALLOCATE, again = kind == WIRE_ENTRY_RESIZE_AGAIN;
@@ -1263,7 +1315,8 @@ quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end, uint32_t room
         } else if (site == WIRE_SITE_NEW) {
             r->s.site[1] = r->s.site[0];
             r->s.site[0] = s0 = fresh_site;
-            run_site_flush(a, at);
+            if (at->count | at->resizes) /* recursive code sums nothing at a site */
+                run_site_flush(a, at);
             at->known = false;
         }
         cur = c;
