@@ -1142,6 +1142,19 @@ run_credit(struct agg *a, bool tasks, uint64_t errors_before, uint8_t op, uint64
         agg_tasks_credit_in(a, op, id, old, neu, task, stack, creator);
 }
 
+/* An entry of a run names the last site (c == *cur) or the other of the
+ * two, which then becomes the last. */
+static inline __attribute__((always_inline)) void
+run_name_site(struct wire_compact_rule *r, struct wire_site *s0, unsigned *cur, unsigned c)
+{
+    if (c != *cur) {
+        struct wire_site t = r->s.site[0];
+        r->s.site[0] = r->s.site[1], r->s.site[1] = t;
+        *s0 = r->s.site[0];
+    }
+    *cur = c;
+}
+
 /* The compact entries a run reads without wire_compact_take, while they
  * last: an allocate, fold, resize or free with the execution context
  * unchanged (an allocate's id may be anything past the floor, a site
@@ -1186,12 +1199,7 @@ quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end, uint32_t room
             const uint8_t *q = wire_varint_get(p + 2, end, &z);
             if (q && at->known && at->fast && (neu = wire_unzigzag(old, z)) < SIZE_MASK &&
                 old < SIZE_MASK && (*resized & SIZE_MASK) == old) {
-                if (c != cur) {
-                    struct wire_site t = r->s.site[0];
-                    r->s.site[0] = r->s.site[1], r->s.site[1] = t;
-                    s0 = r->s.site[0];
-                }
-                cur = c;
+                run_name_site(r, &s0, &cur, c);
                 last += (h0 & WIRE_CH_SEQ) + 1u;
                 p = q, n++;
                 r->s.resized_size = neu;
@@ -1214,12 +1222,7 @@ quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end, uint32_t room
             const uint8_t *q;
             if ((h2 & 0xf8) == 0 && (h2 & WIRE_CH_SEQ) != WIRE_CH_SEQ_VARINT && at->known &&
                 at->fast && (q = wire_varint_get(p + 3, end, &neu)) && neu < SIZE_MASK) {
-                if (c != cur) {
-                    struct wire_site t = r->s.site[0];
-                    r->s.site[0] = r->s.site[1], r->s.site[1] = t;
-                    s0 = r->s.site[0];
-                }
-                cur = c;
+                run_name_site(r, &s0, &cur, c);
                 last += (h2 & WIRE_CH_SEQ) + 1u;
                 uint64_t id = next++, free_seq = last + p[1];
                 p = q, n++;
@@ -1238,12 +1241,7 @@ quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end, uint32_t room
             uint64_t v, old;
             const uint8_t *q = wire_varint_get(p + 2, end, &v);
             if (q && v < next && (q = wire_varint_get(q, end, &old)) && old < SIZE_MASK) {
-                if (h0 & 0x04) {
-                    struct wire_site t = r->s.site[0];
-                    r->s.site[0] = r->s.site[1], r->s.site[1] = t;
-                    s0 = r->s.site[0];
-                    cur ^= 1;
-                }
+                run_name_site(r, &s0, &cur, h0 & 0x04 ? cur ^ 1 : cur);
                 last += (h0 & WIRE_CH_SEQ) + 1u;
                 p = q, n++;
                 uint64_t id = next - 1 - v;
