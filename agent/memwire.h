@@ -106,11 +106,18 @@ void memwire_sync(struct memwire *w);
 /* Publishes everything written. */
 void memwire_publish(struct memwire *w);
 
-/* Whether the next entry (at most WIRE_COMPACT_MAX bytes) goes at
- * memwire_at; otherwise memwire_put_slow publishes what waits or copies. */
+/* Whether the next entry (at most WIRE_COMPACT_MAX bytes) fits before
+ * the limit, as it stands. */
+MEMWIRE_HOT bool memwire_fits(const struct memwire *w)
+{
+    return w->limit - w->wbytes >= WIRE_COMPACT_MAX;
+}
+
+/* Whether the next entry goes at memwire_at; otherwise memwire_put_slow
+ * publishes what waits or copies. */
 MEMWIRE_HOT bool memwire_room(struct memwire *w)
 {
-    return __builtin_expect(w->limit - w->wbytes >= WIRE_COMPACT_MAX, 1) || memwire_refill(w);
+    return __builtin_expect(memwire_fits(w), 1) || memwire_refill(w);
 }
 
 /* The write position. */
@@ -139,28 +146,32 @@ MEMWIRE_HOT uint8_t *memwire_seq(struct memwire *w, uint8_t *p, uint64_t seq, un
     return wire_varint_put(p, delta - 4);
 }
 
+/* What memwire_quick gives when the entry takes the general way: the
+ * field of a new site, which the short way never writes. */
+#define MEMWIRE_GENERAL ((unsigned)WIRE_SITE_NEW)
+
 /* Whether the next entry, at (stack, span), may take the short way:
  * there is room for it, its site is one of the last two and the
  * execution context is unchanged.  Nothing it writes then calls out, so
  * that the event's path needs no register saved across a call (a sixth
  * of its instructions were those saves and restores).  Returns the
- * site's field, or WIRE_SITE_NEW for no. */
+ * site's field, or MEMWIRE_GENERAL for no. */
 MEMWIRE_HOT unsigned memwire_quick(const struct memwire *w, uint32_t stack, struct wire_span span)
 {
     const struct wire_compact_state *s = &w->enc.s;
-    if (w->limit - w->wbytes < WIRE_COMPACT_MAX || w->exec_new)
-        return WIRE_SITE_NEW;
+    if (!memwire_fits(w) || w->exec_new)
+        return MEMWIRE_GENERAL;
     if (wire_site_eq(s->site[0], stack, span))
         return WIRE_SITE_LAST;
-    return wire_site_eq(s->site[1], stack, span) ? WIRE_SITE_OTHER : WIRE_SITE_NEW;
+    return wire_site_eq(s->site[1], stack, span) ? WIRE_SITE_OTHER : MEMWIRE_GENERAL;
 }
 
 /* The site and execution fields that end an entry.  `quick`: the site
- * field memwire_quick gave (one of the last two), else WIRE_SITE_NEW. */
+ * field memwire_quick gave (one of the last two), else MEMWIRE_GENERAL. */
 MEMWIRE_HOT uint8_t *memwire_tail(struct memwire *w, uint8_t *p, uint32_t stack,
                                   struct wire_span span, unsigned *hv, unsigned quick)
 {
-    if (quick != WIRE_SITE_NEW) {
+    if (quick != MEMWIRE_GENERAL) {
         if (quick == WIRE_SITE_OTHER) {
             struct wire_site other = w->enc.s.site[1];
             w->enc.s.site[1] = w->enc.s.site[0], w->enc.s.site[0] = other;
@@ -185,12 +196,12 @@ MEMWIRE_HOT uint8_t *memwire_tail(struct memwire *w, uint8_t *p, uint32_t stack,
 }
 
 /* An allocate, held so that its free may fold it; `quick`: what
- * memwire_quick gave (WIRE_SITE_NEW: the general way). */
+ * memwire_quick gave (MEMWIRE_GENERAL: the general way). */
 MEMWIRE_HOT void memwire_allocate(struct memwire *w, uint64_t seq, uint64_t id, uint64_t size,
                                   uint32_t stack, struct wire_span span, unsigned quick)
 {
     struct memwire_pending *k = &w->pending[id & (MEMWIRE_PENDING - 1)];
-    if (quick == WIRE_SITE_NEW && __builtin_expect(!memwire_room(w), 0)) {
+    if (quick == MEMWIRE_GENERAL && __builtin_expect(!memwire_room(w), 0)) {
         k->id = 0; /* the older one's allocate is published with it */
         memwire_put_slow(w, seq, id, WIRE_NONE64, size, stack, span);
         return;
@@ -222,7 +233,7 @@ MEMWIRE_HOT void memwire_change(struct memwire *w, uint64_t seq, uint64_t id, ui
     struct memwire_pending *k = &w->pending[id & (MEMWIRE_PENDING - 1)];
     if (resize && k->id == id)
         k->id = 0; /* resized: its allocate stays one */
-    if (quick == WIRE_SITE_NEW && __builtin_expect(!memwire_room(w), 0)) {
+    if (quick == MEMWIRE_GENERAL && __builtin_expect(!memwire_room(w), 0)) {
         memwire_put_slow(w, seq, id, old, resize ? neu : WIRE_NONE64, stack, span);
         return;
     }

@@ -595,7 +595,7 @@ event_leaf(struct profiler *p, enum heap_op op, struct wire_span *span)
 }
 
 /* The entry of an event with its leaf node and statement; `quick`: what
- * memwire_quick gave (WIRE_SITE_NEW: the general way). */
+ * memwire_quick gave (MEMWIRE_GENERAL: the general way). */
 static inline __attribute__((always_inline)) void
 put_heap_entry(struct profiler *p, enum heap_op op, uint64_t id, uint64_t old, uint64_t neu,
                uint64_t seq, uint32_t leaf, struct wire_span span, unsigned quick)
@@ -627,7 +627,7 @@ static inline __attribute__((always_inline)) void heap_event(struct profiler *p,
     uint32_t leaf = event_leaf(p, op, &span);
     if (op == HEAP_OP_ALLOCATE)
         o->site = leaf == WIRE_NONE32 ? HEAP_SITE_NONE : leaf; /* for the retained walk */
-    put_heap_entry(p, op, id, old, neu, seq, leaf, span, WIRE_SITE_NEW);
+    put_heap_entry(p, op, id, old, neu, seq, leaf, span, MEMWIRE_GENERAL);
     memwire_settle(&p->mw, peak);
 }
 
@@ -656,8 +656,8 @@ static inline __attribute__((always_inline)) bool heap_event_quick(struct profil
     const struct interp_frame *f = &p->frames[depth - 1];
     uint32_t leaf = f->stack_node;
     struct wire_span span = {f->stmt_start, f->stmt_end};
-    unsigned site = leaf == WIRE_NONE32 ? WIRE_SITE_NEW : memwire_quick(&p->mw, leaf, span);
-    if (site == WIRE_SITE_NEW)
+    unsigned site = leaf == WIRE_NONE32 ? MEMWIRE_GENERAL : memwire_quick(&p->mw, leaf, span);
+    if (site == MEMWIRE_GENERAL)
         return false;
     p->alloc_seq = seq;
     if (op == HEAP_OP_ALLOCATE)
@@ -799,7 +799,7 @@ static void events_flush(struct profiler *p, struct worker_events *w)
         uint64_t seq = ++p->alloc_seq;
         if (op == HEAP_OP_FREE && memwire_fold(&p->mw, id, seq))
             continue;
-        put_heap_entry(p, op, id, old, e->new_size, seq, e->leaf, e->span, WIRE_SITE_NEW);
+        put_heap_entry(p, op, id, old, e->new_size, seq, e->leaf, e->span, MEMWIRE_GENERAL);
         memwire_settle(&p->mw, peak);
     }
     punlock(p);
