@@ -911,7 +911,7 @@ static struct agg_lineb *existing_line(struct agg *a, const struct agg_node *n,
     return off == AGG_NONE ? NULL : agg_bucket_at(a, off);
 }
 
-static void run_site_flush(struct agg *a, struct run_site *rs);
+static inline void run_site_flush(struct agg *a, struct run_site *rs);
 
 static void run_site_derive(struct agg *a, struct run_site *rs, struct wire_site ws)
 {
@@ -936,10 +936,8 @@ static void run_site_derive(struct agg *a, struct run_site *rs, struct wire_site
 
 /* Adds what the short way summed at a site: pressure() of its allocates
  * and folds, and the folds' frees. */
-static void run_site_flush(struct agg *a, struct run_site *rs)
+static __attribute__((noinline)) void run_site_add(struct agg *a, struct run_site *rs)
 {
-    if (rs->count == 0 && rs->resizes == 0)
-        return;
     struct agg_mem *m = &a->mem;
     m->allocation_count += rs->count;
     m->resize_count += rs->resizes;
@@ -959,6 +957,14 @@ static void run_site_flush(struct agg *a, struct run_site *rs)
         }
     }
     rs->count = rs->bytes = rs->folds = rs->folded = rs->resizes = 0;
+}
+
+/* run_site_add when the site summed anything: in line, as recursive code
+ * names a new site at nearly every allocate and sums nothing there. */
+static inline void run_site_flush(struct agg *a, struct run_site *rs)
+{
+    if (rs->count | rs->resizes)
+        run_site_add(a, rs);
 }
 
 /* Whether the short way may read a run's entries: the stream's totals,
@@ -1155,6 +1161,20 @@ run_name_site(struct wire_compact_rule *r, struct wire_site *s0, unsigned *cur, 
     *cur = c;
 }
 
+/* Whether header h is one the run's short ways read: the sequence
+ * inline and one of the two sites, no id, context or reserved bit. */
+static inline __attribute__((always_inline)) bool run_short_header(uint8_t h)
+{
+    const unsigned read = WIRE_CH_SEQ | WIRE_SITE_OTHER << WIRE_CH_SITE_SHIFT;
+    return (h & ~read & 0xffu) == 0 && (h & WIRE_CH_SEQ) != WIRE_CH_SEQ_VARINT;
+}
+
+/* The run site such a header names, the last being rs[cur]. */
+static inline __attribute__((always_inline)) unsigned run_short_site(uint8_t h, unsigned cur)
+{
+    return h & (WIRE_SITE_OTHER << WIRE_CH_SITE_SHIFT) ? cur ^ 1 : cur;
+}
+
 /* The compact entries a run reads without wire_compact_take, while they
  * last: an allocate, fold, resize or free with the execution context
  * unchanged (an allocate's id may be anything past the floor, a site
@@ -1191,9 +1211,8 @@ quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end, uint32_t room
          * RESIZE_AGAIN at one of the two sites, the sequence inline, the
          * run knowing the site fast and the allocation's record */
         uint8_t h0 = p[1];
-        if (kind == WIRE_ENTRY_RESIZE_AGAIN && resized && (h0 & 0xf8) == 0 &&
-            (h0 & WIRE_CH_SEQ) != WIRE_CH_SEQ_VARINT) {
-            unsigned c = h0 & 0x04 ? cur ^ 1 : cur;
+        if (kind == WIRE_ENTRY_RESIZE_AGAIN && resized && run_short_header(h0)) {
+            unsigned c = run_short_site(h0, cur);
             struct run_site *at = &rs[c];
             uint64_t z, old = r->s.resized_size, neu;
             const uint8_t *q = wire_varint_get(p + 2, end, &z);
@@ -1216,12 +1235,12 @@ quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end, uint32_t room
          * knowing the site fast (its sums are the run's) */
         if (kind == WIRE_ENTRY_ALLOCATE && p[1] != 0 && end - p >= 4) {
             uint8_t h2 = p[2];
-            unsigned c = h2 & 0x04 ? cur ^ 1 : cur;
+            unsigned c = run_short_site(h2, cur);
             struct run_site *at = &rs[c];
             uint64_t neu;
             const uint8_t *q;
-            if ((h2 & 0xf8) == 0 && (h2 & WIRE_CH_SEQ) != WIRE_CH_SEQ_VARINT && at->known &&
-                at->fast && (q = wire_varint_get(p + 3, end, &neu)) && neu < SIZE_MASK) {
+            if (run_short_header(h2) && at->known && at->fast &&
+                (q = wire_varint_get(p + 3, end, &neu)) && neu < SIZE_MASK) {
                 run_name_site(r, &s0, &cur, c);
                 last += (h2 & WIRE_CH_SEQ) + 1u;
                 uint64_t id = next++, free_seq = last + p[1];
@@ -1236,12 +1255,11 @@ quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end, uint32_t room
         }
         /* next, the commonest of a structure's teardown: a FREE at one
          * of the two sites, the sequence inline */
-        if (kind == WIRE_ENTRY_FREE && (h0 & 0xf8) == 0 &&
-            (h0 & WIRE_CH_SEQ) != WIRE_CH_SEQ_VARINT) {
+        if (kind == WIRE_ENTRY_FREE && run_short_header(h0)) {
             uint64_t v, old;
             const uint8_t *q = wire_varint_get(p + 2, end, &v);
             if (q && v < next && (q = wire_varint_get(q, end, &old)) && old < SIZE_MASK) {
-                run_name_site(r, &s0, &cur, h0 & 0x04 ? cur ^ 1 : cur);
+                run_name_site(r, &s0, &cur, run_short_site(h0, cur));
                 last += (h0 & WIRE_CH_SEQ) + 1u;
                 p = q, n++;
                 uint64_t id = next - 1 - v;
@@ -1313,8 +1331,7 @@ quick_entries(struct agg *a, const uint8_t *p, const uint8_t *end, uint32_t room
         } else if (site == WIRE_SITE_NEW) {
             r->s.site[1] = r->s.site[0];
             r->s.site[0] = s0 = fresh_site;
-            if (at->count | at->resizes) /* recursive code sums nothing at a site */
-                run_site_flush(a, at);
+            run_site_flush(a, at);
             at->known = false;
         }
         cur = c;
